@@ -1,0 +1,158 @@
+"""The envoys that carry the standard values: one class per host, generated from the vocabulary.
+
+Each standard value is a data descriptor on its host's envoy class; reading or writing it asks
+the family's site. The classes are defined here, statically, so they pickle by reference (a
+remote run ships the envoy tree).
+"""
+
+from __future__ import annotations
+
+from nnsight import Envoy
+from nnsight.intervention.interleaver import OutOfOrderError
+
+from .errors import NnterpError, OrderError, ReadOnlyValue, UnknownName, nearest
+from .sites import conditioned_error
+from .vocabulary import HOST_PATHS, MODULE_NAMES, ValueSpec, values_of
+
+#: The order the forward computes the values in, for the message of an out-of-order read.
+FORWARD_ORDER = (
+    "input_ids, attention_mask, token_embeddings; then per block: layer_input, attention_norm_output, "
+    "attention_queries, attention_keys, attention_values, attention_scores, attention_probabilities, "
+    "attention_head_outputs, attention_premix, attention_output, layer_mid, mlp_norm_output, mlp_input, "
+    "mlp_activation, mlp_neurons, mlp_output, layer_output; then final_norm_output, lm_head_output, logits"
+)
+
+
+class StandardValue:
+    """A standard value on its host: reads and writes go through the family's site."""
+
+    def __init__(self, spec: ValueSpec) -> None:
+        self.spec = spec
+        self.__doc__ = f"{spec.layout}: {spec.description}"
+
+    def _site(self, envoy):
+        site = envoy._nnterp_site(self.spec.name)
+        model = envoy.root
+        if site.condition is not None and not site.condition.holds(model):
+            raise conditioned_error(self.spec, site, model, site.describe(envoy._module)) from None
+        if not envoy.interleaver.interleaving:
+            raise NnterpError(
+                f"{self.spec.name} is served inside a trace: read it as "
+                f"`with model.trace(prompt): {HOST_PATHS[self.spec.host]}.{self.spec.name}.save()`"
+            )
+        return site
+
+    def __get__(self, envoy, owner=None):
+        if envoy is None:
+            return self
+        site = self._site(envoy)
+        try:
+            return site.read(envoy, self.spec)
+        except OutOfOrderError:
+            raise self._order_error(envoy) from None
+
+    def __set__(self, envoy, value) -> None:
+        if self.spec.read_only:
+            raise ReadOnlyValue(
+                f"{self.spec.name} is read-only ({self.spec.description}); edit the value it is derived from instead"
+            )
+        site = self._site(envoy)
+        try:
+            site.write(envoy, self.spec, value)
+        except OutOfOrderError:
+            raise self._order_error(envoy) from None
+
+    def _order_error(self, envoy) -> OrderError:
+        return OrderError(
+            f"{self.spec.name} at {envoy.path} was asked for after the forward had passed it, or its site never ran "
+            f"in this forward (a branch not taken): read values in the order the forward computes them ({FORWARD_ORDER}), "
+            f"or use a separate trace or invoke"
+        )
+
+
+class StandardHost:
+    """Mixin for every envoy that hosts standard values."""
+
+    _nnterp_host = "model"
+
+    def _nnterp_site(self, name: str):
+        sites = self.__dict__.get("_nnterp_sites")
+        if sites is None:
+            sites = {}
+            object.__setattr__(self, "_nnterp_sites", sites)
+        site = sites.get(name)
+        if site is None:
+            site = sites[name] = self.root._nnterp_state.family.site(name, self.root._nnterp_state.config)
+        return site
+
+    def _nnterp_value_lines(self) -> list[str]:
+        state = self.root._nnterp_state
+        specs = {spec.name: spec for spec in values_of(self._nnterp_host)}
+        lines = []
+        for name in state.family.declared_first(specs):
+            spec, site = specs[name], self._nnterp_site(name)
+            if not site.served:
+                lines.append(f"({name}): Unavailable: {site.reason}")
+                continue
+            description = site.description or spec.description
+            arrow = f" -> {spec.layout}" if spec.layout.dims else ""
+            lines.append(f"({name}){arrow}: {description}")
+        return lines
+
+    def __getattr__(self, name: str):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            if name.startswith("_"):
+                raise
+            candidates = [spec.name for spec in values_of(self._nnterp_host)]
+            candidates += list(MODULE_NAMES) + list(self.__dict__.get("_child_map", {}))
+            guess = nearest(name, candidates)
+            hint = f"; did you mean {guess!r}?" if guess else f"; its standard values are {', '.join(candidates[:8])}, ..."
+            raise UnknownName(f"{name!r} is neither a standard value nor a module of {self.path}{hint}") from None
+
+
+def _addindent(text: str, spaces: int) -> str:
+    first, *rest = text.split("\n")
+    return "\n".join([first, *[" " * spaces + line for line in rest]])
+
+
+def _with_values(envoy, text: str) -> str:
+    lines = envoy._nnterp_value_lines()
+    if not lines:
+        return text
+    body = "\n  ".join(lines)
+    if text.endswith("\n)"):
+        return text[:-2] + "\n  " + body + "\n)"
+    head = text[:-1] if text.endswith("()") else text.rsplit("(", 1)[0] + "("
+    return head + "\n  " + body + "\n)"
+
+
+class _HostEnvoy(StandardHost, Envoy):
+    def __repr__(self) -> str:
+        return _with_values(self, super().__repr__())
+
+
+class LayerEnvoy(_HostEnvoy):
+    """A block: ``layers[i]``."""
+
+    _nnterp_host = "layer"
+
+
+class AttentionEnvoy(_HostEnvoy):
+    """A block's attention (or token mixer): ``layers[i].self_attn``."""
+
+    _nnterp_host = "attention"
+
+
+class MLPEnvoy(_HostEnvoy):
+    """A block's MLP: ``layers[i].mlp``."""
+
+    _nnterp_host = "mlp"
+
+
+for _cls in (LayerEnvoy, AttentionEnvoy, MLPEnvoy):
+    for _spec in values_of(_cls._nnterp_host):
+        setattr(_cls, _spec.name, StandardValue(_spec))
+
+ENVOYS = {"layers.*": LayerEnvoy, "layers.*.self_attn": AttentionEnvoy, "layers.*.mlp": MLPEnvoy}

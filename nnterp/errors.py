@@ -1,0 +1,52 @@
+"""nnterp's errors: one sentence each, naming the fix.
+
+They derive from ``Exception`` (never ``AttributeError``, which an envoy's attribute lookup
+would swallow and reword) except ``UnknownName``, which must stay an ``AttributeError`` so
+``hasattr`` keeps working.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+
+class NnterpError(Exception):
+    """Base of every error nnterp raises on purpose."""
+
+
+class UnknownArchitecture(NnterpError):
+    """The model's class belongs to no family module."""
+
+
+class UnavailableValue(NnterpError):
+    """The value does not exist on this checkpoint; the message says why."""
+
+
+class ConditionedValue(NnterpError):
+    """The value exists only under another load; the message names it."""
+
+
+class ReadOnlyValue(NnterpError):
+    """A derived or call-describing value was written."""
+
+
+class LayoutMismatch(NnterpError, ValueError):
+    """A written tensor does not have the value's layout."""
+
+
+class LoadOptionRefused(NnterpError, ValueError):
+    """A load option cannot be honoured for a model built in memory."""
+
+
+class OrderError(NnterpError):
+    """A value was read after the forward had passed it, or its site never ran."""
+
+
+class UnknownName(AttributeError):
+    """A misspelled value or module name; the message offers the nearest standard one."""
+
+
+def nearest(name: str, candidates) -> str | None:
+    """The candidate closest to ``name``, if any is close."""
+    match = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return match[0] if match else None

@@ -1,0 +1,1 @@
+"""One module per model family; each declares ``FAMILY = Family(...)`` and is found by listing this folder."""

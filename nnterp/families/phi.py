@@ -1,0 +1,56 @@
+"""Phi 1 / 1.5 / 2 (PhiForCausalLM).
+
+Llama's containers with a parallel block: one input_layernorm feeds both sublayers and
+x + attn + mlp is summed at the end (resid_dropout on each, inert in eval). The final norm is
+final_layernorm. There is no post_attention_layernorm.
+"""
+
+import torch
+
+from nnterp.family import Checkpoint, Family
+from nnterp.sites import Child, Nowhere, Read
+
+PARALLEL = "a parallel block: the attention and the MLP read the same input, so there is no stream between them"
+
+
+def _float16_eager_hazard(model):
+    config = model._nnterp_state.config
+    if (model.attn_implementation == "eager" and model._module.dtype == torch.float16
+            and config.hidden_size >= 2560):
+        return ("phi-2 in float16 under eager attention overflows: the unscaled query-key product passes 65504 "
+                "(1.1e6 at block 29) and every logit is NaN; load with dtype=torch.bfloat16 or float32")
+    return None
+
+
+FAMILY = Family(
+    name="phi",
+    model_types=("phi",),
+    summary="A parallel block, in which one LayerNorm feeds both the attention and the MLP and the block adds "
+            "their outputs at once, with a bias on every attention projection and on lm_head, and rotary on "
+            "only 32 dimensions of each head.",
+    tags=("Parallel block", "Partial rotary", "Biased q, k, v", "LayerNorm"),
+    rename={"model.final_layernorm": "norm", "dense": "o_proj", "fc2": "down_proj", "activation_fn": "act_fn"},
+    sites={
+        "layer_mid": Nowhere(PARALLEL),
+        "mlp_norm_output": Read(
+            Child("input_layernorm"),
+            description="The normed stream entering the MLP: the one norm feeds both sublayers"),
+    },
+    block_sum=lambda x, attn, mlp: (attn + mlp) + x,
+    block_kind=lambda config: "parallel",
+    hazard=_float16_eager_hazard,
+    checkpoints=(
+        Checkpoint("microsoft/phi-2", "Phi-2", {
+            "architectures": ["PhiForCausalLM"], "num_hidden_layers": 32, "hidden_size": 2560,
+            "intermediate_size": 10240, "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 51200,
+            "max_position_embeddings": 2048, "hidden_act": "gelu_new", "layer_norm_eps": 1e-05,
+            "tie_word_embeddings": False, "dtype": "float16", "qk_layernorm": False,
+            "partial_rotary_factor": 0.4, "resid_pdrop": 0.1, "embd_pdrop": 0.0,
+        }),
+        Checkpoint("microsoft/phi-1_5", "Phi-1.5"),
+        Checkpoint("microsoft/phi-1", "Phi-1"),
+    ),
+    tiny={"config_class": "PhiConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
+        "vocab_size": 300}},
+)

@@ -1,0 +1,66 @@
+"""Operation labels inside a forward, resolved at run time.
+
+nnsight names every call and assignment of an instrumented forward ``{dotted}_{n}``, one
+counter per name shared by calls and assignments (Llama's ``attention_interface_0`` is the
+assignment, ``attention_interface_1`` the call). Labels change with nnsight and transformers
+versions, so nnterp never stores them: a site names the *callee* (``attention_interface``,
+``self._attn``, ``nn.functional.softmax``) and the label is looked up in the compiled source,
+once per code object.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from typing import Callable
+
+from nnsight.intervention.source import BIND, STATE, Compiled, Instrument, compiled, decorator_chain, module_body
+
+
+class _KindRecorder(Instrument):
+    """nnsight's own numbering, recording whether each label is a call or an assignment."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: set[str] = set()
+
+    def wrap(self, name, fn, args, keywords, node):
+        wrapped = super().wrap(name, fn, args, keywords, node)
+        if not (isinstance(fn, ast.Name) and fn.id == BIND):
+            self.calls.add(self.names[-1])
+        return wrapped
+
+
+@lru_cache(maxsize=None)
+def _call_labels(source: str, names: tuple[str, ...]) -> frozenset[str]:
+    tree = ast.parse(source)
+    tree.body[0].decorator_list = []
+    recorder = _KindRecorder()
+    recorder.visit(tree)
+    if tuple(recorder.names) != names:  # nnsight changed its numbering: refuse to guess
+        raise RuntimeError("nnterp cannot reproduce nnsight's operation numbering for this forward")
+    return frozenset(recorder.calls)
+
+
+def call_label(compiled_source: Compiled, callee: str, occurrence: int = 0) -> str | None:
+    """The label of the ``occurrence``-th call of ``callee`` (dotted, as written), or None."""
+    prefix = callee.replace(".", "_") + "_"
+    calls = _call_labels(compiled_source.source, compiled_source.names)
+    found = [
+        name for name in compiled_source.names
+        if name in calls and name.startswith(prefix) and name[len(prefix):].isdigit()
+    ]
+    return found[occurrence] if occurrence < len(found) else None
+
+
+def compiled_function(fn: Callable) -> Compiled:
+    """The compiled source of a function or bound method, decorators peeled (cached by nnsight)."""
+    fn = getattr(fn, "__func__", fn)
+    inner, _ = decorator_chain(fn)
+    return compiled(inner)
+
+
+def compiled_forward(module) -> Compiled:
+    """The compiled source of the forward a module runs, without instrumenting the module."""
+    state = module.__dict__.get(STATE)  # a wrapped module keeps its own forward on its state
+    return compiled_function(state.original if state is not None else module_body(module))

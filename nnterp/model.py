@@ -1,0 +1,181 @@
+"""``StandardizedTransformer``: any decoder-only ``transformers`` model under one vocabulary."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from nnsight import TransformersModel
+
+from .envoys import ENVOYS, StandardHost, StandardValue, _addindent
+from .errors import LoadOptionRefused
+from .family import Family, family_for
+from .support import Support, build_support
+from .vocabulary import values_of
+
+
+@dataclass
+class _State:
+    family: Family
+    config: Any
+
+
+class StandardizedTransformer(StandardHost, TransformersModel):
+    """A decoder-only language model with the standard module names and values.
+
+    ``StandardizedTransformer("org/name", dispatch=True, attn_implementation="eager")`` loads a
+    checkpoint (``dtype``, ``device_map``, ``trust_remote_code`` (off by default) and any other
+    loading keyword pass through); ``StandardizedTransformer(hf_model, tokenizer=tok)`` wraps a
+    model built in memory, without copying or replacing anything in it.
+    """
+
+    _nnterp_host = "model"
+
+    def __init__(
+        self,
+        model: Any,
+        *args: Any,
+        tokenizer: Any = None,
+        dispatch: bool = False,
+        attn_implementation: str | None = None,
+        dtype: Any = None,
+        device_map: Any = None,
+        trust_remote_code: bool = False,
+        remote: bool | str = False,
+        **kwargs: Any,
+    ) -> None:
+        if isinstance(model, torch.nn.Module):
+            config = model.config
+            family = family_for(config)
+            self._honour_built(model, family, attn_implementation, dtype, device_map)
+            load = {}
+        else:
+            config = _load_config(model, trust_remote_code, kwargs)
+            family = family_for(config)
+            if attn_implementation is not None and attn_implementation not in family.loads:
+                raise LoadOptionRefused(
+                    f"{family.name} cannot be loaded with attn_implementation={attn_implementation!r}; "
+                    f"it runs under {', '.join(map(repr, family.loads))}"
+                )
+            if tokenizer is None:
+                tokenizer = _load_tokenizer(model, trust_remote_code, kwargs)
+            load = {"task": "text-generation", "dispatch": dispatch, "trust_remote_code": trust_remote_code}
+            for key, value in (("attn_implementation", attn_implementation), ("dtype", dtype), ("device_map", device_map)):
+                if value is not None:
+                    load[key] = value
+        self._nnterp_state = _State(family, config)
+        self._nnterp_remote = remote
+        super().__init__(model, *args, tokenizer=tokenizer, rename=family.all_rename, envoys=ENVOYS, **load, **kwargs)
+        self._nnterp_state.config = self._module.config
+        _warn_hazards(self)
+
+    @staticmethod
+    def _honour_built(model, family, attn_implementation, dtype, device_map) -> None:
+        if device_map is not None:
+            raise LoadOptionRefused(
+                "device_map places weights while loading; this model is already built: move it with model.to(device) "
+                "or pass a repo id or path"
+            )
+        if dtype is not None and model.dtype != dtype:
+            raise LoadOptionRefused(
+                f"the built model is {model.dtype} and nnterp never converts weights: pass hf_model.to({dtype}) "
+                f"or load the repo id with dtype={dtype}"
+            )
+        current = model.config._attn_implementation
+        if attn_implementation is not None and attn_implementation != current:
+            if attn_implementation not in family.loads:
+                raise LoadOptionRefused(
+                    f"{family.name} cannot run attn_implementation={attn_implementation!r}; "
+                    f"it runs under {', '.join(map(repr, family.loads))}"
+                )
+            model.set_attn_implementation(attn_implementation)  # asked for, so the model's setting changes
+
+    # ------------------------------------------------------------------ tracing
+    def trace(self, *inputs: Any, **kwargs: Any):
+        if self._nnterp_remote and "remote" not in kwargs and "backend" not in kwargs:
+            kwargs["remote"] = self._nnterp_remote
+        return super().trace(*inputs, **kwargs)
+
+    # ------------------------------------------------------------------ identity
+    @property
+    def family(self) -> Family:
+        return self._nnterp_state.family
+
+    def _accessor(self, name: str) -> int:
+        return self.family.accessor(name, self._nnterp_state.config)
+
+    @property
+    def num_layers(self) -> int:
+        return len(self.layers)
+
+    hidden_size = property(lambda self: self._accessor("hidden_size"), doc="The residual stream's width.")
+    num_heads = property(lambda self: self._accessor("num_heads"), doc="Query heads per attention.")
+    num_kv_heads = property(lambda self: self._accessor("num_kv_heads"), doc="Key and value heads per attention.")
+    head_dim = property(lambda self: self._accessor("head_dim"), doc="Width of one value head.")
+    qk_head_dim = property(lambda self: self._accessor("qk_head_dim"), doc="Width of one query or key head.")
+    vocab_size = property(lambda self: self._accessor("vocab_size"), doc="Rows of the unembedding.")
+    intermediate_size = property(lambda self: self._accessor("intermediate_size"), doc="The MLP's hidden width.")
+
+    def project_on_vocab(self, hidden: torch.Tensor) -> torch.Tensor:
+        """Final norm, lm_head and whatever the model does past lm_head: the last block's
+        ``layer_output`` projects to exactly ``logits``."""
+        return self.family.readout(self, self.lm_head(self.norm(hidden)))
+
+    # ------------------------------------------------------------------ describing
+    def support(self) -> Support:
+        """The values, by host: layout, meaning, where each is read, and ⚠︎ conditions or reasons."""
+        return build_support(self)
+
+    def check(self, prompt: str | None = None, **kwargs):
+        """Run the conformance contract (DESIGN §4) on this model; returns the report, raises on failure."""
+        from .conformance import check
+
+        return check(self, prompt=prompt, **kwargs)
+
+    def __repr__(self) -> str:
+        base = getattr(self._module, "base_model_prefix", None)
+        hidden = self._module._modules.get(base) if base else None
+        direct: dict[str, list[str]] = {}
+        mounts = []
+        for alias, path in self._aliases.items():
+            (mounts.append(alias) if "." in path else direct.setdefault(path, []).append(alias))
+        lines = []
+        for name, child in self._named_children():
+            if hidden is not None and child._module is hidden:
+                continue  # shown through its standard mounts below
+            label = "/".join([*direct.get(name, []), name])
+            lines.append(f"({label}): " + _addindent(repr(child), 2))
+        order = ["embed_tokens", "layers", "norm"]
+        for alias in sorted(mounts, key=lambda a: order.index(a) if a in order else len(order)):
+            if alias not in self._child_map:
+                lines.append(f"({alias}): " + _addindent(repr(getattr(self, alias)), 2))
+        lines += self._nnterp_value_lines()
+        return f"{self._module._get_name()}(\n  " + "\n  ".join(lines) + "\n)"
+
+
+for _spec in values_of("model"):
+    setattr(StandardizedTransformer, _spec.name, StandardValue(_spec))
+
+
+def _load_config(repo: Any, trust_remote_code: bool, kwargs: dict):
+    from transformers import AutoConfig
+
+    extra = {key: kwargs[key] for key in ("gguf_file", "revision", "token", "cache_dir") if key in kwargs}
+    return AutoConfig.from_pretrained(repo, trust_remote_code=trust_remote_code, **extra)
+
+
+def _load_tokenizer(repo: Any, trust_remote_code: bool, kwargs: dict):
+    from transformers import AutoTokenizer
+
+    extra = {key: kwargs[key] for key in ("gguf_file", "revision", "token", "cache_dir") if key in kwargs}
+    return AutoTokenizer.from_pretrained(repo, trust_remote_code=trust_remote_code, **extra)
+
+
+def _warn_hazards(model) -> None:
+    hazard = getattr(model.family, "hazard", None)
+    if hazard is not None:
+        message = hazard(model)
+        if message:
+            warnings.warn(message, stacklevel=3)

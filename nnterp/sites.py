@@ -1,0 +1,415 @@
+"""Sites: where a standard value is read, how it is written back, and the sentence that says so.
+
+A site is *where* (the host's own input or output, a child module's, an operation inside the
+forward, possibly nested) plus *which element* of what is served there, a *layout* adapter
+(heads unflattened, heads moved after positions), and an optional *term* added to it (a sum the
+model never materialises). ``Derived`` values are computed from a site; ``Nowhere`` values carry
+the reason they do not exist. Every site reads, writes back and describes itself.
+
+In-place edits reach the model by construction: the value is either the live tensor or a view
+of it, and where it is neither (a sum, a copy the layout forced) a write-back runs, but only
+when the value was edited, so a read alone leaves the forward bit-identical.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+from nnsight.intervention.eproperty import eproperty
+from nnsight.intervention.interleaver import Mediator
+
+from . import labels
+from .errors import ConditionedValue, LayoutMismatch, ReadOnlyValue, UnavailableValue
+from .vocabulary import ValueSpec
+
+
+# --------------------------------------------------------------------------- elements
+@dataclass(frozen=True)
+class Element:
+    """Element ``index`` of a tuple the location serves; the whole value when it is not a tuple."""
+
+    index: int = 0
+
+    def get(self, raw):
+        return raw[self.index] if isinstance(raw, (tuple, list)) else raw
+
+    def put(self, raw, value):
+        if isinstance(raw, (tuple, list)):
+            items = list(raw)
+            items[self.index] = value
+            return type(raw)(items) if isinstance(raw, list) else tuple(items)
+        return value
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """A field of a ``ModelOutput`` (``logits``)."""
+
+    name: str
+
+    def get(self, raw):
+        return getattr(raw, self.name)
+
+    def put(self, raw, value):
+        raw[self.name] = value
+        return raw
+
+
+@dataclass(frozen=True)
+class Argument:
+    """Argument ``index`` (positional) or ``keyword`` of a call, from its ``(args, kwargs)``."""
+
+    index: int | None = 0
+    keyword: str | None = None
+
+    def _where(self, raw):
+        args, kwargs = raw
+        if self.keyword is not None and self.keyword in kwargs:
+            return "kw", self.keyword
+        if self.index is not None and self.index < len(args):
+            return "arg", self.index
+        if self.keyword is None and kwargs and self.index == 0:  # first input given by keyword
+            return "kw", next(iter(kwargs))
+        return None, None
+
+    def get(self, raw):
+        kind, at = self._where(raw)
+        if kind is None:
+            return None
+        return raw[0][at] if kind == "arg" else raw[1][at]
+
+    def put(self, raw, value):
+        args, kwargs = raw
+        kind, at = self._where(raw)
+        if kind == "arg":
+            args = (*args[:at], value, *args[at + 1:])
+        else:
+            kwargs = {**kwargs, (at or self.keyword): value}
+        return args, kwargs
+
+
+# --------------------------------------------------------------------------- layouts
+class Same:
+    """The native layout is the value's layout."""
+
+    def view(self, native, model):
+        return native
+
+    def inverse(self, value, like, model):
+        return value
+
+
+class SplitHeads(Same):
+    """``[batch seq heads*dim]`` seen as ``[batch seq heads dim]``."""
+
+    def view(self, native, model):
+        return native.unflatten(-1, (model.num_heads, -1))
+
+    def inverse(self, value, like, model):
+        return value.flatten(-2)
+
+
+class HeadsAfterPositions(Same):
+    """``[batch heads seq dim]`` seen as ``[batch seq heads dim]``."""
+
+    def view(self, native, model):
+        return native.transpose(1, 2)
+
+    def inverse(self, value, like, model):
+        return value.transpose(1, 2)
+
+
+SAME, SPLIT_HEADS, HEADS_AFTER_POSITIONS = Same(), SplitHeads(), HeadsAfterPositions()
+
+
+# --------------------------------------------------------------------------- where
+class Where:
+    """A location relative to a host envoy; ``key`` is ``"input"`` or ``"output"``."""
+
+    key = "output"
+
+    def target(self, host):
+        """The nnsight object whose ``path`` the location hangs off (inside a trace)."""
+        raise NotImplementedError
+
+    def describe(self, module) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Own(Where):
+    """The host's own input or output."""
+
+    key: str = "output"
+
+    def target(self, host):
+        return host
+
+    def describe(self, module) -> str:
+        return f"the module's own {self.key}"
+
+
+@dataclass(frozen=True)
+class Child(Where):
+    """A child module's input or output, by standard (or native) name."""
+
+    name: str
+    key: str = "output"
+
+    def target(self, host):
+        return getattr(host, self.name)
+
+    def describe(self, module) -> str:
+        return f"the child module {self.name}'s {self.key}"
+
+
+def _resolve_callable(module, callee: str):
+    """The function a callee spelled in a forward names, for labelling outside a trace."""
+    if callee.startswith("self."):
+        target = module
+        for part in callee.split(".")[1:]:
+            target = getattr(target, part)
+        return target
+    namespace = sys.modules[type(module).__module__].__dict__
+    return namespace.get(callee)
+
+
+@dataclass(frozen=True)
+class Call(Where):
+    """An operation inside the host's forward: the call of ``callee`` (dotted, as written).
+
+    ``inside`` names an enclosing call whose function is drilled into at run time (the
+    softmax inside the attention kernel); ``eager`` is the function that call runs under an
+    eager load, used to name the operation before any trace. ``key="input"`` serves the call's
+    ``(args, kwargs)``.
+    """
+
+    callee: str
+    key: str = "output"
+    inside: str | None = None
+    eager: str | None = None
+    occurrence: int = 0
+
+    def _label(self, compiled_source, callee):
+        label = labels.call_label(compiled_source, callee, self.occurrence if callee == self.callee else 0)
+        if label is None:
+            raise UnavailableValue(f"this forward makes no call of {callee}; the family module's site is out of date")
+        return label
+
+    def target(self, host):
+        source = host.source
+        if self.inside is None:
+            return getattr(source, self._label(source.compiled, self.callee))
+        outer = getattr(source, self._label(source.compiled, self.inside))
+        inner = outer.source  # parks until the enclosing call runs, then drills into what it runs
+        return getattr(inner, self._label(inner.compiled, self.callee))
+
+    def labels_for(self, module) -> tuple[str, str | None]:
+        forward = labels.compiled_forward(module)
+        if self.inside is None:
+            return self._label(forward, self.callee), None
+        outer = self._label(forward, self.inside)
+        function = _resolve_callable(module, self.eager or self.inside)
+        return self._label(labels.compiled_function(function), self.callee), outer
+
+    def describe(self, module) -> str:
+        label, outer = self.labels_for(module)
+        what = "the arguments of" if self.key == "input" else "the output of"
+        if outer is not None:
+            what = "the input of" if self.key == "input" else "the output of"
+            return f"inside the forward: {what} {label} inside {outer}"
+        return f"inside the forward: {what} {label}"
+
+
+# --------------------------------------------------------------------------- conditions
+@dataclass(frozen=True)
+class Condition:
+    """A value served only under some loads, with the condition in words."""
+
+    attn_implementations: tuple[str, ...]
+    text: str
+
+    def holds(self, model) -> bool:
+        return model.attn_implementation in self.attn_implementations
+
+
+#: The interior of kernels chosen at run time through ``ALL_ATTENTION_FUNCTIONS``.
+EAGER_ONLY = Condition(
+    ("eager",),
+    'needs attn_implementation="eager": other kernels (sdpa, flash) compute the softmax inside one fused call',
+)
+KERNEL_ARGUMENTS = Condition(
+    ("eager", "sdpa"),
+    'read at the attention kernel chosen at run time: served under attn_implementation="eager" or "sdpa", '
+    "whose arguments and output are laid out heads-first as read; other kernels are not verified",
+)
+
+
+# --------------------------------------------------------------------------- sites
+class Site:
+    """Base: a value's location, element, layout and how it reads, writes and describes itself."""
+
+    description: str | None = None
+    condition: Condition | None = None
+    served = True
+
+    def read(self, host, spec: ValueSpec):
+        raise NotImplementedError
+
+    def write(self, host, spec: ValueSpec, value) -> None:
+        raise ReadOnlyValue(f"{spec.name} is read-only ({spec.description}); edit the value it is derived from instead")
+
+    def describe(self, module) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What a write-back needs: the location's path, the host envoy and the model."""
+
+    path: str
+    host: Any
+    model: Any
+
+
+def _version(tensor) -> int | None:
+    return tensor._version if isinstance(tensor, torch.Tensor) else None
+
+
+@dataclass(eq=False)
+class Read(Site):
+    """A value read where the model computes it.
+
+    ``plus`` names a parameter of the host module added to the value when the module has one
+    (GPT-NeoX-Japanese's last ``dense_bias``): the value is the sum and an edit is carried back
+    minus the term.
+    """
+
+    where: Where
+    element: Any = field(default_factory=Element)
+    layout: Same = SAME
+    plus: str | None = None
+    description: str | None = None
+    condition: Condition | None = None
+
+    def __post_init__(self):
+        # The write-back a view needs when it is not the live tensor: nnsight's own mechanism.
+        self._writeback = eproperty(key=self.where.key)(self._present)
+        self._writeback.transform(self._carry_back)
+
+    # -- read
+    def _term(self, host):
+        return getattr(host._module, self.plus, None) if self.plus else None
+
+    def _present(self, context, raw):
+        host, model = context.host, context.model
+        native = self.element.get(raw)
+        value = self.layout.view(native, model)
+        term = self._term(host)
+        if term is not None:
+            value = value + term
+        if isinstance(value, torch.Tensor):
+            value._nnterp_version = value._version
+        return value
+
+    def _carry_back(self, context, value, raw):
+        if _version(value) == getattr(value, "_nnterp_version", None):
+            return raw  # not edited: hand the model its own object back, bit for bit
+        host, model = context.host, context.model
+        native = self.element.get(raw)
+        term = self._term(host)
+        if term is not None:
+            value = value - term
+        elif isinstance(native, torch.Tensor) and value.data_ptr() == native.data_ptr():
+            return raw  # a view of the live tensor: the edit is already there
+        return self.element.put(raw, self.layout.inverse(value, native, model))
+
+    def read(self, host, spec):
+        target = self.where.target(host)
+        if self.plus is None and self.layout is SAME:
+            return self.element.get(Mediator.value(f"{target.path}.{self.where.key}"))
+        return self._writeback.__get__(_Context(target.path, host, host.root))
+
+    # -- write
+    def write(self, host, spec, value) -> None:
+        target = self.where.target(host)
+        location = f"{target.path}.{self.where.key}"
+        raw = Mediator.value(location)
+        native = self.element.get(raw)
+        model = host.root
+        current = self.layout.view(native, model)
+        check_layout(spec, current, value, model)
+        term = self._term(host)
+        if term is not None:
+            value = value - term
+        Mediator.swap(location, self.element.put(raw, self.layout.inverse(value, native, model)))
+
+    def describe(self, module) -> str:
+        sentence = self.where.describe(module)
+        if isinstance(self.where, Call) and self.where.inside is None:
+            index = self.element.index if isinstance(self.element, (Element, Argument)) else None
+            if index is not None:
+                sentence += f", element {index}"
+        return sentence
+
+
+@dataclass(eq=False)
+class Derived(Site):
+    """A read-only value computed from what a site serves (``next_token_probs``, ``input_size``)."""
+
+    source: Read
+    compute: Callable[[Any], Any]
+    description: str | None = None
+    condition: Condition | None = None
+
+    def read(self, host, spec):
+        return self.compute(self.source.read(host, spec))
+
+    def describe(self, module) -> str:
+        return self.source.describe(module)
+
+
+@dataclass(eq=False)
+class Nowhere(Site):
+    """A value this checkpoint does not have, with the reason in words."""
+
+    reason: str
+    served = False
+    description: str | None = None
+    condition: Condition | None = None
+
+    def read(self, host, spec):
+        raise UnavailableValue(f"{spec.name} is unavailable on {type(host._module).__name__}: {self.reason}")
+
+    def write(self, host, spec, value):
+        self.read(host, spec)
+
+    def describe(self, module) -> str:
+        return "nowhere: the family does not serve it"
+
+
+def check_layout(spec: ValueSpec, current, value, model) -> None:
+    """Refuse a written value whose shape or dtype differs from the value it replaces."""
+    if not isinstance(value, torch.Tensor):
+        raise LayoutMismatch(
+            f"{spec.name} takes a tensor laid out {spec.layout} = {list(current.shape)}; got {type(value).__name__}"
+        )
+    if tuple(value.shape) != tuple(current.shape):
+        raise LayoutMismatch(
+            f"{spec.name} takes {spec.layout} = {list(current.shape)}; got {list(value.shape)}: "
+            f"build the replacement from the value you read (e.g. torch.zeros_like)"
+        )
+    if value.dtype != current.dtype:
+        raise LayoutMismatch(
+            f"{spec.name} takes {current.dtype} ({spec.layout}); got {value.dtype}: cast it with .to({current.dtype})"
+        )
+
+
+def conditioned_error(spec: ValueSpec, site: Site, model, where: str) -> ConditionedValue:
+    return ConditionedValue(
+        f"{spec.name} is not served under attn_implementation={model.attn_implementation!r}: it is read at {where}, "
+        f"and it {site.condition.text}; load with attn_implementation={site.condition.attn_implementations[0]!r} to read it"
+    )

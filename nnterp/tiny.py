@@ -1,0 +1,73 @@
+"""Tiny random models of every family, with a tokenizer built locally: for tests, demos and checks.
+
+Nothing here touches a model hub. The tokenizer is a byte-level BPE trained in memory on a few
+sentences (so any text, any script, tokenizes); a family's recipe (its config class and small
+overrides) builds the model with a fixed seed.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import torch
+
+from .family import registry
+
+CORPUS = (
+    "The Eiffel Tower is in the city of Paris. The Colosseum is in the city of Rome. "
+    "Hello world. def f(x):\n    return x + 1\n東京は日本の首都です。"
+)
+
+
+@lru_cache(maxsize=None)
+def _trained_tokenizer(vocab_size: int):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, special_tokens=["<|endoftext|>"], show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    tokenizer.train_from_iterator([CORPUS] * 4, trainer)
+    return tokenizer.to_str()
+
+
+def tokenizer(vocab_size: int = 300):
+    """A fast byte-level BPE tokenizer of at most ``vocab_size`` tokens, built locally."""
+    from tokenizers import Tokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    return PreTrainedTokenizerFast(
+        tokenizer_object=Tokenizer.from_str(_trained_tokenizer(vocab_size)),
+        bos_token="<|endoftext|>", eos_token="<|endoftext|>", pad_token="<|endoftext|>",
+    )
+
+
+def config(family: str, **overrides):
+    """The family's tiny config (its recipe), with ``overrides`` applied."""
+    import transformers
+
+    recipe = registry()[family].tiny
+    config_class = getattr(transformers, recipe["config_class"])
+    return config_class(**{**recipe["overrides"], **overrides})
+
+
+def build(family: str, attn_implementation: str | None = None, seed: int = 0, dtype=torch.float32, **overrides):
+    """A tiny random ``transformers`` model of ``family`` in eval mode, and its tokenizer."""
+    from transformers import AutoModelForCausalLM
+
+    cfg = config(family, **overrides)
+    torch.manual_seed(seed)
+    kwargs = {"attn_implementation": attn_implementation} if attn_implementation else {}
+    model = AutoModelForCausalLM.from_config(cfg, dtype=dtype, **kwargs).eval()
+    return model, tokenizer(cfg.vocab_size)
+
+
+def load(family: str, attn_implementation: str | None = None, seed: int = 0, **overrides):
+    """A ``StandardizedTransformer`` over a tiny random model of ``family``."""
+    from .model import StandardizedTransformer
+
+    model, tok = build(family, attn_implementation, seed, **overrides)
+    return StandardizedTransformer(model, tokenizer=tok)

@@ -1,0 +1,137 @@
+"""The standard vocabulary: every value nnterp serves, in one table.
+
+The printout, ``support()``, the errors and the encyclopedia all read this table; nothing
+else names a value. A layout is a kind plus named dimensions; each dimension is defined once
+in ``DIMENSIONS`` and every layout is checked against it at import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Every dimension a layout may name, one sentence each.
+DIMENSIONS = {
+    "batch": "the rows of the call (prompts, invokes and padding included)",
+    "seq": "the token positions of the call",
+    "query": "the query positions of an attention pattern (the call's positions)",
+    "key": "the key positions of an attention pattern (cached positions included)",
+    "hidden_size": "the width of the residual stream (model.hidden_size)",
+    "num_heads": "the attention's query heads (model.num_heads)",
+    "num_kv_heads": "the key and value heads, fewer than num_heads under grouped attention (model.num_kv_heads)",
+    "head_dim": "the width of one value head (model.head_dim)",
+    "qk_head_dim": "the width of one query or key head (model.qk_head_dim; differs from head_dim under MLA)",
+    "intermediate_size": "the MLP's hidden width (model.intermediate_size)",
+    "vocab_size": "the rows of the unembedding (model.vocab_size)",
+}
+
+#: The hosts a value lives on, and how the printout and support() spell them.
+HOSTS = ("model", "layer", "attention", "mlp")
+HOST_PATHS = {
+    "model": "model",
+    "layer": "model.layers[i]",
+    "attention": "model.layers[i].self_attn",
+    "mlp": "model.layers[i].mlp",
+}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A value's kind and named dimensions, e.g. ``Residual [batch seq hidden_size]``."""
+
+    kind: str
+    dims: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        if not self.dims:
+            return self.kind
+        return f"{self.kind} [{' '.join(self.dims)}]"
+
+
+@dataclass(frozen=True)
+class ValueSpec:
+    """One standard value: its name, host, layout and meaning."""
+
+    name: str
+    host: str
+    layout: Layout
+    description: str
+    read_only: bool = False
+
+
+def _layout(text: str) -> Layout:
+    kind, _, dims = text.partition(" ")
+    return Layout(kind, tuple(dims.strip("[]").split()) if dims else ())
+
+
+RESIDUAL = "Residual [batch seq hidden_size]"
+
+VALUES: tuple[ValueSpec, ...] = tuple(
+    ValueSpec(name, host, _layout(layout), description, read_only)
+    for name, host, layout, description, read_only in (
+        ("logits", "model", "Logits [batch seq vocab_size]",
+         "The logits the model returns, after anything it does past lm_head (a softcap, a scale)", False),
+        ("token_embeddings", "model", RESIDUAL,
+         "The embedding module's output; layers[0].input is what enters the first block", False),
+        ("final_norm_output", "model", RESIDUAL,
+         "The residual stream after the final norm, what lm_head reads", False),
+        ("lm_head_output", "model", "Logits [batch seq vocab_size]",
+         "The head's logits before anything the model does past lm_head (a softcap, a scale)", False),
+        ("next_token_probs", "model", "NextTokenProbs [batch vocab_size]",
+         "The next-token distribution at the last position; derived, read-only", True),
+        ("input_ids", "model", "Tokens [batch seq]", "The token ids the model was called with", False),
+        ("attention_mask", "model", "Tokens [batch seq]",
+         "The attention mask the model was called with; zeros are padding", False),
+        ("input_size", "model", "scalar", "[batch, seq] of the current call; read-only", True),
+        ("layer_input", "layer", RESIDUAL, "The residual stream entering the block", False),
+        ("attention_norm_output", "layer", RESIDUAL, "The normed stream entering the attention", False),
+        ("layer_mid", "layer", RESIDUAL, "The residual stream after the attention add", False),
+        ("mlp_norm_output", "layer", RESIDUAL, "The normed stream entering the MLP", False),
+        ("mlp_input", "layer", RESIDUAL, "What the MLP is called with", False),
+        ("layer_output", "layer", RESIDUAL,
+         "The residual stream leaving the block, a tensor even when the block returns a tuple", False),
+        ("attention_queries", "attention", "Queries [batch num_heads seq qk_head_dim]",
+         "The queries entering attention", False),
+        ("attention_keys", "attention", "Keys [batch num_kv_heads seq qk_head_dim]",
+         "The keys entering attention", False),
+        ("attention_values", "attention", "Values [batch num_kv_heads seq head_dim]",
+         "The values entering attention", False),
+        ("attention_scores", "attention", "Pattern [batch num_heads query key]",
+         "The attention scores entering the softmax, masked", False),
+        ("attention_premix", "attention", "HeadOutputs [batch seq num_heads head_dim]",
+         "Every head's output side by side, as the output projection takes it", False),
+        ("attention_output", "attention", RESIDUAL, "What the attention adds to the residual stream", False),
+        ("attention_probabilities", "attention", "Pattern [batch num_heads query key]",
+         "The attention pattern the values are mixed with", False),
+        ("attention_head_outputs", "attention", "HeadOutputs [batch seq num_heads head_dim]",
+         "The per-head outputs before the output projection", False),
+        ("mlp_activation", "mlp", "Neurons [batch seq intermediate_size]", "The activation function's output", False),
+        ("mlp_neurons", "mlp", "Neurons [batch seq intermediate_size]",
+         "What the down projection receives: act(gate)·up on a gated MLP, the activation itself otherwise", False),
+        ("mlp_output", "mlp", RESIDUAL, "What the MLP adds to the residual stream", False),
+    )
+)
+
+BY_NAME: dict[str, ValueSpec] = {spec.name: spec for spec in VALUES}
+
+
+def values_of(host: str) -> tuple[ValueSpec, ...]:
+    """The standard values a host serves, in table order."""
+    return tuple(spec for spec in VALUES if spec.host == host)
+
+
+#: Standard module names, aliased onto the native tree.
+MODULE_NAMES = (
+    "embed_tokens", "layers", "self_attn", "q_proj", "k_proj", "v_proj", "o_proj", "mlp", "act_fn",
+    "up_proj", "gate_proj", "down_proj", "input_layernorm", "post_attention_layernorm", "norm", "lm_head",
+)
+
+
+def _check_table() -> None:
+    for spec in VALUES:
+        assert spec.host in HOSTS, spec
+        unknown = [d for d in spec.layout.dims if d not in DIMENSIONS]
+        assert not unknown, f"{spec.name}: unknown dimensions {unknown}"
+    assert len(BY_NAME) == len(VALUES) == 25
+
+
+_check_table()
