@@ -35,7 +35,7 @@ COMMON_SITES: dict[str, Site] = {
     # the block
     "layer_input": Read(Own("input"), Argument(0, "hidden_states")),
     "attention_norm_output": Read(Child("input_layernorm")),
-    "layer_mid": Read(Child("post_attention_layernorm", "input"), Argument(0)),
+    "layer_mid": Read(Child("post_attention_layernorm", "input"), Argument(0), shared=True),
     "mlp_norm_output": Read(Child("post_attention_layernorm")),
     "mlp_input": Read(Child("mlp", "input"), Argument(0)),
     "layer_output": Read(Own("output"), Element(0)),

@@ -283,6 +283,7 @@ def _version(tensor) -> int | None:
 class Read(Site):
     """A value read where the model computes it.
 
+    ``shared`` marks a tensor the forward keeps under two names, written by copying into it.
     ``plus`` names a parameter of the host module added to the value when the module has one
     (GPT-NeoX-Japanese's last ``dense_bias``): the value is the sum and an edit is carried back
     minus the term.
@@ -294,6 +295,10 @@ class Read(Site):
     plus: str | None = None
     description: str | None = None
     condition: Condition | None = None
+    #: the forward holds this tensor under two names (Llama's residual after the attention add is
+    #: both the norm's input and the residual the MLP is added to): an assignment is copied into
+    #: it, so it reaches every holder as an in-place edit does
+    shared: bool = False
 
     def __post_init__(self):
         # The write-back a view needs when it is not the live tensor: nnsight's own mechanism.
@@ -342,6 +347,9 @@ class Read(Site):
         model = host.root
         current = self.layout.view(native, model)
         check_layout(spec, current, value, model)
+        if self.shared:
+            current.copy_(value)
+            return
         term = self._term(host)
         if term is not None:
             value = value - term

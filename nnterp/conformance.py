@@ -1,0 +1,280 @@
+"""The conformance contract (DESIGN §4), as library code: ``model.check()``, the tests, the CLI and
+the encyclopedia all run these functions.
+
+A model conforms when, under its load, for every block:
+1. each available value reads with its layout's shape and the model's dtype;
+2. ``layer_input + attention_output + mlp_output == layer_output`` (in the block's own order of
+   the sum) and, on a sequential block, ``layer_mid == layer_input + attention_output`` and
+   ``mlp_norm_output`` is the norm of ``layer_mid``;
+3. ``lm_head_output == lm_head(final_norm_output)`` and ``project_on_vocab(last layer_output) == logits``;
+4. ``softmax(attention_scores) == attention_probabilities``, the probabilities mix the values into
+   ``attention_head_outputs``, ``o_proj(attention_premix)`` is the attention's own output and
+   ``down_proj(mlp_neurons) == mlp_output``;
+5. each writable value: an in-place edit and an assignment give the same logits, zeroing it
+   reaches the logits, and reading it leaves them bit-identical;
+6. an unavailable value, or a conditioned one under another load, raises an error saying why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from .errors import ConditionedValue, NnterpError, UnavailableValue
+from .vocabulary import BY_NAME, values_of
+
+PROMPT = "The Eiffel Tower is in the city of"
+
+#: The order a forward computes the values in; reads within one trace follow it.
+FORWARD_ORDER = {
+    "model": ("input_ids", "attention_mask", "input_size", "token_embeddings"),
+    "block": (
+        ("layer", "layer_input"), ("layer", "attention_norm_output"),
+        ("attention", "attention_queries"), ("attention", "attention_keys"), ("attention", "attention_values"),
+        ("attention", "attention_scores"), ("attention", "attention_probabilities"),
+        ("attention", "attention_head_outputs"), ("attention", "attention_premix"),
+        ("attention", "attention_output"), ("layer", "layer_mid"), ("layer", "mlp_norm_output"),
+        ("layer", "mlp_input"), ("mlp", "mlp_activation"), ("mlp", "mlp_neurons"), ("mlp", "mlp_output"),
+        ("layer", "layer_output"),
+    ),
+    "readout": ("final_norm_output", "lm_head_output", "logits", "next_token_probs"),
+}
+
+
+class ConformanceError(NnterpError):
+    """The model broke the contract; the message lists the failed checks."""
+
+
+@dataclass
+class Result:
+    check: str
+    where: str
+    ok: bool
+    detail: str = ""
+
+
+@dataclass
+class Report:
+    family: str
+    load: str
+    results: list[Result] = field(default_factory=list)
+
+    def add(self, check, where, ok, detail=""):
+        self.results.append(Result(check, where, bool(ok), detail))
+
+    @property
+    def failures(self):
+        return [r for r in self.results if not r.ok]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def __str__(self) -> str:
+        lines = [f"conformance of {self.family} under attn_implementation={self.load!r}: "
+                 f"{len(self.results) - len(self.failures)}/{len(self.results)} checks passed"]
+        lines += [f"  FAILED {r.check} at {r.where}: {r.detail}" for r in self.failures]
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+def _hosts(model, i):
+    layer = model.layers[i]
+    return {"layer": layer, "attention": layer.self_attn, "mlp": layer.mlp}
+
+
+def _status(envoy, name, model):
+    site = envoy._nnterp_site(name)
+    if not site.served:
+        return "unavailable"
+    if site.condition is not None and not site.condition.holds(model):
+        return "conditioned"
+    return "served"
+
+
+def _diff(a, b) -> float:
+    return float((a.detach().double() - b.detach().double()).abs().max()) if a.numel() else 0.0
+
+
+def _close(a, b) -> bool:
+    tolerance = {torch.float16: 2e-3, torch.bfloat16: 2e-2}.get(a.dtype, 1e-5)
+    return a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=tolerance, atol=tolerance)
+
+
+def read_block(model, i, prompt):
+    """Every served value of block ``i`` in one trace, in forward order: {name: tensor}."""
+    hosts = _hosts(model, i)
+    names = [(h, n) for h, n in FORWARD_ORDER["block"] if _status(hosts[h], n, model) == "served"]
+    seen, order = {}, []
+    for host, name in names:  # a location served under two names is read once
+        where = hosts[host]._nnterp_site(name).describe(hosts[host]._module)
+        key = (host, where)
+        (order.append((host, name)) if key not in seen else None)
+        seen.setdefault(key, []).append(name)
+    values = {}
+    with model.trace(prompt):
+        for host, name in order:
+            values[name] = getattr(hosts[host], name).save()
+            if name == "attention_output":
+                own = hosts["attention"].output.save()
+    out = {}
+    for (host, where), aliases in seen.items():
+        for name in aliases:
+            out[name] = values[aliases[0]]
+    out["_attention_module_output"] = own[0] if isinstance(own, tuple) else own
+    return out
+
+
+def _expected_shape(model, name, batch, seq):
+    dims = {"batch": batch, "seq": seq, "query": seq, "key": seq, **{
+        d: getattr(model, d) for d in
+        ("hidden_size", "num_heads", "num_kv_heads", "head_dim", "qk_head_dim", "intermediate_size", "vocab_size")}}
+    return tuple(dims[d] for d in BY_NAME[name].layout.dims)
+
+
+def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: bool = True) -> Report:
+    """Run the contract on ``model``; ``edit_blocks`` picks the blocks whose edits are checked
+    (default: the first and the last)."""
+    prompt = prompt or PROMPT
+    report = Report(model.family.name, model.attn_implementation)
+    dtype = next(model._module.parameters()).dtype
+    n = model.num_layers
+    edit_blocks = sorted({0, n - 1} if edit_blocks is None else set(edit_blocks))
+
+    with model.trace(prompt):
+        base = model.logits.save()
+    # 3 and the model-level reads of 1
+    top, readout = {}, {}  # made before the trace: nnsight keeps what the block saves into them
+    with model.trace(prompt):
+        for name in FORWARD_ORDER["model"]:
+            top[name] = getattr(model, name).save()
+        last = model.layers[-1].layer_output.save()
+        for name in FORWARD_ORDER["readout"]:
+            readout[name] = getattr(model, name).save()
+    batch, seq = top["input_ids"].shape
+    report.add("reads leave logits bit-identical", "model", torch.equal(readout["logits"], base))
+    report.add("input_size", "model", tuple(top["input_size"]) == (batch, seq), str(top["input_size"]))
+    for name, value in {**top, **readout}.items():
+        if name == "input_size":
+            continue
+        want_dtype = torch.long if BY_NAME[name].layout.kind == "Tokens" else dtype
+        shape = _expected_shape(model, name, batch, seq)
+        report.add("layout", f"model.{name}", tuple(value.shape) == shape and value.dtype == want_dtype,
+                   f"{tuple(value.shape)} {value.dtype}, expected {shape} {want_dtype}")
+    lm = model.lm_head._module(readout["final_norm_output"])
+    report.add("lm_head_output == lm_head(final_norm_output)", "model", torch.equal(lm, readout["lm_head_output"]),
+               f"max diff {_diff(lm, readout['lm_head_output']):.3g}")
+    projected = model.project_on_vocab(last)
+    report.add("project_on_vocab(last layer_output) == logits", "model", torch.equal(projected, readout["logits"]),
+               f"max diff {_diff(projected, readout['logits']):.3g}")
+
+    for i in range(n):
+        _check_block(model, i, prompt, report, dtype, batch, seq, base)
+    for i in edit_blocks:
+        _check_edits(model, i, prompt, report, base)
+    _check_edits(model, None, prompt, report, base)
+    _check_refusals(model, prompt, report)
+    if raise_on_failure and not report.ok:
+        raise ConformanceError(str(report))
+    return report
+
+
+def _check_block(model, i, prompt, report, dtype, batch, seq, base):
+    where = f"layers[{i}]"
+    v = read_block(model, i, prompt)
+    hosts = _hosts(model, i)
+    for name, value in v.items():
+        if name.startswith("_"):
+            continue
+        shape = _expected_shape(model, name, batch, seq)
+        report.add("layout", f"{where}.{name}", tuple(value.shape) == shape and value.dtype == dtype,
+                   f"{tuple(value.shape)} {value.dtype}, expected {shape} {dtype}")
+    x, attn, mlp, out = v["layer_input"], v["attention_output"], v["mlp_output"], v["layer_output"]
+    total = model.family.block_sum(x, attn, mlp)
+    report.add("identity input + attention_output + mlp_output == layer_output", where,
+               torch.equal(total, out) or _close(total, out), f"max diff {_diff(total, out):.3g}")
+    if "layer_mid" in v:
+        mid = v["layer_mid"]
+        report.add("layer_mid == layer_input + attention_output", where, _close(mid, x + attn),
+                   f"max diff {_diff(mid, x + attn):.3g}")
+        normed = hosts["layer"].post_attention_layernorm._module(mid)
+        report.add("mlp_norm_output == norm(layer_mid)", where, _close(normed, v["mlp_norm_output"]),
+                   f"max diff {_diff(normed, v['mlp_norm_output']):.3g}")
+    if "attention_scores" in v and "attention_probabilities" in v:
+        p = v["attention_scores"].float().softmax(-1).to(v["attention_probabilities"].dtype)
+        report.add("softmax(attention_scores) == attention_probabilities", where,
+                   _close(p, v["attention_probabilities"]), f"max diff {_diff(p, v['attention_probabilities']):.3g}")
+    if "attention_probabilities" in v and "attention_values" in v and "attention_head_outputs" in v:
+        values = v["attention_values"]
+        values = values.repeat_interleave(v["attention_probabilities"].shape[1] // values.shape[1], dim=1)
+        mixed = (v["attention_probabilities"] @ values.to(v["attention_probabilities"].dtype)).transpose(1, 2)
+        report.add("attention_probabilities @ attention_values == attention_head_outputs", where,
+                   _close(mixed, v["attention_head_outputs"]), f"max diff {_diff(mixed, v['attention_head_outputs']):.3g}")
+    if "attention_premix" in v:
+        projected = hosts["attention"].o_proj._module(v["attention_premix"].flatten(-2))
+        own = v["_attention_module_output"]
+        report.add("o_proj(attention_premix) == the attention's own output", where, _close(projected, own),
+                   f"max diff {_diff(projected, own):.3g}")
+    if "mlp_neurons" in v:
+        down = hosts["mlp"].down_proj._module(v["mlp_neurons"])
+        report.add("down_proj(mlp_neurons) == mlp_output", where, _close(down, v["mlp_output"]),
+                   f"max diff {_diff(down, v['mlp_output']):.3g}")
+
+
+def _logits_after(model, prompt, host_of, name, edit):
+    with model.trace(prompt):
+        envoy = host_of()
+        if edit == "inplace":
+            getattr(envoy, name)[:] = 0
+        elif edit == "assign":
+            setattr(envoy, name, torch.zeros_like(getattr(envoy, name)))
+        else:
+            getattr(envoy, name)
+        logits = model.logits.save()
+    return logits
+
+
+def _check_edits(model, i, prompt, report, base):
+    if i is None:
+        specs = [("model", spec) for spec in values_of("model")]
+        host_of = {"model": lambda: model}
+        where = "model"
+    else:
+        specs = [(h, spec) for h in ("layer", "attention", "mlp") for spec in values_of(h)]
+        host_of = {
+            "layer": lambda: model.layers[i], "attention": lambda: model.layers[i].self_attn,
+            "mlp": lambda: model.layers[i].mlp,
+        }
+        where = f"layers[{i}]"
+    for host, spec in specs:
+        envoy = host_of[host]()
+        if spec.read_only or _status(envoy, spec.name, model) != "served" or spec.layout.kind == "Tokens":
+            continue
+        label = f"{where}.{spec.name}"
+        read = _logits_after(model, prompt, host_of[host], spec.name, "read")
+        report.add("a read leaves logits bit-identical", label, torch.equal(read, base), f"max diff {_diff(read, base):.3g}")
+        inplace = _logits_after(model, prompt, host_of[host], spec.name, "inplace")
+        assigned = _logits_after(model, prompt, host_of[host], spec.name, "assign")
+        report.add("in-place edit == assignment", label, torch.equal(inplace, assigned) or _close(inplace, assigned),
+                   f"max diff {_diff(inplace, assigned):.3g}")
+        report.add("a zeroing edit reaches the logits", label, not torch.equal(inplace, base))
+
+
+def _check_refusals(model, prompt, report):
+    hosts = {"model": model, **_hosts(model, 0)}
+    for host, envoy in hosts.items():
+        for spec in values_of(host):
+            status = _status(envoy, spec.name, model)
+            if status == "served":
+                continue
+            expected = UnavailableValue if status == "unavailable" else ConditionedValue
+            try:
+                with model.trace(prompt):
+                    getattr(envoy, spec.name).save()
+                report.add("unavailable and conditioned values refuse with a reason", f"{host}.{spec.name}", False,
+                           "the read did not raise")
+            except expected as error:
+                report.add("unavailable and conditioned values refuse with a reason", f"{host}.{spec.name}",
+                           len(str(error)) > 40, str(error))
