@@ -16,11 +16,19 @@ from .vocabulary import HOST_PATHS, MODULE_NAMES, ValueSpec, values_of
 
 #: The order the forward computes the values in, for the message of an out-of-order read.
 FORWARD_ORDER = (
-    "input_ids, attention_mask, token_embeddings; then per block: layer_input, attention_norm_output, "
-    "attention_queries, attention_keys, attention_values, attention_scores, attention_probabilities, "
-    "attention_head_outputs, attention_premix, attention_output, layer_mid, mlp_norm_output, mlp_input, "
-    "mlp_activation, mlp_neurons, mlp_output, layer_output; then final_norm_output, lm_head_output, logits"
+    "the inputs and token_embeddings, then block by block layer_input, the attention's values, layer_mid, "
+    "the MLP's values and layer_output, then final_norm_output, lm_head_output and logits"
 )
+
+
+def standard_path(envoy) -> str:
+    """``model.layers[3].self_attn`` for an envoy whose native path is ``model.model.layers.3.self_attn``."""
+    host = envoy._nnterp_host
+    if host == "model":
+        return "model"
+    layer = envoy if host == "layer" else envoy.parent
+    index = layer.path.rsplit(".", 1)[-1]
+    return f"model.layers[{index}]" + {"layer": "", "attention": ".self_attn", "mlp": ".mlp"}[host]
 
 
 class StandardValue:
@@ -63,10 +71,16 @@ class StandardValue:
             raise self._order_error(envoy) from None
 
     def _order_error(self, envoy) -> OrderError:
+        if envoy.__dict__.get("_nnterp_fresh_source"):
+            return OrderError(
+                f"{standard_path(envoy)}.{self.spec.name} is read inside a forward that had already started when it "
+                f"was asked for, and operations inside a forward are instrumented on first use: call "
+                f"model.instrument() once before tracing, or read this value before anything inside that module"
+            )
         return OrderError(
-            f"{self.spec.name} at {envoy.path} was asked for after the forward had passed it, or its site never ran "
-            f"in this forward (a branch not taken): read values in the order the forward computes them ({FORWARD_ORDER}), "
-            f"or use a separate trace or invoke"
+            f"{standard_path(envoy)}.{self.spec.name} was asked for after the forward had passed it, or its site never "
+            f"ran in this forward: read values in the order the forward computes them ({FORWARD_ORDER}), or use "
+            f"another trace or invoke"
         )
 
 
@@ -84,6 +98,9 @@ class StandardHost:
         if site is None:
             site = sites[name] = self.root._nnterp_state.family.site(name, self.root._nnterp_state.config)
         return site
+
+    def _nnterp_sites_names(self) -> list[str]:
+        return [spec.name for spec in values_of(self._nnterp_host)]
 
     def _nnterp_value_lines(self) -> list[str]:
         state = self.root._nnterp_state

@@ -154,13 +154,13 @@ def registry() -> dict[str, Family]:
     return dict(sorted(found.items()))
 
 
-def family_for(config) -> Family:
+def family_for(config, architecture: str | None = None) -> Family:
     """The family serving a config, or a one-sentence refusal naming how to add one."""
     model_type = getattr(config, "model_type", None)
     for family in registry().values():
         if model_type in family.model_types:
             return family
-    architecture = (getattr(config, "architectures", None) or [type(config).__name__])[0]
+    architecture = architecture or (getattr(config, "architectures", None) or [type(config).__name__])[0]
     names = ", ".join(registry())
     raise UnknownArchitecture(
         f"{architecture} (model_type {model_type!r}) belongs to no nnterp family; supported: {names}; "

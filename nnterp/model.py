@@ -48,7 +48,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
     ) -> None:
         if isinstance(model, torch.nn.Module):
             config = model.config
-            family = family_for(config)
+            family = family_for(config, type(model).__name__)
             self._honour_built(model, family, attn_implementation, dtype, device_map)
             load = {}
         else:
@@ -97,6 +97,24 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         if self._nnterp_remote and "remote" not in kwargs and "backend" not in kwargs:
             kwargs["remote"] = self._nnterp_remote
         return super().trace(*inputs, **kwargs)
+
+    def instrument(self) -> "StandardizedTransformer":
+        """Instrument now every forward whose operations a standard value is read at.
+
+        Done lazily otherwise, at the first read of such a value, which is only too late when a
+        trace reads something inside that module before its first interior value.
+        """
+        from .sites import Call, Derived
+
+        for layer in self.layers:
+            for host in (layer, layer.self_attn, layer.mlp):
+                for name in host._nnterp_sites_names():
+                    site = host._nnterp_site(name)
+                    site = site.source if isinstance(site, Derived) else site
+                    if isinstance(getattr(site, "where", None), Call):
+                        host.source
+                        break
+        return self
 
     # ------------------------------------------------------------------ identity
     @property

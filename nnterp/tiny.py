@@ -62,7 +62,21 @@ def build(family: str, attn_implementation: str | None = None, seed: int = 0, dt
     torch.manual_seed(seed)
     kwargs = {"attn_implementation": attn_implementation} if attn_implementation else {}
     model = AutoModelForCausalLM.from_config(cfg, dtype=dtype, **kwargs).eval()
+    _perturb_constants(model)
     return model, tokenizer(cfg.vocab_size)
+
+
+def _perturb_constants(model) -> None:
+    """Give constant parameters (zero biases, unit norm weights) some noise, so that checks have teeth:
+    a zero dense_bias or norm bias would make a sum indistinguishable from its term."""
+    generator = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            if parameter.is_floating_point() and parameter.numel() > 0:
+                flat = parameter.detach().flatten()
+                if bool((flat == flat[0]).all()):
+                    noise = torch.randn(parameter.shape, generator=generator, dtype=torch.float32)
+                    parameter.add_((0.1 * noise).to(parameter.dtype))
 
 
 def load(family: str, attn_implementation: str | None = None, seed: int = 0, **overrides):

@@ -1,0 +1,112 @@
+"""The ``nnterp`` command.
+
+``nnterp show FAMILY_OR_REPO`` prints the printout and the support table of a family (its tiny
+model, offline) or a checkpoint; ``nnterp demo`` is the main job on the embedded real model;
+``nnterp check FAMILY`` runs the conformance contract. Other areas of the package add their own
+subcommands through a ``register(subparsers)`` function in the modules listed in ``AREAS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: Modules that add subcommands; a module not present is skipped.
+AREAS = ("nnterp.encyclopedia.cli", "nnterp.tools.cli", "nnterp.table")
+
+PROMPT = "The Eiffel Tower is in the city of"
+
+
+def load_model(name: str, attn_implementation: str | None = None):
+    """A family name (its tiny model), ``smollm2`` (the embedded real model), or a repo id or path."""
+    from .family import registry
+
+    if name in ("smollm2", "real", "SmolLM2-135M-Instruct"):
+        from . import real
+
+        return real.load(attn_implementation=attn_implementation)
+    if name in registry():
+        from . import tiny
+
+        return tiny.load(name, attn_implementation=attn_implementation)
+    from .model import StandardizedTransformer
+
+    return StandardizedTransformer(name, dispatch=True, attn_implementation=attn_implementation)
+
+
+def show(args) -> None:
+    model = load_model(args.model, args.attn_implementation)
+    print(model)
+    print()
+    print(model.support())
+
+
+def check(args) -> None:
+    model = load_model(args.model, args.attn_implementation)
+    report = model.check(raise_on_failure=False)
+    print(report)
+    if not report.ok:
+        sys.exit(1)
+
+
+def demo(args) -> None:
+    """The main job: the embedded real model, its printout and support, the seeds' prompt read block by block."""
+    import torch
+
+    model = load_model(args.model, args.attn_implementation)
+    print(model)
+    print()
+    print(model.support())
+    print()
+    prompt = args.prompt
+    layers = []
+    with model.trace(prompt):
+        for layer in model.layers:
+            layers.append(layer.layer_output[:, -1].save())
+        probs = model.next_token_probs.save()
+    tokenizer = model.tokenizer
+    print(f"prompt: {prompt!r}")
+    print("top next tokens:")
+    values, ids = probs[0].topk(args.top)
+    for p, i in zip(values.tolist(), ids.tolist()):
+        print(f"  {tokenizer.decode([i])!r:>16}  {p:.4f}")
+    print("logit lens, last position (top token of project_on_vocab(layer_output) per block):")
+    with torch.no_grad():
+        for index, hidden in enumerate(layers):
+            lens = model.project_on_vocab(hidden).softmax(-1)[0]
+            p, i = lens.max(-1)
+            print(f"  block {index:>2}: {tokenizer.decode([int(i)])!r:>16}  {float(p):.4f}")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(prog="nnterp", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, fn, helptext in (
+        ("show", show, "print the printout and support table of a family or checkpoint"),
+        ("check", check, "run the conformance contract on a family or checkpoint"),
+        ("demo", demo, "the main job on the embedded real model (offline)"),
+    ):
+        command = sub.add_parser(name, help=helptext)
+        command.add_argument("model", nargs="?" if name == "demo" else None,
+                             default="smollm2" if name == "demo" else None,
+                             help="a family name (tiny model), 'smollm2', or a repo id or path")
+        command.add_argument("--attn-implementation", default=None)
+        if name == "demo":
+            command.add_argument("--prompt", default=PROMPT)
+            command.add_argument("--top", type=int, default=5)
+        command.set_defaults(run=fn)
+    for area in AREAS:
+        try:
+            module = importlib.import_module(area)
+        except ModuleNotFoundError as error:
+            if not area.startswith(error.name or "-"):
+                raise
+            continue
+        module.register(sub)
+    args = parser.parse_args(argv)
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()

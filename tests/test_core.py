@@ -1,0 +1,148 @@
+"""The core on the three families: conformance, support, printout, accessors, load options."""
+
+import json
+
+import pytest
+import torch
+
+from nnterp import StandardizedTransformer, tiny
+from nnterp.vocabulary import VALUES
+
+from conftest import FAMILIES
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("load", ["eager", "sdpa"])
+def test_conformance(family, load):
+    if family == "gpt_neox_japanese" and load == "sdpa":
+        pytest.skip("GPT-NeoX-Japanese has one attention implementation, its own _attn (tested under eager)")
+    report = tiny.load(family, attn_implementation=load).check()
+    assert report.ok and len(report.results) > 100
+
+
+def test_support_is_data_and_prints(phi):
+    rows = phi.support()
+    assert len(rows) == len(VALUES) == 25
+    data = json.loads(rows.to_json())
+    by = {row["name"]: row for row in data}
+    assert by["layer_mid"]["status"] == "unavailable" and "parallel block" in by["layer_mid"]["note"]
+    assert by["attention_scores"]["status"] == "conditioned" and "eager" in by["attention_scores"]["note"]
+    assert by["attention_queries"]["read_at"] == "inside the forward: the arguments of attention_interface_1, element 1"
+    assert by["attention_scores"]["read_at"] == (
+        "inside the forward: the input of nn_functional_softmax_0 inside attention_interface_1")
+    assert by["attention_probabilities"]["read_at"] == (
+        "inside the forward: the output of nn_functional_dropout_0 inside attention_interface_1")
+    assert by["attention_head_outputs"]["read_at"] == "inside the forward: the output of attention_interface_1, element 0"
+    assert by["mlp_norm_output"]["read_at"] == "the child module input_layernorm's output"
+    assert by["mlp_neurons"]["read_at"] == "the child module down_proj's input"
+    text = str(rows)
+    assert "⚠︎ layer_mid" in text and "model.layers[i].self_attn PhiAttention" in text
+
+
+def test_support_neox_japanese_read_at(neox_jp):
+    by = {row.name: row for row in neox_jp.support()}
+    assert by["attention_queries"].read_at == "inside the forward: the arguments of self__attn_0, element 0"
+    assert by["attention_scores"].read_at == "inside the forward: the input of nn_functional_softmax_0 inside self__attn_0"
+    assert by["attention_probabilities"].read_at == (
+        "inside the forward: the output of self_attention_dropout_0 inside self__attn_0")
+    assert by["layer_mid"].read_at == "the child module post_attention_layernorm's input"
+
+
+def test_printout_phi(phi):
+    text = repr(phi)
+    for line in (
+        "(o_proj/dense): Linear(in_features=64, out_features=64, bias=True)",
+        "(act_fn/activation_fn): NewGELUActivation()",
+        "(down_proj/fc2): Linear(in_features=128, out_features=64, bias=True)",
+        "(layer_mid): Unavailable: a parallel block: the attention and the MLP read the same input, so there is no stream between them",
+        "(mlp_norm_output) -> Residual [batch seq hidden_size]: The normed stream entering the MLP: the one norm feeds both sublayers",
+        "(attention_queries) -> Queries [batch num_heads seq qk_head_dim]: The queries entering attention",
+        "(input_size): [batch, seq] of the current call; read-only",
+        "(norm): LayerNorm((64,), eps=1e-05, elementwise_affine=True, bias=True)",
+    ):
+        assert line in text, line
+    assert "(model): PhiModel" not in text
+    # the family's own values first, as on the seed page
+    assert text.index("(layer_mid)") < text.index("(layer_input)")
+
+
+def test_printout_neox_japanese(neox_jp):
+    text = repr(neox_jp)
+    assert text.splitlines()[1].strip() == "(lm_head/embed_out): Linear(in_features=64, out_features=300, bias=False)"
+    assert "(self_attn/attention): GPTNeoXJapaneseAttention(" in text
+    assert "(attention_output) -> Residual [batch seq hidden_size]: What the attention adds to the residual stream: " \
+           "its output plus, on the last block, the dense_bias the block adds" in text
+    assert text.index("(attention_head_outputs)") < text.index("(attention_premix)")
+
+
+def test_native_names_keep_working(neox_jp, phi, prompt):
+    assert neox_jp.layers[1].self_attn.query_key_value.weight.shape == (3 * 64, 64)
+    assert phi.layers[0].self_attn.dense is phi.layers[0].self_attn.o_proj
+    assert phi.layers is phi.model.layers and phi._module.model.final_layernorm is phi.norm._module
+    phi.layers[0].self_attn.source  # instrumented before the trace: its operations fire from the first call
+    with phi.trace(prompt):
+        b = phi.model.layers[0].self_attn.q_proj.output.save()  # the module's output fires inside the call
+        a = phi.layers[0].self_attn.source.self_q_proj_0.output.save()
+    assert torch.equal(a, b)
+
+
+def test_config_accessors():
+    phi = tiny.load("phi")
+    assert (phi.num_layers, phi.hidden_size, phi.num_heads, phi.num_kv_heads, phi.head_dim, phi.qk_head_dim,
+            phi.vocab_size, phi.intermediate_size) == (2, 64, 4, 4, 16, 16, 300, 128)
+    llama = tiny.load("llama")
+    assert (llama.num_kv_heads, llama.head_dim) == (2, 16)
+
+
+def test_writes_assignment_and_inplace_agree_with_layout(llama, prompt):
+    with llama.trace(prompt):
+        llama.layers[0].self_attn.attention_premix[:, :, 1] = 0
+        a = llama.logits.save()
+    with llama.trace(prompt):
+        premix = llama.layers[0].self_attn.attention_premix
+        edited = premix.clone()
+        edited[:, :, 1] = 0
+        llama.layers[0].self_attn.attention_premix = edited
+        o_in = llama.layers[0].self_attn.o_proj.input.save()
+        b = llama.logits.save()
+    assert torch.equal(a, b)
+    assert (o_in.unflatten(-1, (llama.num_heads, -1))[:, :, 1] == 0).all()
+
+
+def test_built_model_load_options_honoured_or_refused():
+    hf, tok = tiny.build("llama")
+    model = StandardizedTransformer(hf, tokenizer=tok, attn_implementation="eager")
+    assert model.attn_implementation == "eager" and model._module is hf
+    from nnterp import LoadOptionRefused
+
+    with pytest.raises(LoadOptionRefused, match="nnterp never converts weights"):
+        StandardizedTransformer(hf, tokenizer=tok, dtype=torch.float16)
+    with pytest.raises(LoadOptionRefused, match="device_map places weights while loading"):
+        StandardizedTransformer(hf, tokenizer=tok, device_map="cpu")
+
+
+def test_wrapping_copies_and_replaces_nothing():
+    hf, tok = tiny.build("llama")
+    before = {name: (p.data_ptr(), p.clone()) for name, p in hf.named_parameters()}
+    modules = dict(hf.named_modules())
+    model = StandardizedTransformer(hf, tokenizer=tok)
+    with model.trace("hello"):
+        model.layers[0].self_attn.attention_output.save()
+    assert all(m is modules[name] for name, m in hf.named_modules())
+    for name, p in hf.named_parameters():
+        assert p.data_ptr() == before[name][0] and torch.equal(p, before[name][1])
+
+
+def test_interior_after_a_child_needs_instrument(prompt):
+    from nnterp import OrderError
+
+    model = tiny.load("llama", attn_implementation="eager")
+    with pytest.raises(OrderError, match="model.instrument"):
+        with model.trace(prompt):
+            model.layers[0].self_attn.q_proj.output.save()
+            model.layers[0].self_attn.attention_values.save()
+    model = tiny.load("llama", attn_implementation="eager").instrument()
+    with model.trace(prompt):
+        q = model.layers[0].self_attn.q_proj.output.save()
+        v = model.layers[0].self_attn.attention_values.save()
+    assert v.shape[1] == model.num_kv_heads

@@ -1,0 +1,134 @@
+"""Every snippet of the GPT-NeoX-Japanese page, run on a tiny model, asserts as strict as the page's."""
+
+import pytest
+import torch
+
+from nnterp import LoadOptionRefused, tiny
+
+
+def test_sequential_block_mid(neox_jp, prompt):
+    model = neox_jp
+    with model.trace(prompt):
+        x = model.layers[1].input.save()
+        attn = model.layers[1].self_attn.attention_output.save()
+        mid = model.layers[1].post_attention_layernorm.input.save()
+
+    torch.testing.assert_close(mid, x + attn)
+
+
+def test_block_returns_a_tuple_and_layer_output_is_its_first_element(neox_jp, prompt):
+    model = neox_jp
+    with model.trace(prompt):
+        native = model.layers[0].output.save()
+        out = model.layers[0].layer_output.save()
+    assert isinstance(native, tuple) and torch.equal(native[0], out)
+
+
+def test_last_block_bias_is_part_of_attention_output(neox_jp, prompt):
+    model = neox_jp
+    last = model.layers[-1]
+    bias = last.self_attn._module.dense_bias
+
+    with model.trace(prompt):
+        module = last.self_attn.output[0].save()
+        attn = last.self_attn.attention_output.save()
+
+    assert torch.equal(attn, module + bias)
+    assert model.layers[0].self_attn._module.dense_bias is None
+
+
+def test_identity_bit_identical_on_every_block(neox_jp, prompt):
+    model = neox_jp
+    for i in range(model.num_layers):
+        with model.trace(prompt):
+            x = model.layers[i].input.save()
+            attn = model.layers[i].self_attn.attention_output.save()
+            mlp = model.layers[i].mlp.mlp_output.save()
+            out = model.layers[i].layer_output.save()
+        assert torch.equal(x + attn + mlp, out)
+
+
+def test_reading_the_sum_leaves_the_forward_bit_identical(neox_jp, prompt):
+    model = neox_jp
+    with model.trace(prompt):
+        before = model.logits.save()
+    with model.trace(prompt):
+        model.layers[-1].self_attn.attention_output.save()
+        after = model.logits.save()
+    assert torch.equal(before, after)
+
+
+def test_edit_carried_back_minus_the_bias(neox_jp, prompt):
+    model = neox_jp
+    last = model.layers[-1]
+    bias = last.self_attn._module.dense_bias
+    with model.trace(prompt):
+        last.self_attn.attention_output[:] = 0
+        module_inplace = last.self_attn.output[0].save()
+        logits_inplace = model.logits.save()
+    with model.trace(prompt):
+        last.self_attn.attention_output = torch.zeros_like(last.self_attn.attention_output)
+        module_assigned = last.self_attn.output[0].save()
+        logits_assigned = model.logits.save()
+    assert torch.equal(module_inplace, -bias.expand_as(module_inplace))
+    assert torch.equal(module_assigned, module_inplace) and torch.equal(logits_assigned, logits_inplace)
+    # zeroing the module's own output leaves the bias in the stream; zeroing attention_output removes both
+    with model.trace(prompt):
+        x = last.input.save()
+        last.self_attn.output[0][:] = 0
+        mid = last.post_attention_layernorm.input.save()
+    torch.testing.assert_close(mid, x + bias)
+    with model.trace(prompt):
+        x = last.input.save()
+        last.self_attn.attention_output[:] = 0
+        mid = last.post_attention_layernorm.input.save()
+    assert torch.equal(mid, x)
+
+
+def test_fused_projection_laid_out_per_head(neox_jp, prompt):
+    model = neox_jp
+    W = model.layers[1].self_attn.query_key_value.weight
+    heads, d = model.num_heads, model.head_dim
+
+    with model.trace(prompt):
+        h = model.layers[1].self_attn.input.save()
+        v = model.layers[1].self_attn.attention_values.save()
+
+    qkv = (h @ W.T).unflatten(-1, (heads, 3 * d)).transpose(1, 2)
+    q_raw, k_raw, v_again = qkv.split(d, dim=-1)                 # before the rotary
+    torch.testing.assert_close(v_again, v)
+
+
+def test_interior_needs_no_eager_load(neox_jp, prompt):
+    model = neox_jp
+    with model.trace(prompt):
+        q = model.layers[1].self_attn.attention_queries.save()
+        k = model.layers[1].self_attn.attention_keys.save()
+        scores = model.layers[1].self_attn.attention_scores.save()
+
+    n = scores.shape[-1]
+    causal = torch.ones(n, n, dtype=torch.bool, device=scores.device).tril()
+    again = q @ k.transpose(-1, -2) / model.head_dim ** 0.5
+    torch.testing.assert_close(again[..., causal], scores[..., causal])
+    assert (scores[..., ~causal] == torch.finfo(scores.dtype).min).all()  # the mask holds the dtype's minimum
+    assert all(row.status == "served" for row in model.support())
+
+
+def test_sdpa_is_refused_in_a_sentence():
+    hf, tok = tiny.build("gpt_neox_japanese")
+    from nnterp import StandardizedTransformer
+
+    with pytest.raises(LoadOptionRefused, match="gpt_neox_japanese cannot run attn_implementation='sdpa'"):
+        StandardizedTransformer(hf, tokenizer=tok, attn_implementation="sdpa")
+
+
+def test_readout_tied_and_exact(neox_jp, prompt):
+    model = neox_jp
+    with model.trace(prompt):
+        last = model.layers[-1].layer_output.save()
+        head = model.lm_head.output.save()
+        logits = model.logits.save()
+    assert torch.equal(logits, head)
+    assert torch.equal(model.project_on_vocab(last), logits)
+    assert model.lm_head.weight is model.embed_tokens.weight
+    assert model.intermediate_size == 4 * model.hidden_size
