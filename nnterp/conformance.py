@@ -238,11 +238,11 @@ def _logits_after(model, prompt, host_of, name, edit):
 
 def _check_edits(model, i, prompt, report, base):
     if i is None:
-        specs = [("model", spec) for spec in values_of("model")]
+        specs = [("model", spec) for spec in values_of("model", model.family.groups)]
         host_of = {"model": lambda: model}
         where = "model"
     else:
-        specs = [(h, spec) for h in ("layer", "attention", "mlp") for spec in values_of(h)]
+        specs = [(h, spec) for h in ("layer", "attention", "mlp") for spec in values_of(h, model.family.groups)]
         host_of = {
             "layer": lambda: model.layers[i], "attention": lambda: model.layers[i].self_attn,
             "mlp": lambda: model.layers[i].mlp,
@@ -265,7 +265,7 @@ def _check_edits(model, i, prompt, report, base):
 def _check_refusals(model, prompt, report):
     hosts = {"model": model, **_hosts(model, 0)}
     for host, envoy in hosts.items():
-        for spec in values_of(host):
+        for spec in values_of(host, model.family.groups):
             status = _status(envoy, spec.name, model)
             if status == "served":
                 continue

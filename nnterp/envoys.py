@@ -96,15 +96,27 @@ class StandardHost:
             object.__setattr__(self, "_nnterp_sites", sites)
         site = sites.get(name)
         if site is None:
-            site = sites[name] = self.root._nnterp_state.family.site(name, self.root._nnterp_state.config)
+            site = sites[name] = self.root._nnterp_state.family.site(name, self._nnterp_context())
         return site
 
+    def _nnterp_context(self):
+        from .family import HostContext
+
+        config = self.root._nnterp_state.config
+        if self._nnterp_host == "model":
+            return HostContext(config, self._module)
+        layer = self if self._nnterp_host == "layer" else self.parent
+        return HostContext(config, self._module, layer._module, int(layer.path.rsplit(".", 1)[-1]))
+
+    def _nnterp_specs(self):
+        return values_of(self._nnterp_host, self.root._nnterp_state.family.groups)
+
     def _nnterp_sites_names(self) -> list[str]:
-        return [spec.name for spec in values_of(self._nnterp_host)]
+        return [spec.name for spec in self._nnterp_specs()]
 
     def _nnterp_value_lines(self) -> list[str]:
         state = self.root._nnterp_state
-        specs = {spec.name: spec for spec in values_of(self._nnterp_host)}
+        specs = {spec.name: spec for spec in self._nnterp_specs()}
         lines = []
         for name in state.family.declared_first(specs):
             spec, site = specs[name], self._nnterp_site(name)
@@ -122,7 +134,7 @@ class StandardHost:
         except AttributeError:
             if name.startswith("_"):
                 raise
-            candidates = [spec.name for spec in values_of(self._nnterp_host)]
+            candidates = [spec.name for spec in values_of(self._nnterp_host, ("core", "moe"))]
             candidates += list(MODULE_NAMES) + list(self.__dict__.get("_child_map", {}))
             guess = nearest(name, candidates)
             hint = f"; did you mean {guess!r}?" if guess else f"; its standard values are {', '.join(candidates[:8])}, ..."
@@ -169,7 +181,7 @@ class MLPEnvoy(_HostEnvoy):
 
 
 for _cls in (LayerEnvoy, AttentionEnvoy, MLPEnvoy):
-    for _spec in values_of(_cls._nnterp_host):
+    for _spec in values_of(_cls._nnterp_host, ("core", "moe")):
         setattr(_cls, _spec.name, StandardValue(_spec))
 
 ENVOYS = {"layers.*": LayerEnvoy, "layers.*.self_attn": AttentionEnvoy, "layers.*.mlp": MLPEnvoy}

@@ -16,9 +16,10 @@ from typing import Any, Callable
 
 from .errors import UnknownArchitecture
 from .sites import (
-    EAGER_ONLY, KERNEL_ARGUMENTS, SPLIT_HEADS, Argument, Attribute, Call, Child, Derived, Element, Own, Read, Site,
+    EAGER_ONLY, KERNEL_ARGUMENTS, SPLIT_HEADS, Argument, Attribute, Call, Child, Derived, Element, Nowhere, Own, Read,
+    Site,
 )
-from .vocabulary import BY_NAME
+from .vocabulary import VALUES
 
 #: Where every value is read on the common conventions (Llama's module names, a sequential
 #: pre-norm block, the attention kernel called through ``attention_interface``).
@@ -57,7 +58,7 @@ COMMON_SITES: dict[str, Site] = {
     "mlp_neurons": Read(Child("down_proj", "input"), Argument(0)),
     "mlp_output": Read(Own("output"), Element(0)),
 }
-assert set(COMMON_SITES) == set(BY_NAME)
+assert set(COMMON_SITES) == {spec.name for spec in VALUES}
 
 #: Native paths of the common conventions, aliased to the standard names.
 COMMON_RENAME = {"model.layers": "layers", "model.embed_tokens": "embed_tokens", "model.norm": "norm"}
@@ -81,6 +82,16 @@ COMMON_ACCESSORS: dict[str, Callable[[Any], Any]] = {
     "vocab_size": lambda c: c.vocab_size,
     "intermediate_size": lambda c: _config_get(c, "intermediate_size", default=4 * c.hidden_size),
 }
+
+
+@dataclass(frozen=True)
+class HostContext:
+    """What a site that varies per checkpoint or per block is chosen from."""
+
+    config: Any
+    module: Any          # the host's native module
+    layer: Any = None    # the block's native module (None on the model)
+    index: int | None = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +125,11 @@ class Family:
     hazard: Callable | None = None
     checkpoints: tuple[Checkpoint, ...] = ()
     tiny: dict = field(default_factory=dict)
+    #: structural config switches, each a tiny-recipe override checked like the family itself
+    variants: dict[str, dict] = field(default_factory=dict)
+    #: where a family cannot keep the whole contract (multi-stream residuals...), the exact reason
+    #: and what it does serve; listed in the families table
+    contract_note: str | None = None
     module: Any = None
 
     @property
@@ -124,10 +140,16 @@ class Family:
     def all_rename(self) -> dict:
         return {**COMMON_RENAME, **self.rename}
 
-    def site(self, name: str, config=None) -> Site:
-        site = self.sites.get(name) or COMMON_SITES[name]
-        # a site may depend on the checkpoint's config (GPT-NeoX's use_parallel_residual)
-        return site if isinstance(site, Site) else site(config)
+    def site(self, name: str, context: "HostContext | None" = None) -> Site:
+        site = self.sites.get(name) or COMMON_SITES.get(name) or Nowhere(f"{self.name} has no {name.split('_')[0]}")
+        # a site may depend on the checkpoint's config (GPT-NeoX's use_parallel_residual) or on
+        # the block (a hybrid's Mamba layers): then it is a function of the host's context
+        return site if isinstance(site, Site) else site(context)
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        """The value groups this family lists: the core ones, plus the router's where it has one."""
+        return ("core", "moe") if any(name.startswith("router_") for name in self.sites) else ("core",)
 
     def declared_first(self, names) -> list[str]:
         """Names in printout order: the ones this family declares, then the common ones."""

@@ -167,6 +167,21 @@ class Child(Where):
         return f"the child module {self.name}'s {self.key}"
 
 
+@dataclass(frozen=True)
+class Sibling(Where):
+    """A module of the host's block, beside the host (Gemma 2's post-norms sit on the block, not
+    inside the attention or the MLP they normalize)."""
+
+    name: str
+    key: str = "output"
+
+    def target(self, host):
+        return getattr(host.parent, self.name)
+
+    def describe(self, module) -> str:
+        return f"the block's child module {self.name}'s {self.key}"
+
+
 def _resolve_callable(module, callee: str):
     """The function a callee spelled in a forward names, for labelling outside a trace."""
     if callee.startswith("self."):
@@ -303,6 +318,12 @@ class Read(Site):
     #: both the norm's input and the residual the MLP is added to): an assignment is copied into
     #: it, so it reaches every holder as an in-place edit does
     shared: bool = False
+    #: a multiplier the block applies to this value before adding it (Granite's residual_multiplier):
+    #: config -> number; the value is the product and an edit is carried back divided by it
+    scale: Callable | None = None
+    #: the model mutates this tensor in place after handing it over (Falcon adds the attention into
+    #: the MLP's output): the value is a copy taken at the handoff, and an edit is carried back
+    snapshot: bool = False
 
     def __post_init__(self):
         # The write-back a view needs when it is not the live tensor: nnsight's own mechanism.
@@ -313,10 +334,18 @@ class Read(Site):
     def _term(self, host):
         return getattr(host._module, self.plus, None) if self.plus else None
 
+    def _factor(self, host):
+        return self.scale(host.root._nnterp_state.config) if self.scale is not None else None
+
     def _present(self, context, raw):
         host, model = context.host, context.model
         native = self.element.get(raw)
         value = self.layout.view(native, model)
+        if self.snapshot:
+            value = value.clone()
+        factor = self._factor(host)
+        if factor is not None:
+            value = value * factor
         term = self._term(host)
         if term is not None:
             value = value + term
@@ -329,16 +358,25 @@ class Read(Site):
             return raw  # not edited: hand the model its own object back, bit for bit
         host, model = context.host, context.model
         native = self.element.get(raw)
-        term = self._term(host)
-        if term is not None:
-            value = value - term
-        elif isinstance(native, torch.Tensor) and value.data_ptr() == native.data_ptr():
+        value = self._unapply(host, value)
+        if value is None:
             return raw  # a view of the live tensor: the edit is already there
         return self.element.put(raw, self.layout.inverse(value, native, model))
 
+    def _unapply(self, host, value):
+        """The edited value without the term and the multiplier; None when it is the live tensor."""
+        term, factor = self._term(host), self._factor(host)
+        if term is None and factor is None and not self.snapshot:
+            return None
+        if term is not None:
+            value = value - term
+        if factor is not None:
+            value = value / factor
+        return value.clone() if self.snapshot and term is None and factor is None else value
+
     def read(self, host, spec):
         target = self.where.target(host)
-        if self.plus is None and self.layout is SAME:
+        if self.plus is None and self.layout is SAME and self.scale is None and not self.snapshot:
             return self.element.get(Mediator.value(f"{target.path}.{self.where.key}"))
         return self._writeback.__get__(_Context(target.path, host, host.root))
 
@@ -354,9 +392,8 @@ class Read(Site):
         if self.shared:
             current.copy_(value)
             return
-        term = self._term(host)
-        if term is not None:
-            value = value - term
+        unapplied = self._unapply(host, value)
+        value = value if unapplied is None else unapplied
         Mediator.swap(location, self.element.put(raw, self.layout.inverse(value, native, model)))
 
     def describe(self, module) -> str:

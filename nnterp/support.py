@@ -66,18 +66,50 @@ class Support(list):
     __repr__ = __str__
 
 
+def _compact(indices) -> str:
+    """``0, 2-5``: block indices as ranges."""
+    parts, start = [], None
+    for position, index in enumerate(indices):
+        if start is None:
+            start = index
+        if position + 1 == len(indices) or indices[position + 1] != index + 1:
+            parts.append(str(start) if start == index else f"{start}-{index}")
+            start = None
+    return ", ".join(parts)
+
+
+def _block_groups(model):
+    """Blocks grouped by what they serve: one group on most families, one per block kind on hybrids."""
+    groups: dict[tuple, list[int]] = {}
+    for index, layer in enumerate(model.layers):
+        hosts = (layer, getattr(layer, "self_attn", None), getattr(layer, "mlp", None))
+        key = tuple(
+            (type(envoy._module).__name__, tuple(id(envoy._nnterp_site(n)) for n in envoy._nnterp_sites_names()))
+            if envoy is not None and hasattr(envoy, "_nnterp_site") else None
+            for envoy in hosts
+        )
+        groups.setdefault(key, []).append(index)
+    return list(groups.values())
+
+
 def build_support(model) -> Support:
-    state = model._nnterp_state
-    hosts = {
-        "model": model,
-        "layer": model.layers[0],
-        "attention": model.layers[0].self_attn,
-        "mlp": model.layers[0].mlp,
-    }
     rows = Support()
+    groups = _block_groups(model)
+    _rows_for(rows, model, {"model": model}, "")
+    for indices in groups:
+        layer = model.layers[indices[0]]
+        suffix = "" if len(groups) == 1 else f" for i in {_compact(indices)}"
+        hosts = {"layer": layer, "attention": getattr(layer, "self_attn", None), "mlp": getattr(layer, "mlp", None)}
+        _rows_for(rows, model, hosts, suffix)
+    return rows
+
+
+def _rows_for(rows, model, hosts, suffix) -> None:
     for host in HOSTS:
-        envoy = hosts[host]
-        for spec in values_of(host):
+        envoy = hosts.get(host)
+        if envoy is None or not hasattr(envoy, "_nnterp_site"):
+            continue
+        for spec in values_of(host, model.family.groups):
             site = envoy._nnterp_site(spec.name)
             if not site.served:
                 status, note, available, layout = "unavailable", site.reason, False, "scalar"
@@ -88,8 +120,7 @@ def build_support(model) -> Support:
                 if site.condition is not None:
                     status, note, available = "conditioned", site.condition.text, site.condition.holds(model)
             rows.append(SupportRow(
-                host=HOST_PATHS[host], host_class=type(envoy._module).__name__, name=spec.name, layout=layout,
+                host=HOST_PATHS[host] + suffix, host_class=type(envoy._module).__name__, name=spec.name, layout=layout,
                 description=description, read_at=site.describe(envoy._module), status=status, note=note,
                 available=available,
             ))
-    return rows

@@ -22,6 +22,8 @@ DIMENSIONS = {
     "qk_head_dim": "the width of one query or key head (model.qk_head_dim; differs from head_dim under MLA)",
     "intermediate_size": "the MLP's hidden width (model.intermediate_size)",
     "vocab_size": "the rows of the unembedding (model.vocab_size)",
+    "num_experts": "the experts a router chooses among (model.num_experts)",
+    "top_k": "the experts each position is sent to (model.num_experts_per_token)",
 }
 
 #: The hosts a value lives on, and how the printout and support() spell them.
@@ -56,6 +58,9 @@ class ValueSpec:
     layout: Layout
     description: str
     read_only: bool = False
+    #: "core" values exist on every family (served or unavailable with a reason); "moe" values
+    #: are listed only on families with a router
+    group: str = "core"
 
 
 def _layout(text: str) -> Layout:
@@ -111,12 +116,24 @@ VALUES: tuple[ValueSpec, ...] = tuple(
     )
 )
 
-BY_NAME: dict[str, ValueSpec] = {spec.name: spec for spec in VALUES}
+MOE_VALUES: tuple[ValueSpec, ...] = tuple(
+    ValueSpec(name, "mlp", _layout(layout), description, read_only, "moe")
+    for name, layout, description, read_only in (
+        ("router_logits", "RouterLogits [batch seq num_experts]",
+         "The router's score for every expert, before the top-k choice", False),
+        ("router_choices", "Experts [batch seq top_k]", "The experts each position is sent to; read-only", True),
+        ("router_weights", "ExpertWeights [batch seq top_k]",
+         "The weights the chosen experts' outputs are mixed with", False),
+    )
+)
+
+ALL_VALUES = VALUES + MOE_VALUES
+BY_NAME: dict[str, ValueSpec] = {spec.name: spec for spec in ALL_VALUES}
 
 
-def values_of(host: str) -> tuple[ValueSpec, ...]:
+def values_of(host: str, groups=("core",)) -> tuple[ValueSpec, ...]:
     """The standard values a host serves, in table order."""
-    return tuple(spec for spec in VALUES if spec.host == host)
+    return tuple(spec for spec in ALL_VALUES if spec.host == host and spec.group in groups)
 
 
 #: Standard module names, aliased onto the native tree.
@@ -127,11 +144,11 @@ MODULE_NAMES = (
 
 
 def _check_table() -> None:
-    for spec in VALUES:
+    for spec in ALL_VALUES:
         assert spec.host in HOSTS, spec
         unknown = [d for d in spec.layout.dims if d not in DIMENSIONS]
         assert not unknown, f"{spec.name}: unknown dimensions {unknown}"
-    assert len(BY_NAME) == len(VALUES) == 25
+    assert len(VALUES) == 25 and len(BY_NAME) == len(ALL_VALUES)
 
 
 _check_table()

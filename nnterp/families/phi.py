@@ -39,6 +39,7 @@ FAMILY = Family(
     block_sum=lambda x, attn, mlp: (attn + mlp) + x,
     block_kind=lambda config: "parallel",
     hazard=_float16_eager_hazard,
+    variants={"qk_layernorm": {"qk_layernorm": True}},
     checkpoints=(
         Checkpoint("microsoft/phi-2", "Phi-2", {
             "architectures": ["PhiForCausalLM"], "num_hidden_layers": 32, "hidden_size": 2560,

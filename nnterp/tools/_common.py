@@ -1,0 +1,226 @@
+"""What every tool shares: prompts to batched inputs, standard values by name, tokens by text.
+
+Everything here speaks the standard vocabulary only (``model.layers[i].<value>``,
+``model.layers[i].self_attn.<value>``, ``model.layers[i].mlp.<value>``, ``model.<value>``), so a
+tool built on it runs unchanged on every family.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Iterable, Sequence
+
+import torch
+
+from ..errors import NnterpError
+from ..vocabulary import BY_NAME
+
+#: Where a host's values hang off a block.
+_HOST_ATTRIBUTE = {"layer": None, "attention": "self_attn", "mlp": "mlp"}
+
+#: The order a block computes its values in: reads and edits inside one trace follow it.
+BLOCK_ORDER = (
+    "layer_input", "attention_norm_output", "attention_queries", "attention_keys", "attention_values",
+    "attention_scores", "attention_probabilities", "attention_head_outputs", "attention_premix",
+    "attention_output", "layer_mid", "mlp_norm_output", "mlp_input", "mlp_activation", "mlp_neurons",
+    "router_logits", "router_choices", "router_weights", "mlp_output", "layer_output",
+)
+#: Model values before the blocks and after them.
+BEFORE_BLOCKS = ("input_ids", "attention_mask", "input_size", "token_embeddings")
+AFTER_BLOCKS = ("final_norm_output", "lm_head_output", "logits", "next_token_probs")
+
+
+class ToolError(NnterpError, ValueError):
+    """A tool was asked for something it cannot do; the message names the fix."""
+
+
+# --------------------------------------------------------------------------- values by name
+def spec(name: str):
+    """The vocabulary's entry for ``name``, or a one-sentence refusal with the nearest name."""
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        from ..errors import nearest
+
+        guess = nearest(name, BY_NAME)
+        hint = f"; did you mean {guess!r}?" if guess else ""
+        raise ToolError(f"{name!r} is not a standard value{hint}") from None
+
+
+def host(model, name: str, layer: int | None = None):
+    """The envoy that hosts value ``name`` (at block ``layer`` for block values)."""
+    where = spec(name).host
+    if where == "model":
+        return model
+    if layer is None:
+        raise ToolError(f"{name} lives on a block: give the block index, e.g. layer=0")
+    block = model.layers[layer]
+    attribute = _HOST_ATTRIBUTE[where]
+    return block if attribute is None else getattr(block, attribute)
+
+
+def read(model, name: str, layer: int | None = None):
+    """``model.layers[layer].<host>.<name>``: call inside a trace, in forward order."""
+    return getattr(host(model, name, layer), name)
+
+
+def write(model, name: str, layer: int | None, value) -> None:
+    """Assign ``value`` to a standard value inside a trace."""
+    setattr(host(model, name, layer), name, value)
+
+
+def order_key(name: str, layer: int | None) -> tuple[int, int]:
+    """Sorts reads and edits of one trace into the order the forward computes them."""
+    if spec(name).host == "model":
+        if name in BEFORE_BLOCKS:
+            return (-1, BEFORE_BLOCKS.index(name))
+        return (1 << 30, AFTER_BLOCKS.index(name) if name in AFTER_BLOCKS else 0)
+    return (layer, BLOCK_ORDER.index(name) if name in BLOCK_ORDER else len(BLOCK_ORDER))
+
+
+def available(model, name: str, layer: int | None = None) -> bool:
+    """Whether this checkpoint, under its load, serves ``name`` (at block ``layer``)."""
+    envoy = host(model, name, layer if layer is not None else 0) if spec(name).host != "model" else model
+    site = envoy._nnterp_site(name)
+    if not site.served:
+        return False
+    return site.condition is None or site.condition.holds(model)
+
+
+def require(model, name: str, layers: Iterable[int] = (0,)) -> None:
+    """Refuse early, outside any trace, when a tool needs a value this load does not serve."""
+    for layer in layers:
+        envoy = host(model, name, layer) if spec(name).host != "model" else model
+        site = envoy._nnterp_site(name)
+        if not site.served:
+            raise ToolError(f"{name} is unavailable at block {layer}: {site.reason}")
+        if site.condition is not None and not site.condition.holds(model):
+            raise ToolError(f"{name} needs another load: {site.condition.text}")
+
+
+# --------------------------------------------------------------------------- blocks and tokens
+def layer_list(model, layers: Iterable[int] | int | None) -> list[int]:
+    """Block indices, negatives counted from the end, sorted into forward order; None means all."""
+    if layers is None:
+        return list(range(model.num_layers))
+    if isinstance(layers, int):
+        layers = [layers]
+    out = []
+    for index in layers:
+        index = int(index)
+        if not -model.num_layers <= index < model.num_layers:
+            raise ToolError(f"block {index} does not exist: the model has blocks 0 to {model.num_layers - 1}")
+        out.append(index % model.num_layers)
+    return sorted(set(out))
+
+
+def token_id(model, token: int | str) -> int:
+    """A token id from an id or from text that is exactly one token (``" Paris"``, leading space kept)."""
+    if isinstance(token, int) or (isinstance(token, torch.Tensor) and token.numel() == 1):
+        return int(token)
+    ids = model.tokenizer(token, add_special_tokens=False).input_ids
+    if len(ids) != 1:
+        pieces = model.tokenizer.convert_ids_to_tokens(ids)
+        raise ToolError(f"{token!r} is {len(ids)} tokens {pieces}, not one: pass a single token's text or its id")
+    return ids[0]
+
+
+def token_ids(model, tokens) -> list[int]:
+    if tokens is None:
+        return []
+    if isinstance(tokens, (str, int)):
+        tokens = [tokens]
+    return [token_id(model, t) for t in tokens]
+
+
+def token_text(model, ids) -> list[str]:
+    """Readable text of each id: ``decode`` per token, so spaces and newlines show as they print."""
+    return [model.tokenizer.decode([int(i)]) for i in ids]
+
+
+# --------------------------------------------------------------------------- inputs
+def _accepts_position_ids(model) -> bool:
+    cached = model.__dict__.get("_nnterp_tools_position_ids")
+    if cached is None:
+        try:
+            cached = "position_ids" in inspect.signature(model._module.forward).parameters
+        except (TypeError, ValueError):
+            cached = False
+        model.__dict__["_nnterp_tools_position_ids"] = cached
+    return cached
+
+
+def encode(model, prompts: str | Sequence[str] | torch.Tensor | dict, device=None) -> dict[str, torch.Tensor]:
+    """Left-padded ``input_ids`` and ``attention_mask`` for one or many prompts.
+
+    Left padding puts every prompt's last token at position -1, so positions counted from the
+    end line up across a batch; ``position_ids`` count real tokens only, so a padded row computes
+    what it computes alone.
+    """
+    if isinstance(prompts, dict):
+        batch = {k: torch.as_tensor(v) for k, v in prompts.items()}
+    elif isinstance(prompts, torch.Tensor):
+        ids = prompts if prompts.dim() == 2 else prompts[None]
+        batch = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+    else:
+        texts = [prompts] if isinstance(prompts, str) else list(prompts)
+        if not texts:
+            raise ToolError("no prompts given: pass a string or a list of strings")
+        tokenizer = model.tokenizer
+        side = tokenizer.padding_side
+        tokenizer.padding_side = "left"
+        try:
+            batch = dict(tokenizer(texts, return_tensors="pt", padding=True))
+        finally:
+            tokenizer.padding_side = side
+    batch.setdefault("attention_mask", torch.ones_like(batch["input_ids"]))
+    mask = batch["attention_mask"]
+    if bool((mask[:, -1] == 0).any()):
+        raise ToolError("a row ends in padding: pad on the left (tokenizer.padding_side = 'left')")
+    if "position_ids" not in batch and _accepts_position_ids(model) and bool((mask == 0).any()):
+        batch["position_ids"] = (mask.long().cumsum(-1) - 1).clamp(min=0)
+    if device is None:
+        device = model_device(model)
+    return {k: v.to(device) for k, v in batch.items()}
+
+
+def model_device(model) -> torch.device:
+    try:
+        return next(model._module.parameters()).device
+    except StopIteration:  # pragma: no cover - a model without parameters
+        return torch.device("cpu")
+
+
+def model_dtype(model) -> torch.dtype:
+    try:
+        return next(model._module.parameters()).dtype
+    except StopIteration:  # pragma: no cover
+        return torch.float32
+
+
+def trace(model, batch: dict, **kwargs):
+    """``model.trace`` on an encoded batch (ids, mask and, for padded rows, position ids)."""
+    inputs = {k: v for k, v in batch.items() if k in ("input_ids", "attention_mask")}
+    extra = {k: v for k, v in batch.items() if k not in inputs}
+    return model.trace(inputs, **extra, **kwargs)
+
+
+def first_real_position(batch: dict) -> torch.Tensor:
+    """Per row, the position of the first token that is not padding."""
+    mask = batch["attention_mask"]
+    return (mask == 0).long().sum(-1)
+
+
+def positions_of(seq_len: int, positions: Iterable[int] | int | None) -> list[int]:
+    """Positions as non-negative indices into a sequence of ``seq_len``; None means all."""
+    if positions is None:
+        return list(range(seq_len))
+    if isinstance(positions, int):
+        positions = [positions]
+    out = []
+    for p in positions:
+        p = int(p)
+        if not -seq_len <= p < seq_len:
+            raise ToolError(f"position {p} is outside a sequence of {seq_len} tokens")
+        out.append(p % seq_len)
+    return out

@@ -1,0 +1,222 @@
+"""Lenses: read the residual stream in the vocabulary's terms.
+
+``logit_lens`` projects every block's ``layer_output`` through ``model.project_on_vocab`` (the
+model's own final norm, ``lm_head`` and whatever it does past ``lm_head``: softcaps and scales
+included), so the last block reads exactly as ``logits``. ``patchscope`` moves one stream from a
+source prompt into a target prompt and reads what the model makes of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from ._common import ToolError, encode, layer_list, positions_of, read, token_ids, token_text, trace
+
+#: The Patchscopes paper's identity prompt: the model continues "?" with what the patched stream encodes.
+IDENTITY_PROMPT = "cat -> cat\n1135 -> 1135\nhello -> hello\n?"
+
+
+@dataclass
+class LogitLens:
+    """The logit lens of one prompt: per block and position, the top tokens and the targets' probabilities.
+
+    ``top_ids``/``top_probs`` are [blocks positions k]; ``target_probs``/``target_ranks`` are
+    [blocks positions targets] (rank 0 is the top token); ``logits`` [blocks positions vocab] is
+    kept only when asked for.
+    """
+
+    tokens: list[str]
+    layers: list[int]
+    positions: list[int]
+    top_ids: torch.Tensor
+    top_probs: torch.Tensor
+    top_tokens: list[list[list[str]]]
+    targets: list[int] = field(default_factory=list)
+    target_tokens: list[str] = field(default_factory=list)
+    target_probs: torch.Tensor | None = None
+    target_ranks: torch.Tensor | None = None
+    logits: torch.Tensor | None = None
+
+    def _column(self, position: int) -> int:
+        absolute = position % len(self.tokens)
+        if absolute not in self.positions:
+            raise ToolError(f"position {position} was not read: pass positions=None or include it")
+        return self.positions.index(absolute)
+
+    def _target(self, target) -> int:
+        if isinstance(target, str):
+            if target not in self.target_tokens:
+                raise ToolError(f"{target!r} is not one of the targets {self.target_tokens}: pass it in targets=")
+            return self.target_tokens.index(target)
+        return self.targets.index(int(target))
+
+    def first_top_block(self, target, position: int = -1) -> int | None:
+        """The first block at which ``target`` is the top token at ``position`` (None if never)."""
+        ranks = self.target_ranks[:, self._column(position), self._target(target)]
+        hits = (ranks == 0).nonzero()
+        return self.layers[int(hits[0])] if len(hits) else None
+
+    def top_from_block(self, target, position: int = -1) -> int | None:
+        """The block from which ``target`` stays the top token through the last block (None if it is not top at the end)."""
+        ranks = self.target_ranks[:, self._column(position), self._target(target)]
+        if int(ranks[-1]) != 0:
+            return None
+        start = len(ranks) - 1
+        while start > 0 and int(ranks[start - 1]) == 0:
+            start -= 1
+        return self.layers[start]
+
+    def table(self, position: int = -1, k: int | None = None) -> str:
+        """One line per block: the top tokens at ``position`` with their probabilities, then the targets'."""
+        column = self._column(position)
+        k = k or self.top_ids.shape[-1]
+        header = f"logit lens at position {position} ({self.tokens[self.positions[column]]!r})"
+        lines = [header]
+        for row, layer in enumerate(self.layers):
+            tops = "  ".join(
+                f"{tok!r} {float(p):.3f}"
+                for tok, p in zip(self.top_tokens[row][column][:k], self.top_probs[row, column, :k]))
+            line = f"  block {layer:>3}: {tops}"
+            if self.targets:
+                line += "  |  " + "  ".join(
+                    f"p({t!r})={float(self.target_probs[row, column, j]):.3f} rank {int(self.target_ranks[row, column, j])}"
+                    for j, t in enumerate(self.target_tokens))
+            lines.append(line)
+        return "\n".join(lines)
+
+    def plot(self, path=None, **kwargs):
+        """Heatmap of the top token's probability per block and position, the token written in each cell."""
+        from .plots import plot_lens
+
+        return plot_lens(self, path, **kwargs)
+
+
+def _read_streams(model, batch, layers):
+    streams = []
+    with torch.no_grad():
+        with trace(model, batch):
+            for layer in layers:
+                streams.append(model.layers[layer].layer_output.save())
+            logits = model.logits.save()
+    return streams, logits
+
+
+def lens_logits(model, prompt, layers=None) -> tuple[torch.Tensor, torch.Tensor]:
+    """``project_on_vocab(layer_output)`` of each block, [blocks batch seq vocab], and the model's logits."""
+    layers = layer_list(model, layers)
+    batch = encode(model, prompt)
+    streams, logits = _read_streams(model, batch, layers)
+    with torch.no_grad():
+        projected = torch.stack([model.project_on_vocab(h) for h in streams])
+    return projected, logits
+
+
+def logit_lens(model, prompt: str, *, layers=None, positions=None, top_k: int = 5, targets=None,
+               keep_logits: bool = False) -> LogitLens:
+    """The logit lens of ``prompt``: every block's stream read through the model's own readout.
+
+    ``targets`` (token texts or ids, e.g. ``" Paris"``) get their probability and rank at every
+    block and position.
+    """
+    layers = layer_list(model, layers)
+    batch = encode(model, prompt)
+    if batch["input_ids"].shape[0] != 1:
+        raise ToolError("logit_lens reads one prompt: pass a string, or call lens_logits for a batch")
+    seq = batch["input_ids"].shape[1]
+    positions = positions_of(seq, positions)
+    targets = token_ids(model, targets)
+    streams, _ = _read_streams(model, batch, layers)
+    with torch.no_grad():
+        hidden = torch.stack([h[0, positions] for h in streams])          # [blocks positions hidden]
+        logits = model.project_on_vocab(hidden).float()                    # [blocks positions vocab]
+        probs = logits.softmax(-1)
+        top_probs, top_ids = probs.topk(top_k, dim=-1)
+        target_probs = target_ranks = None
+        if targets:
+            index = torch.tensor(targets, device=probs.device)
+            target_probs = probs[..., index]
+            target_logits = logits[..., index]
+            target_ranks = (logits[..., None, :] > target_logits[..., :, None]).sum(-1)
+    ids = batch["input_ids"][0].tolist()
+    top_ids, top_probs = top_ids.cpu(), top_probs.cpu()
+    top_tokens = [[token_text(model, top_ids[b, p]) for p in range(len(positions))] for b in range(len(layers))]
+    return LogitLens(
+        tokens=token_text(model, ids), layers=layers, positions=positions, top_ids=top_ids, top_probs=top_probs,
+        top_tokens=top_tokens, targets=targets, target_tokens=token_text(model, targets),
+        target_probs=None if target_probs is None else target_probs.cpu(),
+        target_ranks=None if target_ranks is None else target_ranks.cpu(),
+        logits=logits.cpu() if keep_logits else None,
+    )
+
+
+# --------------------------------------------------------------------------- patchscope
+@dataclass
+class Patchscope:
+    """What the target prompt makes of a patched stream, one row per block patched."""
+
+    layers: list[int]
+    top_ids: torch.Tensor                 # [blocks k]
+    top_probs: torch.Tensor               # [blocks k]
+    top_tokens: list[list[str]]
+    generations: list[str] | None = None
+
+    def table(self) -> str:
+        lines = []
+        for row, layer in enumerate(self.layers):
+            tops = "  ".join(f"{t!r} {float(p):.3f}" for t, p in zip(self.top_tokens[row], self.top_probs[row]))
+            line = f"  block {layer:>3}: {tops}"
+            if self.generations is not None:
+                line += f"  |  {self.generations[row]!r}"
+            lines.append(line)
+        return "\n".join(lines)
+
+
+def patchscope(model, source_prompt: str, target_prompt: str = IDENTITY_PROMPT, *, layers=None,
+               source_position: int = -1, target_position: int = -1, target_layers=None,
+               top_k: int = 5, max_new_tokens: int = 0) -> Patchscope:
+    """Patch the source prompt's ``layer_output`` at ``source_position`` into the target prompt.
+
+    Block ``layers[i]`` of the source goes into block ``target_layers[i]`` of the target (the
+    same block by default) at ``target_position``; every block is one row of one batched forward.
+    With ``max_new_tokens`` the target is also continued greedily from each patched run.
+    """
+    layers = layer_list(model, layers)
+    target_layers = layers if target_layers is None else [int(t) % model.num_layers for t in
+                                                           ([target_layers] if isinstance(target_layers, int) else target_layers)]
+    if len(target_layers) != len(layers):
+        raise ToolError(f"{len(layers)} source blocks but {len(target_layers)} target blocks: give one target per source")
+    source = encode(model, source_prompt)
+    streams, _ = _read_streams(model, source, layers)
+    patches = [h[0, source_position] for h in streams]
+    target = encode(model, target_prompt)
+    rows = len(layers)
+    batch = {k: v.expand(rows, *v.shape[1:]) for k, v in target.items()}
+    by_block: dict[int, list[int]] = {}
+    for row, layer in enumerate(target_layers):
+        by_block.setdefault(layer, []).append(row)
+    with torch.no_grad():
+        with trace(model, batch):
+            for layer in sorted(by_block):
+                stream = model.layers[layer].layer_output
+                for row in by_block[layer]:
+                    stream[row, target_position] = patches[row]
+            probs = model.next_token_probs.save()
+    top_probs, top_ids = probs.float().topk(top_k, dim=-1)
+    generations = None
+    if max_new_tokens:
+        generations = [
+            _generate_patched(model, target, target_layers[row], target_position, patches[row], max_new_tokens)
+            for row in range(rows)]
+    return Patchscope(layers, top_ids.cpu(), top_probs.cpu(), [token_text(model, r) for r in top_ids], generations)
+
+
+def _generate_patched(model, target, layer, position, patch, max_new_tokens) -> str:
+    """Greedy continuation of the target with the stream patched in its prompt pass (the first step)."""
+    inputs = {k: v for k, v in target.items() if k in ("input_ids", "attention_mask")}
+    with torch.no_grad():
+        with model.generate(inputs, max_new_tokens=max_new_tokens, do_sample=False) as tracer:
+            model.layers[layer].layer_output[:, position] = patch
+            ids = tracer.result.save()
+    return model.tokenizer.decode(ids[0, target["input_ids"].shape[1]:])

@@ -1,0 +1,24 @@
+"""The conformance contract on every family's tiny recipe and every structural variant, under each
+load the family claims, and the committed families table is current."""
+
+from pathlib import Path
+
+import pytest
+
+from nnterp.family import registry
+from nnterp.table import load_row, render, rows
+
+ROWS = list(rows())
+
+
+@pytest.mark.parametrize("label,family,overrides", ROWS, ids=[r[0] for r in ROWS])
+def test_contract(label, family, overrides):
+    for load in registry()[family].loads:
+        model = load_row(family, overrides, attn_implementation=load)
+        report = model.check(raise_on_failure=False)
+        assert report.ok, str(report)
+
+
+def test_families_table_is_current():
+    committed = Path(__file__).resolve().parent.parent / "FAMILIES.md"
+    assert committed.read_text() == render(), "FAMILIES.md is stale: run `nnterp table --out FAMILIES.md`"
