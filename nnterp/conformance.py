@@ -82,7 +82,23 @@ class Report:
 
 def _hosts(model, i):
     layer = model.layers[i]
-    return {"layer": layer, "attention": layer.self_attn, "mlp": layer.mlp}
+    hosts = {"layer": layer, "attention": getattr(layer, "self_attn", None), "mlp": getattr(layer, "mlp", None)}
+    return {host: envoy for host, envoy in hosts.items() if envoy is not None and hasattr(envoy, "_nnterp_site")}
+
+
+def _child_module(hosts, host, name):
+    """The native module a value is read at when its site is a child's input or output, else None."""
+    from .sites import Child, Sibling
+
+    if host not in hosts:
+        return None
+    site = hosts[host]._nnterp_site(name)
+    where = getattr(site, "where", None)
+    if isinstance(where, Child):
+        return getattr(hosts[host], where.name)._module
+    if isinstance(where, Sibling):
+        return getattr(hosts[host].parent, where.name)._module
+    return None
 
 
 def _status(envoy, name, model):
@@ -106,7 +122,7 @@ def _close(a, b) -> bool:
 def read_block(model, i, prompt):
     """Every served value of block ``i`` in one trace, in forward order: {name: tensor}."""
     hosts = _hosts(model, i)
-    names = [(h, n) for h, n in FORWARD_ORDER["block"] if _status(hosts[h], n, model) == "served"]
+    names = [(h, n) for h, n in FORWARD_ORDER["block"] if h in hosts and _status(hosts[h], n, model) == "served"]
     seen, order = {}, []
     for host, name in names:  # a location served under two names is read once
         where = hosts[host]._nnterp_site(name).describe(hosts[host]._module)
@@ -119,11 +135,14 @@ def read_block(model, i, prompt):
             values[name] = getattr(hosts[host], name).save()
             if name == "attention_output":
                 own = hosts["attention"].output.save()
+    if "attention_output" not in values:
+        own = None
     out = {}
     for (host, where), aliases in seen.items():
         for name in aliases:
             out[name] = values[aliases[0]]
-    out["_attention_module_output"] = own[0] if isinstance(own, tuple) else own
+    if own is not None:
+        out["_attention_module_output"] = own[0] if isinstance(own, tuple) else own
     return out
 
 
@@ -191,17 +210,21 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
         shape = _expected_shape(model, name, batch, seq)
         report.add("layout", f"{where}.{name}", tuple(value.shape) == shape and value.dtype == dtype,
                    f"{tuple(value.shape)} {value.dtype}, expected {shape} {dtype}")
-    x, attn, mlp, out = v["layer_input"], v["attention_output"], v["mlp_output"], v["layer_output"]
-    total = model.family.block_sum(x, attn, mlp)
-    report.add("identity input + attention_output + mlp_output == layer_output", where,
-               torch.equal(total, out) or _close(total, out), f"max diff {_diff(total, out):.3g}")
+    x, out = v["layer_input"], v["layer_output"]
+    attn, mlp = v.get("attention_output", torch.zeros_like(x)), v.get("mlp_output", torch.zeros_like(x))
+    if "attention_output" in v or "mlp_output" in v:
+        total = model.family.block_sum(x, attn, mlp)
+        report.add("identity input + attention_output + mlp_output == layer_output", where,
+                   torch.equal(total, out) or _close(total, out), f"max diff {_diff(total, out):.3g}")
     if "layer_mid" in v:
         mid = v["layer_mid"]
         report.add("layer_mid == layer_input + attention_output", where, _close(mid, x + attn),
                    f"max diff {_diff(mid, x + attn):.3g}")
-        normed = hosts["layer"].post_attention_layernorm._module(mid)
-        report.add("mlp_norm_output == norm(layer_mid)", where, _close(normed, v["mlp_norm_output"]),
-                   f"max diff {_diff(normed, v['mlp_norm_output']):.3g}")
+        norm = _child_module(hosts, "layer", "mlp_norm_output")
+        if norm is not None and "mlp_norm_output" in v:
+            normed = norm(mid)
+            report.add("mlp_norm_output == norm(layer_mid)", where, _close(normed, v["mlp_norm_output"]),
+                       f"max diff {_diff(normed, v['mlp_norm_output']):.3g}")
     if "attention_scores" in v and "attention_probabilities" in v:
         p = v["attention_scores"].float().softmax(-1).to(v["attention_probabilities"].dtype)
         report.add("softmax(attention_scores) == attention_probabilities", where,
@@ -212,13 +235,15 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
         mixed = (v["attention_probabilities"] @ values.to(v["attention_probabilities"].dtype)).transpose(1, 2)
         report.add("attention_probabilities @ attention_values == attention_head_outputs", where,
                    _close(mixed, v["attention_head_outputs"]), f"max diff {_diff(mixed, v['attention_head_outputs']):.3g}")
-    if "attention_premix" in v:
-        projected = hosts["attention"].o_proj._module(v["attention_premix"].flatten(-2))
+    o_proj = _child_module(hosts, "attention", "attention_premix")
+    if "attention_premix" in v and o_proj is not None and "_attention_module_output" in v:
+        projected = o_proj(v["attention_premix"].flatten(-2))
         own = v["_attention_module_output"]
         report.add("o_proj(attention_premix) == the attention's own output", where, _close(projected, own),
                    f"max diff {_diff(projected, own):.3g}")
-    if "mlp_neurons" in v:
-        down = hosts["mlp"].down_proj._module(v["mlp_neurons"])
+    down_proj = _child_module(hosts, "mlp", "mlp_neurons")
+    if "mlp_neurons" in v and down_proj is not None and "mlp_output" in v:
+        down = down_proj(v["mlp_neurons"])
         report.add("down_proj(mlp_neurons) == mlp_output", where, _close(down, v["mlp_output"]),
                    f"max diff {_diff(down, v['mlp_output']):.3g}")
 
@@ -242,7 +267,8 @@ def _check_edits(model, i, prompt, report, base):
         host_of = {"model": lambda: model}
         where = "model"
     else:
-        specs = [(h, spec) for h in ("layer", "attention", "mlp") for spec in values_of(h, model.family.groups)]
+        present = _hosts(model, i)
+        specs = [(h, spec) for h in present for spec in values_of(h, model.family.groups)]
         host_of = {
             "layer": lambda: model.layers[i], "attention": lambda: model.layers[i].self_attn,
             "mlp": lambda: model.layers[i].mlp,

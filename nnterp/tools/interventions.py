@@ -51,7 +51,10 @@ class Intervention:
     def __call__(self, model, step: int = 0) -> None:
         """Apply every edit, in forward order, inside the current trace (``step``: the generation step)."""
         context: dict = {"step": step}
-        for edit in sorted(self.edits, key=lambda e: order_key(e.name, e.layer)):
+        def key(edit):
+            return order_key(edit.name, None if edit.layer is None else edit.layer % model.num_layers)
+
+        for edit in sorted(self.edits, key=key):
             edit.apply(model, context)
 
 

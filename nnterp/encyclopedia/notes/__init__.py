@@ -1,0 +1,116 @@
+"""The notes of each family: what to know before you run, with code that runs when the site is built.
+
+A family with a module here, named as the family, writes its own notes: ``NOTES``, text in the format
+of ``nnterp.encyclopedia.markdown``; optionally ``LOAD``, the attention implementation its snippets
+run under (eager where the family has it, by default); and for a real checkpoint available offline,
+``CHECKPOINT``, ``load_checkpoint()`` and ``facts(scope)``, the numbers its ``python checkpoint``
+snippets measured, quoted in the text as ``{{name}}``. Any other family gets notes made from its own
+objects, the block and the readout with a checked snippet each, and the traps its catalogue entry lists.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from types import ModuleType
+
+from .. import markdown
+from . import catalogue
+
+
+def module_for(family) -> ModuleType | None:
+    """The family's own notes module, if it has one."""
+    try:
+        return importlib.import_module(f"{__name__}.{family.name}")
+    except ModuleNotFoundError as error:
+        if error.name != f"{__name__}.{family.name}":
+            raise
+        return None
+
+
+def default_load(family) -> str | None:
+    """The load the snippets run under: eager where the family claims it (the interior is served)."""
+    loads = tuple(family.loads or ())
+    if "eager" in loads:
+        return "eager"
+    return loads[0] if loads else None
+
+
+def notes_for(family, rows, block_kind: str) -> tuple[list[markdown.Note], ModuleType | None]:
+    """The family's notes, parsed, and its notes module (None for generated notes)."""
+    module = module_for(family)
+    if module is not None:
+        return markdown.parse(module.NOTES), module
+    return markdown.parse(generated(family, rows, block_kind)), None
+
+
+def traps(family) -> list[tuple[str, list[str]]]:
+    """(heading, items) of what the catalogue lists for the family's model types and their variants."""
+    found = []
+    for model_type in family.model_types:
+        entry = catalogue.TRAPS.get(model_type)
+        if entry:
+            found.append((model_type, [*entry["quirks"], *(f"standard values: {c}" for c in entry["caveats"])]))
+        for variant, vary in catalogue.VARIANTS.get(model_type, {}).items():
+            items = [q for q in vary["quirks"] if q != vary["note"]]
+            items += [f"standard values: {c}" for c in vary["caveats"]]
+            if items:
+                found.append((f"{model_type} with {vary['note'] or variant}", items))
+    return found
+
+
+def generated(family, rows, block_kind: str) -> str:
+    """Notes for a family without its own: the block, the readout and the catalogue's traps."""
+    status = {row.name: row for row in rows}
+    mid = status.get("layer_mid")
+    text = [f"## The block is {block_kind}", ""]
+    reads = ["    x = model.layers[0].layer_input.save()",
+             "    attn = model.layers[0].self_attn.attention_output.save()"]
+    checks = ["torch.testing.assert_close(x + attn + mlp, out)"]
+    if mid is not None and mid.status == "served":
+        text.append(f"`layer_mid` is read at {mid.read_at}: the stream after the attention add, which the MLP "
+                    "reads through its norm. The identity holds on every block, in the block's own order of the "
+                    "sum up to rounding:")
+        reads.append("    mid = model.layers[0].layer_mid.save()")
+        checks.insert(0, "torch.testing.assert_close(x + attn, mid)")
+    else:
+        reason = mid.note if mid is not None and mid.note else "the family does not serve it"
+        text.append(f"There is no `layer_mid`: {reason}. The identity holds on every block, in the block's "
+                    "own order of the sum up to rounding:")
+    reads += ["    mlp = model.layers[0].mlp.mlp_output.save()", "    out = model.layers[0].layer_output.save()"]
+    text += ["", "```python", "with model.trace(prompt):", *reads, "", *checks, "```", ""]
+
+    text += ["## The readout", "",
+             "`project_on_vocab` is the final norm, `lm_head` and whatever the model does past `lm_head`: "
+             "applied to the last block's `layer_output`, it gives `logits`, so a logit lens at any block "
+             "reads the stream as the model's own head does.", "",
+             "```python", "with model.trace(prompt):", "    last = model.layers[-1].layer_output.save()",
+             "    logits = model.logits.save()", "",
+             "torch.testing.assert_close(model.project_on_vocab(last), logits)", "```", ""]
+
+    scores, probabilities = status.get("attention_scores"), status.get("attention_probabilities")
+    if (default_load(family) == "eager" and scores is not None and probabilities is not None
+            and scores.status != "unavailable" and probabilities.status != "unavailable"):
+        marked = [row.name for row in rows if row.status == "conditioned"]
+        lead = (f"Under the default load, {len(marked)} values carry ⚠︎ in the table above "
+                f"({', '.join(f'`{n}`' for n in marked)}); an eager load serves them. "
+                if marked else "The default load serves the attention's interior. ")
+        text += ["## The attention's interior", "",
+                 lead + "The pattern is the softmax of the scores:", "",
+                 "```python", "with model.trace(prompt):",
+                 "    scores = model.layers[0].self_attn.attention_scores.save()",
+                 "    probs = model.layers[0].self_attn.attention_probabilities.save()", "",
+                 "torch.testing.assert_close(scores.softmax(-1), probs)", "```", ""]
+
+    for heading, items in traps(family):
+        text += [f"## What the catalogue lists for {heading}", "",
+                 "Traps met in the native model, from the catalogue of the decoder-only families of "
+                 f"transformers {catalogue.TRANSFORMERS}; the values above are served with them accounted for.",
+                 ""]
+        text += [f"- {_code_spans(item)}" for item in items] + [""]
+    return "\n".join(text)
+
+
+def _code_spans(text: str) -> str:
+    """Mark module paths and config names of a catalogue line as code."""
+    return re.sub(r"(?<![`\w])([A-Za-z_][\w]*(?:\.[\w\[\]]+)+|[a-z]+_[a-z_0-9]+)(?![`\w])", r"`\1`", text)
