@@ -113,3 +113,8 @@ def tokenizer(spec: ModelSpec):
 
 def parameter_count(model) -> int:
     return sum(p.numel() for p in model.parameters())
+
+
+def lm_loss(logits, ids):
+    """Next-token cross-entropy of the logits against the input ids."""
+    return torch.nn.functional.cross_entropy(logits[:, :-1].flatten(0, 1).float(), ids[:, 1:].flatten())

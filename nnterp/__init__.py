@@ -1,7 +1,7 @@
 """nnterp: one standard, checked interface to the insides of every decoder-only transformers model."""
 
 from .errors import (
-    ConditionedValue, LayoutMismatch, LoadOptionRefused, NnterpError, OrderError, ReadOnlyValue, UnavailableValue,
+    ConditionedValue, EmptyPrompt, LayoutMismatch, LoadOptionRefused, NnterpError, OrderError, ReadOnlyValue, UnavailableValue,
     UnknownArchitecture, UnknownName,
 )
 from .model import StandardizedTransformer
@@ -9,6 +9,6 @@ from .vocabulary import DIMENSIONS, VALUES
 
 __all__ = [
     "StandardizedTransformer", "VALUES", "DIMENSIONS", "NnterpError", "UnknownArchitecture", "UnknownName",
-    "UnavailableValue", "ConditionedValue", "ReadOnlyValue", "LayoutMismatch", "LoadOptionRefused", "OrderError",
+    "UnavailableValue", "ConditionedValue", "EmptyPrompt", "ReadOnlyValue", "LayoutMismatch", "LoadOptionRefused", "OrderError",
 ]
 __version__ = "0.1.0"

@@ -57,7 +57,7 @@ class StandardValue:
         try:
             return site.read(envoy, self.spec)
         except OutOfOrderError:
-            raise self._order_error(envoy) from None
+            raise self._order_error(envoy, site) from None
 
     def __set__(self, envoy, value) -> None:
         if self.spec.read_only:
@@ -68,20 +68,43 @@ class StandardValue:
         try:
             site.write(envoy, self.spec, value)
         except OutOfOrderError:
-            raise self._order_error(envoy) from None
+            raise self._order_error(envoy, site) from None
 
-    def _order_error(self, envoy) -> OrderError:
+    def _order_error(self, envoy, site) -> OrderError:
+        never_ran = _never_ran(envoy, site)
+        if never_ran:
+            return OrderError(
+                f"{standard_path(envoy)}.{self.spec.name} is read at {site.describe(envoy._module)}, which did not run "
+                f"in this forward (a branch not taken, a skipped module, or a generation that stopped early)"
+            )
         if envoy.__dict__.get("_nnterp_fresh_source"):
             return OrderError(
                 f"{standard_path(envoy)}.{self.spec.name} is read inside a forward that had already started when it "
                 f"was asked for, and operations inside a forward are instrumented on first use: call "
                 f"model.instrument() once before tracing, or read this value before anything inside that module"
             )
+        unsure = "" if never_ran is False else ", or its site never ran in this forward"
         return OrderError(
-            f"{standard_path(envoy)}.{self.spec.name} was asked for after the forward had passed it, or its site never "
-            f"ran in this forward: read values in the order the forward computes them ({FORWARD_ORDER}), or use "
-            f"another trace or invoke"
+            f"{standard_path(envoy)}.{self.spec.name} was asked for after the forward had passed it{unsure}: read "
+            f"values in the order the forward computes them ({FORWARD_ORDER}), or use another trace or invoke"
         )
+
+
+def _never_ran(envoy, site) -> bool | None:
+    """Whether the site's location was not visited at all in this run (None: cannot tell)."""
+    from nnsight.intervention.interleaver import Mediator
+
+    from .sites import Call, Derived
+
+    read = site.source if isinstance(site, Derived) else site
+    where = getattr(read, "where", None)
+    if where is None or isinstance(where, Call):
+        return None
+    try:
+        location = f"{where.target(envoy).path}.{where.key}"
+        return Mediator.current(location).occurrence(location) == 0
+    except Exception:
+        return None
 
 
 class StandardHost:

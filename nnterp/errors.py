@@ -38,6 +38,10 @@ class LoadOptionRefused(NnterpError, ValueError):
     """A load option cannot be honoured for a model built in memory."""
 
 
+class EmptyPrompt(NnterpError, ValueError):
+    """A trace was asked to run on no tokens."""
+
+
 class OrderError(NnterpError):
     """A value was read after the forward had passed it, or its site never ran."""
 

@@ -10,9 +10,10 @@ import torch
 from nnsight import TransformersModel
 
 from .envoys import ENVOYS, StandardHost, StandardValue, _addindent
-from .errors import LoadOptionRefused
+from .errors import EmptyPrompt, LoadOptionRefused
 from .family import Family, family_for
 from .support import Support, build_support
+from .tracing import TurnTakingTracer
 from .vocabulary import values_of
 
 
@@ -96,6 +97,8 @@ class StandardizedTransformer(StandardHost, TransformersModel):
     def trace(self, *inputs: Any, **kwargs: Any):
         if self._nnterp_remote and "remote" not in kwargs and "backend" not in kwargs:
             kwargs["remote"] = self._nnterp_remote
+        kwargs.setdefault("tracer_cls", TurnTakingTracer)
+        _refuse_empty(inputs)
         return super().trace(*inputs, **kwargs)
 
     def instrument(self) -> "StandardizedTransformer":
@@ -146,6 +149,12 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         """The values, by host: layout, meaning, where each is read, and ⚠︎ conditions or reasons."""
         return build_support(self)
 
+    def find_nonfinite(self, prompt):
+        """The first value, in forward order, that goes inf or NaN on ``prompt`` (None if all are finite)."""
+        from .hazards import first_nonfinite
+
+        return first_nonfinite(self, prompt)
+
     def check(self, prompt: str | None = None, **kwargs):
         """Run the conformance contract (DESIGN §4) on this model; returns the report, raises on failure."""
         from .conformance import check
@@ -175,6 +184,17 @@ class StandardizedTransformer(StandardHost, TransformersModel):
 
 for _spec in values_of("model"):
     setattr(StandardizedTransformer, _spec.name, StandardValue(_spec))
+
+
+def _refuse_empty(inputs) -> None:
+    for item in inputs:
+        prompts = item if isinstance(item, (list, tuple)) else [item]
+        empty = any((isinstance(p, str) and not p) or (isinstance(p, torch.Tensor) and p.numel() == 0) for p in prompts)
+        if empty or (isinstance(item, (list, tuple)) and not item):
+            raise EmptyPrompt(
+                "an empty prompt gives the model no token to run on: pass at least one token "
+                "(prepend the tokenizer's bos_token if the text may be empty)"
+            )
 
 
 def _load_config(repo: Any, trust_remote_code: bool, kwargs: dict):

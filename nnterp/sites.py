@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable
 
 import torch
-from nnsight.intervention.eproperty import eproperty
+from nnsight.intervention.eproperty import WriteBack
 from nnsight.intervention.interleaver import Mediator
 from nnsight.intervention.source import STATE
 
@@ -325,11 +326,6 @@ class Read(Site):
     #: the MLP's output): the value is a copy taken at the handoff, and an edit is carried back
     snapshot: bool = False
 
-    def __post_init__(self):
-        # The write-back a view needs when it is not the live tensor: nnsight's own mechanism.
-        self._writeback = eproperty(key=self.where.key)(self._present)
-        self._writeback.transform(self._carry_back)
-
     # -- read
     def _term(self, host):
         return getattr(host._module, self.plus, None) if self.plus else None
@@ -378,7 +374,21 @@ class Read(Site):
         target = self.where.target(host)
         if self.plus is None and self.layout is SAME and self.scale is None and not self.snapshot:
             return self.element.get(Mediator.value(f"{target.path}.{self.where.key}"))
-        return self._writeback.__get__(_Context(target.path, host, host.root))
+        return self._read_with_writeback(target, _Context(target.path, host, host.root))
+
+    def _read_with_writeback(self, target, context):
+        """nnsight's eproperty read with a transform, without keeping an eproperty (sites must pickle
+        for remote runs): the view is handed out, and carried back when the worker moves on."""
+        location = f"{target.path}.{self.where.key}"
+        mediator = Mediator.current(location)
+        occurrence = mediator.wanted(location)
+        waiting = mediator.transform
+        if waiting is not None and waiting.key == (self, location, occurrence):
+            return waiting.view  # read twice before moving on: the same view, so both edits go back
+        raw = Mediator.value(location)
+        value = self._present(context, raw)
+        mediator.transform = WriteBack(partial(self._carry_back, context, value, raw), value, self, location, occurrence)
+        return value
 
     # -- write
     def write(self, host, spec, value) -> None:

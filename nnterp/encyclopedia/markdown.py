@@ -100,7 +100,7 @@ def inline(text: str, facts: dict | None = None) -> str:
     for match in _INLINE.finditer(text):
         out.append(html.escape(text[last:match.start()], quote=False))
         if match.group(1) is not None:
-            out.append(f"<code>{html.escape(match.group(1), quote=False)}</code>")
+            out.append(f"<code>{inline(match.group(1), facts) if '{{' in match.group(1) else html.escape(match.group(1), quote=False)}</code>")
         else:
             name, spec = match.group(2), match.group(3) or ""
             if facts is not None and name in facts:

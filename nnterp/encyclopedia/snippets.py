@@ -32,6 +32,7 @@ class Result:
     seconds: float
     error: str = ""     # one line: the exception and its message
     line: int | None = None  # the snippet's line the error was raised at
+    skipped: bool = False    # not run: what it needs is not available here (error says what)
 
 
 class Runner:
@@ -95,8 +96,8 @@ class Runner:
             line = next((frame.lineno for frame in reversed(traceback.extract_tb(error.__traceback__))
                          if frame.filename == filename), None)
             message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-            return Result(False, where, time.perf_counter() - start, f"{type(error).__name__}: {message}"
-                          .rstrip(": "), line), scope
+            error_line = f"{type(error).__name__}: {message}" if message else type(error).__name__
+            return Result(False, where, time.perf_counter() - start, error_line, line), scope
         return Result(True, where, time.perf_counter() - start), scope
 
 

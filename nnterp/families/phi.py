@@ -14,11 +14,10 @@ PARALLEL = "a parallel block: the attention and the MLP read the same input, so 
 
 
 def _float16_eager_hazard(model):
-    config = model._nnterp_state.config
-    if (model.attn_implementation == "eager" and model._module.dtype == torch.float16
-            and config.hidden_size >= 2560):
-        return ("phi-2 in float16 under eager attention overflows: the unscaled query-key product passes 65504 "
-                "(1.1e6 at block 29) and every logit is NaN; load with dtype=torch.bfloat16 or float32")
+    if model.attn_implementation == "eager" and model._module.dtype == torch.float16:
+        return ("Phi in float16 under eager attention can overflow: eager multiplies queries by keys before scaling, "
+                "and on phi-2 the product passes float16's 65504 (1.1e6 at block 29 of a short prompt), so every "
+                "logit is NaN; load with dtype=torch.bfloat16 or torch.float32, or keep attn_implementation='sdpa'")
     return None
 
 

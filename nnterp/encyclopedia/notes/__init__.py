@@ -15,6 +15,7 @@ import re
 from types import ModuleType
 
 from .. import markdown
+from ..rows import groups
 from . import catalogue
 
 
@@ -59,25 +60,39 @@ def traps(family) -> list[tuple[str, list[str]]]:
     return found
 
 
+def identity_terms(rows) -> list[tuple[str, str]]:
+    """(variable, standard path) of the contributions a block adds, those the family serves on block 0."""
+    first = groups(rows)[0][1]
+    served = {name for name, row in first.items() if row.status != "unavailable"}
+    terms = [("x", "layers[i].input")]
+    terms += [(var, path) for var, name, path in (("attn", "attention_output", "self_attn.attention_output"),
+                                                  ("mlp", "mlp_output", "mlp.mlp_output")) if name in served]
+    return terms
+
+
 def generated(family, rows, block_kind: str) -> str:
     """Notes for a family without its own: the block, the readout and the catalogue's traps."""
-    status = {row.name: row for row in rows}
+    status = groups(rows)[0][1]
     mid = status.get("layer_mid")
+    terms = identity_terms(rows)
+    names = [var for var, _ in terms]
+    identity = " + ".join(path for _, path in terms) + " == layer_output"
     text = [f"## The block is {block_kind}", ""]
-    reads = ["    x = model.layers[0].layer_input.save()",
-             "    attn = model.layers[0].self_attn.attention_output.save()"]
-    checks = ["torch.testing.assert_close(x + attn + mlp, out)"]
-    if mid is not None and mid.status == "served":
+    paths = {"x": "layer_input", "attn": "self_attn.attention_output", "mlp": "mlp.mlp_output"}
+    reads = [f"    {var} = model.layers[0].{paths[var]}.save()" for var in names[:2]]
+    checks = [f"torch.testing.assert_close({' + '.join(names)}, out)"]
+    if mid is not None and mid.status == "served" and "attn" in names:
         text.append(f"`layer_mid` is read at {mid.read_at}: the stream after the attention add, which the MLP "
-                    "reads through its norm. The identity holds on every block, in the block's own order of the "
-                    "sum up to rounding:")
+                    f"reads through its norm. The identity `{identity}` holds on every block, in the block's own "
+                    "order of the sum up to rounding:")
         reads.append("    mid = model.layers[0].layer_mid.save()")
         checks.insert(0, "torch.testing.assert_close(x + attn, mid)")
     else:
         reason = mid.note if mid is not None and mid.note else "the family does not serve it"
-        text.append(f"There is no `layer_mid`: {reason}. The identity holds on every block, in the block's "
-                    "own order of the sum up to rounding:")
-    reads += ["    mlp = model.layers[0].mlp.mlp_output.save()", "    out = model.layers[0].layer_output.save()"]
+        text.append(f"There is no `layer_mid`: {reason}. The identity `{identity}` holds on every block, in the "
+                    "block's own order of the sum up to rounding:")
+    reads += [f"    {var} = model.layers[0].{paths[var]}.save()" for var in names[2:]]
+    reads.append("    out = model.layers[0].layer_output.save()")
     text += ["", "```python", "with model.trace(prompt):", *reads, "", *checks, "```", ""]
 
     text += ["## The readout", "",
@@ -88,18 +103,21 @@ def generated(family, rows, block_kind: str) -> str:
              "    logits = model.logits.save()", "",
              "torch.testing.assert_close(model.project_on_vocab(last), logits)", "```", ""]
 
-    scores, probabilities = status.get("attention_scores"), status.get("attention_probabilities")
-    if (default_load(family) == "eager" and scores is not None and probabilities is not None
-            and scores.status != "unavailable" and probabilities.status != "unavailable"):
-        marked = [row.name for row in rows if row.status == "conditioned"]
+    interior = [(index, found) for index, found in groups(rows)
+                if all(name in found and found[name].status != "unavailable"
+                       for name in ("attention_scores", "attention_probabilities"))]
+    if default_load(family) == "eager" and interior:
+        index, found = interior[0]
+        marked = sorted({row.name for row in rows if row.status == "conditioned"})
         lead = (f"Under the default load, {len(marked)} values carry ⚠︎ in the table above "
                 f"({', '.join(f'`{n}`' for n in marked)}); an eager load serves them. "
                 if marked else "The default load serves the attention's interior. ")
+        where = f" (block {index} is the first with a softmax attention)" if index else ""
         text += ["## The attention's interior", "",
-                 lead + "The pattern is the softmax of the scores:", "",
+                 lead + f"The pattern is the softmax of the scores{where}:", "",
                  "```python", "with model.trace(prompt):",
-                 "    scores = model.layers[0].self_attn.attention_scores.save()",
-                 "    probs = model.layers[0].self_attn.attention_probabilities.save()", "",
+                 f"    scores = model.layers[{index}].self_attn.attention_scores.save()",
+                 f"    probs = model.layers[{index}].self_attn.attention_probabilities.save()", "",
                  "torch.testing.assert_close(scores.softmax(-1), probs)", "```", ""]
 
     for heading, items in traps(family):

@@ -99,7 +99,6 @@ with model.trace(prompt):
 first_token = model.tokenizer.convert_ids_to_tokens(model.tokenizer(prompt).input_ids)[0]
 ratio = [float(n[0] / n[1:].median()) for n in norms]
 sink = [i for i, r in enumerate(ratio) if r > 10]              # blocks where position 0 stands out
-first, last = sink[0], sink[-1]
 norm_0 = [float(norms[i][0]) for i in sink]
 median_rest = [float(norms[i][1:].median()) for i in sink]
 share = [float(on_key_0[i]) for i in sink]
@@ -131,7 +130,7 @@ def facts(scope: dict) -> dict:
     found = {}
     if "sink" in scope:
         found.update(
-            first=scope["first"], last=scope["last"], first_token=scope["first_token"],
+            first=scope["sink"][0], last=scope["sink"][-1], first_token=scope["first_token"],
             norm_0_low=min(scope["norm_0"]), norm_0_high=max(scope["norm_0"]),
             rest_low=min(scope["median_rest"]), rest_high=max(scope["median_rest"]),
             share_low=min(scope["share"]), share_high=max(scope["share"]),

@@ -1,0 +1,135 @@
+"""nnterp: the standard values, read through the standard names."""
+
+from __future__ import annotations
+
+import torch
+
+import lib_nnsight
+from models import lm_loss
+
+NAME = "nnterp"
+
+#: every block value, in the order a sequential block computes it
+BLOCK_ORDER = (
+    ("layer", "layer_input"), ("layer", "attention_norm_output"),
+    ("attention", "attention_queries"), ("attention", "attention_keys"), ("attention", "attention_values"),
+    ("attention", "attention_scores"), ("attention", "attention_probabilities"),
+    ("attention", "attention_head_outputs"), ("attention", "attention_premix"), ("attention", "attention_output"),
+    ("layer", "layer_mid"), ("layer", "mlp_norm_output"), ("layer", "mlp_input"),
+    ("mlp", "mlp_activation"), ("mlp", "mlp_neurons"), ("mlp", "mlp_output"), ("layer", "layer_output"),
+)
+#: a parallel block's one norm feeds both sublayers, so its MLP norm output comes before the attention
+PARALLEL_ORDER = tuple(item for item in BLOCK_ORDER if item[1] not in ("layer_mid", "mlp_norm_output"))
+PARALLEL_ORDER = PARALLEL_ORDER[:2] + (("layer", "mlp_norm_output"),) + PARALLEL_ORDER[2:]
+RESIDUAL_KIND = "Residual"
+
+
+def wrap(hf_model, tokenizer):
+    from nnterp import StandardizedTransformer
+
+    return StandardizedTransformer(hf_model, tokenizer=tokenizer)
+
+
+def versions() -> dict:
+    import importlib.metadata as metadata
+
+    return {name: metadata.version(name) for name in ("nnterp", "nnsight", "transformers", "torch")}
+
+
+def _host(layer, host):
+    return {"layer": layer, "attention": layer.self_attn, "mlp": layer.mlp}[host]
+
+
+def block_values(model, residual_only: bool) -> list[tuple[str, str]]:
+    """The (host, name) pairs this model serves under its load, in forward order."""
+    from nnterp.vocabulary import BY_NAME
+
+    order = PARALLEL_ORDER if model.family.block_kind(model._nnterp_state.config) == "parallel" else BLOCK_ORDER
+    layer = model.layers[0]
+    chosen = []
+    for host, name in order:
+        if residual_only and BY_NAME[name].layout.kind != RESIDUAL_KIND:
+            continue
+        site = _host(layer, host)._nnterp_site(name)
+        if site.served and (site.condition is None or site.condition.holds(model)):
+            chosen.append((host, name))
+    return chosen
+
+
+def scenarios(ctx) -> dict:
+    ids = ctx.ids
+    sdpa = wrap(ctx.twin("sdpa"), ctx.tokenizer)
+    eager = wrap(ctx.twin("eager"), ctx.tokenizer)
+    grad_hf = ctx.twin("sdpa")
+    grad_model = wrap(grad_hf, ctx.tokenizer)
+    residual = block_values(sdpa, residual_only=True)
+    every = block_values(eager, residual_only=False)
+    ctx.notes.append(f"nnterp reads per block, residual: {', '.join(n for _, n in residual)}")
+    ctx.notes.append(f"nnterp reads per block, all (eager): {', '.join(n for _, n in every)}")
+
+    def logits():
+        with sdpa.trace(ids):
+            value = sdpa.logits.save()
+        return value
+
+    def residuals():
+        saved = []
+        with sdpa.trace(ids):
+            saved.append(sdpa.token_embeddings.save())
+            for layer in sdpa.layers:
+                for host, name in residual:
+                    saved.append(getattr(_host(layer, host), name).save())
+            saved.append(sdpa.final_norm_output.save())
+            saved.append(sdpa.logits.save())
+        return saved
+
+    def everything():
+        saved = []
+        with eager.trace(ids):
+            saved.append(eager.input_ids.save())
+            saved.append(eager.attention_mask.save())
+            saved.append(eager.token_embeddings.save())
+            for layer in eager.layers:
+                for host, name in every:
+                    saved.append(getattr(_host(layer, host), name).save())
+            saved.append(eager.final_norm_output.save())
+            saved.append(eager.lm_head_output.save())
+            saved.append(eager.logits.save())
+            saved.append(eager.next_token_probs.save())
+        return saved
+
+    def gradients():
+        grad_hf.zero_grad(set_to_none=True)
+        grads = []
+        with torch.enable_grad():
+            with grad_model.trace(ids):
+                outputs = [layer.layer_output for layer in grad_model.layers]
+                loss = lm_loss(grad_model.logits, ids)
+                with loss.backward():
+                    for h in reversed(outputs):
+                        grads.append(h.grad.save())
+        return grads
+
+    found = {"nnterp.logits": logits, "nnterp.residuals": residuals, "nnterp.all": everything,
+             "nnterp.grad": gradients}
+    found.update(lib_nnsight.scenarios(ctx))
+    _check_same_values(ctx, found)
+    return found
+
+
+def _check_same_values(ctx, found) -> None:
+    """nnterp and bare nnsight must read the same tensors (on twins with equal weights)."""
+    with torch.no_grad():
+        for kind in ("residuals", "all"):
+            ours, native = found[f"nnterp.{kind}"](), found[f"nnsight.{kind}"]()
+            same = len(ours) == len(native) and all(
+                torch.equal(a.reshape(-1), b.reshape(-1)) for a, b in zip(ours, native))
+            ctx.notes.append(f"{kind}: nnterp and bare nnsight read {len(ours)} and {len(native)} tensors, "
+                             f"{'identical' if same else 'NOT identical'}")
+            ctx.checks[f"same_values.{kind}"] = same
+
+
+def construction(ctx):
+    """(name, build) pairs for construction timing: bare wrap and nnterp, each on a built model."""
+    return {"nnsight.wrap": lambda model: lib_nnsight.wrap(model, ctx.tokenizer),
+            "nnterp.wrap": lambda model: wrap(model, ctx.tokenizer)}

@@ -1,0 +1,275 @@
+"""What one family's page shows, gathered from the library's own objects.
+
+The printout, ``support()`` and the config come from the representative checkpoint (the family's
+first) built on the meta device from its config facts, so the sizes are real and no weight is needed;
+a family without config facts is built from its config class's defaults, whose docstring names the
+checkpoint they reproduce. The notes' snippets run here, on the family's tiny model.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from . import markdown, snippets
+from ..vocabulary import BY_NAME
+from .notes import default_load, notes_for
+
+#: The standard accessors the config section lists, in order.
+ACCESSORS = ("num_layers", "hidden_size", "num_heads", "num_kv_heads", "head_dim", "qk_head_dim", "vocab_size",
+             "intermediate_size")
+
+#: Raw config keys shown when a family ships no config facts (those its config has).
+COMMON_KEYS = ("architectures", "num_hidden_layers", "hidden_size", "intermediate_size", "num_attention_heads",
+               "num_key_value_heads", "head_dim", "vocab_size", "max_position_embeddings", "hidden_act",
+               "layer_norm_eps", "rms_norm_eps", "layer_norm_epsilon", "tie_word_embeddings", "dtype")
+
+
+@dataclass
+class Page:
+    family: object
+    title: str
+    module_file: str
+    printout_intro: str
+    printout: str
+    rows: list
+    block_kind: str
+    num_layers: int
+    accessors: list[tuple[str, object]]
+    config: list[tuple[str, str]]
+    notes: list[markdown.Note]
+    runs_on: str
+    checkpoint: str | None = None     # the real checkpoint the "python checkpoint" snippets ran on
+    facts: dict = field(default_factory=dict)
+    modules: dict = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    seconds: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.family.name
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counts = {"served": 0, "conditioned": 0, "unavailable": 0}
+        for row in self.rows:
+            counts[row.status] += 1
+        return counts
+
+    def snippets(self) -> list[markdown.Code]:
+        return [code for note in self.notes for code in note.codes() if code.kind in markdown.RUNNABLE]
+
+    def snippet_counts(self) -> dict[str, int]:
+        results = [code.result for code in self.snippets()]
+        return {
+            "passed": sum(1 for r in results if r is not None and r.passed),
+            "failed": sum(1 for r in results if r is not None and not r.passed and not r.skipped),
+            "skipped": sum(1 for r in results if r is None or r.skipped),
+        }
+
+
+def title_of(family) -> str:
+    """The family's name as its module's docstring opens: 'Phi 1 / 1.5 / 2 (PhiForCausalLM).' gives 'Phi 1 / 1.5 / 2'."""
+    first = family.doc.splitlines()[0].strip() if family.doc else ""
+    match = re.match(r"(.+?)\s*\(", first)
+    return (match.group(1) if match else first.rstrip(".")) or family.name
+
+
+def module_file(family) -> str:
+    module = family.module
+    if module is None or not getattr(module, "__file__", None):
+        return f"nnterp/families/{family.name}.py"
+    path = Path(module.__file__)
+    parts = path.parts
+    return "/".join(parts[len(parts) - 1 - parts[::-1].index("nnterp"):]) if "nnterp" in parts else path.name
+
+
+def config_class(family):
+    import transformers
+    from transformers import AutoConfig
+
+    name = (family.tiny or {}).get("config_class")
+    if name:
+        return getattr(transformers, name)
+    return type(AutoConfig.for_model(family.model_types[0]))
+
+
+def reproduced_checkpoint(config_cls) -> str | None:
+    """The checkpoint a config class's docstring says its defaults reproduce."""
+    match = re.search(r"similar configuration to that of the\s*\[([^\]]+)\]", config_cls.__doc__ or "")
+    return match.group(1) if match else None
+
+
+def representative_config(family):
+    """(config, intro sentence's subject) of the checkpoint the page's printout and config show."""
+    cls = config_class(family)
+    checkpoint = family.checkpoints[0] if family.checkpoints else None
+    if checkpoint is not None and checkpoint.config:
+        return cls(**checkpoint.config), checkpoint.repo
+    reproduced = reproduced_checkpoint(cls)
+    like = f", which the transformers docs give as {reproduced}'s" if reproduced else ""
+    return cls(), f"the defaults of {cls.__name__}{like}"
+
+
+def build_on_meta(family):
+    """The representative checkpoint as a StandardizedTransformer on the meta device: real sizes, no weights."""
+    from transformers import AutoModelForCausalLM
+
+    from nnterp import StandardizedTransformer, tiny
+
+    config, shown_on = representative_config(family)
+    with torch.device("meta"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hf = AutoModelForCausalLM.from_config(config)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = StandardizedTransformer(hf, tokenizer=tiny.tokenizer(), device=torch.device("meta"))
+    return model, shown_on
+
+
+def config_value(config, key: str):
+    value = getattr(config, key, None)
+    if value is None:
+        value = (getattr(config, "rope_parameters", None) or {}).get(key)
+    return value
+
+
+def show(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(show(v) for v in value)
+    if isinstance(value, torch.dtype):
+        return str(value).removeprefix("torch.")
+    return str(value)
+
+
+def config_rows(family, config) -> list[tuple[str, str]]:
+    checkpoint = family.checkpoints[0] if family.checkpoints else None
+    keys = list(checkpoint.config) if checkpoint is not None and checkpoint.config else list(COMMON_KEYS)
+    rows = []
+    for key in keys:
+        value = config_value(config, key)
+        if value is None and checkpoint is not None:
+            value = checkpoint.config.get(key)
+        if value is not None:
+            rows.append((key, show(value)))
+    return rows
+
+
+_TREE_LINE = re.compile(r"^\s*\(([\w/\-]+)\): (.+?)\(?$")
+
+
+def modules_of(printout: str) -> dict[str, dict]:
+    """Standard module name -> its native name and what it is, from the printout's ``(std/native): Module(...)`` lines."""
+    found = {}
+    for line in printout.splitlines():
+        match = _TREE_LINE.match(line)
+        if not match or " -> " in line or match.group(1) in BY_NAME:
+            continue
+        names = match.group(1).split("/")
+        what = match.group(2)
+        if names[0][0].isdigit():  # "(0-31): 32 x PhiDecoderLayer(": the blocks
+            found["layers"] = {"native": "layers", "what": what}
+            continue
+        found.setdefault(names[0], {"native": names[-1], "what": what})
+    return found
+
+
+def block_kind_of(family, config) -> str:
+    try:
+        return str(family.block_kind(config))
+    except Exception as error:  # a page still builds; the problem is listed on it
+        return f"unknown ({type(error).__name__})"
+
+
+def collect(family, checkpoint_cache: dict | None = None) -> Page:
+    """Everything one family's page shows, with its snippets run."""
+    problems: list[str] = []
+    seconds: dict[str, float] = {}
+    start = time.perf_counter()
+    try:
+        model, shown_on = build_on_meta(family)
+        printout_intro = f"What print(model) shows on {shown_on}: the native modules, standard names and every " \
+                         "standard value with its layout."
+    except Exception as error:
+        from nnterp import tiny
+
+        problems.append(f"the meta build of the representative checkpoint failed ({type(error).__name__}: "
+                        f"{str(error).splitlines()[0] if str(error) else ''}); the page shows the tiny model")
+        model = tiny.load(family.name)
+        printout_intro = f"What print(model) shows on the tiny {family.name} model: the native modules, standard " \
+                         "names and every standard value with its layout."
+    config = model._nnterp_state.config
+    printout = repr(model)
+    rows = list(model.support())
+    accessors = []
+    for name in ACCESSORS:
+        try:
+            accessors.append((name, getattr(model, name)))
+        except Exception as error:
+            accessors.append((name, f"unavailable ({type(error).__name__})"))
+    block_kind = block_kind_of(family, config)
+    seconds["meta"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    notes, module = notes_for(family, rows, block_kind)
+    load = getattr(module, "LOAD", None) if module is not None and hasattr(module, "LOAD") else default_load(family)
+    page = Page(
+        family=family, title=title_of(family), module_file=module_file(family), printout_intro=printout_intro,
+        printout=printout, rows=rows, block_kind=block_kind, num_layers=model.num_layers, accessors=accessors,
+        config=config_rows(family, config), notes=notes, runs_on="", modules=modules_of(printout),
+        problems=problems, seconds=seconds,
+    )
+    run_notes(page, module, load, checkpoint_cache if checkpoint_cache is not None else {})
+    seconds["notes"] = time.perf_counter() - start
+    return page
+
+
+def run_notes(page: Page, module, load: str | None, checkpoint_cache: dict) -> None:
+    """Run every snippet of the page: ``python`` on the tiny model, ``python checkpoint`` on the real one."""
+    with snippets.runner(page.family, load) as run:
+        page.runs_on = run.where
+        checkpoint_scope: dict = {}
+        for note in page.notes:
+            for code in note.codes():
+                if code.kind == "python":
+                    try:
+                        model = run.tiny_model()
+                    except Exception as error:
+                        code.result = snippets.Result(False, run.where, 0.0, f"the tiny model did not load: "
+                                                      f"{type(error).__name__}: {error}".splitlines()[0])
+                        continue
+                    code.result, _ = run.run(code.source, model, run.where)
+                elif code.kind == "python checkpoint":
+                    real, reason = checkpoint_model(page.family.name, module, checkpoint_cache)
+                    where = f"{module.CHECKPOINT}, at build time" if module is not None else "a real checkpoint"
+                    if real is None:
+                        code.result = snippets.Result(False, where, 0.0, reason, skipped=True)
+                        continue
+                    page.checkpoint = module.CHECKPOINT
+                    code.result, scope = run.run(code.source, real, where, checkpoint_scope)
+                    checkpoint_scope.update({k: v for k, v in scope.items() if not k.startswith("__")})
+        if checkpoint_scope and hasattr(module, "facts"):
+            try:
+                page.facts = module.facts(checkpoint_scope)
+            except Exception as error:
+                page.problems.append(f"the measured numbers could not be read ({type(error).__name__}: {error})")
+
+
+def checkpoint_model(name: str, module, cache: dict):
+    """The family's real checkpoint, loaded once per build, or (None, why not)."""
+    if module is None or not hasattr(module, "load_checkpoint"):
+        return None, "the family has no checkpoint available offline"
+    if name not in cache:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                cache[name] = (module.load_checkpoint(), "")
+        except Exception as error:
+            cache[name] = (None, f"not run: {module.CHECKPOINT} is not available here "
+                                 f"({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''})")
+    return cache[name]

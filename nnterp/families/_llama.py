@@ -1,0 +1,44 @@
+"""Shared pieces of the Llama-wired families: the tiny recipe and the sites that vary between them.
+
+Every family here keeps Llama's module names (model.embed_tokens, model.layers[i].{input_layernorm,
+self_attn, post_attention_layernorm, mlp}, model.norm, lm_head) and its sequential pre-norm block;
+what differs is a multiplier, a norm's arithmetic or an extra module inside a sublayer.
+"""
+
+from nnterp.family import COMMON_SITES, HostContext
+from nnterp.sites import Child, Nowhere, Read
+
+#: The catalogue's tiny shape: hidden 64, 2 blocks, 4 heads over 2 key/value heads, vocab 300.
+TINY = {
+    "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+    "intermediate_size": 128, "vocab_size": 300,
+}
+
+
+def tiny(config_class: str, **overrides) -> dict:
+    """A tiny recipe: the catalogue's shape plus the family's own overrides."""
+    return {"config_class": config_class, "overrides": {**TINY, **overrides}}
+
+
+PARALLEL = "a parallel block: the attention and the MLP read the same input, so there is no stream between them"
+
+
+def parallel_when(flag: str):
+    """Sites for a block that is parallel when ``config.<flag>`` is true (one input norm feeds both
+    sublayers, no layer_mid) and sequential otherwise: chosen per checkpoint."""
+
+    def is_parallel(config) -> bool:
+        return bool(getattr(config, flag, False))
+
+    def layer_mid(context: HostContext):
+        return Nowhere(PARALLEL) if is_parallel(context.config) else COMMON_SITES["layer_mid"]
+
+    def mlp_norm_output(context: HostContext):
+        if is_parallel(context.config):
+            return Read(Child("input_layernorm"),
+                        description="The normed stream entering the MLP: on a parallel block the one input "
+                                    "norm feeds both sublayers")
+        return COMMON_SITES["mlp_norm_output"]
+
+    sites = {"layer_mid": layer_mid, "mlp_norm_output": mlp_norm_output}
+    return sites, (lambda config: "parallel" if is_parallel(config) else "sequential")

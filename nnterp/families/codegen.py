@@ -1,0 +1,45 @@
+"""CodeGen (CodeGenForCausalLM).
+
+GPT-J's block under GPT-J's names: transformer.{wte, drop, h[i].{ln_1, attn.{qkv_proj, out_proj}, mlp.{fc_in, act,
+fc_out}}, ln_f} and lm_head, untied and with a bias. A parallel block with one LayerNorm: h = ln_1(x),
+out = attn(h) + mlp(h) + x, so there is no layer_mid. q, k and v come from one fused qkv_proj without bias whose
+output is blocked for the 4 model-parallel shards CodeGen was trained on (mp_num = 4): viewed as [4, 3 *
+hidden / 4], each shard holds its heads' queries, then values, then keys, in that order. Rotary is interleaved
+(rotate_every_two) on the first rotary_dim dimensions of each head (32 of 64 on CodeGen-350M). The attention calls
+the kernel chosen at run time through attention_interface, scaled by head_dim ** -0.5; the eager kernel computes
+the scores in float32 whatever the model's dtype. The values are a view of one split() of qkv_proj's output,
+which torch forbids editing in place while autograd records: they are served as a copy taken at the kernel call,
+and an edit is carried back into the call.
+"""
+
+from nnterp.families._parallel_gptj import GPTJ_RENAME, GPTJ_SITES, gptj_block_sum, intermediate_size
+from nnterp.family import Checkpoint, Family
+from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
+
+FAMILY = Family(
+    name="codegen",
+    model_types=("codegen",),
+    summary="GPT-J's parallel block with one shared LayerNorm, a fused qkv_proj blocked over four model-parallel "
+            "shards, interleaved rotary on part of each head and a biased, untied lm_head.",
+    tags=("Parallel block", "Fused qkv", "Partial rotary", "Interleaved rotary", "LayerNorm"),
+    rename=GPTJ_RENAME,
+    sites={
+        **GPTJ_SITES,
+        "attention_values": Read(Call("attention_interface", "input"), Argument(3), condition=KERNEL_ARGUMENTS,
+                                 snapshot=True),
+    },
+    block_sum=gptj_block_sum,
+    block_kind=lambda config: "parallel",
+    accessors={"intermediate_size": intermediate_size},
+    checkpoints=(
+        Checkpoint("Salesforce/codegen-350M-mono", "CodeGen-350M-mono", {
+            "architectures": ["CodeGenForCausalLM"], "n_layer": 20, "n_embd": 1024, "n_head": 16, "n_inner": None,
+            "rotary_dim": 32, "vocab_size": 51200, "n_positions": 2048, "n_ctx": 2048,
+            "activation_function": "gelu_new", "layer_norm_epsilon": 1e-05, "tie_word_embeddings": False,
+        }),
+        Checkpoint("Salesforce/codegen-2B-mono", "CodeGen-2B-mono"),
+    ),
+    tiny={"config_class": "CodeGenConfig", "overrides": {
+        "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": 128, "vocab_size": 300, "bos_token_id": 1,
+        "eos_token_id": 2, "rotary_dim": 8}},
+)

@@ -1,0 +1,18 @@
+"""ERNIE 4.5 (Ernie4_5ForCausalLM), the dense models.
+
+Llama's modules and sequential pre-norm block. The rotary pairs interleaved dimensions (2i, 2i+1)
+rather than rotating halves; embed_tokens and lm_head are tied. Every value is read where Llama's is.
+"""
+
+from nnterp.family import Checkpoint, Family
+
+from ._llama import tiny
+
+FAMILY = Family(
+    name="ernie4_5",
+    model_types=("ernie4_5",),
+    summary="Llama's block with interleaved rotary and a tied head.",
+    tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Gated MLP", "Tied embeddings"),
+    checkpoints=(Checkpoint("baidu/ERNIE-4.5-0.3B-PT", "ERNIE-4.5-0.3B"),),
+    tiny=tiny("Ernie4_5Config", head_dim=16),
+)

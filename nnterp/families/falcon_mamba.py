@@ -1,0 +1,39 @@
+"""Falcon-Mamba (FalconMambaForCausalLM).
+
+backbone.{embeddings, layers[i].{norm, mixer.{in_proj, conv1d, x_proj, dt_proj, out_proj,
+dt_layernorm, b_layernorm, c_layernorm}}, norm_f} and lm_head. Mamba's block and names: one
+pre-norm sublayer, out = x + mixer(norm(x)), a bare tensor, no attention and no MLP. The mixer
+(self_attn) differs from Mamba's by weightless RMSNorms (eps mixer_rms_eps) on the scan's dt, B
+and C before the selective scan. attention_output is what the mixer adds, out_proj's (o_proj's)
+output, and the identity is layer_input + attention_output == layer_output. residual_in_fp32 keeps
+the residual in float32 (layer_output is float32 under a half-precision load), and the model
+returns float32 logits from a head run in the weights' dtype.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._mamba_ssm import BLOCK_NORM_RENAME, SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
+
+FAMILY = Family(
+    name="falcon_mamba",
+    model_types=("falcon_mamba",),
+    summary="Mamba's pure state-space block, with weightless RMSNorms on the scan's dt, B and C: no attention, "
+            "no MLP.",
+    tags=("State-space mixer", "No attention", "No MLP", "RMSNorm"),
+    rename={**BLOCK_NORM_RENAME, **SSM_RENAME},
+    sites=dict(SSM_SITES),
+    accessors=dict(SSM_ACCESSORS),
+    readout=float_logits,
+    block_kind=lambda config: "ssm",
+    loads=("eager",),
+    checkpoints=(
+        Checkpoint("tiiuae/falcon-mamba-7b", "Falcon-Mamba 7B", {
+            "architectures": ["FalconMambaForCausalLM"], "num_hidden_layers": 64, "hidden_size": 4096,
+            "intermediate_size": 8192, "state_size": 16, "expand": 2, "conv_kernel": 4, "time_step_rank": 256,
+            "vocab_size": 65024, "layer_norm_epsilon": 1e-05, "mixer_rms_eps": 1e-06, "residual_in_fp32": True,
+            "tie_word_embeddings": False, "use_bias": False, "use_conv_bias": True, "hidden_act": "silu",
+            "dtype": "bfloat16",
+        }),
+    ),
+    tiny={"config_class": "FalconMambaConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300}},
+)

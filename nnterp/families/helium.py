@@ -1,0 +1,19 @@
+"""Helium (HeliumForCausalLM).
+
+Llama's modules and sequential pre-norm block. The RMSNorm multiplies by its weight in float32
+before casting back, where Llama casts first; the attention and MLP are Llama's. Every value is
+read where Llama's is.
+"""
+
+from nnterp.family import Checkpoint, Family
+
+from ._llama import tiny
+
+FAMILY = Family(
+    name="helium",
+    model_types=("helium",),
+    summary="Llama's block, with the RMSNorm's weight applied in float32.",
+    tags=("Sequential block", "RMSNorm", "Gated MLP"),
+    checkpoints=(Checkpoint("kyutai/helium-1-preview-2b", "Helium-1 preview 2B"),),
+    tiny=tiny("HeliumConfig", head_dim=16),
+)

@@ -1,0 +1,45 @@
+"""Mixtral (MixtralForCausalLM).
+
+Llama's block with a sparse mixture of experts in the MLP slot: model.layers[i].mlp is a
+MixtralSparseMoeBlock of a router gate (MixtralTopKRouter, a bare [num_experts, hidden_size]
+weight) and experts (MixtralExperts, fused gate_up_proj [num_experts, 2·intermediate_size,
+hidden_size] and down_proj [num_experts, hidden_size, intermediate_size]). The block flattens the
+positions to [tokens, hidden_size]; the router computes logits = F.linear(x, weight), softmaxes
+them over all experts in float32, keeps the top_k and renormalizes the kept probabilities to sum
+to one; the experts kernel (config._experts_implementation, grouped_mm by default) runs each
+token through its chosen experts and sums their outputs with those weights. No shared expert: the
+block's output is the routed sum. The attention is Llama's, with an optional sliding window.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+
+FAMILY = Family(
+    name="mixtral",
+    model_types=("mixtral",),
+    summary="Llama's block with a sparse mixture of experts in the MLP slot: a softmax router picks two of eight "
+            "experts per token and mixes them with renormalized probabilities.",
+    tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Mixture of experts"),
+    sites=moe_block(router_sites(
+        "gate", "F.linear",
+        logits="The router's score for every expert, before the softmax over all experts",
+        weights_description="The chosen experts' softmax probabilities, renormalized to sum to one over the top_k",
+    ), experts_sentence(
+        "experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
+        "[num_experts, hidden_size, intermediate_size]")),
+    accessors=moe_accessors("num_local_experts"),
+    checkpoints=(
+        Checkpoint("mistralai/Mixtral-8x7B-v0.1", "Mixtral-8x7B-v0.1", {
+            "architectures": ["MixtralForCausalLM"], "num_hidden_layers": 32, "hidden_size": 4096,
+            "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+            "vocab_size": 32000, "num_local_experts": 8, "num_experts_per_tok": 2, "max_position_embeddings": 32768,
+            "hidden_act": "silu", "rms_norm_eps": 1e-05, "rope_theta": 1000000.0, "sliding_window": None,
+            "tie_word_embeddings": False, "router_aux_loss_coef": 0.02, "dtype": "bfloat16",
+        }),
+        Checkpoint("mistralai/Mixtral-8x22B-v0.1", "Mixtral-8x22B-v0.1"),
+    ),
+    tiny={"config_class": "MixtralConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_local_experts": 4,
+        "num_experts_per_tok": 2}},
+)

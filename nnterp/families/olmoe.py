@@ -1,0 +1,44 @@
+"""OLMoE (OlmoeForCausalLM).
+
+Llama's block with a mixture of experts in every MLP slot and a query/key norm: the attention's
+q_norm and k_norm are RMSNorms over the whole projection width (all heads at once, not per head),
+applied before the heads are split and rotated; clip_qkv, when set, clamps the three projections.
+model.layers[i].mlp is an OlmoeSparseMoeBlock of a router gate (OlmoeTopKRouter) and experts
+(fused gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and down_proj). On the
+positions flattened to [tokens, hidden_size] the router computes logits = F.linear(x, weight), a
+float32 softmax over all experts and keeps the top_k probabilities, renormalized only when
+norm_topk_prob (off on OLMoE-1B-7B). No shared expert.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+
+FAMILY = Family(
+    name="olmoe",
+    model_types=("olmoe",),
+    summary="Llama's block with a 64-expert mixture in every MLP slot (8 chosen per token by a softmax router) and "
+            "a query/key RMSNorm over the whole projection width.",
+    tags=("Sequential block", "RMSNorm", "QK-norm", "Mixture of experts"),
+    sites=moe_block(router_sites(
+        "gate", "F.linear",
+        logits="The router's score for every expert, before the softmax over all experts",
+        weights_description="The chosen experts' softmax probabilities over all experts (renormalized over the "
+                            "top_k only when norm_topk_prob)",
+    ), experts_sentence(
+        "experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
+        "[num_experts, hidden_size, intermediate_size]")),
+    accessors=moe_accessors("num_experts"),
+    checkpoints=(
+        Checkpoint("allenai/OLMoE-1B-7B-0924", "OLMoE-1B-7B-0924", {
+            "architectures": ["OlmoeForCausalLM"], "num_hidden_layers": 16, "hidden_size": 2048,
+            "intermediate_size": 1024, "num_attention_heads": 16, "num_key_value_heads": 16, "vocab_size": 50304,
+            "num_experts": 64, "num_experts_per_tok": 8, "norm_topk_prob": False, "clip_qkv": None,
+            "max_position_embeddings": 4096, "hidden_act": "silu", "rms_norm_eps": 1e-05, "rope_theta": 10000.0,
+            "tie_word_embeddings": False, "dtype": "bfloat16",
+        }),
+    ),
+    tiny={"config_class": "OlmoeConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2,
+        "eos_token_id": 2}},
+)

@@ -1,0 +1,36 @@
+"""Qwen3 (Qwen3ForCausalLM), the dense models.
+
+Llama's modules and sequential pre-norm block; the attention normalizes each query and key head
+with an RMSNorm (self_attn.q_norm, k_norm) before the rotary, so attention_queries and
+attention_keys, read at the kernel, are normed, then rotated. No bias on the projections.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
+
+from ._llama import tiny
+
+FAMILY = Family(
+    name="qwen3",
+    model_types=("qwen3",),
+    summary="Llama's block with an RMSNorm on every query and key head before the rotary.",
+    tags=("Sequential block", "RMSNorm", "QK-norm", "Grouped keys/values", "Gated MLP"),
+    sites={
+        "attention_queries": Read(
+            Call("attention_interface", "input"), Argument(1), condition=KERNEL_ARGUMENTS,
+            description="The queries entering attention: normed per head by q_norm, then rotated"),
+        "attention_keys": Read(
+            Call("attention_interface", "input"), Argument(2), condition=KERNEL_ARGUMENTS,
+            description="The keys entering attention: normed per head by k_norm, then rotated"),
+    },
+    checkpoints=(
+        Checkpoint("Qwen/Qwen3-0.6B", "Qwen3-0.6B", {
+            "architectures": ["Qwen3ForCausalLM"], "num_hidden_layers": 28, "hidden_size": 1024,
+            "intermediate_size": 3072, "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128,
+            "vocab_size": 151936, "max_position_embeddings": 40960, "hidden_act": "silu", "rms_norm_eps": 1e-06,
+            "tie_word_embeddings": True, "dtype": "bfloat16",
+        }),
+        Checkpoint("Qwen/Qwen3-8B", "Qwen3-8B"),
+    ),
+    tiny=tiny("Qwen3Config", head_dim=16),
+)

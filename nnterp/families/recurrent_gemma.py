@@ -1,0 +1,81 @@
+"""RecurrentGemma / Griffin (RecurrentGemmaForCausalLM).
+
+model.{embed_tokens, layers[i].{temporal_pre_norm, temporal_block, channel_pre_norm,
+mlp_block.{gate_proj, up_proj, down_proj, act_fn}}, final_norm} and lm_head, tied to the
+embeddings. A sequential pre-norm block whose token mixer (temporal_block, standard name
+self_attn) is, by config.block_types repeating (recurrent, recurrent, attention), either an RG-LRU
+recurrent block (linear_y and linear_x branches, a depthwise conv1d, the real-gated linear
+recurrence rg_lru, and linear_out, aliased o_proj) or a local attention (q/k/v/o_proj, multi-query
+on the checkpoints, rotary on half of each head, a sliding window of attention_window_size, called
+through attention_interface). h = x + temporal_block(temporal_pre_norm(x))[0], then
+out = h + mlp_block(channel_pre_norm(h)); the block returns a bare tensor. The MLP is gated
+(gelu_tanh(gate_proj) * up_proj) and intermediate_size // 2 wide. The model multiplies the
+embeddings by normalizer, sqrt(hidden_size) stored in bfloat16, before block 0; all norms are
+RMSNorm with (1 + weight); and logits are soft-capped, tanh(logits / 30) * 30.
+"""
+
+from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.sites import Argument, Nowhere, Read, Own
+from nnterp.families._mamba_ssm import ATTENTION_INTERIOR
+
+import torch
+
+RECURRENT = ("an RG-LRU recurrent block: a gated linear recurrence mixes the positions, with no softmax attention, "
+             "so there are no queries, keys, heads or pattern")
+_NOWHERE = Nowhere(RECURRENT)
+
+
+def _interior(name):
+    """The common site on a local-attention block, unavailable on a recurrent one."""
+    attention = COMMON_SITES[name]
+
+    def site(context):
+        return _NOWHERE if type(context.module).__name__.endswith("RecurrentBlock") else attention
+
+    return site
+
+
+def _soft_cap(model, logits):
+    cap = model._nnterp_state.config.logits_soft_cap
+    return torch.tanh(logits / cap) * cap
+
+
+FAMILY = Family(
+    name="recurrent_gemma",
+    model_types=("recurrent_gemma",),
+    summary="Griffin: a sequential pre-norm block whose token mixer is an RG-LRU recurrence on two blocks of "
+            "three and a local multi-query attention on the third, with a gated MLP and soft-capped logits.",
+    tags=("Hybrid recurrent/attention", "Local attention", "Multi-query", "Partial rotary", "Gated MLP",
+          "Logit softcap", "Scaled embeddings", "RMSNorm (1+w)", "Tied embeddings"),
+    rename={
+        "model.final_norm": "norm", "temporal_pre_norm": "input_layernorm", "temporal_block": "self_attn",
+        "channel_pre_norm": "post_attention_layernorm", "mlp_block": "mlp", "linear_out": "o_proj",
+    },
+    sites={
+        "token_embeddings": Read(
+            COMMON_SITES["token_embeddings"].where,
+            description="The embedding module's output; the model multiplies it by normalizer, sqrt(hidden_size) "
+                        "rounded to bfloat16, and that product is layers[0].input"),
+        "layer_input": Read(Own("input"), Argument(0, "activations")),
+        **{name: _interior(name) for name in ATTENTION_INTERIOR},
+        "attention_output": Read(
+            Own("output"), description="What the token mixer (RG-LRU recurrence or local attention) adds to the "
+                                       "residual stream"),
+    },
+    accessors={"intermediate_size": lambda c: c.intermediate_size // 2},
+    readout=_soft_cap,
+    checkpoints=(
+        Checkpoint("google/recurrentgemma-2b", "RecurrentGemma 2B", {
+            "architectures": ["RecurrentGemmaForCausalLM"], "num_hidden_layers": 26, "hidden_size": 2560,
+            "intermediate_size": 15360, "num_attention_heads": 10, "num_key_value_heads": 1, "head_dim": 256,
+            "lru_width": 2560, "vocab_size": 256000, "attention_window_size": 2048, "conv1d_width": 4,
+            "logits_soft_cap": 30.0, "rms_norm_eps": 1e-06, "hidden_activation": "gelu_pytorch_tanh",
+            "block_types": ["recurrent", "recurrent", "attention"], "partial_rotary_factor": 0.5,
+            "tie_word_embeddings": True,
+        }),
+        Checkpoint("google/recurrentgemma-9b", "RecurrentGemma 9B"),
+    ),
+    tiny={"config_class": "RecurrentGemmaConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "vocab_size": 300}},
+)

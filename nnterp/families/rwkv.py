@@ -1,0 +1,80 @@
+"""RWKV-4 (RwkvForCausalLM).
+
+rwkv.{embeddings, blocks[i].{pre_ln (block 0 only), ln1, attention.{key, value, receptance, output},
+ln2, feed_forward.{key, receptance, value}}, ln_out} and head, the unembedding. A sequential
+pre-norm block of two token-shift mixers, returned as (hidden, state, attentions): h = x +
+attention(ln1(x))[0], out = h + feed_forward(ln2(h))[0]. The time mix (attention, standard name
+self_attn) blends each position with the previous one (time_mix_*), projects key, value and
+receptance, runs the WKV linear recurrence (per-channel time_decay and time_first bonus, computed
+in float32) and returns output(sigmoid(receptance) * wkv); it has no softmax attention and no
+heads. The channel mix (feed_forward, standard name mlp) returns sigmoid(receptance(x')) *
+value(relu(key(x'))^2): the gate comes after the down projection (value). Block 0 first applies
+pre_ln to the embeddings and its residual carries that normed stream, so layers[0].layer_input is
+read at pre_ln's output. Under eval the model itself divides attention.output and
+feed_forward.value weights by 2**(i // rescale_every) on its first forward and halves the stream
+after every block i with (i + 1) % rescale_every == 0 (rescale_every is 6 on the checkpoints):
+there layers[i + 1].layer_input is layers[i].layer_output / 2, and when the last block is one of
+them, project_on_vocab(layer_output) differs from the logits by the final LayerNorm's epsilon only.
+The attention mask is ignored by the model. The time mix's output projection is a child named
+output, which nnsight serves as E_output (output is the module's own output); o_proj is its alias.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.sites import Argument, Call, Child, Element, Own, Read
+from nnterp.families._mamba_ssm import no_attention
+
+TIME_MIX = ("an RWKV time mix: a linear recurrence (WKV) with per-channel decay, with no softmax attention and no "
+            "heads, so there are no queries, keys or pattern")
+
+_INPUT = Read(Own("input"), Argument(0, "hidden"), description="The residual stream entering the block")
+_INPUT_AFTER_PRE_LN = Read(
+    Child("pre_ln"),
+    description="The residual stream entering the block: on block 0, the embeddings after pre_ln, which the "
+                "block's residual carries")
+
+FAMILY = Family(
+    name="rwkv",
+    model_types=("rwkv",),
+    summary="RWKV-4: a pre-norm block of two token-shift mixers, a WKV linear recurrence (time mix) and a "
+            "receptance-gated squared-ReLU channel mix, with no attention.",
+    tags=("Recurrent mixer", "No attention", "Token shift", "Gated channel mix", "LayerNorm"),
+    rename={
+        "rwkv.embeddings": "embed_tokens", "rwkv.blocks": "layers", "rwkv.ln_out": "norm", "head": "lm_head",
+        "attention": "self_attn", "feed_forward": "mlp", "ln1": "input_layernorm",
+        "ln2": "post_attention_layernorm", "feed_forward.key": "feed_forward.up_proj",
+        "feed_forward.value": "feed_forward.down_proj", "E_output": "o_proj",
+    },
+    sites={
+        "layer_input": lambda context: _INPUT_AFTER_PRE_LN if context.index == 0 else _INPUT,
+        **no_attention(TIME_MIX),
+        "attention_output": Read(
+            Own("output"), Element(0),
+            description="What the time mix adds to the residual stream: output(sigmoid(receptance) * wkv)"),
+        "mlp_activation": Read(
+            Call("torch.square"), description="The squared ReLU of the key projection, relu(key(x'))^2"),
+        "mlp_neurons": Read(
+            Call("self.value", "input"), Argument(0),
+            description="What the value projection (down_proj) receives: relu(key(x'))^2"),
+        "mlp_output": Read(
+            Own("output"), Element(0),
+            description="What the channel mix adds to the residual stream: sigmoid(receptance(x')) times the value "
+                        "projection"),
+    },
+    accessors={
+        "num_heads": lambda c: None, "num_kv_heads": lambda c: None, "head_dim": lambda c: None,
+        "qk_head_dim": lambda c: None,
+        "intermediate_size": lambda c: c.intermediate_size or 4 * c.hidden_size,
+    },
+    block_kind=lambda config: "recurrent",
+    loads=("eager",),
+    checkpoints=(
+        Checkpoint("RWKV/rwkv-4-169m-pile", "RWKV-4 169M (Pile)", {
+            "architectures": ["RwkvForCausalLM"], "num_hidden_layers": 12, "hidden_size": 768,
+            "attention_hidden_size": 768, "intermediate_size": 3072, "vocab_size": 50277, "context_length": 1024,
+            "layer_norm_epsilon": 1e-05, "rescale_every": 6, "tie_word_embeddings": False,
+        }),
+        Checkpoint("RWKV/rwkv-raven-1b5", "RWKV-4 Raven 1.5B"),
+    ),
+    tiny={"config_class": "RwkvConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 300}},
+)
