@@ -9,7 +9,7 @@ from __future__ import annotations
 import nnsight
 import torch
 
-from models import lm_loss
+from bench_models import lm_loss
 
 try:
     from nnsight import TransformersModel as Wrapper

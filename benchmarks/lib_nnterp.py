@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 import lib_nnsight
-from models import lm_loss
+from bench_models import lm_loss
 
 NAME = "nnterp"
 

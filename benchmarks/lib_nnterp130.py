@@ -12,7 +12,7 @@ import logging
 import torch
 
 import lib_nnsight
-from models import lm_loss
+from bench_models import lm_loss
 
 NAME = "nnterp-1.3.0"
 logging.getLogger("nnterp").setLevel(logging.ERROR)

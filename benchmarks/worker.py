@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import torch
 
-import models
-import timing
-from models import lm_loss
+import bench_models as models
+import bench_timing as timing
+from bench_models import lm_loss
 
 LIBRARIES = {"nnterp": "lib_nnterp", "nnterp-1.3.0": "lib_nnterp130", "transformerlens": "lib_transformerlens"}
 
@@ -44,7 +44,7 @@ class Context:
 
 def baselines(ctx: Context, with_eager_grad: bool) -> dict:
     ids, mask = ctx.ids, ctx.mask
-    sdpa, eager = ctx.base, ctx.twin("eager")
+    sdpa, eager = ctx.twin("sdpa"), ctx.twin("eager")  # twins, as every wrapped model is
     grad_sdpa = ctx.twin("sdpa")
     found = {
         "hf.sdpa": lambda: sdpa(input_ids=ids, attention_mask=mask).logits,

@@ -35,7 +35,8 @@ FORWARD_ORDER = {
         ("attention", "attention_scores"), ("attention", "attention_probabilities"),
         ("attention", "attention_head_outputs"), ("attention", "attention_premix"),
         ("attention", "attention_output"), ("layer", "layer_mid"), ("layer", "mlp_norm_output"),
-        ("layer", "mlp_input"), ("mlp", "mlp_activation"), ("mlp", "mlp_neurons"), ("mlp", "mlp_output"),
+        ("layer", "mlp_input"), ("mlp", "router_logits"), ("mlp", "router_weights"), ("mlp", "router_choices"),
+        ("mlp", "mlp_activation"), ("mlp", "mlp_neurons"), ("mlp", "mlp_output"),
         ("layer", "layer_output"),
     ),
     "readout": ("final_norm_output", "lm_head_output", "logits", "next_token_probs"),
@@ -150,6 +151,8 @@ def _expected_shape(model, name, batch, seq):
     dims = {"batch": batch, "seq": seq, "query": seq, "key": seq, **{
         d: getattr(model, d) for d in
         ("hidden_size", "num_heads", "num_kv_heads", "head_dim", "qk_head_dim", "intermediate_size", "vocab_size")}}
+    if "moe" in model.family.groups:
+        dims.update(num_experts=model.num_experts, top_k=model.num_experts_per_token)
     return tuple(dims[d] for d in BY_NAME[name].layout.dims)
 
 
@@ -208,8 +211,16 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
         if name.startswith("_"):
             continue
         shape = _expected_shape(model, name, batch, seq)
-        report.add("layout", f"{where}.{name}", tuple(value.shape) == shape and value.dtype == dtype,
-                   f"{tuple(value.shape)} {value.dtype}, expected {shape} {dtype}")
+        kind = BY_NAME[name].layout.kind
+        # routers compute in float32 on most families whatever the model's dtype; choices are indices
+        dtypes = {"Experts": (torch.long,), "RouterLogits": (dtype, torch.float32),
+                  "ExpertWeights": (dtype, torch.float32)}.get(kind, (dtype,))
+        report.add("layout", f"{where}.{name}", tuple(value.shape) == shape and value.dtype in dtypes,
+                   f"{tuple(value.shape)} {value.dtype}, expected {shape} {' or '.join(map(str, dtypes))}")
+    if "router_choices" in v:
+        choices = v["router_choices"]
+        report.add("router_choices index the experts", where,
+                   bool(((choices >= 0) & (choices < model.num_experts)).all()), f"{choices.min()}..{choices.max()}")
     x, out = v["layer_input"], v["layer_output"]
     attn, mlp = v.get("attention_output", torch.zeros_like(x)), v.get("mlp_output", torch.zeros_like(x))
     if "attention_output" in v or "mlp_output" in v:

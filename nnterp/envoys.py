@@ -10,7 +10,7 @@ from __future__ import annotations
 from nnsight import Envoy
 from nnsight.intervention.interleaver import OutOfOrderError
 
-from .errors import NnterpError, OrderError, ReadOnlyValue, UnknownName, nearest
+from .errors import NnterpError, OrderError, ReadOnlyValue, UnknownName
 from .sites import conditioned_error
 from .vocabulary import HOST_PATHS, MODULE_NAMES, ValueSpec, values_of
 
@@ -159,9 +159,7 @@ class StandardHost:
                 raise
             candidates = [spec.name for spec in values_of(self._nnterp_host, ("core", "moe"))]
             candidates += list(MODULE_NAMES) + list(self.__dict__.get("_child_map", {}))
-            guess = nearest(name, candidates)
-            hint = f"; did you mean {guess!r}?" if guess else f"; its standard values are {', '.join(candidates[:8])}, ..."
-            raise UnknownName(f"{name!r} is neither a standard value nor a module of {self.path}{hint}") from None
+            raise UnknownName(name, self.path, candidates) from None
 
 
 def _addindent(text: str, spaces: int) -> str:

@@ -47,7 +47,20 @@ class OrderError(NnterpError):
 
 
 class UnknownName(AttributeError):
-    """A misspelled value or module name; the message offers the nearest standard one."""
+    """A misspelled value or module name; the message offers the nearest standard one.
+
+    The suggestion is computed when the message is read: nnsight probes many absent names while
+    it builds the tree, and those probes must stay cheap.
+    """
+
+    def __init__(self, name: str, path: str, candidates) -> None:
+        super().__init__(name)
+        self.name, self.path, self.candidates = name, path, list(candidates)
+
+    def __str__(self) -> str:
+        guess = nearest(self.name, self.candidates)
+        hint = f"; did you mean {guess!r}?" if guess else f"; its standard values are {', '.join(self.candidates[:8])}, ..."
+        return f"{self.name!r} is neither a standard value nor a module of {self.path}{hint}"
 
 
 def nearest(name: str, candidates) -> str | None:

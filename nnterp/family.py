@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
-from .errors import UnknownArchitecture
+from .errors import UnavailableValue, UnknownArchitecture
 from .sites import (
     EAGER_ONLY, KERNEL_ARGUMENTS, SPLIT_HEADS, Argument, Attribute, Call, Child, Derived, Element, Nowhere, Own, Read,
     Site,
@@ -158,7 +158,10 @@ class Family:
         return own + [n for n in names if n not in own]
 
     def accessor(self, name: str, config):
-        return self.accessors.get(name, COMMON_ACCESSORS[name])(config)
+        accessor = self.accessors.get(name) or COMMON_ACCESSORS.get(name)
+        if accessor is None:
+            raise UnavailableValue(f"{self.name} has no {name}: its blocks have no router")
+        return accessor(config)
 
 
 @lru_cache(maxsize=None)

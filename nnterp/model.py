@@ -68,7 +68,8 @@ class StandardizedTransformer(StandardHost, TransformersModel):
                     load[key] = value
         self._nnterp_state = _State(family, config)
         self._nnterp_remote = remote
-        super().__init__(model, *args, tokenizer=tokenizer, rename=family.all_rename, envoys=ENVOYS, **load, **kwargs)
+        envoys = _envoys_by_class(model, family) if isinstance(model, torch.nn.Module) else ENVOYS
+        super().__init__(model, *args, tokenizer=tokenizer, rename=family.all_rename, envoys=envoys, **load, **kwargs)
         self._nnterp_state.config = self._module.config
         _warn_hazards(self)
 
@@ -138,6 +139,10 @@ class StandardizedTransformer(StandardHost, TransformersModel):
     qk_head_dim = property(lambda self: self._accessor("qk_head_dim"), doc="Width of one query or key head.")
     vocab_size = property(lambda self: self._accessor("vocab_size"), doc="Rows of the unembedding.")
     intermediate_size = property(lambda self: self._accessor("intermediate_size"), doc="The MLP's hidden width.")
+    num_experts = property(lambda self: self._accessor("num_experts"),
+                           doc="The experts a router chooses among (MoE families).")
+    num_experts_per_token = property(lambda self: self._accessor("num_experts_per_token"),
+                                     doc="The experts each position is sent to, top_k (MoE families).")
 
     def project_on_vocab(self, hidden: torch.Tensor) -> torch.Tensor:
         """Final norm, lm_head and whatever the model does past lm_head: the last block's
@@ -184,6 +189,39 @@ class StandardizedTransformer(StandardHost, TransformersModel):
 
 for _spec in values_of("model"):
     setattr(StandardizedTransformer, _spec.name, StandardValue(_spec))
+
+
+def _envoys_by_class(model, family) -> dict:
+    """The envoy classes keyed by module class, for a model already built.
+
+    nnsight tries class keys first, along the module's MRO; with ``torch.nn.Module`` as the last
+    key every other module resolves at once, where path keys would spell out every module's path
+    under every alias (tens of milliseconds on a small model).
+    """
+    from nnsight import Envoy
+
+    from .envoys import AttentionEnvoy, LayerEnvoy, MLPEnvoy
+
+    def resolve(root, dotted):
+        for part in dotted.split("."):
+            root = getattr(root, part, None) if root is not None else None
+        return root
+
+    def native_names(standard):
+        return [key for key, alias in family.all_rename.items() if alias == standard and isinstance(key, str)]
+
+    layers = next((found for key in native_names("layers") if (found := resolve(model, key)) is not None), None)
+    if layers is None:
+        return ENVOYS
+    classes = {torch.nn.Module: Envoy}
+    for layer in layers:
+        classes[type(layer)] = LayerEnvoy
+        for standard, envoy in (("self_attn", AttentionEnvoy), ("mlp", MLPEnvoy)):
+            for name in [standard, *(k.rsplit(".", 1)[-1] for k in native_names(standard))]:
+                child = layer._modules.get(name)
+                if child is not None and type(child) not in classes:
+                    classes[type(child)] = envoy
+    return classes
 
 
 def _refuse_empty(inputs) -> None:

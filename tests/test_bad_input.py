@@ -2,7 +2,7 @@
 
 import pytest
 import torch
-from transformers import GPT2Config, GPT2LMHeadModel
+from transformers import BertConfig, BertLMHeadModel
 
 from nnterp import (
     ConditionedValue, LayoutMismatch, NnterpError, OrderError, ReadOnlyValue, StandardizedTransformer,
@@ -19,11 +19,12 @@ def one_sentence(error):
 
 
 def test_unknown_architecture():
-    hf = GPT2LMHeadModel(GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=300))
+    config = BertConfig(num_hidden_layers=1, hidden_size=32, num_attention_heads=2, intermediate_size=64,
+                        vocab_size=300, is_decoder=True)
     with pytest.raises(UnknownArchitecture) as error:
-        StandardizedTransformer(hf, tokenizer=tiny.tokenizer())
+        StandardizedTransformer(BertLMHeadModel(config), tokenizer=tiny.tokenizer())
     text = one_sentence(error.value)
-    assert "GPT2LMHeadModel" in text and "llama" in text and "nnterp/families/gpt2.py" in text
+    assert "BertLMHeadModel" in text and "llama" in text and "nnterp/families/bert.py" in text
 
 
 def test_misspelled_value_names_the_nearest(phi, prompt):

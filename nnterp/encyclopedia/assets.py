@@ -15,7 +15,7 @@ CSS = r"""
   --mono: ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", "Liberation Mono", monospace;
 }
 * { box-sizing: border-box; }
-html { -webkit-text-size-adjust: 100%; }
+html { -webkit-text-size-adjust: 100%; scroll-padding-top: 4.5rem; }
 body { margin: 0; background: var(--paper); color: var(--ink); font: 16px/1.6 var(--sans); }
 a { color: var(--stream); text-decoration: none; }
 a:hover { text-decoration: underline; }
@@ -92,7 +92,7 @@ h3 { font-size: 1.2rem; margin: 2rem 0 0.5rem; letter-spacing: -0.01em; }
 .block-svg .f-attn { fill: #fdf7f2; stroke: #efc9ad; }
 .block-svg .f-mlp { fill: #f4faf6; stroke: #b9dcc8; }
 .block-svg .frame.absent { fill: var(--off-bg); stroke: var(--off); stroke-dasharray: 5 4; }
-.block-svg text { font-family: var(--mono); text-anchor: middle; pointer-events: none; }
+.block-svg text { font-family: var(--mono); text-anchor: middle; }
 .block-svg .t { font-size: 13px; font-weight: 700; fill: var(--ink); }
 .block-svg .s { font-size: 10.5px; fill: var(--muted); }
 .block-svg .p { font-size: 12px; font-weight: 600; }
@@ -244,7 +244,7 @@ footer code { font-size: 0.8rem; }
 .intro { font-size: 1.15rem; max-width: 46rem; margin: 0 0 1.2rem; }
 .stats { display: flex; flex-wrap: wrap; gap: 0.8rem; margin: 0 0 1.4rem; padding: 0; list-style: none; }
 .stats li { background: var(--surface); border: 1px solid var(--line); border-radius: 12px; padding: 0.6rem 1rem;
-  min-width: 8.5rem; }
+  min-width: 8.5rem; flex: 0 1 auto; }
 .stats b { display: block; font-size: 1.5rem; line-height: 1.2; }
 .stats span { color: var(--muted); font-size: 0.85rem; }
 .search { display: flex; align-items: center; gap: 0.8rem; flex-wrap: wrap; margin: 1.6rem 0 0.8rem; }
@@ -295,7 +295,7 @@ table.families { width: 100%; border-collapse: collapse; background: var(--surfa
   .stream .to { font-size: 0.9rem; }
   table.support thead tr { display: block; }
   table.support thead th { display: none; }
-  table.support thead th.hostname { display: block; }
+  table.support thead th.hostname { display: block; width: 100%; overflow-wrap: anywhere; }
   table.support, .support tbody, .support tr, .support td { display: block; width: 100%; }
   .support tr { padding: 0.55rem 0.8rem; border-top: 1px solid var(--soft); }
   .support td { border: 0; padding: 0.05rem 0; }
@@ -319,18 +319,22 @@ PAGE_JS = r"""
   var card = document.getElementById('card');
   var slider = document.getElementById('layer');
   var shown = document.getElementById('layer-shown');
-  var pinned = null, layer = 0;
+  var pinned = null, layer = 0, tipFor = null;
 
-  function showTip(el, text, wide) {
-    var r = el.getBoundingClientRect();
-    tip.textContent = text;
-    tip.className = wide ? 'wide' : '';
-    tip.hidden = false;
+  function placeTip() {
+    var r = tipFor.getBoundingClientRect();
     var x = Math.min(Math.max(r.left + r.width / 2, 80), window.innerWidth - 80);
     tip.style.left = x + 'px';
     tip.style.top = Math.max(r.top, 40) + 'px';
   }
-  function hideTip() { tip.hidden = true; }
+  function showTip(el, text, wide) {
+    tipFor = el;
+    tip.textContent = text;
+    tip.className = wide ? 'wide' : '';
+    tip.hidden = false;
+    placeTip();
+  }
+  function hideTip() { tip.hidden = true; tipFor = null; }
   function node(tag, cls, text) {
     var n = document.createElement(tag);
     if (cls) n.className = cls;
@@ -434,7 +438,8 @@ PAGE_JS = r"""
     var name = pinned || card.dataset.name;
     if (name) render(name);
   });
-  window.addEventListener('scroll', hideTip, { passive: true });
+  window.addEventListener('scroll', function () { if (tipFor) placeTip(); }, { passive: true });
+  follow();
   idle();
 })();
 """

@@ -14,6 +14,7 @@ import torch
 
 from . import render
 from .pages import Page, collect
+from .snippets import one_line
 
 
 def versions() -> dict[str, str]:
@@ -33,6 +34,7 @@ class Report:
     pages: list[Page] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)   # family -> why its page was not built
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
 
     def failed_snippets(self) -> list[tuple[str, str, str]]:
         """(family, note title, error) of every snippet that ran and failed."""
@@ -60,7 +62,7 @@ def build(out, families=None, progress=None) -> Report:
 
     from ..family import registry
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     chosen = registry() if families is None else {name: registry()[name] for name in families}
@@ -81,7 +83,7 @@ def build(out, families=None, progress=None) -> Report:
                     warnings.simplefilter("ignore")
                     page = collect(family, checkpoints)
             except Exception as error:  # one family's failure leaves the others' pages
-                report.errors[name] = f"{type(error).__name__}: {error}".splitlines()[0]
+                report.errors[name] = one_line(error)
                 if progress:
                     progress(f"{name}: not built ({report.errors[name]})\n{traceback.format_exc()}")
                 continue
@@ -97,6 +99,7 @@ def build(out, families=None, progress=None) -> Report:
         if bars:
             hf_logging.enable_progress_bar()
     report.seconds = time.perf_counter() - start
+    report.cpu_seconds = time.process_time() - cpu
     (out / "index.html").write_text(render.index_page(report.pages, stamp, built, report.seconds), encoding="utf-8")
     (out / "build.json").write_text(json.dumps(_record(report, stamp, built), indent=1), encoding="utf-8")
     return report
@@ -105,12 +108,13 @@ def build(out, families=None, progress=None) -> Report:
 def _record(report: Report, stamp: dict, built: str) -> dict:
     """What the build measured, for CI and for anyone comparing builds."""
     return {
-        "built": built, "versions": stamp, "seconds": round(report.seconds, 2), "pages": len(report.pages),
+        "built": built, "versions": stamp, "seconds": round(report.seconds, 2),
+        "cpu_seconds": round(report.cpu_seconds, 2), "pages": len(report.pages),
         "errors": report.errors,
         "families": {
             page.name: {
                 "seconds": {k: round(v, 3) for k, v in page.seconds.items()},
-                "values": page.counts, "snippets": page.snippet_counts(), "problems": page.problems,
+                "values": page.rows.counts(), "snippets": page.snippet_counts(), "problems": page.problems,
                 "failed": [f"{note.title}: {code.result.error}" for note in page.notes for code in note.codes()
                            if code.result is not None and not code.result.passed],
             } for page in report.pages

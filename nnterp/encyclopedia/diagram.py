@@ -30,14 +30,15 @@ def norm_read(rows_by_name: dict, value: str) -> str | None:
 
 
 class Svg:
-    def __init__(self, rows_by_name: dict):
+    def __init__(self, rows_by_name: dict, modules: dict):
         self.rows = rows_by_name
+        self.modules = modules
         self.items: list[str] = []
 
     def _status(self, name: str, module: bool = False) -> str:
-        """A value's status; a value the family has no row for is not served."""
+        """A value's status; a value the family has no row for, or a module it lacks, is not served."""
         if module:
-            return "module"
+            return "module" if name in self.modules else "unavailable"
         row = self.rows.get(name)
         return row.status if row is not None else "unavailable"
 
@@ -102,7 +103,7 @@ def block_svg(page) -> str:
     rows = best(page.rows)
     classes = {split_host(row.host)[0]: row.host_class for row in rows.values()}
     parallel = "parallel" in page.block_kind
-    svg = Svg(rows)
+    svg = Svg(rows, page.modules)
     bar = 30
     attn_norm = norm_read(rows, "attention_norm_output") or "input_layernorm"
     mlp_norm = norm_read(rows, "mlp_norm_output")

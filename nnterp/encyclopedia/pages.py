@@ -1,7 +1,7 @@
 """What one family's page shows, gathered from the library's own objects.
 
 The printout, ``support()`` and the config come from the representative checkpoint (the family's
-first) built on the meta device from its config facts, so the sizes are real and no weight is needed;
+first with config facts) built on the meta device from its config facts, so the sizes are real and no weight is needed;
 a family without config facts is built from its config class's defaults, whose docstring names the
 checkpoint they reproduce. The notes' snippets run here, on the family's tiny model.
 """
@@ -16,13 +16,14 @@ from pathlib import Path
 
 import torch
 
-from . import markdown, snippets
+from ..family import COMMON_ACCESSORS
 from ..vocabulary import BY_NAME
+from . import markdown, snippets
 from .notes import default_load, notes_for
+from .snippets import one_line
 
 #: The standard accessors the config section lists, in order.
-ACCESSORS = ("num_layers", "hidden_size", "num_heads", "num_kv_heads", "head_dim", "qk_head_dim", "vocab_size",
-             "intermediate_size")
+ACCESSORS = ("num_layers", *COMMON_ACCESSORS)
 
 #: Raw config keys shown when a family ships no config facts (those its config has).
 COMMON_KEYS = ("architectures", "num_hidden_layers", "hidden_size", "intermediate_size", "num_attention_heads",
@@ -53,13 +54,6 @@ class Page:
     @property
     def name(self) -> str:
         return self.family.name
-
-    @property
-    def counts(self) -> dict[str, int]:
-        counts = {"served": 0, "conditioned": 0, "unavailable": 0}
-        for row in self.rows:
-            counts[row.status] += 1
-        return counts
 
     def snippets(self) -> list[markdown.Code]:
         return [code for note in self.notes for code in note.codes() if code.kind in markdown.RUNNABLE]
@@ -105,11 +99,16 @@ def reproduced_checkpoint(config_cls) -> str | None:
     return match.group(1) if match else None
 
 
+def representative(family):
+    """The checkpoint the page's printout and config show: the family's first with config facts."""
+    return next((checkpoint for checkpoint in family.checkpoints if checkpoint.config), None)
+
+
 def representative_config(family):
     """(config, intro sentence's subject) of the checkpoint the page's printout and config show."""
     cls = config_class(family)
-    checkpoint = family.checkpoints[0] if family.checkpoints else None
-    if checkpoint is not None and checkpoint.config:
+    checkpoint = representative(family)
+    if checkpoint is not None:
         return cls(**checkpoint.config), checkpoint.repo
     reproduced = reproduced_checkpoint(cls)
     like = f", which the transformers docs give as {reproduced}'s" if reproduced else ""
@@ -148,8 +147,9 @@ def show(value) -> str:
 
 
 def config_rows(family, config) -> list[tuple[str, str]]:
-    checkpoint = family.checkpoints[0] if family.checkpoints else None
-    keys = list(checkpoint.config) if checkpoint is not None and checkpoint.config else list(COMMON_KEYS)
+    """The raw keys: the checkpoint's config facts, read back from the built config."""
+    checkpoint = representative(family)
+    keys = list(checkpoint.config) if checkpoint is not None else list(COMMON_KEYS)
     rows = []
     for key in keys:
         value = config_value(config, key)
@@ -198,26 +198,26 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
     except Exception as error:
         from nnterp import tiny
 
-        problems.append(f"the meta build of the representative checkpoint failed ({type(error).__name__}: "
-                        f"{str(error).splitlines()[0] if str(error) else ''}); the page shows the tiny model")
+        problems.append(f"the meta build of the representative checkpoint failed ({one_line(error)}); "
+                        "the page shows the tiny model")
         model = tiny.load(family.name)
         printout_intro = f"What print(model) shows on the tiny {family.name} model: the native modules, standard " \
                          "names and every standard value with its layout."
-    config = model._nnterp_state.config
+    config = model.config
     printout = repr(model)
-    rows = list(model.support())
+    rows = model.support()
     accessors = []
     for name in ACCESSORS:
         try:
             accessors.append((name, getattr(model, name)))
-        except Exception as error:
+        except Exception as error:  # an accessor a family does not define is shown as such
             accessors.append((name, f"unavailable ({type(error).__name__})"))
     block_kind = block_kind_of(family, config)
     seconds["meta"] = time.perf_counter() - start
 
     start = time.perf_counter()
     notes, module = notes_for(family, rows, block_kind)
-    load = getattr(module, "LOAD", None) if module is not None and hasattr(module, "LOAD") else default_load(family)
+    load = getattr(module, "LOAD", default_load(family))
     page = Page(
         family=family, title=title_of(family), module_file=module_file(family), printout_intro=printout_intro,
         printout=printout, rows=rows, block_kind=block_kind, num_layers=model.num_layers, accessors=accessors,
@@ -240,8 +240,8 @@ def run_notes(page: Page, module, load: str | None, checkpoint_cache: dict) -> N
                     try:
                         model = run.tiny_model()
                     except Exception as error:
-                        code.result = snippets.Result(False, run.where, 0.0, f"the tiny model did not load: "
-                                                      f"{type(error).__name__}: {error}".splitlines()[0])
+                        code.result = snippets.Result(False, run.where, 0.0,
+                                                      f"the tiny model did not load: {one_line(error)}")
                         continue
                     code.result, _ = run.run(code.source, model, run.where)
                 elif code.kind == "python checkpoint":
@@ -257,7 +257,7 @@ def run_notes(page: Page, module, load: str | None, checkpoint_cache: dict) -> N
             try:
                 page.facts = module.facts(checkpoint_scope)
             except Exception as error:
-                page.problems.append(f"the measured numbers could not be read ({type(error).__name__}: {error})")
+                page.problems.append(f"the measured numbers could not be read ({one_line(error)})")
 
 
 def checkpoint_model(name: str, module, cache: dict):
@@ -270,6 +270,5 @@ def checkpoint_model(name: str, module, cache: dict):
                 warnings.simplefilter("ignore")
                 cache[name] = (module.load_checkpoint(), "")
         except Exception as error:
-            cache[name] = (None, f"not run: {module.CHECKPOINT} is not available here "
-                                 f"({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''})")
+            cache[name] = (None, f"not run: {module.CHECKPOINT} is not available here ({one_line(error)})")
     return cache[name]

@@ -6,10 +6,11 @@ import html
 import json
 import re
 
-from ..vocabulary import DIMENSIONS, HOST_PATHS
+from ..vocabulary import DIMENSIONS
 from . import assets, markdown
 from .diagram import block_svg, stream_html
 from .notes import identity_terms
+from .pages import representative
 from .rows import best, indices, split_host
 
 #: Modules the diagram draws, and where they sit.
@@ -115,7 +116,8 @@ def _part_data(page) -> dict:
     for name, path in MODULE_PATHS.items():
         info = page.modules.get(name, {})
         native = info.get("native")
-        parts[name] = {"path": path, "status": "module", "native": native if native and native != name else "",
+        parts[name] = {"path": path, "status": "module" if info else "unavailable",
+                       "native": native if native and native != name else "",
                        "what": info.get("what", "a module of the block"), "read_at": "", "note": "",
                        "layout": ""}
     return parts
@@ -123,10 +125,7 @@ def _part_data(page) -> dict:
 
 def _support(page) -> str:
     out = []
-    by_host: dict[str, list] = {}
-    for row in page.rows:
-        by_host.setdefault(row.host, []).append(row)
-    for host, rows in by_host.items():
+    for host, rows in page.rows.by_host().items():
         body = []
         for row in rows:
             mark = ""
@@ -217,12 +216,11 @@ def _docstring(page) -> str:
 
 def family_page(page, versions: dict, built: str) -> str:
     family = page.family
-    counts = page.counts
-    shown = family.checkpoints[0].repo if family.checkpoints else None
+    counts = page.rows.counts()
+    shown = representative(family)
     checkpoints = "".join(
-        (f'<li class="shown" title="{_e("the printout and config below are this checkpoint’s")}">' if c.config
-         and c.repo == shown else "<li>") + f"<b>{_e(c.label)}</b><code>{_e(c.repo)}</code></li>"
-        for c in family.checkpoints)
+        (f'<li class="shown" title="{_e("the printout and config below are this checkpoint’s")}">' if c is shown
+         else "<li>") + f"<b>{_e(c.label)}</b><code>{_e(c.repo)}</code></li>" for c in family.checkpoints)
     tags = "".join(f"<li>{_e(t)}</li>" for t in family.tags)
     snippet_counts = page.snippet_counts()
     total = sum(snippet_counts.values())
@@ -298,7 +296,7 @@ def index_page(pages: list, versions: dict, built: str, seconds: float) -> str:
     snippets_total = snippets_passed = 0
     for page in pages:
         family = page.family
-        counts = page.counts
+        counts = page.rows.counts()
         for key in totals:
             totals[key] += counts[key]
         snip = page.snippet_counts()
@@ -329,7 +327,7 @@ family's tiny model when the site was built.</p>
 <li><b>{totals["served"]}</b><span>values served</span></li>
 <li><b>{totals["conditioned"]}</b><span>⚠︎ under some loads</span></li>
 <li><b>{snippets_passed}/{snippets_total}</b><span>snippets passed</span></li></ul>
-<div class="search"><input id="search" type="search" placeholder="Filter by name, checkpoint, tag or block kind"
+<div class="search"><input id="search" type="search" placeholder="Filter: name, checkpoint, tag, block"
 aria-label="filter families" autocomplete="off" autofocus><output id="count"></output></div>
 <table class="families"><thead><tr><th>family</th><th>checkpoints</th><th>block</th><th>values</th><th>notes</th></tr>
 </thead><tbody>{"".join(rows)}</tbody></table>

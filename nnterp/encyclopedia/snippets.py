@@ -25,6 +25,12 @@ import nnterp
 PROMPT = "The Eiffel Tower is in the city of"
 
 
+def one_line(error: BaseException) -> str:
+    """'TypeName: the first line of the message', for a page or a summary."""
+    message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
 @dataclass
 class Result:
     passed: bool
@@ -95,9 +101,7 @@ class Runner:
         except Exception as error:  # a failed snippet is reported on its page, not raised
             line = next((frame.lineno for frame in reversed(traceback.extract_tb(error.__traceback__))
                          if frame.filename == filename), None)
-            message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-            error_line = f"{type(error).__name__}: {message}" if message else type(error).__name__
-            return Result(False, where, time.perf_counter() - start, error_line, line), scope
+            return Result(False, where, time.perf_counter() - start, one_line(error), line), scope
         return Result(True, where, time.perf_counter() - start), scope
 
 

@@ -42,3 +42,43 @@ def parallel_when(flag: str):
 
     sites = {"layer_mid": layer_mid, "mlp_norm_output": mlp_norm_output}
     return sites, (lambda config: "parallel" if is_parallel(config) else "sequential")
+
+
+# --------------------------------------------------------------------------- Granite's multipliers
+def residual_multiplier(config) -> float:
+    return config.residual_multiplier
+
+
+def granite_sites(divide_logits: bool = True) -> dict:
+    """Granite's multipliers as sites: the block adds each sublayer's output times
+    residual_multiplier, and the model multiplies the embeddings by embedding_multiplier before the
+    first block; the values are the products the stream receives, edits carried back divided."""
+    from nnterp.sites import Element, Own
+
+    return {
+        "token_embeddings": Read(
+            Child("embed_tokens"), scale=lambda config: config.embedding_multiplier,
+            description="The embeddings as the first block receives them: embed_tokens' output times "
+                        "embedding_multiplier"),
+        "attention_output": Read(
+            Own("output"), Element(0), scale=residual_multiplier,
+            description="What the attention adds to the residual stream: its output times residual_multiplier"),
+        "mlp_output": Read(
+            Own("output"), Element(0), scale=residual_multiplier,
+            description="What the MLP adds to the residual stream: its output times residual_multiplier"),
+    }
+
+
+def logits_divided_by_scaling(model, logits):
+    """Granite's readout: lm_head's logits divided by logits_scaling."""
+    return logits / model._nnterp_state.config.logits_scaling
+
+
+def logits_times_scaling(model, logits):
+    """HyperCLOVA X's readout: lm_head's logits multiplied by logits_scaling."""
+    return logits * model._nnterp_state.config.logits_scaling
+
+
+#: multipliers far from 1 in tiny recipes, so the checks tell a product from its factor
+GRANITE_TINY = {"residual_multiplier": 0.5, "embedding_multiplier": 3.0, "logits_scaling": 4.0,
+                "attention_multiplier": 0.25}

@@ -26,7 +26,7 @@ them as usual: the sites are functions of the block, chosen from the module the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from nnsight.intervention.interleaver import Mediator
 from nnsight.intervention.source import STATE
@@ -177,15 +177,17 @@ def moe_block(
     neurons_reason: str,
     is_moe: Callable | None = None,
     dense_reason: str = DENSE_ROUTER,
+    dense: dict[str, Site] | None = None,
 ) -> dict[str, Callable | Site]:
     """The MLP host's sites on a family whose MLP is an MoE block on some or all blocks.
 
     ``is_moe(module)`` tells an MoE block from a dense one (default: the MLP module holds experts);
-    the site objects are built once, so blocks of one kind share them.
+    ``dense`` overrides the common sites on the dense blocks. The site objects are built once, so
+    blocks of one kind share them.
     """
     is_moe = is_moe or (lambda module: hasattr(module, "experts"))
     unavailable = Nowhere(neurons_reason)
-    dense = {name: Nowhere(dense_reason) for name in routed}
+    dense_sites = {**{name: Nowhere(dense_reason) for name in routed}, **(dense or {})}
 
     def per_block(name, moe_site, dense_site):
         def site(context):
@@ -194,9 +196,9 @@ def moe_block(
             return moe_site if is_moe(context.module) else dense_site
         return site
 
-    sites = {name: per_block(name, site, dense[name]) for name, site in routed.items()}
+    sites = {name: per_block(name, site, dense_sites[name]) for name, site in routed.items()}
     for name in ("mlp_activation", "mlp_neurons"):
-        sites[name] = per_block(name, unavailable, COMMON_SITES[name])
+        sites[name] = per_block(name, unavailable, dense_sites.get(name, COMMON_SITES[name]))
     return sites
 
 
@@ -213,3 +215,192 @@ def moe_accessors(experts: str | tuple[str, ...], top_k: str | tuple[str, ...] =
         raise AttributeError(f"{type(config).__name__} has none of {names}")
 
     return {"num_experts": lambda c: first(c, experts), "num_experts_per_token": lambda c: first(c, top_k)}
+
+
+# --------------------------------------------------------------------------- attention sinks
+@dataclass(frozen=True)
+class ListItem:
+    """Item ``item`` of the list passed as argument ``index`` of a call (``torch.cat([scores, sinks])``)."""
+
+    index: int = 0
+    item: int = 0
+
+    def get(self, raw):
+        args, kwargs = raw
+        return (args[self.index] if self.index < len(args) else kwargs["tensors"])[self.item]
+
+    def put(self, raw, value):
+        args, kwargs = raw
+        if self.index < len(args):
+            items = list(args[self.index])
+            items[self.item] = value
+            return (*args[:self.index], items, *args[self.index + 1:]), kwargs
+        items = list(kwargs["tensors"])
+        items[self.item] = value
+        return args, {**kwargs, "tensors": items}
+
+
+SINKS = (
+    "; the softmax also takes one learned sink logit per head (self_attn.sinks), appended as a last key column and "
+    "dropped after it, so attention_probabilities = softmax([scores, sink])[..., :-1] and each row sums to less "
+    "than one"
+)
+
+
+@dataclass(eq=False)
+class SinkScores(Read):
+    """Attention scores that the model softmaxes together with a per-head sink logit."""
+
+    def softmax(self, scores, module):
+        """The probabilities the model computes from these scores: the sink column in, then out."""
+        import torch
+
+        sinks = module.sinks.reshape(1, -1, 1, 1).expand(*scores.shape[:-1], 1).to(scores.dtype)
+        return torch.cat([scores, sinks], dim=-1).float().softmax(-1)[..., :-1]
+
+
+def sink_scores(description: str = "The attention scores, masked, before the sink column is appended" + SINKS):
+    """attention_scores read as the first tensor ``torch.cat`` joins inside the eager kernel."""
+    from nnterp.sites import EAGER_ONLY, Call
+
+    return SinkScores(
+        Call("torch.cat", "input", inside="attention_interface", eager="eager_attention_forward"), ListItem(0, 0),
+        description=description, condition=EAGER_ONLY)
+
+
+# --------------------------------------------------------------------------- router words
+LOGITS_BEFORE_SOFTMAX = "The router's score for every expert, before the softmax over all experts"
+LOGITS_BEFORE_SIGMOID = "The router's score for every expert, before the sigmoid (computed in float32)"
+SOFTMAX_THEN_TOPK = "The chosen experts' softmax probabilities over all experts, renormalized over the top_k"
+SOFTMAX_THEN_TOPK_OPTIONAL = ("The chosen experts' softmax probabilities over all experts (renormalized over the top_k "
+                              "only when norm_topk_prob)")
+TOPK_THEN_SOFTMAX = "The softmax of the chosen experts' logits, taken among the top_k only"
+SIGMOID_WITH_BIAS = (
+    "The chosen experts' sigmoid scores (the choice adds e_score_correction_bias and keeps the best groups; "
+    "the weights do not), normalized over the top_k when norm_topk_prob and multiplied by routed_scaling_factor")
+DEEPSEEK_CHOICES = ("The experts each position is sent to: the top_k of sigmoid(logits) + e_score_correction_bias "
+                    "within the topk_group best of n_group expert groups; read-only")
+
+
+# --------------------------------------------------------------------------- Granite MoE
+def _residual_multiplier(config):
+    return config.residual_multiplier
+
+
+@dataclass(eq=False)
+class PlusRoutedOutput(Read):
+    """A sibling module's output plus the MLP host's own output, times the block's multiplier:
+    Granite's shared_mlp, which the block adds to the MoE block's output. Read at the sibling (it
+    runs second), so an edit is carried back into the sibling's output minus the routed part."""
+
+    def _routed(self, host):
+        routed = Mediator.value(f"{host.path}.output")
+        object.__setattr__(host, "_nnterp_routed_output", routed[0] if isinstance(routed, tuple) else routed)
+
+    def _term(self, host):
+        routed = host.__dict__["_nnterp_routed_output"]
+        factor = self._factor(host)
+        return routed if factor is None else routed * factor
+
+    def read(self, host, spec):
+        self._routed(host)
+        target = self.where.target(host)
+        return self._read_with_writeback(target, _context(target, host))
+
+    def write(self, host, spec, value) -> None:
+        self._routed(host)
+        super().write(host, spec, value)
+
+    def describe(self, module) -> str:
+        return f"{self.where.describe(module)} plus the module's own output, times residual_multiplier"
+
+
+def _context(target, host):
+    from nnterp.sites import _Context
+
+    return _Context(target.path, host, host.root)
+
+
+def granite_sites(routed: dict, neurons_reason: str) -> dict:
+    """Granite's MoE blocks: both contributions scaled by residual_multiplier; the layer's
+    shared_mlp (GraniteMoeShared, GraniteMoeSWA), when the checkpoint has one, is part of mlp_output."""
+    from nnterp.sites import Own, Sibling
+
+    scaled = Read(Own("output"), Element(0), scale=_residual_multiplier,
+                  description="What the MoE block adds to the residual stream: its output times residual_multiplier")
+    with_shared = PlusRoutedOutput(
+        Sibling("shared_mlp"), Element(0), scale=_residual_multiplier,
+        description="What the MLP adds to the residual stream: the MoE block's output plus the block's shared_mlp "
+                    "output (a sibling module run on every token), times residual_multiplier")
+
+    def mlp_output(context):
+        shared = getattr(context.layer, "shared_mlp", None) if context is not None else None
+        return scaled if shared is None else with_shared
+
+    return {
+        "attention_output": Read(
+            Own("output"), Element(0), scale=_residual_multiplier,
+            description="What the attention adds to the residual stream: its output times residual_multiplier"),
+        "mlp_output": mlp_output,
+        **moe_block(routed, neurons_reason),
+    }
+
+
+def granite_readout(model, logits):
+    """Granite divides lm_head's logits by logits_scaling."""
+    return logits / model._nnterp_state.config.logits_scaling
+
+
+# --------------------------------------------------------------------------- dense score maps
+@dataclass(eq=False)
+class ScoresAtChoices(Site):
+    """Router weights a router hands the experts as a dense ``[tokens, num_experts]`` map (zero off
+    the chosen experts: Llama 4): served as the map's entries at the chosen experts, the indices
+    read at the router's ``torch.topk`` call. An edit is scattered back into the map."""
+
+    router: str = "router"
+    scores: int = 0
+    choices: InRouter | None = None
+    description: str | None = None
+    condition: Any = None
+
+    def _indices(self, host):
+        topk = (self.choices or InRouter(self.router, "torch.topk")).target(host)
+        return Mediator.value(f"{topk.path}.output")[1]
+
+    def read(self, host, spec):
+        from nnsight.intervention.eproperty import WriteBack
+
+        indices = self._indices(host)
+        location = f"{_child(host, self.router).path}.output"
+        mediator = Mediator.current(location)
+        occurrence = mediator.wanted(location)
+        raw = Mediator.value(location)
+        scores = raw[self.scores]
+        picked = scores.gather(-1, indices)
+        value = TOKEN_ROWS.view(picked, host.root)
+        version = picked._version
+
+        def carry_back():
+            if picked._version == version:
+                return raw  # not edited: the model's own objects, bit for bit
+            return Element(self.scores).put(raw, scores.scatter(-1, indices, picked))
+
+        mediator.transform = WriteBack(carry_back, value, self, location, occurrence)
+        return value
+
+    def write(self, host, spec, value) -> None:
+        from nnterp.sites import check_layout
+
+        indices = self._indices(host)
+        location = f"{_child(host, self.router).path}.output"
+        raw = Mediator.value(location)
+        scores = raw[self.scores]
+        current = TOKEN_ROWS.view(scores.gather(-1, indices), host.root)
+        check_layout(spec, current, value, host.root)
+        Mediator.swap(location, Element(self.scores).put(raw, scores.scatter(-1, indices, value.reshape(indices.shape))))
+
+    def describe(self, module) -> str:
+        label = InRouter(self.router, "torch.topk").describe(module)
+        return (f"the router {self.router}'s output, element {self.scores}, at the experts chosen by "
+                f"{label.split(': ', 1)[1]} (element 1)")

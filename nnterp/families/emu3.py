@@ -19,6 +19,8 @@ FAMILY = Family(
             "output and image tokens in the vocabulary.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Gated MLP"),
     checkpoints=(Checkpoint("BAAI/Emu3-Gen-hf", "Emu3-Gen"),),
+    # the composite Emu3Config builds the text model; the top-level vocab_size sizes the tiny tokenizer
     tiny={"config_class": "Emu3Config", "overrides": {
-        "text_config": {**TINY, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2}}},
+        "text_config": {**TINY, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2},
+        "vocab_size": TINY["vocab_size"]}},
 )

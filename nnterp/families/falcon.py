@@ -20,7 +20,7 @@ eager load; the head outputs are the dense projection's input.
 """
 
 from nnterp.families._neox_fused_qkv import PARALLEL
-from nnterp.families._own_attention import KEY_VALUE_GROUPS, Assigned, eager_only
+from nnterp.families._own_attention import KEY_VALUE_GROUPS, WHOLE, Assigned, eager_only
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import SPLIT_HEADS, Argument, Call, Child, Element, Nowhere, Own, Read
 
@@ -53,7 +53,7 @@ def _interior(rotary: bool, grouped: bool) -> dict:
                     description="The keys entering attention, after the rotary")
         scores = Read(Call("F.softmax", "input"), Argument(0), condition=EAGER,
                       description="The attention scores entering the softmax, masked: q @ k^T / sqrt(head_dim) + mask")
-        probabilities = Read(Call("F.softmax"), condition=EAGER)
+        probabilities = Read(Call("F.softmax"), WHOLE, condition=EAGER)
         # bound before the rotary of the queries, so read where they are next handed over, with the rotated keys
         values = Read(Call("layer_past.update", "input"), Argument(1), **groups,
                       description="The values entering attention, read where the forward hands them to the cache "

@@ -43,5 +43,4 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64,
         "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2}},
-    variants={"mlp_only_layers": {"mlp_only_layers": [0]}},
 )

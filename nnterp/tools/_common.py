@@ -8,6 +8,7 @@ tool built on it runs unchanged on every family.
 from __future__ import annotations
 
 import inspect
+from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
 import torch
@@ -78,24 +79,44 @@ def order_key(name: str, layer: int | None) -> tuple[int, int]:
     return (layer, BLOCK_ORDER.index(name) if name in BLOCK_ORDER else len(BLOCK_ORDER))
 
 
+def why_not(model, name: str, layer: int | None = None) -> str | None:
+    """None when this checkpoint, under its load, serves ``name`` at block ``layer``; else the reason, in words."""
+    try:
+        envoy = host(model, name, layer if layer is not None else 0) if spec(name).host != "model" else model
+        site = envoy._nnterp_site(name)
+    except (AttributeError, NnterpError) as error:  # a block without that sublayer (a Mamba block has no MLP)
+        return str(error)
+    if not site.served:
+        return site.reason
+    if site.condition is not None and not site.condition.holds(model):
+        return site.condition.text
+    return None
+
+
 def available(model, name: str, layer: int | None = None) -> bool:
     """Whether this checkpoint, under its load, serves ``name`` (at block ``layer``)."""
-    envoy = host(model, name, layer if layer is not None else 0) if spec(name).host != "model" else model
-    site = envoy._nnterp_site(name)
-    if not site.served:
-        return False
-    return site.condition is None or site.condition.holds(model)
+    return why_not(model, name, layer) is None
 
 
 def require(model, name: str, layers: Iterable[int] = (0,)) -> None:
     """Refuse early, outside any trace, when a tool needs a value this load does not serve."""
     for layer in layers:
-        envoy = host(model, name, layer) if spec(name).host != "model" else model
-        site = envoy._nnterp_site(name)
-        if not site.served:
-            raise ToolError(f"{name} is unavailable at block {layer}: {site.reason}")
-        if site.condition is not None and not site.condition.holds(model):
-            raise ToolError(f"{name} needs another load: {site.condition.text}")
+        reason = why_not(model, name, layer)
+        if reason is not None:
+            raise ToolError(f"{name} is not served at block {layer}: {reason}")
+
+
+def blocks_serving(model, name: str, layers=None) -> list[int]:
+    """The blocks a tool reads ``name`` at: ``layers`` (each must serve it), or by default every block that
+    serves it (a hybrid model's attention blocks, say)."""
+    if layers is not None:
+        chosen = layer_list(model, layers)
+        require(model, name, chosen)
+        return chosen
+    chosen = [layer for layer in range(model.num_layers) if available(model, name, layer)]
+    if not chosen:
+        raise ToolError(f"no block of this model serves {name}: {why_not(model, name, 0)}")
+    return chosen
 
 
 # --------------------------------------------------------------------------- blocks and tokens
@@ -139,15 +160,17 @@ def token_text(model, ids) -> list[str]:
 
 
 # --------------------------------------------------------------------------- inputs
-def _accepts_position_ids(model) -> bool:
-    cached = model.__dict__.get("_nnterp_tools_position_ids")
-    if cached is None:
-        try:
-            cached = "position_ids" in inspect.signature(model._module.forward).parameters
-        except (TypeError, ValueError):
-            cached = False
-        model.__dict__["_nnterp_tools_position_ids"] = cached
-    return cached
+@lru_cache(maxsize=None)
+def _forward_keywords(model_class) -> frozenset:
+    try:
+        return frozenset(inspect.signature(model_class.forward).parameters)
+    except (TypeError, ValueError):
+        return frozenset()
+
+
+def _accepts(model, keyword: str) -> bool:
+    """Whether the model's forward takes ``keyword``."""
+    return keyword in _forward_keywords(type(model._module))
 
 
 def encode(model, prompts: str | Sequence[str] | torch.Tensor | dict, device=None) -> dict[str, torch.Tensor]:
@@ -177,7 +200,7 @@ def encode(model, prompts: str | Sequence[str] | torch.Tensor | dict, device=Non
     mask = batch["attention_mask"]
     if bool((mask[:, -1] == 0).any()):
         raise ToolError("a row ends in padding: pad on the left (tokenizer.padding_side = 'left')")
-    if "position_ids" not in batch and _accepts_position_ids(model) and bool((mask == 0).any()):
+    if "position_ids" not in batch and _accepts(model, "position_ids") and bool((mask == 0).any()):
         batch["position_ids"] = (mask.long().cumsum(-1) - 1).clamp(min=0)
     if device is None:
         device = model_device(model)
@@ -199,9 +222,12 @@ def model_dtype(model) -> torch.dtype:
 
 
 def trace(model, batch: dict, **kwargs):
-    """``model.trace`` on an encoded batch (ids, mask and, for padded rows, position ids)."""
+    """``model.trace`` on an encoded batch (ids, mask and, for padded rows, position ids), without a cache:
+    one pass needs none, and a cache some models update in place would break a backward pass."""
     inputs = {k: v for k, v in batch.items() if k in ("input_ids", "attention_mask")}
     extra = {k: v for k, v in batch.items() if k not in inputs}
+    if _accepts(model, "use_cache"):
+        extra.setdefault("use_cache", False)
     return model.trace(inputs, **extra, **kwargs)
 
 

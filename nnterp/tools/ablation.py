@@ -15,7 +15,7 @@ from collections import defaultdict
 
 import torch
 
-from ._common import ToolError, encode, layer_list, require, trace
+from ._common import ToolError, blocks_serving, encode, trace
 from .interventions import Edit, Intervention, selection
 
 HEAD_VALUES = ("attention_premix", "attention_head_outputs")
@@ -110,8 +110,7 @@ def skip_blocks(layers) -> Intervention:
 
 def head_means(model, prompts, layers=None, *, value: str = "attention_premix") -> dict[int, torch.Tensor]:
     """Per block, every head's mean slot over all real positions of ``prompts``: {block: [num_heads head_dim]}."""
-    layers = layer_list(model, layers)
-    require(model, value, layers)
+    layers = blocks_serving(model, value, layers)
     batch = encode(model, prompts)
     reads = []
     with torch.no_grad():
@@ -124,7 +123,7 @@ def head_means(model, prompts, layers=None, *, value: str = "attention_premix") 
 
 def neuron_means(model, prompts, layers=None) -> dict[int, torch.Tensor]:
     """Per block, every MLP neuron's mean over all real positions of ``prompts``: {block: [intermediate_size]}."""
-    layers = layer_list(model, layers)
+    layers = blocks_serving(model, "mlp_neurons", layers)
     batch = encode(model, prompts)
     reads = []
     with torch.no_grad():

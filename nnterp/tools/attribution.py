@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ._common import ToolError, encode, layer_list, read, require, token_id, token_text, trace, write
+from ._common import ToolError, available, blocks_serving, encode, read, require, token_id, token_text, trace, write
 from .patching import HEAD_VALUES, RESIDUAL_VALUES, Patching, _pair, _read_clean, _score
 
 _EPSILON_NAMES = ("eps", "variance_epsilon", "epsilon", "layer_norm_eps", "norm_eps")
@@ -71,13 +71,19 @@ class FrozenNorm:
 
 @dataclass
 class LogitAttribution:
-    """Direct logit attribution at one position: every part's share of the target's logit."""
+    """Direct logit attribution at one position: every part's share of the target's logit.
+
+    A block whose token mixer has no heads (a recurrence) has one part, its ``attention_output``:
+    its row of ``heads`` and its ``attention_biases`` are NaN and ``attentions`` holds the whole.
+    A block without an MLP has ``mlps`` 0.
+    """
 
     target: str
     position: int
     embeddings: float                 # what enters block 0
+    attentions: torch.Tensor          # [blocks]: each block's attention_output, heads and bias together
     heads: torch.Tensor               # [blocks num_heads]
-    attention_biases: torch.Tensor    # [blocks]
+    attention_biases: torch.Tensor    # [blocks]: attention_output less every head's part
     mlps: torch.Tensor                # [blocks]
     readout_bias: float               # the final norm's bias and lm_head's bias, through lm_head
     lm_head_output: float             # what the parts sum to
@@ -85,23 +91,28 @@ class LogitAttribution:
 
     @property
     def total(self) -> float:
-        return float(self.embeddings + self.heads.sum() + self.attention_biases.sum() + self.mlps.sum() + self.readout_bias)
+        return float(self.embeddings + self.attentions.sum() + self.mlps.sum() + self.readout_bias)
 
     def top_heads(self, k: int = 5) -> list[tuple[int, int, float]]:
         """The heads that write most for the target: (block, head, logit)."""
-        flat = self.heads.flatten()
-        values, index = flat.topk(min(k, flat.numel()))
+        flat = self.heads.nan_to_num(nan=-float("inf")).flatten()
+        count = min(k, int(self.heads.isfinite().sum()))
+        values, index = flat.topk(count)
         heads = self.heads.shape[1]
         return [(int(i) // heads, int(i) % heads, float(v)) for v, i in zip(values, index)]
 
     def table(self, k: int = 8) -> str:
+        has_heads = self.heads.isfinite().any(-1)
         lines = [f"direct logit attribution of {self.target} at position {self.position}: "
                  f"parts sum to {self.total:.4f}, lm_head_output {self.lm_head_output:.4f}",
                  f"  embeddings {self.embeddings:+.3f}, readout bias {self.readout_bias:+.3f}, "
-                 f"all heads {float(self.heads.sum()):+.3f}, attention biases {float(self.attention_biases.sum()):+.3f}, "
-                 f"all MLPs {float(self.mlps.sum()):+.3f}",
-                 f"  top {k} heads (block.head: logit):"]
-        lines += [f"    {layer}.{head}: {value:+.3f}" for layer, head, value in self.top_heads(k)]
+                 f"attention {float(self.attentions.sum()):+.3f} (heads {float(self.heads.nansum()):+.3f}, "
+                 f"biases {float(self.attention_biases.nansum()):+.3f}"
+                 + (f", mixers without heads {float(self.attentions[~has_heads].sum()):+.3f}" if not has_heads.all() else "")
+                 + f"), MLPs {float(self.mlps.sum()):+.3f}"]
+        if has_heads.any():
+            lines.append(f"  top {k} heads (block.head: logit):")
+            lines += [f"    {layer}.{head}: {value:+.3f}" for layer, head, value in self.top_heads(k)]
         order = self.mlps.abs().argsort(descending=True)[:k]
         lines.append(f"  top {k} MLPs by |logit| (block: logit):")
         lines += [f"    {int(i)}: {float(self.mlps[i]):+.3f}" for i in order]
@@ -148,39 +159,56 @@ def direct_logit_attribution(model, prompt: str, target, *, position: int = -1) 
     if batch["input_ids"].shape[0] != 1:
         raise ToolError("direct logit attribution reads one prompt: pass a string")
     direction, label = _direction(model, target)
-    first, premixes, attentions, mlps = [], [], [], []
+    with_heads = [available(model, "attention_premix", layer) for layer in layers]
+    with_mlp = [available(model, "mlp_output", layer) for layer in layers]
+    require(model, "attention_output", layers)
+    first, premixes, attentions, mlps = [], {}, [], {}
     with torch.no_grad():
         with trace(model, batch):
             first.append(model.layers[0].layer_input[0, position].save())
             for layer in layers:
-                premixes.append(model.layers[layer].self_attn.attention_premix[0, position].save())
+                if with_heads[layer]:
+                    premixes[layer] = model.layers[layer].self_attn.attention_premix[0, position].save()
                 attentions.append(model.layers[layer].self_attn.attention_output[0, position].save())
-                mlps.append(model.layers[layer].mlp.mlp_output[0, position].save())
+                if with_mlp[layer]:
+                    mlps[layer] = model.layers[layer].mlp.mlp_output[0, position].save()
             last = model.layers[-1].layer_output[0, position].save()
             head_logits = model.lm_head_output[0, position].save()
-    heads = torch.stack([head_contributions(model, layer, premixes[layer]) for layer in layers])   # [L H hidden]
-    attention_biases = torch.stack(attentions) - heads.sum(1)                                      # [L hidden]
-    mlp_parts = torch.stack(mlps)                                                                   # [L hidden]
-    embeddings = first[0]
-    total_stream = embeddings.float() + heads.float().sum((0, 1)) + attention_biases.float().sum(0) + mlp_parts.float().sum(0)
-    stream_error = float((total_stream - last.float()).abs().max())
+    width = last.shape[-1]
+    num_heads = max((p.shape[0] for p in premixes.values()), default=0)
+    nan_heads = torch.full((num_heads, width), float("nan"))
+    heads = torch.stack([head_contributions(model, l, premixes[l]).float().cpu() if l in premixes else nan_heads
+                         for l in layers])                                                    # [L H hidden]
+    attention_parts = torch.stack(attentions).float().cpu()                                     # [L hidden]
+    mlp_parts = torch.stack([mlps[l].float().cpu() if l in mlps else torch.zeros(width) for l in layers])
+    embeddings = first[0].float().cpu()
+    total_stream = embeddings + attention_parts.sum(0) + mlp_parts.sum(0)
+    stream_error = float((total_stream - last.float().cpu()).abs().max())
 
     frozen = FrozenNorm(model, last[None])
     lm_head = model.lm_head
-    dtype = last.dtype
+    dtype, device = last.dtype, last.device
     with torch.no_grad():
-        zero_logits = lm_head(torch.zeros(1, last.shape[-1], dtype=dtype, device=last.device))[0].float()
-        unembed = lambda v: lm_head(v.to(dtype)).float() - zero_logits            # the linear part of lm_head
-        d = direction.to(last.device)
+        zero_logits = lm_head(torch.zeros(1, width, dtype=dtype, device=device))[0].float()
+        d = direction.to(device)
 
-        def through(parts):
-            shape = parts.shape[:-1]
-            return (unembed(frozen.linear(parts.reshape(-1, parts.shape[-1]))) @ d).reshape(shape).cpu()
+        def through(parts: torch.Tensor) -> torch.Tensor:
+            """Each part's logit along the direction: frozen norm, then lm_head's linear part."""
+            flat = parts.reshape(-1, width).to(device)
+            logits = lm_head(frozen.linear(flat).to(dtype)).float() - zero_logits
+            return (logits @ d).reshape(parts.shape[:-1]).cpu()
 
+        head_logits_per_part = through(heads.nan_to_num()) if num_heads else torch.zeros(len(layers), 0)
+        head_logits_per_part[~torch.tensor(with_heads)] = float("nan")
+        attention_logits = through(attention_parts)
+        biases = attention_logits - head_logits_per_part.sum(-1)
+        biases[~torch.tensor(with_heads)] = float("nan")
         result = LogitAttribution(
             target=label, position=position,
             embeddings=float(through(embeddings[None])[0]),
-            heads=through(heads), attention_biases=through(attention_biases), mlps=through(mlp_parts),
+            attentions=attention_logits, heads=head_logits_per_part,
+            attention_biases=biases,
+            mlps=through(mlp_parts),
             readout_bias=float((lm_head(frozen.bias[None].to(dtype))[0].float() @ d)),
             lm_head_output=float(head_logits.float() @ d), stream_error=stream_error)
     return result
@@ -198,8 +226,7 @@ def attribution_patching(model, clean: str, corrupt: str, metric, *, value: str 
     """
     if value not in RESIDUAL_VALUES + HEAD_VALUES:
         raise ToolError(f"attribution patching reads one of {', '.join(RESIDUAL_VALUES + HEAD_VALUES)}")
-    layers = layer_list(model, layers)
-    require(model, value, layers)
+    layers = blocks_serving(model, value, layers)
     clean_batch, corrupt_batch = _pair(model, clean, corrupt)
     source = _read_clean(model, clean_batch, value, layers)
     activations, gradients = [], []

@@ -22,7 +22,7 @@ from typing import Iterable, Sequence
 
 import torch
 
-from ._common import ToolError, encode, first_real_position, layer_list, order_key, read, require, spec, trace
+from ._common import ToolError, blocks_serving, encode, first_real_position, order_key, read, spec, trace
 
 POSITION_DIMS = ("seq", "query")
 
@@ -37,19 +37,20 @@ class Request:
         return order_key(self.name, self.layer)
 
 
-def _requests(model, values: Sequence[str], layers) -> list[Request]:
-    requests = []
-    blocks = layer_list(model, layers)
+def _requests(model, values: Sequence[str], layers) -> tuple[list[Request], dict[str, list[int] | None]]:
+    """The reads of one batch in forward order, and the blocks each value is read at (None: a model value)."""
+    requests, blocks = [], {}
     for name in values:
         entry = spec(name)
         if entry.layout.kind == "scalar":
             raise ToolError(f"{name} is not a tensor: collect tensors such as layer_output")
         if entry.host == "model":
             requests.append(Request(name, None))
+            blocks[name] = None
         else:
-            require(model, name, blocks)
-            requests += [Request(name, layer) for layer in blocks]
-    return sorted(requests, key=lambda r: r.key)
+            blocks[name] = blocks_serving(model, name, layers)
+            requests += [Request(name, layer) for layer in blocks[name]]
+    return sorted(requests, key=lambda r: r.key), blocks
 
 
 def _select(tensor: torch.Tensor, name: str, positions, first: torch.Tensor) -> list[torch.Tensor] | torch.Tensor:
@@ -91,14 +92,15 @@ def _fingerprint(model, prompts, requests, positions, batch_size) -> str:
 
 
 class Collection:
-    """Collected values by name: a tensor [prompts blocks ...] for block values, [prompts ...] for model values;
-    with ``positions="all"``, a list with one such tensor per prompt (blocks first). Reads from disk lazily.
+    """Collected values by name: a tensor [prompts blocks ...] for block values (the blocks in
+    ``blocks[name]``), [prompts ...] for model values; with ``positions="all"``, a list with one such
+    tensor per prompt (blocks first). Reads from disk lazily.
 
     A pattern's key axis is as long as the longest prompt, zeros on the left of shorter ones.
     """
 
-    def __init__(self, names, layers, positions, chunks=None, path: Path | None = None, count: int = 0, device="cpu"):
-        self.names, self.layers, self.positions = list(names), layers, positions
+    def __init__(self, names, blocks, positions, chunks=None, path: Path | None = None, count: int = 0, device="cpu"):
+        self.names, self.blocks, self.positions = list(names), blocks, positions
         self._chunks = chunks
         self.path = path
         self.count = count
@@ -124,7 +126,7 @@ class Collection:
 
     def __repr__(self) -> str:
         where = f"on disk at {self.path}" if self.path else f"in memory on {self.device}"
-        return f"Collection({', '.join(self.names)}; blocks {self.layers}; positions {self.positions!r}; {where})"
+        return f"Collection({', '.join(self.names)}; positions {self.positions!r}; {where})"
 
 
 def collect(model, prompts: Iterable[str], values: Sequence[str] | str, *, layers=None, positions="last",
@@ -132,7 +134,8 @@ def collect(model, prompts: Iterable[str], values: Sequence[str] | str, *, layer
             progress: bool = True) -> Collection:
     """Read ``values`` (standard value names) for every prompt, ``batch_size`` prompts per forward.
 
-    Block values are read at ``layers`` (default: every block) and stacked along a blocks axis.
+    Block values are read at ``layers`` (default: every block that serves the value) and stacked
+    along a blocks axis.
     ``positions`` is ``"last"``, ``"all"`` or a list of positions (negative from the end of each
     prompt, non-negative from its first real token). With ``path``, every batch is written to its
     own file there as soon as it is read (memory stays at one batch), and a second call with the
@@ -145,8 +148,7 @@ def collect(model, prompts: Iterable[str], values: Sequence[str] | str, *, layer
         raise ToolError("no prompts to collect over: pass a list of strings")
     if not (positions in ("last", "all") or (isinstance(positions, (list, tuple)) and positions)):
         raise ToolError('positions is "last", "all" or a list of positions such as [-2, -1]')
-    requests = _requests(model, values, layers)
-    blocks = layer_list(model, layers)
+    requests, blocks = _requests(model, values, layers)
     starts = list(range(0, len(prompts), batch_size))
     folder = Path(path) if path is not None else None
     done = 0
@@ -160,7 +162,7 @@ def collect(model, prompts: Iterable[str], values: Sequence[str] | str, *, layer
                 raise ToolError(f"{folder} holds a collection of other prompts or values: pass another path or empty it")
             while done < len(starts) and (folder / f"batch_{done:06d}.pt").exists():
                 done += 1
-        manifest.write_text(json.dumps({"fingerprint": fingerprint, "values": values, "layers": blocks,
+        manifest.write_text(json.dumps({"fingerprint": fingerprint, "values": values, "blocks": blocks,
                                         "positions": positions, "prompts": len(prompts), "batch_size": batch_size}))
     chunks = [] if folder is None else None
     steps = range(done, len(starts))

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import torch
 
-from ._common import ToolError, encode, order_key, trace
+from ._common import ToolError, encode, first_real_position, order_key, trace, why_not
 
 
 @dataclass(frozen=True)
@@ -48,13 +48,22 @@ class Intervention:
     def __repr__(self) -> str:
         return f"Intervention({self.label or 'nothing'}; {len(self.edits)} edits)"
 
-    def __call__(self, model, step: int = 0) -> None:
-        """Apply every edit, in forward order, inside the current trace (``step``: the generation step)."""
+    def __call__(self, model, step: int = 0, batch: dict | None = None) -> None:
+        """Apply every edit, in forward order, inside the current trace; call it before reading anything
+        the edits come before. ``step`` is the generation step; ``batch`` (the encoded inputs, when known)
+        spares reading the attention mask from the model."""
         context: dict = {"step": step}
-        def key(edit):
-            return order_key(edit.name, None if edit.layer is None else edit.layer % model.num_layers)
+        if batch is not None:
+            context["sink"] = first_real_position(batch)
+        def block(edit):
+            return None if edit.layer is None else edit.layer % model.num_layers
 
-        for edit in sorted(self.edits, key=key):
+        for edit in self.edits:  # refuse before touching anything
+            reason = why_not(model, edit.name, block(edit))
+            if reason is not None:
+                where = "" if edit.layer is None else f" at block {block(edit)}"
+                raise ToolError(f"{self.label or 'this intervention'} edits {edit.name}{where}, which is not served: {reason}")
+        for edit in sorted(self.edits, key=lambda e: order_key(e.name, block(e))):
             edit.apply(model, context)
 
 
@@ -67,7 +76,7 @@ def run(model, prompts, intervention: Intervention | None = None) -> torch.Tenso
     with torch.no_grad():
         with trace(model, batch):
             if intervention:
-                intervention(model)
+                intervention(model, batch=batch)
             logits = model.logits.save()
     return logits
 
@@ -90,7 +99,7 @@ def generate(model, prompt, intervention: Intervention | None = None, *, max_new
             with tracer.invoke(inputs):
                 if intervention:
                     for step in tracer.iter[0:max_new_tokens]:
-                        intervention(model, step=step)
+                        intervention(model, step=step, batch=batch)
             with tracer.invoke():
                 ids = tracer.result.save()
     start = inputs["input_ids"].shape[1]

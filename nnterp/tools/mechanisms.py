@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ._common import ToolError, layer_list, require, token_text
+from ._common import ToolError, blocks_serving, encode, token_text, trace
 from .ablation import ablate_heads
 from .lens import LogitLens, logit_lens
 
@@ -35,8 +35,8 @@ class Induction:
 
     def top(self, k: int = 5) -> list[tuple[int, int, float]]:
         """The ``k`` heads with the highest induction score: (block, head, score)."""
-        flat = self.scores.flatten()
-        values, index = flat.topk(min(k, flat.numel()))
+        flat = self.scores.nan_to_num(nan=-float("inf")).flatten()
+        values, index = flat.topk(min(k, int(self.scores.isfinite().sum())))
         heads = self.scores.shape[1]
         return [(int(i) // heads, int(i) % heads, float(v)) for v, i in zip(values, index)]
 
@@ -90,21 +90,29 @@ def _losses(logits: torch.Tensor, tokens: torch.Tensor, prefix: int, length: int
 
 def induction_heads(model, *, length: int = 40, batch: int = 8, seed: int = 0, prefix=None) -> Induction:
     """Every head's induction score on random tokens repeated twice; needs ``attention_probabilities``
-    (an eager load on most families)."""
-    require(model, "attention_probabilities", range(model.num_layers))
+    (an eager load on most families). Blocks without softmax attention score NaN."""
+    blocks = blocks_serving(model, "attention_probabilities")
     tokens, start = repeated_random_tokens(model, length, batch, seed, prefix)
     tokens = tokens.to(next(model._module.parameters()).device)
     queries = torch.arange(start + length + 1, start + 2 * length)
     keys = queries - length + 1
     scores = []
     with torch.no_grad():
-        with model.trace({"input_ids": tokens, "attention_mask": torch.ones_like(tokens)}):
-            for layer in range(model.num_layers):
+        with trace(model, {"input_ids": tokens, "attention_mask": torch.ones_like(tokens)}):
+            for layer in blocks:
                 pattern = model.layers[layer].self_attn.attention_probabilities
                 scores.append(pattern[:, :, queries, keys].float().mean((0, 2)).cpu().save())
             logits = model.logits.save()
     first, repeated = _losses(logits, tokens, start, length)
-    return Induction(torch.stack(scores), tokens.cpu(), start, length, first, repeated)
+    return Induction(_by_block(model, blocks, scores), tokens.cpu(), start, length, first, repeated)
+
+
+def _by_block(model, blocks: list[int], rows: list[torch.Tensor]) -> torch.Tensor:
+    """[blocks ...] with NaN rows for the blocks not read."""
+    table = torch.full((model.num_layers, *rows[0].shape), float("nan"))
+    for layer, row in zip(blocks, rows):
+        table[layer] = row
+    return table
 
 
 @dataclass
@@ -139,14 +147,15 @@ def induction_ablation(model, induction: Induction, *, k: int = 5, draws: int = 
     """Zero the top-``k`` induction heads (in ``attention_premix``) and, ``draws`` times, ``k`` random other heads;
     the loss on the repeated half of the same sequences for each."""
     top = [(layer, head) for layer, head, _ in induction.top(k)]
-    others = [(l, h) for l in range(model.num_layers) for h in range(model.num_heads) if (l, h) not in top]
+    with_heads = [l for l in range(model.num_layers) if bool(induction.scores[l].isfinite().all())]
+    others = [(l, h) for l in with_heads for h in range(induction.scores.shape[1]) if (l, h) not in top]
     generator = torch.Generator().manual_seed(seed)
     picks = [[others[int(i)] for i in torch.randperm(len(others), generator=generator)[:k]] for _ in range(draws)]
     tokens = induction.tokens.to(next(model._module.parameters()).device)
 
     def repeated_loss(heads) -> float:
         with torch.no_grad():
-            with model.trace({"input_ids": tokens, "attention_mask": torch.ones_like(tokens)}):
+            with trace(model, {"input_ids": tokens, "attention_mask": torch.ones_like(tokens)}):
                 ablate_heads(heads)(model)
                 logits = model.logits.save()
         return _losses(logits, tokens, induction.prefix, induction.length)[1]
@@ -176,7 +185,7 @@ class Sink:
     def table(self) -> str:
         lines = [f"first-position sink on {''.join(self.tokens)!r}",
                  "  block  |pos 0|  mean |pos 1..|  ratio  attention on key 0 (mean over heads, queries 1..)"]
-        share = self.key0_share.mean(-1)
+        share = self.key0_share.mean(-1)  # NaN on blocks without softmax attention
         for layer in range(self.norms.shape[0]):
             lines.append(f"  {layer:>5}  {float(self.norms[layer, 0]):>7.1f}  {float(self.norms[layer, 1:].mean()):>13.1f}"
                          f"  {float(self.ratio[layer]):>5.1f}  {float(share[layer]):.3f}")
@@ -207,10 +216,9 @@ class Sink:
 
 
 def first_position_sink(model, prompt: str = PROMPT) -> Sink:
-    """Norm of ``layer_output`` per block and position, and every head's share of attention on key 0."""
-    require(model, "attention_probabilities", range(model.num_layers))
-    from ._common import encode, trace
-
+    """Norm of ``layer_output`` per block and position, and every head's share of attention on key 0
+    (NaN on blocks without softmax attention)."""
+    blocks = set(blocks_serving(model, "attention_probabilities"))
     batch = encode(model, prompt)
     if batch["input_ids"].shape[0] != 1:
         raise ToolError("the sink is read on one prompt: pass a string")
@@ -220,14 +228,15 @@ def first_position_sink(model, prompt: str = PROMPT) -> Sink:
     with torch.no_grad():
         with trace(model, batch):
             for layer in range(model.num_layers):
-                pattern = model.layers[layer].self_attn.attention_probabilities
-                shares.append(pattern[0, :, 1:, 0].float().mean(-1).cpu().save())
+                if layer in blocks:
+                    pattern = model.layers[layer].self_attn.attention_probabilities
+                    shares.append(pattern[0, :, 1:, 0].float().mean(-1).cpu().save())
                 streams.append(model.layers[layer].layer_output[0].float().cpu().save())
     stream = torch.stack(streams)                          # [blocks seq hidden]
     norms = stream.norm(dim=-1)
     block = int(norms[:, 0].argmax())
     dimension = int(stream[block, 0].abs().argmax())
-    return Sink(token_text(model, batch["input_ids"][0]), norms, torch.stack(shares), block, dimension,
+    return Sink(token_text(model, batch["input_ids"][0]), norms, _by_block(model, sorted(blocks), shares), block, dimension,
                 float(stream[block, 0, dimension]), float(stream[block, 1:].abs().max()))
 
 

@@ -15,7 +15,7 @@ from typing import Callable
 
 import torch
 
-from ._common import ToolError, encode, layer_list, positions_of, read, require, token_id, token_text, trace
+from ._common import ToolError, blocks_serving, encode, positions_of, read, token_id, token_text, trace
 
 RESIDUAL_VALUES = ("layer_input", "layer_mid", "layer_output", "attention_output", "mlp_output")
 HEAD_VALUES = ("attention_premix", "attention_head_outputs")
@@ -143,8 +143,7 @@ def patch_positions(model, clean: str, corrupt: str, metric, *, value: str = "la
     """
     if value not in RESIDUAL_VALUES:
         raise ToolError(f"position sweeps patch a residual value: one of {', '.join(RESIDUAL_VALUES)}")
-    layers = layer_list(model, layers)
-    require(model, value, layers)
+    layers = blocks_serving(model, value, layers)
     clean_batch, corrupt_batch = _pair(model, clean, corrupt)
     positions = positions_of(clean_batch["input_ids"].shape[1], positions)
     source = _read_clean(model, clean_batch, value, layers)
@@ -167,8 +166,7 @@ def patch_heads(model, clean: str, corrupt: str, metric, *, value: str = "attent
     """Patch one head's output (all ``positions``, default every one) from the clean run into the corrupt run, for every head."""
     if value not in HEAD_VALUES:
         raise ToolError(f"head sweeps patch one of {', '.join(HEAD_VALUES)}")
-    layers = layer_list(model, layers)
-    require(model, value, layers)
+    layers = blocks_serving(model, value, layers)
     clean_batch, corrupt_batch = _pair(model, clean, corrupt)
     columns = positions_of(clean_batch["input_ids"].shape[1], positions)
     source = _read_clean(model, clean_batch, value, layers)

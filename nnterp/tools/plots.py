@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-from ._common import ToolError, encode, layer_list, require, token_text, trace
+from ._common import ToolError, blocks_serving, encode, token_text, trace
 
 
 def label(token: str, width: int = 12) -> str:
@@ -107,21 +107,28 @@ def plot_patching(result, path=None, *, normalized: bool = True):
 
 
 def plot_attribution(result, path=None):
-    """Direct logit attribution: every head (blocks × heads) beside every block's MLP."""
-    figure = _figure(3.0 + 0.5 * result.heads.shape[1], 1.2 + 0.3 * result.heads.shape[0])
-    left, right = figure.subplots(1, 2, width_ratios=[max(result.heads.shape[1], 2), 2])
-    span = float(max(result.heads.abs().max(), result.mlps.abs().max())) or 1.0
-    image = left.imshow(result.heads.numpy(), cmap="RdBu_r", vmin=-span, vmax=span, aspect="auto",
-                        interpolation="nearest")
-    left.set_xlabel("head")
-    left.set_ylabel("block")
-    left.set_title(f"heads → {result.target}", fontsize=9)
-    right.imshow(result.mlps[:, None].numpy(), cmap="RdBu_r", vmin=-span, vmax=span, aspect="auto",
-                 interpolation="nearest")
-    right.set_xticks([0], ["MLP"])
-    right.set_yticks([])
-    right.set_title("MLPs", fontsize=9)
-    figure.colorbar(image, ax=[left, right], shrink=0.8, label="logit")
+    """Direct logit attribution: every head (blocks × heads) beside each block's whole attention and MLP."""
+    heads = result.heads
+    wholes = torch.stack([result.attentions, result.mlps], 1)                       # [blocks 2]
+    span = float(torch.cat([heads.nan_to_num().flatten(), wholes.flatten()]).abs().max()) or 1.0
+    options = {"cmap": "RdBu_r", "vmin": -span, "vmax": span, "aspect": "auto", "interpolation": "nearest"}
+    figure = _figure(3.2 + 0.5 * heads.shape[1], 1.2 + 0.3 * heads.shape[0])
+    if heads.shape[1]:
+        left, right = figure.subplots(1, 2, width_ratios=[max(heads.shape[1], 2), 2])
+        image = left.imshow(heads.numpy(), **options)
+        left.set_xlabel("head")
+        left.set_ylabel("block")
+        left.set_title(f"heads → {result.target}", fontsize=9)
+        axes = [left, right]
+    else:
+        right = figure.subplots()
+        axes = [right]
+    image = right.imshow(wholes.numpy(), **options)
+    right.set_xticks([0, 1], ["attention", "MLP"], fontsize=8)
+    right.set_title("whole sublayers", fontsize=9)
+    if not heads.shape[1]:
+        right.set_ylabel("block")
+    figure.colorbar(image, ax=axes, shrink=0.8, label="logit")
     save(figure, path)
     return figure
 
@@ -129,8 +136,7 @@ def plot_attribution(result, path=None):
 # --------------------------------------------------------------------------- attention
 def attention_patterns(model, prompt: str, layers=None) -> tuple[dict[int, torch.Tensor], list[str]]:
     """Every head's pattern of ``prompt`` at ``layers``: {block: [num_heads query key]}, and the tokens."""
-    layers = layer_list(model, layers)
-    require(model, "attention_probabilities", layers)
+    layers = blocks_serving(model, "attention_probabilities", layers)
     batch = encode(model, prompt)
     reads = []
     with torch.no_grad():

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from ._common import ToolError, encode, first_real_position, layer_list, spec, trace
+from ._common import ToolError, encode, first_real_position, layer_list, read, spec, trace
 from .interventions import Edit, Intervention, selection
 
 RESIDUAL_VALUES = ("layer_input", "layer_mid", "layer_output", "attention_output", "mlp_output")
@@ -66,14 +66,15 @@ def steer(vector: torch.Tensor | dict, layers=None, *, positions=None, rows=None
         def apply(model, context):
             if vec.shape[0] != model.hidden_size:
                 raise ToolError(f"the steering vector has {vec.shape[0]} entries; this model's stream has {model.hidden_size}")
-            stream = getattr(model.layers[layer % model.num_layers], value)
+            stream = read(model, value, layer % model.num_layers)
             batch, seq, _ = stream.shape
-            where = selection(batch, seq, rows, positions, context["step"]).to(stream.device)
-            added = vec.to(stream.device, torch.float32)
+            compute = torch.promote_types(stream.dtype, torch.float32)  # bfloat16 streams steer in float32
+            where = selection(batch, seq, rows, positions, context["step"]).to(stream.device, compute)
+            added = vec.to(stream.device, compute)
             if relative:
                 scale = stream_norm_without_sink(stream, context.get("sink"), context["step"])
                 added = added / unit_norm if unit_norm > 0 else added
-                added = (coefficient * scale)[:, None, None] * added
+                added = (coefficient * scale.to(compute))[:, None, None] * added
             else:
                 added = coefficient * added
             stream += (where * added).to(stream.dtype)
@@ -83,6 +84,8 @@ def steer(vector: torch.Tensor | dict, layers=None, *, positions=None, rows=None
     edits = []
     if relative:
         def read_sink(model, context):
+            if "sink" in context:
+                return
             mask = model.attention_mask
             context["sink"] = None if mask is None else first_real_position({"attention_mask": mask})
 
@@ -104,6 +107,6 @@ def mean_difference(model, positive, negative, layer: int, *, position: int = -1
         batch = encode(model, prompts)
         with torch.no_grad():
             with trace(model, batch):
-                stream = getattr(model.layers[layer], value)[:, position].save()
+                stream = read(model, value, layer)[:, position].save()
         means.append(stream.float().mean(0))
     return means[0] - means[1]

@@ -15,6 +15,7 @@ import re
 from types import ModuleType
 
 from .. import markdown
+from ...vocabulary import BY_NAME
 from ..rows import groups
 from . import catalogue
 
@@ -103,8 +104,10 @@ def generated(family, rows, block_kind: str) -> str:
              "    logits = model.logits.save()", "",
              "torch.testing.assert_close(model.project_on_vocab(last), logits)", "```", ""]
 
+    # where both are the standard values (a family that redefines them, around a sink say, explains its own)
     interior = [(index, found) for index, found in groups(rows)
                 if all(name in found and found[name].status != "unavailable"
+                       and found[name].description == BY_NAME[name].description
                        for name in ("attention_scores", "attention_probabilities"))]
     if default_load(family) == "eager" and interior:
         index, found = interior[0]

@@ -1,0 +1,325 @@
+"""BENCHMARKS.md from the raw results: ratios first, absolute times second, then the machine.
+
+    python -m benchmarks.report [results folder] [--out BENCHMARKS.md]
+
+Results recorded on other machines (a GPU) are kept under benchmarks/recorded/<name>/ and
+rendered after the CPU results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RECORDED = HERE / "recorded"
+
+LABELS = {"nnterp": "nnterp", "nnterp-1.3.0": "nnterp 1.3.0", "transformerlens": "TransformerLens 4.3"}
+LIMITS = {"own": 1.03, "residual": 1.05, "all": 1.15, "construction_ms": 20.0}
+
+
+# --------------------------------------------------------------------------- loading
+def load(folder: Path) -> dict:
+    runs, scaling, failed = {}, {}, []
+    for path in sorted(folder.glob("*.json")):
+        if path.name == "meta.json":
+            continue
+        data = json.loads(path.read_text())
+        if path.name.startswith("scaling--"):
+            scaling[path.stem.split("--", 1)[1]] = data
+        else:
+            runs[(data["library"], data["model"])] = data
+    failed = sorted(p.stem for p in folder.glob("*.failed"))
+    meta_path = folder / "meta.json"
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    return {"runs": runs, "scaling": scaling, "failed": failed, "meta": meta}
+
+
+# --------------------------------------------------------------------------- numbers
+def quartiles(values):
+    if len(values) == 1:
+        return values[0], values[0], values[0]
+    q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return q1, median, q3
+
+
+def ratio(run, numerator, denominator):
+    """Round-by-round ratio (q1, median, q3), or None when a scenario is missing."""
+    times = run["times"]
+    if numerator not in times or denominator not in times:
+        return None
+    return quartiles([a / b for a, b in zip(times[numerator], times[denominator])])
+
+
+def difference_ms(run, numerator, denominator):
+    times = run["times"]
+    if numerator not in times or denominator not in times:
+        return None
+    return quartiles([(a - b) * 1e3 for a, b in zip(times[numerator], times[denominator])])
+
+
+def fmt_ratio(r):
+    if r is None:
+        return "–"
+    q1, median, q3 = r
+    return f"{median:.3f}× [{q1:.2f}–{q3:.2f}]"
+
+
+def fmt_ms(seconds):
+    return f"{seconds * 1e3:.1f}" if seconds < 10 else f"{seconds * 1e3:.0f}"
+
+
+def fmt_times(values):
+    q1, median, q3 = quartiles(values)
+    return f"{fmt_ms(median)} [{fmt_ms(q1)}–{fmt_ms(q3)}]"
+
+
+def fmt_mb(value):
+    return "–" if value is None else f"{value / 2**20:.1f}"
+
+
+def verdict(value, limit):
+    if value is None:
+        return "not measured"
+    if value <= limit:
+        return "**holds**"
+    return f"**missed** by {100 * (value / limit - 1):.1f}%"
+
+
+# --------------------------------------------------------------------------- sections
+def model_line(run) -> str:
+    weights = "checkpoint" if run["checkpoint"] else "random weights"
+    return (f"{run['model']}: {run['layers']} layers, {run['parameters'] / 1e6:.0f}M parameters ({weights}), "
+            f"batch {run['batch']} × {run['seq']} tokens, {run['dtype']}")
+
+
+def budget_rows(data) -> list[str]:
+    rows = []
+    for (library, model), run in data["runs"].items():
+        if library != "nnterp":
+            continue
+        own = ratio(run, "nnterp.residuals", "nnsight.residuals")
+        own_all = ratio(run, "nnterp.all", "nnsight.all")
+        total = ratio(run, "nnterp.residuals", "hf.sdpa")
+        native_total = ratio(run, "nnsight.residuals", "hf.sdpa")
+        every = ratio(run, "nnterp.all", "hf.eager")
+        native_every = ratio(run, "nnsight.all", "hf.eager")
+        rows.append(f"| wrapper's own cost: every residual value ÷ bare nnsight reading the same locations | {model} "
+                    f"| {fmt_ratio(own)} | ≤ {LIMITS['own']} | {verdict(own and own[1], LIMITS['own'])} |")
+        rows.append(f"| (the same, every value, eager) | {model} | {fmt_ratio(own_all)} | ≤ {LIMITS['own']} "
+                    f"| {verdict(own_all and own_all[1], LIMITS['own'])} |")
+        rows.append(f"| total: every residual value ÷ bare transformers forward (sdpa) | {model} | {fmt_ratio(total)} "
+                    f"(bare nnsight alone: {fmt_ratio(native_total)}) | ≤ {LIMITS['residual']} "
+                    f"| {verdict(total and total[1], LIMITS['residual'])} |")
+        rows.append(f"| total: every value incl. attention interior ÷ bare eager forward | {model} | {fmt_ratio(every)} "
+                    f"(bare nnsight alone: {fmt_ratio(native_every)}) | ≤ {LIMITS['all']} "
+                    f"| {verdict(every and every[1], LIMITS['all'])} |")
+        built = run.get("construction") or {}
+        if "nnterp.wrap" in built and "nnsight.wrap" in built:
+            ours, bare = built["nnterp.wrap"], built["nnsight.wrap"]
+            delta = (ours["summary"]["median"] - bare["summary"]["median"]) * 1e3
+            ok = delta <= LIMITS["construction_ms"] and ours["forward_calls"] == 0
+            rows.append(
+                f"| construction on a built model, minus a bare nnsight wrap; forward passes | {model} "
+                f"| {delta:+.1f} ms ({fmt_ms(ours['summary']['median'])} vs {fmt_ms(bare['summary']['median'])} ms); "
+                f"{ours['forward_calls']} forward calls | ≤ 20 ms, none | {'**holds**' if ok else '**missed**'} |")
+            kept = (ours["parameters_kept"] == ours["parameters"] and ours["new_parameter_tensors"] == 0
+                    and ours["modules_replaced"] == 0)
+            rows.append(
+                f"| no weight copied, changed or module replaced (data_ptr, values, module identity) | {model} "
+                f"| {ours['parameters_kept']}/{ours['parameters']} parameters kept, "
+                f"{ours['new_parameter_tensors']} new, {ours['modules_replaced']} modules replaced | all kept "
+                f"| {'**holds**' if kept else '**missed**'} |")
+    return rows
+
+
+def peer_table(data, model) -> list[str]:
+    runs = data["runs"]
+    header = ("| library | logits ÷ bare sdpa | every residual value ÷ bare sdpa | every value ÷ bare eager "
+              "| fwd+bwd, gradients of every block output ÷ bare fwd+bwd | residual values ÷ its own bare nnsight "
+              "| construction (ms) | forward passes at construction | weights / modules | peak MB above the model: "
+              "residual / every value |")
+    lines = [header, "|" + "---|" * 10]
+    ours = runs.get(("nnterp", model))
+    if ours is not None:
+        built = ours["construction"].get("nnsight.wrap", {})
+        lines.append(
+            f"| bare nnsight {ours['versions'].get('nnsight', '')} (native names) "
+            f"| {fmt_ratio(ratio(ours, 'nnsight.logits', 'hf.sdpa'))} "
+            f"| {fmt_ratio(ratio(ours, 'nnsight.residuals', 'hf.sdpa'))} "
+            f"| {fmt_ratio(ratio(ours, 'nnsight.all', 'hf.eager'))} "
+            f"| {fmt_ratio(ratio(ours, 'nnsight.grad', 'hf.grad'))} | 1 "
+            f"| {fmt_ms(built['summary']['median']) if built else '–'} | {built.get('forward_calls', '–')} "
+            f"| {_weights(built)} | {fmt_mb(ours['memory'].get('nnsight.residuals'))} / "
+            f"{fmt_mb(ours['memory'].get('nnsight.all'))} |")
+    for library in ("nnterp", "nnterp-1.3.0", "transformerlens"):
+        run = runs.get((library, model))
+        if run is None:
+            failed = f"{library}--{model}" in data["failed"]
+            if failed:
+                lines.append(f"| {LABELS[library]} | failed to run: see the notes | | | | | | | | |")
+            continue
+        built = run["construction"].get(f"{library}.wrap", {})
+        own = ratio(run, f"{library}.residuals", "nnsight.residuals")
+        lines.append(
+            f"| {LABELS[library]} | {fmt_ratio(ratio(run, f'{library}.logits', 'hf.sdpa'))} "
+            f"| {fmt_ratio(ratio(run, f'{library}.residuals', 'hf.sdpa'))} "
+            f"| {fmt_ratio(ratio(run, f'{library}.all', 'hf.eager'))} "
+            f"| {fmt_ratio(ratio(run, f'{library}.grad', 'hf.grad'))} "
+            f"| {fmt_ratio(own) if own else 'no nnsight underneath'} "
+            f"| {fmt_ms(built['summary']['median']) if built else '–'} | {built.get('forward_calls', '–')} "
+            f"| {_weights(built)} | {fmt_mb(run['memory'].get(f'{library}.residuals'))} / "
+            f"{fmt_mb(run['memory'].get(f'{library}.all'))} |")
+    return lines
+
+
+def _weights(built) -> str:
+    if not built:
+        return "–"
+    copied = built["parameters"] - built["parameters_kept"] + built["new_parameter_tensors"]
+    return (f"{'all kept' if copied == 0 else f'{copied} parameters copied or changed'}; "
+            f"{built['modules_replaced']} modules replaced")
+
+
+def absolute_table(data, model) -> list[str]:
+    runs = {library: run for (library, m), run in data["runs"].items() if m == model}
+    if not runs:
+        return []
+    libraries = [lib for lib in ("nnterp", "nnterp-1.3.0", "transformerlens") if lib in runs]
+    scenarios = []
+    for lib in libraries:
+        scenarios += [s for s in runs[lib]["times"] if s not in scenarios]
+    lines = ["| scenario | " + " | ".join(f"in the {LABELS[lib]} process" for lib in libraries) + " |",
+             "|---|" + "---|" * len(libraries)]
+    for scenario in scenarios:
+        cells = [fmt_times(runs[lib]["times"][scenario]) if scenario in runs[lib]["times"] else "" for lib in libraries]
+        lines.append(f"| {scenario} | " + " | ".join(cells) + " |")
+    peaks = ["| peak MB above the loaded models | " + " | ".join(
+        ", ".join(f"{s} {fmt_mb(v)}" for s, v in runs[lib]["memory"].items()) for lib in libraries) + " |"]
+    return lines + peaks
+
+
+def scaling_table(data) -> list[str]:
+    points = data["scaling"]
+    if not points:
+        return []
+    lines = ["| layers | seq | batch | bare forward (ms) | bare nnsight, empty trace: + ms | nnterp logits: + ms "
+             "| bare nnsight, every residual value: + ms | nnterp, every residual value: + ms "
+             "| nnterp − bare nnsight, same reads (ms) | nnterp residual ÷ bare nnsight |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+
+    def key(item):
+        run = item[1]
+        return (run["layers"], run["seq"], run["batch"])
+
+    for _, run in sorted(points.items(), key=key):
+        bare = quartiles(run["times"]["hf.sdpa"])[1] * 1e3
+        cells = [difference_ms(run, name, "hf.sdpa") for name in
+                 ("nnsight.trace", "nnterp.logits", "nnsight.residuals", "nnterp.residuals")]
+        own = difference_ms(run, "nnterp.residuals", "nnsight.residuals")
+        lines.append(f"| {run['layers']} | {run['seq']} | {run['batch']} | {bare:.1f} | "
+                     + " | ".join("–" if c is None else f"{c[1]:+.1f}" for c in cells)
+                     + f" | {'–' if own is None else f'{own[1]:+.1f} [{own[0]:+.1f}…{own[2]:+.1f}]'}"
+                     + f" | {fmt_ratio(ratio(run, 'nnterp.residuals', 'nnsight.residuals'))} |")
+    return lines
+
+
+def noise_line(data) -> str:
+    """How much the same native measurement moves on this machine."""
+    spreads = []
+    for (library, model), run in data["runs"].items():
+        r = ratio(run, "nnsight.residuals", "hf.sdpa")
+        if r is not None:
+            spreads.append(f"{LABELS[library]} process, {model}: {r[1]:.3f}× [{r[0]:.2f}–{r[2]:.2f}]")
+    if not spreads:
+        return ""
+    return ("Noise: bare nnsight reading every residual value, against the bare forward, measured in each process "
+            "(the same code, so any spread is the machine): " + "; ".join(spreads) + ".")
+
+
+def section(data, title) -> list[str]:
+    meta, runs = data["meta"], data["runs"]
+    models = []
+    for _, model in runs:
+        if model not in models:
+            models.append(model)
+    any_run = next(iter(runs.values()), None)
+    out = [f"## {title}", ""]
+    if any_run is None:
+        return out + ["No results.", ""]
+    machine = meta.get("machine", {})
+    where = machine.get("gpu") or machine.get("cpu", "")
+    out += [f"Reproduce: `{meta.get('command', 'python -m benchmarks.run')}` ({meta.get('minutes', '?')} min, "
+            f"{meta.get('started', '')}, {where}, {meta.get('threads', 1) or 'default'} torch thread(s) per process, "
+            f"load average {meta.get('load_before')} before, {meta.get('load_after')} after).", ""]
+    out += ["Every ratio is the median of round-by-round ratios between calls made in the same round of the same "
+            "process, with the interquartile range in brackets; rounds run every scenario in a fresh random order.",
+            ""]
+    line = noise_line(data)
+    if line:
+        out += [line, ""]
+    out += ["### The budgets (DESIGN §8)", "", "| budget | model | measured | limit | verdict |", "|---|---|---|---|---|"]
+    out += budget_rows(data) + [""]
+    for model in models:
+        lead = runs.get(("nnterp", model)) or next(r for (l, m), r in runs.items() if m == model)
+        out += [f"### Against the peers: {model_line(lead)}", ""]
+        out += peer_table(data, model) + [""]
+    scaling = scaling_table(data)
+    if scaling:
+        out += ["### Scaling: is the overhead fixed per trace?", "",
+                "The tiny Llama at batch 1, one axis moved at a time; + ms is the median extra time over the bare "
+                "forward measured in the same round.", ""] + scaling + [""]
+    imports = meta.get("imports")
+    if imports:
+        out += ["### Import time (fresh process, median of 3)", "",
+                "| library | seconds above `import torch, transformers` | `import torch, transformers` |",
+                "|---|---|---|"]
+        out += [f"| {name} | {v['library']:.2f} | {v['base']:.2f} |" for name, v in imports.items()] + [""]
+    out += ["### Absolute times (ms per call: median [q1–q3])", ""]
+    for model in models:
+        out += [f"#### {model}", ""] + absolute_table(data, model) + [""]
+    out += ["### Versions and notes", ""]
+    for (library, model), run in runs.items():
+        versions = ", ".join(f"{k} {v}" for k, v in run["versions"].items())
+        out.append(f"- {LABELS[library]} process, {model}: {versions}; Python {run['python']}; "
+                   f"{run['threads']} thread(s); {run['rounds']} rounds × {run['repeats']} calls.")
+        for note in run["spec_notes"] + run["notes"]:
+            out.append(f"  - {note}")
+    for name in data["failed"]:
+        out.append(f"- {name}: failed; rerun the command above to see why.")
+    return out + [""]
+
+
+INTRO = """# Benchmarks
+
+What reading the insides of a model costs through nnterp, against a bare `transformers` forward,
+bare nnsight reading the same locations, and the peers (nnterp 1.3.0 on nnsight 0.7.0;
+TransformerLens 4.3's `TransformerBridge` with `run_with_cache`), on the same models and inputs.
+Each library runs in its own process (the peers in their own virtual environments) and is timed
+interleaved with the bare baselines in that process. This file is written by the suite; see
+`benchmarks/README.md` for what each scenario reads and how to run it.
+"""
+
+
+def write(out: Path, results: Path) -> None:
+    lines = [INTRO]
+    lines += section(load(results), "CPU" if "cuda" not in str(results) else "CUDA")
+    if RECORDED.exists():
+        for folder in sorted(p for p in RECORDED.iterdir() if p.is_dir()):
+            if folder.resolve() != results.resolve():
+                lines += section(load(folder), f"Recorded: {folder.name}")
+    out.write_text("\n".join(lines).rstrip() + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("results", nargs="?", default=str(HERE / "results"))
+    parser.add_argument("--out", default=str(HERE.parent / "BENCHMARKS.md"))
+    args = parser.parse_args()
+    write(Path(args.out), Path(args.results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""BLOOM (BloomForCausalLM).
+
+transformer.{word_embeddings, word_embeddings_layernorm, h[i].{input_layernorm, self_attention.{query_key_value,
+dense, attention_dropout}, post_attention_layernorm, mlp.{dense_h_to_4h, gelu_impl, dense_4h_to_h}}, ln_f} and
+lm_head, tied to word_embeddings. The embedding is normed by word_embeddings_layernorm before the first block:
+token_embeddings is word_embeddings' output, and layers[0].input is its normed form. A sequential pre-norm block
+whose sublayers add the residual themselves: self_attention(ln(x), residual) and mlp(ln(h), residual) each return
+residual + dropout(branch) through dropout_add, so the modules' outputs are the stream (the attention's is
+layer_mid) and attention_output and mlp_output are the branches handed to dropout_add: dense's output and
+dense_4h_to_h's, or, with pretraining_tp > 1 and slow_but_exact, the sum of the sliced F.linear calls that replace
+them, which is what the model adds either way. With apply_residual_connection_post_layernorm the residual each
+sublayer adds to is its norm's output, not the stream, so the block is out = post_attention_layernorm(
+input_layernorm(x) + attn) + mlp: there is no layer_mid and the block is not a sum of layer_input and the two
+contributions. No position embeddings: ALiBi, a per-head linear bias on the key distance, added to the scores.
+The attention is BLOOM's own code (the model has no other, so the interior needs no eager load and no sdpa load
+exists): scores = alibi + q k^T / sqrt(head_dim) in one baddbmm, plus the mask, softmax in float32 cast back to
+the model's dtype, attention_dropout, and a bmm with the values, heads folded into the batch.
+"""
+
+from nnterp.families._internal_residual import ATTENTION_BRANCH, MLP_BRANCH, MLP_CHILD_SITES
+from nnterp.families._own_attention import BATCH_HEADS, WHOLE
+from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.sites import SPLIT_HEADS, Argument, Call, Child, Element, Nowhere, Read
+
+POST_LN_RESIDUAL = (
+    "the attention is added to input_layernorm's output, not to the block's input "
+    "(apply_residual_connection_post_layernorm), so the stream after the add, post_attention_layernorm's input, "
+    "is input_layernorm(layer_input) + attention_output")
+
+
+def _post_ln_residual(config) -> bool:
+    return bool(config.apply_residual_connection_post_layernorm)
+
+
+NO_LAYER_MID = Nowhere(POST_LN_RESIDUAL)
+# with the residual taken after the norm, the MLP is called with one tensor twice, as its input and its residual:
+# an assignment is copied into it, so it reaches both as an in-place edit does
+SHARED_MLP_INPUT = Read(Child("mlp", "input"), Argument(0), shared=True)
+
+
+def _post_ln_arithmetic(layer, x, attn, mlp):
+    """The block with apply_residual_connection_post_layernorm: each sublayer adds to its norm's output."""
+    return layer.post_attention_layernorm(layer.input_layernorm(x) + attn) + mlp
+
+FAMILY = Family(
+    name="bloom",
+    model_types=("bloom",),
+    summary="A sequential block whose attention and MLP add the residual inside themselves, ALiBi in place of "
+            "position embeddings, and a LayerNorm on the embeddings.",
+    tags=("Sequential block", "Residual inside modules", "ALiBi", "Fused qkv", "LayerNorm"),
+    rename={
+        "transformer.word_embeddings": "embed_tokens", "transformer.h": "layers", "transformer.ln_f": "norm",
+        "self_attention": "self_attn", "dense": "o_proj", "dense_h_to_4h": "up_proj", "dense_4h_to_h": "down_proj",
+        "gelu_impl": "act_fn",
+    },
+    sites={
+        "token_embeddings": Read(
+            Child("embed_tokens"),
+            description="The embedding word_embeddings' output, before word_embeddings_layernorm; layers[0].input "
+                        "is its normed form"),
+        "attention_queries": Read(Call("self._reshape"), Element(0)),
+        "attention_keys": Read(Call("self._reshape"), Element(1)),
+        "attention_values": Read(Call("self._reshape"), Element(2)),
+        "attention_scores": Read(
+            Call("F.softmax", "input"), Argument(0),
+            description="The attention scores entering the softmax, masked, ALiBi included: alibi + q k^T / "
+                        "sqrt(head_dim) + mask"),
+        "attention_probabilities": Read(Child("attention_dropout")),
+        "attention_head_outputs": Read(Call("torch.bmm"), WHOLE, BATCH_HEADS),
+        "attention_premix": Read(Call("self._merge_heads"), WHOLE, SPLIT_HEADS),
+        "attention_output": ATTENTION_BRANCH,
+        **MLP_CHILD_SITES,
+        "mlp_output": MLP_BRANCH,
+        "layer_mid": lambda context: NO_LAYER_MID if _post_ln_residual(context.config) else COMMON_SITES["layer_mid"],
+        "mlp_input": lambda context: SHARED_MLP_INPUT if _post_ln_residual(context.config) else COMMON_SITES["mlp_input"],
+    },
+    block_kind=lambda config: "post-norm residual" if _post_ln_residual(config) else "sequential",
+    accessors={"num_kv_heads": lambda c: c.num_attention_heads},
+    loads=("eager",),
+    variants={"post_ln_residual": {"apply_residual_connection_post_layernorm": True}},
+    checkpoints=(
+        Checkpoint("bigscience/bloom-560m", "BLOOM-560M", {
+            "architectures": ["BloomForCausalLM"], "n_layer": 24, "hidden_size": 1024, "n_head": 16,
+            "vocab_size": 250880, "layer_norm_epsilon": 1e-05, "apply_residual_connection_post_layernorm": False,
+            "pretraining_tp": 1, "slow_but_exact": False, "tie_word_embeddings": True,
+        }),
+        Checkpoint("bigscience/bloom", "BLOOM-176B", {
+            "architectures": ["BloomForCausalLM"], "n_layer": 70, "hidden_size": 14336, "n_head": 112,
+            "vocab_size": 250880, "layer_norm_epsilon": 1e-05, "apply_residual_connection_post_layernorm": False,
+            "pretraining_tp": 4, "slow_but_exact": False, "tie_word_embeddings": True, "dtype": "bfloat16",
+        }),
+    ),
+    tiny={"config_class": "BloomConfig", "overrides": {
+        "hidden_size": 64, "n_layer": 2, "n_head": 4, "vocab_size": 300}},
+)
+
+# the block's own arithmetic where it is not a sum of the stream and the two contributions (a core proposal:
+# /work/briefs/requests-custom.md)
+FAMILY.block_arithmetic = lambda config: _post_ln_arithmetic if _post_ln_residual(config) else None

@@ -1,0 +1,49 @@
+"""dots.llm1 (Dots1ForCausalLM).
+
+Llama's block with per-head RMSNorm q_norm/k_norm before rotary, and DeepSeek-V3's mixture of
+experts: the first first_k_dense_replace blocks hold a dense gated MLP (Dots1MLP) of width
+intermediate_size, the others a Dots1MoE of a router gate (Dots1TopkRouter), experts (fused
+gate_up_proj [n_routed_experts, 2·moe_intermediate_size, hidden_size] and down_proj) and
+shared_experts (a gated MLP of n_shared_experts·moe_intermediate_size on every token). The router
+computes logits = F.linear(x, weight) in float32, scores = sigmoid(logits), chooses among the
+topk_group best of n_group groups the top_k of scores + e_score_correction_bias, and weights the
+chosen experts by their scores (normalized when norm_topk_prob, times routed_scaling_factor);
+the block returns experts(x) + shared_experts(x). Sliding-window layers are possible through
+layer_types.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._moe import (
+    DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, SIGMOID_WITH_BIAS, experts_sentence, moe_accessors, moe_block,
+    router_sites,
+)
+
+FAMILY = Family(
+    name="dots1",
+    model_types=("dots1",),
+    summary="rednote's dots.llm1: per-head query/key norms, a dense first block, then DeepSeek-V3's sigmoid router "
+            "choosing 6 of 128 experts per token beside shared experts.",
+    tags=("Sequential block", "RMSNorm", "QK-norm", "Mixture of experts", "Shared experts"),
+    sites=moe_block(router_sites(
+        "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID,
+        weights_description=SIGMOID_WITH_BIAS + "; the shared experts run on every token unweighted",
+        choices_description=DEEPSEEK_CHOICES,
+    ), experts_sentence(
+        "experts.gate_up_proj [n_routed_experts, 2·moe_intermediate_size, hidden_size] and experts.down_proj "
+        "[n_routed_experts, hidden_size, moe_intermediate_size]")),
+    accessors=moe_accessors("n_routed_experts"),
+    checkpoints=(
+        Checkpoint("rednote-hilab/dots.llm1.base", "dots.llm1.base", {
+            "architectures": ["Dots1ForCausalLM"], "num_hidden_layers": 62, "hidden_size": 4608,
+            "intermediate_size": 10944, "moe_intermediate_size": 1408, "num_attention_heads": 32,
+            "num_key_value_heads": 32, "vocab_size": 152064, "n_routed_experts": 128, "num_experts_per_tok": 6,
+            "n_shared_experts": 2, "first_k_dense_replace": 1, "norm_topk_prob": True,
+            "max_position_embeddings": 32768, "hidden_act": "silu", "rms_norm_eps": 1e-06,
+            "tie_word_embeddings": False, "dtype": "bfloat16",
+        }),
+    ),
+    tiny={"config_class": "Dots1Config", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "n_group": 1, "topk_group": 1,
+        "n_routed_experts": 4, "num_experts_per_tok": 2, "n_shared_experts": 1, "first_k_dense_replace": 1}},
+)

@@ -1,0 +1,46 @@
+"""ERNIE 4.5 MoE (Ernie4_5_MoeForCausalLM).
+
+Llama's attention and block with a mixture of experts on the blocks from moe_layer_start_index on,
+every moe_layer_interval (the others hold a dense gated Ernie4_5_MoeMLP of width
+intermediate_size). An MoE block (Ernie4_5_MoeSparseMoeBlock) holds a router gate
+(Ernie4_5_MoeTopKRouter with moe_statics, a learned e_score_correction_bias), experts (fused
+gate_up_proj [moe_num_experts, 2·moe_intermediate_size, hidden_size] and down_proj) and
+shared_experts. The router computes logits = F.linear(x, weight) in float32, softmaxes them over
+all experts, chooses the top_k of softmax + e_score_correction_bias, and weights the chosen experts
+by their softmax probabilities renormalized to sum to one (the sum clamped at moe_norm_min); the
+block returns experts(x) + shared_experts(x). Embeddings are tied to lm_head.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._moe import LOGITS_BEFORE_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
+
+FAMILY = Family(
+    name="ernie4_5_moe",
+    model_types=("ernie4_5_moe",),
+    summary="Baidu's ERNIE 4.5 MoE: Llama's attention, a dense first block, then a softmax router whose choice adds "
+            "a load-balancing bias, beside shared experts.",
+    tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Mixture of experts", "Shared experts",
+          "Tied embeddings"),
+    sites=moe_block(router_sites(
+        "gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX + " (computed in float32)",
+        weights_description="The chosen experts' softmax probabilities over all experts, renormalized over the top_k "
+                            "(the choice adds moe_statics.e_score_correction_bias; the weights do not)",
+        choices_description="The experts each position is sent to: the top_k of softmax(logits) + "
+                            "e_score_correction_bias; read-only",
+    ), experts_sentence()),
+    accessors=moe_accessors("moe_num_experts", "moe_k"),
+    checkpoints=(
+        Checkpoint("baidu/ERNIE-4.5-21B-A3B-PT", "ERNIE-4.5-21B-A3B-PT", {
+            "architectures": ["Ernie4_5_MoeForCausalLM"], "num_hidden_layers": 28, "hidden_size": 2560,
+            "intermediate_size": 12288, "moe_intermediate_size": 1536, "num_attention_heads": 20,
+            "num_key_value_heads": 4, "vocab_size": 103424, "moe_num_experts": 64, "moe_k": 6,
+            "moe_num_shared_experts": 2, "moe_layer_start_index": 1, "moe_layer_interval": 1,
+            "max_position_embeddings": 131072, "hidden_act": "silu", "rms_norm_eps": 1e-05,
+            "rope_theta": 500000.0, "tie_word_embeddings": True, "dtype": "bfloat16",
+        }),
+    ),
+    tiny={"config_class": "Ernie4_5_MoeConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "moe_num_experts": 4,
+        "moe_k": 2}},
+)

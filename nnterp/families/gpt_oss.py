@@ -1,0 +1,53 @@
+"""GPT-OSS (GptOssForCausalLM).
+
+Llama's module names on a block with attention sinks and a mixture of experts in every MLP slot.
+The attention (biased q/k/v/o projections, grouped keys and values, sliding-window layers
+alternating with full ones) passes its per-head sink logits self.sinks to the kernel as s_aux; the
+eager kernel appends them as one more key column, subtracts the row maximum, softmaxes and drops
+the column, so each query's probabilities sum to less than one. The model runs only under eager
+attention (its sdpa path would ignore the sinks). model.layers[i].mlp is a GptOssMLP of a router
+(GptOssTopKRouter: logits = F.linear(x, weight, bias), the top_k logits softmaxed among
+themselves) and experts with fused, transposed weights: gate_up_proj [num_experts, hidden_size,
+2·intermediate_size] with gate and up interleaved, plus biases, a clamped SwiGLU
+((up + 1)·gate·sigmoid(1.702·gate), swiglu_limit), down_proj [num_experts, intermediate_size,
+hidden_size]. The MLP returns (output, router_scores); the block adds element 0.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites, sink_scores
+
+FAMILY = Family(
+    name="gpt_oss",
+    model_types=("gpt_oss",),
+    summary="A mixture-of-experts transformer with a learned attention sink per head, sliding-window layers "
+            "alternating with full ones, and clamped-SwiGLU experts chosen by a top-k-then-softmax router.",
+    tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Attention sinks", "Sliding window",
+          "Mixture of experts"),
+    sites={
+        "attention_scores": sink_scores(),
+        **moe_block(router_sites(
+            "router", "F.linear",
+            logits="The router's score for every expert (a biased linear map of the normed stream)",
+            weights_description="The softmax of the chosen experts' logits, taken among the top_k only",
+        ), experts_sentence(
+            "experts.gate_up_proj [num_experts, hidden_size, 2·intermediate_size] with gate and up interleaved, "
+            "and experts.down_proj [num_experts, intermediate_size, hidden_size], each with a bias")),
+    },
+    accessors=moe_accessors("num_local_experts"),
+    loads=("eager",),
+    checkpoints=(
+        Checkpoint("openai/gpt-oss-20b", "gpt-oss-20b", {
+            "architectures": ["GptOssForCausalLM"], "num_hidden_layers": 24, "hidden_size": 2880,
+            "intermediate_size": 2880, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64,
+            "vocab_size": 201088, "num_local_experts": 32, "num_experts_per_tok": 4, "sliding_window": 128,
+            "layer_types": ["sliding_attention", "full_attention"] * 12, "max_position_embeddings": 131072,
+            "hidden_act": "silu", "rms_norm_eps": 1e-05, "swiglu_limit": 7.0, "attention_bias": True,
+            "tie_word_embeddings": False, "rope_theta": 150000.0, "dtype": "bfloat16",
+        }),
+        Checkpoint("openai/gpt-oss-120b", "gpt-oss-120b"),
+    ),
+    tiny={"config_class": "GptOssConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_local_experts": 4,
+        "num_experts_per_tok": 2}},
+)

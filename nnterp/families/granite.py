@@ -1,0 +1,35 @@
+"""Granite 3 (GraniteForCausalLM).
+
+Llama's modules and sequential pre-norm block with four multipliers from the config: the model
+multiplies the embeddings by embedding_multiplier before the first block, each block adds
+residual_multiplier times each sublayer's output (h = x + m * attn, out = h + m * mlp), the kernel
+scales the query-key product by attention_multiplier instead of head_dim ** -0.5, and the logits
+are lm_head's output divided by logits_scaling. token_embeddings, attention_output and mlp_output
+are the products the stream receives (an edit is carried back divided); project_on_vocab divides
+by logits_scaling.
+"""
+
+from nnterp.family import Checkpoint, Family
+
+from ._llama import GRANITE_TINY, granite_sites, logits_divided_by_scaling, tiny
+
+FAMILY = Family(
+    name="granite",
+    model_types=("granite",),
+    summary="Llama's block with multipliers on the embeddings, on each sublayer's contribution and on the "
+            "attention scores, and logits divided by logits_scaling.",
+    tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Residual multiplier", "Scaled logits", "Gated MLP"),
+    sites=granite_sites(),
+    readout=logits_divided_by_scaling,
+    checkpoints=(
+        Checkpoint("ibm-granite/granite-3.0-8b-instruct", "Granite-3.0-8B-Instruct", {
+            "architectures": ["GraniteForCausalLM"], "num_hidden_layers": 40, "hidden_size": 4096,
+            "intermediate_size": 12800, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 49155,
+            "max_position_embeddings": 4096, "hidden_act": "silu", "rms_norm_eps": 1e-06,
+            "embedding_multiplier": 12.0, "residual_multiplier": 0.22, "attention_multiplier": 0.0078125,
+            "logits_scaling": 16.0, "tie_word_embeddings": True, "dtype": "bfloat16",
+        }),
+        Checkpoint("ibm-granite/granite-3.0-2b-instruct", "Granite-3.0-2B-Instruct"),
+    ),
+    tiny=tiny("GraniteConfig", **GRANITE_TINY),
+)

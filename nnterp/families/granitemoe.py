@@ -1,0 +1,55 @@
+"""Granite MoE (GraniteMoeForCausalLM).
+
+Granite's multipliers on a Llama-named block whose MLP is a mixture of experts named
+block_sparse_moe (aliased mlp). The model multiplies the embeddings by embedding_multiplier before
+the first block (token_embeddings is embed_tokens' output, layers[0].input the product); the
+attention scales its scores by attention_multiplier instead of 1/sqrt(head_dim); the block adds
+each sublayer times residual_multiplier, h = x + residual_multiplier·attn and
+out = h + residual_multiplier·moe, so attention_output and mlp_output are those products (an edit
+is carried back divided by the multiplier); logits are lm_head's output divided by
+logits_scaling. The MoE block holds a router (GraniteMoeTopKRouter: logits = F.linear(x, weight),
+cast to float32, the top_k logits softmaxed among themselves) and experts (fused gate_up_proj
+[num_local_experts, 2·intermediate_size, hidden_size] and down_proj).
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._moe import (
+    TOPK_THEN_SOFTMAX, experts_sentence, granite_readout, granite_sites, moe_accessors, router_sites,
+)
+
+GRANITE_ROUTER = router_sites(
+    "router", "F.linear",
+    logits="The router's score for every expert, before the top-k choice (the router casts it to float32)",
+    weights_description=TOPK_THEN_SOFTMAX)
+GRANITE_NEURONS = experts_sentence(
+    "experts.gate_up_proj [num_local_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
+    "[num_local_experts, hidden_size, intermediate_size]")
+GRANITE_MULTIPLIERS = {"residual_multiplier": 0.22, "embedding_multiplier": 12.0, "logits_scaling": 6.0,
+                       "attention_multiplier": 0.015625}
+
+FAMILY = Family(
+    name="granitemoe",
+    model_types=("granitemoe",),
+    summary="Granite's multipliers (embeddings, attention scale, residual branches, logits) on a Llama block whose "
+            "MLP is a top-k-then-softmax mixture of experts.",
+    tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Multipliers", "Mixture of experts"),
+    rename={"block_sparse_moe": "mlp"},
+    sites=granite_sites(GRANITE_ROUTER, GRANITE_NEURONS),
+    accessors=moe_accessors("num_local_experts"),
+    readout=granite_readout,
+    checkpoints=(
+        Checkpoint("ibm-granite/granite-3.0-1b-a400m-base", "granite-3.0-1b-a400m-base", {
+            "architectures": ["GraniteMoeForCausalLM"], "num_hidden_layers": 24, "hidden_size": 1024,
+            "intermediate_size": 512, "num_attention_heads": 16, "num_key_value_heads": 8, "vocab_size": 49155,
+            "num_local_experts": 32, "num_experts_per_tok": 8, "embedding_multiplier": 12.0,
+            "logits_scaling": 6.0, "residual_multiplier": 0.22, "attention_multiplier": 0.015625,
+            "max_position_embeddings": 4096, "hidden_act": "silu", "rms_norm_eps": 1e-06,
+            "tie_word_embeddings": True, "rope_theta": 10000.0, "dtype": "bfloat16",
+        }),
+        Checkpoint("ibm-granite/granite-3.0-3b-a800m-base", "granite-3.0-3b-a800m-base"),
+    ),
+    tiny={"config_class": "GraniteMoeConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "vocab_size": 300, "num_local_experts": 4, "num_experts_per_tok": 2,
+        **GRANITE_MULTIPLIERS}},
+)

@@ -1,0 +1,36 @@
+"""Granite MoE with shared experts (GraniteMoeSharedForCausalLM).
+
+Granite MoE's block (granitemoe: embedding, attention, residual and logits multipliers; the MoE
+block named block_sparse_moe, aliased mlp, with a top-k-then-softmax router and fused experts)
+plus, when shared_intermediate_size > 0, a shared_mlp on the block itself (GraniteMoeSharedMLP:
+input_linear to gate and up halves, activation, output_linear) run on every token beside the
+experts: the block computes out = h + residual_multiplier·(block_sparse_moe(x) + shared_mlp(x)).
+mlp_output is that whole product, read where shared_mlp returns, so an edit is carried back into
+shared_mlp's output (divided by the multiplier, minus the MoE block's output).
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._moe import granite_readout, granite_sites, moe_accessors
+from nnterp.families.granitemoe import GRANITE_MULTIPLIERS, GRANITE_NEURONS, GRANITE_ROUTER
+
+FAMILY = Family(
+    name="granitemoeshared",
+    model_types=("granitemoeshared",),
+    summary="Granite MoE with a shared MLP beside the experts on every block, both added under Granite's residual "
+            "multiplier.",
+    tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Multipliers", "Mixture of experts",
+          "Shared experts"),
+    rename={"block_sparse_moe": "mlp"},
+    sites=granite_sites(GRANITE_ROUTER, GRANITE_NEURONS),
+    accessors=moe_accessors("num_local_experts"),
+    readout=granite_readout,
+    checkpoints=(
+        # the config class's defaults, with the shared expert the family is named after
+        Checkpoint("ibm-research/moe-7b-1b-active-shared-experts", "moe-7b-1b-active-shared-experts", {
+            "architectures": ["GraniteMoeSharedForCausalLM"], "dtype": "bfloat16"}),
+    ),
+    tiny={"config_class": "GraniteMoeSharedConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "vocab_size": 300, "num_local_experts": 4, "num_experts_per_tok": 2,
+        "shared_intermediate_size": 64, **GRANITE_MULTIPLIERS}},
+)

@@ -1,0 +1,113 @@
+"""JetMoE (JetMoeForCausalLM).
+
+model.{embed_tokens, layers[i].{input_layernorm, self_attention.{kv_proj, experts.{router,
+input_linear, output_linear}}, post_attention_layernorm, mlp.{router.layer, input_linear,
+output_linear, activation}}, norm} and lm_head, tied to the embeddings. Llama's sequential
+pre-norm block with a mixture of experts in both sublayers. The attention (self_attention,
+standard name self_attn) is a mixture of attention heads: its own top-k router sends each position
+to num_experts_per_tok query experts, each with its own query projection (experts.input_linear)
+to num_key_value_heads heads of kv_channels, and its own output projection (experts.output_linear);
+kv_proj gives one set of keys and values, which the attention tiles (repeat, not interleave) once
+per routed expert before the kernel, called through attention_interface. So the kernel sees
+num_attention_heads = num_key_value_heads * num_experts_per_tok query heads and as many key heads,
+and model.num_kv_heads counts those tiled heads. The experts' gated outputs are summed and a bias
+added: attention_premix is the kernel's per-head output as experts.reduce takes it. The MLP is a
+JetMoeMoE: a top-k router (router.layer logits, a softmax over the kept top-k logits) and
+per-expert fused weights input_linear [num_experts, 2·intermediate_size, hidden_size] and
+output_linear [num_experts, hidden_size, intermediate_size], run on positions sorted by expert
+(silu(gate) * up), weighted, summed, plus a bias. The attention returns (output, weights,
+router_logits); the block returns a bare tensor.
+"""
+
+from dataclasses import dataclass
+
+from nnterp.family import Checkpoint, Family
+from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Derived, Element, Nowhere, Own, Read, Same
+from nnterp.families._moe import InRouter, RouterRead, moe_accessors
+
+
+class _ExpertHeads(Same):
+    """``[batch seq top_k kv_heads*head_dim]`` (one row per routed query expert) seen as
+    ``[batch seq num_heads head_dim]``."""
+
+    def view(self, native, model):
+        return native.flatten(-2).unflatten(-1, (model.num_heads, -1))
+
+    def inverse(self, value, like, model):
+        return value.flatten(-2).unflatten(-1, (like.shape[-2], -1))
+
+
+@dataclass(eq=False)
+class _TopK(Derived):
+    """The experts chosen from the router's logits: their top num_experts_per_tok, as the router takes
+    them (the router returns the logits last, after the choice and the weights)."""
+
+    def read(self, host, spec):
+        return self.source.read(host, spec).topk(host.root.num_experts_per_token, dim=-1).indices
+
+
+NEURONS = (
+    "a mixture of experts: each position's neurons are those of its top-k experts, computed on positions sorted by "
+    "expert with the fused weights input_linear [num_experts, 2·intermediate_size, hidden_size] and output_linear "
+    "[num_experts, hidden_size, intermediate_size], so no [batch seq intermediate_size] tensor exists; the block's "
+    "output is mlp_output and the routing is router_logits, router_choices and router_weights"
+)
+
+FAMILY = Family(
+    name="jetmoe",
+    model_types=("jetmoe",),
+    summary="Llama's block with experts in both sublayers: a mixture of attention heads (routed query and output "
+            "projections over shared keys and values) and a top-2 of 8 mixture-of-experts MLP.",
+    tags=("Sequential block", "RMSNorm", "Mixture of attention heads", "Mixture of experts", "Tied embeddings"),
+    rename={"self_attention": "self_attn"},
+    sites={
+        "attention_keys": Read(
+            Call("attention_interface", "input"), Argument(2), condition=KERNEL_ARGUMENTS,
+            description="The keys entering attention: kv_proj's num_key_value_heads heads, rotated, tiled once per "
+                        "routed query expert"),
+        "attention_values": Read(
+            Call("attention_interface", "input"), Argument(3), condition=KERNEL_ARGUMENTS,
+            description="The values entering attention: kv_proj's num_key_value_heads heads tiled once per routed "
+                        "query expert"),
+        "attention_premix": Read(
+            Call("self.experts.reduce", "input"), Argument(0), _ExpertHeads(),
+            description="Every head's output side by side, as the routed experts' output projections take them "
+                        "(experts.reduce): num_experts_per_tok experts of num_key_value_heads heads"),
+        "attention_output": Read(
+            Own("output"), Element(0),
+            description="What the attention adds to the residual stream: the routed experts' gated output "
+                        "projections summed, plus the experts' bias"),
+        "router_logits": RouterRead(
+            InRouter("router", "self.layer"), description="The router's score for every expert, before the top-k choice"),
+        "router_choices": _TopK(
+            RouterRead(InRouter("router"), Element(4)), None,
+            description="The experts each position is sent to: the top-k of the router's logits, which the router "
+                        "returns last; read-only"),
+        "router_weights": RouterRead(
+            InRouter("router", "torch.softmax"),
+            description="The chosen experts' weights: a softmax over the top-k logits"),
+        "mlp_activation": Nowhere(NEURONS),
+        "mlp_neurons": Nowhere(NEURONS),
+        "mlp_output": Read(
+            Own("output"),
+            description="What the MoE block adds to the residual stream: the chosen experts' outputs weighted by "
+                        "router_weights and summed, plus the block's bias"),
+    },
+    accessors={
+        "num_kv_heads": lambda c: c.num_attention_heads,
+        "head_dim": lambda c: c.kv_channels, "qk_head_dim": lambda c: c.kv_channels,
+        **moe_accessors("num_local_experts"),
+    },
+    checkpoints=(
+        Checkpoint("jetmoe/jetmoe-8b", "JetMoE-8B", {
+            "architectures": ["JetMoeForCausalLM"], "num_hidden_layers": 24, "hidden_size": 2048,
+            "intermediate_size": 5632, "num_key_value_heads": 16, "kv_channels": 128, "num_local_experts": 8,
+            "num_experts_per_tok": 2, "vocab_size": 32000, "max_position_embeddings": 4096,
+            "activation_function": "silu", "rms_norm_eps": 1e-05, "tie_word_embeddings": True,
+            "dtype": "bfloat16",
+        }),
+    ),
+    tiny={"config_class": "JetMoeConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_key_value_heads": 2, "intermediate_size": 128,
+        "vocab_size": 300, "kv_channels": 16, "num_local_experts": 4, "num_experts_per_tok": 2}},
+)

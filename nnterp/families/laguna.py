@@ -1,0 +1,59 @@
+"""Laguna (LagunaForCausalLM).
+
+Llama's block with a gated attention and a mixture of experts. The attention normalizes queries
+and keys per head (q_norm, k_norm) before partial rotary, runs the kernel, then multiplies its
+output by softplus(g_proj(x)) (one gate per head when gating is per-head, one per channel
+otherwise) before o_proj: attention_head_outputs is the kernel's output, before that gate, and
+attention_premix is o_proj's input, after it. Sliding-window layers follow layer_types; the head
+count may vary per layer (num_attention_heads_per_layer). The MLP slot holds, per mlp_layer_types,
+a dense gated LagunaMLP of width intermediate_size or a LagunaSparseMoeBlock of a router gate
+(LagunaTopKRouter), experts (fused gate_up_proj [num_experts, 2·moe_intermediate_size,
+hidden_size] and down_proj) and shared_experts. The router computes logits = F.linear(x, weight)
+in float32, soft-caps them when moe_router_logit_softcapping > 0, chooses the top_k of
+sigmoid(logits) + e_score_correction_bias, and weights the chosen experts by their sigmoid scores
+normalized to sum to one; the block returns routed_scaling_factor · experts(x) + shared_experts(x).
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.family import COMMON_SITES
+from nnterp.sites import KERNEL_ARGUMENTS, Call, Element, Read
+
+FAMILY = Family(
+    name="laguna",
+    model_types=("laguna",),
+    summary="Poolside's Laguna: a softplus output gate on every attention head, and a sigmoid router with a "
+            "load-balancing bias over 256 experts, scaled and added to a shared expert.",
+    tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Gated attention", "Partial rotary",
+          "Mixture of experts", "Shared experts"),
+    sites={
+        "attention_head_outputs": Read(
+            Call("attention_interface", "output"), Element(0), condition=KERNEL_ARGUMENTS,
+            description="The per-head outputs of the attention kernel, before the output gate: the attention then "
+                        "multiplies them by softplus(g_proj(x)) and attention_premix is after it"),
+        "attention_premix": Read(
+            COMMON_SITES["attention_premix"].where, COMMON_SITES["attention_premix"].element,
+            COMMON_SITES["attention_premix"].layout,
+            description="Every head's gated output side by side, as o_proj takes it: the kernel's output times "
+                        "softplus(g_proj(x))"),
+        **moe_block(router_sites(
+            "gate", "F.linear",
+            logits="The router's score for every expert, before the optional soft cap and the sigmoid (float32)",
+            weights_description="The chosen experts' sigmoid scores normalized to sum to one (the choice adds "
+                                "e_score_correction_bias; the weights do not); the block then scales the routed sum "
+                                "by routed_scaling_factor and adds the shared experts",
+            choices_description="The experts each position is sent to: the top_k of sigmoid(logits) + "
+                                "e_score_correction_bias; read-only",
+        ), experts_sentence()),
+    },
+    accessors=moe_accessors("num_experts"),
+    checkpoints=(
+        # the config class's defaults, which its docstring names after this checkpoint
+        Checkpoint("poolside/laguna-XS.2", "laguna-XS.2", {"architectures": ["LagunaForCausalLM"],
+                                                           "dtype": "bfloat16"}),
+    ),
+    tiny={"config_class": "LagunaConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64,
+        "vocab_size": 300, "head_dim": 16, "num_experts": 4, "num_experts_per_tok": 2}},
+)

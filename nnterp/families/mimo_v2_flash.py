@@ -1,0 +1,81 @@
+"""MiMo-V2-Flash (MiMoV2FlashForCausalLM).
+
+Llama's names on a block whose attention differs per layer type. Queries and keys have head_dim
+(192 on the released model) and values v_head_dim (128): model.qk_head_dim is head_dim and
+model.head_dim is v_head_dim. The values are multiplied by attention_value_scale before the kernel,
+so attention_values is that scaled tensor. Sliding-window layers hold twice num_key_value_heads
+key/value heads and one learned sink logit per head (self.sinks): the eager kernel appends the
+sinks as a last key column, subtracts each row's maximum, softmaxes and drops the column, so each
+query's probabilities sum to less than one; full-attention layers have no sinks and softmax the
+scores minus each row's maximum. The model runs only under eager attention. The MLP slot holds,
+per mlp_layer_types, a dense gated MiMoV2FlashMLP of width intermediate_size or a MiMoV2FlashMoE of
+a router gate (MiMoV2FlashTopkRouter) and experts (fused gate_up_proj [n_routed_experts,
+2·moe_intermediate_size, hidden_size] and down_proj), without shared experts. The router is
+DeepSeek-V3's: logits = F.linear(x, weight) in float32, sigmoid scores, group-limited top_k of
+scores + e_score_correction_bias, the chosen scores normalized (norm_topk_prob) and multiplied by
+routed_scaling_factor.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._moe import (
+    DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, SIGMOID_WITH_BIAS, experts_sentence, moe_accessors, moe_block,
+    router_sites, sink_scores,
+)
+from nnterp.sites import EAGER_ONLY, Argument, Call, Read
+
+SINK_SCORES = sink_scores()
+SHIFTED_SCORES = Read(
+    Call("F.softmax", "input", inside="attention_interface", eager="eager_attention_forward"), Argument(0),
+    condition=EAGER_ONLY,
+    description="The attention scores entering the softmax, masked and shifted by each row's maximum (which the "
+                "softmax does not see)")
+
+
+def _scores(context):
+    sinks = getattr(context.module, "sinks", None) if context is not None else None
+    return SINK_SCORES if sinks is not None else SHIFTED_SCORES
+
+
+def _block_dims(context):
+    """Sliding-window layers hold twice the key/value heads of full-attention ones."""
+    return {"num_kv_heads": context.layer.self_attn.k_proj.out_features // context.config.head_dim}
+
+
+FAMILY = Family(
+    name="mimo_v2_flash",
+    model_types=("mimo_v2_flash",),
+    summary="Xiaomi's MiMo-V2-Flash: sliding-window layers with attention sinks and doubled key/value heads "
+            "interleaved with full ones, value heads narrower than query/key heads, and a DeepSeek-V3 router.",
+    tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Attention sinks", "Sliding window",
+          "Partial rotary", "Mixture of experts"),
+    sites={
+        "attention_scores": _scores,
+        **moe_block(router_sites(
+            "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID, weights_description=SIGMOID_WITH_BIAS,
+            choices_description=DEEPSEEK_CHOICES,
+        ), experts_sentence(
+            "experts.gate_up_proj [n_routed_experts, 2·moe_intermediate_size, hidden_size] and experts.down_proj "
+            "[n_routed_experts, hidden_size, moe_intermediate_size]")),
+    },
+    accessors={
+        **moe_accessors("n_routed_experts"),
+        "head_dim": lambda c: c.v_head_dim,
+        "qk_head_dim": lambda c: c.head_dim,
+    },
+    loads=("eager",),
+    checkpoints=(
+        Checkpoint("XiaomiMiMo/MiMo-V2-Flash", "MiMo-V2-Flash", {
+            "architectures": ["MiMoV2FlashForCausalLM"], "num_hidden_layers": 48, "hidden_size": 4096,
+            "intermediate_size": 16384, "moe_intermediate_size": 2048, "num_attention_heads": 64,
+            "num_key_value_heads": 4, "head_dim": 192, "v_head_dim": 128, "vocab_size": 152576,
+            "n_routed_experts": 256, "num_experts_per_tok": 8, "attention_value_scale": 0.707, "hidden_act": "silu",
+            "rms_norm_eps": 1e-05, "tie_word_embeddings": False, "dtype": "bfloat16",
+        }),
+    ),
+    tiny={"config_class": "MiMoV2FlashConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
+        "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "v_head_dim": 8}},
+)
+#: the dimensions that differ per block, from the block's context (requests-moe.md, 5)
+FAMILY.block_dims = _block_dims

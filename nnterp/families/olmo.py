@@ -1,0 +1,30 @@
+"""OLMo (OlmoForCausalLM), the first generation.
+
+Llama's modules and sequential pre-norm block with non-parametric LayerNorms (OlmoLayerNorm: no
+weight, no bias, computed in float32) for input_layernorm, post_attention_layernorm and the final
+norm. When config.clip_qkv is set, the attention clamps the q_proj, k_proj and v_proj outputs to
+[-clip_qkv, clip_qkv] in place before the rotary: attention_queries, attention_keys and
+attention_values, read at the kernel, are clamped.
+"""
+
+from nnterp.family import Checkpoint, Family
+
+from ._llama import tiny
+
+FAMILY = Family(
+    name="olmo",
+    model_types=("olmo",),
+    summary="Llama's block with LayerNorms that have no weight and no bias, and optional clamping of "
+            "queries, keys and values.",
+    tags=("Sequential block", "LayerNorm (no affine)", "Gated MLP"),
+    checkpoints=(
+        Checkpoint("allenai/OLMo-1B-hf", "OLMo-1B", {
+            "architectures": ["OlmoForCausalLM"], "num_hidden_layers": 16, "hidden_size": 2048,
+            "intermediate_size": 8192, "num_attention_heads": 16, "num_key_value_heads": 16, "vocab_size": 50304,
+            "max_position_embeddings": 2048, "hidden_act": "silu", "clip_qkv": None, "tie_word_embeddings": True,
+            "dtype": "float32",
+        }),
+        Checkpoint("allenai/OLMo-7B-hf", "OLMo-7B"),
+    ),
+    tiny=tiny("OlmoConfig", eos_token_id=2),
+)

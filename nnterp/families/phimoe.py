@@ -1,0 +1,46 @@
+"""Phi-3.5-MoE (PhimoeForCausalLM).
+
+Llama's names on a block with LayerNorms (with biases) instead of RMSNorms, grouped keys and values
+and a mixture of experts in every MLP slot: model.layers[i].mlp is a PhimoeSparseMoeBlock of a
+router (PhimoeTopKRouter, itself an nn.Linear: logits = super().forward(x)) and experts (fused
+gate_up_proj [num_local_experts, 2·intermediate_size, hidden_size] and down_proj). The router
+mixes with SparseMixer: in eval the first expert is the argmax and its weight the softmax over the
+experts whose logits lie within a 2·router_jitter_noise relative window of the maximum; the second
+expert is the argmax of the rest and its weight the softmax within the same window of the second
+maximum. Always two experts, whatever num_experts_per_tok says. lm_head may carry a bias
+(lm_head_bias).
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+
+FAMILY = Family(
+    name="phimoe",
+    model_types=("phimoe",),
+    summary="Phi-3.5's mixture of experts: LayerNorm blocks whose MLP is 16 experts chosen two per token by a "
+            "SparseMixer router, each weighted by a softmax restricted to the experts close to it.",
+    tags=("Sequential block", "LayerNorm", "Grouped keys/values", "Mixture of experts"),
+    sites=moe_block(router_sites(
+        "router", "forward",
+        logits="The router's score for every expert: the router is an nn.Linear, read at its super().forward call",
+        weights_description="SparseMixer's weights: each chosen expert's softmax among the experts whose logits lie "
+                            "within a 2·router_jitter_noise relative window of its own (the first expert excluded "
+                            "for the second)",
+        choices_description="The argmax expert, then the argmax of the rest (two per position); read-only",
+    ), experts_sentence(
+        "experts.gate_up_proj [num_local_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
+        "[num_local_experts, hidden_size, intermediate_size]")),
+    accessors=moe_accessors("num_local_experts"),
+    checkpoints=(
+        Checkpoint("microsoft/Phi-3.5-MoE-instruct", "Phi-3.5-MoE-instruct", {
+            "architectures": ["PhimoeForCausalLM"], "num_hidden_layers": 32, "hidden_size": 4096,
+            "intermediate_size": 6400, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32064,
+            "num_local_experts": 16, "num_experts_per_tok": 2, "router_jitter_noise": 0.01,
+            "max_position_embeddings": 131072, "hidden_act": "silu", "rms_norm_eps": 1e-05,
+            "lm_head_bias": True, "attention_bias": True, "tie_word_embeddings": False, "dtype": "bfloat16",
+        }),
+    ),
+    tiny={"config_class": "PhimoeConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "vocab_size": 300, "num_local_experts": 4, "num_experts_per_tok": 2}},
+)

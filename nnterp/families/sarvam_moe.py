@@ -1,0 +1,38 @@
+"""Sarvam-MoE (its config, SarvamMoEConfig, builds Glm4MoeForCausalLM).
+
+GLM-4-MoE's modules under another model type: Llama's block with partial rotary and per-head
+RMSNorm q_norm/k_norm (use_qk_norm on), grouped keys and values, dense first_k_dense_replace
+blocks, then Glm4MoeMoE blocks: a sigmoid router gate (logits = F.linear(x, weight) in float32,
+group-limited top_k of sigmoid + e_score_correction_bias, weights the normalized sigmoid scores
+times routed_scaling_factor), fused experts and shared_experts added on every token.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._moe import moe_accessors
+from nnterp.families.glm4_moe import GLM4_MOE_SITES
+
+FAMILY = Family(
+    name="sarvam_moe",
+    model_types=("sarvam_moe",),
+    summary="GLM-4-MoE's architecture with query/key norms: a dense first block, then a sigmoid router over 128 "
+            "experts beside a shared expert.",
+    tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Partial rotary", "Mixture of experts",
+          "Shared experts"),
+    sites=GLM4_MOE_SITES,
+    accessors=moe_accessors("n_routed_experts"),
+    checkpoints=(
+        Checkpoint("sarvamai/sarvam-30b", "sarvam-30b", {
+            "architectures": ["Glm4MoeForCausalLM"], "num_hidden_layers": 19, "hidden_size": 4096,
+            "intermediate_size": 8192, "moe_intermediate_size": 1024, "num_attention_heads": 64,
+            "num_key_value_heads": 4, "head_dim": 64, "vocab_size": 262144, "n_routed_experts": 128,
+            "num_experts_per_tok": 6, "n_shared_experts": 1, "first_k_dense_replace": 1, "norm_topk_prob": True,
+            "routed_scaling_factor": 2.5, "use_qk_norm": True, "max_position_embeddings": 131072,
+            "hidden_act": "silu", "rms_norm_eps": 1e-06, "rope_theta": 8000000.0, "tie_word_embeddings": False,
+        }),
+    ),
+    tiny={"config_class": "SarvamMoEConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
+        "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1,
+        "first_k_dense_replace": 1}},
+)

@@ -1,0 +1,46 @@
+"""Solar Open (SolarOpenForCausalLM).
+
+Llama's attention and block (grouped keys and values, no query/key norm) with DeepSeek-V3's
+mixture of experts in every MLP slot: model.layers[i].mlp is a SolarOpenMoE of a router gate
+(SolarOpenTopkRouter), experts (fused gate_up_proj [n_routed_experts, 2·moe_intermediate_size,
+hidden_size] and down_proj) and shared_experts, a gated MLP on every token. The router computes
+logits = F.linear(x, weight) in float32, scores = sigmoid(logits), chooses among the topk_group
+best of n_group groups the top_k of scores + e_score_correction_bias, and weights the chosen
+experts by their scores (normalized when norm_topk_prob, times routed_scaling_factor); the block
+returns experts(x) + shared_experts(x).
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._moe import (
+    DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, SIGMOID_WITH_BIAS, experts_sentence, moe_accessors, moe_block,
+    router_sites,
+)
+
+FAMILY = Family(
+    name="solar_open",
+    model_types=("solar_open",),
+    summary="Upstage's open MoE: Llama's attention with DeepSeek-V3's sigmoid router choosing 8 of 128 experts "
+            "per token beside a shared expert, on every block.",
+    tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Mixture of experts", "Shared experts"),
+    sites=moe_block(router_sites(
+        "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID,
+        weights_description=SIGMOID_WITH_BIAS + "; the shared experts run on every token unweighted",
+        choices_description=DEEPSEEK_CHOICES,
+    ), experts_sentence(
+        "experts.gate_up_proj [n_routed_experts, 2·moe_intermediate_size, hidden_size] and experts.down_proj "
+        "[n_routed_experts, hidden_size, moe_intermediate_size]")),
+    accessors={**moe_accessors("n_routed_experts"), "intermediate_size": lambda c: c.moe_intermediate_size},
+    checkpoints=(
+        Checkpoint("upstage/Solar-Open-100B", "Solar-Open-100B", {
+            "architectures": ["SolarOpenForCausalLM"], "num_hidden_layers": 48, "hidden_size": 4096,
+            "moe_intermediate_size": 1280, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128,
+            "vocab_size": 196608, "n_routed_experts": 128, "num_experts_per_tok": 8, "n_shared_experts": 1,
+            "norm_topk_prob": True, "routed_scaling_factor": 1.0, "max_position_embeddings": 131072,
+            "hidden_act": "silu", "rms_norm_eps": 1e-05, "rope_theta": 1000000.0, "tie_word_embeddings": False,
+        }),
+    ),
+    tiny={"config_class": "SolarOpenConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16, "n_routed_experts": 4,
+        "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1}},
+)
