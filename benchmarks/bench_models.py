@@ -39,7 +39,7 @@ def specs(smollm2_path: str | None) -> dict[str, ModelSpec]:
         dict(hidden_size=256, num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=4, head_dim=32,
              intermediate_size=688, vocab_size=1000),
         batch=8, seq=64)
-    smol = ModelSpec("smollm2-135m", "llama", "LlamaConfig", dict(SMOLLM2_CONFIG), batch=1, seq=64,
+    smol = ModelSpec("smollm2-135m", "llama", "LlamaConfig", dict(SMOLLM2_CONFIG), batch=1, seq=32,
                      checkpoint=smollm2_path)
     if smollm2_path is None:
         smol.notes.append("the checkpoint is not on this machine: same config, random weights")
@@ -47,7 +47,7 @@ def specs(smollm2_path: str | None) -> dict[str, ModelSpec]:
         "phi-100m", "phi", "PhiConfig",
         dict(hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072,
              vocab_size=51200),
-        batch=1, seq=64)
+        batch=1, seq=32)
     return {spec.name: spec for spec in (tiny, smol, phi)}
 
 

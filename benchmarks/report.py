@@ -22,19 +22,21 @@ LIMITS = {"own": 1.03, "residual": 1.05, "all": 1.15, "construction_ms": 20.0}
 
 # --------------------------------------------------------------------------- loading
 def load(folder: Path) -> dict:
-    runs, scaling, failed = {}, {}, []
+    runs, scaling, candidates, failed = {}, {}, {}, []
     for path in sorted(folder.glob("*.json")):
         if path.name == "meta.json":
             continue
         data = json.loads(path.read_text())
-        if path.name.startswith("scaling--"):
+        if path.name.startswith("candidate--"):
+            candidates[path.stem.split("--", 1)[1]] = data
+        elif path.name.startswith("scaling--"):
             scaling[path.stem.split("--", 1)[1]] = data
         else:
             runs[(data["library"], data["model"])] = data
     failed = sorted(p.stem for p in folder.glob("*.failed"))
     meta_path = folder / "meta.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    return {"runs": runs, "scaling": scaling, "failed": failed, "meta": meta}
+    return {"runs": runs, "scaling": scaling, "candidates": candidates, "failed": failed, "meta": meta}
 
 
 # --------------------------------------------------------------------------- numbers
@@ -226,6 +228,47 @@ def scaling_table(data) -> list[str]:
     return lines
 
 
+def candidate_lines(data) -> list[str]:
+    """The candidate core fixes of benchmarks/patches.py, measured against nnterp as it is."""
+    found = data.get("candidates") or {}
+    if not found:
+        return []
+    out = ["### Candidate core fixes, measured by monkeypatching (benchmarks/patches.py)", "",
+           "Construction: aliases bound only on the envoys where each `rename` key can resolve "
+           "(`patch_bind_where_resolvable`). Reads: labels memoized, the root and the load condition looked up "
+           "directly, operations of the host's own forward cached per host (`patch_reads_resolved_once`). "
+           "Medians of interleaved rounds.", "",
+           "| model | bare nnsight wrap (ms) | nnterp as it is | nnterp patched | nnterp with no alias at all "
+           "| patched tree and printout identical |", "|---|---|---|---|---|---|"]
+    for key, result in sorted(found.items()):
+        if result.get("kind") != "construction":
+            continue
+        medians = {name: statistics.median(values) * 1e3 for name, values in result["times"].items()}
+        bare = medians["bare nnsight"]
+        cell = lambda name: f"{medians[name]:.1f} ({medians[name] - bare:+.1f})"
+        out.append(f"| {result['model']} | {bare:.1f} | {cell('nnterp')} | "
+                   f"{cell('nnterp, aliases bound where resolvable')} | {cell('nnterp without any alias (floor)')} "
+                   f"| {result['same_tree'] and result['same_printout']} |")
+    rows = []
+    for key, result in sorted(found.items()):
+        if result.get("kind") != "trace":
+            continue
+        for kind in ("residuals", "all"):
+            times = result[kind]["times"]
+            bare = times["bare nnsight"]
+            cells = []
+            for name in ("nnterp", "nnterp patched"):
+                q1, median, q3 = quartiles([a / b for a, b in zip(times[name], bare)])
+                cells.append(f"{median:.3f}× [{q1:.2f}–{q3:.2f}]")
+            rows.append(f"| {result['model']} batch {result['batch']} × {result['seq']} | every {kind} value "
+                        f"| {statistics.median(bare) * 1e3:.1f} | {cells[0]} | {cells[1]} "
+                        f"| {result[kind]['same_values']} |")
+    if rows:
+        out += ["", "| model, input | reads | bare nnsight (ms) | nnterp ÷ bare nnsight | patched ÷ bare nnsight "
+                "| patched values identical |", "|---|---|---|---|---|---|"] + rows
+    return out + [""]
+
+
 def noise_line(data) -> str:
     """How much the same native measurement moves on this machine."""
     spreads = []
@@ -241,6 +284,9 @@ def noise_line(data) -> str:
 
 def section(data, title) -> list[str]:
     meta, runs = data["meta"], data["runs"]
+    if title is None:
+        gpu = meta.get("machine", {}).get("gpu")
+        title = f"CUDA: {gpu}" if str(meta.get("device", "cpu")).startswith("cuda") else "CPU"
     models = []
     for _, model in runs:
         if model not in models:
@@ -266,11 +312,20 @@ def section(data, title) -> list[str]:
         lead = runs.get(("nnterp", model)) or next(r for (l, m), r in runs.items() if m == model)
         out += [f"### Against the peers: {model_line(lead)}", ""]
         out += peer_table(data, model) + [""]
+        tl = runs.get(("transformerlens", model))
+        if tl is not None:
+            out += [f"TransformerLens boots with eager attention forced onto the model, so it runs the eager kernel where "
+                    f"the others run sdpa; against the bare eager forward its logits cost "
+                    f"{fmt_ratio(ratio(tl, 'transformerlens.logits', 'hf.eager'))}, its residual values "
+                    f"{fmt_ratio(ratio(tl, 'transformerlens.residuals', 'hf.eager'))}, and its gradients against a "
+                    f"bare eager forward and backward {fmt_ratio(ratio(tl, 'transformerlens.grad', 'hf.grad_eager'))}.",
+                    ""]
     scaling = scaling_table(data)
     if scaling:
         out += ["### Scaling: is the overhead fixed per trace?", "",
                 "The tiny Llama at batch 1, one axis moved at a time; + ms is the median extra time over the bare "
                 "forward measured in the same round.", ""] + scaling + [""]
+    out += candidate_lines(data)
     imports = meta.get("imports")
     if imports:
         out += ["### Import time (fresh process, median of 3)", "",
@@ -305,17 +360,20 @@ interleaved with the bare baselines in that process. This file is written by the
 
 def write(out: Path, results: Path) -> None:
     lines = [INTRO]
-    lines += section(load(results), "CPU" if "cuda" not in str(results) else "CUDA")
+    if results.exists():
+        lines += section(load(results), None)
     if RECORDED.exists():
         for folder in sorted(p for p in RECORDED.iterdir() if p.is_dir()):
             if folder.resolve() != results.resolve():
-                lines += section(load(folder), f"Recorded: {folder.name}")
+                data = load(folder)
+                gpu = data["meta"].get("machine", {}).get("gpu")
+                lines += section(data, f"Recorded on {gpu or folder.name}")
     out.write_text("\n".join(lines).rstrip() + "\n")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("results", nargs="?", default=str(HERE / "results"))
+    parser.add_argument("results", nargs="?", default=str(RECORDED / "cpu"))
     parser.add_argument("--out", default=str(HERE.parent / "BENCHMARKS.md"))
     args = parser.parse_args()
     write(Path(args.out), Path(args.results))

@@ -30,19 +30,29 @@ ENV_OF = {"nnterp-1.3.0": "nnterp-1.3.0", "transformerlens": "transformerlens-4.
 #: the scaling sweep, on the tiny Llama at batch 1: one axis moved at a time from the middle
 SCALING_BASE = dict(layers=4, seq=64, batch=1)
 SCALING_AXES = dict(layers=(1, 4, 16), seq=(16, 64, 256), batch=(1, 4, 16))
+QUICK_SCALING_AXES = dict(layers=(4, 16), seq=(64, 256), batch=(1, 16))
 SCALING_SCENARIOS = "hf.sdpa,nnsight.trace,nnsight.logits,nnsight.residuals,nnterp.logits,nnterp.residuals"
 
-#: timing per model (rounds, repeats): the large models take a second or more per forward on a core
-FULL = {"tiny-llama": (15, 3), "smollm2-135m": (9, 1), "phi-100m": (9, 1)}
-QUICK = {"tiny-llama": (7, 2), "smollm2-135m": (3, 1), "phi-100m": (3, 1)}
+#: timing per model (rounds, calls per round, warm-up calls): the large models take a second or
+#: more per forward on one core
+FULL = {"tiny-llama": (9, 2, 1), "smollm2-135m": (7, 1, 1), "phi-100m": (7, 1, 1)}
+QUICK = {"tiny-llama": (5, 2, 1), "smollm2-135m": (3, 1, 1), "phi-100m": (3, 1, 1)}
+CUDA = {"tiny-llama": (7, 5, 3), "smollm2-135m": (7, 5, 3), "phi-100m": (7, 5, 3)}
+#: inputs on CUDA (batch, seq): a GPU is idle on a single short prompt
+CUDA_INPUTS = {"tiny-llama": (8, 64), "smollm2-135m": (8, 256), "phi-100m": (8, 256)}
 
 
 def log(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+#: library -> a folder of its packages, for a machine where its environment cannot be made
+#: (no registry): the peer then runs on this python with that folder as its PYTHONPATH
+PEER_SITES: dict[str, str] = {}
+
+
 def python_for(library: str, device: str) -> str:
-    if library == "nnterp":
+    if library == "nnterp" or library in PEER_SITES:
         return sys.executable
     from benchmarks import envs
 
@@ -53,7 +63,9 @@ def worker_env(threads: int, library: str) -> dict:
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
     env["MALLOC_MMAP_THRESHOLD_"] = "65536"  # freed tensors go back to the system: peak RSS is honest
-    if library != "nnterp":
+    if library in PEER_SITES:
+        env["PYTHONPATH"] = PEER_SITES[library]
+    elif library != "nnterp":
         env.pop("PYTHONPATH", None)  # a peer's environment sees its own packages only
     if threads > 0:
         env["OMP_NUM_THREADS"] = env["MKL_NUM_THREADS"] = str(threads)
@@ -61,6 +73,7 @@ def worker_env(threads: int, library: str) -> dict:
 
 
 def run_worker(library, model, args, results: Path, tag: str, extra=()) -> Path | None:
+    """Run one library's process; the report is rewritten after each, so a stopped run leaves one."""
     out = results / f"{tag}.json"
     command = [python_for(library, args.device), str(HERE / "worker.py"), "--library", library, "--model", model,
                "--device", args.device, "--dtype", args.dtype, "--threads", str(args.threads),
@@ -76,6 +89,9 @@ def run_worker(library, model, args, results: Path, tag: str, extra=()) -> Path 
         (results / f"{tag}.failed").write_text(" ".join(map(shlex.quote, command)))
         return None
     log(f"   {tag}: {time.time() - started:.0f} s")
+    if args.started is not None:
+        write_meta(args, results, *args.started)
+        write_report(args, results)
     return out
 
 
@@ -133,6 +149,43 @@ def load_average() -> list[float]:
         return []
 
 
+def candidates(args, results: Path, models) -> None:
+    """The candidate core fixes (benchmarks/patches.py), measured against nnterp as it is."""
+    runs = [(["--model", model, "--rounds", "11"], f"candidate--construction--{model}") for model in models]
+    for batch, seq in ((1, 8), (8, 64)):
+        runs.append((["--trace", "--model", "tiny-llama", "--batch", str(batch), "--seq", str(seq), "--rounds", "11",
+                      "--repeats", "3"], f"candidate--trace--tiny-llama-B{batch}-S{seq}"))
+    for extra, tag in runs:
+        command = [sys.executable, str(HERE / "patches.py"), *extra, "--json", str(results / f"{tag}.json")]
+        if args.smollm2:
+            command += ["--smollm2", args.smollm2]
+        log(f"== {tag}")
+        if subprocess.run(command, cwd=results, env=worker_env(args.threads, "nnterp")).returncode != 0:
+            (results / f"{tag}.failed").write_text(" ".join(map(shlex.quote, command)))
+
+
+def write_meta(args, results: Path, started: float, load_before) -> dict:
+    meta = {
+        "command": "python -m benchmarks.run " + " ".join(map(shlex.quote, args.argv)),
+        "machine": machine(), "device": args.device, "dtype": args.dtype, "threads": args.threads,
+        "quick": args.quick, "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
+        "minutes": round((time.time() - started) / 60, 1), "load_before": load_before, "load_after": load_average(),
+    }
+    if args.device.startswith("cuda"):
+        import torch
+
+        meta["machine"]["gpu"] = torch.cuda.get_device_name(0)
+    (results / "meta.json").write_text(json.dumps(meta, indent=1))
+    return meta
+
+
+def write_report(args, results: Path) -> None:
+    from benchmarks import report
+
+    report.write(Path(args.out), results)
+    log(f"wrote {args.out}")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", default="cpu")
@@ -143,16 +196,30 @@ def main(argv=None) -> None:
     parser.add_argument("--libraries", default=None, help=f"comma-separated, of {', '.join(LIBRARIES)}")
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--no-scaling", action="store_true")
+    parser.add_argument("--no-imports", action="store_true")
+    parser.add_argument("--no-candidates", action="store_true",
+                        help="skip measuring the candidate core fixes of benchmarks/patches.py")
+    parser.add_argument("--peer-site", action="append", default=[], metavar="LIBRARY=FOLDER",
+                        help="run a peer on this python with FOLDER as its PYTHONPATH (no environment is made)")
+    parser.add_argument("--peer-models", default=None, help="comma-separated models the peers run on (default: all)")
     parser.add_argument("--smollm2", default=None, help="checkpoint directory (default: nnterp.real's cache)")
-    parser.add_argument("--results", default=str(HERE / "results"), help="folder of the raw JSON results")
+    parser.add_argument("--results", default=None,
+                        help="folder of the raw results (default: benchmarks/recorded/cpu for the whole suite on the "
+                             "CPU, which BENCHMARKS.md is written from; benchmarks/results otherwise)")
     parser.add_argument("--out", default=str(REPO / "BENCHMARKS.md"))
     args = parser.parse_args(argv)
+    args.argv = list(argv if argv is not None else sys.argv[1:])
 
     cuda = args.device.startswith("cuda")
+    for item in args.peer_site:
+        library, _, folder = item.partition("=")
+        PEER_SITES[library] = folder
     args.dtype = args.dtype or ("bfloat16" if cuda else "float32")
     models = args.models.split(",") if args.models else (["tiny-llama"] if args.quick and not cuda else list(MODELS))
     # the peers' environments are made with pip from the CPU wheels: on another machine, nnterp alone
-    args.libraries = args.libraries.split(",") if args.libraries else (["nnterp"] if cuda else list(LIBRARIES))
+    args.libraries = args.libraries.split(",") if args.libraries else (
+        ["nnterp", *PEER_SITES] if cuda else list(LIBRARIES))
+    peer_models = args.peer_models.split(",") if args.peer_models else None
     if args.smollm2 is None and "smollm2-135m" in models:
         try:
             from nnterp import real
@@ -160,26 +227,34 @@ def main(argv=None) -> None:
             args.smollm2 = str(real.checkpoint_path())
         except Exception as error:  # no checkpoint here: the same config with random weights
             log(f"SmolLM2-135M checkpoint unavailable ({error}); using its config with random weights")
-    results = Path(args.results)
+    whole = not (args.quick or cuda or args.models or args.rounds or args.no_scaling or args.peer_site)
+    results = Path(args.results or (HERE / "recorded" / "cpu" if whole and "--libraries" not in args.argv else HERE / "results"))
     results.mkdir(parents=True, exist_ok=True)
     for stale in [*results.glob("*.json"), *results.glob("*.failed")]:
         stale.unlink()
 
     started, load_before = time.time(), load_average()
-    plan = FULL if not args.quick else QUICK
+    args.started = (started, load_before)
+    plan = CUDA if cuda else (QUICK if args.quick else FULL)
     for index, model in enumerate(models):
-        rounds, repeats = plan[model]
+        rounds, repeats, warmup = plan[model]
         rounds = args.rounds or rounds
         order = args.libraries[index % len(args.libraries):] + args.libraries[:index % len(args.libraries)]
+        sizes = []
+        if cuda:
+            batch, seq = CUDA_INPUTS[model]
+            sizes = ["--batch", str(batch), "--seq", str(seq)]
         for library in order:
+            if library != "nnterp" and peer_models is not None and model not in peer_models:
+                continue
             run_worker(library, model, args, results, f"{library}--{model}",
-                       ["--rounds", str(rounds), "--repeats", str(repeats),
-                        "--construction-rounds", "4" if args.quick else "9"])
+                       ["--rounds", str(rounds), "--repeats", str(repeats), "--warmup", str(warmup),
+                        "--construction-rounds", "4" if args.quick else "9", *sizes])
 
     if not args.no_scaling and "nnterp" in args.libraries:
         rounds = 5 if args.quick else 9
         seen = set()
-        for axis, values in SCALING_AXES.items():
+        for axis, values in (QUICK_SCALING_AXES if args.quick else SCALING_AXES).items():
             for value in values:
                 point = {**SCALING_BASE, axis: value}
                 key = tuple(sorted(point.items()))
@@ -192,23 +267,14 @@ def main(argv=None) -> None:
                             "--layers", str(point["layers"]), "--seq", str(point["seq"]),
                             "--batch", str(point["batch"]), "--skip-memory", "--skip-construction"])
 
-    meta = {
-        "command": "python -m benchmarks.run " + " ".join(map(shlex.quote, argv if argv is not None else sys.argv[1:])),
-        "machine": machine(), "device": args.device, "dtype": args.dtype, "threads": args.threads,
-        "quick": args.quick, "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
-        "minutes": round((time.time() - started) / 60, 1), "load_before": load_before, "load_after": load_average(),
-        "imports": import_times(args, results),
-    }
-    if cuda:
-        import torch
+    if not args.no_candidates and not args.quick and not cuda:
+        candidates(args, results, models)
 
-        meta["machine"]["gpu"] = torch.cuda.get_device_name(0)
+    meta = write_meta(args, results, started, load_before)
+    meta["imports"] = {} if args.no_imports else import_times(args, results)
     (results / "meta.json").write_text(json.dumps(meta, indent=1))
 
-    from benchmarks import report
-
-    report.write(Path(args.out), results)
-    log(f"wrote {args.out}")
+    write_report(args, results)
 
 
 if __name__ == "__main__":

@@ -133,9 +133,9 @@ def read_block(model, i, prompt):
     values = {}
     with model.trace(prompt):
         for host, name in order:
-            values[name] = getattr(hosts[host], name).save()
-            if name == "attention_output":
+            if name == "attention_output":  # the module's own output may come before the value's site
                 own = hosts["attention"].output.save()
+            values[name] = getattr(hosts[host], name).save()
     if "attention_output" not in values:
         own = None
     out = {}
@@ -143,14 +143,16 @@ def read_block(model, i, prompt):
         for name in aliases:
             out[name] = values[aliases[0]]
     if own is not None:
-        out["_attention_module_output"] = own[0] if isinstance(own, tuple) else own
+        out["_attention_module_output"] = own[0] if isinstance(own, (tuple, list)) else own
     return out
 
 
-def _expected_shape(model, name, batch, seq):
+def _expected_shape(model, name, batch, seq, block=None):
     dims = {"batch": batch, "seq": seq, "query": seq, "key": seq, **{
         d: getattr(model, d) for d in
         ("hidden_size", "num_heads", "num_kv_heads", "head_dim", "qk_head_dim", "intermediate_size", "vocab_size")}}
+    if block is not None and model.family.block_dims is not None:
+        dims.update(model.family.block_dims(model.layers[block]._nnterp_context()))
     if "moe" in model.family.groups:
         dims.update(num_experts=model.num_experts, top_k=model.num_experts_per_token)
     return tuple(dims[d] for d in BY_NAME[name].layout.dims)
@@ -174,7 +176,8 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
             top[name] = getattr(model, name).save()
         last = model.layers[-1].layer_output.save()
         for name in FORWARD_ORDER["readout"]:
-            readout[name] = getattr(model, name).save()
+            if _status(model, name, model) == "served":
+                readout[name] = getattr(model, name).save()
     batch, seq = top["input_ids"].shape
     report.add("reads leave logits bit-identical", "model", torch.equal(readout["logits"], base))
     report.add("input_size", "model", tuple(top["input_size"]) == (batch, seq), str(top["input_size"]))
@@ -185,9 +188,10 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
         shape = _expected_shape(model, name, batch, seq)
         report.add("layout", f"model.{name}", tuple(value.shape) == shape and value.dtype == want_dtype,
                    f"{tuple(value.shape)} {value.dtype}, expected {shape} {want_dtype}")
-    lm = model.lm_head._module(readout["final_norm_output"])
-    report.add("lm_head_output == lm_head(final_norm_output)", "model", torch.equal(lm, readout["lm_head_output"]),
-               f"max diff {_diff(lm, readout['lm_head_output']):.3g}")
+    if "final_norm_output" in readout and "lm_head_output" in readout:
+        lm = model.lm_head._module(readout["final_norm_output"])
+        report.add("lm_head_output == lm_head(final_norm_output)", "model", torch.equal(lm, readout["lm_head_output"]),
+                   f"max diff {_diff(lm, readout['lm_head_output']):.3g}")
     projected = model.project_on_vocab(last)
     report.add("project_on_vocab(last layer_output) == logits", "model", torch.equal(projected, readout["logits"]),
                f"max diff {_diff(projected, readout['logits']):.3g}")
@@ -210,7 +214,7 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
     for name, value in v.items():
         if name.startswith("_"):
             continue
-        shape = _expected_shape(model, name, batch, seq)
+        shape = _expected_shape(model, name, batch, seq, i)
         kind = BY_NAME[name].layout.kind
         # routers compute in float32 on most families whatever the model's dtype; choices are indices
         dtypes = {"Experts": (torch.long,), "RouterLogits": (dtype, torch.float32),
@@ -224,9 +228,14 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
     x, out = v["layer_input"], v["layer_output"]
     attn, mlp = v.get("attention_output", torch.zeros_like(x)), v.get("mlp_output", torch.zeros_like(x))
     if "attention_output" in v or "mlp_output" in v:
-        total = model.family.block_sum(x, attn, mlp)
-        report.add("identity input + attention_output + mlp_output == layer_output", where,
-                   torch.equal(total, out) or _close(total, out), f"max diff {_diff(total, out):.3g}")
+        arithmetic = model.family.block_arithmetic(model._nnterp_state.config)
+        if arithmetic is None:
+            total = model.family.block_sum(x, attn, mlp)
+            label = "identity input + attention_output + mlp_output == layer_output"
+        else:
+            total = arithmetic(model.layers[i]._module, x, attn, mlp)
+            label = "the block's own arithmetic of layer_input, attention_output and mlp_output == layer_output"
+        report.add(label, where, torch.equal(total, out) or _close(total, out), f"max diff {_diff(total, out):.3g}")
     if "layer_mid" in v:
         mid = v["layer_mid"]
         report.add("layer_mid == layer_input + attention_output", where, _close(mid, x + attn),
@@ -237,7 +246,11 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
             report.add("mlp_norm_output == norm(layer_mid)", where, _close(normed, v["mlp_norm_output"]),
                        f"max diff {_diff(normed, v['mlp_norm_output']):.3g}")
     if "attention_scores" in v and "attention_probabilities" in v:
-        p = v["attention_scores"].float().softmax(-1).to(v["attention_probabilities"].dtype)
+        softmax = getattr(hosts["attention"]._nnterp_site("attention_scores"), "softmax", None)
+        if softmax is not None:  # the model's own softmax over these scores (attention sinks)
+            p = softmax(v["attention_scores"], hosts["attention"]._module).to(v["attention_probabilities"].dtype)
+        else:
+            p = v["attention_scores"].float().softmax(-1).to(v["attention_probabilities"].dtype)
         report.add("softmax(attention_scores) == attention_probabilities", where,
                    _close(p, v["attention_probabilities"]), f"max diff {_diff(p, v['attention_probabilities']):.3g}")
     if "attention_probabilities" in v and "attention_values" in v and "attention_head_outputs" in v:

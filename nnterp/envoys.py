@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from nnsight import Envoy
 from nnsight.intervention.interleaver import OutOfOrderError
+from greenlet import getcurrent
+from nnsight.intervention.source import STATE
 
 from .errors import NnterpError, OrderError, ReadOnlyValue, UnknownName
 from .sites import conditioned_error
@@ -21,12 +23,20 @@ FORWARD_ORDER = (
 )
 
 
+def _block_of(envoy):
+    """The block (layers[i]) a host belongs to: its nearest ancestor that is a block host (the parent,
+    or higher where a standard name aliases a module nested in the block: Zamba, DBRX)."""
+    while envoy is not None and getattr(type(envoy), "_nnterp_host", None) != "layer":
+        envoy = envoy.parent
+    return envoy
+
+
 def standard_path(envoy) -> str:
     """``model.layers[3].self_attn`` for an envoy whose native path is ``model.model.layers.3.self_attn``."""
     host = envoy._nnterp_host
     if host == "model":
         return "model"
-    layer = envoy if host == "layer" else envoy.parent
+    layer = envoy if host == "layer" else _block_of(envoy)
     index = layer.path.rsplit(".", 1)[-1]
     return f"model.layers[{index}]" + {"layer": "", "attention": ".self_attn", "mlp": ".mlp"}[host]
 
@@ -54,6 +64,7 @@ class StandardValue:
         if envoy is None:
             return self
         site = self._site(envoy)
+        _instrument_first(envoy)
         try:
             return site.read(envoy, self.spec)
         except OutOfOrderError:
@@ -65,6 +76,7 @@ class StandardValue:
                 f"{self.spec.name} is read-only ({self.spec.description}); edit the value it is derived from instead"
             )
         site = self._site(envoy)
+        _instrument_first(envoy)
         try:
             site.write(envoy, self.spec, value)
         except OutOfOrderError:
@@ -77,7 +89,7 @@ class StandardValue:
                 f"{standard_path(envoy)}.{self.spec.name} is read at {site.describe(envoy._module)}, which did not run "
                 f"in this forward (a branch not taken, a skipped module, or a generation that stopped early)"
             )
-        if envoy.__dict__.get("_nnterp_fresh_source"):
+        if envoy.__dict__.get("_nnterp_installed_by") is getcurrent():
             return OrderError(
                 f"{standard_path(envoy)}.{self.spec.name} is read inside a forward that had already started when it "
                 f"was asked for, and operations inside a forward are instrumented on first use: call "
@@ -88,6 +100,27 @@ class StandardValue:
             f"{standard_path(envoy)}.{self.spec.name} was asked for after the forward had passed it{unsure}: read "
             f"values in the order the forward computes them ({FORWARD_ORDER}), or use another trace or invoke"
         )
+
+
+def _instrument_first(envoy) -> None:
+    """Instrument a host whose values include operations of its forward before reading any of them:
+    once its forward has started, operations installed later never fire in that run."""
+    needs = envoy.__dict__.get("_nnterp_needs_source")
+    if needs is None:
+        from .sites import Call, Derived
+
+        def is_call(site):
+            site = site.source if isinstance(site, Derived) else site
+            return isinstance(getattr(site, "where", None), Call)
+
+        needs = any(is_call(envoy._nnterp_site(name)) for name in envoy._nnterp_sites_names())
+        object.__setattr__(envoy, "_nnterp_needs_source", needs)
+    if needs:
+        state = envoy._module.__dict__.get(STATE)
+        if state is None or not state.sourced:
+            envoy.source
+            # remembered for the error message: installed by this trace's worker, maybe too late for its forward
+            object.__setattr__(envoy, "_nnterp_installed_by", getcurrent())
 
 
 def _never_ran(envoy, site) -> bool | None:
@@ -128,7 +161,7 @@ class StandardHost:
         config = self.root._nnterp_state.config
         if self._nnterp_host == "model":
             return HostContext(config, self._module)
-        layer = self if self._nnterp_host == "layer" else self.parent
+        layer = self if self._nnterp_host == "layer" else _block_of(self)
         return HostContext(config, self._module, layer._module, int(layer.path.rsplit(".", 1)[-1]))
 
     def _nnterp_specs(self):

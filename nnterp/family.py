@@ -117,8 +117,18 @@ class Family:
     #: the block's own order of the sum, for the identity check: (x, attn, mlp) -> out
     block_sum: Callable = lambda x, attn, mlp: (x + attn) + mlp
     block_kind: Callable = lambda config: "sequential"
+    #: post-norm blocks (norms on the residual path: OPT's do_layer_norm_before=False, BLOOM's
+    #: apply_residual_connection_post_layernorm, OpenAI GPT) are no sum of the stream and the contributions:
+    #: (config) -> None where block_sum holds, else (layer module, x, attn, mlp) -> layer_output, checked instead
+    block_arithmetic: Callable = lambda config: None
     #: whatever the model does past lm_head: (model, logits) -> logits
     readout: Callable = lambda model, logits: logits
+    #: the map from the last block's output to lm_head's logits where it is not norm then lm_head
+    #: (OPT-350M: project_out, no final norm): (model, hidden) -> lm_head's logits
+    unembed: Callable | None = None
+    #: what the model does between the final norm and lm_head (MiniCPM3 divides by logits_scaling):
+    #: (model, normed) -> what lm_head reads
+    pre_head: Callable | None = None
     #: attention implementations a load may name (None: what transformers accepts)
     loads: tuple[str, ...] = ("eager", "sdpa")
     #: (model) -> a warning sentence for a known numerical hazard of this load, or None
@@ -130,6 +140,9 @@ class Family:
     #: where a family cannot keep the whole contract (multi-stream residuals...), the exact reason
     #: and what it does serve; listed in the families table
     contract_note: str | None = None
+    #: dimensions that differ per block (a layer with more key/value heads): HostContext of the
+    #: layer -> {dimension: size}, overriding the model-wide accessors for that block
+    block_dims: Callable | None = None
     module: Any = None
 
     @property
@@ -186,8 +199,9 @@ def family_for(config, architecture: str | None = None) -> Family:
         if model_type in family.model_types:
             return family
     architecture = architecture or (getattr(config, "architectures", None) or [type(config).__name__])[0]
-    names = ", ".join(registry())
+    names = list(registry())
     raise UnknownArchitecture(
-        f"{architecture} (model_type {model_type!r}) belongs to no nnterp family; supported: {names}; "
+        f"{architecture} (model_type {model_type!r}) belongs to no nnterp family; {len(names)} are supported "
+        f"({', '.join(names[:6])}, ...: see nnterp.family.registry() or FAMILIES.md); "
         f"to add one, write nnterp/families/{model_type}.py declaring FAMILY = Family(...) (see nnterp/families/llama.py)"
     )

@@ -147,7 +147,13 @@ class StandardizedTransformer(StandardHost, TransformersModel):
     def project_on_vocab(self, hidden: torch.Tensor) -> torch.Tensor:
         """Final norm, lm_head and whatever the model does past lm_head: the last block's
         ``layer_output`` projects to exactly ``logits``."""
-        return self.family.readout(self, self.lm_head(self.norm(hidden)))
+        family = self.family
+        if family.unembed is not None:
+            return family.readout(self, family.unembed(self, hidden))
+        normed = self.norm(hidden)
+        if family.pre_head is not None:
+            normed = family.pre_head(self, normed)
+        return family.readout(self, self.lm_head(normed))
 
     # ------------------------------------------------------------------ describing
     def support(self) -> Support:
@@ -208,19 +214,31 @@ def _envoys_by_class(model, family) -> dict:
         return root
 
     def native_names(standard):
-        return [key for key, alias in family.all_rename.items() if alias == standard and isinstance(key, str)]
+        return [key for key, alias in family.all_rename.items()
+                if isinstance(key, str) and standard in ([alias] if isinstance(alias, str) else alias)]
 
     layers = next((found for key in native_names("layers") if (found := resolve(model, key)) is not None), None)
     if layers is None:
         return ENVOYS
     classes = {torch.nn.Module: Envoy}
+    host_modules = set()
     for layer in layers:
         classes[type(layer)] = LayerEnvoy
+        host_modules.add(id(layer))
         for standard, envoy in (("self_attn", AttentionEnvoy), ("mlp", MLPEnvoy)):
-            for name in [standard, *(k.rsplit(".", 1)[-1] for k in native_names(standard))]:
-                child = layer._modules.get(name)
+            for name in [standard, *native_names(standard)]:
+                child = layer
+                for part in name.split("."):  # keys relative to the block (Zamba's shared_transformer.self_attn)
+                    child = child._modules.get(part) if child is not None else None
+                if child is None and "." in name:
+                    child = layer._modules.get(name.rsplit(".", 1)[-1])
                 if child is not None and type(child) not in classes:
                     classes[type(child)] = envoy
+                if child is not None:
+                    host_modules.add(id(child))
+    keyed = set(classes) - {torch.nn.Module}
+    if any(type(m) in keyed and id(m) not in host_modules for m in model.modules()):
+        return ENVOYS  # a host's class also sits off the host positions (OPT's mlp is a Linear): paths tell them apart
     return classes
 
 

@@ -21,7 +21,6 @@ from typing import Any, Callable
 import torch
 from nnsight.intervention.eproperty import WriteBack
 from nnsight.intervention.interleaver import Mediator
-from nnsight.intervention.source import STATE
 
 from . import labels
 from .errors import ConditionedValue, LayoutMismatch, ReadOnlyValue, UnavailableValue
@@ -217,9 +216,6 @@ class Call(Where):
         return label
 
     def target(self, host):
-        state = host._module.__dict__.get(STATE)
-        # operations are instrumented on first use; a forward already running keeps its plain body
-        object.__setattr__(host, "_nnterp_fresh_source", state is None or not state.sourced)
         source = host.source
         if self.inside is None:
             return getattr(source, self._label(source.compiled, self.callee))

@@ -104,10 +104,27 @@ def build_support(model) -> Support:
     return rows
 
 
+def _absent_host_rows(rows, model, hosts, host, suffix) -> None:
+    """A block without this host (a Mamba block has no MLP): its values are unavailable, with the family's reason."""
+    layer = hosts.get("layer")
+    if layer is None or host == "model":
+        return
+    context = layer._nnterp_context()
+    module_name = HOST_PATHS[host].rsplit(".", 1)[-1]
+    for spec in values_of(host, model.family.groups):
+        site = model.family.site(spec.name, context)
+        reason = site.reason if not site.served else f"this block has no {module_name} module"
+        rows.append(SupportRow(
+            host=HOST_PATHS[host] + suffix, host_class="(none)", name=spec.name, layout="scalar",
+            description=f"Unavailable: {reason}", read_at="nowhere: the block has no such module",
+            status="unavailable", note=reason, available=False))
+
+
 def _rows_for(rows, model, hosts, suffix) -> None:
     for host in HOSTS:
         envoy = hosts.get(host)
         if envoy is None or not hasattr(envoy, "_nnterp_site"):
+            _absent_host_rows(rows, model, hosts, host, suffix)
             continue
         for spec in values_of(host, model.family.groups):
             site = envoy._nnterp_site(spec.name)

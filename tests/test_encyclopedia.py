@@ -73,6 +73,8 @@ def test_the_build_makes_an_index_and_a_page_per_family(site, record):
 
     names = set(registry())
     assert not record["errors"], record["errors"]
+    problems = {name: fam["problems"] for name, fam in record["families"].items() if fam["problems"]}
+    assert not problems, problems
     assert set(record["families"]) == names
     index = (site / "index.html").read_text()
     for name in names:
@@ -98,6 +100,23 @@ def test_the_build_fits_its_budget(record):
         f"{record['pages']} pages took {record['cpu_seconds']} CPU s ({record['seconds']} s wall), "
         f"over the budget of {budget} s")
     assert record["exit_status"] == 0
+
+
+def test_a_snippet_runs_from_real_source_and_a_failure_is_reported_with_its_line():
+    """Traces need their source (nnsight reads the with block back): snippets are registered in linecache."""
+    from nnterp.encyclopedia import markdown, snippets
+    from nnterp.family import registry
+
+    notes = markdown.parse("## A note\n\nText with `code`.\n\n```python\nwith model.trace(prompt):\n"
+                           "    out = model.layers[0].layer_output.save()\n\nassert out.shape[-1] == model.hidden_size\n"
+                           "assert False, 'the second check'\n```\n")
+    code = notes[0].codes("python")[0]
+    with snippets.runner(registry()["llama"], "eager") as run:
+        result, scope = run.run(code.source, run.tiny_model(), run.where)
+    assert not result.passed and result.line == 5 and result.error == "AssertionError: the second check"
+    assert scope["out"].shape[-1] == scope["model"].hidden_size
+    with pytest.raises(ValueError, match="not one of"):
+        markdown.parse("## A note\n\n```ruby\nputs 1\n```\n")
 
 
 # --------------------------------------------------------------------------- the pages, read as text
@@ -745,3 +764,24 @@ def test_screenshots(browser, site, width, label):
         assert scroll <= width + 1, f"{name} scrolls sideways at {width} px ({scroll} px wide)"
         assert not visit.problems
         visit.close()
+
+
+def test_on_a_hybrid_the_diagram_follows_the_block_index(browser, site):
+    """Where blocks differ (recurrent and attention blocks, say), moving i redraws the block of that kind."""
+    hybrid = next((path for path in sorted(site.glob("*.html"))
+                   if re.search(r'<script type="application/json" id="kinds">\[\{', path.read_text())), None)
+    if hybrid is None:
+        pytest.skip("no family has blocks of different kinds")
+    visit = Visit(browser, hybrid.as_uri())
+    page = visit.page
+    kinds = json.loads(page.inner_text("#kinds"))
+    for kind in kinds:
+        page.fill("#layer", str(kind["indices"][0]))
+        page.dispatch_event("#layer", "input")
+        drawn = {name: page.get_attribute(f'.block-svg .part[data-name="{name}"]', "class")
+                 for name in kind["rows"] if page.locator(f'.block-svg .part[data-name="{name}"]').count()}
+        for name, classes in drawn.items():
+            assert f"s-{kind['rows'][name]['status']}" in classes, (hybrid.name, kind["indices"][0], name)
+        assert drawn, hybrid.name
+    assert not visit.problems
+    visit.close()

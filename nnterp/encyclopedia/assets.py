@@ -37,7 +37,7 @@ main { max-width: 68rem; margin: 0 auto; padding: 0 1.2rem 4rem; }
 .eyebrow code { background: none; padding: 0; color: var(--ink); font-size: 1rem; }
 h1 { font-size: clamp(2rem, 5vw, 3.1rem); line-height: 1.1; margin: 0.3rem 0 0.9rem; letter-spacing: -0.025em; }
 .checkpoints { list-style: none; display: flex; flex-wrap: wrap; gap: 0.5rem; margin: 0 0 1rem; padding: 0; }
-.checkpoints li { background: var(--surface); border: 1px solid var(--line); border-radius: 999px;
+.checkpoints li { background: var(--surface); border: 1px solid var(--line); border-radius: 14px;
   padding: 0.2rem 0.75rem; font-size: 0.9rem; }
 .checkpoints li b { font-weight: 600; }
 .checkpoints li code { color: var(--muted); margin-left: 0.35rem; font-size: 0.8rem; }
@@ -293,7 +293,8 @@ table.families { width: 100%; border-collapse: collapse; background: var(--surfa
   .stream { gap: 0.3rem; }
   .stream button { padding: 0.35rem 0.55rem; }
   .stream .to { font-size: 0.9rem; }
-  table.support thead tr { display: block; }
+  table.support thead, table.support thead tr { display: block; }
+  table.support colgroup { display: none; }
   table.support thead th { display: none; }
   table.support thead th.hostname { display: block; width: 100%; overflow-wrap: anywhere; }
   table.support, .support tbody, .support tr, .support td { display: block; width: 100%; }

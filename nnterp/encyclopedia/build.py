@@ -44,7 +44,7 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return not self.errors and not self.failed_snippets()
+        return not self.errors and not self.failed_snippets() and not any(page.problems for page in self.pages)
 
     def summary(self) -> str:
         snippets = [code for page in self.pages for code in page.snippets()]
@@ -52,6 +52,7 @@ class Report:
         lines = [f"built {len(self.pages)} family pages and the index in {self.seconds:.1f} s into {self.out}; "
                  f"{passed} of {len(snippets)} snippets passed"]
         lines += [f"  page of {name} not built: {error}" for name, error in self.errors.items()]
+        lines += [f"  page of {page.name}: {problem}" for page in self.pages for problem in page.problems]
         lines += [f"  snippet failed on {name} ({title}): {error}" for name, title, error in self.failed_snippets()]
         return "\n".join(lines)
 

@@ -19,7 +19,7 @@ import torch
 from ..family import COMMON_ACCESSORS
 from ..vocabulary import BY_NAME
 from . import markdown, snippets
-from .notes import default_load, notes_for
+from .notes import default_load, identity, notes_for
 from .snippets import one_line
 
 #: The standard accessors the config section lists, in order.
@@ -40,6 +40,7 @@ class Page:
     printout: str
     rows: list
     block_kind: str
+    identity: str
     num_layers: int
     accessors: list[tuple[str, object]]
     config: list[tuple[str, str]]
@@ -179,6 +180,13 @@ def modules_of(printout: str) -> dict[str, dict]:
     return found
 
 
+def block_sums(family, config) -> bool:
+    """Whether the block is the sum of its input and its contributions (a post-norm block declares its own
+    arithmetic instead)."""
+    arithmetic = getattr(family, "block_arithmetic", None)
+    return arithmetic is None or arithmetic(config) is None
+
+
 def block_kind_of(family, config) -> str:
     try:
         return str(family.block_kind(config))
@@ -204,7 +212,11 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
         printout_intro = f"What print(model) shows on the tiny {family.name} model: the native modules, standard " \
                          "names and every standard value with its layout."
     config = model.config
-    printout = repr(model)
+    try:
+        printout = repr(model)
+    except Exception as error:  # the page still shows the rest; the problem is listed on it
+        problems.append(f"print(model) failed: {one_line(error)}")
+        printout = f"print(model) failed: {one_line(error)}"
     rows = model.support()
     accessors = []
     for name in ACCESSORS:
@@ -216,11 +228,13 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
     seconds["meta"] = time.perf_counter() - start
 
     start = time.perf_counter()
-    notes, module = notes_for(family, rows, block_kind)
+    sums = block_sums(family, config)
+    notes, module = notes_for(family, rows, block_kind, sums)
     load = getattr(module, "LOAD", default_load(family))
     page = Page(
         family=family, title=title_of(family), module_file=module_file(family), printout_intro=printout_intro,
-        printout=printout, rows=rows, block_kind=block_kind, num_layers=model.num_layers, accessors=accessors,
+        printout=printout, rows=rows, block_kind=block_kind, identity=identity(rows, sums),
+        num_layers=model.num_layers, accessors=accessors,
         config=config_rows(family, config), notes=notes, runs_on="", modules=modules_of(printout),
         problems=problems, seconds=seconds,
     )

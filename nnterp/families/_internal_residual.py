@@ -1,8 +1,7 @@
 """Shared by Bloom and MPT, whose sublayers add the residual inside their own forward: what they add is read
 where it is handed to that addition, not at the module's output (the stream itself)."""
 
-from nnterp.families._own_attention import SourcedRead
-from nnterp.sites import Argument, Call, Child, Read
+from nnterp.sites import Argument, Call, Read
 
 #: Bloom's and MPT's sublayers end with dropout_add(branch, residual, ...) = residual + dropout(branch)
 ATTENTION_BRANCH = Read(
@@ -13,9 +12,3 @@ MLP_BRANCH = Read(
     Call("dropout_add", "input"), Argument(0),
     description="What the MLP adds to the residual stream: the branch handed to dropout_add, which adds the "
                 "residual inside the module (the module's own output is the stream after the add)")
-
-#: the MLP's values read before its branch, at its children: reading them instruments the MLP's forward first
-MLP_CHILD_SITES = {
-    "mlp_activation": SourcedRead(Child("act_fn")),
-    "mlp_neurons": SourcedRead(Child("down_proj", "input"), Argument(0)),
-}

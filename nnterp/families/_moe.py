@@ -294,11 +294,17 @@ class PlusRoutedOutput(Read):
     runs second), so an edit is carried back into the sibling's output minus the routed part."""
 
     def _routed(self, host):
-        routed = Mediator.value(f"{host.path}.output")
-        object.__setattr__(host, "_nnterp_routed_output", routed[0] if isinstance(routed, tuple) else routed)
+        location = f"{host.path}.output"
+        mediator = Mediator.current(location)
+        held = host.__dict__.get("_nnterp_routed_output")
+        if held is not None and held[0] is mediator:
+            return  # read before in this run (an assignment after a read): the worker is past it now
+        routed = Mediator.value(location)
+        routed = routed[0] if isinstance(routed, tuple) else routed
+        object.__setattr__(host, "_nnterp_routed_output", (mediator, routed))
 
     def _term(self, host):
-        routed = host.__dict__["_nnterp_routed_output"]
+        routed = host.__dict__["_nnterp_routed_output"][1]
         factor = self._factor(host)
         return routed if factor is None else routed * factor
 

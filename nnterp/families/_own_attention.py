@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nnterp.labels import _call_labels
-from nnterp.sites import Call, Condition, Read, Same
+from nnterp.sites import Call, Condition, Same
 from nnterp.errors import UnavailableValue
 
 
@@ -83,24 +83,6 @@ class FoldedHeads(Same):
 
 
 FOLDED_HEADS = FoldedHeads()
-
-
-@dataclass(eq=False)
-class SourcedRead(Read):
-    """A value read at a child module of a host whose other values are operations inside the host's forward.
-
-    nnsight instruments a forward on the first read of one of its operations, too late once that forward has
-    started; a value read earlier in the same forward (a child's output) instruments it first, so that reading
-    it and then an operation of the host in one trace works in the forward's order.
-    """
-
-    def read(self, host, spec):
-        host.source
-        return super().read(host, spec)
-
-    def write(self, host, spec, value) -> None:
-        host.source
-        super().write(host, spec, value)
 
 
 @dataclass(frozen=True)

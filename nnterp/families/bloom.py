@@ -17,7 +17,7 @@ exists): scores = alibi + q k^T / sqrt(head_dim) in one baddbmm, plus the mask, 
 the model's dtype, attention_dropout, and a bmm with the values, heads folded into the batch.
 """
 
-from nnterp.families._internal_residual import ATTENTION_BRANCH, MLP_BRANCH, MLP_CHILD_SITES
+from nnterp.families._internal_residual import ATTENTION_BRANCH, MLP_BRANCH
 from nnterp.families._own_attention import BATCH_HEADS, WHOLE
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import SPLIT_HEADS, Argument, Call, Child, Element, Nowhere, Read
@@ -69,12 +69,12 @@ FAMILY = Family(
         "attention_head_outputs": Read(Call("torch.bmm"), WHOLE, BATCH_HEADS),
         "attention_premix": Read(Call("self._merge_heads"), WHOLE, SPLIT_HEADS),
         "attention_output": ATTENTION_BRANCH,
-        **MLP_CHILD_SITES,
         "mlp_output": MLP_BRANCH,
         "layer_mid": lambda context: NO_LAYER_MID if _post_ln_residual(context.config) else COMMON_SITES["layer_mid"],
         "mlp_input": lambda context: SHARED_MLP_INPUT if _post_ln_residual(context.config) else COMMON_SITES["mlp_input"],
     },
     block_kind=lambda config: "post-norm residual" if _post_ln_residual(config) else "sequential",
+    block_arithmetic=lambda config: _post_ln_arithmetic if _post_ln_residual(config) else None,
     accessors={"num_kv_heads": lambda c: c.num_attention_heads},
     loads=("eager",),
     variants={"post_ln_residual": {"apply_residual_connection_post_layernorm": True}},
@@ -93,7 +93,3 @@ FAMILY = Family(
     tiny={"config_class": "BloomConfig", "overrides": {
         "hidden_size": 64, "n_layer": 2, "n_head": 4, "vocab_size": 300}},
 )
-
-# the block's own arithmetic where it is not a sum of the stream and the two contributions (a core proposal:
-# /work/briefs/requests-custom.md)
-FAMILY.block_arithmetic = lambda config: _post_ln_arithmetic if _post_ln_residual(config) else None

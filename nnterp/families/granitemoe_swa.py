@@ -13,7 +13,7 @@ from nnterp.family import Checkpoint, Family
 from nnterp.families._moe import granite_readout, granite_sites, moe_accessors
 from nnterp.families.granitemoe import GRANITE_MULTIPLIERS, GRANITE_NEURONS, GRANITE_ROUTER
 from nnterp.family import COMMON_SITES
-from nnterp.sites import EAGER_ONLY, HEADS_AFTER_POSITIONS, Call, Element, Read
+from nnterp.sites import EAGER_ONLY, HEADS_AFTER_POSITIONS, Argument, Call, Element, Read
 
 PREMIX = COMMON_SITES["attention_premix"]
 
@@ -26,6 +26,12 @@ FAMILY = Family(
           "Mixture of experts"),
     rename={"block_sparse_moe": "mlp"},
     sites={
+        "attention_scores": Read(
+            Call("F.softmax", "input", inside="attention_interface", eager="eager_attention_forward"), Argument(0),
+            condition=EAGER_ONLY),
+        "attention_probabilities": Read(
+            Call("F.dropout", "output", inside="attention_interface", eager="eager_attention_forward"),
+            condition=EAGER_ONLY),
         "attention_head_outputs": Read(
             Call("torch.matmul", "output", inside="attention_interface", eager="eager_attention_forward",
                  occurrence=1),

@@ -14,10 +14,11 @@ scaled by 1/sqrt(head_dim), future positions set to -10000 (not the dtype's mini
 the padding mask added, softmax, attn_dropout, @ v. The keys arrive transposed ([batch heads head_dim seq]) and
 are served in the standard layout; q, k and v are views of one split() of c_attn's output, which torch forbids
 editing in place while autograd records, so they are served as copies taken at the call and an edit is carried
-back into it.
+back into it. The activation act is one module object shared by every block (transformers' ACT_FNS), so nnsight
+knows it under block 0's path only: mlp_activation is read where each block's MLP calls it.
 """
 
-from nnterp.families._own_attention import KEYS_LAST
+from nnterp.families._own_attention import KEYS_LAST, WHOLE
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, Child, Element, Nowhere, Read
 
@@ -69,8 +70,14 @@ FAMILY = Family(
                         "positions set to -10000, plus the padding mask"),
         "attention_probabilities": Read(Call("self.attn_dropout", inside=_ATTN)),
         "attention_head_outputs": Read(Call(_ATTN), Element(0), HEADS_AFTER_POSITIONS),
+        # act is one module object shared by every block: its own output is block 0's location
+        "mlp_activation": Read(Call("self.act"), WHOLE,
+                               description="The activation function's output, read where each block's MLP calls it"),
     },
     block_kind=lambda config: "post-norm",
+    block_arithmetic=lambda config: _post_norm_arithmetic,
+    # no final norm: lm_head reads the last block's output
+    unembed=lambda model, hidden: model.lm_head(hidden),
     loads=("eager",),
     checkpoints=(
         Checkpoint("openai-community/openai-gpt", "GPT (117M)", {
@@ -82,8 +89,3 @@ FAMILY = Family(
     tiny={"config_class": "OpenAIGPTConfig", "overrides": {
         "n_embd": 64, "n_layer": 2, "n_head": 4, "vocab_size": 300}},
 )
-
-# the block's own arithmetic (post-norm: no sum), and the readout with no final norm (core proposals:
-# /work/briefs/requests-custom.md)
-FAMILY.block_arithmetic = lambda config: _post_norm_arithmetic
-FAMILY.unembed = lambda model, hidden: model.lm_head(hidden)

@@ -110,6 +110,8 @@ FAMILY = Family(
         **FLAT_MLP_SITES,
     },
     block_kind=lambda config: "post-norm" if _post_norm(config) else "sequential",
+    block_arithmetic=lambda config: _post_norm_arithmetic if _post_norm(config) else None,
+    unembed=_unembed,
     accessors={"intermediate_size": lambda c: c.ffn_dim},
     variants={"post_ln_proj": {"do_layer_norm_before": False, "word_embed_proj_dim": 32}},
     checkpoints=(
@@ -131,8 +133,3 @@ FAMILY = Family(
     tiny={"config_class": "OPTConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "ffn_dim": 128, "vocab_size": 300}},
 )
-
-# the block's own arithmetic where it is not a sum, and the readout where it is not norm then lm_head (core
-# proposals: /work/briefs/requests-custom.md)
-FAMILY.block_arithmetic = lambda config: _post_norm_arithmetic if _post_norm(config) else None
-FAMILY.unembed = _unembed

@@ -31,7 +31,7 @@ def lens(args) -> None:
     from .lens import logit_lens
 
     model = _model(args)
-    targets = args.target or [model.tokenizer.decode([_top_token(model, args.prompt)])]
+    targets = args.target or [_top_token(model, args.prompt)]
     result = logit_lens(model, args.prompt, targets=targets, top_k=args.top)
     print(result.table(position=args.position))
     for target in result.target_tokens:
@@ -66,7 +66,7 @@ def heads(args) -> None:
     from .plots import attention_html, attention_patterns, plot_attention_from
 
     model = _model(args, eager=bool(args.attention))
-    target = args.target or model.tokenizer.decode([_top_token(model, args.prompt)])
+    target = args.target or _top_token(model, args.prompt)
     result = direct_logit_attribution(model, args.prompt, target)
     print(result.table(args.top))
     if args.plot:

@@ -140,6 +140,8 @@ class InductionAblation:
             f"({self.targeted - self.baseline:+.3f})",
             f"  {len(self.heads)} random heads removed, {len(self.random)} draws: mean {self.random_mean:.3f} "
             f"({self.random_mean - self.baseline:+.3f}); each: {spread}",
+            *[f"    draw {i}: {', '.join(f'{l}.{h}' for l, h in heads)}: {loss:.3f} ({loss - self.baseline:+.3f})"
+              for i, (heads, loss) in enumerate(zip(self.random_heads, self.random))],
         ])
 
 

@@ -32,18 +32,18 @@ def module_for(family) -> ModuleType | None:
 
 def default_load(family) -> str | None:
     """The load the snippets run under: eager where the family claims it (the interior is served)."""
-    loads = tuple(family.loads or ())
-    if "eager" in loads:
+    if family.loads is None or "eager" in family.loads:  # None: whatever transformers accepts, eager included
         return "eager"
-    return loads[0] if loads else None
+    return family.loads[0] if family.loads else None
 
 
-def notes_for(family, rows, block_kind: str) -> tuple[list[markdown.Note], ModuleType | None]:
-    """The family's notes, parsed, and its notes module (None for generated notes)."""
+def notes_for(family, rows, block_kind: str, sums: bool = True) -> tuple[list[markdown.Note], ModuleType | None]:
+    """The family's notes, parsed, and its notes module (None for generated notes). ``sums``: the block is
+    the sum of its input and its contributions (false on a post-norm block)."""
     module = module_for(family)
     if module is not None:
         return markdown.parse(module.NOTES), module
-    return markdown.parse(generated(family, rows, block_kind)), None
+    return markdown.parse(generated(family, rows, block_kind, sums)), None
 
 
 def traps(family) -> list[tuple[str, list[str]]]:
@@ -61,6 +61,19 @@ def traps(family) -> list[tuple[str, list[str]]]:
     return found
 
 
+def identity(rows, sums: bool = True) -> str:
+    """The identity section 01 states, or why the block has none."""
+    first = groups(rows)[0][1]
+    missing = [first[name] for name in ("layer_input", "layer_output")
+               if name in first and first[name].status != "served"]
+    if missing:
+        return f"none: {missing[0].note}"
+    if not sums:
+        return ("none: the norms sit on the residual path, so layer_output is the block's own arithmetic of "
+                "layers[i].input and its contributions, not their sum")
+    return " + ".join(path for _, path in identity_terms(rows)) + " == layer_output"
+
+
 def identity_terms(rows) -> list[tuple[str, str]]:
     """(variable, standard path) of the contributions a block adds, those the family serves on block 0."""
     first = groups(rows)[0][1]
@@ -71,38 +84,25 @@ def identity_terms(rows) -> list[tuple[str, str]]:
     return terms
 
 
-def generated(family, rows, block_kind: str) -> str:
+def generated(family, rows, block_kind: str, sums: bool = True) -> str:
     """Notes for a family without its own: the block, the readout and the catalogue's traps."""
-    status = groups(rows)[0][1]
-    mid = status.get("layer_mid")
-    terms = identity_terms(rows)
-    names = [var for var, _ in terms]
-    identity = " + ".join(path for _, path in terms) + " == layer_output"
+    first, last = groups(rows)[0][1], groups(rows)[-1][1]
     text = [f"## The block is {block_kind}", ""]
-    paths = {"x": "layer_input", "attn": "self_attn.attention_output", "mlp": "mlp.mlp_output"}
-    reads = [f"    {var} = model.layers[0].{paths[var]}.save()" for var in names[:2]]
-    checks = [f"torch.testing.assert_close({' + '.join(names)}, out)"]
-    if mid is not None and mid.status == "served" and "attn" in names:
-        text.append(f"`layer_mid` is read at {mid.read_at}: the stream after the attention add, which the MLP "
-                    f"reads through its norm. The identity `{identity}` holds on every block, in the block's own "
-                    "order of the sum up to rounding:")
-        reads.append("    mid = model.layers[0].layer_mid.save()")
-        checks.insert(0, "torch.testing.assert_close(x + attn, mid)")
+    stream = [first.get(name) for name in ("layer_input", "layer_output")]
+    if all(row is not None and row.status == "served" for row in stream):
+        text += _block_note(first, rows, sums)
     else:
-        reason = mid.note if mid is not None and mid.note else "the family does not serve it"
-        text.append(f"There is no `layer_mid`: {reason}. The identity `{identity}` holds on every block, in the "
-                    "block's own order of the sum up to rounding:")
-    reads += [f"    {var} = model.layers[0].{paths[var]}.save()" for var in names[2:]]
-    reads.append("    out = model.layers[0].layer_output.save()")
-    text += ["", "```python", "with model.trace(prompt):", *reads, "", *checks, "```", ""]
+        reason = next(row.note for row in stream if row is not None and row.status != "served")
+        text += [f"The block has no single residual stream to read: {reason}.", ""]
 
     text += ["## The readout", "",
              "`project_on_vocab` is the final norm, `lm_head` and whatever the model does past `lm_head`: "
              "applied to the last block's `layer_output`, it gives `logits`, so a logit lens at any block "
-             "reads the stream as the model's own head does.", "",
-             "```python", "with model.trace(prompt):", "    last = model.layers[-1].layer_output.save()",
-             "    logits = model.logits.save()", "",
-             "torch.testing.assert_close(model.project_on_vocab(last), logits)", "```", ""]
+             "reads the stream as the model's own head does.", ""]
+    if last.get("layer_output") is not None and last["layer_output"].status == "served":
+        text += ["```python", "with model.trace(prompt):", "    last = model.layers[-1].layer_output.save()",
+                 "    logits = model.logits.save()", "",
+                 "torch.testing.assert_close(model.project_on_vocab(last), logits)", "```", ""]
 
     # where both are the standard values (a family that redefines them, around a sink say, explains its own)
     interior = [(index, found) for index, found in groups(rows)
@@ -128,10 +128,42 @@ def generated(family, rows, block_kind: str) -> str:
                  "Traps met in the native model, from the catalogue of the decoder-only families of "
                  f"transformers {catalogue.TRANSFORMERS}; the values above are served with them accounted for.",
                  ""]
-        text += [f"- {_code_spans(item)}" for item in items] + [""]
+        text += [f"- {_code_spans(_sentence_case(item))}" for item in items] + [""]
     return "\n".join(text)
+
+
+def _block_note(first: dict, rows, sums: bool) -> list[str]:
+    """The block's identity (or its own arithmetic, on a post-norm block) with the snippet that checks it."""
+    mid = first.get("layer_mid")
+    names = [var for var, _ in identity_terms(rows)]
+    paths = {"x": "layer_input", "attn": "self_attn.attention_output", "mlp": "mlp.mlp_output"}
+    reads = [f"    {var} = model.layers[0].{paths[var]}.save()" for var in names[:2]]
+    if sums:
+        claim = (f"The identity `{identity(rows)}` holds on every block, in the block's own order of the sum up "
+                 "to rounding:")
+        checks = [f"torch.testing.assert_close({' + '.join(names)}, out)"]
+    else:
+        claim = ("The norms sit on the residual path, so the block is no sum of its input and its contributions; "
+                 "its own arithmetic, which the family module declares, gives `layer_output` from them:")
+        checks = ["arithmetic = model.family.block_arithmetic(model.config)",
+                  f"torch.testing.assert_close(arithmetic(model.layers[0]._module, {', '.join(names)}), out)"]
+    if mid is not None and mid.status == "served" and "attn" in names:
+        lead = f"`layer_mid` is read at {mid.read_at}: the stream after the attention add. "
+        reads.append("    mid = model.layers[0].layer_mid.save()")
+        checks.insert(0, "torch.testing.assert_close(x + attn, mid)")
+    else:
+        lead = f"There is no `layer_mid`: {mid.note if mid is not None and mid.note else 'the family does not serve it'}. "
+    reads += [f"    {var} = model.layers[0].{paths[var]}.save()" for var in names[2:]]
+    reads.append("    out = model.layers[0].layer_output.save()")
+    return [lead + claim, "", "```python", "with model.trace(prompt):", *reads, "", *checks, "```", ""]
+
+
+def _sentence_case(text: str) -> str:
+    """A capital first letter, unless the line opens with a name (``self_attention(...)``, ``lm_head``)."""
+    first = text.split(maxsplit=1)[0] if text.strip() else ""
+    return text[:1].upper() + text[1:] if re.fullmatch(r"[a-z]+[,:;]?", first) else text
 
 
 def _code_spans(text: str) -> str:
     """Mark module paths and config names of a catalogue line as code."""
-    return re.sub(r"(?<![`\w])([A-Za-z_][\w]*(?:\.[\w\[\]]+)+|[a-z]+_[a-z_0-9]+)(?![`\w])", r"`\1`", text)
+    return re.sub(r"(?<![`\w])([A-Za-z_]\w+(?:\.[\w\[\]]+)+|[a-z]+_[a-z_0-9]+)(?![`\w])", r"`\1`", text)

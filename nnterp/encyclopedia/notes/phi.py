@@ -91,7 +91,7 @@ model = StandardizedTransformer(
 )
 ```
 
-On phi-1.5 the same prompt's largest product is 8.7e3, inside float16's range. With the dtype set, the eager and sdpa loads compute the same attention: no softcap, sink or window. A load of phi-2 in float16 under eager warns with the same sentence.
+On phi-1.5 the same prompt's largest product is 8.7e3, inside float16's range. With the dtype set, the eager and sdpa loads compute the same attention: no softcap, sink or window. nnterp warns when a load of phi-2 in float16 under eager is built.
 
 ## Position 0 carries one very large entry
 

@@ -1,0 +1,27 @@
+"""Apertus (ApertusForCausalLM).
+
+Llama's sequential pre-norm block with other names for its norms: attention_layernorm before the
+attention (input_layernorm) and feedforward_layernorm before the MLP (post_attention_layernorm).
+The attention normalizes each query and key head with an RMSNorm (self_attn.q_norm, k_norm) before
+the rotary (Llama 3's). The MLP is plain, mlp.{up_proj, act_fn, down_proj} with the xIELU
+activation and no gate_proj, so mlp_activation and mlp_neurons are the same tensor.
+"""
+
+from nnterp.family import Checkpoint, Family
+
+from ._llama import tiny
+from ._llama_renamed import normed_then_rotated
+
+FAMILY = Family(
+    name="apertus",
+    model_types=("apertus",),
+    summary="Llama's block with renamed norms, per-head query and key norms and a plain xIELU MLP.",
+    tags=("Sequential block", "RMSNorm", "QK-norm", "Grouped keys/values", "xIELU MLP"),
+    rename={"attention_layernorm": "input_layernorm", "feedforward_layernorm": "post_attention_layernorm"},
+    sites={
+        "attention_queries": normed_then_rotated("q_norm", "queries", 1),
+        "attention_keys": normed_then_rotated("k_norm", "keys", 2),
+    },
+    checkpoints=(Checkpoint("swiss-ai/Apertus-8B-Instruct-2509", "Apertus-8B-Instruct"),),
+    tiny=tiny("ApertusConfig"),
+)

@@ -1,0 +1,44 @@
+"""FlexOlmo (FlexOlmoForCausalLM).
+
+OLMo 2's post-norm block with a mixture of experts in every MLP slot: no norm before either
+sublayer, h = x + post_attention_layernorm(self_attn(x)), out = h + post_feedforward_layernorm(mlp(h));
+attention_output and mlp_output are the post-norms' outputs, layer_mid is the MoE block's input.
+q_norm and k_norm are RMSNorms over the whole projection width before the rotary.
+model.layers[i].mlp is a FlexOlmoSparseMoeBlock of a router gate (FlexOlmoTopKRouter: on the
+positions flattened to [tokens, hidden_size], logits = F.linear(x, weight), a float32 softmax over
+all experts, the top_k probabilities, renormalized when norm_topk_prob) and experts (fused
+gate_up_proj and down_proj).
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._moe import (
+    LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, experts_sentence, moe_accessors, moe_block, router_sites,
+)
+from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
+
+from ._llama import tiny
+from ._postnorm_olmo2 import POSTNORM_SITES, WIDE_QK_NORM
+
+FAMILY = Family(
+    name="flex_olmo",
+    model_types=("flex_olmo",),
+    summary="OLMo 2's post-norm block with a mixture of experts in every MLP slot.",
+    tags=("Post-norm block", "RMSNorm", "QK-norm", "Mixture of experts"),
+    sites={
+        **POSTNORM_SITES,
+        "attention_queries": Read(
+            Call("attention_interface", "input"), Argument(1), condition=KERNEL_ARGUMENTS,
+            description="The queries entering attention:" + WIDE_QK_NORM.format(norm="q_norm")),
+        "attention_keys": Read(
+            Call("attention_interface", "input"), Argument(2), condition=KERNEL_ARGUMENTS,
+            description="The keys entering attention:" + WIDE_QK_NORM.format(norm="k_norm")),
+        **moe_block(
+            router_sites("gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX,
+                         weights_description=SOFTMAX_THEN_TOPK_OPTIONAL),
+            experts_sentence("experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and "
+                             "experts.down_proj [num_experts, hidden_size, intermediate_size]")),
+    },
+    accessors=moe_accessors(("num_experts", "num_local_experts")),
+    checkpoints=(Checkpoint("allenai/FlexOlmo-7x7B-1T", "FlexOlmo-7x7B-1T"),),
+    tiny=tiny("FlexOlmoConfig", num_experts=4, num_experts_per_tok=2, pad_token_id=0, eos_token_id=2),
+)

@@ -1,0 +1,48 @@
+"""Gemma 2 (Gemma2ForCausalLM).
+
+model.{embed_tokens, layers[i].{input_layernorm, self_attn, post_attention_layernorm,
+pre_feedforward_layernorm, mlp, post_feedforward_layernorm}, norm} and lm_head. A sandwich block:
+h = x + post_attention_layernorm(self_attn(input_layernorm(x))), then
+out = h + post_feedforward_layernorm(mlp(pre_feedforward_layernorm(h))). post_attention_layernorm is
+a post-norm on the attention's output, not Llama's pre-MLP norm; attention_output and mlp_output
+are the post-norms' outputs, layer_mid is pre_feedforward_layernorm's input. RMSNorms compute
+x * (1 + weight); embed_tokens multiplies by sqrt(hidden_size) inside its forward. Layers alternate
+sliding-window and full attention. The kernel scales by query_pre_attn_scalar ** -0.5 and soft-caps
+the scores (attn_logit_softcapping * tanh(s / cap)) before the mask, so attention_scores are capped;
+sdpa cannot cap and transformers refuses it. The logits are soft-capped too:
+final_logit_softcapping * tanh(lm_head_output / cap), which project_on_vocab applies.
+"""
+
+from nnterp.family import Checkpoint, Family
+
+from ._llama import tiny
+from ._llama_renamed import softcapped
+from ._sandwich_gemma2 import SCALED_EMBEDDINGS, sandwich_sites, softcapped_scores
+
+FAMILY = Family(
+    name="gemma2",
+    model_types=("gemma2",),
+    summary="A sandwich block, with a norm before and after each sublayer, soft-capped attention scores and "
+            "logits, and alternating sliding-window layers.",
+    tags=("Sandwich norms", "RMSNorm (1 + w)", "Scaled embeddings", "Attention softcap", "Logit softcap",
+          "Sliding window", "Tied embeddings"),
+    sites={
+        **sandwich_sites(),
+        "token_embeddings": SCALED_EMBEDDINGS,
+        "attention_scores": softcapped_scores(),
+    },
+    readout=softcapped,
+    loads=("eager",),
+    checkpoints=(
+        Checkpoint("google/gemma-2-2b", "Gemma-2-2B", {
+            "architectures": ["Gemma2ForCausalLM"], "num_hidden_layers": 26, "hidden_size": 2304,
+            "intermediate_size": 9216, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+            "vocab_size": 256000, "max_position_embeddings": 8192, "hidden_activation": "gelu_pytorch_tanh",
+            "rms_norm_eps": 1e-06, "query_pre_attn_scalar": 256, "sliding_window": 4096,
+            "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0, "tie_word_embeddings": True,
+            "dtype": "float32",
+        }),
+        Checkpoint("google/gemma-2-9b", "Gemma-2-9B"),
+    ),
+    tiny=tiny("Gemma2Config", head_dim=16),
+)

@@ -1,0 +1,35 @@
+"""HyperCLOVA X SEED (HyperCLOVAXForCausalLM).
+
+Llama's modules in a sandwich block with Granite's multipliers: h = x + m * post_norm1(self_attn(
+input_layernorm(x))), then out = h + m * post_norm2(mlp(post_attention_layernorm(h))), m the config's
+residual_multiplier; post_attention_layernorm keeps Llama's meaning (the pre-MLP norm), and
+post_norm1 and post_norm2 are identities when use_post_norm is false. attention_output and
+mlp_output are the post-norms' outputs times m (an edit carried back divided). The model multiplies
+the embeddings by embedding_multiplier before the first block (token_embeddings is the product), the
+kernel scales scores by attention_multiplier, and the logits are lm_head's output MULTIPLIED by
+logits_scaling (Granite divides), which project_on_vocab applies.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.sites import Child, Read
+
+from ._llama import GRANITE_TINY, logits_times_scaling, residual_multiplier, tiny
+from ._sandwich_glm4 import glm4_sites
+
+FAMILY = Family(
+    name="hyperclovax",
+    model_types=("hyperclovax",),
+    summary="A sandwich block with Granite-style multipliers: post-normed contributions times residual_multiplier, "
+            "scaled embeddings, and logits multiplied by logits_scaling.",
+    tags=("Sandwich norms", "RMSNorm", "Residual multiplier", "Scaled logits", "Gated MLP"),
+    sites={
+        "token_embeddings": Read(
+            Child("embed_tokens"), scale=lambda config: config.embedding_multiplier,
+            description="The embeddings as the first block receives them: embed_tokens' output times "
+                        "embedding_multiplier"),
+        **glm4_sites("post_norm1", "post_norm2", scale=residual_multiplier),
+    },
+    readout=logits_times_scaling,
+    checkpoints=(Checkpoint("naver-hyperclovax/HyperCLOVAX-SEED-Think-14B", "HyperCLOVAX-SEED-Think-14B"),),
+    tiny=tiny("HyperCLOVAXConfig", head_dim=16, **GRANITE_TINY),
+)

@@ -1,0 +1,78 @@
+"""Llama 4, the language model (Llama4ForCausalLM).
+
+Llama's module names with an MLP slot named feed_forward (aliased mlp) and three kinds of
+attention layer. Layers with rotary (no_rope_layers 1) rotate queries and keys as complex pairs,
+then L2-normalize them per head (qk_norm, when use_qk_norm), and attend within chunks of
+attention_chunk_size positions (chunked_attention); every fourth layer is NoPE: no rotary, no
+norm, full attention, and with attn_temperature_tuning its queries are multiplied by
+1 + attn_scale·log(1 + floor((position + 1)/floor_scale)) before the kernel, so
+attention_queries are the tuned queries. The layers in moe_layers hold a Llama4TextMoe of a router
+(Llama4Router, itself an nn.Linear), experts (Llama4TextExperts, fused gate_up_proj
+[num_local_experts, hidden_size, 2·intermediate_size] and down_proj, run as batched matmuls on
+every expert) and a shared_expert; the others a dense Llama4TextMLP of width intermediate_size_mlp.
+The router takes the top_k logits and hands the experts a dense [tokens, num_experts] map holding
+sigmoid of those logits at the chosen experts and zero elsewhere; the MoE block scales each
+expert's input (not its output) by that map, runs all experts, sums them onto the shared
+expert's output in place and returns (output [tokens, hidden_size], router_logits), element 0
+being served as mlp_output in [batch seq hidden_size].
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._moe import (
+    TOKEN_ROWS, InRouter, RouterRead, ScoresAtChoices, experts_sentence, moe_accessors, moe_block,
+)
+from nnterp.family import COMMON_SITES
+from nnterp.sites import Element, Own, Read
+
+ROUTED = {
+    "router_logits": RouterRead(
+        InRouter("router", "forward"),
+        description="The router's score for every expert: the router is an nn.Linear, read at its super().forward "
+                    "call"),
+    "router_choices": RouterRead(InRouter("router", "torch.topk"), Element(1),
+                                 description="The experts each position is sent to: the top_k logits; read-only"),
+    "router_weights": ScoresAtChoices(
+        "router", description="sigmoid of the chosen experts' logits: the entries, at the chosen experts, of the dense "
+                              "score map the router returns; the block multiplies each expert's input (not its "
+                              "output) by it"),
+}
+
+FAMILY = Family(
+    name="llama4_text",
+    model_types=("llama4_text",),
+    summary="The language model of Llama 4: chunked local attention with rotary and L2 query/key norms, every fourth "
+            "layer global NoPE with temperature-tuned queries, and a sigmoid-gated expert beside a shared one.",
+    tags=("Sequential block", "RMSNorm", "Grouped keys/values", "NoPE layers", "Chunked attention", "QK-norm",
+          "Mixture of experts", "Shared experts"),
+    rename={"feed_forward": "mlp", "activation_fn": "act_fn"},
+    sites={
+        "mlp_output": lambda context: MOE_OUTPUT if hasattr(context.module, "router") else COMMON_SITES["mlp_output"],
+        **moe_block(ROUTED, experts_sentence(
+            "experts.gate_up_proj [num_local_experts, hidden_size, 2·intermediate_size] and experts.down_proj "
+            "[num_local_experts, intermediate_size, hidden_size], run as one batched matmul over every expert, the "
+            "inputs already scaled by the router")),
+    },
+    accessors={**moe_accessors("num_local_experts"), "intermediate_size": lambda c: c.intermediate_size_mlp},
+    checkpoints=(
+        Checkpoint("meta-llama/Llama-4-Scout-17B-16E", "Llama-4-Scout-17B-16E (language model)", {
+            "architectures": ["Llama4ForCausalLM"], "num_hidden_layers": 48, "hidden_size": 5120,
+            "intermediate_size": 8192, "intermediate_size_mlp": 16384, "num_attention_heads": 40,
+            "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 202048, "num_local_experts": 16,
+            "num_experts_per_tok": 1, "interleave_moe_layer_step": 1, "attention_chunk_size": 8192,
+            "attn_temperature_tuning": True, "use_qk_norm": True, "max_position_embeddings": 10485760,
+            "hidden_act": "silu", "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "tie_word_embeddings": False,
+            "dtype": "bfloat16",
+        }),
+        Checkpoint("meta-llama/Llama-4-Maverick-17B-128E", "Llama-4-Maverick-17B-128E (language model)"),
+    ),
+    tiny={"config_class": "Llama4TextConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "intermediate_size_mlp": 128, "vocab_size": 300, "head_dim": 16,
+        "num_local_experts": 4, "layer_types": ["chunked_attention", "full_attention"],
+        "no_rope_layers": [1, 0]}},
+    variants={"dense_layer": {"moe_layers": [0]}},
+)
+
+MOE_OUTPUT = Read(Own("output"), Element(0), TOKEN_ROWS,
+                  description="What the MoE block adds to the residual stream: element 0 of its output, computed on "
+                              "the flattened positions [tokens, hidden_size] and served as [batch seq hidden_size]")

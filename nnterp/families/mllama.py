@@ -1,0 +1,58 @@
+"""Llama 3.2 Vision, text model (MllamaForCausalLM).
+
+model.{embed_tokens, layers[i], norm, rotary_emb} and lm_head. Two kinds of block. Self-attention
+blocks (MllamaSelfAttentionDecoderLayer) are Llama's: input_layernorm, self_attn.{q,k,v,o}_proj
+through attention_interface, post_attention_layernorm, a gated MLP. Cross-attention blocks, at
+config.cross_attention_layers (every fifth block from 3 on the checkpoints), are
+MllamaCrossAttentionDecoderLayer: cross_attn (q_proj on the text, k_proj and v_proj on the
+vision features, q_norm and k_norm) and the MLP, each added through a learned tanh gate,
+h = x + tanh(cross_attn_attn_gate) * cross_attn(...), out = h + tanh(cross_attn_mlp_gate) * mlp(...).
+The text model skips those blocks entirely when no cross_attention_states (image features) are
+passed, so on text they do not run and serve nothing: every value there is unavailable, with the
+reason. The head runs in the weights' dtype and the model returns float32 logits.
+"""
+
+from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.sites import Nowhere
+from nnterp.vocabulary import VALUES
+from nnterp.families._mamba_ssm import float_logits
+
+SKIPPED = ("a cross-attention block: the text model skips it when no cross_attention_states (the vision model's "
+           "features) are passed, so on text it does not run")
+_SKIPPED = Nowhere(SKIPPED)
+
+
+def _on_self_attention_blocks(name):
+    def site(context):
+        if context.layer is not None and type(context.layer).__name__ == "MllamaCrossAttentionDecoderLayer":
+            return _SKIPPED
+        return COMMON_SITES[name]
+    return site
+
+FAMILY = Family(
+    name="mllama",
+    model_types=("mllama", "mllama_text_model"),
+    summary="Llama 3's text model with tanh-gated cross-attention blocks to image features every fifth block, "
+            "which a text-only forward skips.",
+    tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Gated MLP", "Cross-attention blocks"),
+    rename={"cross_attn": "self_attn"},
+    sites={spec.name: _on_self_attention_blocks(spec.name) for spec in VALUES if spec.host != "model"},
+    readout=float_logits,
+    checkpoints=(
+        Checkpoint("meta-llama/Llama-3.2-11B-Vision", "Llama-3.2-11B-Vision (text model)", {
+            "architectures": ["MllamaForCausalLM"], "num_hidden_layers": 40, "hidden_size": 4096,
+            "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+            "cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38], "rms_norm_eps": 1e-05,
+            "rope_theta": 500000.0, "max_position_embeddings": 131072, "hidden_act": "silu",
+            "tie_word_embeddings": False, "dtype": "bfloat16",
+        }),
+        Checkpoint("meta-llama/Llama-3.2-90B-Vision", "Llama-3.2-90B-Vision (text model)"),
+    ),
+    # the composite config: AutoModelForCausalLM builds MllamaForCausalLM from it (the text config alone is
+    # not in its mapping), and the model keeps the text config; vocab_size on top sizes the tokenizer
+    # three blocks, the middle one cross-attention: as on the checkpoints, the last block runs on text
+    tiny={"config_class": "MllamaConfig", "overrides": {"vocab_size": 300, "text_config": {
+        "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "vocab_size": 300, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+        "cross_attention_layers": [1]}}},
+)

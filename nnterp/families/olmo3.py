@@ -1,0 +1,32 @@
+"""OLMo 3 (Olmo3ForCausalLM).
+
+OLMo 2's post-norm block: h = x + post_attention_layernorm(self_attn(x)),
+out = h + post_feedforward_layernorm(mlp(h)), no norm before either sublayer (attention_output and
+mlp_output are the post-norms' outputs, layer_mid is the MLP's input), q_norm and k_norm over the
+whole projection width before the rotary. config.layer_types interleaves sliding-window layers
+with full attention (three sliding to one full), passed to the kernel as sliding_window.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
+
+from ._llama import tiny
+from ._postnorm_olmo2 import POSTNORM_SITES, WIDE_QK_NORM
+
+FAMILY = Family(
+    name="olmo3",
+    model_types=("olmo3",),
+    summary="OLMo 2's post-norm block with sliding-window attention on three layers of four.",
+    tags=("Post-norm block", "RMSNorm", "QK-norm", "Sliding window", "Gated MLP"),
+    sites={
+        **POSTNORM_SITES,
+        "attention_queries": Read(
+            Call("attention_interface", "input"), Argument(1), condition=KERNEL_ARGUMENTS,
+            description="The queries entering attention:" + WIDE_QK_NORM.format(norm="q_norm")),
+        "attention_keys": Read(
+            Call("attention_interface", "input"), Argument(2), condition=KERNEL_ARGUMENTS,
+            description="The keys entering attention:" + WIDE_QK_NORM.format(norm="k_norm")),
+    },
+    checkpoints=(Checkpoint("allenai/Olmo-3-7B-Instruct", "Olmo-3-7B-Instruct"),),
+    tiny=tiny("Olmo3Config", eos_token_id=2, layer_types=["sliding_attention", "full_attention"]),
+)

@@ -1,0 +1,30 @@
+"""StarCoder2 (Starcoder2ForCausalLM).
+
+Llama's sequential pre-norm block with LayerNorms (weight and bias), a bias on every projection,
+and a plain MLP named c_fc, act (GELU-tanh) and c_proj (up_proj, act_fn, down_proj), so
+mlp_activation and mlp_neurons are the same tensor. The attention and the MLP each end with a
+residual dropout inside their own forward (inert in eval). The attention passes
+config.sliding_window to the kernel; embed_tokens and lm_head are tied.
+"""
+
+from nnterp.family import Checkpoint, Family
+
+from ._llama import tiny
+
+FAMILY = Family(
+    name="starcoder2",
+    model_types=("starcoder2",),
+    summary="Llama's block with LayerNorms, biases everywhere, a plain GELU MLP and a sliding window.",
+    tags=("Sequential block", "LayerNorm", "Biased q, k, v", "Grouped keys/values", "Sliding window", "Tied embeddings"),
+    rename={"c_fc": "up_proj", "c_proj": "down_proj", "act": "act_fn"},
+    checkpoints=(
+        Checkpoint("bigcode/starcoder2-3b", "StarCoder2-3B", {
+            "architectures": ["Starcoder2ForCausalLM"], "num_hidden_layers": 30, "hidden_size": 3072,
+            "intermediate_size": 12288, "num_attention_heads": 24, "num_key_value_heads": 2, "vocab_size": 49152,
+            "max_position_embeddings": 16384, "hidden_act": "gelu_pytorch_tanh", "norm_epsilon": 1e-05,
+            "sliding_window": 4096, "use_bias": True, "tie_word_embeddings": True, "dtype": "bfloat16",
+        }),
+        Checkpoint("bigcode/starcoder2-15b", "StarCoder2-15B"),
+    ),
+    tiny=tiny("Starcoder2Config", bos_token_id=1, eos_token_id=2),
+)

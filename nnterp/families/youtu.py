@@ -1,0 +1,27 @@
+"""Youtu-LLM (YoutuForCausalLM).
+
+A dense model with DeepSeek-V3's Multi-head Latent Attention (see _mla: q-LoRA queries, keys and
+values expanded per head from a normed latent with one shared rotary key) on Llama's sequential
+pre-norm block and gated MLP.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._mla import MLA_ACCESSORS, mla_sites
+
+FAMILY = Family(
+    name="youtu",
+    model_types=("youtu",),
+    summary="Tencent's Youtu-LLM: a dense model with DeepSeek's Multi-head Latent Attention on Llama's block.",
+    tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Gated MLP"),
+    sites=mla_sites(),
+    accessors=MLA_ACCESSORS,
+    checkpoints=(
+        # the config class's defaults, which its docstring names after this checkpoint
+        Checkpoint("tencent/Youtu-LLM-2B", "Youtu-LLM-2B", {"architectures": ["YoutuForCausalLM"],
+                                                           "dtype": "bfloat16"}),
+    ),
+    tiny={"config_class": "YoutuConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
+        "intermediate_size": 128, "vocab_size": 300, "kv_lora_rank": 32, "q_lora_rank": 32, "qk_rope_head_dim": 16,
+        "qk_nope_head_dim": 16, "v_head_dim": 16, "bos_token_id": 1, "eos_token_id": 2}},
+)
