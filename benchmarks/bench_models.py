@@ -118,3 +118,15 @@ def parameter_count(model) -> int:
 def lm_loss(logits, ids):
     """Next-token cross-entropy of the logits against the input ids."""
     return torch.nn.functional.cross_entropy(logits[:, :-1].flatten(0, 1).float(), ids[:, 1:].flatten())
+
+
+def lazily(build):
+    """A zero-argument function that builds its value on the first call and keeps it: models only a
+    scenario left out of the run would use are never built."""
+    kept = []
+
+    def get():
+        if not kept:
+            kept.append(build())
+        return kept[0]
+    return get

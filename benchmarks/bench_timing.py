@@ -17,15 +17,20 @@ def synchronizer(device: str) -> Callable[[], None]:
 
 
 def interleaved(scenarios: dict[str, Callable], rounds: int, repeats: int, warmup: int, device: str,
-                seed: int = 0, log=None) -> dict[str, list[float]]:
-    """Seconds per call of each scenario, one median per round; every round runs every scenario,
-    in a fresh random order, so slow spells of a shared machine hit all of them alike."""
+                seed: int = 0, log=None) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Seconds per call of each scenario, one value per round: wall-clock and the process's CPU time.
+
+    Every round runs every scenario, in a fresh random order, so slow spells of a shared machine hit
+    all of them alike; each round keeps the fastest of its calls (interference only adds time).
+    With one torch thread the process's CPU time is the work itself, and waiting for a busy core does
+    not count in it."""
     sync = synchronizer(device)
     for name, fn in scenarios.items():
         for _ in range(warmup):
             fn()
         sync()
-    times: dict[str, list[float]] = {name: [] for name in scenarios}
+    wall: dict[str, list[float]] = {name: [] for name in scenarios}
+    cpu: dict[str, list[float]] = {name: [] for name in scenarios}
     order = list(scenarios)
     shuffle = random.Random(seed)
     for round_index in range(rounds):
@@ -33,18 +38,20 @@ def interleaved(scenarios: dict[str, Callable], rounds: int, repeats: int, warmu
         gc.collect()
         for name in order:
             fn = scenarios[name]
-            calls = []
+            walls, cpus = [], []
             for _ in range(repeats):
                 sync()
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 kept = fn()
                 sync()
-                calls.append(time.perf_counter() - start)
+                walls.append(time.perf_counter() - start)
+                cpus.append(time.process_time() - start_cpu)
                 del kept
-            times[name].append(statistics.median(calls))
+            wall[name].append(min(walls))
+            cpu[name].append(min(cpus))
         if log:
             log(f"  round {round_index + 1}/{rounds}")
-    return times
+    return wall, cpu
 
 
 def summary(values: list[float]) -> dict:

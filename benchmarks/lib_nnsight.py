@@ -9,7 +9,7 @@ from __future__ import annotations
 import nnsight
 import torch
 
-from bench_models import lm_loss
+from bench_models import lazily, lm_loss
 
 try:
     from nnsight import TransformersModel as Wrapper
@@ -101,8 +101,8 @@ def scenarios(ctx) -> dict:
     family, ids, extra = ctx.spec.family, ctx.ids, trace_kwargs(ctx)
     sdpa = wrap(ctx.twin("sdpa"), ctx.tokenizer)
     eager = wrap(ctx.twin("eager"), ctx.tokenizer)
-    grad_hf = ctx.twin("sdpa")
-    grad_model = wrap(grad_hf, ctx.tokenizer)
+    grad_hf = lazily(lambda: ctx.twin("sdpa"))
+    grad_model = lazily(lambda: wrap(grad_hf(), ctx.tokenizer))
     readers = residual_readers(family)
     final_norm = NATIVE[family]["final_norm"]
 
@@ -143,12 +143,12 @@ def scenarios(ctx) -> dict:
         return saved
 
     def gradients():
-        grad_hf.zero_grad(set_to_none=True)
-        grads = []
+        grad_hf().zero_grad(set_to_none=True)
+        grads, model = [], grad_model()
         with torch.enable_grad():
-            with grad_model.trace(ids, **extra):
-                outputs = [first(L.output) for L in grad_model.model.layers]
-                loss = lm_loss(grad_model.output.logits, ids)
+            with model.trace(ids, **extra):
+                outputs = [first(L.output) for L in model.model.layers]
+                loss = lm_loss(model.output.logits, ids)
                 with loss.backward():
                     for h in reversed(outputs):
                         grads.append(h.grad.save())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 import lib_nnsight
-from bench_models import lm_loss
+from bench_models import lazily, lm_loss
 
 NAME = "nnterp"
 
@@ -60,8 +60,8 @@ def scenarios(ctx) -> dict:
     ids = ctx.ids
     sdpa = wrap(ctx.twin("sdpa"), ctx.tokenizer)
     eager = wrap(ctx.twin("eager"), ctx.tokenizer)
-    grad_hf = ctx.twin("sdpa")
-    grad_model = wrap(grad_hf, ctx.tokenizer)
+    grad_hf = lazily(lambda: ctx.twin("sdpa"))
+    grad_model = lazily(lambda: wrap(grad_hf(), ctx.tokenizer))
     residual = block_values(sdpa, residual_only=True)
     every = block_values(eager, residual_only=False)
     ctx.notes.append(f"nnterp reads per block, residual: {', '.join(n for _, n in residual)}")
@@ -99,12 +99,12 @@ def scenarios(ctx) -> dict:
         return saved
 
     def gradients():
-        grad_hf.zero_grad(set_to_none=True)
-        grads = []
+        grad_hf().zero_grad(set_to_none=True)
+        grads, model = [], grad_model()
         with torch.enable_grad():
-            with grad_model.trace(ids):
-                outputs = [layer.layer_output for layer in grad_model.layers]
-                loss = lm_loss(grad_model.logits, ids)
+            with model.trace(ids):
+                outputs = [layer.layer_output for layer in model.layers]
+                loss = lm_loss(model.logits, ids)
                 with loss.backward():
                     for h in reversed(outputs):
                         grads.append(h.grad.save())

@@ -12,7 +12,7 @@ import logging
 import torch
 
 import lib_nnsight
-from bench_models import lm_loss
+from bench_models import lazily, lm_loss
 
 NAME = "nnterp-1.3.0"
 logging.getLogger("nnterp").setLevel(logging.ERROR)
@@ -34,8 +34,8 @@ def scenarios(ctx) -> dict:
     ids, extra = ctx.ids, lib_nnsight.trace_kwargs(ctx)
     sdpa = wrap(ctx.twin("sdpa"), ctx.tokenizer)
     eager = wrap(ctx.twin("eager"), ctx.tokenizer, eager=True)
-    grad_hf = ctx.twin("sdpa")
-    grad_model = wrap(grad_hf, ctx.tokenizer)
+    grad_hf = lazily(lambda: ctx.twin("sdpa"))
+    grad_model = lazily(lambda: wrap(grad_hf(), ctx.tokenizer))
     ctx.notes.append("nnterp 1.3.0 reads per block, residual: layers_input, attentions_output, mlps_input, "
                      "mlps_output, layers_output (no accessor for the norms' outputs or the stream between "
                      "the sublayers); all: the same plus attention_probabilities (its only attention value)")
@@ -78,12 +78,12 @@ def scenarios(ctx) -> dict:
         return saved
 
     def gradients():
-        grad_hf.zero_grad(set_to_none=True)
-        grads = []
+        grad_hf().zero_grad(set_to_none=True)
+        grads, model = [], grad_model()
         with torch.enable_grad():
-            with grad_model.trace(ids, **extra):
-                outputs = [grad_model.layers_output[i] for i in range(grad_model.num_layers)]
-                loss = lm_loss(grad_model.logits, ids)
+            with model.trace(ids, **extra):
+                outputs = [model.layers_output[i] for i in range(model.num_layers)]
+                loss = lm_loss(model.logits, ids)
                 with loss.backward():
                     for h in reversed(outputs):
                         grads.append(h.grad.save())

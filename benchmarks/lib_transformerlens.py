@@ -10,6 +10,8 @@ import logging
 
 import torch
 
+from bench_models import lazily
+
 NAME = "transformerlens"
 logging.getLogger("transformer_lens").setLevel(logging.ERROR)
 
@@ -37,7 +39,7 @@ def versions() -> dict:
 def scenarios(ctx) -> dict:
     ids, family, device = ctx.ids, ctx.spec.family, ctx.device
     bridge = wrap(ctx.twin("eager"), ctx.tokenizer, family, device)
-    grad_bridge = wrap(ctx.twin("eager"), ctx.tokenizer, family, device)
+    grad_bridge = lazily(lambda: wrap(ctx.twin("eager"), ctx.tokenizer, family, device))
     _, probe = bridge.run_with_cache(ids[:1, :4])
     names = set(probe.keys())
     wanted = {"hook_embed", "ln_final.hook_out"}
@@ -60,9 +62,10 @@ def scenarios(ctx) -> dict:
         return bridge.run_with_cache(ids)
 
     def gradients():
-        grad_bridge.zero_grad(set_to_none=True)
+        bridge_with_grads = grad_bridge()
+        bridge_with_grads.zero_grad(set_to_none=True)
         with torch.enable_grad():
-            return grad_bridge.run_with_cache(ids, return_type="loss", incl_bwd=True,
+            return bridge_with_grads.run_with_cache(ids, return_type="loss", incl_bwd=True,
                                               names_filter=lambda name: name.endswith("hook_resid_post"))
 
     return {"transformerlens.logits": logits, "transformerlens.residuals": residuals,

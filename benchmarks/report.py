@@ -22,13 +22,15 @@ LIMITS = {"own": 1.03, "residual": 1.05, "all": 1.15, "construction_ms": 20.0}
 
 # --------------------------------------------------------------------------- loading
 def load(folder: Path) -> dict:
-    runs, scaling, candidates, failed = {}, {}, {}, []
+    runs, scaling, candidates, errors, failed = {}, {}, {}, {}, []
     for path in sorted(folder.glob("*.json")):
         if path.name == "meta.json":
             continue
         data = json.loads(path.read_text())
         if path.name.startswith("candidate--"):
             candidates[path.stem.split("--", 1)[1]] = data
+        elif "error" in data:
+            errors[(data["library"], data["model"])] = data
         elif path.name.startswith("scaling--"):
             scaling[path.stem.split("--", 1)[1]] = data
         else:
@@ -36,7 +38,8 @@ def load(folder: Path) -> dict:
     failed = sorted(p.stem for p in folder.glob("*.failed"))
     meta_path = folder / "meta.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    return {"runs": runs, "scaling": scaling, "candidates": candidates, "failed": failed, "meta": meta}
+    return {"runs": runs, "scaling": scaling, "candidates": candidates, "errors": errors, "failed": failed,
+            "meta": meta}
 
 
 # --------------------------------------------------------------------------- numbers
@@ -47,16 +50,24 @@ def quartiles(values):
     return q1, median, q3
 
 
+def series(run) -> dict:
+    """The per-round times the ratios use: CPU time on the CPU (one torch thread, so it is the work
+    itself, whatever the other jobs on the machine), wall-clock on a GPU."""
+    if run.get("device", "cpu") == "cpu" and "cpu_times" in run:
+        return run["cpu_times"]
+    return run["times"]
+
+
 def ratio(run, numerator, denominator):
     """Round-by-round ratio (q1, median, q3), or None when a scenario is missing."""
-    times = run["times"]
+    times = series(run)
     if numerator not in times or denominator not in times:
         return None
     return quartiles([a / b for a, b in zip(times[numerator], times[denominator])])
 
 
 def difference_ms(run, numerator, denominator):
-    times = run["times"]
+    times = series(run)
     if numerator not in times or denominator not in times:
         return None
     return quartiles([(a - b) * 1e3 for a, b in zip(times[numerator], times[denominator])])
@@ -159,8 +170,10 @@ def peer_table(data, model) -> list[str]:
     for library in ("nnterp", "nnterp-1.3.0", "transformerlens"):
         run = runs.get((library, model))
         if run is None:
-            failed = f"{library}--{model}" in data["failed"]
-            if failed:
+            error = data["errors"].get((library, model))
+            if error is not None:
+                lines.append(f"| {LABELS[library]} | cannot run this model: {error['error']} | | | | | | | | |")
+            elif f"{library}--{model}" in data["failed"]:
                 lines.append(f"| {LABELS[library]} | failed to run: see the notes | | | | | | | | |")
             continue
         built = run["construction"].get(f"{library}.wrap", {})
@@ -192,11 +205,11 @@ def absolute_table(data, model) -> list[str]:
     libraries = [lib for lib in ("nnterp", "nnterp-1.3.0", "transformerlens") if lib in runs]
     scenarios = []
     for lib in libraries:
-        scenarios += [s for s in runs[lib]["times"] if s not in scenarios]
+        scenarios += [s for s in series(runs[lib]) if s not in scenarios]
     lines = ["| scenario | " + " | ".join(f"in the {LABELS[lib]} process" for lib in libraries) + " |",
              "|---|" + "---|" * len(libraries)]
     for scenario in scenarios:
-        cells = [fmt_times(runs[lib]["times"][scenario]) if scenario in runs[lib]["times"] else "" for lib in libraries]
+        cells = [fmt_times(series(runs[lib])[scenario]) if scenario in series(runs[lib]) else "" for lib in libraries]
         lines.append(f"| {scenario} | " + " | ".join(cells) + " |")
     peaks = ["| peak MB above the loaded models | " + " | ".join(
         ", ".join(f"{s} {fmt_mb(v)}" for s, v in runs[lib]["memory"].items()) for lib in libraries) + " |"]
@@ -217,7 +230,7 @@ def scaling_table(data) -> list[str]:
         return (run["layers"], run["seq"], run["batch"])
 
     for _, run in sorted(points.items(), key=key):
-        bare = quartiles(run["times"]["hf.sdpa"])[1] * 1e3
+        bare = quartiles(series(run)["hf.sdpa"])[1] * 1e3
         cells = [difference_ms(run, name, "hf.sdpa") for name in
                  ("nnsight.trace", "nnterp.logits", "nnsight.residuals", "nnterp.residuals")]
         own = difference_ms(run, "nnterp.residuals", "nnsight.residuals")
@@ -300,9 +313,12 @@ def section(data, title) -> list[str]:
     out += [f"Reproduce: `{meta.get('command', 'python -m benchmarks.run')}` ({meta.get('minutes', '?')} min, "
             f"{meta.get('started', '')}, {where}, {meta.get('threads', 1) or 'default'} torch thread(s) per process, "
             f"load average {meta.get('load_before')} before, {meta.get('load_after')} after).", ""]
+    clock = ("the process's CPU time per call (one torch thread, so waiting for a core shared with other jobs does "
+             "not count; wall-clock times are in the raw results)" if str(meta.get("device", "cpu")) == "cpu"
+             else "wall-clock time per call, the device synchronized before and after")
     out += ["Every ratio is the median of round-by-round ratios between calls made in the same round of the same "
-            "process, with the interquartile range in brackets; rounds run every scenario in a fresh random order.",
-            ""]
+            "process, with the interquartile range in brackets; rounds run every scenario in a fresh random order "
+            f"and keep the fastest of their calls. Times are {clock}.", ""]
     line = noise_line(data)
     if line:
         out += [line, ""]
@@ -332,7 +348,7 @@ def section(data, title) -> list[str]:
                 "| library | seconds above `import torch, transformers` | `import torch, transformers` |",
                 "|---|---|---|"]
         out += [f"| {name} | {v['library']:.2f} | {v['base']:.2f} |" for name, v in imports.items()] + [""]
-    out += ["### Absolute times (ms per call: median [q1–q3])", ""]
+    out += ["### Absolute times (ms per call, median over rounds [q1–q3])", ""]
     for model in models:
         out += [f"#### {model}", ""] + absolute_table(data, model) + [""]
     out += ["### Versions and notes", ""]

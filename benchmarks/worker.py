@@ -45,14 +45,15 @@ class Context:
 def baselines(ctx: Context, with_eager_grad: bool) -> dict:
     ids, mask = ctx.ids, ctx.mask
     sdpa, eager = ctx.twin("sdpa"), ctx.twin("eager")  # twins, as every wrapped model is
-    grad_sdpa = ctx.twin("sdpa")
+    grad_sdpa = models.lazily(lambda: ctx.twin("sdpa"))
     found = {
         "hf.sdpa": lambda: sdpa(input_ids=ids, attention_mask=mask).logits,
         "hf.eager": lambda: eager(input_ids=ids, attention_mask=mask).logits,
     }
 
-    def grad(model):
+    def grad(get_model):
         def run():
+            model = get_model()
             model.zero_grad(set_to_none=True)
             with torch.enable_grad():
                 lm_loss(model(input_ids=ids, attention_mask=mask).logits, ids).backward()
@@ -60,7 +61,7 @@ def baselines(ctx: Context, with_eager_grad: bool) -> dict:
 
     found["hf.grad"] = grad(grad_sdpa)
     if with_eager_grad:
-        found["hf.grad_eager"] = grad(ctx.twin("eager"))
+        found["hf.grad_eager"] = grad(models.lazily(lambda: ctx.twin("eager")))
     return found
 
 
@@ -91,9 +92,9 @@ def construction(ctx: Context, builders: dict, rounds: int) -> dict:
             if round_index == 0:
                 before = _fingerprint(model)
             gc.collect()
-            start = time.perf_counter()
+            start = time.process_time() if ctx.device == "cpu" else time.perf_counter()
             wrapper = builders[name](model)
-            results[name]["seconds"].append(time.perf_counter() - start)
+            results[name]["seconds"].append((time.process_time() if ctx.device == "cpu" else time.perf_counter()) - start)
             results[name]["forward_calls"] = len(calls)
             if round_index == 0:
                 with torch.no_grad():
@@ -131,6 +132,7 @@ def main() -> None:
     parser.add_argument("--seq", type=int, default=None)
     parser.add_argument("--layers", type=int, default=None)
     parser.add_argument("--only", default=None, help="comma-separated scenario prefixes to time")
+    parser.add_argument("--skip", default=None, help="comma-separated scenario suffixes not to time (grad)")
     parser.add_argument("--skip-memory", action="store_true")
     parser.add_argument("--skip-construction", action="store_true")
     parser.add_argument("--json", required=True)
@@ -155,15 +157,25 @@ def main() -> None:
 
     log("setting up")
     scenarios = baselines(ctx, with_eager_grad=args.library == "transformerlens")
-    scenarios.update(library.scenarios(ctx))
+    try:
+        scenarios.update(library.scenarios(ctx))
+    except Exception as error:  # the library cannot serve this model: recorded, with its own words
+        message = str(error).strip().splitlines()
+        with open(args.json, "w") as out:
+            json.dump({"library": args.library, "model": spec.name, "versions": library.versions(),
+                       "error": f"{type(error).__name__}: {' '.join(message)[:400]}"}, out, indent=1)
+        raise
     if args.only:
         prefixes = tuple(args.only.split(","))
         scenarios = {name: fn for name, fn in scenarios.items() if name.startswith(prefixes)}
+    if args.skip:
+        suffixes = tuple(args.skip.split(","))
+        scenarios = {name: fn for name, fn in scenarios.items() if not name.endswith(suffixes)}
     scenarios = {name: (fn if name.endswith("grad") or name.endswith("grad_eager") else no_grad(fn))
                  for name, fn in scenarios.items()}
 
     log(f"timing {len(scenarios)} scenarios, {args.rounds} rounds")
-    times = timing.interleaved(scenarios, args.rounds, args.repeats, args.warmup, args.device, log=log)
+    times, cpu_times = timing.interleaved(scenarios, args.rounds, args.repeats, args.warmup, args.device, log=log)
 
     memory = {}
     if not args.skip_memory:
@@ -182,7 +194,8 @@ def main() -> None:
         "checkpoint": bool(spec.checkpoint), "spec_notes": spec.notes,
         "rounds": args.rounds, "repeats": args.repeats,
         "versions": library.versions(), "python": platform.python_version(),
-        "times": times, "summary": {name: timing.summary(values) for name, values in times.items()},
+        "times": times, "cpu_times": cpu_times,
+        "summary": {name: timing.summary(values) for name, values in times.items()},
         "memory": memory, "construction": built, "notes": ctx.notes, "checks": ctx.checks,
     }
     with open(args.json, "w") as out:

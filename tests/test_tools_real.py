@@ -58,4 +58,4 @@ def test_attribution_and_patching_on_the_real_model(smol):
                               layers=[0, 29])
     assert patched.clean > 0 > patched.corrupt                     # Paris over Rome, then Rome over Paris
     assert abs(float(patched.normalized[-1, -1]) - 1.0) < 1e-3   # the last block's last position carries the answer
-    assert abs(float(patched.normalized[0, 1:4].sum())) > 0.5      # early on, the landmark's own tokens carry it
+    assert float(patched.normalized[0, 2]) > 0.7                   # early on, the stream at " iffel" carries it

@@ -30,15 +30,17 @@ def parallel_when(flag: str):
     def is_parallel(config) -> bool:
         return bool(getattr(config, flag, False))
 
+    # built once, so that blocks of one kind share their sites (support() groups blocks by them)
+    no_mid = Nowhere(PARALLEL)
+    shared_norm = Read(Child("input_layernorm"),
+                       description="The normed stream entering the MLP: on a parallel block the one input norm "
+                                   "feeds both sublayers")
+
     def layer_mid(context: HostContext):
-        return Nowhere(PARALLEL) if is_parallel(context.config) else COMMON_SITES["layer_mid"]
+        return no_mid if is_parallel(context.config) else COMMON_SITES["layer_mid"]
 
     def mlp_norm_output(context: HostContext):
-        if is_parallel(context.config):
-            return Read(Child("input_layernorm"),
-                        description="The normed stream entering the MLP: on a parallel block the one input "
-                                    "norm feeds both sublayers")
-        return COMMON_SITES["mlp_norm_output"]
+        return shared_norm if is_parallel(context.config) else COMMON_SITES["mlp_norm_output"]
 
     sites = {"layer_mid": layer_mid, "mlp_norm_output": mlp_norm_output}
     return sites, (lambda config: "parallel" if is_parallel(config) else "sequential")
@@ -49,7 +51,7 @@ def residual_multiplier(config) -> float:
     return config.residual_multiplier
 
 
-def granite_sites(divide_logits: bool = True) -> dict:
+def granite_sites() -> dict:
     """Granite's multipliers as sites: the block adds each sublayer's output times
     residual_multiplier, and the model multiplies the embeddings by embedding_multiplier before the
     first block; the values are the products the stream receives, edits carried back divided."""

@@ -13,8 +13,10 @@ qk_rope_head_dim wide (model.qk_head_dim), value heads v_head_dim (model.head_di
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from nnterp.family import COMMON_SITES
-from nnterp.sites import Read
+from nnterp.sites import Read, SplitHeads
 
 MLA_ACCESSORS = {
     "num_kv_heads": lambda c: c.num_attention_heads,
@@ -45,7 +47,9 @@ def mla_sites(indexed: bool = False) -> dict:
     sites = {
         "attention_queries": described("attention_queries", QUERIES),
         "attention_keys": described("attention_keys", KEYS),
-        "attention_values": described("attention_values", VALUES),
+        # the values are one of torch.split's views of kv_b_proj's output, which autograd forbids editing
+        # in place: the value is a copy, and an edit is carried back into the kernel's argument
+        "attention_values": described("attention_values", VALUES, snapshot=True),
     }
     if indexed:
         sites["attention_scores"] = described(
@@ -65,3 +69,45 @@ def gated_outputs(gate: str) -> dict:
             "attention_premix", f"Every head's gated output side by side, as o_proj takes it: the kernel's output "
                                 f"times {gate}"),
     }
+
+
+class SplitInto(SplitHeads):
+    """``[batch seq heads*dim]`` seen as ``[batch seq heads dim]`` with the block's own head count
+    (heterogeneous configs give each layer its own)."""
+
+    def __init__(self, heads: int) -> None:
+        self.heads = heads
+
+    def view(self, native, model):
+        return native.unflatten(-1, (self.heads, -1))
+
+
+@lru_cache(maxsize=None)
+def _premix(heads: int, description: str | None) -> Read:
+    common = COMMON_SITES["attention_premix"]
+    return Read(common.where, common.element, SplitInto(heads), description=description)
+
+
+def premix_per_block(description: str | None = None):
+    """attention_premix split with the attention module's own num_heads."""
+    return lambda context: _premix(context.module.num_heads, description)
+
+
+def per_layer_dims(context) -> dict:
+    """The attention dimensions of a block of a heterogeneous MLA config (per_layer_config)."""
+    layer = context.config.per_layer_config[context.index]
+    return {"num_heads": layer.num_attention_heads, "num_kv_heads": layer.num_attention_heads,
+            "head_dim": layer.v_head_dim, "qk_head_dim": layer.qk_nope_head_dim + layer.qk_rope_head_dim}
+
+
+def _first_layer(name):
+    return lambda c: getattr(c.per_layer_config[0], name)
+
+
+#: model-wide numbers of a heterogeneous config: the first block's (per_layer_dims gives each block's)
+PER_LAYER_ACCESSORS = {
+    "num_heads": _first_layer("num_attention_heads"),
+    "num_kv_heads": _first_layer("num_attention_heads"),
+    "head_dim": _first_layer("v_head_dim"),
+    "qk_head_dim": lambda c: c.per_layer_config[0].qk_nope_head_dim + c.per_layer_config[0].qk_rope_head_dim,
+}

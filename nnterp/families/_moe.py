@@ -106,6 +106,11 @@ class InRouter(Where):
         source = envoy.source
         return getattr(source, self._label(source.compiled))
 
+    def instrument(self, host) -> None:
+        """Install the router's operations now (model.instrument()), not at the first read."""
+        if self.callee is not None:
+            _child(host, self.router).source
+
     def describe(self, module) -> str:
         if self.callee is None:
             return f"the router {self.router}'s {self.key}"
@@ -288,37 +293,72 @@ def _residual_multiplier(config):
 
 
 @dataclass(eq=False)
-class PlusRoutedOutput(Read):
-    """A sibling module's output plus the MLP host's own output, times the block's multiplier:
-    Granite's shared_mlp, which the block adds to the MoE block's output. Read at the sibling (it
-    runs second), so an edit is carried back into the sibling's output minus the routed part."""
+class PlusEarlier(Read):
+    """A sum of two outputs the block adds together, each times its multiplier, served where the
+    second one is produced (``where``); the first (``earlier``, relative to the same host) is read
+    before it. An edit is carried back into the second minus the first's part: Granite's shared_mlp
+    beside the MoE block, Falcon-H1's attention beside its Mamba mixer."""
 
-    def _routed(self, host):
-        location = f"{host.path}.output"
+    earlier: Where | None = None
+    earlier_scale: Callable | None = None
+    words: str = ""
+
+    def _earlier(self, host):
+        target = self.earlier.target(host)
+        location = f"{target.path}.{self.earlier.key}"
         mediator = Mediator.current(location)
-        held = host.__dict__.get("_nnterp_routed_output")
-        if held is not None and held[0] is mediator:
+        held = host.__dict__.get("_nnterp_earlier_output")
+        if held is not None and held[0] is mediator and held[1] == location:
             return  # read before in this run (an assignment after a read): the worker is past it now
-        routed = Mediator.value(location)
-        routed = routed[0] if isinstance(routed, tuple) else routed
-        object.__setattr__(host, "_nnterp_routed_output", (mediator, routed))
+        value = Mediator.value(location)
+        value = value[0] if isinstance(value, (tuple, list)) else value
+        object.__setattr__(host, "_nnterp_earlier_output", (mediator, location, value))
 
     def _term(self, host):
-        routed = host.__dict__["_nnterp_routed_output"][1]
-        factor = self._factor(host)
-        return routed if factor is None else routed * factor
+        value = host.__dict__["_nnterp_earlier_output"][2]
+        factor = self.earlier_scale(host.root._nnterp_state.config) if self.earlier_scale else None
+        return value if factor is None else value * factor
 
     def read(self, host, spec):
-        self._routed(host)
+        self._earlier(host)
         target = self.where.target(host)
         return self._read_with_writeback(target, _context(target, host))
 
     def write(self, host, spec, value) -> None:
-        self._routed(host)
+        self._earlier(host)
         super().write(host, spec, value)
 
     def describe(self, module) -> str:
-        return f"{self.where.describe(module)} plus the module's own output, times residual_multiplier"
+        return f"{self.where.describe(module)} plus {self.earlier.describe(module)}{self.words}"
+
+
+class EarlierFirst(Site):
+    """A site of a host whose PlusEarlier value needs an earlier module's output (Falcon-H1's Mamba
+    mixer runs before its attention): reading any value of the host reads that output first, while it
+    is still ahead of the forward, so attention_output can be read after the attention's interior."""
+
+    def __init__(self, inner: Site, plus: PlusEarlier) -> None:
+        self.inner, self.plus = inner, plus
+
+    served = property(lambda self: self.inner.served)
+    condition = property(lambda self: self.inner.condition)
+    description = property(lambda self: self.inner.description)
+
+    def __getattr__(self, name):
+        if name in ("inner", "plus") or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def read(self, host, spec):
+        self.plus._earlier(host)
+        return self.inner.read(host, spec)
+
+    def write(self, host, spec, value) -> None:
+        self.plus._earlier(host)
+        self.inner.write(host, spec, value)
+
+    def describe(self, module) -> str:
+        return self.inner.describe(module)
 
 
 def _context(target, host):
@@ -330,12 +370,13 @@ def _context(target, host):
 def granite_sites(routed: dict, neurons_reason: str) -> dict:
     """Granite's MoE blocks: both contributions scaled by residual_multiplier; the layer's
     shared_mlp (GraniteMoeShared, GraniteMoeSWA), when the checkpoint has one, is part of mlp_output."""
-    from nnterp.sites import Own, Sibling
+    from nnterp.sites import Argument, Child, Own, Sibling
 
     scaled = Read(Own("output"), Element(0), scale=_residual_multiplier,
                   description="What the MoE block adds to the residual stream: its output times residual_multiplier")
-    with_shared = PlusRoutedOutput(
-        Sibling("shared_mlp"), Element(0), scale=_residual_multiplier,
+    with_shared = PlusEarlier(
+        Sibling("shared_mlp"), Element(0), scale=_residual_multiplier, earlier=Own("output"),
+        earlier_scale=_residual_multiplier, words=", times residual_multiplier",
         description="What the MLP adds to the residual stream: the MoE block's output plus the block's shared_mlp "
                     "output (a sibling module run on every token), times residual_multiplier")
 
@@ -344,6 +385,8 @@ def granite_sites(routed: dict, neurons_reason: str) -> dict:
         return scaled if shared is None else with_shared
 
     return {
+        # the MoE block and the shared_mlp read one tensor: an assignment is copied into it, so it reaches both
+        "mlp_input": Read(Child("mlp", "input"), Argument(0), shared=True),
         "attention_output": Read(
             Own("output"), Element(0), scale=_residual_multiplier,
             description="What the attention adds to the residual stream: its output times residual_multiplier"),
@@ -358,31 +401,38 @@ def granite_readout(model, logits):
 
 
 # --------------------------------------------------------------------------- dense score maps
+def _top_k(host) -> int:
+    state = host.root._nnterp_state
+    return state.family.accessor("num_experts_per_token", state.config)
+
+
 @dataclass(eq=False)
 class ScoresAtChoices(Site):
-    """Router weights a router hands the experts as a dense ``[tokens, num_experts]`` map (zero off
-    the chosen experts: Llama 4): served as the map's entries at the chosen experts, the indices
-    read at the router's ``torch.topk`` call. An edit is scattered back into the map."""
+    """Router weights a router hands the experts as a dense ``[tokens, num_experts]`` map, zero off
+    the chosen experts (Llama 4: sigmoid of the top_k logits): served as the map's entries at the
+    chosen experts, found as the map's top_k (the sigmoid keeps the logits' order). An edit is
+    scattered back into the map; ``choices=True`` serves the chosen experts instead (read-only)."""
 
     router: str = "router"
     scores: int = 0
-    choices: InRouter | None = None
+    choices: bool = False
     description: str | None = None
     condition: Any = None
 
-    def _indices(self, host):
-        topk = (self.choices or InRouter(self.router, "torch.topk")).target(host)
-        return Mediator.value(f"{topk.path}.output")[1]
+    def _location(self, host):
+        return f"{_child(host, self.router).path}.output"
 
     def read(self, host, spec):
         from nnsight.intervention.eproperty import WriteBack
 
-        indices = self._indices(host)
-        location = f"{_child(host, self.router).path}.output"
+        location = self._location(host)
         mediator = Mediator.current(location)
         occurrence = mediator.wanted(location)
         raw = Mediator.value(location)
         scores = raw[self.scores]
+        indices = scores.topk(_top_k(host), dim=-1).indices
+        if self.choices:
+            return TOKEN_ROWS.view(indices, host.root)
         picked = scores.gather(-1, indices)
         value = TOKEN_ROWS.view(picked, host.root)
         version = picked._version
@@ -398,15 +448,15 @@ class ScoresAtChoices(Site):
     def write(self, host, spec, value) -> None:
         from nnterp.sites import check_layout
 
-        indices = self._indices(host)
-        location = f"{_child(host, self.router).path}.output"
+        location = self._location(host)
         raw = Mediator.value(location)
         scores = raw[self.scores]
+        indices = scores.topk(_top_k(host), dim=-1).indices
         current = TOKEN_ROWS.view(scores.gather(-1, indices), host.root)
         check_layout(spec, current, value, host.root)
-        Mediator.swap(location, Element(self.scores).put(raw, scores.scatter(-1, indices, value.reshape(indices.shape))))
+        edited = scores.scatter(-1, indices, value.reshape(indices.shape))
+        Mediator.swap(location, Element(self.scores).put(raw, edited))
 
     def describe(self, module) -> str:
-        label = InRouter(self.router, "torch.topk").describe(module)
-        return (f"the router {self.router}'s output, element {self.scores}, at the experts chosen by "
-                f"{label.split(': ', 1)[1]} (element 1)")
+        what = "the top_k entries" if self.choices else "the entries at its top_k"
+        return f"the router {self.router}'s output, element {self.scores} (a dense score map): {what}"

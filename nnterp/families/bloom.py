@@ -8,7 +8,8 @@ whose sublayers add the residual themselves: self_attention(ln(x), residual) and
 residual + dropout(branch) through dropout_add, so the modules' outputs are the stream (the attention's is
 layer_mid) and attention_output and mlp_output are the branches handed to dropout_add: dense's output and
 dense_4h_to_h's, or, with pretraining_tp > 1 and slow_but_exact, the sum of the sliced F.linear calls that replace
-them, which is what the model adds either way. With apply_residual_connection_post_layernorm the residual each
+them (without dense's bias), which is what the model adds either way; attention_premix is read where the heads
+are merged and mlp_neurons where the activation returns, which both paths share. With apply_residual_connection_post_layernorm the residual each
 sublayer adds to is its norm's output, not the stream, so the block is out = post_attention_layernorm(
 input_layernorm(x) + attn) + mlp: there is no layer_mid and the block is not a sum of layer_input and the two
 contributions. No position embeddings: ALiBi, a per-head linear bias on the key distance, added to the scores.
@@ -36,6 +37,17 @@ NO_LAYER_MID = Nowhere(POST_LN_RESIDUAL)
 # with the residual taken after the norm, the MLP is called with one tensor twice, as its input and its residual:
 # an assignment is copied into it, so it reaches both as an in-place edit does
 SHARED_MLP_INPUT = Read(Child("mlp", "input"), Argument(0), shared=True)
+
+
+# with pretraining_tp > 1 and slow_but_exact, sliced F.linear calls replace dense_4h_to_h: the neurons are read
+# where the activation returns them
+SLICED_NEURONS = Read(Call("self.gelu_impl"), WHOLE,
+                      description="What the down projection receives: the activation itself, which pretraining_tp "
+                                  "sliced F.linear calls take in place of dense_4h_to_h")
+
+
+def _sliced(config) -> bool:
+    return config.pretraining_tp > 1 and bool(config.slow_but_exact)
 
 
 def _post_ln_arithmetic(layer, x, attn, mlp):
@@ -70,6 +82,7 @@ FAMILY = Family(
         "attention_premix": Read(Call("self._merge_heads"), WHOLE, SPLIT_HEADS),
         "attention_output": ATTENTION_BRANCH,
         "mlp_output": MLP_BRANCH,
+        "mlp_neurons": lambda context: SLICED_NEURONS if _sliced(context.config) else COMMON_SITES["mlp_neurons"],
         "layer_mid": lambda context: NO_LAYER_MID if _post_ln_residual(context.config) else COMMON_SITES["layer_mid"],
         "mlp_input": lambda context: SHARED_MLP_INPUT if _post_ln_residual(context.config) else COMMON_SITES["mlp_input"],
     },
@@ -77,7 +90,10 @@ FAMILY = Family(
     block_arithmetic=lambda config: _post_ln_arithmetic if _post_ln_residual(config) else None,
     accessors={"num_kv_heads": lambda c: c.num_attention_heads},
     loads=("eager",),
-    variants={"post_ln_residual": {"apply_residual_connection_post_layernorm": True}},
+    variants={
+        "post_ln_residual": {"apply_residual_connection_post_layernorm": True},
+        "tp_slow_but_exact": {"pretraining_tp": 2, "slow_but_exact": True},
+    },
     checkpoints=(
         Checkpoint("bigscience/bloom-560m", "BLOOM-560M", {
             "architectures": ["BloomForCausalLM"], "n_layer": 24, "hidden_size": 1024, "n_head": 16,

@@ -73,9 +73,9 @@ FAMILY = Family(
         Checkpoint("databricks/dbrx-instruct", "DBRX Instruct (132B)", {
             "architectures": ["DbrxForCausalLM"], "n_layers": 40, "d_model": 6144, "n_heads": 48,
             "max_seq_len": 32768, "vocab_size": 100352,
-            "attn_config": {"kv_n_heads": 8, "clip_qkv": 8, "rope_theta": 500000},
+            "attn_config": {"kv_n_heads": 8, "clip_qkv": 8.0, "rope_theta": 500000.0},
             "ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 4,
-                           "moe_normalize_expert_weights": 1, "ffn_act_fn": {"name": "silu"}},
+                           "moe_normalize_expert_weights": 1.0, "ffn_act_fn": {"name": "silu"}},
             "tie_word_embeddings": False, "dtype": "bfloat16",
         }),
         Checkpoint("databricks/dbrx-base", "DBRX Base (132B)"),

@@ -15,8 +15,9 @@ broadcast to num_heads copies before the kernel, served at num_kv_heads, with an
 group), rotate_half rotary on whole heads, or ALiBi (alibi=True) in place of rotary. Under sdpa it calls torch's
 scaled_dot_product_attention; under eager it computes q @ k^T / sqrt(head_dim) + mask, softmax, @ v (rotary), or
 (q @ k^T + alibi) / sqrt(head_dim) + mask in float32 for half-precision loads, softmax, attention_dropout, @ v
-(ALiBi). Queries, keys and values are read where the forward binds them, before that branch, so they need no
-eager load; the head outputs are the dense projection's input.
+(ALiBi). Queries and keys are read where the rotary returns them (with ALiBi, where the forward binds them), values
+where the forward hands them to the cache beside the rotated keys (with ALiBi, where it binds them), all before
+that branch, so they need no eager load; the head outputs are the dense projection's input.
 """
 
 from nnterp.families._neox_fused_qkv import PARALLEL

@@ -33,11 +33,13 @@ FAMILY = Family(
             "architectures": ["GPTBigCodeForCausalLM"], "n_layer": 24, "n_embd": 2048, "n_head": 16,
             "n_inner": 8192, "vocab_size": 49280, "n_positions": 2048, "multi_query": True,
             "activation_function": "gelu_pytorch_tanh", "layer_norm_epsilon": 1e-05, "tie_word_embeddings": True,
+            "bos_token_id": 49152, "eos_token_id": 49152,
         }),
         Checkpoint("bigcode/starcoder", "StarCoder (15.5B)", {
             "architectures": ["GPTBigCodeForCausalLM"], "n_layer": 40, "n_embd": 6144, "n_head": 48,
             "n_inner": 24576, "vocab_size": 49152, "n_positions": 8192, "multi_query": True,
             "activation_function": "gelu_pytorch_tanh", "layer_norm_epsilon": 1e-05, "tie_word_embeddings": True,
+            "bos_token_id": 0, "eos_token_id": 0,
         }),
     ),
     tiny={"config_class": "GPTBigCodeConfig", "overrides": {

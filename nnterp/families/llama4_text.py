@@ -29,8 +29,10 @@ ROUTED = {
         InRouter("router", "forward"),
         description="The router's score for every expert: the router is an nn.Linear, read at its super().forward "
                     "call"),
-    "router_choices": RouterRead(InRouter("router", "torch.topk"), Element(1),
-                                 description="The experts each position is sent to: the top_k logits; read-only"),
+    "router_choices": ScoresAtChoices(
+        "router", choices=True,
+        description="The experts each position is sent to: the top_k logits, found where the router's dense score "
+                    "map is nonzero; read-only"),
     "router_weights": ScoresAtChoices(
         "router", description="sigmoid of the chosen experts' logits: the entries, at the chosen experts, of the dense "
                               "score map the router returns; the block multiplies each expert's input (not its "

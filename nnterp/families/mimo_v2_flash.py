@@ -62,6 +62,7 @@ FAMILY = Family(
         "head_dim": lambda c: c.v_head_dim,
         "qk_head_dim": lambda c: c.head_dim,
     },
+    block_dims=_block_dims,
     loads=("eager",),
     checkpoints=(
         Checkpoint("XiaomiMiMo/MiMo-V2-Flash", "MiMo-V2-Flash", {
@@ -77,5 +78,3 @@ FAMILY = Family(
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
         "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "v_head_dim": 8}},
 )
-#: the dimensions that differ per block, from the block's context (requests-moe.md, 5)
-FAMILY.block_dims = _block_dims

@@ -45,6 +45,7 @@ FAMILY = Family(
                         "(hidden_size/dim_model_base): what lm_head reads"),
     },
     accessors=MLA_ACCESSORS,
+    pre_head=_divide_by_logits_scaling,
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint
         Checkpoint("openbmb/MiniCPM3-4B", "MiniCPM3-4B", {"architectures": ["MiniCPM3ForCausalLM"],
@@ -55,5 +56,3 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "kv_lora_rank": 32, "q_lora_rank": 32,
         "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 8}},
 )
-#: what the model does between the final norm and lm_head (requests-moe.md, 6)
-FAMILY.pre_head = _divide_by_logits_scaling

@@ -13,8 +13,9 @@ pre_ln to the embeddings and its residual carries that normed stream, so layers[
 read at pre_ln's output. Under eval the model itself divides attention.output and
 feed_forward.value weights by 2**(i // rescale_every) on its first forward and halves the stream
 after every block i with (i + 1) % rescale_every == 0 (rescale_every is 6 on the checkpoints):
-there layers[i + 1].layer_input is layers[i].layer_output / 2, and when the last block is one of
-them, project_on_vocab(layer_output) differs from the logits by the final LayerNorm's epsilon only.
+there layers[i + 1].layer_input is layers[i].layer_output / 2. When the last block is one of them
+(12, 24 and 32 blocks at rescale_every 6), the model halves its output before ln_out, and
+project_on_vocab halves its input likewise, so the last layer_output projects to the logits exactly.
 The attention mask is ignored by the model. The time mix's output projection is a child named
 output, which nnsight serves as E_output (output is the module's own output); o_proj is its alias.
 """
@@ -25,6 +26,15 @@ from nnterp.families._mamba_ssm import no_attention
 
 TIME_MIX = ("an RWKV time mix: a linear recurrence (WKV) with per-channel decay, with no softmax attention and no "
             "heads, so there are no queries, keys or pattern")
+
+def _unembed(model, hidden):
+    """ln_out and the head, after the halving the model applies past the last block when it is a rescaled one."""
+    backbone = model._module.rwkv
+    every = model._nnterp_state.config.rescale_every
+    if backbone.layers_are_rescaled and every > 0 and len(backbone.blocks) % every == 0:
+        hidden = hidden / 2
+    return model.lm_head(model.norm(hidden))
+
 
 _INPUT = Read(Own("input"), Argument(0, "hidden"), description="The residual stream entering the block")
 _INPUT_AFTER_PRE_LN = Read(
@@ -65,6 +75,7 @@ FAMILY = Family(
         "qk_head_dim": lambda c: None,
         "intermediate_size": lambda c: c.intermediate_size or 4 * c.hidden_size,
     },
+    unembed=_unembed,
     block_kind=lambda config: "recurrent",
     loads=("eager",),
     checkpoints=(
@@ -77,4 +88,6 @@ FAMILY = Family(
     ),
     tiny={"config_class": "RwkvConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 300}},
+    # the stream halved between blocks and before ln_out, as on the checkpoints (every sixth block there)
+    variants={"rescale_every": {"num_hidden_layers": 4, "rescale_every": 2}},
 )

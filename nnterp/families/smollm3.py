@@ -14,11 +14,13 @@ from ._llama import tiny
 
 
 def _kernel_argument(index: int, what: str):
+    rotated, unrotated = (
+        Read(Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
+             description=f"The {what} entering attention, {note}")
+        for note in ("rotated", "without rotary: this block is a NoPE layer (no_rope_layers)"))
+
     def site(context: HostContext):
-        rotated = bool(getattr(context.module, "use_rope", True))
-        note = "rotated" if rotated else "without rotary: this block is a NoPE layer (no_rope_layers)"
-        return Read(Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
-                    description=f"The {what} entering attention, {note}")
+        return rotated if getattr(context.module, "use_rope", True) else unrotated
 
     return site
 

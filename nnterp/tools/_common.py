@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from functools import lru_cache
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 import torch
 

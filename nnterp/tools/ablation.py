@@ -54,7 +54,7 @@ def ablate_heads(heads, *, means: dict | None = None, positions=None, rows=None,
                 raise ToolError(f"heads {bad} do not exist: the model has heads 0 to {model.num_heads - 1}")
             slots = getattr(model.layers[block].self_attn, value)          # [batch seq heads head_dim]
             batch, seq = slots.shape[:2]
-            where = selection(batch, seq, rows, positions, context["step"]).to(slots.device)[..., None]  # [b s 1 1]
+            where = selection(batch, seq, rows, positions).to(slots.device)[..., None]  # [b s 1 1]
             index = torch.tensor(indices, device=slots.device)
             current = slots[:, :, index]
             if means is None:
@@ -78,7 +78,7 @@ def ablate_neurons(neurons, *, means: dict | None = None, positions=None, rows=N
             block = layer % model.num_layers
             neurons_now = model.layers[block].mlp.mlp_neurons                   # [batch seq intermediate]
             batch, seq = neurons_now.shape[:2]
-            where = selection(batch, seq, rows, positions, context["step"]).to(neurons_now.device)
+            where = selection(batch, seq, rows, positions).to(neurons_now.device)
             index = torch.tensor(indices, device=neurons_now.device)
             current = neurons_now[..., index]
             if means is None:

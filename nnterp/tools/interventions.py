@@ -55,6 +55,7 @@ class Intervention:
         context: dict = {"step": step}
         if batch is not None:
             context["sink"] = first_real_position(batch)
+
         def block(edit):
             return None if edit.layer is None else edit.layer % model.num_layers
 
@@ -65,9 +66,6 @@ class Intervention:
                 raise ToolError(f"{self.label or 'this intervention'} edits {edit.name}{where}, which is not served: {reason}")
         for edit in sorted(self.edits, key=lambda e: order_key(e.name, block(e))):
             edit.apply(model, context)
-
-
-NOTHING = Intervention()
 
 
 def run(model, prompts, intervention: Intervention | None = None) -> torch.Tensor:
@@ -107,20 +105,20 @@ def generate(model, prompt, intervention: Intervention | None = None, *, max_new
 
 
 # --------------------------------------------------------------------------- shared pieces
-def selection(shape_rows: int, seq: int, rows, positions, step: int, sink: torch.Tensor | None = None):
-    """A [batch seq 1] float mask of the rows and positions an edit touches at this step.
+def selection(batch_rows: int, seq: int, rows, positions) -> torch.Tensor:
+    """A [batch seq 1] float mask of the rows and positions an edit touches in the current call.
 
     Positions count within the current call, negatives from its end; a position this step does
     not have (a prompt position during a one-token generation step) is left alone.
     """
-    mask = torch.zeros(shape_rows, seq, 1)
-    row_index = list(range(shape_rows)) if rows is None else [int(r) for r in ([rows] if isinstance(rows, int) else rows)]
+    mask = torch.zeros(batch_rows, seq, 1)
+    row_index = list(range(batch_rows)) if rows is None else [int(r) for r in ([rows] if isinstance(rows, int) else rows)]
     if positions is None:
         columns = list(range(seq))
     else:
         columns = [p % seq for p in ([positions] if isinstance(positions, int) else positions) if -seq <= p < seq]
     for r in row_index:
-        if not -shape_rows <= r < shape_rows:
-            raise ToolError(f"row {r} is outside a batch of {shape_rows}")
+        if not -batch_rows <= r < batch_rows:
+            raise ToolError(f"row {r} is outside a batch of {batch_rows}")
         mask[r, columns] = 1.0
     return mask

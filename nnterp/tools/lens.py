@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ._common import ToolError, encode, layer_list, positions_of, read, token_ids, token_text, trace
+from ._common import ToolError, blocks_serving, encode, positions_of, token_ids, token_text, trace
 
 #: The Patchscopes paper's identity prompt: the model continues "?" with what the patched stream encodes.
 IDENTITY_PROMPT = "cat -> cat\n1135 -> 1135\nhello -> hello\n?"
@@ -104,8 +104,10 @@ def _read_streams(model, batch, layers):
 
 
 def lens_logits(model, prompt, layers=None) -> tuple[torch.Tensor, torch.Tensor]:
-    """``project_on_vocab(layer_output)`` of each block, [blocks batch seq vocab], and the model's logits."""
-    layers = layer_list(model, layers)
+    """``project_on_vocab(layer_output)`` of each block, [blocks batch seq vocab], and the model's logits.
+
+    By default every block that serves ``layer_output`` (all of them on most families)."""
+    layers = blocks_serving(model, "layer_output", layers)
     batch = encode(model, prompt)
     streams, logits = _read_streams(model, batch, layers)
     with torch.no_grad():
@@ -118,9 +120,9 @@ def logit_lens(model, prompt: str, *, layers=None, positions=None, top_k: int = 
     """The logit lens of ``prompt``: every block's stream read through the model's own readout.
 
     ``targets`` (token texts or ids, e.g. ``" Paris"``) get their probability and rank at every
-    block and position.
+    block and position. By default every block that serves ``layer_output``.
     """
-    layers = layer_list(model, layers)
+    layers = blocks_serving(model, "layer_output", layers)
     batch = encode(model, prompt)
     if batch["input_ids"].shape[0] != 1:
         raise ToolError("logit_lens reads one prompt: pass a string, or call lens_logits for a batch")
@@ -182,7 +184,7 @@ def patchscope(model, source_prompt: str, target_prompt: str = IDENTITY_PROMPT, 
     same block by default) at ``target_position``; every block is one row of one batched forward.
     With ``max_new_tokens`` the target is also continued greedily from each patched run.
     """
-    layers = layer_list(model, layers)
+    layers = blocks_serving(model, "layer_output", layers)
     target_layers = layers if target_layers is None else [int(t) % model.num_layers for t in
                                                            ([target_layers] if isinstance(target_layers, int) else target_layers)]
     if len(target_layers) != len(layers):

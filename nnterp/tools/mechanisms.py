@@ -5,7 +5,7 @@ embedded SmolLM2-135M-Instruct's (``nnterp.real.load(attn_implementation="eager"
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 

@@ -69,7 +69,7 @@ def steer(vector: torch.Tensor | dict, layers=None, *, positions=None, rows=None
             stream = read(model, value, layer % model.num_layers)
             batch, seq, _ = stream.shape
             compute = torch.promote_types(stream.dtype, torch.float32)  # bfloat16 streams steer in float32
-            where = selection(batch, seq, rows, positions, context["step"]).to(stream.device, compute)
+            where = selection(batch, seq, rows, positions).to(stream.device, compute)
             added = vec.to(stream.device, compute)
             if relative:
                 scale = stream_norm_without_sink(stream, context.get("sink"), context["step"])

@@ -1,0 +1,86 @@
+"""Hybrid token mixers: blocks whose mixer is softmax attention on some layers and a linear
+recurrence (gated DeltaNet, Kimi delta attention, Mamba-2, short convolution) on the others.
+
+``self_attn`` is the token-mixer slot on every block (aliased from the native name where it
+differs: ``linear_attn``, ``mamba``, ``conv``), attention_output is what the mixer adds, and the
+attention interior is served on the attention layers only; on the others each value is
+unavailable with the mixer's reason. Which kind a block holds is read from its module: a softmax
+attention calls the kernel chosen at run time (``attention_interface``); the other mixers do not.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from nnterp import labels
+from nnterp.family import COMMON_SITES
+from nnterp.sites import Nowhere, Site
+
+#: the attention's interior: served on softmax-attention blocks only
+ATTENTION_INTERIOR = (
+    "attention_queries", "attention_keys", "attention_values", "attention_scores", "attention_probabilities",
+    "attention_head_outputs", "attention_premix",
+)
+
+DELTANET = ("a gated DeltaNet mixer: no softmax attention; its linear attention keeps a recurrent state updated by the "
+            "delta rule, so there are no attention scores, pattern or per-head softmax outputs")
+KIMI_DELTA = ("a Kimi delta-attention mixer: no softmax attention; its linear attention keeps a recurrent state "
+              "updated by a gated delta rule, so there are no attention scores, pattern or per-head softmax outputs")
+MAMBA2 = "a Mamba-2 mixer: no softmax attention, so there are no queries, keys, heads or pattern"
+MAMBA = "a Mamba mixer: no softmax attention, so there are no queries, keys, heads or pattern"
+SHORT_CONV = ("a gated short-convolution mixer: no softmax attention; each position mixes a few previous positions "
+              "through a depthwise convolution, so there are no queries, keys, heads or pattern")
+
+
+@lru_cache(maxsize=None)
+def _calls_kernel(cls) -> bool:
+    try:
+        forward = labels.compiled_function(cls.forward)
+    except Exception:
+        return False
+    return labels.call_label(forward, "attention_interface") is not None
+
+
+def is_softmax_attention(module) -> bool:
+    """Whether a mixer module is softmax attention (it calls the kernel chosen at run time)."""
+    return module is not None and _calls_kernel(type(module))
+
+
+def per_mixer(attention_site: Site, mixer_site: Site, is_attention=is_softmax_attention):
+    """A site chosen by the block's mixer (the attention host's module)."""
+    def site(context):
+        if context is None or context.module is None:
+            return attention_site
+        return attention_site if is_attention(context.module) else mixer_site
+    return site
+
+
+def mixer_interior(reason, attention_sites: dict | None = None, is_attention=is_softmax_attention) -> dict:
+    """The attention interior per block: the attention layers' sites (common unless given), and
+    on the other mixers ``reason`` (one sentence, or a function of the mixer module giving one)."""
+    attention_sites = attention_sites or {}
+    if callable(reason):
+        reasons: dict[str, Nowhere] = {}
+
+        def mixer_site(module):
+            text = reason(module)
+            return reasons.setdefault(text, Nowhere(text))
+    else:
+        fixed = Nowhere(reason)
+        mixer_site = lambda module: fixed  # noqa: E731
+
+    def choose(name):
+        attention = attention_sites.get(name, COMMON_SITES[name])
+
+        def site(context):
+            if context is None or context.module is None or is_attention(context.module):
+                return attention
+            return mixer_site(context.module)
+        return site
+
+    return {name: choose(name) for name in ATTENTION_INTERIOR}
+
+
+#: the Jamba-style names: a mamba or self_attn mixer, feed_forward, pre_ff_layernorm, final_layernorm
+JAMBA_RENAME = {"mamba": "self_attn", "feed_forward": "mlp", "pre_ff_layernorm": "post_attention_layernorm",
+                "model.final_layernorm": "norm"}

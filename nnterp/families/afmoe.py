@@ -1,0 +1,82 @@
+"""AFMoE, Arcee's Trinity models (AfmoeForCausalLM).
+
+Gemma 2's sandwich of four norms with other names for the MLP's: input_layernorm -> self_attn ->
+post_attention_layernorm (a post-norm on the attention's output) -> add; pre_mlp_layernorm -> mlp ->
+post_mlp_layernorm -> add. attention_output and mlp_output are the post-norms' outputs; layer_mid
+is pre_mlp_layernorm's input. With mup_enabled the model multiplies the embeddings by
+sqrt(hidden_size) before the first block (token_embeddings is then the product).
+
+The attention normalizes query and key heads (q_norm, k_norm); only the sliding-window (local)
+layers are rotated, the full-attention layers carry no position. The kernel's output is gated,
+out * sigmoid(self_attn.gate_proj(x)), before o_proj: attention_head_outputs is before the gate,
+attention_premix after it. The first num_dense_layers blocks have a dense gated MLP; the others an
+AfmoeSparseMoeBlock: a router (AfmoeTokenChoiceRouter: on the positions flattened to
+[tokens, hidden_size], logits from its Linear router.gate, sigmoid scores, the top_k of
+scores + expert_bias, weights the chosen scores normalized over the top_k and times route_scale),
+fused experts, and shared_experts, a gated MLP on every position added to the routed output.
+"""
+
+from nnterp.family import Checkpoint, Family, HostContext
+from nnterp.families._moe import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.sites import KERNEL_ARGUMENTS, SPLIT_HEADS, Argument, Call, Child, Element, Read
+
+from ._llama import TINY
+from ._sandwich_gemma2 import sandwich_sites
+
+_EMBEDDINGS = Read(Child("embed_tokens"))
+_SCALED_EMBEDDINGS = Read(
+    Child("embed_tokens"), scale=lambda config: config.hidden_size ** 0.5,
+    description="The embeddings as the first block receives them: embed_tokens' output times sqrt(hidden_size) "
+                "(mup_enabled)")
+
+
+def _token_embeddings(context: HostContext):
+    return _SCALED_EMBEDDINGS if getattr(context.config, "mup_enabled", False) else _EMBEDDINGS
+
+
+def _kernel_argument(index: int, what: str):
+    rotated = Read(Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
+                   description=f"The {what} entering attention: normed per head, then rotated (a local layer)")
+    unrotated = Read(Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
+                     description=f"The {what} entering attention: normed per head and not rotated (a "
+                                 f"full-attention layer)")
+
+    def site(context: HostContext):
+        return rotated if getattr(context.module, "is_local_attention", True) else unrotated
+
+    return site
+
+
+FAMILY = Family(
+    name="afmoe",
+    model_types=("afmoe",),
+    summary="A sandwich block with gated attention heads, rotary on the local layers only, and a sigmoid-routed "
+            "mixture of experts with a shared expert after the first dense blocks.",
+    tags=("Sandwich norms", "RMSNorm", "QK-norm", "Gated attention", "Sliding window", "Mixture of experts",
+          "Shared expert"),
+    sites={
+        **sandwich_sites("post_attention_layernorm", "pre_mlp_layernorm", "post_mlp_layernorm"),
+        "token_embeddings": _token_embeddings,
+        "attention_queries": _kernel_argument(1, "queries"),
+        "attention_keys": _kernel_argument(2, "keys"),
+        "attention_head_outputs": Read(
+            Call("attention_interface", "output"), Element(0), condition=KERNEL_ARGUMENTS,
+            description="The per-head outputs of the kernel, before the output gate sigmoid(gate_proj(x))"),
+        "attention_premix": Read(
+            Child("o_proj", "input"), Argument(0), SPLIT_HEADS,
+            description="What o_proj takes: the heads' outputs times the output gate sigmoid(gate_proj(x))"),
+        **moe_block(
+            router_sites("router", logits_router="router.gate", logits=LOGITS_BEFORE_SIGMOID,
+                         weights_description="The chosen experts' sigmoid scores (the choice adds expert_bias, the "
+                                             "weights do not), normalized over the top_k and times route_scale"),
+            experts_sentence("experts.gate_up_proj [num_experts, 2·moe_intermediate_size, hidden_size] and "
+                             "experts.down_proj [num_experts, hidden_size, moe_intermediate_size], plus "
+                             "shared_experts, a gated MLP on every position")),
+    },
+    accessors=moe_accessors("num_experts"),
+    checkpoints=(Checkpoint("arcee-ai/Trinity-Mini", "Trinity Mini"),),
+    tiny={"config_class": "AfmoeConfig", "overrides": {
+        **TINY, "head_dim": 16, "moe_intermediate_size": 64, "num_experts": 4, "num_experts_per_tok": 2,
+        "num_dense_layers": 1, "layer_types": ["sliding_attention", "full_attention"]}},
+    variants={"mup": {"mup_enabled": True}},
+)

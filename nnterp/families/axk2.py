@@ -1,0 +1,41 @@
+"""A.X K2 (AXK2ForCausalLM).
+
+A DeepSeek-V3.2-style block with a gated latent attention. The queries come from a q-LoRA whose
+up-projection q_gate_proj reads the normed and the raw latent side by side and emits, per head,
+the query and an output gate; keys and values are MLA's (see _mla: expanded per head from a normed
+latent, interleaved rotary on the shared key). A lightning indexer keeps index_topk keys per query,
+which under eager and sdpa becomes part of the mask the kernel receives. The kernel's output is
+multiplied by sigmoid(gate) (one gate per channel) before o_proj, so attention_head_outputs is
+before the gate and attention_premix after it. The MLP slot holds, per mlp_layer_types, a dense
+gated MLP or a DeepSeek-V3 mixture (sigmoid router with e_score_correction_bias and optional
+groups, fused experts, shared_experts).
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._mla import gated_outputs, mla_sites
+from nnterp.families.deepseek_v3 import DEEPSEEK_V3_ACCESSORS, DEEPSEEK_V3_MOE
+
+FAMILY = Family(
+    name="axk2",
+    model_types=("axk2",),
+    summary="SK Telecom's A.X K2: latent attention with an output gate from the query path and an indexer's sparse "
+            "key choice, and sigmoid-routed experts.",
+    tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Gated attention",
+          "Mixture of experts", "Shared experts"),
+    sites={
+        **mla_sites(indexed=True),
+        **gated_outputs("sigmoid(gate), the gate being each head's second part of q_gate_proj's output"),
+        **DEEPSEEK_V3_MOE,
+    },
+    accessors=DEEPSEEK_V3_ACCESSORS,
+    checkpoints=(
+        # the config class's defaults, which its docstring names after this checkpoint
+        Checkpoint("skt/A.X-K2", "A.X-K2", {"architectures": ["AXK2ForCausalLM"], "dtype": "bfloat16"}),
+    ),
+    tiny={"config_class": "AXK2Config", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
+        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
+        "n_routed_experts": 4, "num_experts_per_tok": 2, "kv_lora_rank": 32, "q_lora_rank": 32,
+        "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16, "index_head_dim": 32, "index_n_heads": 2,
+        "index_topk": 4, "gated_norm_rank": 8, "bos_token_id": 1, "eos_token_id": 2}},
+)

@@ -1,0 +1,36 @@
+"""Bamba (BambaForCausalLM).
+
+Jamba's names on a Mamba-2 hybrid: each block's token mixer is either a Mamba-2 mixer (mamba,
+aliased self_attn: in_proj, a causal convolution, the selective state-space scan with gated
+RMSNorm, out_proj) or, on the blocks in attn_layer_indices, Llama's attention with partial rotary
+(self_attn). The block is sequential pre-norm: input_layernorm -> mixer -> add; pre_ff_layernorm
+(aliased post_attention_layernorm) -> feed_forward (aliased mlp, a gated MLP) -> add, returned as
+(hidden_states, attention weights or None). The final norm is final_layernorm. The attention
+interior is served on the attention blocks only.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._hybrid import JAMBA_RENAME, MAMBA2, mixer_interior
+
+FAMILY = Family(
+    name="bamba",
+    model_types=("bamba",),
+    summary="IBM's Bamba: Mamba-2 mixers on most blocks and Llama's attention on a few, each followed by a gated "
+            "MLP.",
+    tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba-2)", "Partial rotary", "Gated MLP"),
+    rename=JAMBA_RENAME,
+    sites=mixer_interior(MAMBA2),
+    checkpoints=(
+        Checkpoint("ibm-ai-platform/Bamba-9B", "Bamba-9B", {
+            "architectures": ["BambaForCausalLM"], "num_hidden_layers": 32, "hidden_size": 4096,
+            "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+            "attn_layer_indices": [9, 18, 27], "mamba_n_heads": 128, "mamba_d_state": 128, "mamba_n_groups": 1,
+            "mamba_expand": 2, "mamba_d_conv": 4, "hidden_act": "silu", "rms_norm_eps": 1e-05,
+            "tie_word_embeddings": False, "dtype": "bfloat16",
+        }),
+    ),
+    tiny={"config_class": "BambaConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "vocab_size": 300, "mamba_n_heads": 4, "mamba_d_state": 16, "mamba_n_groups": 1,
+        "attn_layer_indices": [1]}},
+)

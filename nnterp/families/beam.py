@@ -1,0 +1,102 @@
+"""Beam (BeamForCausalLM).
+
+Gemma 2's sandwich of four norms (input_layernorm, post_attention_layernorm on the attention's
+output, pre_feedforward_layernorm before the MLP, post_feedforward_layernorm on its output) with
+depth-scaled residual adds: add number k (k = 2(i + 1) for block i's attention, k + 1 for its MLP)
+is depth_scaled_residual_add(branch, residual, k) = branch / sqrt(k) + residual * sqrt((k - 1) / k),
+so each add also shrinks the stream it adds to. attention_output and mlp_output are what each add
+changes in the stream, the add minus its residual (branch / sqrt(k) - (1 - sqrt((k - 1) / k)) *
+residual), read at the add's arguments inside the block's forward; an edit is carried back into
+the post-normed branch, so that zeroing attention_output leaves the stream as it entered.
+layer_mid is the first add's output. The post-normed branches themselves are
+post_attention_layernorm's and post_feedforward_layernorm's outputs.
+
+The attention normalizes query and key heads (q_norm, k_norm); sliding-window layers are rotated,
+full-attention layers are not (NoPE) and scale the queries by (1 + (position + 1) / 2048) ** 0.1.
+The kernel's per-head output is gated, out * sigmoid(gate_proj(x) + gate_bias), before o_proj:
+attention_head_outputs is before the gate, attention_premix after it. The MLP is dense on the
+first blocks (mlp_layer_types) and an MoE block (BeamMoE) after: a sigmoid router gate with
+e_score_correction_bias and group-limited top-k (BeamTopKRouter), fused experts, and the output
+times routed_scaling_factor. The logits are soft-capped in float32: cap * tanh(lm_head_output / cap).
+"""
+
+import torch
+
+from nnterp.family import Checkpoint, Family, HostContext
+from nnterp.families._moe import (
+    DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites,
+)
+from nnterp.sites import KERNEL_ARGUMENTS, SPLIT_HEADS, Argument, Call, Child, Element, Read
+
+from ._llama import TINY
+from ._sandwich_gemma2 import DepthScaledDelta, InBlock
+
+ADD = "depth_scaled_residual_add"
+
+
+def _delta(occurrence: int, what: str) -> DepthScaledDelta:
+    return DepthScaledDelta(
+        InBlock(ADD, "input", occurrence=occurrence, block_class="BeamDecoderLayer"),
+        description=f"What the {what} changes in the residual stream: the depth-scaled add minus its residual, "
+                    f"branch / sqrt(k) - (1 - sqrt((k - 1) / k)) * residual, with the branch post-normed")
+
+
+def _kernel_argument(index: int, what: str):
+    rotated = Read(Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
+                   description=f"The {what} entering attention: normed per head, then rotated (a sliding-window layer)")
+    unrotated = Read(
+        Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
+        description=f"The {what} entering attention: normed per head and not rotated (a full-attention layer, NoPE)"
+                    + (", scaled by (1 + (position + 1) / 2048) ** 0.1" if index == 1 else ""))
+
+    def site(context: HostContext):
+        return rotated if getattr(context.module, "sliding_window", None) is not None else unrotated
+
+    return site
+
+
+def _softcapped_in_float32(model, logits):
+    cap = model._nnterp_state.config.final_logit_softcapping
+    if cap is None:
+        return logits
+    return torch.tanh(logits.float() / cap) * cap
+
+
+FAMILY = Family(
+    name="beam",
+    model_types=("beam",),
+    summary="A sandwich block whose residual adds are depth-scaled (each add shrinks the stream it adds to), with "
+            "gated attention heads, NoPE full-attention layers and a sigmoid-routed mixture of experts.",
+    tags=("Sandwich norms", "RMSNorm", "Depth-scaled residual", "QK-norm", "Gated attention", "Sliding window",
+          "Mixture of experts", "Logit softcap"),
+    sites={
+        "attention_output": _delta(0, "attention"),
+        "layer_mid": Read(Call(ADD, "output"),
+                          description="The residual stream after the attention's depth-scaled add"),
+        "mlp_norm_output": Read(Child("pre_feedforward_layernorm"),
+                                description="The normed stream entering the MLP: pre_feedforward_layernorm's output"),
+        "mlp_output": _delta(1, "MLP"),
+        "attention_queries": _kernel_argument(1, "queries"),
+        "attention_keys": _kernel_argument(2, "keys"),
+        "attention_head_outputs": Read(
+            Call("attention_interface", "output"), Element(0), condition=KERNEL_ARGUMENTS,
+            description="The per-head outputs of the kernel, before the per-head gate sigmoid(gate_proj(x) + "
+                        "gate_bias)"),
+        "attention_premix": Read(
+            Child("o_proj", "input"), Argument(0), SPLIT_HEADS,
+            description="What o_proj takes: every head's output times its gate sigmoid(gate_proj(x) + gate_bias)"),
+        **moe_block(
+            router_sites("gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID, choices_description=DEEPSEEK_CHOICES,
+                         weights_description="The chosen experts' sigmoid scores (without the correction bias), "
+                                             "normalized over the top_k when norm_topk_prob; the block multiplies "
+                                             "the mixed output by routed_scaling_factor"),
+            experts_sentence()),
+    },
+    accessors=moe_accessors("num_experts"),
+    readout=_softcapped_in_float32,
+    checkpoints=(Checkpoint("reflection/Beam-1.0-501B-A23B", "Beam-1.0-501B-A23B"),),
+    tiny={"config_class": "BeamConfig", "overrides": {
+        **TINY, "head_dim": 16, "moe_intermediate_size": 64, "num_experts": 4, "num_experts_per_tok": 2,
+        "n_group": 1, "topk_group": 1, "mlp_layer_types": ["dense", "sparse"],
+        "layer_types": ["sliding_attention", "full_attention"]}},
+)

@@ -1,0 +1,48 @@
+"""Command R (CohereForCausalLM).
+
+Llama's module names on a parallel block: input_layernorm (a LayerNorm without bias, CohereLayerNorm)
+is the only norm, its output feeds both the attention and the MLP, and out = x + attn + mlp, so there
+is no layer_mid. The rotary pairs interleaved dimensions (2i, 2i+1). With use_qk_norm (Command R+),
+each query and key head gets its own LayerNorm (self_attn.q_norm, k_norm) before the rotary. The
+head is tied to the embeddings and the logits are lm_head's output times logit_scale (0.0625 on
+Command R), which project_on_vocab applies.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
+
+from ._llama import tiny
+from ._parallel_cohere import PARALLEL_SITES, times_logit_scale
+
+FAMILY = Family(
+    name="cohere",
+    model_types=("cohere",),
+    summary="A parallel block with one bias-free LayerNorm, interleaved rotary, optional per-head query and key "
+            "norms, and logits times logit_scale.",
+    tags=("Parallel block", "LayerNorm (no bias)", "Scaled logits", "Gated MLP", "Tied embeddings"),
+    sites={
+        **PARALLEL_SITES,
+        "attention_queries": Read(
+            Call("attention_interface", "input"), Argument(1), condition=KERNEL_ARGUMENTS,
+            description="The queries entering attention: normed per head by q_norm where use_qk_norm is set, "
+                        "then rotated (interleaved pairs)"),
+        "attention_keys": Read(
+            Call("attention_interface", "input"), Argument(2), condition=KERNEL_ARGUMENTS,
+            description="The keys entering attention: normed per head by k_norm where use_qk_norm is set, "
+                        "then rotated (interleaved pairs)"),
+    },
+    block_kind=lambda config: "parallel",
+    readout=times_logit_scale,
+    variants={"qk_norm": {"use_qk_norm": True}},
+    checkpoints=(
+        Checkpoint("CohereForAI/c4ai-command-r-v01", "Command R (35B)", {
+            "architectures": ["CohereForCausalLM"], "num_hidden_layers": 40, "hidden_size": 8192,
+            "intermediate_size": 22528, "num_attention_heads": 64, "num_key_value_heads": 64, "vocab_size": 256000,
+            "max_position_embeddings": 8192, "hidden_act": "silu", "layer_norm_eps": 1e-05, "logit_scale": 0.0625,
+            "use_qk_norm": False, "tie_word_embeddings": True, "dtype": "float16",
+        }),
+        Checkpoint("CohereForAI/c4ai-command-r-plus", "Command R+ (qk-norm)"),
+    ),
+    # logit_scale far from 1, so the readout check tells a scaled logit from lm_head's
+    tiny=tiny("CohereConfig", eos_token_id=2, logit_scale=0.25),
+)

@@ -1,0 +1,54 @@
+"""Falcon-H1 (FalconH1ForCausalLM).
+
+Jamba's names on a block whose two token mixers run in parallel: input_layernorm feeds both a
+Mamba-2 mixer (mamba) and the attention (self_attn, which reads the normed stream times
+attention_in_multiplier; its keys are multiplied by key_multiplier), and the block adds
+mamba·ssm_out_multiplier + attention·attention_out_multiplier to the stream at once. self_attn is
+the attention; attention_output is what the two mixers add together, read where the attention
+returns (the Mamba mixer has run by then), so an edit is carried back into the attention's output
+minus the Mamba part, divided by its multiplier; any value of self_attn reads the Mamba output
+first, while it is still ahead of the forward. Then pre_ff_layernorm (aliased
+post_attention_layernorm) -> feed_forward (aliased mlp: a gated MLP whose gate input is multiplied
+by mlp_multipliers[0] and whose down_proj output by mlp_multipliers[1]) -> add; the block returns a
+1-tuple. muP multipliers also scale the embeddings (embedding_multiplier, inside the model) and
+the logits (lm_head_multiplier, after lm_head). The final norm is final_layernorm.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.family import COMMON_SITES
+from nnterp.families._hybrid import ATTENTION_INTERIOR, JAMBA_RENAME
+from nnterp.families._moe import EarlierFirst, PlusEarlier
+from nnterp.sites import Element, Own, Sibling
+
+JAMBA_RENAME_NO_MAMBA = {key: alias for key, alias in JAMBA_RENAME.items() if key != "mamba"}
+
+MIXERS_OUTPUT = PlusEarlier(
+    Own("output"), Element(0), scale=lambda c: c.attention_out_multiplier, earlier=Sibling("mamba"),
+    earlier_scale=lambda c: c.ssm_out_multiplier,
+    words=", each times its multiplier (attention_out_multiplier, ssm_out_multiplier)",
+    description="What the token mixers add to the residual stream: the attention's output times "
+                "attention_out_multiplier plus the parallel Mamba-2 mixer's output times ssm_out_multiplier")
+
+FAMILY = Family(
+    name="falcon_h1",
+    model_types=("falcon_h1",),
+    summary="TII's Falcon-H1: a Mamba-2 mixer and an attention side by side in every block, their outputs scaled and "
+            "summed, with muP multipliers on embeddings, keys, MLP and logits.",
+    tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba-2)", "Parallel mixers", "Multipliers",
+          "Gated MLP"),
+    rename=JAMBA_RENAME_NO_MAMBA,
+    sites={"attention_output": MIXERS_OUTPUT, **{name: EarlierFirst(COMMON_SITES[name], MIXERS_OUTPUT)
+                                                for name in ATTENTION_INTERIOR}},
+    readout=lambda model, logits: logits * model._nnterp_state.config.lm_head_multiplier,
+    checkpoints=(
+        # the config class's defaults, which its docstring names after this checkpoint
+        Checkpoint("tiiuae/Falcon-H1-1.5B-Deep-Instruct", "Falcon-H1-1.5B-Deep-Instruct", {
+            "architectures": ["FalconH1ForCausalLM"], "dtype": "bfloat16"}),
+    ),
+    tiny={"config_class": "FalconH1Config", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "vocab_size": 300, "mamba_n_heads": 4, "mamba_d_state": 16, "mamba_n_groups": 1,
+        "attention_in_multiplier": 0.5, "attention_out_multiplier": 0.75, "ssm_out_multiplier": 1.5,
+        "key_multiplier": 0.8, "embedding_multiplier": 2.0, "lm_head_multiplier": 0.3,
+        "mlp_multipliers": [1.2, 1.0]}},
+)

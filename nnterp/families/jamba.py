@@ -1,0 +1,52 @@
+"""Jamba (JambaForCausalLM).
+
+A Mamba hybrid with two block classes: JambaMambaDecoderLayer, whose token mixer is a Mamba mixer
+(mamba, aliased self_attn, with RMSNorms on its dt, B and C), and, every attn_layer_period blocks
+from attn_layer_offset, JambaAttentionDecoderLayer with Llama's attention and no positional
+encoding at all (self_attn). Every expert_layer_period blocks from expert_layer_offset the MLP slot
+(feed_forward, aliased mlp) is a JambaSparseMoeBlock: a router (logits = F.linear(x, weight), a
+float32 softmax over all experts, the top_k probabilities kept as they are, not renormalized) and
+fused experts (gate_up_proj [num_experts, 2·intermediate_size, hidden_size], down_proj); the other
+blocks hold a dense gated MLP. The block is sequential pre-norm: input_layernorm -> mixer -> add;
+pre_ff_layernorm (aliased post_attention_layernorm) -> feed_forward -> add. The final norm is
+final_layernorm.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._hybrid import JAMBA_RENAME, MAMBA, mixer_interior
+from nnterp.families._moe import LOGITS_BEFORE_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
+
+FAMILY = Family(
+    name="jamba",
+    model_types=("jamba",),
+    summary="AI21's Jamba: Mamba mixers with one position-free attention block in eight, and a softmax-routed "
+            "mixture of experts on every other block.",
+    tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba)", "NoPE layers", "Mixture of experts"),
+    rename=JAMBA_RENAME,
+    sites={
+        **mixer_interior(MAMBA),
+        **moe_block(router_sites(
+            "router", "F.linear", logits=LOGITS_BEFORE_SOFTMAX,
+            weights_description="The chosen experts' softmax probabilities over all experts, not renormalized over "
+                                "the top_k",
+        ), experts_sentence(
+            "experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
+            "[num_experts, hidden_size, intermediate_size]")),
+    },
+    accessors=moe_accessors("num_experts"),
+    checkpoints=(
+        Checkpoint("ai21labs/Jamba-v0.1", "Jamba-v0.1", {
+            "architectures": ["JambaForCausalLM"], "num_hidden_layers": 32, "hidden_size": 4096,
+            "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 65536,
+            "num_experts": 16, "num_experts_per_tok": 2, "attn_layer_period": 8, "attn_layer_offset": 4,
+            "expert_layer_period": 2, "expert_layer_offset": 1, "mamba_d_state": 16, "mamba_d_conv": 4,
+            "mamba_expand": 2, "max_position_embeddings": 262144, "hidden_act": "silu", "rms_norm_eps": 1e-06,
+            "tie_word_embeddings": False, "dtype": "bfloat16",
+        }),
+    ),
+    tiny={"config_class": "JambaConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2,
+        "mamba_d_state": 16, "attn_layer_period": 2, "attn_layer_offset": 1, "expert_layer_period": 2,
+        "expert_layer_offset": 1}},
+)

@@ -1,0 +1,40 @@
+"""Kimi Linear (KimiLinearForCausalLM).
+
+A hybrid whose self_attn slot holds, per layer_types, either Kimi Delta Attention
+(KimiLinearDeltaAttention: short convolutions on q, k and v, a gated delta rule with per-channel
+decay over a recurrent state, a gated output norm; no softmax) or Multi-head Latent Attention
+(KimiLinearAttention, see _mla) without any positional encoding: the model has no rotary at all,
+and the keys' "rotary" part is passed through unrotated. The MLP slot holds, per mlp_layer_types,
+a dense gated MLP or a DeepSeek-V3 mixture (router gate: logits = F.linear(x, weight) in float32,
+group-limited top_k of sigmoid + e_score_correction_bias, weights the normalized sigmoid scores
+times routed_scaling_factor; fused experts; shared_experts on every token).
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._hybrid import KIMI_DELTA, mixer_interior
+from nnterp.families._mla import MLA_ACCESSORS, mla_sites
+from nnterp.families._moe import moe_accessors
+from nnterp.families.deepseek_v3 import DEEPSEEK_V3_MOE
+
+FAMILY = Family(
+    name="kimi_linear",
+    model_types=("kimi_linear",),
+    summary="Moonshot's Kimi Linear: Kimi delta attention on three of every four layers, position-free latent "
+            "attention on the fourth, and a DeepSeek-V3 mixture of experts.",
+    tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Latent attention (MLA)", "NoPE layers",
+          "Mixture of experts", "Shared experts"),
+    sites={**mixer_interior(KIMI_DELTA, mla_sites()), **DEEPSEEK_V3_MOE},
+    accessors={**MLA_ACCESSORS, **moe_accessors(("num_local_experts", "num_experts"))},
+    checkpoints=(
+        # the config class's defaults, which its docstring names after this checkpoint
+        Checkpoint("moonshotai/Kimi-Linear-48B-A3B-Instruct", "Kimi-Linear-48B-A3B-Instruct", {
+            "architectures": ["KimiLinearForCausalLM"], "dtype": "bfloat16"}),
+    ),
+    tiny={"config_class": "KimiLinearConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
+        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "num_local_experts": 4,
+        "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "kv_lora_rank": 32, "qk_rope_head_dim": 16,
+        "qk_nope_head_dim": 16, "v_head_dim": 16, "linear_head_dim": 16, "linear_num_heads": 4, "pad_token_id": 0,
+        "bos_token_id": 1, "eos_token_id": 2, "layer_types": ["linear_attention", "full_attention"],
+        "mlp_layer_types": ["dense", "sparse"]}},
+)

@@ -1,0 +1,96 @@
+"""MiniMax-Text-01 (MiniMaxForCausalLM).
+
+model.{embed_tokens, layers[i].{input_layernorm, self_attn, post_attention_layernorm,
+mlp.{gate, experts}}, norm} and lm_head. The block keeps its residual on the normed stream, with
+DeepNorm-style factors: h = input_layernorm(x)·attn_alpha + self_attn(input_layernorm(x))·attn_beta,
+then out = post_attention_layernorm(h)·mlp_alpha + mlp(post_attention_layernorm(h))·mlp_beta
+(alpha (2·num_hidden_layers)^(1/4) and beta 1 on the checkpoint). So x itself is not carried: the
+block's arithmetic replaces the identity, attention_output and mlp_output include their beta, and
+there is no layer_mid of the form x + attention_output. By config.layer_types the attention is a
+softmax attention (MiniMaxAttention, grouped keys and values, through attention_interface) or a
+lightning attention (MiniMaxLightningAttention: qkv_proj with silu, a block-wise linear attention
+with per-head exponential decay, a norm, a sigmoid output_gate and out_proj), whose interior has no
+softmax. Every MLP is a mixture of experts: a softmax router (gate) over num_local_experts keeping
+the top-k, renormalized, and fused experts gate_up_proj / down_proj looped over the chosen experts.
+"""
+
+from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.sites import Element, Nowhere, Own, Read
+from nnterp.families._mamba_ssm import ATTENTION_INTERIOR
+from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+
+LIGHTNING = ("a lightning attention: a block-wise linear attention with per-head exponential decay, with no softmax, "
+             "so there are no scores or pattern to read")
+NOT_CARRIED = ("MiniMax's block adds the attention to its normed input, input_layernorm(x)·attn_alpha, not to x: the "
+               "sum is post_attention_layernorm's input, and the block normalizes it before the MLP")
+
+
+def _lightning(module) -> bool:
+    return type(module).__name__ == "MiniMaxLightningAttention"
+
+
+def _interior(name):
+    common, unavailable = COMMON_SITES[name], Nowhere(LIGHTNING)
+    return lambda context: unavailable if _lightning(context.module) else common
+
+
+_SOFTMAX_OUT = Read(Own("output"), Element(0), scale=lambda c: c.full_attn_beta_factor,
+                    description="What the attention adds to the block's normed stream: its output times "
+                                "full_attn_beta_factor")
+_LIGHTNING_OUT = Read(Own("output"), Element(0), scale=lambda c: c.linear_attn_beta_factor,
+                      description="What the lightning attention adds to the block's normed stream: its output times "
+                                  "linear_attn_beta_factor")
+
+
+def _arithmetic(config):
+    def block(layer, x, attn, mlp):
+        h = layer.input_layernorm(x) * layer.attn_alpha_factor + attn
+        return layer.post_attention_layernorm(h) * layer.mlp_alpha_factor + mlp
+    return block
+
+
+FAMILY = Family(
+    name="minimax",
+    model_types=("minimax",),
+    summary="A block whose residual is the normed stream scaled by DeepNorm factors, alternating lightning (linear) "
+            "and softmax attention, with a mixture-of-experts MLP on every block.",
+    tags=("Residual on the normed stream", "DeepNorm factors", "Hybrid linear/softmax attention",
+          "Mixture of experts", "RMSNorm", "Grouped keys/values"),
+    sites={
+        **{name: _interior(name) for name in ATTENTION_INTERIOR},
+        "attention_output": lambda context: _LIGHTNING_OUT if _lightning(context.module) else _SOFTMAX_OUT,
+        "layer_mid": Nowhere(NOT_CARRIED),
+        **moe_block(router_sites(
+            "gate", "F.linear",
+            logits="The router's score for every expert, before the softmax over all experts",
+            weights_description="The chosen experts' softmax probabilities, renormalized to sum to one over the top_k",
+        ), experts_sentence(
+            "experts.gate_up_proj [num_local_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
+            "[num_local_experts, hidden_size, intermediate_size]")),
+        "mlp_output": Read(Own("output"), Element(0), scale=lambda c: c.mlp_beta_factor,
+                           description="What the MoE block adds to the block's normed stream: its output times "
+                                       "mlp_beta_factor"),
+    },
+    accessors=moe_accessors("num_local_experts"),
+    block_arithmetic=_arithmetic,
+    block_kind=lambda config: "normed residual",
+    checkpoints=(
+        Checkpoint("MiniMaxAI/MiniMax-Text-01-hf", "MiniMax-Text-01", {
+            "architectures": ["MiniMaxForCausalLM"], "num_hidden_layers": 80, "hidden_size": 6144,
+            "intermediate_size": 9216, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128,
+            "num_local_experts": 32, "num_experts_per_tok": 2, "vocab_size": 200064,
+            "full_attn_alpha_factor": 3.5565588200778455, "full_attn_beta_factor": 1.0,
+            "linear_attn_alpha_factor": 3.5565588200778455, "linear_attn_beta_factor": 1.0,
+            "mlp_alpha_factor": 3.5565588200778455, "mlp_beta_factor": 1.0, "block_size": 256,
+            "tie_word_embeddings": False, "dtype": "bfloat16",
+        }),
+    ),
+    tiny={"config_class": "MiniMaxConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_local_experts": 4,
+        "num_experts_per_tok": 2}},
+    # the checkpoint's factors are not 1: alpha scales the carried normed stream, beta the contributions
+    variants={"factors": {
+        "full_attn_alpha_factor": 2.0, "full_attn_beta_factor": 0.5, "linear_attn_alpha_factor": 1.5,
+        "linear_attn_beta_factor": 0.75, "mlp_alpha_factor": 2.5, "mlp_beta_factor": 1.25}},
+)

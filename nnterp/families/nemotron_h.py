@@ -1,0 +1,98 @@
+"""Nemotron-H (NemotronHForCausalLM).
+
+model.{embeddings, layers[i].{norm, mixer}, norm_f} and lm_head. Every block is one pre-norm
+sublayer, out = x + mixer(norm(x)), a bare tensor, and config.layers_block_type says what the mixer
+is: a Mamba-2 mixer (linear_attention: in_proj, conv1d, SSD scan over mamba_num_heads heads, gated
+RMSNorm, out_proj), a softmax attention with no positional encoding (full_attention: q/k/v/o_proj,
+grouped keys and values, through attention_interface), a dense MLP (mlp: up_proj, relu², down_proj,
+no gate) or a mixture of experts (moe: a sigmoid top-k router with group selection, experts of
+fused up_proj [n_routed_experts, moe_intermediate_size, hidden_size] and down_proj, no gate,
+looped over the chosen experts, plus a shared expert). A transformer layer of the usual kind spans
+several blocks. The mixer is the standard self_attn on Mamba and attention blocks and the standard
+mlp on MLP and MoE blocks (by its class): a block serves either attention_output or mlp_output, and
+the identity is layer_input + (attention_output or mlp_output) == layer_output. No block has a
+stream between two sublayers. The block's norm keeps its native name (the Mamba mixer's gated norm
+is also called norm). The model returns float32 logits.
+"""
+
+from transformers.models.nemotron_h import modeling_nemotron_h as _native
+
+from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.sites import Child, Nowhere, Read
+from nnterp.families._mamba_ssm import ATTENTION_INTERIOR, MAMBA_MIXER, float_logits
+from nnterp.families._moe import moe_accessors, router_sites
+
+SINGLE = ("a Nemotron-H block has one sublayer (a Mamba-2 mixer, an attention, an MLP or a mixture of experts), so "
+          "there is no stream between an attention and an MLP: the stream after the add is layer_output")
+NEURONS = ("a mixture of experts: each position's neurons are those of its top-k experts, computed expert by expert "
+           "on the rows routed to it with the fused weights experts.up_proj [n_routed_experts, moe_intermediate_size, "
+           "hidden_size] and experts.down_proj [n_routed_experts, hidden_size, moe_intermediate_size] (relu², no "
+           "gate), so no [batch seq intermediate_size] tensor exists; the shared expert is mixer.shared_experts, and "
+           "the routing is router_logits, router_choices and router_weights")
+DENSE = "a dense MLP block: its MLP has no router and no experts"
+
+_MAMBA = Nowhere(MAMBA_MIXER)
+_ROUTER = router_sites(
+    "gate", "F.linear",
+    logits="The router's score for every expert, in float32, before the sigmoid and the grouped top-k choice",
+    weights_description="The chosen experts' sigmoid scores, renormalized to sum to one (norm_topk_prob) and "
+                        "multiplied by routed_scaling_factor")
+
+
+def _on_mamba(name):
+    common = COMMON_SITES[name]
+    return lambda context: _MAMBA if isinstance(context.module, _native.NemotronHMamba2Mixer) else common
+
+
+def _moe_only(name, moe_site, dense_site):
+    return lambda context: moe_site if isinstance(context.module, _native.NemotronHMoE) else dense_site
+
+
+FAMILY = Family(
+    name="nemotron_h",
+    model_types=("nemotron_h",),
+    summary="Single-sublayer blocks whose mixer is, block by block, a Mamba-2 mixer, an attention without "
+            "positional encoding, a squared-ReLU MLP or a mixture of experts.",
+    tags=("Hybrid SSM/attention", "State-space mixer", "Single-sublayer blocks", "Mixture of experts", "No rotary",
+          "Squared ReLU", "RMSNorm"),
+    rename={
+        "model.embeddings": "embed_tokens", "model.norm_f": "norm",
+        _native.NemotronHMamba2Mixer: "self_attn", _native.NemotronHAttention: "self_attn",
+        _native.NemotronHMLP: "mlp", _native.NemotronHMoE: "mlp",
+    },
+    sites={
+        **{name: _on_mamba(name) for name in ATTENTION_INTERIOR},
+        "attention_output": Read(
+            COMMON_SITES["attention_output"].where, COMMON_SITES["attention_output"].element,
+            description="What the block's mixer (a Mamba-2 mixer or an attention) adds to the residual stream"),
+        "attention_norm_output": Read(Child("norm"), description="The normed stream entering the mixer"),
+        "layer_mid": Nowhere(SINGLE),
+        "mlp_norm_output": Nowhere(SINGLE),
+        "mlp_input": Nowhere(SINGLE),
+        **{name: _moe_only(name, site, Nowhere(DENSE)) for name, site in _ROUTER.items()},
+        "mlp_activation": _moe_only("mlp_activation", Nowhere(NEURONS), COMMON_SITES["mlp_activation"]),
+        "mlp_neurons": _moe_only("mlp_neurons", Nowhere(NEURONS), COMMON_SITES["mlp_neurons"]),
+        "mlp_output": Read(
+            COMMON_SITES["mlp_output"].where, COMMON_SITES["mlp_output"].element,
+            description="What the block's MLP (dense, or the routed experts plus the shared expert) adds to the "
+                        "residual stream"),
+    },
+    accessors=moe_accessors("n_routed_experts"),
+    readout=float_logits,
+    block_kind=lambda config: "single-sublayer hybrid",
+    checkpoints=(
+        Checkpoint("nvidia/Nemotron-H-8B-Base-8K", "Nemotron-H-8B-Base-8K", {
+            "architectures": ["NemotronHForCausalLM"], "num_hidden_layers": 52, "hidden_size": 4096,
+            "intermediate_size": 21504, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+            "mamba_num_heads": 128, "mamba_head_dim": 64, "ssm_state_size": 128, "n_groups": 8, "conv_kernel": 4,
+            "vocab_size": 131072, "mlp_hidden_act": "relu2", "layer_norm_epsilon": 1e-05,
+            "tie_word_embeddings": False, "dtype": "bfloat16",
+        }),
+        Checkpoint("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "Nemotron 3 Nano 30B-A3B"),
+    ),
+    tiny={"config_class": "NemotronHConfig", "overrides": {
+        "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128,
+        "moe_intermediate_size": 64, "moe_shared_expert_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
+        "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "mamba_num_heads": 4,
+        "mamba_head_dim": 32, "ssm_state_size": 16, "n_groups": 1}},
+)

@@ -1,0 +1,36 @@
+"""Qwen3.5-MoE, the language model (Qwen3_5MoeForCausalLM).
+
+The text tower of Qwen3.5-MoE: Qwen3.5's hybrid mixers (gated DeltaNet layers as linear_attn,
+aliased self_attn; gated softmax attention layers whose kernel output is multiplied by
+sigmoid(gate) before o_proj, so attention_head_outputs is before the gate and attention_premix
+after it) with Qwen3-Next's mixture of experts in every MLP slot: a softmax router gate
+(logits = F.linear(x, weight), the top_k probabilities renormalized to sum to one), fused experts
+(gate_up_proj [num_experts, 2·moe_intermediate_size, hidden_size], down_proj) and a shared_expert
+weighted by sigmoid(shared_expert_gate(x)). RMSNorms compute x·(1 + weight).
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._moe import moe_accessors
+from nnterp.families.qwen3_next import QWEN_GATED_ATTENTION, QWEN_MOE
+
+FAMILY = Family(
+    name="qwen3_5_moe_text",
+    model_types=("qwen3_5_moe_text",),
+    summary="The language model of Qwen3.5-MoE: gated DeltaNet linear attention interleaved with gated softmax "
+            "attention, and a softmax-routed mixture of experts beside a gated shared expert.",
+    tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Gated attention", "QK-norm",
+          "Partial rotary", "Mixture of experts", "Shared experts"),
+    rename={"linear_attn": "self_attn"},
+    sites={**QWEN_GATED_ATTENTION, **QWEN_MOE},
+    accessors={**moe_accessors("num_experts"), "intermediate_size": lambda c: c.moe_intermediate_size},
+    checkpoints=(
+        # the config class's defaults, which its docstring names after this checkpoint
+        Checkpoint("Qwen/Qwen3.5-35B-A3B", "Qwen3.5-35B-A3B (language model)", {
+            "architectures": ["Qwen3_5MoeForCausalLM"], "dtype": "bfloat16"}),
+    ),
+    tiny={"config_class": "Qwen3_5MoeTextConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
+        "num_experts": 4, "num_experts_per_tok": 2, "linear_key_head_dim": 16, "linear_value_head_dim": 16,
+        "linear_num_key_heads": 2, "linear_num_value_heads": 4, "layer_types": ["linear_attention", "full_attention"]}},
+)

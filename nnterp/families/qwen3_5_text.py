@@ -1,0 +1,34 @@
+"""Qwen3.5, the language model (Qwen3_5ForCausalLM).
+
+The text tower of Qwen3.5, on Qwen3-Next's hybrid block with a dense MLP: gated DeltaNet layers
+(linear_attn, aliased self_attn, with separate in_proj_qkv, in_proj_z, in_proj_b and in_proj_a
+projections, a causal short convolution, the gated delta rule, a gated RMSNorm and out_proj)
+interleaved with gated softmax attention layers (self_attn: q_proj emits each head's query and an
+output gate, per-head q_norm/k_norm, partial rotary, the kernel's output multiplied by
+sigmoid(gate) before o_proj, so attention_head_outputs is before the gate and attention_premix
+after it). RMSNorms compute x·(1 + weight); the MLP is Llama's gated MLP.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families.qwen3_next import QWEN_GATED_ATTENTION
+
+FAMILY = Family(
+    name="qwen3_5_text",
+    model_types=("qwen3_5_text",),
+    summary="The language model of Qwen3.5: gated DeltaNet linear attention interleaved with gated softmax "
+            "attention, and a dense gated MLP.",
+    tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Gated attention", "QK-norm",
+          "Partial rotary", "Gated MLP"),
+    rename={"linear_attn": "self_attn"},
+    sites=QWEN_GATED_ATTENTION,
+    checkpoints=(
+        # the config class's defaults, which its docstring names after this checkpoint
+        Checkpoint("Qwen/Qwen3.5-27B", "Qwen3.5-27B (language model)", {"architectures": ["Qwen3_5ForCausalLM"],
+                                                                         "dtype": "bfloat16"}),
+    ),
+    tiny={"config_class": "Qwen3_5TextConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "linear_key_head_dim": 16,
+        "linear_value_head_dim": 16, "linear_num_key_heads": 2, "linear_num_value_heads": 4,
+        "layer_types": ["linear_attention", "full_attention"]}},
+)
