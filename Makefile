@@ -21,5 +21,6 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(VENV)/bin/nnterp demo
 
+# one torch thread per worker: two workers on two cores must not fight over threads
 test: setup
-	$(PY) -m pytest -n 2 -q
+	OMP_NUM_THREADS=1 $(PY) -m pytest -n 2 -q

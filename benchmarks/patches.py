@@ -91,6 +91,9 @@ def patch_reads_resolved_once():
       (``_attn_implementation``) instead of through nnsight's ``attn_implementation`` property.
     - nnterp/sites.py, ``Call.target``: for an operation of the host's own forward (no ``inside``),
       cache the operation's envoy on the host per site; nested operations still drill in per trace.
+    - nnterp/sites.py, ``Read.read``: for a plain value outside nested calls, make the location string
+      (``model.model.layers.3.self_attn.source.attention_interface_1.input``) once per host and site
+      and read it from the mediator directly, without walking envoys on every read.
     """
     from nnterp import envoys, labels, sites
     from nnterp.errors import NnterpError
@@ -135,10 +138,29 @@ def patch_reads_resolved_once():
             object.__setattr__(host, "_nnterp_fresh_source", False)
         return found
 
+    original_read = sites.Read.read
+
+    def read(self, host, spec):
+        """A plain value (no layout, term or copy) not nested in a call: its location string is made
+        once per host and site, and read straight from the mediator."""
+        if self.plus is not None or self.layout is not sites.SAME or self.scale is not None or self.snapshot \
+                or getattr(self.where, "inside", None) is not None:
+            return original_read(self, host, spec)
+        cache = host.__dict__.get("_nnterp_locations")
+        if cache is None:
+            cache = {}
+            object.__setattr__(host, "_nnterp_locations", cache)
+        location = cache.get(self)
+        if location is None:
+            location = cache[self] = f"{self.where.target(host).path}.{self.where.key}"
+        return self.element.get(sites.Mediator.value(location))
+
     labels.call_label, envoys.StandardValue._site, sites.Call.target = call_label, _site, target
+    sites.Read.read = read
 
     def restore():
         labels.call_label, envoys.StandardValue._site, sites.Call.target = saved
+        sites.Read.read = original_read
     return restore
 
 

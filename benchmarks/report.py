@@ -121,8 +121,10 @@ def budget_rows(data) -> list[str]:
         native_every = ratio(run, "nnsight.all", "hf.eager")
         rows.append(f"| wrapper's own cost: every residual value ÷ bare nnsight reading the same locations | {model} "
                     f"| {fmt_ratio(own)} | ≤ {LIMITS['own']} | {verdict(own and own[1], LIMITS['own'])} |")
-        rows.append(f"| (the same, every value, eager) | {model} | {fmt_ratio(own_all)} | ≤ {LIMITS['own']} "
-                    f"| {verdict(own_all and own_all[1], LIMITS['own'])} |")
+        above = "" if own_all is None else (
+            "within it" if own_all[1] <= LIMITS["own"] else f"{100 * (own_all[1] / LIMITS['own'] - 1):.1f}% above it")
+        rows.append(f"| for reference, every value (eager) ÷ bare nnsight reading the same locations | {model} "
+                    f"| {fmt_ratio(own_all)} | (the 1.03 is set for residual values) | {above} |")
         rows.append(f"| total: every residual value ÷ bare transformers forward (sdpa) | {model} | {fmt_ratio(total)} "
                     f"(bare nnsight alone: {fmt_ratio(native_total)}) | ≤ {LIMITS['residual']} "
                     f"| {verdict(total and total[1], LIMITS['residual'])} |")

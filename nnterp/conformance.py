@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import torch
 
 from .errors import ConditionedValue, NnterpError, UnavailableValue
+from .sites import Call, Child, Own
 from .vocabulary import BY_NAME, values_of
 
 PROMPT = "The Eiffel Tower is in the city of"
@@ -130,20 +131,28 @@ def read_block(model, i, prompt):
         key = (host, where)
         (order.append((host, name)) if key not in seen else None)
         seen.setdefault(key, []).append(name)
-    values = {}
+    values, own = {}, {}
+    sublayers = {"attention_output": "attention", "mlp_output": "mlp"}
+
+    def beside(name):  # read outside the sublayer's own forward: after it returns (a post-norm)
+        return not isinstance(getattr(hosts[sublayers[name]]._nnterp_site(name), "where", None), (Own, Child, Call))
+
     with model.trace(prompt):
         for host, name in order:
-            if name == "attention_output":  # the module's own output may come before the value's site
-                own = hosts["attention"].output.save()
+            # the sublayer's own output, for the o_proj and down_proj checks, read in forward order:
+            # before a contribution read beside the module, after one read inside it (BLOOM's dense)
+            if name in sublayers and beside(name):
+                own[name] = hosts[sublayers[name]].output.save()
             values[name] = getattr(hosts[host], name).save()
-    if "attention_output" not in values:
-        own = None
+            if name in sublayers and not beside(name):
+                own[name] = hosts[sublayers[name]].output.save()
     out = {}
     for (host, where), aliases in seen.items():
         for name in aliases:
             out[name] = values[aliases[0]]
-    if own is not None:
-        out["_attention_module_output"] = own[0] if isinstance(own, (tuple, list)) else own
+    for name, key in (("attention_output", "_attention_module_output"), ("mlp_output", "_mlp_module_output")):
+        if name in own:
+            out[key] = own[name][0] if isinstance(own[name], (tuple, list)) else own[name]
     return out
 
 
@@ -225,6 +234,8 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
         choices = v["router_choices"]
         report.add("router_choices index the experts", where,
                    bool(((choices >= 0) & (choices < model.num_experts)).all()), f"{choices.min()}..{choices.max()}")
+    if "layer_input" not in v or "layer_output" not in v:
+        return  # a block without its own stream (a cross-attention block that only reads): nothing to add up
     x, out = v["layer_input"], v["layer_output"]
     attn, mlp = v.get("attention_output", torch.zeros_like(x)), v.get("mlp_output", torch.zeros_like(x))
     if "attention_output" in v or "mlp_output" in v:
@@ -268,8 +279,16 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
     down_proj = _child_module(hosts, "mlp", "mlp_neurons")
     if "mlp_neurons" in v and down_proj is not None and "mlp_output" in v:
         down = down_proj(v["mlp_neurons"])
-        report.add("down_proj(mlp_neurons) == mlp_output", where, _close(down, v["mlp_output"]),
-                   f"max diff {_diff(down, v['mlp_output']):.3g}")
+        # mlp_output is down_proj's output unless the block transforms it after the MLP returns (a
+        # post-norm read beside the MLP, a multiplier): then compare with the MLP's own output
+        site = hosts["mlp"]._nnterp_site("mlp_output")
+        transformed = getattr(site, "scale", None) is not None or not isinstance(
+            getattr(site, "where", None), (Own, Child, Call))
+        target = v["_mlp_module_output"] if transformed and "_mlp_module_output" in v else v["mlp_output"]
+        if target.shape != down.shape and target.numel() == down.numel():
+            target = target.reshape(down.shape)  # an MLP run on flattened positions (OPT)
+        label = "down_proj(mlp_neurons) == the MLP's own output" if transformed else "down_proj(mlp_neurons) == mlp_output"
+        report.add(label, where, _close(down, target), f"max diff {_diff(down, target):.3g}")
 
 
 def _logits_after(model, prompt, host_of, name, edit):

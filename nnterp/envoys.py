@@ -68,6 +68,7 @@ class StandardValue:
         try:
             return site.read(envoy, self.spec)
         except OutOfOrderError:
+            _reraise_inside_loops()
             raise self._order_error(envoy, site) from None
 
     def __set__(self, envoy, value) -> None:
@@ -80,6 +81,7 @@ class StandardValue:
         try:
             site.write(envoy, self.spec, value)
         except OutOfOrderError:
+            _reraise_inside_loops()
             raise self._order_error(envoy, site) from None
 
     def _order_error(self, envoy, site) -> OrderError:
@@ -100,6 +102,19 @@ class StandardValue:
             f"{standard_path(envoy)}.{self.spec.name} was asked for after the forward had passed it{unsure}: read "
             f"values in the order the forward computes them ({FORWARD_ORDER}), or use another trace or invoke"
         )
+
+
+def _reraise_inside_loops() -> None:
+    """Inside ``tracer.iter`` nnsight ends an open loop by throwing OutOfOrderError into the worker and
+    recognising the same object when it comes back: keep it when a step is pinned."""
+    from nnsight.intervention.interleaver import Mediator
+
+    try:
+        mediator = Mediator.current("")
+    except Exception:
+        return
+    if mediator.iteration != 0:
+        raise
 
 
 def _instrument_first(envoy) -> None:
@@ -190,6 +205,11 @@ class StandardHost:
         except AttributeError:
             if name.startswith("_"):
                 raise
+            if self._nnterp_host == "layer" and name in ("self_attn", "mlp"):
+                family = self.root._nnterp_state.family.name
+                raise UnknownName(name, self.path, [], missing=f"this {family} block has no {name} module, so "
+                                  f"its {'attention' if name == 'self_attn' else 'MLP'} values are unavailable "
+                                  f"(model.support() says why)") from None
             candidates = [spec.name for spec in values_of(self._nnterp_host, ("core", "moe"))]
             candidates += list(MODULE_NAMES) + list(self.__dict__.get("_child_map", {}))
             raise UnknownName(name, self.path, candidates) from None

@@ -53,11 +53,13 @@ class UnknownName(AttributeError):
     it builds the tree, and those probes must stay cheap.
     """
 
-    def __init__(self, name: str, path: str, candidates) -> None:
+    def __init__(self, name: str, path: str, candidates, missing: str | None = None) -> None:
         super().__init__(name)
-        self.name, self.path, self.candidates = name, path, list(candidates)
+        self.name, self.path, self.candidates, self.missing = name, path, list(candidates), missing
 
     def __str__(self) -> str:
+        if self.missing:
+            return f"{self.path} has no {self.name!r}: {self.missing}"
         guess = nearest(self.name, self.candidates)
         hint = f"; did you mean {guess!r}?" if guess else f"; its standard values are {', '.join(self.candidates[:8])}, ..."
         return f"{self.name!r} is neither a standard value nor a module of {self.path}{hint}"

@@ -160,6 +160,28 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         """The values, by host: layout, meaning, where each is read, and ⚠︎ conditions or reasons."""
         return build_support(self)
 
+    def serves(self, name: str, layer: int | None = None) -> str | None:
+        """None when ``name`` is served under this load (on block ``layer``, default 0), else the sentence why not."""
+        from .vocabulary import BY_NAME
+
+        spec = BY_NAME.get(name)
+        if spec is None:
+            return f"{name!r} is not a standard value"
+        if spec.host == "model":
+            host = self
+        else:
+            block = self.layers[layer or 0]
+            host = block if spec.host == "layer" else getattr(block, "self_attn" if spec.host == "attention" else "mlp",
+                                                               None)
+            if host is None or not hasattr(host, "_nnterp_site"):
+                return f"block {layer or 0} has no {spec.host} module"
+        site = host._nnterp_site(name)
+        if not site.served:
+            return site.reason
+        if site.condition is not None and not site.condition.holds(self):
+            return site.condition.text
+        return None
+
     def find_nonfinite(self, prompt):
         """The first value, in forward order, that goes inf or NaN on ``prompt`` (None if all are finite)."""
         from .hazards import first_nonfinite

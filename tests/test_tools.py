@@ -332,3 +332,29 @@ def test_bad_input_gets_one_sentence_naming_the_fix():
         lens_logits(model, PROMPT, layers=[7])
     with pytest.raises(ToolError, match="not served"):
         run(load("phi"), PROMPT, steer(torch.ones(64), layers=[0], value="layer_mid"))
+
+
+# --------------------------------------------------------------------------- on an accelerator
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_the_tools_run_where_the_model_lives():
+    """The same calls on a model on the GPU: inputs, vectors, indices and results follow the model."""
+    from nnterp import StandardizedTransformer
+    from nnterp.tools import collect, induction_heads
+
+    hf, tok = tiny.build("llama", "eager")
+    model = StandardizedTransformer(hf.to("cuda"), tokenizer=tok)
+    cpu = load("llama")
+    torch.testing.assert_close(run(model, PROMPTS).cpu(), run(cpu, PROMPTS), rtol=1e-4, atol=1e-4)
+    edit = steer(torch.randn(model.hidden_size), layers=[0], relative=True) + ablate_heads([(1, 2)])
+    torch.testing.assert_close(run(model, PROMPTS, edit).cpu(), run(cpu, PROMPTS, edit), rtol=1e-4, atol=1e-4)
+    clean, corrupt = corrupted(cpu)
+    for tool in (patch_positions, patch_heads, attribution_patching):
+        torch.testing.assert_close(tool(model, clean, corrupt, metric).scores, tool(cpu, clean, corrupt, metric).scores,
+                                   rtol=1e-3, atol=1e-4)
+    gpu_dla, cpu_dla = direct_logit_attribution(model, PROMPT, 10), direct_logit_attribution(cpu, PROMPT, 10)
+    assert abs(gpu_dla.total - cpu_dla.total) < 1e-4
+    data = collect(model, PROMPTS, ["layer_output"], positions=[0, -1], device="cuda", progress=False)
+    assert data["layer_output"].device.type == "cuda"
+    assert induction_heads(model, length=6, batch=2).scores.shape == (model.num_layers, model.num_heads)
+    assert logit_lens(model, PROMPT).top_ids.device.type == "cpu"
+    assert len(generate(model, PROMPTS, edit, max_new_tokens=3)) == 2

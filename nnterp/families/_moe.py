@@ -139,10 +139,9 @@ class RouterRead(Read):
 
 # --------------------------------------------------------------------------- sites
 NEURONS_REASON = (
-    "a mixture of experts: each position's neurons are those of its top-k experts, computed inside the fused "
-    "experts call ({experts}, run by the kernel config._experts_implementation picks from ALL_EXPERTS_FUNCTIONS "
-    "on rows sorted by expert), so no [batch seq intermediate_size] tensor exists; the MoE block's output is "
-    "mlp_output and the routing is router_logits, router_choices and router_weights"
+    "a mixture of experts: each position's neurons are those of its top-k experts, computed inside the experts "
+    "kernel (config._experts_implementation) from the fused {experts} on rows sorted by expert, so no "
+    "[batch seq intermediate_size] tensor of them exists"
 )
 
 

@@ -12,16 +12,21 @@ NO_ATTENTION_NORM = ("no norm before the attention: the attention reads the resi
 NO_MLP_NORM = ("no norm before the MLP: the MLP reads the residual stream itself, and the block normalizes the "
                "MLP's output instead (post_feedforward_layernorm)")
 
+#: the MLP reads the stream itself, which the block also keeps as the residual: an assignment is
+#: copied into it so that it reaches both, as an in-place edit does
+_STREAM_INTO_MLP = Read(
+    Child("mlp", "input"), Argument(0), shared=True,
+    description="The residual stream after the attention add, which the MLP reads unnormed")
+
 POSTNORM_SITES = {
     "attention_norm_output": Nowhere(NO_ATTENTION_NORM),
     "attention_output": Read(
         Sibling("post_attention_layernorm"),
         description="What the attention adds to the residual stream: its output after the block's post-norm "
                     "post_attention_layernorm"),
-    "layer_mid": Read(
-        Child("mlp", "input"), Argument(0), shared=True,
-        description="The residual stream after the attention add, which the MLP reads unnormed"),
+    "layer_mid": _STREAM_INTO_MLP,
     "mlp_norm_output": Nowhere(NO_MLP_NORM),
+    "mlp_input": _STREAM_INTO_MLP,
     "mlp_output": Read(
         Sibling("post_feedforward_layernorm"),
         description="What the MLP adds to the residual stream: its output after the block's post-norm "

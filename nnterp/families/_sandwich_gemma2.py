@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from nnsight.intervention.interleaver import Mediator
 
 from nnterp import labels
-from nnterp.sites import EAGER_ONLY, Argument, Call, Child, Read, Sibling, _Context, _version, check_layout
+from nnterp.sites import (
+    EAGER_ONLY, KERNEL_ARGUMENTS, Argument, Call, Child, Read, Sibling, Where, _Context, _version, check_layout,
+)
 
 
 def sandwich_sites(post_attention="post_attention_layernorm", pre_mlp="pre_feedforward_layernorm",
@@ -50,22 +52,26 @@ def softcapped_scores(kernel="eager_attention_forward") -> Read:
 
 # --------------------------------------------------------------------------- Beam's depth-scaled adds
 @dataclass(frozen=True)
-class InBlock(Call):
+class InBlock(Where):
     """An operation of the block's forward, read from a host inside the block (the attention or
-    the MLP): the residual add the block applies to that host's output. ``block_class`` names the
-    decoder layer's class in the host's module, to name the operation outside a trace."""
+    the MLP): the residual add the block applies to that host's output, after the host returns.
+    ``block_class`` names the decoder layer's class in the host's module, to name the operation
+    outside a trace. The block instruments its forward through a Call site of its own (layer_mid)."""
 
+    callee: str
+    key: str = "output"
+    occurrence: int = 0
     block_class: str = ""
 
-    def target(self, host):
-        return super().target(host.parent)
+    def _call(self) -> Call:
+        return Call(self.callee, self.key, occurrence=self.occurrence)
 
-    def labels_for(self, module):
-        block = getattr(sys.modules[type(module).__module__], self.block_class)
-        return self._label(labels.compiled_function(block.forward), self.callee), None
+    def target(self, host):
+        return self._call().target(host.parent)
 
     def describe(self, module) -> str:
-        label, _ = self.labels_for(module)
+        block = getattr(sys.modules[type(module).__module__], self.block_class)
+        label = self._call()._label(labels.compiled_function(block.forward), self.callee)
         return f"inside the block's forward: the {'arguments' if self.key == 'input' else 'output'} of {label}"
 
 
@@ -112,3 +118,80 @@ class DepthScaledDelta(Read):
 
     def describe(self, module) -> str:
         return self.where.describe(module)
+
+
+# --------------------------------------------------------------------------- Gemma 4
+@dataclass(eq=False)
+class PlusEarlierSibling(Read):
+    """A block module's output plus the output of an earlier module of the block, the sum the stream
+    receives though the model adds them one at a time (Gemma 4's per-layer input after the MLP). Read
+    at the later module; an edit is carried back into it minus the earlier output."""
+
+    earlier: str = ""
+
+    def _earlier(self, host):
+        location = f"{host.parent.path}.{self.earlier}.output"
+        mediator = Mediator.current(location)
+        held = host.__dict__.get("_nnterp_earlier_output")
+        if held is not None and held[0] is mediator:
+            return  # read before in this run (an assignment after a read): the worker is past it now
+        object.__setattr__(host, "_nnterp_earlier_output", (mediator, Mediator.value(location)))
+
+    def _term(self, host):
+        return host.__dict__["_nnterp_earlier_output"][1]
+
+    def read(self, host, spec):
+        self._earlier(host)
+        target = self.where.target(host)
+        return self._read_with_writeback(target, _Context(target.path, host, host.root))
+
+    def write(self, host, spec, value) -> None:
+        self._earlier(host)
+        super().write(host, spec, value)
+
+    def describe(self, module) -> str:
+        return f"{self.where.describe(module)} plus the block's child module {self.earlier}'s output"
+
+
+def gemma4_block_dims(context) -> dict:
+    """Gemma 4's per-layer dimensions: full-attention layers have wider heads (global_head_dim) and may
+    have their own key/value head count; KV-shared layers may have a double-wide MLP."""
+    layer = context.layer if context.layer is not None else context.module
+    attention, mlp = layer.self_attn, layer.mlp
+    return {"head_dim": attention.head_dim, "qk_head_dim": attention.head_dim,
+            "num_kv_heads": attention.config.num_attention_heads // attention.num_key_value_groups,
+            "intermediate_size": mlp.intermediate_size}
+
+
+def _global(name):
+    """A config value that Gemma 4 also sets per layer, read at the config's top level (the
+    sliding-window layers' value)."""
+    return lambda config: vars(config).get(name)
+
+
+GEMMA4_ACCESSORS = {
+    "head_dim": _global("head_dim"), "qk_head_dim": _global("head_dim"), "num_kv_heads": _global("num_key_value_heads"),
+}
+
+
+def gemma4_attention_sites() -> dict:
+    kv_note = ("; on a KV-shared layer (num_kv_shared_layers) they are those an earlier layer of the same type "
+               "computed")
+    return {
+        "attention_queries": Read(
+            Call("attention_interface", "input"), Argument(1), condition=KERNEL_ARGUMENTS,
+            description="The queries entering attention: normed per head by q_norm, then rotated (the kernel's "
+                        "scale is 1)"),
+        "attention_keys": Read(
+            Call("attention_interface", "input"), Argument(2), condition=KERNEL_ARGUMENTS,
+            description="The keys entering attention: normed per head by k_norm, then rotated" + kv_note),
+        "attention_values": Read(
+            Call("attention_interface", "input"), Argument(3), condition=KERNEL_ARGUMENTS,
+            description="The values entering attention: RMS-normed per head by v_norm (no weight; the key "
+                        "projection's output where attention_k_eq_v)" + kv_note),
+    }
+
+
+def layer_scalar_arithmetic(layer, x, attention, mlp):
+    """Gemma 4's block output: the stream after both adds, times the block's layer_scalar."""
+    return (x + attention + mlp) * layer.layer_scalar

@@ -78,5 +78,4 @@ FAMILY = Family(
     tiny={"config_class": "AfmoeConfig", "overrides": {
         **TINY, "head_dim": 16, "moe_intermediate_size": 64, "num_experts": 4, "num_experts_per_tok": 2,
         "num_dense_layers": 1, "layer_types": ["sliding_attention", "full_attention"]}},
-    variants={"mup": {"mup_enabled": True}},
 )

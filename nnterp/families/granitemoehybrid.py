@@ -8,8 +8,9 @@ are softmaxed among themselves, fused experts) plus a shared_mlp on the block it
 token: out = h + residual_multiplier·(block_sparse_moe(x) + shared_mlp(x)), served as mlp_output
 where shared_mlp returns (an edit is carried back into shared_mlp's output). The embeddings are
 multiplied by embedding_multiplier before the first block and the logits divided by
-logits_scaling. On the Mamba-2 blocks the module keeps self_attn = None, which the standard alias
-of the mixer needs to pass over (requests-moe.md, 7).
+logits_scaling. On the Mamba-2 blocks the module keeps self_attn = None, which nnsight's rename will
+not alias over: the Mamba-2 mixer becomes those blocks' self_attn once the core binds the family's
+mixers (requests-moe.md, 7); until then those blocks have no self_attn host.
 """
 
 from nnterp.family import Checkpoint, Family

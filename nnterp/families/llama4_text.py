@@ -19,7 +19,7 @@ being served as mlp_output in [batch seq hidden_size].
 
 from nnterp.family import Checkpoint, Family
 from nnterp.families._moe import (
-    TOKEN_ROWS, InRouter, RouterRead, ScoresAtChoices, experts_sentence, moe_accessors, moe_block,
+    TOKEN_ROWS, InRouter, RouterRead, ScoresAtChoices, moe_accessors, moe_block,
 )
 from nnterp.family import COMMON_SITES
 from nnterp.sites import Element, Own, Read
@@ -49,10 +49,11 @@ FAMILY = Family(
     rename={"feed_forward": "mlp", "activation_fn": "act_fn"},
     sites={
         "mlp_output": lambda context: MOE_OUTPUT if hasattr(context.module, "router") else COMMON_SITES["mlp_output"],
-        **moe_block(ROUTED, experts_sentence(
-            "experts.gate_up_proj [num_local_experts, hidden_size, 2·intermediate_size] and experts.down_proj "
-            "[num_local_experts, intermediate_size, hidden_size], run as one batched matmul over every expert, the "
-            "inputs already scaled by the router")),
+        **moe_block(ROUTED, (
+            "a mixture of experts: every expert runs on every position, its input scaled by the router's score (zero "
+            "off the chosen experts), as one batched matmul over the fused experts.gate_up_proj [num_local_experts, "
+            "hidden_size, 2·intermediate_size] and experts.down_proj, so no [batch seq intermediate_size] tensor of "
+            "neurons exists")),
     },
     accessors={**moe_accessors("num_local_experts"), "intermediate_size": lambda c: c.intermediate_size_mlp},
     checkpoints=(

@@ -15,7 +15,7 @@ the top-k, renormalized, and fused experts gate_up_proj / down_proj looped over 
 """
 
 from nnterp.family import COMMON_SITES, Checkpoint, Family
-from nnterp.sites import Element, Nowhere, Own, Read
+from nnterp.sites import Argument, Child, Element, Nowhere, Own, Read
 from nnterp.families._mamba_ssm import ATTENTION_INTERIOR
 from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
 
@@ -60,6 +60,11 @@ FAMILY = Family(
         **{name: _interior(name) for name in ATTENTION_INTERIOR},
         "attention_output": lambda context: _LIGHTNING_OUT if _lightning(context.module) else _SOFTMAX_OUT,
         "layer_mid": Nowhere(NOT_CARRIED),
+        # the normed stream is both the MLP's input and the residual: an assignment is copied into it
+        "mlp_input": Read(
+            Child("mlp", "input"), Argument(0), shared=True,
+            description="What the MLP is called with: post_attention_layernorm's output, which the block also "
+                        "carries as the residual (times mlp_alpha_factor)"),
         **moe_block(router_sites(
             "gate", "F.linear",
             logits="The router's score for every expert, before the softmax over all experts",

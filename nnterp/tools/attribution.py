@@ -93,13 +93,14 @@ class LogitAttribution:
     def total(self) -> float:
         return float(self.embeddings + self.attentions.sum() + self.mlps.sum() + self.readout_bias)
 
-    def top_heads(self, k: int = 5) -> list[tuple[int, int, float]]:
-        """The heads that write most for the target: (block, head, logit)."""
-        flat = self.heads.nan_to_num(nan=-float("inf")).flatten()
+    def top_heads(self, k: int = 5, against: bool = False) -> list[tuple[int, int, float]]:
+        """The heads that write most for the target (``against=True``: most against it): (block, head, logit)."""
+        sign = -1.0 if against else 1.0
+        flat = (sign * self.heads).nan_to_num(nan=-float("inf")).flatten()
         count = min(k, int(self.heads.isfinite().sum()))
         values, index = flat.topk(count)
         heads = self.heads.shape[1]
-        return [(int(i) // heads, int(i) % heads, float(v)) for v, i in zip(values, index)]
+        return [(int(i) // heads, int(i) % heads, sign * float(v)) for v, i in zip(values, index)]
 
     def table(self, k: int = 8) -> str:
         has_heads = self.heads.isfinite().any(-1)
@@ -113,6 +114,8 @@ class LogitAttribution:
         if has_heads.any():
             lines.append(f"  top {k} heads (block.head: logit):")
             lines += [f"    {layer}.{head}: {value:+.3f}" for layer, head, value in self.top_heads(k)]
+            lines.append(f"  the {min(k, 3)} heads most against it:")
+            lines += [f"    {layer}.{head}: {value:+.3f}" for layer, head, value in self.top_heads(min(k, 3), against=True)]
         order = self.mlps.abs().argsort(descending=True)[:k]
         lines.append(f"  top {k} MLPs by |logit| (block: logit):")
         lines += [f"    {int(i)}: {float(self.mlps[i]):+.3f}" for i in order]

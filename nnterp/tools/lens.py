@@ -130,26 +130,30 @@ def logit_lens(model, prompt: str, *, layers=None, positions=None, top_k: int = 
     positions = positions_of(seq, positions)
     targets = token_ids(model, targets)
     streams, _ = _read_streams(model, batch, layers)
+    index = torch.tensor(targets, dtype=torch.long)
+    tops, top_ids, target_probs, target_ranks, kept = [], [], [], [], []
     with torch.no_grad():
-        hidden = torch.stack([h[0, positions] for h in streams])          # [blocks positions hidden]
-        logits = model.project_on_vocab(hidden).float()                    # [blocks positions vocab]
-        probs = logits.softmax(-1)
-        top_probs, top_ids = probs.topk(top_k, dim=-1)
-        target_probs = target_ranks = None
-        if targets:
-            index = torch.tensor(targets, device=probs.device)
-            target_probs = probs[..., index]
-            target_logits = logits[..., index]
-            target_ranks = (logits[..., None, :] > target_logits[..., :, None]).sum(-1)
+        for stream in streams:  # one block at a time: a long prompt's [blocks positions vocab] would not fit
+            logits = model.project_on_vocab(stream[0, positions]).float()          # [positions vocab]
+            probs = logits.softmax(-1)
+            p, i = probs.topk(top_k, dim=-1)
+            tops.append(p.cpu())
+            top_ids.append(i.cpu())
+            if targets:
+                chosen = logits[:, index.to(logits.device)]                          # [positions targets]
+                target_probs.append(probs[:, index.to(probs.device)].cpu())
+                target_ranks.append((logits[:, None, :] > chosen[:, :, None]).sum(-1).cpu())
+            if keep_logits:
+                kept.append(logits.cpu())
+    top_probs, top_ids = torch.stack(tops), torch.stack(top_ids)
     ids = batch["input_ids"][0].tolist()
-    top_ids, top_probs = top_ids.cpu(), top_probs.cpu()
     top_tokens = [[token_text(model, top_ids[b, p]) for p in range(len(positions))] for b in range(len(layers))]
     return LogitLens(
         tokens=token_text(model, ids), layers=layers, positions=positions, top_ids=top_ids, top_probs=top_probs,
         top_tokens=top_tokens, targets=targets, target_tokens=token_text(model, targets),
-        target_probs=None if target_probs is None else target_probs.cpu(),
-        target_ranks=None if target_ranks is None else target_ranks.cpu(),
-        logits=logits.cpu() if keep_logits else None,
+        target_probs=torch.stack(target_probs) if targets else None,
+        target_ranks=torch.stack(target_ranks) if targets else None,
+        logits=torch.stack(kept) if keep_logits else None,
     )
 
 

@@ -107,28 +107,30 @@ def plot_patching(result, path=None, *, normalized: bool = True):
 
 
 def plot_attribution(result, path=None):
-    """Direct logit attribution: every head (blocks × heads) beside each block's whole attention and MLP."""
+    """Direct logit attribution: every head (blocks × heads) beside each block's whole attention and MLP,
+    each panel on its own symmetric colour scale (one MLP can dwarf every head)."""
     heads = result.heads
     wholes = torch.stack([result.attentions, result.mlps], 1)                       # [blocks 2]
-    span = float(torch.cat([heads.nan_to_num().flatten(), wholes.flatten()]).abs().max()) or 1.0
-    options = {"cmap": "RdBu_r", "vmin": -span, "vmax": span, "aspect": "auto", "interpolation": "nearest"}
-    figure = _figure(3.2 + 0.5 * heads.shape[1], 1.2 + 0.3 * heads.shape[0])
+
+    def options(values):
+        span = float(values.nan_to_num().abs().max()) or 1.0
+        return {"cmap": "RdBu_r", "vmin": -span, "vmax": span, "aspect": "auto", "interpolation": "nearest"}
+
+    figure = _figure(4.2 + 0.5 * heads.shape[1], 1.2 + 0.3 * heads.shape[0])
     if heads.shape[1]:
         left, right = figure.subplots(1, 2, width_ratios=[max(heads.shape[1], 2), 2])
-        image = left.imshow(heads.numpy(), **options)
+        image = left.imshow(heads.numpy(), **options(heads))
+        figure.colorbar(image, ax=left, shrink=0.8, label="logit")
         left.set_xlabel("head")
         left.set_ylabel("block")
         left.set_title(f"heads → {result.target}", fontsize=9)
-        axes = [left, right]
     else:
         right = figure.subplots()
-        axes = [right]
-    image = right.imshow(wholes.numpy(), **options)
+        right.set_ylabel("block")
+    image = right.imshow(wholes.numpy(), **options(wholes))
+    figure.colorbar(image, ax=right, shrink=0.8, label="logit")
     right.set_xticks([0, 1], ["attention", "MLP"], fontsize=8)
     right.set_title("whole sublayers", fontsize=9)
-    if not heads.shape[1]:
-        right.set_ylabel("block")
-    figure.colorbar(image, ax=axes, shrink=0.8, label="logit")
     save(figure, path)
     return figure
 

@@ -81,6 +81,7 @@ def steer(vector: torch.Tensor | dict, layers=None, *, positions=None, rows=None
 
         return Edit(value, layer, apply)
 
+    blocks = [int(layer) for layer in (layers if isinstance(layers, (list, tuple, range)) else [layers])]
     edits = []
     if relative:
         def read_sink(model, context):
@@ -90,11 +91,9 @@ def steer(vector: torch.Tensor | dict, layers=None, *, positions=None, rows=None
             context["sink"] = None if mask is None else first_real_position({"attention_mask": mask})
 
         edits.append(Edit("attention_mask", None, read_sink))
-    for layer in (layers if isinstance(layers, (list, tuple, range)) else [layers]):
-        vec = vectors[layer] if vectors is not None else vector
-        edits.append(edit_for(int(layer), vec))
-    label = f"steer {value} at blocks {sorted(int(l) for l in (layers if isinstance(layers, (list, tuple, range)) else [layers]))}"
-    return Intervention(edits, label)
+    for layer in blocks:
+        edits.append(edit_for(layer, vectors[layer] if vectors is not None else vector))
+    return Intervention(edits, f"steer {value} at blocks {sorted(blocks)}")
 
 
 def mean_difference(model, positive, negative, layer: int, *, position: int = -1,

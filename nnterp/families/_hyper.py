@@ -1,0 +1,79 @@
+"""What the hyper-connection families share (DeepSeek-V4, HY-V4, Qwen4-Exp): a residual of several
+streams that every block reads and returns, [batch, seq, streams, hidden_size].
+
+Each sublayer reads one stream collapsed from all of them (learned pre weights) and its output is
+written back into every stream with its own post weight, while the streams are mixed among
+themselves (comb). There is no [batch seq hidden_size] layer_input or layer_output, and no identity
+to check; the sublayers' values are served on the collapsed stream.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nnterp.sites import Element, Nowhere, Own, Read, Where
+
+
+@dataclass(frozen=True)
+class Under(Where):
+    """A module below the host by dotted native path (Qwen4-Exp's model.hyper_connection_mixer)."""
+
+    path: str
+    key: str = "output"
+
+    def target(self, host):
+        for part in self.path.split("."):
+            host = getattr(host, part)
+        return host
+
+    def describe(self, module) -> str:
+        return f"the module {self.path}'s {self.key}"
+
+
+def streams_reason(where: str) -> str:
+    return (f"hyper-connections: the block reads and returns several residual streams, [batch, seq, {where}, "
+            f"hidden_size] (read layers[i].input / .output natively); each sublayer reads one stream collapsed from "
+            f"them and its output is written back into every stream with its own weight")
+
+
+def contract_note(where: str, served: str) -> str:
+    return (f"The residual is {where} streams, [batch, seq, streams, hidden_size], that every block reads and returns; "
+            f"each sublayer reads a learned collapse of them and its output is added to every stream with its own "
+            f"weight while the streams are mixed among themselves, so there is no [batch seq hidden_size] "
+            f"layer_input, layer_mid or layer_output and no identity to check. Served: {served}.")
+
+
+MOE_NEURONS = ("a mixture of experts: each position's neurons are those of its chosen experts, computed inside the "
+               "fused experts call (experts.gate_up_proj, experts.down_proj) on rows grouped by expert, so no "
+               "[batch seq intermediate_size] tensor exists; the block's output is mlp_output")
+
+
+def moe_neurons(dense=None):
+    """mlp_activation and mlp_neurons: unavailable on MoE blocks, the common sites on dense ones (``dense``
+    tells a dense MLP module)."""
+    from nnterp.family import COMMON_SITES
+
+    unavailable = Nowhere(MOE_NEURONS)
+
+    def per_block(name):
+        common = COMMON_SITES[name]
+        return lambda context: common if dense is not None and dense(context.module) else unavailable
+
+    return {name: per_block(name) for name in ("mlp_activation", "mlp_neurons")}
+
+
+def stream_sites(where: str) -> dict:
+    reason = Nowhere(streams_reason(where))
+    return {
+        "layer_input": reason,
+        "layer_mid": reason,
+        "layer_output": reason,
+        "attention_output": Read(
+            Own("output"), Element(0),
+            description="What the attention computes from the collapsed stream; the hyper-connection adds it to every "
+                        "stream with its own post weight"),
+        "mlp_output": Read(
+            Own("output"), Element(0),
+            description="What the MLP computes from the collapsed stream; the hyper-connection adds it to every "
+                        "stream with its own post weight"),
+    }

@@ -1,0 +1,89 @@
+"""What the Inkling families share: short causal convolutions on each sublayer's output before the
+add, muP scaling of the head, unpadded vocabularies."""
+
+from __future__ import annotations
+
+import torch
+
+from nnterp.family import COMMON_SITES
+from nnterp.sites import Argument, Child, Nowhere, Read
+
+#: what lm_head reads is the final norm's output divided by the muP multiplier
+HEAD_INPUT = Read(
+    Child("lm_head", "input"), Argument(0),
+    description="The residual stream after the final norm, divided by logits_mup_width_multiplier: what lm_head reads")
+
+MOE_NEURONS = ("a mixture of experts: each position's neurons are those of its chosen experts, computed inside the "
+               "fused experts call (experts.gate_up_proj, experts.down_proj) on rows grouped by expert, so no "
+               "[batch seq intermediate_size] tensor exists; the block's output is mlp_output")
+
+
+def mup_head(model, normed):
+    """The model divides the final norm's output by logits_mup_width_multiplier before lm_head."""
+    return normed / model._nnterp_state.config.logits_mup_width_multiplier
+
+
+def unpadded(model, logits):
+    """The model drops the padded vocabulary rows (unpadded_vocab_size) and soft-caps where configured."""
+    config = model._nnterp_state.config
+    size = getattr(config, "unpadded_vocab_size", None)
+    if size is not None and size < logits.shape[-1]:
+        logits = logits[..., :size]
+    cap = getattr(config, "final_logit_softcapping", None)
+    if cap is not None:
+        logits = torch.tanh(logits / cap) * cap
+    return logits
+
+
+def moe_neurons(dense=None) -> dict:
+    unavailable = Nowhere(MOE_NEURONS)
+
+    def per_block(name):
+        common = COMMON_SITES[name]
+        return lambda context: common if dense is not None and dense(context.module) else unavailable
+
+    return {name: per_block(name) for name in ("mlp_activation", "mlp_neurons")}
+
+
+# --------------------------------------------------------------------------- Inkling 2: block attention residuals
+from nnterp.sites import Call, SPLIT_HEADS, Sibling  # noqa: E402
+
+SINK = ("the softmax runs over these scores and one sink logit per query computed from the input (sink_proj), "
+        "concatenated as an extra key, so the scores alone do not give the pattern; attention_probabilities is the "
+        "pattern over the keys, without the sink's share")
+DEPTH = ("a block attention residual: the MLP reads mlp_input's softmax mix over the earlier blocks' states and "
+         "the stream, not the stream after the attention")
+
+
+def block_residual_arithmetic(config):
+    """At a block boundary the block's input moves to block_states and the stream restarts from the attention."""
+    def block(layer, x, attn, mlp):
+        residual = attn.float() if layer.is_block_boundary else x.float() + attn.float()
+        return (residual + mlp).to(x.dtype)
+    return block
+
+
+def inkling2_sites() -> dict:
+    full_norm = Read(
+        Child("q_input_layernorm"),
+        description="The normed query input of a full block (its keys and values read inputs of their own, each "
+                    "mixed from the earlier blocks' states and normed)")
+    sliding_norm = COMMON_SITES["attention_norm_output"]
+    return {
+        "attention_norm_output": lambda context: (
+            full_norm if type(context.layer).__name__.endswith("FullDecoderLayer") else sliding_norm),
+        "attention_scores": Nowhere(SINK),
+        "attention_premix": Read(
+            Call("self.o_proj", "input"), Argument(0), SPLIT_HEADS,
+            description="Every head's output side by side, as the gated output projection takes it (before its "
+                        "sigmoid gate)"),
+        "attention_output": Read(
+            Sibling("post_attention_convolution"),
+            description="What the attention adds to the stream: its output after the short convolution; at a block "
+                        "boundary the stream restarts from it"),
+        "layer_mid": Nowhere(DEPTH),
+        "mlp_output": Read(
+            Sibling("post_mlp_convolution"),
+            description="What the MLP adds to the stream: its output after the short convolution"),
+        **moe_neurons(),
+    }

@@ -1,0 +1,138 @@
+"""Gemma 4, text model (Gemma4ForCausalLM).
+
+Gemma 2's sandwich block with two more terms: h = x + post_attention_layernorm(self_attn(
+input_layernorm(x))), then h2 = h + post_feedforward_layernorm(mlp(pre_feedforward_layernorm(h))),
+then, on checkpoints with per-layer inputs (hidden_size_per_layer_input, the E2B/E4B models), a
+third branch adds post_per_layer_input_norm(per_layer_projection(act_fn(per_layer_input_gate(h2))
+* per_layer_input)), where per_layer_input is this block's slice of the per-layer embeddings the
+model computes from the tokens; finally the block multiplies the stream by its layer_scalar
+(a buffer) in place. attention_output is post_attention_layernorm's output and layer_mid
+pre_feedforward_layernorm's input; mlp_output is everything the block adds after the attention:
+post_feedforward_layernorm's output plus, where it exists, the per-layer input's branch (read at
+post_per_layer_input_norm, an edit carried back minus the MLP's part). layer_output is the block's
+output, layer_scalar * (layer_input + attention_output + mlp_output), the arithmetic the contract
+checks.
+
+RMSNorms compute x * weight here (Gemma4RMSNorm), embed_tokens multiplies by sqrt(hidden_size). The
+attention norms queries and keys per head (q_norm, k_norm) and values without weight (v_norm), then
+rotates queries and keys, with a kernel scale of 1. Sliding-window layers (head_dim, default
+rotary) alternate with full-attention layers that have wider heads (global_head_dim) and
+proportional rotary on a quarter of each head; model.head_dim is the sliding layers' and the
+contract reads each block's own. From the first KV-shared layer (num_kv_shared_layers) on, keys
+and values are those of an earlier layer of the same type. With enable_moe_block the layer also
+holds router, experts and three more norms: the dense MLP's post-normed output and the experts'
+(routed from the stream itself) are summed before post_feedforward_layernorm, so mlp_output covers
+both; the router values are read at the block's router. The logits are soft-capped when
+final_logit_softcapping is set.
+"""
+
+from nnterp.conformance import FORWARD_ORDER
+from nnterp.family import COMMON_SITES, Checkpoint, Family, HostContext
+from nnterp.families._moe import RouterRead, InRouter
+from nnterp.sites import Element, Nowhere, Read, Sibling
+
+from ._llama import TINY
+from ._llama_renamed import softcapped
+from ._sandwich_gemma2 import (
+    GEMMA4_ACCESSORS, SCALED_EMBEDDINGS, PlusEarlierSibling, gemma4_attention_sites, gemma4_block_dims,
+    layer_scalar_arithmetic, sandwich_sites,
+)
+
+_MLP_ONLY = Read(
+    Sibling("post_feedforward_layernorm"),
+    description="What the MLP adds to the residual stream: its output after the block's post-norm "
+                "post_feedforward_layernorm (before the block's layer_scalar)")
+_MLP_AND_PER_LAYER_INPUT = PlusEarlierSibling(
+    Sibling("post_per_layer_input_norm"), earlier="post_feedforward_layernorm",
+    description="What the block adds after the attention: the MLP's output after post_feedforward_layernorm plus "
+                "the per-layer input's branch after post_per_layer_input_norm (before the block's layer_scalar)")
+
+
+def _mlp_output(context: HostContext):
+    has_per_layer_input = context is not None and getattr(context.layer, "hidden_size_per_layer_input", 0)
+    return _MLP_AND_PER_LAYER_INPUT if has_per_layer_input else _MLP_ONLY
+
+
+class BlockRouter(InRouter):
+    """The router a Gemma 4 block holds beside its MLP (layers[i].router), read from the MLP host."""
+
+    def target(self, host):
+        return super().target(host.parent)
+
+    def describe(self, module) -> str:
+        return f"the block's router module {self.router}'s {self.key}"
+
+
+NO_EXPERTS = "a dense block: enable_moe_block is false on this checkpoint, so the block has no router and no experts"
+_ROUTER = {
+    "router_logits": RouterRead(
+        BlockRouter("router.proj"),
+        description="The router's score for every expert (router.proj on the RMS-normed, rescaled stream), before "
+                    "the softmax over all experts"),
+    "router_choices": RouterRead(BlockRouter("router"), Element(2)),
+    "router_weights": RouterRead(
+        BlockRouter("router"), Element(1),
+        description="The chosen experts' softmax probabilities, renormalized over the top_k and times "
+                    "per_expert_scale"),
+}
+_NO_ROUTER = Nowhere(NO_EXPERTS)
+_DENSE_NEURONS = {
+    name: Read(COMMON_SITES[name].where, COMMON_SITES[name].element,
+               description=f"The dense MLP's {what}; the experts' neurons are inside the fused experts call "
+                           f"(experts.gate_up_proj, experts.down_proj), whose output the block adds to the MLP's")
+    for name, what in (("mlp_activation", "activation"), ("mlp_neurons", "down_proj input, act(gate)·up"))}
+
+
+def _router(name):
+    def site(context: HostContext):
+        return _ROUTER[name] if getattr(context.config, "enable_moe_block", False) else _NO_ROUTER
+    return site
+
+
+def _neurons(name):
+    def site(context: HostContext):
+        return _DENSE_NEURONS[name] if getattr(context.config, "enable_moe_block", False) else COMMON_SITES[name]
+    return site
+
+
+FAMILY = Family(
+    name="gemma4_text",
+    model_types=("gemma4_text",),
+    summary="Gemma 2's sandwich block with per-layer input embeddings added after the MLP, a learned scalar on the "
+            "stream at the end of every block, wider full-attention heads, and optional experts beside the MLP.",
+    tags=("Sandwich norms", "RMSNorm", "Scaled embeddings", "QK-norm", "Sliding window", "Per-layer inputs",
+          "Layer scalar", "Mixture of experts"),
+    sites={
+        **sandwich_sites(),
+        "mlp_output": _mlp_output,
+        "token_embeddings": SCALED_EMBEDDINGS,
+        **gemma4_attention_sites(),
+        **{name: _router(name) for name in _ROUTER},
+        **{name: _neurons(name) for name in _DENSE_NEURONS},
+    },
+    accessors={
+        **GEMMA4_ACCESSORS,
+        "num_experts": lambda config: getattr(config, "num_experts", None) or 0,
+        "num_experts_per_token": lambda config: getattr(config, "top_k_experts", None) or 0,
+    },
+    readout=softcapped,
+    block_arithmetic=lambda config: layer_scalar_arithmetic,
+    block_dims=gemma4_block_dims,
+    variants={"moe": {"enable_moe_block": True, "num_experts": 4, "top_k_experts": 2, "moe_intermediate_size": 64}},
+    checkpoints=(Checkpoint("google/gemma-4-e2b-it", "Gemma 4 E2B"),),
+    # full-attention heads wider than the sliding ones, as on the real checkpoints
+    tiny={"config_class": "Gemma4TextConfig", "overrides": {
+        **TINY, "vocab_size_per_layer_input": 300, "head_dim": 16, "global_head_dim": 32,
+        "hidden_size_per_layer_input": 16}},
+)
+
+# The block runs its dense MLP before the router and the experts it holds beside it: the order the
+# contract reads a block's values in (see /work/briefs/requests-dense.md, 2).
+def _router_after_mlp(order):
+    order = [pair for pair in order if not pair[1].startswith("router_")]
+    at = order.index(("mlp", "mlp_output"))
+    return tuple(order[:at] + [("mlp", "router_logits"), ("mlp", "router_weights"), ("mlp", "router_choices")]
+                 + order[at:])
+
+
+FAMILY.block_order = _router_after_mlp(FORWARD_ORDER["block"])

@@ -1,0 +1,43 @@
+"""Gemma 4 unified, text model (Gemma4UnifiedForCausalLM), the language half of the unified
+vision-language Gemma 4 checkpoints.
+
+Gemma 2's sandwich block with Gemma 4's layer scalar: h = x + post_attention_layernorm(self_attn(
+input_layernorm(x))), then h + post_feedforward_layernorm(mlp(pre_feedforward_layernorm(h))), the
+result multiplied in place by the block's layer_scalar (a buffer). attention_output and mlp_output
+are the post-norms' outputs and layer_mid pre_feedforward_layernorm's input; layer_output is
+layer_scalar * (layer_input + attention_output + mlp_output), the arithmetic the contract checks.
+No per-layer inputs and no experts. RMSNorms compute x * weight, embed_tokens multiplies by
+sqrt(hidden_size). The attention norms queries and keys per head (q_norm, k_norm) and values without
+weight (v_norm) and rotates queries and keys, with a kernel scale of 1; full-attention layers have
+wider heads (global_head_dim) than the sliding-window ones (model.head_dim is the sliding layers';
+the contract reads each block's own), and KV-shared layers (num_kv_shared_layers) reuse an earlier
+layer's keys and values. use_bidirectional_attention lets vision tokens attend both ways.
+"""
+
+from nnterp.family import Checkpoint, Family
+
+from ._llama import TINY
+from ._llama_renamed import softcapped
+from ._sandwich_gemma2 import (
+    GEMMA4_ACCESSORS, SCALED_EMBEDDINGS, gemma4_attention_sites, gemma4_block_dims, layer_scalar_arithmetic,
+    sandwich_sites,
+)
+
+FAMILY = Family(
+    name="gemma4_unified_text",
+    model_types=("gemma4_unified_text",),
+    summary="Gemma 4's sandwich block with a learned scalar on the stream at the end of every block and wider "
+            "full-attention heads, as the text model of a vision-language model.",
+    tags=("Sandwich norms", "RMSNorm", "Scaled embeddings", "QK-norm", "Sliding window", "Layer scalar"),
+    sites={
+        **sandwich_sites(),
+        "token_embeddings": SCALED_EMBEDDINGS,
+        **gemma4_attention_sites(),
+    },
+    accessors=GEMMA4_ACCESSORS,
+    readout=softcapped,
+    block_arithmetic=lambda config: layer_scalar_arithmetic,
+    block_dims=gemma4_block_dims,
+    checkpoints=(Checkpoint("google/gemma-4-12B-it", "Gemma 4 12B"),),
+    tiny={"config_class": "Gemma4UnifiedTextConfig", "overrides": {**TINY, "head_dim": 16, "global_head_dim": 32}},
+)

@@ -1,0 +1,58 @@
+"""Inkling, text model (InklingForCausalLM).
+
+model.{embed_tokens (a normed embedding), layers[i].{input_layernorm, self_attn, attn_sconv,
+post_attention_layernorm, mlp, mlp_sconv}, norm} and lm_head. A sequential pre-norm block whose
+sublayer outputs pass a short causal convolution before the add: h = x +
+attn_sconv(self_attn(input_layernorm(x))), out = h + mlp_sconv(mlp(post_attention_layernorm(h))),
+a bare tensor; attention_output and mlp_output are the convolutions' outputs. By
+config.layer_types the attention is sliding or full; it has no rotary: q_norm and k_norm, short
+convolutions on keys and values (k_sconv, v_sconv), and relative logits (rel_logits_proj over
+r_proj's states) added to the scores as position_bias inside the kernel. The MLP is a mixture of
+experts with shared experts. The model divides the final norm's output by
+logits_mup_width_multiplier before lm_head and drops padded vocabulary rows (unpadded_vocab_size).
+"""
+
+from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.sites import Read, Sibling
+from nnterp.families._inkling import HEAD_INPUT, moe_neurons, mup_head, unpadded
+
+_SCORES = COMMON_SITES["attention_scores"]
+
+FAMILY = Family(
+    name="inkling_text",
+    model_types=("inkling_text", "inkling"),
+    summary="A pre-norm block whose attention and MLP outputs pass short causal convolutions before the add, with "
+            "relative-logit attention without rotary and a mixture of experts.",
+    tags=("Sequential block", "Short convolutions", "Relative position logits", "QK norm", "Sliding window",
+          "Mixture of experts", "muP head", "RMSNorm"),
+    sites={
+        "final_norm_output": HEAD_INPUT,
+        "attention_scores": Read(
+            _SCORES.where, _SCORES.element, condition=_SCORES.condition,
+            description="The attention scores entering the softmax, masked: q·k scaled, plus the relative logits "
+                        "(position_bias)"),
+        "attention_output": Read(
+            Sibling("attn_sconv"),
+            description="What the attention adds to the residual stream: its output after the short convolution "
+                        "attn_sconv"),
+        "mlp_output": Read(
+            Sibling("mlp_sconv"),
+            description="What the MLP adds to the residual stream: its output after the short convolution mlp_sconv"),
+        **moe_neurons(),
+    },
+    pre_head=mup_head,
+    readout=unpadded,
+    checkpoints=(
+        Checkpoint("thinkingmachines/Inkling", "Inkling", {
+            "architectures": ["InklingForCausalLM"], "num_hidden_layers": 66, "hidden_size": 6144,
+            "moe_intermediate_size": 3072, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128,
+            "vocab_size": 201024, "n_routed_experts": 256, "num_experts_per_tok": 6,
+            "logits_mup_width_multiplier": 24.0, "embedding_multiplier": 24.0,
+        }),
+    ),
+    tiny={"config_class": "InklingTextConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16, "swa_head_dim": 16,
+        "n_routed_experts": 4, "num_experts_per_tok": 2, "swa_num_attention_heads": 4, "swa_num_key_value_heads": 2,
+        "layer_types": ["hybrid_sliding", "hybrid"], "mlp_layer_types": ["sparse", "sparse"]}},
+)
