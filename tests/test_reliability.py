@@ -195,3 +195,9 @@ def test_left_padded_invokes_align_positions(family, first, second):
         n = single.shape[1]
         torch.testing.assert_close(batched[:, -n:], single, rtol=1e-4, atol=1e-4)  # left padding: real tokens last
     assert int(mask_a.sum()) == singles[0].shape[1]
+
+
+def test_remote_code_is_off_unless_asked():
+    import inspect
+
+    assert inspect.signature(StandardizedTransformer.__init__).parameters["trust_remote_code"].default is False
