@@ -251,7 +251,8 @@ def candidate_lines(data) -> list[str]:
     out = ["### Candidate core fixes, measured by monkeypatching (benchmarks/patches.py)", "",
            "Construction: aliases bound only on the envoys where each `rename` key can resolve "
            "(`patch_bind_where_resolvable`). Reads: labels memoized, the root and the load condition looked up "
-           "directly, operations of the host's own forward cached per host (`patch_reads_resolved_once`). "
+           "directly, the operation envoys and location strings of plain values cached per host and site "
+           "(`patch_reads_resolved_once`). "
            "Medians of interleaved rounds.", "",
            "| model | bare nnsight wrap (ms) | nnterp as it is | nnterp patched | nnterp with no alias at all "
            "| patched tree and printout identical |", "|---|---|---|---|---|---|"]
@@ -314,6 +315,7 @@ def section(data, title) -> list[str]:
     where = machine.get("gpu") or machine.get("cpu", "")
     out += [f"Reproduce: `{meta.get('command', 'python -m benchmarks.run')}` ({meta.get('minutes', '?')} min, "
             f"{meta.get('started', '')}, {where}, {meta.get('threads', 1) or 'default'} torch thread(s) per process, "
+            f"{meta.get('jobs', 1)} process(es) at once, "
             f"load average {meta.get('load_before')} before, {meta.get('load_after')} after).", ""]
     clock = ("the process's CPU time per call (one torch thread, so waiting for a core shared with other jobs does "
              "not count; wall-clock times are in the raw results)" if str(meta.get("device", "cpu")) == "cpu"
@@ -332,12 +334,14 @@ def section(data, title) -> list[str]:
         out += peer_table(data, model) + [""]
         tl = runs.get(("transformerlens", model))
         if tl is not None:
+            grad = ratio(tl, "transformerlens.grad", "hf.grad_eager")
             out += [f"TransformerLens boots with eager attention forced onto the model, so it runs the eager kernel where "
                     f"the others run sdpa; against the bare eager forward its logits cost "
-                    f"{fmt_ratio(ratio(tl, 'transformerlens.logits', 'hf.eager'))}, its residual values "
-                    f"{fmt_ratio(ratio(tl, 'transformerlens.residuals', 'hf.eager'))}, and its gradients against a "
-                    f"bare eager forward and backward {fmt_ratio(ratio(tl, 'transformerlens.grad', 'hf.grad_eager'))}.",
-                    ""]
+                    f"{fmt_ratio(ratio(tl, 'transformerlens.logits', 'hf.eager'))} and its residual values "
+                    f"{fmt_ratio(ratio(tl, 'transformerlens.residuals', 'hf.eager'))}"
+                    + (f", and its gradients against a bare eager forward and backward {fmt_ratio(grad)}." if grad else ".")
+                    + (" Gradients are timed on the tiny model only (three forwards' worth per call)."
+                       if grad is None else ""), ""]
     scaling = scaling_table(data)
     if scaling:
         out += ["### Scaling: is the overhead fixed per trace?", "",

@@ -180,9 +180,16 @@ def candidates(args, results: Path, models) -> None:
 
 
 def write_meta(args, results: Path, started: float, load_before) -> dict:
+    previous = results / "meta.json"
+    if args.resume and previous.exists():  # a resumed run: its time adds to the first run's
+        earlier = json.loads(previous.read_text())
+        started = min(started, earlier.get("started_at", started))
+        load_before = earlier.get("load_before", load_before)
     meta = {
-        "command": "python -m benchmarks.run " + " ".join(map(shlex.quote, (a for a in args.argv if a != "--resume"))),
+        "command": " ".join(["python -m benchmarks.run", *map(shlex.quote, (a for a in args.argv if a != "--resume"))]),
+        "started_at": started,
         "machine": machine(), "device": args.device, "dtype": args.dtype, "threads": args.threads,
+        "jobs": 1 if args.device != "cpu" else args.jobs,
         "quick": args.quick, "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
         "minutes": round((time.time() - started) / 60, 1), "load_before": load_before, "load_after": load_average(),
     }

@@ -91,7 +91,7 @@ class StandardValue:
                 f"{standard_path(envoy)}.{self.spec.name} is read at {site.describe(envoy._module)}, which did not run "
                 f"in this forward (a branch not taken, a skipped module, or a generation that stopped early)"
             )
-        if envoy.__dict__.get("_nnterp_installed_by") is getcurrent():
+        if envoy.__dict__.get("_nnterp_installed_by") == id(getcurrent()):
             return OrderError(
                 f"{standard_path(envoy)}.{self.spec.name} is read inside a forward that had already started when it "
                 f"was asked for, and operations inside a forward are instrumented on first use: call "
@@ -135,7 +135,7 @@ def _instrument_first(envoy) -> None:
         if state is None or not state.sourced:
             envoy.source
             # remembered for the error message: installed by this trace's worker, maybe too late for its forward
-            object.__setattr__(envoy, "_nnterp_installed_by", getcurrent())
+            object.__setattr__(envoy, "_nnterp_installed_by", id(getcurrent()))  # an id: greenlets do not pickle
 
 
 def _never_ran(envoy, site) -> bool | None:

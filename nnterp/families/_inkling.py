@@ -35,6 +35,13 @@ def unpadded(model, logits):
     return logits
 
 
+def float_soft_cap(model, logits):
+    """The model casts the logits to float32 and soft-caps them (Inkling2Softcap)."""
+    cap = model._nnterp_state.config.final_logit_softcapping
+    logits = logits.float()
+    return logits if cap is None else torch.tanh(logits / cap) * cap
+
+
 def moe_neurons(dense=None) -> dict:
     unavailable = Nowhere(MOE_NEURONS)
 
@@ -46,7 +53,7 @@ def moe_neurons(dense=None) -> dict:
 
 
 # --------------------------------------------------------------------------- Inkling 2: block attention residuals
-from nnterp.sites import Call, SPLIT_HEADS, Sibling  # noqa: E402
+from nnterp.sites import Call, Own, SPLIT_HEADS, Sibling  # noqa: E402
 
 SINK = ("the softmax runs over these scores and one sink logit per query computed from the input (sink_proj), "
         "concatenated as an extra key, so the scores alone do not give the pattern; attention_probabilities is the "
@@ -70,8 +77,10 @@ def inkling2_sites() -> dict:
                     "mixed from the earlier blocks' states and normed)")
     sliding_norm = COMMON_SITES["attention_norm_output"]
     return {
+        # the block's input is also stacked into block_states at a boundary: an assignment is copied into it
+        "layer_input": Read(Own("input"), Argument(0, "hidden_states"), shared=True),
         "attention_norm_output": lambda context: (
-            full_norm if type(context.layer).__name__.endswith("FullDecoderLayer") else sliding_norm),
+            full_norm if hasattr(context.layer, "q_input_layernorm") else sliding_norm),
         "attention_scores": Nowhere(SINK),
         "attention_premix": Read(
             Call("self.o_proj", "input"), Argument(0), SPLIT_HEADS,

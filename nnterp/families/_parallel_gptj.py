@@ -12,7 +12,8 @@ PARALLEL = "a parallel block: the attention and the MLP read the same input, so 
 GPTJ_SITES = {
     "layer_mid": Nowhere(PARALLEL),
     "mlp_norm_output": Read(
-        Child("input_layernorm"), description="The normed stream entering the MLP: the one norm ln_1 feeds both sublayers"),
+        Child("input_layernorm"),
+        description="The normed stream entering the MLP: the one norm ln_1 feeds both sublayers"),
 }
 
 

@@ -1,4 +1,6 @@
-"""AFMoE, Arcee's Trinity models (AfmoeForCausalLM).
+"""AFMoE (AfmoeForCausalLM).
+
+Arcee's Trinity models.
 
 Gemma 2's sandwich of four norms with other names for the MLP's: input_layernorm -> self_attn ->
 post_attention_layernorm (a post-norm on the attention's output) -> add; pre_mlp_layernorm -> mlp ->

@@ -1,4 +1,4 @@
-"""Apertus 1.5, text model (Apertus1p5TextForCausalLM).
+"""Apertus 1.5 text (Apertus1p5TextForCausalLM).
 
 Apertus' block: Llama's sequential pre-norm block with attention_layernorm before the attention
 (input_layernorm) and feedforward_layernorm before the MLP (post_attention_layernorm), per-head

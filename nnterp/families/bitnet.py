@@ -5,7 +5,7 @@ attention normalizes its heads' concatenated output with self_attn.attn_sub_norm
 and the MLP normalizes act(gate_proj(x)) * up_proj(x) with mlp.ffn_sub_norm before down_proj. The
 activation is ReLU². attention_premix, o_proj's input, and mlp_neurons, down_proj's input, are
 therefore read after those sub-norms; attention_head_outputs (the kernel's output) is before
-attn_sub_norm. The released weights are ternary, quantized at load.
+attn_sub_norm.
 """
 
 from nnterp.family import Checkpoint, Family

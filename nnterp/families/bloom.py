@@ -8,14 +8,15 @@ whose sublayers add the residual themselves: self_attention(ln(x), residual) and
 residual + dropout(branch) through dropout_add, so the modules' outputs are the stream (the attention's is
 layer_mid) and attention_output and mlp_output are the branches handed to dropout_add: dense's output and
 dense_4h_to_h's, or, with pretraining_tp > 1 and slow_but_exact, the sum of the sliced F.linear calls that replace
-them (without dense's bias), which is what the model adds either way; attention_premix is read where the heads
-are merged and mlp_neurons where the activation returns, which both paths share. With apply_residual_connection_post_layernorm the residual each
-sublayer adds to is its norm's output, not the stream, so the block is out = post_attention_layernorm(
-input_layernorm(x) + attn) + mlp: there is no layer_mid and the block is not a sum of layer_input and the two
-contributions. No position embeddings: ALiBi, a per-head linear bias on the key distance, added to the scores.
-The attention is BLOOM's own code (the model has no other, so the interior needs no eager load and no sdpa load
-exists): scores = alibi + q k^T / sqrt(head_dim) in one baddbmm, plus the mask, softmax in float32 cast back to
-the model's dtype, attention_dropout, and a bmm with the values, heads folded into the batch.
+them (without dense's bias), which is what the model adds either way; attention_premix is read where the heads are
+merged, which both paths share, and on the sliced path mlp_neurons where the activation returns. With
+apply_residual_connection_post_layernorm the residual each sublayer adds to is its norm's output, not the stream, so
+the block is out = post_attention_layernorm(input_layernorm(x) + attn) + mlp: there is no layer_mid and the block is
+not a sum of layer_input and the two contributions. No position embeddings: ALiBi, a per-head linear bias on the key
+distance, added to the scores. The attention is BLOOM's own code (the model has no other, so the interior needs no
+eager load and no sdpa load exists): scores = alibi + q k^T / sqrt(head_dim) in one baddbmm, plus the mask, softmax
+in float32 cast back to the model's dtype, attention_dropout, and a bmm with the values, heads folded into the
+batch.
 """
 
 from nnterp.families._internal_residual import ATTENTION_BRANCH, MLP_BRANCH
@@ -84,7 +85,8 @@ FAMILY = Family(
         "mlp_output": MLP_BRANCH,
         "mlp_neurons": lambda context: SLICED_NEURONS if _sliced(context.config) else COMMON_SITES["mlp_neurons"],
         "layer_mid": lambda context: NO_LAYER_MID if _post_ln_residual(context.config) else COMMON_SITES["layer_mid"],
-        "mlp_input": lambda context: SHARED_MLP_INPUT if _post_ln_residual(context.config) else COMMON_SITES["mlp_input"],
+        "mlp_input": lambda context: (
+            SHARED_MLP_INPUT if _post_ln_residual(context.config) else COMMON_SITES["mlp_input"]),
     },
     block_kind=lambda config: "post-norm residual" if _post_ln_residual(config) else "sequential",
     block_arithmetic=lambda config: _post_ln_arithmetic if _post_ln_residual(config) else None,

@@ -1,4 +1,6 @@
-"""Cohere Compass, text model (CohereCompassForCausalLM), the language half of North Vision.
+"""Cohere Compass text (CohereCompassForCausalLM).
+
+The language half of North Vision.
 
 Command R's parallel block: input_layernorm (bias-free LayerNorm) feeds both sublayers and
 out = x + attn + mlp, so there is no layer_mid. Rotary parameters are given per layer type

@@ -1,18 +1,18 @@
 """DBRX (DbrxForCausalLM).
 
 transformer.{wte, blocks[i].{norm_attn_norm.{norm_1, attn.{Wqkv, out_proj}, norm_2}, ffn.{router.layer,
-experts.mlp.{w1, v1, w2}}}, norm_f} and lm_head, untied. A sequential pre-norm block whose first half is one
-module: norm_attn_norm computes h = x + attn(norm_1(x)) and returns (h, norm_2(h)), adding the residual inside;
-the block then adds ffn(norm_2(h)) to h. self_attn is norm_attn_norm.attn, the attention itself, whose output is
-what the attention adds (norm_attn_norm's own output is the stream after the add, and layer_mid is the first
-element it returns); norm_1 and norm_2 (LayerNorms without bias) are input_layernorm and post_attention_layernorm
-on the block. The attention clamps the fused Wqkv's output to +-clip_qkv, splits it into num_heads queries and kv_n_heads
-keys and values (grouped), applies rotate_half rotary to whole heads, and calls the kernel chosen at run time
-through attention_interface, scaled by head_dim ** -0.5. The MLP slot ffn is a mixture of experts: router.layer
-scores every position over moe_num_experts experts, route_tokens_to_experts takes the softmax, keeps the
-moe_top_k best and divides their weights by their p-norm (moe_normalize_expert_weights, 1 by default: they sum to
-one), and experts runs each chosen expert's gated MLP (silu(x w1^T) * (x v1^T) @ w2) on the rows routed to it,
-from slices of fused weights [moe_num_experts * ffn_hidden_size, d_model]; the weighted sum is mlp_output.
+experts.mlp.{w1, v1, w2}}}, norm_f} and lm_head, untied. A sequential pre-norm block whose first half is one module:
+norm_attn_norm computes h = x + attn(norm_1(x)) and returns (h, norm_2(h)), adding the residual inside; the block
+then adds ffn(norm_2(h)) to h. self_attn is norm_attn_norm.attn, the attention itself, whose output is what the
+attention adds (norm_attn_norm's own output is the stream after the add, and layer_mid is the first element it
+returns); norm_1 and norm_2 (LayerNorms without bias) are input_layernorm and post_attention_layernorm on the block.
+The attention clamps the fused Wqkv's output to +-clip_qkv, splits it into num_heads queries and kv_n_heads keys and
+values (grouped), applies rotate_half rotary to whole heads, and calls the kernel chosen at run time through
+attention_interface, scaled by head_dim ** -0.5. The MLP slot ffn is a mixture of experts: router.layer scores every
+position over moe_num_experts experts, route_tokens_to_experts takes the softmax, keeps the moe_top_k best and
+divides their weights by their p-norm (moe_normalize_expert_weights, 1 by default: they sum to one), and experts
+runs each chosen expert's gated MLP (silu(x w1^T) * (x v1^T) @ w2) on the rows routed to it, from slices of fused
+weights [moe_num_experts * ffn_hidden_size, d_model]; the weighted sum is mlp_output.
 """
 
 from dataclasses import dataclass

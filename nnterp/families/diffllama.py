@@ -1,4 +1,4 @@
-"""DiffLlama (DiffLlamaForCausalLM): differential attention on Llama's block.
+"""DiffLlama (DiffLlamaForCausalLM).
 
 Llama's modules and sequential pre-norm block; the attention is differential. After the rotary,
 the one set of queries and keys goes to the kernel twice: the first call mixes the first half of

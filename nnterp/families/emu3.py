@@ -1,4 +1,6 @@
-"""Emu3 (Emu3ForCausalLM), the text decoder of the Emu3 vision-language model.
+"""Emu3 (Emu3ForCausalLM).
+
+The text decoder of the Emu3 vision-language model.
 
 Llama's modules on Emu3TextModel: model.{embed_tokens, layers[i].{input_layernorm, self_attn,
 post_attention_layernorm, mlp, dropout}, norm} and lm_head. The block is Llama's with one dropout

@@ -1,4 +1,6 @@
-"""ERNIE 4.5 (Ernie4_5ForCausalLM), the dense models.
+"""ERNIE 4.5 (Ernie4_5ForCausalLM).
+
+The dense ERNIE 4.5 models.
 
 Llama's modules and sequential pre-norm block. The rotary pairs interleaved dimensions (2i, 2i+1)
 rather than rotating halves; embed_tokens and lm_head are tied. Every value is read where Llama's is.

@@ -60,14 +60,16 @@ def _interior(rotary: bool, grouped: bool) -> dict:
                       description="The values entering attention, read where the forward hands them to the cache "
                                   "with the rotated keys (a forward with use_cache=False makes no such call)")
     else:
-        queries = Read(Assigned("query_layer"), description="The queries entering attention (ALiBi: no rotary)")
-        keys = Read(Assigned("key_layer"), **groups, description="The keys entering attention (ALiBi: no rotary)")
+        queries = Read(Assigned("query_layer"), WHOLE,
+                       description="The queries entering attention (ALiBi: no rotary)")
+        keys = Read(Assigned("key_layer"), WHOLE, **groups,
+                    description="The keys entering attention (ALiBi: no rotary)")
         scores = Read(
             Call("F.softmax", "input", occurrence=1), Argument(0), condition=EAGER,
             description="The attention scores entering the softmax, masked, ALiBi included: (q @ k^T + alibi) / "
                         "sqrt(head_dim) + mask, in float32 under a half-precision load")
         probabilities = Read(Child("attention_dropout"), condition=EAGER)
-        values = Read(Assigned("value_layer"), **groups)
+        values = Read(Assigned("value_layer"), WHOLE, **groups)
     return {
         "attention_queries": queries,
         "attention_keys": keys,

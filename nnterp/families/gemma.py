@@ -1,4 +1,6 @@
-"""Gemma (GemmaForCausalLM), the first generation.
+"""Gemma (GemmaForCausalLM).
+
+The first generation.
 
 Llama's modules and sequential pre-norm block with three differences in the arithmetic:
 embed_tokens (GemmaTextScaledWordEmbedding) multiplies the embeddings by sqrt(hidden_size) inside

@@ -1,4 +1,6 @@
-"""Gemma 3, text model (Gemma3ForCausalLM; the 1B checkpoint and the text half of the larger ones).
+"""Gemma 3 text (Gemma3ForCausalLM).
+
+The 1B checkpoint and the text half of the larger ones.
 
 Gemma 2's sandwich block: h = x + post_attention_layernorm(self_attn(input_layernorm(x))), then
 out = h + post_feedforward_layernorm(mlp(pre_feedforward_layernorm(h))); attention_output and

@@ -1,4 +1,4 @@
-"""Gemma 4, text model (Gemma4ForCausalLM).
+"""Gemma 4 text (Gemma4ForCausalLM).
 
 Gemma 2's sandwich block with two more terms: h = x + post_attention_layernorm(self_attn(
 input_layernorm(x))), then h2 = h + post_feedforward_layernorm(mlp(pre_feedforward_layernorm(h))),
@@ -126,13 +126,13 @@ FAMILY = Family(
         "hidden_size_per_layer_input": 16}},
 )
 
-# The block runs its dense MLP before the router and the experts it holds beside it: the order the
-# contract reads a block's values in (see /work/briefs/requests-dense.md, 2).
+# The block runs its dense MLP, then the router and the experts it holds beside the MLP: the order the
+# contract reads a block's values in, ("mlp", "output") marking where the MLP returns.
 def _router_after_mlp(order):
     order = [pair for pair in order if not pair[1].startswith("router_")]
     at = order.index(("mlp", "mlp_output"))
-    return tuple(order[:at] + [("mlp", "router_logits"), ("mlp", "router_weights"), ("mlp", "router_choices")]
-                 + order[at:])
+    router = [("mlp", "output"), ("mlp", "router_logits"), ("mlp", "router_weights"), ("mlp", "router_choices")]
+    return tuple(order[:at] + router + order[at:])
 
 
 FAMILY.block_order = _router_after_mlp(FORWARD_ORDER["block"])

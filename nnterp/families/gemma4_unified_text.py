@@ -1,5 +1,6 @@
-"""Gemma 4 unified, text model (Gemma4UnifiedForCausalLM), the language half of the unified
-vision-language Gemma 4 checkpoints.
+"""Gemma 4 unified text (Gemma4UnifiedForCausalLM).
+
+The language half of the unified vision-language Gemma 4 checkpoints.
 
 Gemma 2's sandwich block with Gemma 4's layer scalar: h = x + post_attention_layernorm(self_attn(
 input_layernorm(x))), then h + post_feedforward_layernorm(mlp(pre_feedforward_layernorm(h))), the

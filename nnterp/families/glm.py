@@ -1,4 +1,6 @@
-"""GLM (GlmForCausalLM), the GLM-4-0414 predecessors (glm-4-9b).
+"""GLM (GlmForCausalLM).
+
+GLM-4-9B, the predecessor of GLM-4-0414.
 
 Llama's sequential pre-norm block with a bias on q_proj, k_proj and v_proj, rotary on half of each
 head, and a fused MLP: mlp.gate_up_proj computes gate and up in one Linear, split in halves,

@@ -1,4 +1,6 @@
-"""GLM-4 (Glm4ForCausalLM), GLM-4-0414 and its descendants.
+"""GLM-4 (Glm4ForCausalLM).
+
+GLM-4-0414 and its descendants.
 
 GLM's attention (bias on q, k, v; rotary on half of each head) and fused MLP (mlp.gate_up_proj split
 in halves, mlp.activation_fn (act_fn) on the gate, down_proj taking act(gate) * up) in a sandwich

@@ -30,7 +30,7 @@ FAMILY = Family(
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint
         Checkpoint("tencent/Hunyuan-A13B-Instruct", "Hunyuan-A13B-Instruct", {
-            "architectures": ["HunYuanMoEV1ForCausalLM"], "dtype": "bfloat16"}),
+            "architectures": ["HunYuanMoEV1ForCausalLM"], "head_dim": 128, "dtype": "bfloat16"}),
     ),
     tiny={"config_class": "HunYuanMoEV1Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,

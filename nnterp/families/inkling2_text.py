@@ -12,19 +12,20 @@ mlp_input(block_states, h)))). attention_output and mlp_output are the short con
 outputs, and the block's arithmetic (with the boundary) replaces the identity. The attention has
 relative position bias, one learned sink logit per query (sink_proj) and a sigmoid-gated output
 projection. The MLP is a mixture of experts. final_input mixes the block states into the final
-norm's input; the head divides by logits_mup_width_multiplier, drops padded rows and soft-caps.
+norm's input, so project_on_vocab(layer_output) is a lens without that mix: it equals the logits
+only where the last group's states add nothing. lm_head has unpadded_vocab_size rows; the logits are
+cast to float32 and soft-capped, tanh(logits / 30) * 30.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._inkling import (
-    HEAD_INPUT, block_residual_arithmetic, inkling2_sites, mup_head, unpadded,
-)
+from nnterp.families._inkling import block_residual_arithmetic, float_soft_cap, inkling2_sites
 
 NOTE = ("Blocks also read block_states, the stream stacked at the start of every group of blocks, mixed into each "
         "sublayer's input by a softmax over depth (attention_input, mlp_input, final_input): the stream a block adds "
         "to is not the only path between blocks, so layer_mid is unavailable and the identity is replaced by the "
         "block's arithmetic (the stream restarts at group boundaries). Served: the model's values, layer_input and "
-        "layer_output, the sublayers' normed inputs, the attention's interior but the scores (a per-query sink "
+        "layer_output, project_on_vocab as a lens without final_input's mix of the block states (it is "
+        "not the logits), the sublayers' normed inputs, the attention's interior but the scores (a per-query sink "
         "logit joins the softmax), attention_output and mlp_output after their short convolutions.")
 
 FAMILY = Family(
@@ -35,10 +36,10 @@ FAMILY = Family(
     tags=("Block attention residuals", "Short convolutions", "Attention sinks", "Relative position bias",
           "Gated output projection", "Mixture of experts", "muP head", "Logit softcap"),
     contract_note=NOTE,
-    sites={"final_norm_output": HEAD_INPUT, **inkling2_sites()},
+    sites=inkling2_sites(),
+    accessors={"vocab_size": lambda c: c.unpadded_vocab_size or c.vocab_size},
     block_arithmetic=block_residual_arithmetic,
-    pre_head=mup_head,
-    readout=unpadded,
+    readout=float_soft_cap,
     loads=("eager",),
     checkpoints=(Checkpoint("thinkingmachines/Inkling-2-Small-MXFP8", "Inkling-2-Small"),),
     tiny={"config_class": "Inkling2TextConfig", "overrides": {

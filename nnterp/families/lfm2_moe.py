@@ -31,9 +31,12 @@ FAMILY = Family(
     },
     accessors=moe_accessors("num_experts"),
     checkpoints=(
-        # the config class's defaults, which its docstring names after this checkpoint
-        Checkpoint("LiquidAI/LFM2-8B-A1B", "LFM2-8B-A1B", {"architectures": ["Lfm2MoeForCausalLM"],
-                                                          "dtype": "bfloat16"}),
+        # the config class's defaults, which its docstring names after this checkpoint, and its block pattern
+        # (attention at blocks 2, 6, 10, 14, 18 and 21 of 24), which the class leaves unset
+        Checkpoint("LiquidAI/LFM2-8B-A1B", "LFM2-8B-A1B", {
+            "architectures": ["Lfm2MoeForCausalLM"], "num_hidden_layers": 24,
+            "layer_types": ["full_attention" if i in (2, 6, 10, 14, 18, 21) else "conv" for i in range(24)],
+            "dtype": "bfloat16"}),
     ),
     tiny={"config_class": "Lfm2MoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,

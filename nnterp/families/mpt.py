@@ -31,9 +31,9 @@ FAMILY = Family(
         "ffn": "mlp", "act": "act_fn",
     },
     sites={
-        "attention_queries": Read(Assigned("query_states"), snapshot=True),
-        "attention_keys": Read(Assigned("key_states"), snapshot=True),
-        "attention_values": Read(Assigned("value_states"), snapshot=True),
+        "attention_queries": Read(Assigned("query_states"), WHOLE, snapshot=True),
+        "attention_keys": Read(Assigned("key_states"), WHOLE, snapshot=True),
+        "attention_values": Read(Assigned("value_states"), WHOLE, snapshot=True),
         "attention_scores": Read(
             Call("nn.functional.softmax", "input"), Argument(0),
             description="The attention scores entering the softmax, masked, ALiBi included: q @ k^T * "

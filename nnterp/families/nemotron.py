@@ -1,4 +1,6 @@
-"""Nemotron (NemotronForCausalLM), the Nemotron-3 / Minitron dense models.
+"""Nemotron (NemotronForCausalLM).
+
+The Nemotron-3 and Minitron dense models.
 
 Llama's module names on a sequential pre-norm block whose norms are LayerNorm1P: a LayerNorm with
 a bias that multiplies by (1 + weight). The MLP is plain: mlp.{up_proj, act_fn, down_proj} with

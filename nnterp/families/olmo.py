@@ -1,4 +1,6 @@
-"""OLMo (OlmoForCausalLM), the first generation.
+"""OLMo (OlmoForCausalLM).
+
+The first generation.
 
 Llama's modules and sequential pre-norm block with non-parametric LayerNorms (OlmoLayerNorm: no
 weight, no bias, computed in float32) for input_layernorm, post_attention_layernorm and the final

@@ -1,4 +1,6 @@
-"""Phi-3 (Phi3ForCausalLM), Phi-3 and Phi-4 mini.
+"""Phi-3 (Phi3ForCausalLM).
+
+Phi-3 and Phi-4 mini.
 
 Llama's sequential pre-norm block with fused projections: self_attn.qkv_proj computes queries, keys
 and values in one Linear (split by slicing; there are no q_proj, k_proj or v_proj modules) and

@@ -1,4 +1,6 @@
-"""Qwen3 (Qwen3ForCausalLM), the dense models.
+"""Qwen3 (Qwen3ForCausalLM).
+
+The dense Qwen3 models.
 
 Llama's modules and sequential pre-norm block; the attention normalizes each query and key head
 with an RMSNorm (self_attn.q_norm, k_norm) before the rotary, so attention_queries and

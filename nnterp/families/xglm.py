@@ -31,10 +31,10 @@ FAMILY = Family(
             description="The embedding module's output, already multiplied by sqrt(d_model); the sinusoidal "
                         "positions are added after, so layers[0].input is the sum"),
         "attention_queries": Read(
-            Assigned("query_states", occurrence=-1), layout=FOLDED_HEADS,
+            Assigned("query_states", occurrence=-1), WHOLE, FOLDED_HEADS,
             description="The queries entering attention, already multiplied by head_dim ** -0.5 in q_proj's output"),
-        "attention_keys": Read(Assigned("key_states", occurrence=-1), layout=FOLDED_HEADS),
-        "attention_values": Read(Assigned("value_states", occurrence=-1), layout=FOLDED_HEADS),
+        "attention_keys": Read(Assigned("key_states", occurrence=-1), WHOLE, FOLDED_HEADS),
+        "attention_values": Read(Assigned("value_states", occurrence=-1), WHOLE, FOLDED_HEADS),
         "attention_scores": Read(
             ByDtype("nn.functional.softmax", "input", occurrence=0, otherwise=1), Argument(0), FOLDED_HEADS,
             description="The attention scores entering the softmax, masked: q @ k^T (queries pre-scaled) + mask, "

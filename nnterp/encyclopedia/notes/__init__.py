@@ -115,12 +115,15 @@ def generated(family, rows, block_kind: str, sums: bool = True) -> str:
         lead = (f"Under the default load, {len(marked)} values carry ⚠︎ in the table above "
                 f"({', '.join(f'`{n}`' for n in marked)}); an eager load serves them. "
                 if marked else "The default load serves the attention's interior. ")
-        where = f" (block {index} is the first with a softmax attention)" if index else ""
+        where = f" (block {index} of the checkpoint is the first with a softmax attention)" if index else ""
+        # the snippet runs on the tiny model, whose blocks differ from the checkpoint's: find the block there
+        pick = (["block = next(i for i in range(model.num_layers) if model.serves(\"attention_scores\", i) is None)"]
+                if index else ["block = 0"])
         text += ["## The attention's interior", "",
                  lead + f"The pattern is the softmax of the scores{where}:", "",
-                 "```python", "with model.trace(prompt):",
-                 f"    scores = model.layers[{index}].self_attn.attention_scores.save()",
-                 f"    probs = model.layers[{index}].self_attn.attention_probabilities.save()", "",
+                 "```python", *pick, "with model.trace(prompt):",
+                 "    scores = model.layers[block].self_attn.attention_scores.save()",
+                 "    probs = model.layers[block].self_attn.attention_probabilities.save()", "",
                  "torch.testing.assert_close(scores.softmax(-1), probs)", "```", ""]
 
     for heading, items in traps(family):

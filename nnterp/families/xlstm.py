@@ -1,0 +1,64 @@
+"""xLSTM (xLSTMForCausalLM).
+
+backbone.{embeddings, blocks[i].{norm_mlstm, mlstm_layer, norm_ffn, ffn.{proj_up_gate, proj_up,
+proj_down, act_fn}}, out_norm} and lm_head. A sequential pre-norm block of an mLSTM layer and a
+gated feed-forward, returned as (x, state): h = x + mlstm_layer(norm_mlstm(x))[0],
+out = h + ffn(norm_ffn(h)). The mLSTM layer (standard name self_attn) projects queries, keys and
+values, soft-caps its input and forget gate pre-activations (gate_soft_cap), runs the matrix-memory
+recurrence per head in chunks, normalizes per head (multihead_norm), gates with the output gate and
+projects with out_proj; it has no softmax attention. The feed-forward sends silu(proj_up_gate) *
+proj_up to proj_down. The head runs in the weights' dtype, and the model returns float32 logits
+soft-capped as output_logit_soft_cap·tanh(logits / output_logit_soft_cap).
+"""
+
+import torch
+
+from nnterp.family import Checkpoint, Family
+from nnterp.sites import Argument, Element, Own, Read
+from nnterp.families._mamba_ssm import no_attention
+
+MLSTM = ("an mLSTM layer: a gated matrix-memory recurrence per head (queries, keys and values update and read a "
+         "memory), with no softmax, so there are no attention scores or pattern")
+
+
+def _soft_cap(model, logits):
+    cap = model._nnterp_state.config.output_logit_soft_cap
+    logits = logits.float()
+    return logits if cap is None else cap * torch.tanh(logits / cap)
+
+
+FAMILY = Family(
+    name="xlstm",
+    model_types=("xlstm",),
+    summary="A pre-norm block of an mLSTM matrix-memory recurrence and a gated feed-forward, with soft-capped "
+            "logits: no attention.",
+    tags=("Recurrent mixer", "No attention", "mLSTM", "Gated MLP", "RMSNorm", "Logit softcap"),
+    rename={
+        "backbone.embeddings": "embed_tokens", "backbone.blocks": "layers", "backbone.out_norm": "norm",
+        "mlstm_layer": "self_attn", "ffn": "mlp", "norm_mlstm": "input_layernorm",
+        "norm_ffn": "post_attention_layernorm", "proj_down": "down_proj", "proj_up": "up_proj",
+        "proj_up_gate": "gate_proj",
+    },
+    sites={
+        "layer_input": Read(Own("input"), Argument(0, "x")),
+        **no_attention(MLSTM),
+        "attention_output": Read(
+            Own("output"), Element(0), description="What the mLSTM layer adds to the residual stream"),
+    },
+    accessors={
+        "num_heads": lambda c: getattr(c, "num_heads", None), "num_kv_heads": lambda c: getattr(c, "num_heads", None),
+        "head_dim": lambda c: None, "qk_head_dim": lambda c: None,
+        "intermediate_size": lambda c: c.up_proj_dim,
+    },
+    readout=_soft_cap,
+    block_kind=lambda config: "recurrent",
+    loads=("eager",),
+    checkpoints=(
+        Checkpoint("NX-AI/xLSTM-7b", "xLSTM 7B", {
+            "architectures": ["xLSTMForCausalLM"], "num_hidden_layers": 32, "hidden_size": 4096, "num_heads": 8,
+            "vocab_size": 50304, "output_logit_soft_cap": 30.0, "gate_soft_cap": 15.0,
+            "tie_word_embeddings": False,
+        }),
+    ),
+    tiny={"config_class": "xLSTMConfig", "overrides": {"hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300}},
+)

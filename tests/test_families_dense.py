@@ -1,0 +1,57 @@
+"""Checks beyond the contract for the Llama-wired, sandwich, post-norm and Cohere families.
+
+token_embeddings is what enters the first block wherever the model adds nothing between them (the
+multipliers Granite, HyperCLOVA X and AFMoE apply are part of the value); nanochat, which norms the
+embeddings first, is the exception its family module describes.
+"""
+
+import pytest
+import torch
+
+from nnterp import tiny
+from nnterp.conformance import PROMPT
+
+#: (family, config overrides) whose token_embeddings must equal layers[0].layer_input exactly
+ENTERS_FIRST_BLOCK = [
+    ("granite", {}), ("granite_swa", {}), ("hyperclovax", {}), ("afmoe", {}), ("afmoe", {"mup_enabled": True}),
+    ("gemma", {}), ("gemma2", {}), ("vaultgemma", {}), ("gemma4_unified_text", {}), ("qwen3", {}),
+]
+
+
+@pytest.mark.parametrize("family,overrides", ENTERS_FIRST_BLOCK,
+                         ids=[f"{f}{'@' + ','.join(o) if o else ''}" for f, o in ENTERS_FIRST_BLOCK])
+def test_token_embeddings_enter_the_first_block(family, overrides):
+    model = tiny.load(family, attn_implementation="eager", **overrides)
+    with model.trace(PROMPT):
+        embeddings = model.token_embeddings.save()
+        first = model.layers[0].layer_input.save()
+    assert torch.equal(embeddings, first)
+
+
+def test_nanochat_norms_the_embeddings_before_the_first_block():
+    model = tiny.load("nanochat", attn_implementation="eager")
+    with model.trace(PROMPT):
+        embeddings = model.token_embeddings.save()
+        first = model.layers[0].layer_input.save()
+    assert torch.equal(model.norm._module(embeddings), first)
+
+
+def test_beam_zeroing_attention_output_leaves_the_stream_as_it_entered():
+    model = tiny.load("beam", attn_implementation="eager")
+    with model.trace(PROMPT):
+        x = model.layers[1].layer_input.save()
+        model.layers[1].self_attn.attention_output[:] = 0
+        mid = model.layers[1].layer_mid.save()
+    torch.testing.assert_close(mid, x)
+
+
+def test_gemma4_layer_scalar_multiplies_the_whole_block():
+    model = tiny.load("gemma4_text", attn_implementation="eager")
+    with torch.no_grad():
+        model.layers[0]._module.layer_scalar.fill_(0.5)
+    with model.trace(PROMPT):
+        x = model.layers[0].layer_input.save()
+        attention = model.layers[0].self_attn.attention_output.save()
+        mlp = model.layers[0].mlp.mlp_output.save()
+        out = model.layers[0].layer_output.save()
+    torch.testing.assert_close((x + attention + mlp) * 0.5, out)
