@@ -26,19 +26,10 @@ def softcapped(model, logits):
     return torch.tanh(logits / cap) * cap
 
 
-def normed_then_rotated_on_sliding_layers(norm: str, what: str, index: int):
-    """Per block: the queries (index 1) or keys (2) at the kernel, normed per head, then rotated
-    except on the full-attention layers of a model with sliding-window layers (global NoPE)."""
-    from nnterp.family import HostContext
-
-    rotated = normed_then_rotated(norm, what, index)
-    unrotated = Read(Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
-                     description=f"The {what} entering attention: normed per head by {norm} and not rotated, a "
-                                 f"full-attention layer of a model with sliding-window layers (NoPE)")
-
-    def site(context: HostContext):
-        attention = context.module
-        sliding = getattr(attention, "sliding_window", None)
-        return rotated if sliding is None or getattr(attention, "is_sliding", True) else unrotated
-
-    return site
+def normed_then_rotated_on_sliding_layers(norm: str, what: str, index: int) -> Read:
+    """The queries (index 1) or keys (2) at the kernel, normed per head, then rotated except on the
+    full-attention layers of a model with sliding-window layers (global NoPE)."""
+    return Read(Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
+                description=f"The {what} entering attention: normed per head by {norm}, then rotated on the "
+                            f"sliding-window layers; the full-attention layers of a model with sliding-window layers "
+                            f"are not rotated (NoPE)")

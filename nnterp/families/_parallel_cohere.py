@@ -23,15 +23,8 @@ def times_logit_scale(model, logits):
     return logits * model._module.logit_scale
 
 
-def rotated_on_sliding_layers(what: str, index: int):
-    """Per block: the queries (1) or keys (2) at the kernel, rotated on sliding-window layers only
-    (Cohere 2's full-attention layers carry no position)."""
-    rotated = Read(Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
-                   description=f"The {what} entering attention, rotated (a sliding-window layer)")
-    unrotated = Read(Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
-                     description=f"The {what} entering attention, not rotated: a full-attention layer (NoPE)")
-
-    def site(context):
-        return rotated if getattr(context.module, "sliding_window", None) is not None else unrotated
-
-    return site
+def rotated_on_sliding_layers(what: str, index: int) -> Read:
+    """The queries (1) or keys (2) at the kernel: Cohere 2 rotates them on sliding-window layers only."""
+    return Read(Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
+                description=f"The {what} entering attention, rotated on the sliding-window layers; the "
+                            f"full-attention layers are not rotated (NoPE)")

@@ -36,17 +36,10 @@ def _token_embeddings(context: HostContext):
     return _SCALED_EMBEDDINGS if getattr(context.config, "mup_enabled", False) else _EMBEDDINGS
 
 
-def _kernel_argument(index: int, what: str):
-    rotated = Read(Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
-                   description=f"The {what} entering attention: normed per head, then rotated (a local layer)")
-    unrotated = Read(Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
-                     description=f"The {what} entering attention: normed per head and not rotated (a "
-                                 f"full-attention layer)")
-
-    def site(context: HostContext):
-        return rotated if getattr(context.module, "is_local_attention", True) else unrotated
-
-    return site
+def _kernel_argument(index: int, what: str) -> Read:
+    return Read(Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
+                description=f"The {what} entering attention: normed per head, then rotated on the local "
+                            f"(sliding-window) layers; the full-attention layers are not rotated")
 
 
 FAMILY = Family(

@@ -22,7 +22,7 @@ times routed_scaling_factor. The logits are soft-capped in float32: cap * tanh(l
 
 import torch
 
-from nnterp.family import Checkpoint, Family, HostContext
+from nnterp.family import Checkpoint, Family
 from nnterp.families._moe import (
     DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites,
 )
@@ -41,18 +41,11 @@ def _delta(occurrence: int, what: str) -> DepthScaledDelta:
                     f"branch / sqrt(k) - (1 - sqrt((k - 1) / k)) * residual, with the branch post-normed")
 
 
-def _kernel_argument(index: int, what: str):
-    rotated = Read(Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
-                   description=f"The {what} entering attention: normed per head, then rotated (a sliding-window layer)")
-    unrotated = Read(
-        Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
-        description=f"The {what} entering attention: normed per head and not rotated (a full-attention layer, NoPE)"
-                    + (", scaled by (1 + (position + 1) / 2048) ** 0.1" if index == 1 else ""))
-
-    def site(context: HostContext):
-        return rotated if getattr(context.module, "sliding_window", None) is not None else unrotated
-
-    return site
+def _kernel_argument(index: int, what: str) -> Read:
+    scaled = (", and on those the queries are scaled by (1 + (position + 1) / 2048) ** 0.1" if index == 1 else "")
+    return Read(Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
+                description=f"The {what} entering attention: normed per head, then rotated on the sliding-window "
+                            f"layers; the full-attention layers are not rotated (NoPE){scaled}")
 
 
 def _softcapped_in_float32(model, logits):

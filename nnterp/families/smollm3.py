@@ -2,27 +2,20 @@
 
 Llama's modules and sequential pre-norm block; config.no_rope_layers turns the rotary off on some
 blocks (every fourth by default: NoPE layers), where the attention skips apply_rotary_pos_emb and
-the queries and keys reach the kernel as projected. Which blocks those are is read from each
-attention's use_rope, and attention_queries and attention_keys say so per block. The attention
+the queries and keys reach the kernel as projected (each attention's use_rope says which). The attention
 passes sliding_window to the kernel (off by default); embed_tokens and lm_head are tied.
 """
 
-from nnterp.family import Checkpoint, Family, HostContext
+from nnterp.family import Checkpoint, Family
 from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
 from ._llama import tiny
 
 
-def _kernel_argument(index: int, what: str):
-    rotated, unrotated = (
-        Read(Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
-             description=f"The {what} entering attention, {note}")
-        for note in ("rotated", "without rotary: this block is a NoPE layer (no_rope_layers)"))
-
-    def site(context: HostContext):
-        return rotated if getattr(context.module, "use_rope", True) else unrotated
-
-    return site
+def _kernel_argument(index: int, what: str) -> Read:
+    return Read(Call("attention_interface", "input"), Argument(index), condition=KERNEL_ARGUMENTS,
+                description=f"The {what} entering attention, rotated except on the NoPE layers (no_rope_layers, "
+                            f"every fourth by default), which skip the rotary")
 
 
 FAMILY = Family(

@@ -8,7 +8,9 @@ values, soft-caps its input and forget gate pre-activations (gate_soft_cap), run
 recurrence per head in chunks, normalizes per head (multihead_norm), gates with the output gate and
 projects with out_proj; it has no softmax attention. The feed-forward sends silu(proj_up_gate) *
 proj_up to proj_down. The head runs in the weights' dtype, and the model returns float32 logits
-soft-capped as output_logit_soft_cap·tanh(logits / output_logit_soft_cap).
+soft-capped as output_logit_soft_cap·tanh(logits / output_logit_soft_cap). In transformers 5.24
+the cached recurrent path (use_cache=True, the config's default) fails on a prompt in
+mlstm_recurrent_step_native (matC_old has wrong shape), so the tiny recipe runs with use_cache=False.
 """
 
 import torch
@@ -25,6 +27,12 @@ def _soft_cap(model, logits):
     cap = model._nnterp_state.config.output_logit_soft_cap
     logits = logits.float()
     return logits if cap is None else cap * torch.tanh(logits / cap)
+
+
+def _up_proj_dim(config):
+    """The feed-forward's width: hidden_size * ffn_proj_factor rounded up to ffn_round_up_to_multiple_of."""
+    width, multiple = config.hidden_size * config.ffn_proj_factor, config.ffn_round_up_to_multiple_of
+    return int(((width + multiple - 1) // multiple) * multiple)
 
 
 FAMILY = Family(
@@ -48,7 +56,7 @@ FAMILY = Family(
     accessors={
         "num_heads": lambda c: getattr(c, "num_heads", None), "num_kv_heads": lambda c: getattr(c, "num_heads", None),
         "head_dim": lambda c: None, "qk_head_dim": lambda c: None,
-        "intermediate_size": lambda c: c.up_proj_dim,
+        "intermediate_size": _up_proj_dim,
     },
     readout=_soft_cap,
     block_kind=lambda config: "recurrent",
@@ -60,5 +68,6 @@ FAMILY = Family(
             "tie_word_embeddings": False,
         }),
     ),
-    tiny={"config_class": "xLSTMConfig", "overrides": {"hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300}},
+    tiny={"config_class": "xLSTMConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300, "use_cache": False}},
 )
