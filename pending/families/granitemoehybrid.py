@@ -1,0 +1,43 @@
+"""Granite 4.0 hybrid (GraniteMoeHybridForCausalLM).
+
+Granite's multipliers on a Mamba-2 hybrid. Each block's token mixer is either a Mamba-2 mixer
+(mamba, aliased self_attn) or Granite's attention (self_attn; no rotary when
+position_embedding_type is None, scores scaled by attention_multiplier); the block adds it times
+residual_multiplier. Its MLP slot is a block_sparse_moe (aliased mlp; a router whose top_k logits
+are softmaxed among themselves, fused experts) plus a shared_mlp on the block itself run on every
+token: out = h + residual_multiplier·(block_sparse_moe(x) + shared_mlp(x)), served as mlp_output
+where shared_mlp returns (an edit is carried back into shared_mlp's output). The embeddings are
+multiplied by embedding_multiplier before the first block and the logits divided by
+logits_scaling. On the Mamba-2 blocks the module keeps self_attn = None, which nnsight's rename will
+not alias over: the Mamba-2 mixer becomes those blocks' self_attn once the core binds the family's
+mixers (requests-moe.md, 7); until then those blocks have no self_attn host.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.families._hybrid import MAMBA2, mixer_interior
+from nnterp.families._moe import granite_readout, granite_sites, moe_accessors
+from nnterp.families.granitemoe import GRANITE_MULTIPLIERS, GRANITE_NEURONS, GRANITE_ROUTER
+
+FAMILY = Family(
+    name="granitemoehybrid",
+    model_types=("granitemoehybrid",),
+    summary="IBM's Granite 4.0: Mamba-2 mixers with attention on a few blocks, a mixture of experts beside a shared "
+            "MLP, and Granite's multipliers.",
+    tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba-2)", "Multipliers",
+          "Mixture of experts", "Shared experts"),
+    rename={"block_sparse_moe": "mlp"},
+    sites={**mixer_interior(MAMBA2), **granite_sites(GRANITE_ROUTER, GRANITE_NEURONS)},
+    accessors=moe_accessors("num_local_experts"),
+    readout=granite_readout,
+    checkpoints=(
+        Checkpoint("ibm-granite/granite-4.0-h-tiny", "granite-4.0-h-tiny", {
+            "architectures": ["GraniteMoeHybridForCausalLM"], "dtype": "bfloat16"}),
+    ),
+    tiny={"config_class": "GraniteMoeHybridConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "shared_intermediate_size": 64, "vocab_size": 300, "num_local_experts": 4,
+        "num_experts_per_tok": 2, "mamba_n_heads": 4, "mamba_d_state": 16, "mamba_n_groups": 1,
+        "layer_types": ["linear_attention", "full_attention"], **GRANITE_MULTIPLIERS}},
+)
+#: the token mixer's native name where the block's self_attn is None (requests-moe.md, 7)
+FAMILY.mixers = ("mamba",)

@@ -1,0 +1,82 @@
+"""HY-V4 (HYV4ForCausalLM).
+
+model.{embed_tokens, layers[i].{attn_hc, input_layernorm, self_attn, ffn_hc,
+post_attention_layernorm, mlp}, hc_head, norm} and lm_head. The residual is hc_mult streams
+[batch, seq, hc_mult, hidden]: attn_hc collapses them into the attention's input and returns post
+weights, and the streams become residual + post·attn (in float32); ffn_hc does the same around
+post_attention_layernorm and the MLP. After the last block hc_head collapses the streams, then the
+final norm and lm_head. The attention is Multi-head Latent Attention (q_a_proj, q_a_layernorm,
+q_b_proj; kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj; queries and keys of qk_nope_head_dim +
+qk_rope_head_dim, values of v_head_dim) with a sparse indexer choosing the keys each query sees, an
+attention sink (s_aux) and a sigmoid output gate (gate_proj) before o_proj. The MLP is dense on the
+first blocks (mlp_layer_types) and a mixture of experts with a shared expert after. The block
+returns (hidden_states, topk_indices). The model runs eager attention only.
+"""
+
+from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.sites import Nowhere, Read
+from nnterp.families._hyper import contract_note, moe_neurons, stream_sites
+
+SPARSE = ("a sparse attention with a sink: the indexer picks the keys each query sees and the softmax runs over them "
+          "and a learned sink (s_aux), so the scores and pattern are not a softmax over positions of their own")
+GATED = ("a gated output: o_proj reads the head outputs multiplied by sigmoid(gate_proj(x)), so its input is no "
+         "attention_head_outputs laid side by side")
+_HEADS = COMMON_SITES["attention_head_outputs"]
+
+
+def _copied(name, description):
+    """A kernel argument that is a view of a split (autograd refuses in-place edits of those): served as a copy,
+    with an edit carried back to the kernel's argument."""
+    common = COMMON_SITES[name]
+    return Read(common.where, common.element, condition=common.condition, snapshot=True, description=description)
+
+FAMILY = Family(
+    name="hy_v4",
+    model_types=("hy_v4",),
+    summary="Hyper-connections over hc_mult residual streams, around a sparse latent attention with an indexer, "
+            "sinks and an output gate, and dense then mixture-of-experts MLPs.",
+    tags=("Hyper-connections", "Multi-stream residual", "MLA", "Sparse attention", "Attention sinks", "Output gate",
+          "Mixture of experts", "RMSNorm"),
+    contract_note=contract_note(
+        "hc_mult", "the model's values (embeddings, final norm after hc_head, lm_head, logits), and per block "
+                   "attention_norm_output, the queries, keys, values and head outputs at the kernel, attention_output, "
+                   "mlp_norm_output, mlp_input, mlp_output and a dense MLP's neurons on the collapsed stream"),
+    sites={
+        **stream_sites("hc_mult"),
+        **moe_neurons(dense=lambda module: hasattr(module, "down_proj")),
+        "attention_queries": _copied(
+            "attention_queries", "The queries entering attention: the latent query's nope part and rotated rope part"),
+        "attention_keys": _copied(
+            "attention_keys", "The keys entering attention: kv_b_proj's nope part and the shared rotated rope key, "
+                              "one per head"),
+        "attention_values": _copied("attention_values", "The values entering attention, from kv_b_proj"),
+        "attention_scores": Nowhere(SPARSE),
+        "attention_probabilities": Nowhere(SPARSE),
+        "attention_premix": Nowhere(GATED),
+        "attention_head_outputs": Read(
+            _HEADS.where, _HEADS.element, condition=_HEADS.condition,
+            description="The per-head outputs of the kernel, before the sigmoid output gate and o_proj"),
+    },
+    accessors={
+        "num_kv_heads": lambda c: c.num_attention_heads,
+        "qk_head_dim": lambda c: c.qk_nope_head_dim + c.qk_rope_head_dim,
+        "head_dim": lambda c: c.v_head_dim,
+    },
+    loads=("eager",),
+    checkpoints=(
+        Checkpoint("tencent/Hy4-preview", "Hy4-preview", {
+            "architectures": ["HYV4ForCausalLM"], "num_hidden_layers": 34, "hidden_size": 2816,
+            "intermediate_size": 6912, "moe_intermediate_size": 768, "num_attention_heads": 32,
+            "num_key_value_heads": 32, "vocab_size": 120832, "n_routed_experts": 256, "num_experts_per_tok": 8,
+            "hc_mult": 4, "tie_word_embeddings": False,
+        }),
+    ),
+    tiny={"config_class": "HYV4Config", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
+        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
+        "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "kv_lora_rank": 32,
+        "q_lora_rank": 32, "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16, "index_head_dim": 32,
+        "index_n_heads": 2, "index_topk": 4, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+        "indexer_types": ["full", "shared"], "layer_types": ["indexed_attention", "indexed_attention"],
+        "mlp_layer_types": ["dense", "sparse"]}},
+)
