@@ -117,8 +117,7 @@ def generated(family, rows, block_kind: str, sums: bool = True) -> str:
                 if marked else "The default load serves the attention's interior. ")
         where = f" (block {index} of the checkpoint is the first with a softmax attention)" if index else ""
         # the snippet runs on the tiny model, whose blocks differ from the checkpoint's: find the block there
-        pick = (["block = next(i for i in range(model.num_layers) if model.serves(\"attention_scores\", i) is None)"]
-                if index else ["block = 0"])
+        pick = ["block = next(i for i in range(model.num_layers) if model.serves(\"attention_scores\", i) is None)"]
         text += ["## The attention's interior", "",
                  lead + f"The pattern is the softmax of the scores{where}:", "",
                  "```python", *pick, "with model.trace(prompt):",
