@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from nnterp import labels
 from nnterp.family import COMMON_SITES
-from nnterp.sites import Nowhere, Site
+from nnterp.sites import Nowhere, Read, Site
 
 #: the attention's interior: served on softmax-attention blocks only
 ATTENTION_INTERIOR = (
@@ -78,7 +78,14 @@ def mixer_interior(reason, attention_sites: dict | None = None, is_attention=is_
             return mixer_site(context.module)
         return site
 
-    return {name: choose(name) for name in ATTENTION_INTERIOR}
+    sites = {name: choose(name) for name in ATTENTION_INTERIOR}
+    common_output = COMMON_SITES["attention_output"]
+    mixer_output = Read(common_output.where, common_output.element,
+                        description="What the token mixer adds to the residual stream (on this block it is not "
+                                    "softmax attention)")
+    sites["attention_output"] = per_mixer(attention_sites.get("attention_output", common_output), mixer_output,
+                                          is_attention)
+    return sites
 
 
 #: the Jamba-style names: a mamba or self_attn mixer, feed_forward, pre_ff_layernorm, final_layernorm

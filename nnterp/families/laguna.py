@@ -16,8 +16,13 @@ normalized to sum to one; the block returns routed_scaling_factor · experts(x) 
 
 from nnterp.family import Checkpoint, Family
 from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
-from nnterp.family import COMMON_SITES
+from nnterp.families._mla import premix_per_block
 from nnterp.sites import KERNEL_ARGUMENTS, Call, Element, Read
+
+
+def _heads(context) -> dict:
+    """num_attention_heads_per_layer may give each block its own head count."""
+    return {"num_heads": context.layer.self_attn.num_heads}
 
 FAMILY = Family(
     name="laguna",
@@ -31,11 +36,9 @@ FAMILY = Family(
             Call("attention_interface", "output"), Element(0), condition=KERNEL_ARGUMENTS,
             description="The per-head outputs of the attention kernel, before the output gate: the attention then "
                         "multiplies them by softplus(g_proj(x)) and attention_premix is after it"),
-        "attention_premix": Read(
-            COMMON_SITES["attention_premix"].where, COMMON_SITES["attention_premix"].element,
-            COMMON_SITES["attention_premix"].layout,
-            description="Every head's gated output side by side, as o_proj takes it: the kernel's output times "
-                        "softplus(g_proj(x))"),
+        "attention_premix": premix_per_block(
+            "Every head's gated output side by side, as o_proj takes it: the kernel's output times "
+            "softplus(g_proj(x))"),
         **moe_block(router_sites(
             "gate", "F.linear",
             logits="The router's score for every expert, before the optional soft cap and the sigmoid (float32)",
@@ -47,6 +50,7 @@ FAMILY = Family(
         ), experts_sentence()),
     },
     accessors=moe_accessors("num_experts"),
+    block_dims=_heads,
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint
         Checkpoint("poolside/laguna-XS.2", "laguna-XS.2", {"architectures": ["LagunaForCausalLM"],
@@ -56,4 +60,5 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64,
         "vocab_size": 300, "head_dim": 16, "num_experts": 4, "num_experts_per_tok": 2}},
+    variants={"heads_per_layer": {"num_attention_heads_per_layer": [4, 2]}},
 )
