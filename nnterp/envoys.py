@@ -72,6 +72,9 @@ class StandardValue:
             raise self._order_error(envoy, site) from None
 
     def __set__(self, envoy, value) -> None:
+        if isinstance(value, Envoy):  # nnsight wiring a native child of this name: kept as E_<name>, as nnsight does
+            object.__setattr__(envoy, f"E_{self.spec.name}", value)
+            return
         if self.spec.read_only:
             raise ReadOnlyValue(
                 f"{self.spec.name} is read-only ({self.spec.description}); edit the value it is derived from instead"

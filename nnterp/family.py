@@ -101,6 +101,8 @@ class Checkpoint:
     repo: str
     label: str
     config: dict = field(default_factory=dict)
+    #: why its printout cannot be built from the facts known here (the page then shows the tiny model)
+    not_buildable: str | None = None
 
 
 @dataclass
@@ -143,6 +145,15 @@ class Family:
     #: dimensions that differ per block (a layer with more key/value heads): HostContext of the
     #: layer -> {dimension: size}, overriding the model-wide accessors for that block
     block_dims: Callable | None = None
+    #: the order the block computes its values in, where it is not FORWARD_ORDER["block"] (a router run
+    #: after the dense MLP); ("mlp", "output") marks where the MLP returns
+    block_order: tuple | None = None
+    #: False where the logits mix more than the last block's output (depth attention over the block states):
+    #: project_on_vocab is then a lens, not the readout, and the contract does not compare it with the logits
+    exact_lens: bool = True
+    #: native names of the token mixer where a block keeps its own self_attn as None (GraniteMoeHybrid's mamba):
+    #: the mixer becomes that block's self_attn host, the module's None attribute untouched
+    mixers: tuple[str, ...] = ()
     module: Any = None
 
     @property

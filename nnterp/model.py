@@ -9,7 +9,7 @@ from typing import Any
 import torch
 from nnsight import TransformersModel
 
-from .envoys import ENVOYS, StandardHost, StandardValue, _addindent
+from .envoys import ENVOYS, AttentionEnvoy, StandardHost, StandardValue, _addindent
 from .errors import EmptyPrompt, LoadOptionRefused
 from .family import Family, family_for
 from .support import Support, build_support
@@ -69,9 +69,19 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         self._nnterp_state = _State(family, config)
         self._nnterp_remote = remote
         envoys = _envoys_by_class(model, family) if isinstance(model, torch.nn.Module) else ENVOYS
+        if family.mixers:
+            envoys = {**ENVOYS, **{f"layers.*.{name}": AttentionEnvoy for name in family.mixers}}
         super().__init__(model, *args, tokenizer=tokenizer, rename=family.all_rename, envoys=envoys, **load, **kwargs)
+        self._bind_mixers(family)
         self._nnterp_state.config = self._module.config
         _warn_hazards(self)
+
+    def _bind_mixers(self, family) -> None:
+        """Alias a block's token mixer as self_attn where the module's own self_attn is None (the rename cannot)."""
+        for name in family.mixers:
+            for layer in self.layers:
+                if getattr(layer._module, "self_attn", 0) is None and name in layer._module._modules:
+                    layer.__dict__["self_attn"] = getattr(layer, name)
 
     @staticmethod
     def _honour_built(model, family, attn_implementation, dtype, device_map) -> None:
@@ -239,6 +249,8 @@ def _envoys_by_class(model, family) -> dict:
         return [key for key, alias in family.all_rename.items()
                 if isinstance(key, str) and standard in ([alias] if isinstance(alias, str) else alias)]
 
+    if any(isinstance(key, type) for key in family.all_rename):
+        return ENVOYS  # class keys name hosts by type: nnsight's spellings of the paths resolve them
     layers = next((found for key in native_names("layers") if (found := resolve(model, key)) is not None), None)
     if layers is None:
         return ENVOYS

@@ -133,7 +133,12 @@ def build_on_meta(family):
 
 
 def config_value(config, key: str):
-    value = getattr(config, key, None)
+    try:
+        value = getattr(config, key, None)
+    except RuntimeError:  # a heterogeneous config refuses a global read of a per-layer attribute
+        per_layer = [getattr(layer, key, None) for layer in getattr(config, "per_layer_config", None) or ()]
+        distinct = sorted({v for v in per_layer if v is not None}, key=str)
+        return f"per layer: {', '.join(map(str, distinct))}" if distinct else None
     if value is None:
         value = (getattr(config, "rope_parameters", None) or {}).get(key)
     return value
@@ -199,18 +204,24 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
     problems: list[str] = []
     seconds: dict[str, float] = {}
     start = time.perf_counter()
+    checkpoint = representative(family)
+    not_buildable = checkpoint.not_buildable if checkpoint is not None else None
     try:
+        if not_buildable:
+            raise NotImplementedError(not_buildable)
         model, shown_on = build_on_meta(family)
         printout_intro = f"What print(model) shows on {shown_on}: the native modules, standard names and every " \
                          "standard value with its layout."
     except Exception as error:
         from nnterp import tiny
 
-        problems.append(f"the meta build of the representative checkpoint failed ({one_line(error)}); "
-                        "the page shows the tiny model")
+        if not not_buildable:
+            problems.append(f"the meta build of the representative checkpoint failed ({one_line(error)}); "
+                            "the page shows the tiny model")
         model = tiny.load(family.name)
-        printout_intro = f"What print(model) shows on the tiny {family.name} model: the native modules, standard " \
-                         "names and every standard value with its layout."
+        why = f" ({checkpoint.label} is not built here: {not_buildable})" if not_buildable else ""
+        printout_intro = f"What print(model) shows on the tiny {family.name} model{why}: the native modules, " \
+                         "standard names and every standard value with its layout."
     config = model.config
     try:
         printout = repr(model)

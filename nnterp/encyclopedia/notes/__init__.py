@@ -88,6 +88,8 @@ def generated(family, rows, block_kind: str, sums: bool = True) -> str:
     """Notes for a family without its own: the block, the readout and the catalogue's traps."""
     first, last = groups(rows)[0][1], groups(rows)[-1][1]
     text = [f"## The block is {block_kind}", ""]
+    if family.contract_note:
+        text += ["## What the contract cannot check here", "", family.contract_note, ""]
     stream = [first.get(name) for name in ("layer_input", "layer_output")]
     if all(row is not None and row.status == "served" for row in stream):
         text += _block_note(first, rows, sums)
@@ -95,11 +97,17 @@ def generated(family, rows, block_kind: str, sums: bool = True) -> str:
         reason = next(row.note for row in stream if row is not None and row.status != "served")
         text += [f"The block has no single residual stream to read: {reason}.", ""]
 
-    text += ["## The readout", "",
-             "`project_on_vocab` is the final norm, `lm_head` and whatever the model does past `lm_head`: "
-             "applied to the last block's `layer_output`, it gives `logits`, so a logit lens at any block "
-             "reads the stream as the model's own head does.", ""]
-    if last.get("layer_output") is not None and last["layer_output"].status == "served":
+    if family.exact_lens:
+        text += ["## The readout", "",
+                 "`project_on_vocab` is the final norm, `lm_head` and whatever the model does past `lm_head`: "
+                 "applied to the last block's `layer_output`, it gives `logits`, so a logit lens at any block "
+                 "reads the stream as the model's own head does.", ""]
+    else:
+        text += ["## The readout", "",
+                 "`project_on_vocab` is the final norm, `lm_head` and whatever the model does past `lm_head`, "
+                 "but the model's logits read more than the last block's `layer_output` (see above): on this family a logit lens is an approximation, even at the last block.",
+                 ""]
+    if family.exact_lens and last.get("layer_output") is not None and last["layer_output"].status == "served":
         text += ["```python", "with model.trace(prompt):", "    last = model.layers[-1].layer_output.save()",
                  "    logits = model.logits.save()", "",
                  "torch.testing.assert_close(model.project_on_vocab(last), logits)", "```", ""]

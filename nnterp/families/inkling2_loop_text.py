@@ -31,6 +31,7 @@ FAMILY = Family(
     tags=("Looped depth", "Block attention residuals", "Short convolutions", "Attention sinks",
           "Gated output projection", "Mixture of experts", "Logit softcap"),
     contract_note=NOTE,
+    exact_lens=False,
     sites=inkling2_sites(),
     accessors={"vocab_size": lambda c: c.unpadded_vocab_size or c.vocab_size},
     block_arithmetic=block_residual_arithmetic,

@@ -9,8 +9,8 @@ token: out = h + residual_multiplier·(block_sparse_moe(x) + shared_mlp(x)), ser
 where shared_mlp returns (an edit is carried back into shared_mlp's output). The embeddings are
 multiplied by embedding_multiplier before the first block and the logits divided by
 logits_scaling. On the Mamba-2 blocks the module keeps self_attn = None, which nnsight's rename will
-not alias over: the Mamba-2 mixer becomes those blocks' self_attn once the core binds the family's
-mixers (requests-moe.md, 7); until then those blocks have no self_attn host.
+not alias over: the family names mamba as its mixer, and the library binds it as those blocks'
+self_attn, leaving the module's own attribute None.
 """
 
 from nnterp.family import Checkpoint, Family
@@ -29,6 +29,7 @@ FAMILY = Family(
     sites={**mixer_interior(MAMBA2), **granite_sites(GRANITE_ROUTER, GRANITE_NEURONS)},
     accessors=moe_accessors("num_local_experts"),
     readout=granite_readout,
+    mixers=("mamba",),
     checkpoints=(
         Checkpoint("ibm-granite/granite-4.0-h-tiny", "granite-4.0-h-tiny", {
             "architectures": ["GraniteMoeHybridForCausalLM"], "dtype": "bfloat16"}),
@@ -39,5 +40,3 @@ FAMILY = Family(
         "num_experts_per_tok": 2, "mamba_n_heads": 4, "mamba_d_state": 16, "mamba_n_groups": 1,
         "layer_types": ["linear_attention", "full_attention"], **GRANITE_MULTIPLIERS}},
 )
-#: the token mixer's native name where the block's self_attn is None (requests-moe.md, 7)
-FAMILY.mixers = ("mamba",)

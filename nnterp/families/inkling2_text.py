@@ -36,6 +36,7 @@ FAMILY = Family(
     tags=("Block attention residuals", "Short convolutions", "Attention sinks", "Relative position bias",
           "Gated output projection", "Mixture of experts", "muP head", "Logit softcap"),
     contract_note=NOTE,
+    exact_lens=False,
     sites=inkling2_sites(),
     accessors={"vocab_size": lambda c: c.unpadded_vocab_size or c.vocab_size},
     block_arithmetic=block_residual_arithmetic,

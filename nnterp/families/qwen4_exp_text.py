@@ -66,7 +66,9 @@ FAMILY = Family(
             "architectures": ["Qwen4ExpForCausalLM"], "num_hidden_layers": 40, "hidden_size": 2048,
             "moe_intermediate_size": 512, "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256,
             "vocab_size": 248320, "num_experts": 512, "num_experts_per_tok": 10, "tie_word_embeddings": False,
-        }),
+        }, not_buildable="its indexed-attention layers need the QSA indexer sizes (indexer_budget, "
+                         "indexer_compress_ratio, ...), which the config class leaves unset and which are not "
+                         "known offline"),
     ),
     tiny={"config_class": "Qwen4ExpTextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,

@@ -1,0 +1,159 @@
+"""Dory (DoryForCausalLM): NVIDIA Nemotron-Labs' looped nGPT.
+
+model.{embed_tokens, layers[i].{input_layernorm, self_attn.{q_proj, k_proj, v_proj, gate_proj, q_norm,
+k_norm, attn_sub_norm, o_proj}, post_attention_layernorm, pre_feedforward_layernorm, mlp.{gate_proj,
+up_proj, act_fn, ffn_sub_norm, down_proj}, post_feedforward_layernorm}, norm} and lm_head (untied, with a
+learned per-token logit_scale). Every norm is DoryL2Norm, a projection onto the unit sphere
+(x / sqrt(sum x^2 + eps)) with no weight.
+
+Looped depth: the blocks are three sections. layers[:n_input_layers] run once; the recurrent section
+layers[n_input_layers : n_input_layers + n_recurrent_layers] runs n_recurrent_loops times, each loop
+starting from norm(h) + norm(input section's output) (model.norm, the final norm, is also called there);
+layers[num_hidden_layers - n_output_layers:] run once. Loop 0 thus starts from 2·norm(h), h the input
+section's output, and loop k from norm(loop k-1's output) + norm(h). A looped block is the same module on
+every loop, so its standard values are those of its first loop (nnsight's first call of the module); loop
+k is read inside `for _ in tracer.iter[k]:` (call model.instrument() first when the values are inside a
+forward, the attention's interior). model.norm is called 1 + n_recurrent_loops + 1 times, so
+final_norm_output is read at lm_head's input. The output blocks run once, so the last block's
+layer_output is the stream model.norm normalizes for lm_head on every checkpoint with n_output_layers >= 1
+(all released ones), and project_on_vocab reproduces the logits.
+
+The block is Gemma 2's sandwich on the unit sphere, with the residual a per-channel interpolation (lerp)
+instead of a sum: h0 = input_layernorm(x); a = post_attention_layernorm(self_attn(h0)); h1 = h0 +
+|lambda_1·lambda_scale|·(a − h0); h2 = pre_feedforward_layernorm(h1); m =
+post_feedforward_layernorm(mlp(h2)); out = h2 + |lambda_2·lambda_scale|·(m − h2). The stream is
+normalized before each move (input_layernorm and pre_feedforward_layernorm are on the residual path:
+their outputs are both the sublayer's input and the point the stream moves from). attention_output is
+a, mlp_output is m: the normalized branch outputs, the points on the sphere the stream is pulled toward
+at the block's learned rates, which is what the stream receives from each sublayer. layer_input +
+attention_output + mlp_output is no part of this arithmetic, so the contract checks the block's own:
+lerp(pre_feedforward_layernorm(lerp(input_layernorm(layer_input), attention_output, rate_1)),
+mlp_output, rate_2) == layer_output, with the block's own lambda_1, lambda_2 and norms. layer_mid, the
+stream after the attention's lerp (h1, pre_feedforward_layernorm's input), is not of the form
+layer_input + attention_output, which the contract checks of any layer_mid, so it is not served.
+
+The attention (through attention_interface) L2-normalizes queries and keys per head (q_norm, k_norm),
+rotates them, and multiplies the queries by (sqk·sqk_scale)^2 per channel; the kernel scales by
+head_dim^-0.5. Its output is gated by sigmoid(gate_proj(h0)·(s_gate·s_gate_scale)^2), L2-normalized
+over all heads together (attn_sub_norm) and projected by o_proj. Layers alternate sliding-window and
+full attention (layer_types). The MLP scales gate and up by suv_gate, suv_up times sqrt(hidden_size),
+and L2-normalizes act(gate)·up (ffn_sub_norm) before down_proj. lm_head multiplies its float32 logits
+by logit_scale·(1/initializer_range) per token; logits are lm_head's output, float32 under any dtype.
+"""
+
+from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.sites import Argument, Child, Nowhere, Read, Sibling, SPLIT_HEADS
+
+LERP_MID = ("the block moves the stream by interpolation, h = input_layernorm(layer_input) + rate·(attention_output "
+            "− input_layernorm(layer_input)), so the stream after the attention is not layer_input + "
+            "attention_output; it is pre_feedforward_layernorm's input, readable natively as "
+            "layers[i].pre_feedforward_layernorm.input")
+
+NOTE = ("Looped depth: the recurrent blocks (n_input_layers to n_input_layers + n_recurrent_layers) run "
+        "n_recurrent_loops times, so a looped block's values are those of its first loop (loop k inside "
+        "tracer.iter[k]). The residual is an nGPT interpolation on the unit sphere, out = h + rate·(branch − "
+        "h) after normalizing h, so the identity is replaced by the block's arithmetic of layer_input, "
+        "attention_output and mlp_output (the normalized branch outputs the stream is pulled toward), and layer_mid "
+        "is unavailable. project_on_vocab(layers[-1].layer_output) reproduces the logits where n_output_layers >= 1 "
+        "(the last block then runs once). Served: the model's values (final_norm_output read at lm_head's input, "
+        "model.norm also running inside the loop), every block value but layer_mid, the attention's interior and the "
+        "MLP's values.")
+
+
+def _rate(layer, name):
+    return (getattr(layer, name) * layer.lambda_scale).abs()
+
+
+def lerp_arithmetic(layer, x, attention, mlp):
+    """DoryDecoderLayer's arithmetic: normalize, move toward the attention's output, normalize, move toward the MLP's."""
+    h = layer.input_layernorm(x)
+    h = h + _rate(layer, "lambda_1") * (attention - h)
+    h = layer.pre_feedforward_layernorm(h)
+    return h + _rate(layer, "lambda_2") * (mlp - h)
+
+
+FAMILY = Family(
+    name="dory",
+    model_types=("dory",),
+    summary="A looped normalized transformer (nGPT): input blocks, a recurrent section run several times from the "
+            "re-injected input, output blocks; every hidden state on the unit sphere and each sublayer moving the "
+            "stream toward its normalized output at a learned per-channel rate.",
+    tags=("Looped depth", "Normalized transformer (nGPT)", "L2 norm", "Interpolated residual", "Sandwich norms",
+          "QK-norm", "Gated attention output", "Sliding window", "Scaled logits"),
+    sites={
+        "attention_output": Read(
+            Sibling("post_attention_layernorm"),
+            description="The attention's output after the block's L2 post-norm post_attention_layernorm: the point "
+                        "on the unit sphere the stream moves toward, by |lambda_1·lambda_scale| per channel"),
+        "mlp_output": Read(
+            Sibling("post_feedforward_layernorm"),
+            description="The MLP's output after the block's L2 post-norm post_feedforward_layernorm: the point on "
+                        "the unit sphere the stream moves toward, by |lambda_2·lambda_scale| per channel"),
+        "layer_mid": Nowhere(LERP_MID),
+        "attention_norm_output": Read(
+            Child("input_layernorm"),
+            description="The block's input projected onto the unit sphere (input_layernorm): the attention's input "
+                        "and the point the stream moves from"),
+        "mlp_norm_output": Read(
+            Child("pre_feedforward_layernorm"),
+            description="The stream after the attention's move, projected onto the unit sphere "
+                        "(pre_feedforward_layernorm): the MLP's input and the point the stream moves from"),
+        # pre_feedforward_layernorm's output is both the MLP's argument and the lerp's base: an assignment is copied
+        # into it, so it reaches both holders as an in-place edit does
+        "mlp_input": Read(
+            Child("mlp", "input"), Argument(0), shared=True,
+            description="What the MLP is called with: pre_feedforward_layernorm's output, the same tensor the "
+                        "block's second move starts from (an edit changes both)"),
+        "attention_queries": Read(
+            COMMON_SITES["attention_queries"].where, Argument(1), condition=COMMON_SITES["attention_queries"].condition,
+            description="The queries entering attention: L2-normalized per head (q_norm), rotated, then multiplied "
+                        "by (sqk·sqk_scale)^2 per channel"),
+        "attention_keys": Read(
+            COMMON_SITES["attention_keys"].where, Argument(2), condition=COMMON_SITES["attention_keys"].condition,
+            description="The keys entering attention: L2-normalized per head (k_norm), then rotated"),
+        "attention_premix": Read(
+            Child("o_proj", "input"), Argument(0), SPLIT_HEADS,
+            description="Every head's output side by side as o_proj takes it: gated by sigmoid(gate_proj·"
+                        "(s_gate·s_gate_scale)^2), then L2-normalized over all heads together (attn_sub_norm)"),
+        "mlp_activation": Read(
+            Child("act_fn"),
+            description="The activation of the gate, act(gate_proj(x)·suv_gate·suv_scale)"),
+        "mlp_neurons": Read(
+            Child("down_proj", "input"), Argument(0),
+            description="What down_proj receives: act(gate)·up (gate and up scaled by suv_gate, suv_up times "
+                        "sqrt(hidden_size)), L2-normalized by ffn_sub_norm"),
+        # model.norm is also called inside the loop (every loop starts from norm(h) + norm(input section's
+        # output)): its first call is not the final norm, so what lm_head reads is read at lm_head's input
+        "final_norm_output": Read(
+            Child("lm_head", "input"), Argument(0),
+            description="The residual stream after the final norm (model.norm's last call), what lm_head reads"),
+        "lm_head_output": Read(
+            Child("lm_head"),
+            description="lm_head's logits: the projection in float32 times logit_scale·(1/initializer_range) per "
+                        "token"),
+    },
+    block_arithmetic=lambda config: lerp_arithmetic,
+    block_kind=lambda config: "looped nGPT (interpolated residual)",
+    contract_note=NOTE,
+    checkpoints=(
+        # config facts of the released checkpoint as transformers reads them (DoryConfig's defaults, which name it, and
+        # the card of yujiepan/dory-1.0-tiny-random, built from it: 16 / 40 / 16 input / recurrent / output sublayers,
+        # 2 loops, hidden 2560, MLP 7168, 16 query heads over 4 key/value heads of 256, vocab 131072, untied, BF16).
+        # The file lists attention and mlp as separate sublayers (72 layer_types), which DoryConfig.__post_init__
+        # pairs into 36 layers of 8 / 20 / 8, in cycles of 3 sliding-window then 1 full-attention layer
+        Checkpoint("nvidia/NVIDIA-Nemotron-Labs-Dory1.0-4B-BF16", "Dory1.0-4B", {
+            "architectures": ["DoryForCausalLM"], "num_hidden_layers": 36, "n_input_layers": 8,
+            "n_recurrent_layers": 20, "n_output_layers": 8, "n_recurrent_loops": 2, "hidden_size": 2560,
+            "intermediate_size": 7168, "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 256,
+            "vocab_size": 131072, "sliding_window": 1024, "hidden_act": "silu", "tie_word_embeddings": False,
+            "dtype": "bfloat16",
+        }),
+    ),
+    # the catalogue's recipe (2 blocks) leaves n_input_layers and n_output_layers at their defaults of 8, so both
+    # sections cover both blocks and nothing loops; here one input, one looped and one output block, two loops
+    tiny={"config_class": "DoryConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "vocab_size": 300, "head_dim": 16,
+        "layer_types": ["sliding_attention", "full_attention", "sliding_attention"],
+        "n_input_layers": 1, "n_recurrent_layers": 1, "n_output_layers": 1, "n_recurrent_loops": 2}},
+)

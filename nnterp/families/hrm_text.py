@@ -1,0 +1,94 @@
+"""HRM-Text (HrmTextForCausalLM): Sapient Intelligence's Hierarchical Reasoning Model for text.
+
+model.{embed_tokens, L_module.{layers[i], final_norm}, H_module.{layers[i], final_norm}, z_L_init,
+rotary_emb} and lm_head (untied). Two stacks of num_layers_per_stack Llama-like blocks,
+layers[i].{input_layernorm, self_attn.{q_proj, k_proj, v_proj, gate_proj, o_proj},
+post_attention_layernorm, mlp.{gate_proj, up_proj, act_fn, down_proj}}: a sequential pre-norm block,
+h = x + self_attn(input_layernorm(x)), out = h + mlp(post_attention_layernorm(h)), a bare tensor. Every
+norm is an RMSNorm without weight; each stack ends with its own final_norm.
+
+The forward is a hierarchical recurrence over the same embeddings: e = embed_tokens(input_ids) ·
+embedding_scale; z_H = e; z_L = z_L_init (zeros, frozen); for each of H_cycles: L_cycles times z_L =
+L_module(z_L + z_H), then z_H = H_module(z_H + z_L); logits = lm_head(z_H). So every H block runs
+H_cycles times and every L block H_cycles · L_cycles times in one forward (config.num_hidden_layers is
+inflated to num_layers_per_stack · H_cycles · (L_cycles + 1), the KV-cache slots; model.num_layers is
+the stack's num_layers_per_stack).
+
+The standard layers are the H stack's blocks (model.model.H_module.layers), the stack whose output
+lm_head reads, and norm is its final_norm. The L stack is mounted as model.L_module: its blocks carry
+the same standard values (model.L_module.layers[i].layer_output, ...self_attn.attention_queries), read
+the same way. Every block's values are those of its first call (H cycle 0; for the L stack, L cycle 0
+of H cycle 0); the k-th call is read inside `for _ in tracer.iter[k]:` (call model.instrument() first
+when the values are inside a forward, the attention's interior). layers[0].layer_input on the first
+pass is z_H + z_L (the scaled embeddings plus the L stack's state), not the embeddings. lm_head reads
+the H stack's final_norm on its last pass, so final_norm_output is read at lm_head's input, and
+project_on_vocab (H_module.final_norm, then lm_head) reproduces the logits from layers[-1]'s
+layer_output on its last pass (tracer.iter[H_cycles - 1]), not on the first pass the standard value
+serves: with H_cycles > 1 it is a lens of the first H cycle.
+
+token_embeddings is embed_tokens' output times embedding_scale (1 / initializer_range unless set), what
+z_H starts from; an edit is carried back divided. The attention is multi-head (as many key/value heads
+as query heads), rotates queries and keys (rotary over the whole head), and calls the kernel through
+attention_interface with scale head_dim^-0.5; a per-head sigmoid gate, sigmoid(gate_proj(x)), then
+multiplies the kernel's output before o_proj. With token_type_ids and prefix_lm, positions whose
+token_type_ids is 1 attend to each other bidirectionally (a prefix-LM mask); a plain prompt is causal.
+"""
+
+from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.sites import Argument, Child, Read, SPLIT_HEADS
+
+NOTE = ("Hierarchical recurrence: the H and L stacks run H_cycles and H_cycles·L_cycles times per forward, so a "
+        "block's values are those of its first call (later calls inside tracer.iter[k]). The standard layers are the "
+        "H stack (the one lm_head reads); the L stack is mounted as model.L_module with the same block values. "
+        "project_on_vocab(layers[-1].layer_output) is a lens of the first H cycle, not the logits, which lm_head "
+        "computes from the H stack's last pass. Served: every standard value (token_embeddings scaled by "
+        "embedding_scale, final_norm_output read at lm_head's input).")
+
+FAMILY = Family(
+    name="hrm_text",
+    model_types=("hrm_text",),
+    summary="Two stacks of Llama-like blocks, a slow high-level one and a fast low-level one, run in a nested "
+            "recurrence over the same scaled embeddings, with a sigmoid output gate in the attention and no norm "
+            "weights.",
+    tags=("Hierarchical recurrence", "Looped depth", "Sequential block", "RMSNorm without weight",
+          "Gated attention output", "Scaled embeddings", "Prefix-LM mask"),
+    rename={"model.H_module.layers": "layers", "model.H_module.final_norm": "norm", "model.L_module": "L_module"},
+    sites={
+        "token_embeddings": Read(
+            Child("embed_tokens"), scale=lambda config: config.embedding_scale,
+            description="The embeddings as the recurrence starts from them (z_H): embed_tokens' output times "
+                        "embedding_scale"),
+        # H_module.final_norm runs once per H cycle: its first call is not what lm_head reads
+        "final_norm_output": Read(
+            Child("lm_head", "input"), Argument(0),
+            description="The H stack's state after its final_norm on its last pass, what lm_head reads"),
+        "attention_premix": Read(
+            COMMON_SITES["attention_premix"].where, Argument(0), SPLIT_HEADS,
+            description="Every head's output side by side as o_proj takes it: the kernel's output times the "
+                        "per-head gate sigmoid(gate_proj(x))"),
+        "attention_head_outputs": Read(
+            COMMON_SITES["attention_head_outputs"].where, COMMON_SITES["attention_head_outputs"].element,
+            condition=COMMON_SITES["attention_head_outputs"].condition,
+            description="The per-head outputs of the attention kernel, before the sigmoid gate and the output "
+                        "projection"),
+    },
+    block_kind=lambda config: "sequential (hierarchical recurrence)",
+    exact_lens=False,
+    contract_note=NOTE,
+    checkpoints=(
+        # facts published for HRM-Text-1B (model card and transformers' HrmTextConfig, whose defaults name it): the
+        # per-stack depth is num_layers_per_stack, num_hidden_layers the inflated count transformers derives from it
+        # (16 · 2 · (3 + 1)); the vocabulary is left out, as the sources disagree (a "65k" vocabulary in summaries of
+        # the card, 151808 in the config class), so the printout shows the config class's default; embedding_scale is
+        # sqrt(hidden_size), the 39.19 TransformerLens's HRM-Text adapter gives for this checkpoint
+        Checkpoint("sapientinc/HRM-Text-1B", "HRM-Text-1B", {
+            "architectures": ["HrmTextForCausalLM"], "num_layers_per_stack": 16, "num_hidden_layers": 128,
+            "H_cycles": 2, "L_cycles": 3, "hidden_size": 1536, "intermediate_size": 4096, "num_attention_heads": 12,
+            "head_dim": 128, "embedding_scale": 1536 ** 0.5, "max_position_embeddings": 4096, "hidden_act": "silu", "prefix_lm": True,
+            "tie_word_embeddings": False, "dtype": "bfloat16",
+        }),
+    ),
+    tiny={"config_class": "HrmTextConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
+        "vocab_size": 300, "head_dim": 16}},
+)

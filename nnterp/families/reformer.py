@@ -1,0 +1,111 @@
+"""Reformer (ReformerModelWithLMHead).
+
+reformer.{embeddings.{word_embeddings, position_embeddings}, encoder.{layers[i].{attention.{layer_norm,
+self_attention, output.dense}, feed_forward.{layer_norm, dense.{dense, act_fn}, output.dense}}, layer_norm}}
+and lm_head.decoder (biased, 2·hidden_size wide in). The embeddings are word plus axial position embeddings
+(axial_pos_shape). A reversible residual of two streams: the encoder duplicates the embeddings into
+(attn_output, hidden_states), and block i maps (x1, x2) to y1 = x1 + attention(x2), y2 = x2 +
+feed_forward(y1), called with the keywords prev_attn_output and hidden_states and returning a
+ReformerOutput (attn_output, hidden_states, attention_probs, buckets); the blocks run inside an autograd
+Function under torch.no_grad. Each sublayer norms its own input (attention.layer_norm,
+feed_forward.layer_norm, LayerNorms); the feed-forward is dense, act_fn (ReLU on the checkpoints), output,
+with biases, applied in chunks of chunk_size_feed_forward positions when it is set. The attention is the
+model's own code, no attention_interface: per config.attn_layers each block's self_attention is either a
+LocalSelfAttention (query, key, value; the sequence cut into chunks of local_attn_chunk_length, each
+attending causally to itself and local_num_chunks_before earlier chunks) or an LSHSelfAttention (one shared
+query_key projection and value; positions hashed into num_buckets by random rotations, num_hashes rounds,
+sorted and chunked, each chunk attending within itself and the previous one, with a mask against attending
+to oneself), and a full n² attention only when the sequence fits in one chunk; attention.output.dense is the
+output projection, without bias. After the last block the encoder concatenates [attn_output, hidden_states]
+and its layer_norm (over 2·hidden_size) is the final norm; lm_head reads it. In eval the model pads the
+ids on the right to a multiple of the chunk lengths' least common multiple (pad_token_id, masked) whenever
+the sequence is longer than the smallest chunk length, runs the embeddings and every block at that length,
+and cuts the final output back before lm_head: only the logits are at the call's length.
+"""
+
+from nnterp.family import Checkpoint, Family
+from nnterp.sites import Child, Nowhere
+from nnterp.families._reformer import AtCallLength
+
+REVERSIBLE = ("a reversible residual: each block reads and returns two streams, (attn_output, hidden_states), with "
+              "y1 = x1 + attention(x2) and y2 = x2 + feed_forward(y1), so no single [batch seq hidden_size] stream "
+              "enters or leaves it (read layers[i].input's prev_attn_output and hidden_states keywords and "
+              "layers[i].output.attn_output / .hidden_states natively)")
+PADDED = ("the model pads the ids on the right to a multiple of its chunk length (the least common multiple of "
+          "local_attn_chunk_length and lsh_attn_chunk_length) inside its forward whenever the prompt is longer "
+          "than the smallest chunk, so the embeddings and every block run at a length the call did not give (13 "
+          "positions become 16 on the tiny model) and the standard layout, whose seq is the call's positions, "
+          "cannot hold them; read the native module (e.g. layers[i].attention.output) and cut [:, :seq]")
+FINAL_NORM = ("the final LayerNorm normalizes the two streams concatenated, [batch, seq, 2·hidden_size], at the "
+              "padded length, not a [batch seq hidden_size] stream; read model.norm.output natively (the logits "
+              "are lm_head of its first seq positions)")
+
+NOTE = ("A reversible residual of two streams, (attn_output, hidden_states): block i maps (x1, x2) to y1 = x1 + "
+        "attention(x2) and y2 = x2 + feed_forward(y1), so there is no single stream for layer_input, layer_mid or "
+        "layer_output and no identity to check; neither the streams' sum (the final norm reads their "
+        "concatenation, and an edit of a sum has no unique way back into two streams) nor their concatenation "
+        "(2·hidden_size wide) is a Residual [batch seq hidden_size]. The model also pads the ids to a multiple of "
+        "its chunk length inside the forward, so the embeddings and every block run at a length other than the "
+        "call's whenever the prompt is longer than the smallest chunk: the sublayers' values (normed inputs, "
+        "attention_output, mlp_output, the feed-forward's neurons) and the attention's queries, keys and values "
+        "are computed, but at positions the standard layout cannot name, and are read natively. Served: the "
+        "model's input_ids, attention_mask, input_size, lm_head_output, logits and next_token_probs; "
+        "project_on_vocab takes the concatenated streams [attn_output, hidden_states] of the last block, "
+        "[batch, seq, 2·hidden_size], and gives the logits.")
+
+_BLOCK_VALUES = (
+    "attention_norm_output", "mlp_norm_output", "mlp_input",
+    "attention_queries", "attention_keys", "attention_values", "attention_premix", "attention_output",
+    "attention_head_outputs", "mlp_activation", "mlp_neurons", "mlp_output",
+)
+# the pattern is not a [query key] matrix even at the call's length: local attention scores each chunk against
+# itself and the chunks before it, LSH attention scores hash-sorted chunks
+CHUNKED = ("chunked attention: local attention scores each chunk of local_attn_chunk_length positions against "
+           "itself and local_num_chunks_before earlier chunks, LSH attention scores chunks of positions sorted by "
+           "hash bucket, so no [query key] pattern over the sequence exists (only when the whole sequence fits in "
+           "one chunk is it a full causal attention)")
+
+FAMILY = Family(
+    name="reformer",
+    model_types=("reformer",),
+    summary="A reversible residual of two streams around chunked local and LSH attentions with their own code, "
+            "axial position embeddings, and a final norm and head over the two streams concatenated.",
+    tags=("Reversible residual", "Two streams", "LSH attention", "Local chunked attention",
+          "Axial position embeddings", "LayerNorm", "Internal padding"),
+    rename={
+        "reformer.embeddings.word_embeddings": "embed_tokens", "reformer.encoder.layers": "layers",
+        "reformer.encoder.layer_norm": "norm", "attention": "self_attn", "feed_forward": "mlp",
+    },
+    sites={
+        "layer_input": Nowhere(REVERSIBLE),
+        "layer_mid": Nowhere(REVERSIBLE),
+        "layer_output": Nowhere(REVERSIBLE),
+        "token_embeddings": AtCallLength(
+            Child("embed_tokens"),
+            description="The word embeddings' output at the call's positions, before the axial position embeddings "
+                        "are added; the model embeds the ids padded to a multiple of its chunk length and this is "
+                        "the first seq positions of that"),
+        "final_norm_output": Nowhere(FINAL_NORM),
+        **{name: Nowhere(PADDED) for name in _BLOCK_VALUES},
+        "attention_scores": Nowhere(CHUNKED),
+        "attention_probabilities": Nowhere(CHUNKED),
+    },
+    accessors={
+        "num_kv_heads": lambda c: c.num_attention_heads,
+        "head_dim": lambda c: c.attention_head_size,
+        "qk_head_dim": lambda c: c.attention_head_size,
+        "intermediate_size": lambda c: c.feed_forward_size,
+    },
+    block_kind=lambda config: "reversible",
+    contract_note=NOTE,
+    loads=("eager",),
+    checkpoints=(
+        Checkpoint("google/reformer-crime-and-punishment", "Reformer (Crime and Punishment)"),
+        Checkpoint("google/reformer-enwik8", "Reformer (enwik8)"),
+    ),
+    tiny={"config_class": "ReformerConfig", "overrides": {
+        "hidden_size": 64, "num_attention_heads": 4, "feed_forward_size": 128, "vocab_size": 300,
+        "attention_head_size": 16, "is_decoder": True, "attn_layers": ["local", "lsh"], "axial_pos_shape": [4, 4],
+        "axial_pos_embds_dim": [32, 32], "max_position_embeddings": 16, "local_attn_chunk_length": 4,
+        "lsh_attn_chunk_length": 4, "num_buckets": 2}},
+)

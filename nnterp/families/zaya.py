@@ -1,0 +1,152 @@
+"""ZAYA1 (ZayaForCausalLM).
+
+model.{embed_tokens, layers[i].{input_layernorm, self_attn.{qkv_proj.{q_proj, k_proj, v_proj_current,
+v_proj_delayed, conv_qk_depthwise, conv_qk_grouped}, qk_norm, o_proj}, post_attention_residual_scale,
+post_attention_layernorm, mlp.{gate.{down_proj, router_mlp.{norm, fc1, fc2, out_proj}}, experts},
+post_mlp_residual_scale}, norm, rotary_emb} and lm_head, tied to embed_tokens. Before the first block the embedding
+is shifted and scaled per channel, (e + input_hidden_states_bias) · input_hidden_states_scale, and cast to float32:
+token_embeddings is embed_tokens' output and layers[0].input that affine form. The residual stream stays in float32
+whatever the model's dtype (the norms cast their input to their own dtype), so under bfloat16 the residual values
+are float32. A pre-norm block whose adds go through learned per-channel affine modules (ZayaResidualScaling): each
+computes (branch + hidden_states_bias) · hidden_states_scale + (residual + residual_bias) · residual_scale, so
+h = post_attention_residual_scale(self_attn(input_layernorm(x)), x) and out = post_mlp_residual_scale(mlp(
+post_attention_layernorm(h)), h). attention_output and mlp_output are what each module adds, the scaled branch
+bound to hidden_states inside its forward; the carried residual is rescaled too, so the block's arithmetic
+replaces the identity and there is no layer_mid of the form layer_input + attention_output. The attention is
+Compressed Convolutional Attention: qkv_proj projects queries and keys (q_proj, k_proj), mixes them over time with
+a causal depthwise then grouped Conv1d (kernel cca_time0 and cca_time1) and adds back a residual path of the
+projections averaged over each key group; the values are half the current token's projection (v_proj_current) and
+half the previous token's (v_proj_delayed); qk_norm scales queries and keys to L2 norm sqrt(head_dim) and the keys
+by a learned per-key-head temperature; rotary embeddings turn the first partial_rotary_factor of each head; the
+kernel is chosen at run time through attention_interface, num_key_value_heads grouped, scaled by head_dim ** -0.5.
+The MLP slot is a mixture of experts with one expert per position (num_experts_per_tok must be 1): the router
+(gate) projects to router_hidden_size (down_proj), adds the previous block's router state times router_states_scale
+(every block but the first: the router state is carried from block to block beside the stream), and scores
+num_experts + 1 classes with a three-layer MLP (router_mlp): the last class is a skip expert that computes nothing.
+The softmax of those logits plus fixed balancing_biases picks the top_k; the chosen probability (without the bias)
+is the weight, set to 0 where the skip expert was chosen, whose index is then sent to the experts as 0. The experts
+are fused gate_up_proj / down_proj, a gated MLP with hidden_act.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from nnterp import labels
+from nnterp.conformance import FORWARD_ORDER
+from nnterp.families._moe import InRouter, RouterRead, experts_sentence
+from nnterp.families._own_attention import WHOLE, Assigned
+from nnterp.family import Checkpoint, Family
+from nnterp.sites import Child, Element, Nowhere, Read, Where
+
+RESCALED = (
+    "ZAYA rescales the carried residual too: post_attention_residual_scale's output, post_attention_layernorm's "
+    "input, is (layer_input + residual_bias) · residual_scale + attention_output, not layer_input + "
+    "attention_output")
+
+
+@dataclass(frozen=True)
+class InScaling(Where):
+    """The value bound to ``hidden_states`` inside the forward of the block's residual-scaling module ``module``
+    (a sibling of the attention and the MLP): the branch after its own bias and scale, before the residual is
+    added. Read beside the sublayer, after it returns."""
+
+    module: str
+    key: str = "output"
+
+    @property
+    def _inner(self) -> Assigned:
+        return Assigned("hidden_states")
+
+    def target(self, host):
+        return self._inner.target(getattr(host.parent, self.module))
+
+    def describe(self, module) -> str:
+        scaling = sys.modules[type(module).__module__].ZayaResidualScaling
+        label = self._inner._label(labels.compiled_function(scaling.forward), "hidden_states")
+        return f"inside the block's {self.module} forward: the value assigned to hidden_states ({label})"
+
+
+def _arithmetic(config):
+    def block(layer, x, attn, mlp):
+        first, second = layer.post_attention_residual_scale, layer.post_mlp_residual_scale
+        mid = attn + (x + first.residual_bias) * first.residual_scale
+        return mlp + (mid + second.residual_bias) * second.residual_scale
+    return block
+
+
+def _choices_before_weights(order):
+    """The router picks its experts (torch.topk inside its forward) before it returns their weights."""
+    order = list(order)
+    weights, choices = order.index(("mlp", "router_weights")), order.index(("mlp", "router_choices"))
+    order[weights], order[choices] = order[choices], order[weights]
+    return tuple(order)
+
+
+NEURONS = experts_sentence(
+    "experts.gate_up_proj [num_experts, 2·moe_intermediate_size, hidden_size] and experts.down_proj "
+    "[num_experts, hidden_size, moe_intermediate_size]")
+
+FAMILY = Family(
+    name="zaya",
+    model_types=("zaya",),
+    summary="Zyphra's ZAYA1: a pre-norm block whose adds go through learned affine residual scalings, convolutional "
+            "compressed attention, and a mixture of experts whose MLP router carries a state across blocks and may "
+            "skip.",
+    tags=("Sequential block", "Residual scaling", "Mixture of experts", "Convolutional attention", "QK-norm",
+          "Partial rotary", "Grouped keys/values", "RMSNorm", "Float32 residual"),
+    rename={"qkv_proj.q_proj": "q_proj", "qkv_proj.k_proj": "k_proj"},
+    sites={
+        "token_embeddings": Read(
+            Child("embed_tokens"),
+            description="embed_tokens' output; layers[0].input is (token_embeddings + input_hidden_states_bias) · "
+                        "input_hidden_states_scale, in float32"),
+        "layer_mid": Nowhere(RESCALED),
+        "attention_output": Read(
+            InScaling("post_attention_residual_scale"), WHOLE,
+            description="What the attention adds to the residual stream: its output plus hidden_states_bias, times "
+                        "hidden_states_scale, inside post_attention_residual_scale"),
+        "mlp_output": Read(
+            InScaling("post_mlp_residual_scale"), WHOLE,
+            description="What the MoE block adds to the residual stream: its output plus hidden_states_bias, times "
+                        "hidden_states_scale, inside post_mlp_residual_scale"),
+        "router_logits": RouterRead(
+            InRouter("gate", "self.router_mlp"), WHOLE,
+            description="The router MLP's score for every expert and, last, the skip expert (num_experts + 1 "
+                        "classes), before the softmax"),
+        "router_choices": RouterRead(
+            InRouter("gate", "torch.topk"), Element(1),
+            description="The classes the router picks from its softmax plus balancing_biases: an expert, or "
+                        "num_experts for the skip expert (which the experts receive as expert 0 with weight 0)"),
+        "router_weights": RouterRead(
+            InRouter("gate"), Element(1),
+            description="The chosen class's softmax probability, without the balancing bias; 0 where the skip "
+                        "expert was chosen"),
+        "mlp_activation": Nowhere(NEURONS),
+        "mlp_neurons": Nowhere(NEURONS),
+    },
+    accessors={
+        "intermediate_size": lambda c: c.moe_intermediate_size,
+        # the router scores the skip expert as a class of its own, after the real ones
+        "num_experts": lambda c: c.num_experts + 1,
+        "num_experts_per_token": lambda c: c.num_experts_per_tok,
+    },
+    block_arithmetic=_arithmetic,
+    block_kind=lambda config: "scaled residual",
+    block_order=_choices_before_weights(FORWARD_ORDER["block"]),
+    checkpoints=(
+        Checkpoint("Zyphra/ZAYA1-8B", "ZAYA1 8B (800M active)", {
+            "architectures": ["ZayaForCausalLM"], "vocab_size": 262272, "hidden_size": 2048,
+            "num_hidden_layers": 40, "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 128,
+            "hidden_act": "silu", "max_position_embeddings": 131072, "rms_norm_eps": 1e-05,
+            "moe_intermediate_size": 2048, "num_experts": 16, "num_experts_per_tok": 1, "router_hidden_size": 256,
+            "cca_time0": 2, "cca_time1": 2, "tie_word_embeddings": True,
+            "rope_parameters": {"hybrid": {"rope_type": "default", "rope_theta": 5000000.0,
+                                           "partial_rotary_factor": 0.5}},
+        }),
+    ),
+    tiny={"config_class": "ZayaConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16, "num_experts": 4, "router_hidden_size": 8}},
+)
