@@ -82,6 +82,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
             for layer in self.layers:
                 if getattr(layer._module, "self_attn", 0) is None and name in layer._module._modules:
                     layer.__dict__["self_attn"] = getattr(layer, name)
+                    layer._aliases["self_attn"] = name  # printed self_attn/<name>, as nnsight prints its aliases
 
     @staticmethod
     def _honour_built(model, family, attn_implementation, dtype, device_map) -> None:

@@ -3,8 +3,8 @@
 model.{embed_tokens, layers[i].{input_layernorm, self_attn.{q_proj, k_proj, v_proj, gate_proj, q_norm,
 k_norm, attn_sub_norm, o_proj}, post_attention_layernorm, pre_feedforward_layernorm, mlp.{gate_proj,
 up_proj, act_fn, ffn_sub_norm, down_proj}, post_feedforward_layernorm}, norm} and lm_head (untied, with a
-learned per-token logit_scale). Every norm is DoryL2Norm, a projection onto the unit sphere
-(x / sqrt(sum x^2 + eps)) with no weight.
+learned per-token logit_scale). Every norm is DoryL2Norm, a projection onto the unit sphere (x / sqrt(sum
+x^2 + eps)) with no weight.
 
 Looped depth: the blocks are three sections. layers[:n_input_layers] run once; the recurrent section
 layers[n_input_layers : n_input_layers + n_recurrent_layers] runs n_recurrent_loops times, each loop
@@ -12,33 +12,34 @@ starting from norm(h) + norm(input section's output) (model.norm, the final norm
 layers[num_hidden_layers - n_output_layers:] run once. Loop 0 thus starts from 2·norm(h), h the input
 section's output, and loop k from norm(loop k-1's output) + norm(h). A looped block is the same module on
 every loop, so its standard values are those of its first loop (nnsight's first call of the module); loop
-k is read inside `for _ in tracer.iter[k]:` (call model.instrument() first when the values are inside a
-forward, the attention's interior). model.norm is called 1 + n_recurrent_loops + 1 times, so
+k is read inside `for _ in tracer.iter[k]:` (a value inside a forward, such as the attention's interior,
+needs that forward instrumented before it first runs: model.instrument(), or a read of the value on the
+first call earlier in the same trace). model.norm is called 1 + n_recurrent_loops + 1 times, so
 final_norm_output is read at lm_head's input. The output blocks run once, so the last block's
-layer_output is the stream model.norm normalizes for lm_head on every checkpoint with n_output_layers >= 1
-(all released ones), and project_on_vocab reproduces the logits.
+layer_output is the stream model.norm normalizes for lm_head on every checkpoint with n_output_layers >=
+1 (all released ones), and project_on_vocab reproduces the logits.
 
 The block is Gemma 2's sandwich on the unit sphere, with the residual a per-channel interpolation (lerp)
 instead of a sum: h0 = input_layernorm(x); a = post_attention_layernorm(self_attn(h0)); h1 = h0 +
 |lambda_1·lambda_scale|·(a − h0); h2 = pre_feedforward_layernorm(h1); m =
 post_feedforward_layernorm(mlp(h2)); out = h2 + |lambda_2·lambda_scale|·(m − h2). The stream is
 normalized before each move (input_layernorm and pre_feedforward_layernorm are on the residual path:
-their outputs are both the sublayer's input and the point the stream moves from). attention_output is
-a, mlp_output is m: the normalized branch outputs, the points on the sphere the stream is pulled toward
-at the block's learned rates, which is what the stream receives from each sublayer. layer_input +
+their outputs are both the sublayer's input and the point the stream moves from). attention_output is a,
+mlp_output is m: the normalized branch outputs, the points on the sphere the stream is pulled toward at
+the block's learned rates, which is what the stream receives from each sublayer. layer_input +
 attention_output + mlp_output is no part of this arithmetic, so the contract checks the block's own:
-lerp(pre_feedforward_layernorm(lerp(input_layernorm(layer_input), attention_output, rate_1)),
-mlp_output, rate_2) == layer_output, with the block's own lambda_1, lambda_2 and norms. layer_mid, the
-stream after the attention's lerp (h1, pre_feedforward_layernorm's input), is not of the form
-layer_input + attention_output, which the contract checks of any layer_mid, so it is not served.
+lerp(pre_feedforward_layernorm(lerp(input_layernorm(layer_input), attention_output, rate_1)), mlp_output,
+rate_2) == layer_output, with the block's own lambda_1, lambda_2 and norms. layer_mid, the stream after
+the attention's lerp (h1, pre_feedforward_layernorm's input), is not of the form layer_input +
+attention_output, which the contract checks of any layer_mid, so it is not served.
 
 The attention (through attention_interface) L2-normalizes queries and keys per head (q_norm, k_norm),
 rotates them, and multiplies the queries by (sqk·sqk_scale)^2 per channel; the kernel scales by
-head_dim^-0.5. Its output is gated by sigmoid(gate_proj(h0)·(s_gate·s_gate_scale)^2), L2-normalized
-over all heads together (attn_sub_norm) and projected by o_proj. Layers alternate sliding-window and
-full attention (layer_types). The MLP scales gate and up by suv_gate, suv_up times sqrt(hidden_size),
-and L2-normalizes act(gate)·up (ffn_sub_norm) before down_proj. lm_head multiplies its float32 logits
-by logit_scale·(1/initializer_range) per token; logits are lm_head's output, float32 under any dtype.
+head_dim^-0.5. Its output is gated by sigmoid(gate_proj(h0)·(s_gate·s_gate_scale)^2), L2-normalized over
+all heads together (attn_sub_norm) and projected by o_proj. Layers alternate sliding-window and full
+attention (layer_types). The MLP scales gate and up by suv_gate, suv_up times sqrt(hidden_size), and
+L2-normalizes act(gate)·up (ffn_sub_norm) before down_proj. lm_head multiplies its float32 logits by
+logit_scale·(1/initializer_range) per token; logits are lm_head's output, float32 under any dtype.
 """
 
 from nnterp.family import COMMON_SITES, Checkpoint, Family

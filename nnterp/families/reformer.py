@@ -20,7 +20,9 @@ output projection, without bias. After the last block the encoder concatenates [
 and its layer_norm (over 2·hidden_size) is the final norm; lm_head reads it. In eval the model pads the
 ids on the right to a multiple of the chunk lengths' least common multiple (pad_token_id, masked) whenever
 the sequence is longer than the smallest chunk length, runs the embeddings and every block at that length,
-and cuts the final output back before lm_head: only the logits are at the call's length.
+and cuts the final output back before lm_head: only the logits are at the call's length. With hash_seed
+None (the checkpoints' setting) LSH attention draws new random rotations on every forward, so two runs of
+one prompt differ; the tiny recipe sets hash_seed=0.
 """
 
 from nnterp.family import Checkpoint, Family
@@ -39,6 +41,16 @@ PADDED = ("the model pads the ids on the right to a multiple of its chunk length
 FINAL_NORM = ("the final LayerNorm normalizes the two streams concatenated, [batch, seq, 2·hidden_size], at the "
               "padded length, not a [batch seq hidden_size] stream; read model.norm.output natively (the logits "
               "are lm_head of its first seq positions)")
+
+def _random_hashing_hazard(model):
+    config = model._nnterp_state.config
+    if "lsh" in config.attn_layers and config.hash_seed is None:
+        return ("Reformer's LSH attention draws new random rotations for its hashing on every forward when hash_seed is "
+                "None (as on the checkpoints): two runs of the same prompt give different logits, so a clean run and "
+                "an edited one differ by more than the edit; load with hash_seed=0 (a config override) or set "
+                "hash_seed on every layers[i].attention.self_attention that is an LSHSelfAttention")
+    return None
+
 
 NOTE = ("A reversible residual of two streams, (attn_output, hidden_states): block i maps (x1, x2) to y1 = x1 + "
         "attention(x2) and y2 = x2 + feed_forward(y1), so there is no single stream for layer_input, layer_mid or "
@@ -98,6 +110,7 @@ FAMILY = Family(
     },
     block_kind=lambda config: "reversible",
     contract_note=NOTE,
+    hazard=_random_hashing_hazard,
     loads=("eager",),
     checkpoints=(
         Checkpoint("google/reformer-crime-and-punishment", "Reformer (Crime and Punishment)"),
@@ -107,5 +120,5 @@ FAMILY = Family(
         "hidden_size": 64, "num_attention_heads": 4, "feed_forward_size": 128, "vocab_size": 300,
         "attention_head_size": 16, "is_decoder": True, "attn_layers": ["local", "lsh"], "axial_pos_shape": [4, 4],
         "axial_pos_embds_dim": [32, 32], "max_position_embeddings": 16, "local_attn_chunk_length": 4,
-        "lsh_attn_chunk_length": 4, "num_buckets": 2}},
+        "lsh_attn_chunk_length": 4, "num_buckets": 2, "hash_seed": 0}},
 )
