@@ -204,10 +204,13 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
     for name, value in {**top, **readout}.items():
         if name == "input_size":
             continue
-        want_dtype = torch.long if BY_NAME[name].layout.kind == "Tokens" else dtype
+        kind = BY_NAME[name].layout.kind
+        # heads that compute in float32 (Dory's, Inkling 2's soft cap) return float32 logits under any load
+        want = (torch.long,) if kind == "Tokens" else (dtype, torch.float32) if kind in ("Logits", "NextTokenProbs") \
+            else (dtype,)
         shape = _expected_shape(model, name, batch, seq)
-        report.add("layout", f"model.{name}", tuple(value.shape) == shape and value.dtype == want_dtype,
-                   f"{tuple(value.shape)} {value.dtype}, expected {shape} {want_dtype}")
+        report.add("layout", f"model.{name}", tuple(value.shape) == shape and value.dtype in want,
+                   f"{tuple(value.shape)} {value.dtype}, expected {shape} {' or '.join(map(str, want))}")
     if "final_norm_output" in readout and "lm_head_output" in readout:
         lm = model.lm_head._module(readout["final_norm_output"])
         report.add("lm_head_output == lm_head(final_norm_output)", "model", torch.equal(lm, readout["lm_head_output"]),

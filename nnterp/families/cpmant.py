@@ -18,8 +18,8 @@ layer_mid, and self_attn (self_att.self_attention) and mlp (ffn.ffn) are the att
 themselves, whose outputs are what the block adds; the norms are RMSNorms in float32 named CpmAntLayerNorm, without
 bias. The attention is CPM-Ant's own code (the model has no other, so the interior needs no eager load and no sdpa
 load exists): every head has its own key and value, scores = q k^T / sqrt(dim_head) + position_bias, a T5-style
-bucketed relative-position bias per head computed once by cpmant.position_bias (prompt positions in their own
-segment buckets), masked with -inf, the softmax module, masked positions set back to 0, dropout, @ v, then
+bucketed relative-position bias per head computed once by cpmant.position_bias (a pair across segments,
+prompt and call, takes a segment-pair bucket in place of a distance bucket), masked with -inf, the softmax module, masked positions set back to 0, dropout, @ v, then
 attention_out. The mask is not causal: the model marks every position as context, so each position attends to every
 prompt and call position, those after it included (the logits at a position depend on the tokens that follow it).
 Because the prompt positions are keys of every call position, the key axis of keys, values and patterns spans

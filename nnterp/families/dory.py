@@ -58,7 +58,8 @@ NOTE = ("Looped depth: the recurrent blocks (n_input_layers to n_input_layers + 
         "is unavailable. project_on_vocab(layers[-1].layer_output) reproduces the logits where n_output_layers >= 1 "
         "(the last block then runs once). Served: the model's values (final_norm_output read at lm_head's input, "
         "model.norm also running inside the loop), every block value but layer_mid, the attention's interior and the "
-        "MLP's values.")
+        "MLP's values. lm_head computes the logits in float32, so under a bfloat16 or float16 load logits, "
+        "lm_head_output and next_token_probs are float32.")
 
 
 def _rate(layer, name):
@@ -66,7 +67,8 @@ def _rate(layer, name):
 
 
 def lerp_arithmetic(layer, x, attention, mlp):
-    """DoryDecoderLayer's arithmetic: normalize, move toward the attention's output, normalize, move toward the MLP's."""
+    """DoryDecoderLayer's arithmetic: normalize, move toward the attention's output, normalize, move toward
+    the MLP's."""
     h = layer.input_layernorm(x)
     h = h + _rate(layer, "lambda_1") * (attention - h)
     h = layer.pre_feedforward_layernorm(h)

@@ -85,8 +85,8 @@ FAMILY = Family(
         Checkpoint("sapientinc/HRM-Text-1B", "HRM-Text-1B", {
             "architectures": ["HrmTextForCausalLM"], "num_layers_per_stack": 16, "num_hidden_layers": 128,
             "H_cycles": 2, "L_cycles": 3, "hidden_size": 1536, "intermediate_size": 4096, "num_attention_heads": 12,
-            "head_dim": 128, "embedding_scale": 1536 ** 0.5, "max_position_embeddings": 4096, "hidden_act": "silu", "prefix_lm": True,
-            "tie_word_embeddings": False, "dtype": "bfloat16",
+            "head_dim": 128, "embedding_scale": 1536 ** 0.5, "max_position_embeddings": 4096, "hidden_act": "silu",
+            "prefix_lm": True, "tie_word_embeddings": False, "dtype": "bfloat16",
         }),
     ),
     tiny={"config_class": "HrmTextConfig", "overrides": {

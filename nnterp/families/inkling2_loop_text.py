@@ -6,7 +6,7 @@ looped depth: the blocks loop_layer_index_start..loop_layer_index_end run loop_n
 every later pass reading messages (message_input) from the previous pass's block states and stream,
 gated with rank loop_gate_rank. The same modules run on every pass, so a block's standard values
 are read on its first pass (nnsight's first call of the module); later passes are the module's
-later calls (model.layers[i].next() in nnsight). final_input mixes the block states into the final
+later calls (read inside `for _ in tracer.iter[k]:` in nnsight). final_input mixes the block states into the final
 norm's input; the logits are cast to float32 and soft-capped.
 """
 

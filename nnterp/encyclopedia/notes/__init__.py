@@ -105,7 +105,7 @@ def generated(family, rows, block_kind: str, sums: bool = True) -> str:
     else:
         text += ["## The readout", "",
                  "`project_on_vocab` is the final norm, `lm_head` and whatever the model does past `lm_head`, "
-                 "but the model's logits read more than the last block's `layer_output` (see above): on this family a logit lens is an approximation, even at the last block.",
+                 "but on this family the logits are not that projection of the last block's `layer_output` (see above): on this family a logit lens is an approximation, even at the last block.",
                  ""]
     if family.exact_lens and last.get("layer_output") is not None and last["layer_output"].status == "served":
         text += ["```python", "with model.trace(prompt):", "    last = model.layers[-1].layer_output.save()",
