@@ -7,6 +7,7 @@ remote run ships the envoy tree).
 
 from __future__ import annotations
 
+import torch
 from nnsight import Envoy
 from nnsight.intervention.interleaver import OutOfOrderError
 from greenlet import getcurrent
@@ -236,6 +237,8 @@ def _with_values(envoy, text: str) -> str:
 
 class _HostEnvoy(StandardHost, Envoy):
     def __repr__(self) -> str:
+        if isinstance(self._module, torch.nn.ModuleList):  # a container of hosts: its member prints the values
+            return super().__repr__()
         return _with_values(self, super().__repr__())
 
 

@@ -77,12 +77,17 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         _warn_hazards(self)
 
     def _bind_mixers(self, family) -> None:
-        """Alias a block's token mixer as self_attn where the module's own self_attn is None (the rename cannot)."""
+        """Alias a block's token mixer as self_attn where the rename cannot: where the module's own self_attn is
+        None, or a named member of a container self_attn ("self_attn.0": LongCat-Flash's two attentions, the
+        others then reached with layers[i].get("self_attn.1"))."""
         for name in family.mixers:
             for layer in self.layers:
-                if getattr(layer._module, "self_attn", 0) is None and name in layer._module._modules:
+                native = getattr(layer._module, "self_attn", 0)
+                if native is None and name in layer._module._modules:
                     layer.__dict__["self_attn"] = getattr(layer, name)
                     layer._aliases["self_attn"] = name  # printed self_attn/<name>, as nnsight prints its aliases
+                elif name.startswith("self_attn.") and isinstance(native, torch.nn.ModuleList):
+                    layer.__dict__["self_attn"] = layer.get(name)
 
     @staticmethod
     def _honour_built(model, family, attn_implementation, dtype, device_map) -> None:

@@ -16,7 +16,8 @@ shortcut-connected mixture of experts (ScMoE) forked from the first pair:
 The standard block has one attention and one MLP. Here self_attn is the first attention, self_attn[0],
 the one that reads the block's input; mlp is the MoE, the block's only router. attention_output is
 self_attn[0]'s output, what the stream receives at h1, and layer_mid is h1 (post_attention_layernorm[0]'s
-input; mlp_norm_output and mlp_input are its normed copy, which both the MoE and mlps[0] read). mlp_output
+input). mlp_norm_output is n, which the MoE and mlps[0] both read (an edit reaches both); mlp_input is the
+MoE's argument, the same tensor, served as a copy so that an edit reaches the MoE alone. mlp_output
 is the MoE's output, which the stream receives only at the block's last add. Between them the dense second
 half (mlps[0], self_attn[1], mlps[1]) adds its own contributions, which no standard value names: they are
 read natively (model.layers[i].mlps[0].output, model.layers[i].self_attn[1].output...). So layer_output is
@@ -53,7 +54,6 @@ from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import Argument, Call, Child, Nowhere, Read, Where
 
 # --------------------------------------------------------------------------- the block
-FIRST = "first attention+MLP pair"
 
 LAYER_SITES = {
     "attention_norm_output": Read(

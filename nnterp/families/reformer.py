@@ -113,6 +113,14 @@ FAMILY = Family(
     hazard=_random_hashing_hazard,
     loads=("eager",),
     checkpoints=(
+        Checkpoint("patrickvonplaten/hf-reformer-crime-and-punish", "Reformer (Crime and Punishment, HF port)", {
+            "architectures": ["ReformerModelWithLMHead"], "num_hidden_layers": 6, "hidden_size": 256,
+            "num_attention_heads": 2, "attention_head_size": 64, "feed_forward_size": 512, "vocab_size": 320,
+            "attn_layers": ["local", "lsh", "local", "lsh", "local", "lsh"], "local_attn_chunk_length": 64,
+            "lsh_attn_chunk_length": 64, "num_buckets": [64, 128], "num_hashes": 1, "axial_pos_shape": [512, 1024],
+            "axial_pos_embds_dim": [64, 192], "max_position_embeddings": 524288, "hidden_act": "relu",
+            "chunk_size_feed_forward": 0, "chunk_size_lm_head": 0, "is_decoder": True, "pad_token_id": 0,
+        }),
         Checkpoint("google/reformer-crime-and-punishment", "Reformer (Crime and Punishment)"),
         Checkpoint("google/reformer-enwik8", "Reformer (enwik8)"),
     ),

@@ -69,8 +69,8 @@ def identity(rows, sums: bool = True) -> str:
     if missing:
         return f"none: {missing[0].note}"
     if not sums:
-        return ("none: the norms sit on the residual path, so layer_output is the block's own arithmetic of "
-                "layers[i].input and its contributions, not their sum")
+        return ("none: layer_output is the block's own arithmetic of layers[i].input and its contributions, "
+                "which the family module declares (see 04), not their sum")
     return " + ".join(path for _, path in identity_terms(rows)) + " == layer_output"
 
 
@@ -153,8 +153,8 @@ def _block_note(first: dict, rows, sums: bool) -> list[str]:
                  "to rounding:")
         checks = [f"torch.testing.assert_close({' + '.join(names)}, out)"]
     else:
-        claim = ("The norms sit on the residual path, so the block is no sum of its input and its contributions; "
-                 "its own arithmetic, which the family module declares, gives `layer_output` from them:")
+        claim = ("The block is no plain sum of its input and its contributions (section 04 says why); its own "
+                 "arithmetic, which the family module declares, gives `layer_output` from them:")
         checks = ["arithmetic = model.family.block_arithmetic(model.config)",
                   f"torch.testing.assert_close(arithmetic(model.layers[0]._module, {', '.join(names)}), out)"]
     if mid is not None and mid.status == "served" and "attn" in names:
