@@ -265,8 +265,11 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
         report.add(label, where, torch.equal(total, out) or _close(total, out), f"max diff {_diff(total, out):.3g}")
     if "layer_mid" in v and x is not None:
         mid = v["layer_mid"]
-        report.add("layer_mid == layer_input + attention_output", where, _close(mid, x + attn),
-                   f"max diff {_diff(mid, x + attn):.3g}")
+        mid_of = model.family.mid_arithmetic(model._nnterp_state.config)
+        expected = x + attn if mid_of is None else mid_of(model.layers[i]._module, x, attn)
+        label = "layer_mid == layer_input + attention_output" if mid_of is None else \
+            "the block's own arithmetic of layer_input and attention_output == layer_mid"
+        report.add(label, where, _close(mid, expected), f"max diff {_diff(mid, expected):.3g}")
         norm = _child_module(hosts, "layer", "mlp_norm_output")
         if norm is not None and "mlp_norm_output" in v:
             normed = norm(mid)

@@ -123,6 +123,9 @@ class Family:
     #: apply_residual_connection_post_layernorm, OpenAI GPT) are no sum of the stream and the contributions:
     #: (config) -> None where block_sum holds, else (layer module, x, attn, mlp) -> layer_output, checked instead
     block_arithmetic: Callable = lambda config: None
+    #: where the stream after the attention is no sum either (Dory's interpolation): (config) -> None where
+    #: layer_mid == layer_input + attention_output, else (layer module, x, attn) -> layer_mid, checked instead
+    mid_arithmetic: Callable = lambda config: None
     #: whatever the model does past lm_head: (model, logits) -> logits
     readout: Callable = lambda model, logits: logits
     #: the map from the last block's output to lm_head's logits where it is not norm then lm_head

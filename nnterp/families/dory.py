@@ -29,9 +29,9 @@ mlp_output is m: the normalized branch outputs, the points on the sphere the str
 the block's learned rates, which is what the stream receives from each sublayer. layer_input +
 attention_output + mlp_output is no part of this arithmetic, so the contract checks the block's own:
 lerp(pre_feedforward_layernorm(lerp(input_layernorm(layer_input), attention_output, rate_1)), mlp_output,
-rate_2) == layer_output, with the block's own lambda_1, lambda_2 and norms. layer_mid, the stream after
-the attention's lerp (h1, pre_feedforward_layernorm's input), is not of the form layer_input +
-attention_output, which the contract checks of any layer_mid, so it is not served.
+rate_2) == layer_output, with the block's own lambda_1, lambda_2 and norms. layer_mid is the stream after
+the attention's lerp (h1, pre_feedforward_layernorm's input), checked against the block's own
+arithmetic lerp(input_layernorm(layer_input), attention_output, rate_1).
 
 The attention (through attention_interface) L2-normalizes queries and keys per head (q_norm, k_norm),
 rotates them, and multiplies the queries by (sqk·sqk_scale)^2 per channel; the kernel scales by
@@ -43,22 +43,18 @@ logit_scale·(1/initializer_range) per token; logits are lm_head's output, float
 """
 
 from nnterp.family import COMMON_SITES, Checkpoint, Family
-from nnterp.sites import Argument, Child, Nowhere, Read, Sibling, SPLIT_HEADS
+from nnterp.sites import Argument, Child, Read, Sibling, SPLIT_HEADS
 
-LERP_MID = ("the block moves the stream by interpolation, h = input_layernorm(layer_input) + rate·(attention_output "
-            "− input_layernorm(layer_input)), so the stream after the attention is not layer_input + "
-            "attention_output; it is pre_feedforward_layernorm's input, readable natively as "
-            "layers[i].pre_feedforward_layernorm.input")
 
 NOTE = ("Looped depth: the recurrent blocks (n_input_layers to n_input_layers + n_recurrent_layers) run "
         "n_recurrent_loops times, so a looped block's values are those of its first loop (loop k inside "
         "tracer.iter[k]). The residual is an nGPT interpolation on the unit sphere, out = h + rate·(branch − "
         "h) after normalizing h, so the identity is replaced by the block's arithmetic of layer_input, "
         "attention_output and mlp_output (the normalized branch outputs the stream is pulled toward), and layer_mid "
-        "is unavailable. project_on_vocab(layers[-1].layer_output) reproduces the logits where n_output_layers >= 1 "
+        "by its own arithmetic of layer_input and attention_output. project_on_vocab(layers[-1].layer_output) reproduces the logits where n_output_layers >= 1 "
         "(the last block then runs once). Served: the model's values (final_norm_output read at lm_head's input, "
-        "model.norm also running inside the loop), every block value but layer_mid, the attention's interior and the "
-        "MLP's values. lm_head computes the logits in float32, so under a bfloat16 or float16 load logits, "
+        "model.norm also running inside the loop), every block value, the attention's interior and the MLP's "
+        "values. lm_head computes the logits in float32, so under a bfloat16 or float16 load logits, "
         "lm_head_output and next_token_probs are float32.")
 
 
@@ -66,12 +62,16 @@ def _rate(layer, name):
     return (getattr(layer, name) * layer.lambda_scale).abs()
 
 
+def lerp_mid(layer, x, attention):
+    """The stream after the attention's move: normalize, then move toward the attention's output."""
+    h = layer.input_layernorm(x)
+    return h + _rate(layer, "lambda_1") * (attention - h)
+
+
 def lerp_arithmetic(layer, x, attention, mlp):
     """DoryDecoderLayer's arithmetic: normalize, move toward the attention's output, normalize, move toward
     the MLP's."""
-    h = layer.input_layernorm(x)
-    h = h + _rate(layer, "lambda_1") * (attention - h)
-    h = layer.pre_feedforward_layernorm(h)
+    h = layer.pre_feedforward_layernorm(lerp_mid(layer, x, attention))
     return h + _rate(layer, "lambda_2") * (mlp - h)
 
 
@@ -92,7 +92,11 @@ FAMILY = Family(
             Sibling("post_feedforward_layernorm"),
             description="The MLP's output after the block's L2 post-norm post_feedforward_layernorm: the point on "
                         "the unit sphere the stream moves toward, by |lambda_2·lambda_scale| per channel"),
-        "layer_mid": Nowhere(LERP_MID),
+        "layer_mid": Read(
+            Child("pre_feedforward_layernorm", "input"), Argument(0),
+            description="The residual stream after the attention's move, input_layernorm(layer_input) + "
+                        "|lambda_1·lambda_scale|·(attention_output − input_layernorm(layer_input)), before "
+                        "pre_feedforward_layernorm projects it back onto the unit sphere"),
         "attention_norm_output": Read(
             Child("input_layernorm"),
             description="The block's input projected onto the unit sphere (input_layernorm): the attention's input "
@@ -136,6 +140,7 @@ FAMILY = Family(
                         "token"),
     },
     block_arithmetic=lambda config: lerp_arithmetic,
+    mid_arithmetic=lambda config: lerp_mid,
     block_kind=lambda config: "looped nGPT (interpolated residual)",
     contract_note=NOTE,
     checkpoints=(

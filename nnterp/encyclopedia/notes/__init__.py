@@ -92,7 +92,7 @@ def generated(family, rows, block_kind: str, sums: bool = True) -> str:
         text += ["## What the contract cannot check here", "", family.contract_note, ""]
     stream = [first.get(name) for name in ("layer_input", "layer_output")]
     if all(row is not None and row.status == "served" for row in stream):
-        text += _block_note(first, rows, sums)
+        text += _block_note(first, rows, sums, mid_sums=family.mid_arithmetic(None) is None)
     else:
         reason = next(row.note for row in stream if row is not None and row.status != "served")
         text += [f"The block has no single residual stream to read: {reason}.", ""]
@@ -142,7 +142,7 @@ def generated(family, rows, block_kind: str, sums: bool = True) -> str:
     return "\n".join(text)
 
 
-def _block_note(first: dict, rows, sums: bool) -> list[str]:
+def _block_note(first: dict, rows, sums: bool, mid_sums: bool = True) -> list[str]:
     """The block's identity (or its own arithmetic, on a post-norm block) with the snippet that checks it."""
     mid = first.get("layer_mid")
     names = [var for var, _ in identity_terms(rows)]
@@ -157,10 +157,16 @@ def _block_note(first: dict, rows, sums: bool) -> list[str]:
                  "arithmetic, which the family module declares, gives `layer_output` from them:")
         checks = ["arithmetic = model.family.block_arithmetic(model.config)",
                   f"torch.testing.assert_close(arithmetic(model.layers[0]._module, {', '.join(names)}), out)"]
-    if mid is not None and mid.status == "served" and "attn" in names:
+    if mid is not None and mid.status == "served" and "attn" in names and mid_sums:
         lead = f"`layer_mid` is read at {mid.read_at}: the stream after the attention add. "
         reads.append("    mid = model.layers[0].layer_mid.save()")
         checks.insert(0, "torch.testing.assert_close(x + attn, mid)")
+    elif mid is not None and mid.status == "served" and "attn" in names:
+        lead = (f"`layer_mid` is read at {mid.read_at}: the stream after the attention's move, by the block's own "
+                "arithmetic. ")
+        reads.append("    mid = model.layers[0].layer_mid.save()")
+        checks[:0] = ["mid_of = model.family.mid_arithmetic(model.config)",
+                      "torch.testing.assert_close(mid_of(model.layers[0]._module, x, attn), mid)"]
     else:
         lead = f"There is no `layer_mid`: {mid.note if mid is not None and mid.note else 'the family does not serve it'}. "
     reads += [f"    {var} = model.layers[0].{paths[var]}.save()" for var in names[2:]]
