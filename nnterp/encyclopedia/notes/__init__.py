@@ -97,7 +97,13 @@ def generated(family, rows, block_kind: str, sums: bool = True) -> str:
         reason = next(row.note for row in stream if row is not None and row.status != "served")
         text += [f"The block has no single residual stream to read: {reason}.", ""]
 
-    if family.exact_lens:
+    last_served = last.get("layer_output") is not None and last["layer_output"].status == "served"
+    if not last_served:
+        text += ["## The readout", "",
+                 "`project_on_vocab` is the final norm, `lm_head` and whatever the model does past `lm_head`; the "
+                 "last block serves no `layer_output` here, so it applies to the hidden state the family module "
+                 "names (section 04), not to a standard value.", ""]
+    elif family.exact_lens:
         text += ["## The readout", "",
                  "`project_on_vocab` is the final norm, `lm_head` and whatever the model does past `lm_head`: "
                  "applied to the last block's `layer_output`, it gives `logits`, so a logit lens at any block "
@@ -105,9 +111,9 @@ def generated(family, rows, block_kind: str, sums: bool = True) -> str:
     else:
         text += ["## The readout", "",
                  "`project_on_vocab` is the final norm, `lm_head` and whatever the model does past `lm_head`, "
-                 "but on this family the logits are not that projection of the last block's `layer_output` (see above): on this family a logit lens is an approximation, even at the last block.",
-                 ""]
-    if family.exact_lens and last.get("layer_output") is not None and last["layer_output"].status == "served":
+                 "but the logits are not that projection of the last block's `layer_output` (see above): on this "
+                 "family a logit lens is an approximation, even at the last block.", ""]
+    if family.exact_lens and last_served:
         text += ["```python", "with model.trace(prompt):", "    last = model.layers[-1].layer_output.save()",
                  "    logits = model.logits.save()", "",
                  "torch.testing.assert_close(model.project_on_vocab(last), logits)", "```", ""]
