@@ -4,28 +4,32 @@ model.{embed_tokens, layers[i].{input_layernorm, self_attn.{q_proj, k_proj, v_pr
 o_proj, q_norm, k_norm}, post_attention_layernorm, mlp}, norm} and lm_head. A pre-norm block whose
 residual is scaled by learned per-channel gates before each add: h = input_residual·x +
 self_attn(input_layernorm(x)), out = post_attention_residual·h + mlp(post_attention_layernorm(h)),
-a bare tensor. So the block's arithmetic replaces the identity and there is no layer_mid of the
-form x + attention_output. The attention has q_norm and k_norm and a dynamic mask: dt_proj of the
+a bare tensor. So the block's arithmetic replaces the identity, and layer_mid is h, the stream after
+the gated add (post_attention_layernorm's input, also the residual the MLP is added to), checked against
+the block's own input_residual·layer_input + attention_output. The attention has q_norm and k_norm and a dynamic mask: dt_proj of the
 values gives a per-key bias added to the attention mask (through attention_interface). The MLP is
 gated, or with is_moe a cross-domain mixture of experts (CDMoE: a product-key router_gate over
 num_experts embedding experts, down_embed / up_embed, plus a shared gated MLP).
 """
 
 from nnterp.family import COMMON_SITES, Checkpoint, Family
-from nnterp.sites import Element, Nowhere, Own, Read
+from nnterp.sites import Argument, Child, Element, Nowhere, Own, Read
 
-GATED = ("Doge scales the residual by the learned gate input_residual before adding the attention: the stream after "
-         "the add, input_residual·x + attention_output, is post_attention_layernorm's input")
 CDMOE = ("a cross-domain mixture of experts: each position mixes num_experts_per_tok embedding experts chosen by a "
          "product-key router (down_embed, up_embed) with a shared gated MLP, so no single [batch seq "
          "intermediate_size] tensor of neurons exists; the block's output is mlp_output")
 _SCORES = COMMON_SITES["attention_scores"]
 
 
+def _mid(layer, x, attn):
+    """DogeDecoderLayer's stream after the attention: the input scaled by the gate input_residual, plus the
+    attention's output."""
+    return layer.input_residual * x + attn
+
+
 def _arithmetic(config):
     def block(layer, x, attn, mlp):
-        h = layer.input_residual * x + attn
-        return layer.post_attention_residual * h + mlp
+        return layer.post_attention_residual * _mid(layer, x, attn) + mlp
     return block
 
 
@@ -41,7 +45,13 @@ FAMILY = Family(
             "attention and an optional cross-domain mixture of experts.",
     tags=("Gated residual", "Dynamic mask attention", "QK norm", "RMSNorm", "Gated MLP", "Mixture of experts"),
     sites={
-        "layer_mid": Nowhere(GATED),
+        # the sum is both post_attention_layernorm's input and the residual the MLP is added to: an assignment is
+        # copied into it, so it reaches both holders as an in-place edit does
+        "layer_mid": Read(
+            Child("post_attention_layernorm", "input"), Argument(0), shared=True,
+            description="The residual stream after the attention's gated add, input_residual·layer_input + "
+                        "attention_output, which post_attention_layernorm normalizes for the MLP and the block "
+                        "carries on (times post_attention_residual)"),
         "attention_scores": Read(
             _SCORES.where, _SCORES.element, condition=_SCORES.condition,
             description="The attention scores entering the softmax: q·k scaled, plus the mask with the dynamic "
@@ -51,6 +61,7 @@ FAMILY = Family(
         "mlp_output": Read(Own("output"), Element(0)),
     },
     block_arithmetic=_arithmetic,
+    mid_arithmetic=lambda config: _mid,
     block_kind=lambda config: "gated residual",
     checkpoints=(
         Checkpoint("SmallDoge/Doge-320M", "Doge-320M"),
