@@ -5,10 +5,10 @@ o_proj, q_norm, k_norm}, post_attention_layernorm, mlp}, norm} and lm_head. A pr
 residual is scaled by learned per-channel gates before each add: h = input_residual·x +
 self_attn(input_layernorm(x)), out = post_attention_residual·h + mlp(post_attention_layernorm(h)),
 a bare tensor. So the block's arithmetic replaces the identity, and layer_mid is h, the stream after
-the gated add (post_attention_layernorm's input, also the residual the MLP is added to), checked against
-the block's own input_residual·layer_input + attention_output. The attention has q_norm and k_norm and a dynamic mask: dt_proj of the
-values gives a per-key bias added to the attention mask (through attention_interface). The MLP is
-gated, or with is_moe a cross-domain mixture of experts (CDMoE: a product-key router_gate over
+the gated add (post_attention_layernorm's input, also the residual the MLP is added to), checked
+against the block's own input_residual·layer_input + attention_output. The attention has q_norm and
+k_norm and a dynamic mask: dt_proj of the values gives a per-key bias added to the attention mask
+(through attention_interface). The MLP is gated, or with is_moe a cross-domain mixture of experts (CDMoE: a product-key router_gate over
 num_experts embedding experts, down_embed / up_embed, plus a shared gated MLP).
 """
 

@@ -6,12 +6,15 @@ DeepNorm-style factors: h = input_layernorm(x)·attn_alpha + self_attn(input_lay
 then out = post_attention_layernorm(h)·mlp_alpha + mlp(post_attention_layernorm(h))·mlp_beta
 (alpha (2·num_hidden_layers)^(1/4) and beta 1 on the checkpoint). So x itself is not carried: the
 block's arithmetic replaces the identity, attention_output and mlp_output include their beta, and
-there is no layer_mid of the form x + attention_output. By config.layer_types the attention is a
-softmax attention (MiniMaxAttention, grouped keys and values, through attention_interface) or a
-lightning attention (MiniMaxLightningAttention: qkv_proj with silu, a block-wise linear attention
-with per-head exponential decay, a norm, a sigmoid output_gate and out_proj), whose interior has no
-softmax. Every MLP is a mixture of experts: a softmax router (gate) over num_local_experts keeping
-the top-k, renormalized, and fused experts gate_up_proj / down_proj looped over the chosen experts.
+layer_mid is h, the stream after the attention's add (post_attention_layernorm's input, which the
+block uses for nothing else), checked against the block's own input_layernorm(layer_input)·attn_alpha
++ attention_output, with the block's attn_alpha_factor (the linear or the full attention's, by the
+block's type). By config.layer_types the attention is a softmax attention (MiniMaxAttention, grouped
+keys and values, through attention_interface) or a lightning attention (MiniMaxLightningAttention:
+qkv_proj with silu, a block-wise linear attention with per-head exponential decay, a norm, a sigmoid
+output_gate and out_proj), whose interior has no softmax. Every MLP is a mixture of experts: a
+softmax router (gate) over num_local_experts keeping the top-k, renormalized, and fused experts
+gate_up_proj / down_proj looped over the chosen experts.
 """
 
 from nnterp.family import COMMON_SITES, Checkpoint, Family
@@ -21,8 +24,6 @@ from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, rou
 
 LIGHTNING = ("a lightning attention: a block-wise linear attention with per-head exponential decay, with no softmax, "
              "so there are no scores or pattern to read")
-NOT_CARRIED = ("MiniMax's block adds the attention to its normed input, input_layernorm(x)·attn_alpha, not to x: the "
-               "sum is post_attention_layernorm's input, and the block normalizes it before the MLP")
 
 
 def _lightning(module) -> bool:
@@ -42,10 +43,15 @@ _LIGHTNING_OUT = Read(Own("output"), Element(0), scale=lambda c: c.linear_attn_b
                                   "linear_attn_beta_factor")
 
 
+def _mid(layer, x, attn):
+    """MiniMaxDecoderLayer's stream after the attention: the normed input times the block's attn_alpha_factor,
+    plus the attention's output (which includes its beta)."""
+    return layer.input_layernorm(x) * layer.attn_alpha_factor + attn
+
+
 def _arithmetic(config):
     def block(layer, x, attn, mlp):
-        h = layer.input_layernorm(x) * layer.attn_alpha_factor + attn
-        return layer.post_attention_layernorm(h) * layer.mlp_alpha_factor + mlp
+        return layer.post_attention_layernorm(_mid(layer, x, attn)) * layer.mlp_alpha_factor + mlp
     return block
 
 
@@ -59,7 +65,14 @@ FAMILY = Family(
     sites={
         **{name: _interior(name) for name in ATTENTION_INTERIOR},
         "attention_output": lambda context: _LIGHTNING_OUT if _lightning(context.module) else _SOFTMAX_OUT,
-        "layer_mid": Nowhere(NOT_CARRIED),
+        # the sum is post_attention_layernorm's input and nothing else (the block carries the normed stream): an
+        # assignment replaces the norm's input, as an in-place edit changes it
+        "layer_mid": Read(
+            Child("post_attention_layernorm", "input"), Argument(0),
+            description="The stream after the attention's add, input_layernorm(layer_input)·attn_alpha_factor + "
+                        "attention_output (attn_alpha_factor the linear or the full attention's, by the block's "
+                        "type), which post_attention_layernorm normalizes into the stream the MLP reads and the "
+                        "block carries"),
         # the normed stream is both the MLP's input and the residual: an assignment is copied into it
         "mlp_input": Read(
             Child("mlp", "input"), Argument(0), shared=True,
@@ -78,6 +91,7 @@ FAMILY = Family(
     },
     accessors=moe_accessors("num_local_experts"),
     block_arithmetic=_arithmetic,
+    mid_arithmetic=lambda config: _mid,
     block_kind=lambda config: "normed residual",
     checkpoints=(
         Checkpoint("MiniMaxAI/MiniMax-Text-01-hf", "MiniMax-Text-01", {

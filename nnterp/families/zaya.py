@@ -12,7 +12,9 @@ computes (branch + hidden_states_bias) · hidden_states_scale + (residual + resi
 h = post_attention_residual_scale(self_attn(input_layernorm(x)), x) and out = post_mlp_residual_scale(mlp(
 post_attention_layernorm(h)), h). attention_output and mlp_output are what each module adds, the scaled branch
 bound to hidden_states inside its forward; the carried residual is rescaled too, so the block's arithmetic
-replaces the identity and there is no layer_mid of the form layer_input + attention_output. The attention is
+replaces the identity. layer_mid is h, post_attention_residual_scale's output (the float32 stream the block
+carries to its second add; post_attention_layernorm reads it cast to the norm's dtype), checked against
+the block's own attention_output + (layer_input + residual_bias) · residual_scale. The attention is
 Compressed Convolutional Attention: qkv_proj projects queries and keys (q_proj, k_proj), mixes them over time with
 a causal depthwise then grouped Conv1d (kernel cca_time0 and cca_time1) and adds back a residual path of the
 projections averaged over each key group; the values are half the current token's projection (v_proj_current) and
@@ -40,10 +42,6 @@ from nnterp.families._own_attention import WHOLE, Assigned
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Child, Element, Nowhere, Read, Where
 
-RESCALED = (
-    "ZAYA rescales the carried residual too: post_attention_residual_scale's output, post_attention_layernorm's "
-    "input, is (layer_input + residual_bias) · residual_scale + attention_output, not layer_input + "
-    "attention_output")
 
 
 @dataclass(frozen=True)
@@ -68,11 +66,17 @@ class InScaling(Where):
         return f"inside the block's {self.module} forward: the value assigned to hidden_states ({label})"
 
 
+def _mid(layer, x, attn):
+    """ZayaDecoderLayer's stream after the attention: post_attention_residual_scale adds the (scaled) attention
+    to the carried residual shifted by residual_bias and scaled by residual_scale."""
+    first = layer.post_attention_residual_scale
+    return attn + (x + first.residual_bias) * first.residual_scale
+
+
 def _arithmetic(config):
     def block(layer, x, attn, mlp):
-        first, second = layer.post_attention_residual_scale, layer.post_mlp_residual_scale
-        mid = attn + (x + first.residual_bias) * first.residual_scale
-        return mlp + (mid + second.residual_bias) * second.residual_scale
+        second = layer.post_mlp_residual_scale
+        return mlp + (_mid(layer, x, attn) + second.residual_bias) * second.residual_scale
     return block
 
 
@@ -102,7 +106,13 @@ FAMILY = Family(
             Child("embed_tokens"),
             description="embed_tokens' output; layers[0].input is (token_embeddings + input_hidden_states_bias) · "
                         "input_hidden_states_scale, in float32"),
-        "layer_mid": Nowhere(RESCALED),
+        # the module's output is the block's residual from here on: both post_attention_layernorm (through a cast)
+        # and post_mlp_residual_scale take it, so a replaced output reaches both as an in-place edit does
+        "layer_mid": Read(
+            Child("post_attention_residual_scale"),
+            description="The residual stream after the attention's add, attention_output + (layer_input + "
+                        "residual_bias) · residual_scale, post_attention_residual_scale's output, which "
+                        "post_attention_layernorm normalizes for the MLP and the block carries to its second add"),
         "attention_output": Read(
             InScaling("post_attention_residual_scale"), WHOLE,
             description="What the attention adds to the residual stream: its output plus hidden_states_bias, times "
@@ -133,6 +143,7 @@ FAMILY = Family(
         "num_experts_per_token": lambda c: c.num_experts_per_tok,
     },
     block_arithmetic=_arithmetic,
+    mid_arithmetic=lambda config: _mid,
     block_kind=lambda config: "scaled residual",
     block_order=_choices_before_weights(FORWARD_ORDER["block"]),
     checkpoints=(
