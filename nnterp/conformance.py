@@ -23,6 +23,7 @@ import torch
 
 from .errors import ConditionedValue, NnterpError, UnavailableValue
 from .sites import Call, Child, Own
+from .model import _as_head_input
 from .vocabulary import BY_NAME, values_of
 
 PROMPT = "The Eiffel Tower is in the city of"
@@ -205,14 +206,13 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
         if name == "input_size":
             continue
         kind = BY_NAME[name].layout.kind
-        # heads that compute in float32 (Dory's, Inkling 2's soft cap) return float32 logits under any load
-        want = (torch.long,) if kind == "Tokens" else (dtype, torch.float32) if kind in ("Logits", "NextTokenProbs") \
-            else (dtype,)
+        # a model may compute a value in float32 under a half-precision load (Dory's head, Mamba's final norm)
+        want = (torch.long,) if kind == "Tokens" else (dtype, torch.float32)
         shape = _expected_shape(model, name, batch, seq)
         report.add("layout", f"model.{name}", tuple(value.shape) == shape and value.dtype in want,
                    f"{tuple(value.shape)} {value.dtype}, expected {shape} {' or '.join(map(str, want))}")
     if "final_norm_output" in readout and "lm_head_output" in readout:
-        lm = model.lm_head._module(readout["final_norm_output"])
+        lm = model.lm_head._module(_as_head_input(model.lm_head._module, readout["final_norm_output"]))
         report.add("lm_head_output == lm_head(final_norm_output)", "model", torch.equal(lm, readout["lm_head_output"]),
                    f"max diff {_diff(lm, readout['lm_head_output']):.3g}")
     if lens_is_readout:
@@ -240,9 +240,9 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
             continue
         shape = _expected_shape(model, name, batch, seq, i)
         kind = BY_NAME[name].layout.kind
-        # routers compute in float32 on most families whatever the model's dtype; choices are indices
-        dtypes = {"Experts": (torch.long,), "RouterLogits": (dtype, torch.float32),
-                  "ExpertWeights": (dtype, torch.float32)}.get(kind, (dtype,))
+        # routers, upcast attention scores (GPT-J, MPT) and float32 streams (ZAYA) compute in float32 whatever the
+        # model's dtype; choices are indices
+        dtypes = (torch.long,) if kind == "Experts" else (dtype, torch.float32)
         report.add("layout", f"{where}.{name}", tuple(value.shape) == shape and value.dtype in dtypes,
                    f"{tuple(value.shape)} {value.dtype}, expected {shape} {' or '.join(map(str, dtypes))}")
     if "router_choices" in v:
@@ -272,7 +272,9 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
         report.add(label, where, _close(mid, expected), f"max diff {_diff(mid, expected):.3g}")
         norm = _child_module(hosts, "layer", "mlp_norm_output")
         if norm is not None and "mlp_norm_output" in v:
-            normed = norm(mid)
+            # a float32 stream under a half-precision load is cast to the norm's dtype first where the model does
+            # (ZAYA): the norm's output dtype says so
+            normed = norm(mid.to(v["mlp_norm_output"].dtype))
             report.add("mlp_norm_output == norm(layer_mid)", where, _close(normed, v["mlp_norm_output"]),
                        f"max diff {_diff(normed, v['mlp_norm_output']):.3g}")
     if "attention_scores" in v and "attention_probabilities" in v:

@@ -169,7 +169,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         normed = self.norm(hidden)
         if family.pre_head is not None:
             normed = family.pre_head(self, normed)
-        return family.readout(self, self.lm_head(normed))
+        return family.readout(self, self.lm_head(_as_head_input(self.lm_head._module, normed)))
 
     # ------------------------------------------------------------------ describing
     def support(self) -> Support:
@@ -233,6 +233,15 @@ class StandardizedTransformer(StandardHost, TransformersModel):
 
 for _spec in values_of("model"):
     setattr(StandardizedTransformer, _spec.name, StandardValue(_spec))
+
+
+def _as_head_input(head, hidden: torch.Tensor) -> torch.Tensor:
+    """A stream kept in float32 under a half-precision load (Mamba's, ZAYA's) is cast to the head's dtype, as the
+    models do before lm_head."""
+    weight = getattr(head, "weight", None)
+    if isinstance(weight, torch.Tensor) and weight.is_floating_point() and hidden.dtype != weight.dtype:
+        return hidden.to(weight.dtype)
+    return hidden
 
 
 def _envoys_by_class(model, family) -> dict:

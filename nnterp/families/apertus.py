@@ -22,6 +22,19 @@ FAMILY = Family(
         "attention_queries": normed_then_rotated("q_norm", "queries", 1),
         "attention_keys": normed_then_rotated("k_norm", "keys", 2),
     },
-    checkpoints=(Checkpoint("swiss-ai/Apertus-8B-Instruct-2509", "Apertus-8B-Instruct"),),
+    checkpoints=(
+        # config.json of swiss-ai/Apertus-8B (the 8B's architecture, shared by the Instruct-2509 release), as
+        # reproduced in ollama's apertus config test (TestParseConfigApertus8B)
+        Checkpoint("swiss-ai/Apertus-8B-Instruct-2509", "Apertus-8B-Instruct", {
+            "architectures": ["ApertusForCausalLM"], "num_hidden_layers": 32, "hidden_size": 4096,
+            "intermediate_size": 21504, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 131072,
+            "max_position_embeddings": 65536, "hidden_act": "xielu", "rms_norm_eps": 1e-05, "qk_norm": True,
+            "post_norm": False, "attention_bias": False, "mlp_bias": False, "tie_word_embeddings": False,
+            "rope_theta": 12000000, "rope_scaling": {
+                "factor": 8.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+            "dtype": "bfloat16",
+        }),
+    ),
     tiny=tiny("ApertusConfig"),
 )

@@ -118,8 +118,30 @@ FAMILY = Family(
     readout=softcapped,
     block_arithmetic=lambda config: layer_scalar_arithmetic,
     block_dims=gemma4_block_dims,
-    variants={"moe": {"enable_moe_block": True, "num_experts": 4, "top_k_experts": 2, "moe_intermediate_size": 64}},
-    checkpoints=(Checkpoint("google/gemma-4-e2b-it", "Gemma 4 E2B"),),
+    variants={
+        "moe": {"enable_moe_block": True, "num_experts": 4, "top_k_experts": 2, "moe_intermediate_size": 64},
+        # the 31B's layout: no per-layer inputs, full-attention layers with fewer key heads whose keys are the values
+        "k_eq_v": {"attention_k_eq_v": True, "num_global_key_value_heads": 1, "hidden_size_per_layer_input": 0},
+    },
+    checkpoints=(
+        Checkpoint("google/gemma-4-e2b-it", "Gemma 4 E2B"),
+        # text_config of google/gemma-4-31B-it's config.json, as printed in full in a public model report (E2B's
+        # own config.json was not found, so the page shows the 31B, the first checkpoint with facts)
+        Checkpoint("google/gemma-4-31B-it", "Gemma 4 31B", {
+            "num_hidden_layers": 60, "hidden_size": 5376, "intermediate_size": 21504, "num_attention_heads": 32,
+            "num_key_value_heads": 16, "head_dim": 256, "num_global_key_value_heads": 4, "global_head_dim": 512,
+            "attention_k_eq_v": True, "vocab_size": 262144, "vocab_size_per_layer_input": 262144,
+            "hidden_size_per_layer_input": 0, "max_position_embeddings": 262144,
+            "hidden_activation": "gelu_pytorch_tanh", "rms_norm_eps": 1e-06, "final_logit_softcapping": 30.0,
+            "sliding_window": 1024,
+            "layer_types": (["sliding_attention"] * 5 + ["full_attention"]) * 10,
+            "rope_parameters": {
+                "full_attention": {"partial_rotary_factor": 0.25, "rope_theta": 1000000.0, "rope_type": "proportional"},
+                "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"}},
+            "enable_moe_block": False, "num_kv_shared_layers": 0, "use_double_wide_mlp": False,
+            "tie_word_embeddings": True, "dtype": "bfloat16",
+        }),
+    ),
     # full-attention heads wider than the sliding ones, as on the real checkpoints
     tiny={"config_class": "Gemma4TextConfig", "overrides": {
         **TINY, "vocab_size_per_layer_input": 300, "head_dim": 16, "global_head_dim": 32,

@@ -92,8 +92,15 @@ NEURONS = experts_sentence(
     "experts.gate_up_proj [num_experts, 2·moe_intermediate_size, hidden_size] and experts.down_proj "
     "[num_experts, hidden_size, moe_intermediate_size]")
 
+def _unembed(model, hidden):
+    """The model's own readout: the float32 stream cast to the final norm's dtype, the norm, lm_head."""
+    norm = model.norm._module
+    return model.lm_head(model.norm(hidden.to(norm.weight.dtype)))
+
+
 FAMILY = Family(
     name="zaya",
+    unembed=_unembed,
     model_types=("zaya",),
     summary="Zyphra's ZAYA1: a pre-norm block whose adds go through learned affine residual scalings, convolutional "
             "compressed attention, and a mixture of experts whose MLP router carries a state across blocks and may "
