@@ -240,7 +240,8 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
 
     start = time.perf_counter()
     sums = block_sums(family, config)
-    notes, module = notes_for(family, rows, block_kind, sums)
+    mid_sums = family.mid_arithmetic(config) is None
+    notes, module = notes_for(family, rows, block_kind, sums, mid_sums)
     load = getattr(module, "LOAD", default_load(family))
     page = Page(
         family=family, title=title_of(family), module_file=module_file(family), printout_intro=printout_intro,

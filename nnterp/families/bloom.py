@@ -11,8 +11,8 @@ dense_4h_to_h's, or, with pretraining_tp > 1 and slow_but_exact, the sum of the 
 them (without dense's bias), which is what the model adds either way; attention_premix is read where the heads are
 merged, which both paths share, and on the sliced path mlp_neurons where the activation returns. With
 apply_residual_connection_post_layernorm the residual each sublayer adds to is its norm's output, not the stream, so
-the block is out = post_attention_layernorm(input_layernorm(x) + attn) + mlp: there is no layer_mid and the block is
-not a sum of layer_input and the two contributions. No position embeddings: ALiBi, a per-head linear bias on the key
+the block is out = post_attention_layernorm(input_layernorm(x) + attn) + mlp: layer_mid is input_layernorm(x) +
+attn (the attention module's output) and the block is not a sum of layer_input and the two contributions. No position embeddings: ALiBi, a per-head linear bias on the key
 distance, added to the scores. The attention is BLOOM's own code (the model has no other, so the interior needs no
 eager load and no sdpa load exists): scores = alibi + q k^T / sqrt(head_dim) in one baddbmm, plus the mask, softmax
 in float32 cast back to the model's dtype, attention_dropout, and a bmm with the values, heads folded into the
@@ -22,19 +22,20 @@ batch.
 from nnterp.families._internal_residual import ATTENTION_BRANCH, MLP_BRANCH
 from nnterp.families._own_attention import BATCH_HEADS, WHOLE
 from nnterp.family import COMMON_SITES, Checkpoint, Family
-from nnterp.sites import SPLIT_HEADS, Argument, Call, Child, Element, Nowhere, Read
+from nnterp.sites import SPLIT_HEADS, Argument, Call, Child, Element, Read
 
-POST_LN_RESIDUAL = (
-    "the attention is added to input_layernorm's output, not to the block's input "
-    "(apply_residual_connection_post_layernorm), so the stream after the add, post_attention_layernorm's input, "
-    "is input_layernorm(layer_input) + attention_output")
 
 
 def _post_ln_residual(config) -> bool:
     return bool(config.apply_residual_connection_post_layernorm)
 
 
-NO_LAYER_MID = Nowhere(POST_LN_RESIDUAL)
+# with the residual taken after the norm, the attention adds to input_layernorm's output: its module's output, the
+# stream after the add, is input_layernorm(layer_input) + attention_output
+POST_LN_LAYER_MID = Read(
+    COMMON_SITES["layer_mid"].where, COMMON_SITES["layer_mid"].element,
+    description="The stream after the attention's add, input_layernorm(layer_input) + attention_output: the residual "
+                "is the norm's output (apply_residual_connection_post_layernorm)")
 # with the residual taken after the norm, the MLP is called with one tensor twice, as its input and its residual:
 # an assignment is copied into it, so it reaches both as an in-place edit does
 SHARED_MLP_INPUT = Read(Child("mlp", "input"), Argument(0), shared=True)
@@ -51,9 +52,15 @@ def _sliced(config) -> bool:
     return config.pretraining_tp > 1 and bool(config.slow_but_exact)
 
 
+def _post_ln_mid(layer, x, attn):
+    """The stream after the attention's add when the residual is input_layernorm's output."""
+    return layer.input_layernorm(x) + attn
+
+
 def _post_ln_arithmetic(layer, x, attn, mlp):
     """The block with apply_residual_connection_post_layernorm: each sublayer adds to its norm's output."""
-    return layer.post_attention_layernorm(layer.input_layernorm(x) + attn) + mlp
+    return layer.post_attention_layernorm(_post_ln_mid(layer, x, attn)) + mlp
+
 
 FAMILY = Family(
     name="bloom",
@@ -84,12 +91,14 @@ FAMILY = Family(
         "attention_output": ATTENTION_BRANCH,
         "mlp_output": MLP_BRANCH,
         "mlp_neurons": lambda context: SLICED_NEURONS if _sliced(context.config) else COMMON_SITES["mlp_neurons"],
-        "layer_mid": lambda context: NO_LAYER_MID if _post_ln_residual(context.config) else COMMON_SITES["layer_mid"],
+        "layer_mid": lambda context: (
+            POST_LN_LAYER_MID if _post_ln_residual(context.config) else COMMON_SITES["layer_mid"]),
         "mlp_input": lambda context: (
             SHARED_MLP_INPUT if _post_ln_residual(context.config) else COMMON_SITES["mlp_input"]),
     },
     block_kind=lambda config: "post-norm residual" if _post_ln_residual(config) else "sequential",
     block_arithmetic=lambda config: _post_ln_arithmetic if _post_ln_residual(config) else None,
+    mid_arithmetic=lambda config: _post_ln_mid if _post_ln_residual(config) else None,
     accessors={"num_kv_heads": lambda c: c.num_attention_heads},
     loads=("eager",),
     variants={

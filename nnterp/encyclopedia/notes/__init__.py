@@ -37,13 +37,14 @@ def default_load(family) -> str | None:
     return family.loads[0] if family.loads else None
 
 
-def notes_for(family, rows, block_kind: str, sums: bool = True) -> tuple[list[markdown.Note], ModuleType | None]:
+def notes_for(family, rows, block_kind: str, sums: bool = True,
+              mid_sums: bool = True) -> tuple[list[markdown.Note], ModuleType | None]:
     """The family's notes, parsed, and its notes module (None for generated notes). ``sums``: the block is
     the sum of its input and its contributions (false on a post-norm block)."""
     module = module_for(family)
     if module is not None:
         return markdown.parse(module.NOTES), module
-    return markdown.parse(generated(family, rows, block_kind, sums)), None
+    return markdown.parse(generated(family, rows, block_kind, sums, mid_sums)), None
 
 
 def traps(family) -> list[tuple[str, list[str]]]:
@@ -84,7 +85,7 @@ def identity_terms(rows) -> list[tuple[str, str]]:
     return terms
 
 
-def generated(family, rows, block_kind: str, sums: bool = True) -> str:
+def generated(family, rows, block_kind: str, sums: bool = True, mid_sums: bool = True) -> str:
     """Notes for a family without its own: the block, the readout and the catalogue's traps."""
     first, last = groups(rows)[0][1], groups(rows)[-1][1]
     text = [f"## The block is {block_kind}", ""]
@@ -92,7 +93,7 @@ def generated(family, rows, block_kind: str, sums: bool = True) -> str:
         text += ["## What the contract cannot check here", "", family.contract_note, ""]
     stream = [first.get(name) for name in ("layer_input", "layer_output")]
     if all(row is not None and row.status == "served" for row in stream):
-        text += _block_note(first, rows, sums, mid_sums=family.mid_arithmetic(None) is None)
+        text += _block_note(first, rows, sums, mid_sums)
     else:
         reason = next(row.note for row in stream if row is not None and row.status != "served")
         text += [f"The block has no single residual stream to read: {reason}.", ""]
