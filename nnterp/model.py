@@ -21,6 +21,8 @@ from .vocabulary import values_of
 class _State:
     family: Family
     config: Any
+    #: positions of the running call (the batched input's length), for models that pad inside their forward
+    call_length: int | None = None
 
 
 class StandardizedTransformer(StandardHost, TransformersModel):
@@ -75,6 +77,14 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         self._bind_mixers(family)
         self._nnterp_state.config = self._module.config
         _warn_hazards(self)
+
+    def _batch(self, invokes: list, fn: Any) -> tuple:
+        batched = super()._batch(invokes, fn)
+        kwargs = batched[1] if isinstance(batched, tuple) and len(batched) == 2 and isinstance(batched[1], dict) else {}
+        given = kwargs.get("input_ids", kwargs.get("inputs_embeds"))
+        self._nnterp_state.call_length = int(given.shape[1]) if isinstance(given, torch.Tensor) and given.ndim > 1 \
+            else None
+        return batched
 
     def _bind_mixers(self, family) -> None:
         """Alias a block's token mixer as self_attn where the rename cannot: where the module's own self_attn is

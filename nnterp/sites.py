@@ -123,6 +123,27 @@ class HeadsAfterPositions(Same):
         return value.transpose(1, 2)
 
 
+class CallPositions(Same):
+    """The call's positions of a value the model computes at a longer length (it pads the ids inside its forward:
+    Reformer), as a view on the positions axis ``dim``; an assignment keeps the padding's positions. ``then``
+    is the layout applied to the cut value."""
+
+    def __init__(self, dim: int = 1, then: Same = None):
+        self.dim, self.then = dim, then or SAME
+
+    def _cut(self, native, model):
+        length = model._nnterp_state.call_length
+        return native if length is None else native.narrow(self.dim, 0, min(length, native.shape[self.dim]))
+
+    def view(self, native, model):
+        return self.then.view(self._cut(native, model), model)
+
+    def inverse(self, value, like, model):
+        value = self.then.inverse(value, self._cut(like, model), model)
+        kept = value.shape[self.dim]
+        return torch.cat([value, like.narrow(self.dim, kept, like.shape[self.dim] - kept)], dim=self.dim)
+
+
 SAME, SPLIT_HEADS, HEADS_AFTER_POSITIONS = Same(), SplitHeads(), HeadsAfterPositions()
 
 
