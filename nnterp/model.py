@@ -200,7 +200,8 @@ class StandardizedTransformer(StandardHost, TransformersModel):
             host = block if spec.host == "layer" else getattr(block, "self_attn" if spec.host == "attention" else "mlp",
                                                                None)
             if host is None or not hasattr(host, "_nnterp_site"):
-                return f"block {layer or 0} has no {spec.host} module"
+                site = self.family.site(name, block._nnterp_context())  # the family may say why the block has none
+                return site.reason if not site.served else f"block {layer or 0} has no {spec.host} module"
         site = host._nnterp_site(name)
         if not site.served:
             return site.reason

@@ -18,7 +18,7 @@ is also called norm). The model returns float32 logits.
 from transformers.models.nemotron_h import modeling_nemotron_h as _native
 
 from nnterp.family import COMMON_SITES, Checkpoint, Family
-from nnterp.sites import Child, Nowhere, Read
+from nnterp.sites import Child, Nowhere, Read, Site
 from nnterp.families._mamba_ssm import ATTENTION_INTERIOR, MAMBA_MIXER, float_logits
 from nnterp.families._moe import moe_accessors, router_sites
 
@@ -39,6 +39,31 @@ _ROUTER = router_sites(
                         "multiplied by routed_scaling_factor")
 
 
+_MIXER_KINDS = {"linear_attention": "a Mamba-2 mixer", "full_attention": "an attention", "mlp": "a dense MLP",
+                "moe": "a mixture of experts"}
+
+
+def _absent_host(host):
+    """The reason a block's attention or MLP values are unavailable where the block's one sublayer is the other."""
+    def reason(layer):
+        kind = _MIXER_KINDS.get(getattr(layer, "block_type", None), "another sublayer")
+        return Nowhere(f"a Nemotron-H block has one sublayer, and this block's is {kind}, so it has no {host}")
+    return reason
+
+
+_NO_ATTENTION, _NO_MLP = _absent_host("token mixer (self_attn)"), _absent_host("MLP")
+
+
+def _hosted(host_reason, site):
+    """``site`` (a site or a function of the context) on blocks that hold the host; the reason on blocks that do not
+    (support() asks with the block's own context)."""
+    def choose(context):
+        if isinstance(context.module, _native.NemotronHBlock):
+            return host_reason(context.module)
+        return site if isinstance(site, Site) else site(context)
+    return choose
+
+
 def _on_mamba(name):
     common = COMMON_SITES[name]
     return lambda context: _MAMBA if isinstance(context.module, _native.NemotronHMamba2Mixer) else common
@@ -46,6 +71,23 @@ def _on_mamba(name):
 
 def _moe_only(name, moe_site, dense_site):
     return lambda context: moe_site if isinstance(context.module, _native.NemotronHMoE) else dense_site
+
+
+ATTENTION_SITES = {
+    **{name: _on_mamba(name) for name in ATTENTION_INTERIOR},
+    "attention_output": Read(
+        COMMON_SITES["attention_output"].where, COMMON_SITES["attention_output"].element,
+        description="What the block's mixer (a Mamba-2 mixer or an attention) adds to the residual stream"),
+}
+MLP_SITES = {
+    **{name: _moe_only(name, site, Nowhere(DENSE)) for name, site in _ROUTER.items()},
+    "mlp_activation": _moe_only("mlp_activation", Nowhere(NEURONS), COMMON_SITES["mlp_activation"]),
+    "mlp_neurons": _moe_only("mlp_neurons", Nowhere(NEURONS), COMMON_SITES["mlp_neurons"]),
+    "mlp_output": Read(
+        COMMON_SITES["mlp_output"].where, COMMON_SITES["mlp_output"].element,
+        description="What the block's MLP (dense, or the routed experts plus the shared expert) adds to the "
+                    "residual stream"),
+}
 
 
 FAMILY = Family(
@@ -61,21 +103,12 @@ FAMILY = Family(
         _native.NemotronHMLP: "mlp", _native.NemotronHMoE: "mlp",
     },
     sites={
-        **{name: _on_mamba(name) for name in ATTENTION_INTERIOR},
-        "attention_output": Read(
-            COMMON_SITES["attention_output"].where, COMMON_SITES["attention_output"].element,
-            description="What the block's mixer (a Mamba-2 mixer or an attention) adds to the residual stream"),
+        **{name: _hosted(_NO_ATTENTION, site) for name, site in ATTENTION_SITES.items()},
         "attention_norm_output": Read(Child("norm"), description="The normed stream entering the mixer"),
         "layer_mid": Nowhere(SINGLE),
         "mlp_norm_output": Nowhere(SINGLE),
         "mlp_input": Nowhere(SINGLE),
-        **{name: _moe_only(name, site, Nowhere(DENSE)) for name, site in _ROUTER.items()},
-        "mlp_activation": _moe_only("mlp_activation", Nowhere(NEURONS), COMMON_SITES["mlp_activation"]),
-        "mlp_neurons": _moe_only("mlp_neurons", Nowhere(NEURONS), COMMON_SITES["mlp_neurons"]),
-        "mlp_output": Read(
-            COMMON_SITES["mlp_output"].where, COMMON_SITES["mlp_output"].element,
-            description="What the block's MLP (dense, or the routed experts plus the shared expert) adds to the "
-                        "residual stream"),
+        **{name: _hosted(_NO_MLP, site) for name, site in MLP_SITES.items()},
     },
     accessors=moe_accessors("n_routed_experts"),
     readout=float_logits,
