@@ -294,7 +294,7 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
     o_proj = _child_module(hosts, "attention", "attention_premix")
     if "attention_premix" in v and o_proj is not None and "_attention_module_output" in v:
         projected = o_proj(v["attention_premix"].flatten(-2))
-        own = v["_attention_module_output"]
+        own = _at_call_positions(model, v["_attention_module_output"], projected)
         report.add("o_proj(attention_premix) == the attention's own output", where, _close(projected, own),
                    f"max diff {_diff(projected, own):.3g}")
     down_proj = _child_module(hosts, "mlp", "mlp_neurons")
@@ -306,10 +306,20 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
         transformed = getattr(site, "scale", None) is not None or not isinstance(
             getattr(site, "where", None), (Own, Child, Call))
         target = v["_mlp_module_output"] if transformed and "_mlp_module_output" in v else v["mlp_output"]
+        target = _at_call_positions(model, target, down)
         if target.shape != down.shape and target.numel() == down.numel():
             target = target.reshape(down.shape)  # an MLP run on flattened positions (OPT)
         label = "down_proj(mlp_neurons) == the MLP's own output" if transformed else "down_proj(mlp_neurons) == mlp_output"
         report.add(label, where, _close(down, target), f"max diff {_diff(down, target):.3g}")
+
+
+def _at_call_positions(model, own, served):
+    """A module's own output cut to the call's positions where the model runs at a padded length (Reformer) and the
+    served value it is compared with is cut."""
+    length = model._nnterp_state.call_length
+    if length is not None and own.ndim >= 2 and served.ndim >= 2 and own.shape[1] > served.shape[1] == length:
+        return own[:, :length]
+    return own
 
 
 def _logits_after(model, prompt, host_of, name, edit):

@@ -1,73 +1,89 @@
-"""Reformer's model-level values at the call's length: the model pads the ids on the right to a multiple of its
-chunk length inside its forward, so the embeddings are computed at a longer length than the call's."""
+"""Reformer's sites: values the model computes at its padded length (it pads the ids on the right to a multiple
+of its chunk length inside its forward), served at the call's positions with ``CallPositions``; modules two
+levels below a host (the attention's layer_norm seen from the block, the feed-forward's act_fn); and the
+attention's interior, which differs between its LocalSelfAttention and LSHSelfAttention blocks.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import torch
-from nnsight.intervention.interleaver import Mediator
+from nnterp.families._own_attention import InChild
+from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, CallPositions, Read, Where
 
-from nnterp.sites import Argument, Child, Read, Same, Site
+#: [batch seq ...] at the padded length, cut to the call's positions
+AT_CALL = CallPositions(dim=1)
+#: [batch heads seq dim] at the padded length, cut to the call's positions
+HEADS_AT_CALL = CallPositions(dim=2)
 
 
 @dataclass(frozen=True)
-class FirstPositions(Same):
-    """The first ``n`` positions of ``[batch positions ...]`` (a view); an assignment keeps the padding's positions."""
+class Within(Where):
+    """The input or output of a module below the host, by its path of (standard or native) child names."""
 
-    n: int
+    path: tuple[str, ...]
+    key: str = "output"
 
-    def view(self, native, model):
-        return native[:, :self.n]
-
-    def inverse(self, value, like, model):
-        return torch.cat([value, like[:, self.n:]], dim=1)
-
-
-_IDS = Argument(0, "input_ids")
-_EMBEDS = Argument(None, "inputs_embeds")
-
-
-@dataclass(eq=False)
-class AtCallLength(Site):
-    """A value the model computes at its padded length, served at the call's: the model's own input is read first
-    (the call's ids, or inputs_embeds), then the value's location, cut to the call's positions.
-
-    The model's input is the forward's first location, so the first read of the value in a forward is in order
-    wherever it comes before anything past the embeddings; a later read or an assignment in the same forward
-    reuses the length that read found."""
-
-    where: Child
-    description: str | None = None
-    condition: None = None
-
-    def _length(self, host) -> int:
-        """The call's length: read at the model's input when the forward has not passed it, else remembered from
-        this forward's earlier read (an assignment reads the value first, then writes)."""
-        inputs = f"{host.path}.input"
-        mediator = Mediator.current(inputs)
-        here = f"{self.where.target(host).path}.{self.where.key}"
-        seen = mediator.occurrence(inputs)
-        remembered = getattr(mediator, "_nnterp_call_length", None)
-        if seen > mediator.occurrence(here) and remembered is not None and remembered[0] == seen:
-            return remembered[1]  # between the model's input and the value, in the forward that read it
-        args_kwargs = Mediator.value(inputs)
-        given = _IDS.get(args_kwargs)
-        if given is None:
-            given = _EMBEDS.get(args_kwargs)
-        length = int(given.shape[1])
-        # the visit being served is counted once the model moves on: remember it under that count
-        mediator._nnterp_call_length = (mediator.occurrence(inputs) + 1, length)
-        return length
-
-    def _site(self, host):
-        return Read(self.where, layout=FirstPositions(self._length(host)))
-
-    def read(self, host, spec):
-        return self._site(host).read(host, spec)
-
-    def write(self, host, spec, value) -> None:
-        self._site(host).write(host, spec, value)
+    def target(self, host):
+        for name in self.path:
+            host = getattr(host, name)
+        return host
 
     def describe(self, module) -> str:
-        return self.where.describe(module) + ", its first positions (the call's)"
+        return f"the module {'.'.join(self.path)}'s {self.key}"
+
+
+def _split(occurrence: int) -> InChild:
+    """The ``occurrence``-th call of _split_hidden_size_dim in the self-attention's forward: a projection's
+    [batch seq heads·dim] made [batch heads seq dim]."""
+    return InChild("self._split_hidden_size_dim", "output", child="self_attention", occurrence=occurrence)
+
+
+def _is_lsh(context) -> bool:
+    """Whether the block's self-attention is an LSHSelfAttention (from the attention host's module)."""
+    if context is None or context.module is None:
+        return False
+    return type(getattr(context.module, "self_attention", None)).__name__ == "LSHSelfAttention"
+
+
+# LocalSelfAttention: query, key and value split in that order (its forward has no other split)
+LOCAL_QUERIES = Read(_split(0), layout=HEADS_AT_CALL,
+                     description="The local attention's queries, the query projection split into heads")
+LOCAL_KEYS = Read(_split(1), layout=HEADS_AT_CALL,
+                  description="The local attention's keys, the key projection split into heads before the model "
+                              "divides them by sqrt(head_dim)")
+LOCAL_VALUES = Read(_split(2), layout=HEADS_AT_CALL,
+                    description="The local attention's values, the value projection split into heads")
+# LSHSelfAttention: split 0 is the query of its incremental-decoding branch; on a forward over the prompt the
+# shared query_key projection is split 1 and the value split 2
+LSH_QUERY_KEY = Read(_split(1), layout=HEADS_AT_CALL,
+                     description="The LSH attention's one shared query_key projection split into heads, which it "
+                                 "hashes into buckets and uses as its queries and, normalized to unit length and "
+                                 "divided by sqrt(head_dim), as its keys: attention_queries and attention_keys are "
+                                 "this one tensor, so an edit of either is an edit of both")
+LSH_VALUES = Read(_split(2), layout=HEADS_AT_CALL,
+                  description="The LSH attention's values, the value projection split into heads")
+
+
+def per_attention(local: Read, lsh: Read):
+    """A site chosen by the block's self-attention: LocalSelfAttention or LSHSelfAttention."""
+    def site(context):
+        return lsh if _is_lsh(context) else local
+    return site
+
+
+def per_feed_forward(whole: Read, chunked):
+    """A site of the feed-forward's interior, which runs once per chunk of chunk_size_feed_forward positions when
+    the config sets it: then ``chunked`` (a Nowhere) holds."""
+    def site(context):
+        if context is None or not getattr(context.config, "chunk_size_feed_forward", 0):
+            return whole
+        return chunked
+    return site
+
+
+HEAD_OUTPUTS = Read(
+    InChild("self._merge_hidden_size_dims", "input", child="self_attention"), Argument(0),
+    layout=CallPositions(dim=2, then=HEADS_AFTER_POSITIONS),
+    description="Every head's attention output, [batch heads seq dim] as the self-attention merges its heads, "
+                "after LSH attention has sorted its hashed chunks back into position order")

@@ -20,24 +20,35 @@ output projection, without bias. After the last block the encoder concatenates [
 and its layer_norm (over 2·hidden_size) is the final norm; lm_head reads it. In eval the model pads the
 ids on the right to a multiple of the chunk lengths' least common multiple (pad_token_id, masked) whenever
 the sequence is longer than the smallest chunk length, runs the embeddings and every block at that length,
-and cuts the final output back before lm_head: only the logits are at the call's length. With hash_seed
-None (the checkpoints' setting) LSH attention draws new random rotations on every forward, so two runs of
-one prompt differ; the tiny recipe sets hash_seed=0.
+and cuts the final output back before lm_head. The per-block values are served at the call's positions, cut
+from the padded length the model runs at (the call's length is recorded before the forward); an edit of one
+leaves the padding's positions as the model computed them. attention_norm_output is attention.layer_norm's
+output and mlp_norm_output feed_forward.layer_norm's; mlp_input is feed_forward's input, the first stream y1
+itself (an edit reaches the next block too); the queries, keys and values are where the self-attention splits
+its projections into heads (_split_hidden_size_dim), and on an LSH block attention_queries and attention_keys
+are one tensor, the shared query_key projection; attention_head_outputs is the input of
+_merge_hidden_size_dims (after LSH has sorted its chunks back into position order), attention_premix the
+self-attention's merged output that attention.output takes, attention_output attention.output's output (y1 =
+x1 + attention_output); mlp_activation is act_fn's output, mlp_neurons feed_forward.output's input and
+mlp_output feed_forward's output (y2 = x2 + mlp_output). With hash_seed None (the checkpoints' setting) LSH
+attention draws new random rotations on every forward, so two runs of one prompt differ; the tiny recipe
+sets hash_seed=0. A batch of prompts of different lengths that the model must pad fails inside transformers
+(its padding of position_ids, which nnsight supplies for a left-padded batch, raises); prompts of one length,
+or a batch whose longest prompt is a multiple of the chunk length or fits in one chunk, run.
 """
 
+from nnterp.conformance import FORWARD_ORDER
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import Child, Nowhere
-from nnterp.families._reformer import AtCallLength
+from nnterp.sites import SPLIT_HEADS, Argument, CallPositions, Child, Nowhere, Own, Read
+from nnterp.families._reformer import (
+    AT_CALL, HEAD_OUTPUTS, LOCAL_KEYS, LOCAL_QUERIES, LOCAL_VALUES, LSH_QUERY_KEY, LSH_VALUES, Within,
+    per_attention, per_feed_forward,
+)
 
 REVERSIBLE = ("a reversible residual: each block reads and returns two streams, (attn_output, hidden_states), with "
               "y1 = x1 + attention(x2) and y2 = x2 + feed_forward(y1), so no single [batch seq hidden_size] stream "
               "enters or leaves it (read layers[i].input's prev_attn_output and hidden_states keywords and "
               "layers[i].output.attn_output / .hidden_states natively)")
-PADDED = ("the model pads the ids on the right to a multiple of its chunk length (the least common multiple of "
-          "local_attn_chunk_length and lsh_attn_chunk_length) inside its forward whenever the prompt is longer "
-          "than the smallest chunk, so the embeddings and every block run at a length the call did not give (13 "
-          "positions become 16 on the tiny model) and the standard layout, whose seq is the call's positions, "
-          "cannot hold them; read the native module (e.g. layers[i].attention.output) and cut [:, :seq]")
 FINAL_NORM = ("the final LayerNorm normalizes the two streams concatenated, [batch, seq, 2·hidden_size], at the "
               "padded length, not a [batch seq hidden_size] stream; read model.norm.output natively (the logits "
               "are lm_head of its first seq positions)")
@@ -56,26 +67,36 @@ NOTE = ("A reversible residual of two streams, (attn_output, hidden_states): blo
         "attention(x2) and y2 = x2 + feed_forward(y1), so there is no single stream for layer_input, layer_mid or "
         "layer_output and no identity to check; neither the streams' sum (the final norm reads their "
         "concatenation, and an edit of a sum has no unique way back into two streams) nor their concatenation "
-        "(2·hidden_size wide) is a Residual [batch seq hidden_size]. The model also pads the ids to a multiple of "
-        "its chunk length inside the forward, so the embeddings and every block run at a length other than the "
-        "call's whenever the prompt is longer than the smallest chunk: the sublayers' values (normed inputs, "
-        "attention_output, mlp_output, the feed-forward's neurons) and the attention's queries, keys and values "
-        "are computed, but at positions the standard layout cannot name, and are read natively. Served: the "
-        "model's input_ids, attention_mask, input_size, lm_head_output, logits and next_token_probs; "
+        "(2·hidden_size wide) is a Residual [batch seq hidden_size]. The model pads the ids on the right to a "
+        "multiple of its chunk length inside the forward, so the embeddings and every block run at that padded "
+        "length; the sublayers' values (attention_norm_output, the queries, keys and values, the head outputs, "
+        "attention_premix, attention_output, mlp_norm_output, mlp_input, the feed-forward's activation and "
+        "neurons, mlp_output) and token_embeddings are served at the call's positions, cut from the padded "
+        "length, and an edit of them leaves the padding's positions as the model computed them. LSH blocks share "
+        "one query_key projection, served as both attention_queries and attention_keys; the chunked attentions "
+        "have no [query key] pattern, so attention_scores and attention_probabilities are unavailable. "
         "project_on_vocab takes the concatenated streams [attn_output, hidden_states] of the last block, "
         "[batch, seq, 2·hidden_size], and gives the logits.")
 
-_BLOCK_VALUES = (
-    "attention_norm_output", "mlp_norm_output", "mlp_input",
-    "attention_queries", "attention_keys", "attention_values", "attention_premix", "attention_output",
-    "attention_head_outputs", "mlp_activation", "mlp_neurons", "mlp_output",
-)
 # the pattern is not a [query key] matrix even at the call's length: local attention scores each chunk against
 # itself and the chunks before it, LSH attention scores hash-sorted chunks
 CHUNKED = ("chunked attention: local attention scores each chunk of local_attn_chunk_length positions against "
            "itself and local_num_chunks_before earlier chunks, LSH attention scores chunks of positions sorted by "
            "hash bucket, so no [query key] pattern over the sequence exists (only when the whole sequence fits in "
            "one chunk is it a full causal attention)")
+CHUNKED_FEED_FORWARD = (
+    "the feed-forward is applied in chunks (config.chunk_size_feed_forward > 0): its layer_norm, dense and "
+    "output run once per chunk of chunk_size_feed_forward positions, so no single tensor holds this value over "
+    "the sequence (mlp_input and mlp_output, the feed-forward's own input and output, are whole); read "
+    "layers[i].mlp.layer_norm / .dense.act_fn / .E_output natively, one call per chunk")
+
+
+def _mlp_input_before_its_norm(order):
+    """The feed-forward norms its own input: the block calls it (mlp_input) before its layer_norm runs."""
+    order = [pair for pair in order if pair != ("layer", "mlp_input")]
+    at = order.index(("layer", "mlp_norm_output"))
+    return tuple(order[:at] + [("layer", "mlp_input")] + order[at:])
+
 
 FAMILY = Family(
     name="reformer",
@@ -92,13 +113,49 @@ FAMILY = Family(
         "layer_input": Nowhere(REVERSIBLE),
         "layer_mid": Nowhere(REVERSIBLE),
         "layer_output": Nowhere(REVERSIBLE),
-        "token_embeddings": AtCallLength(
-            Child("embed_tokens"),
+        "token_embeddings": Read(
+            Child("embed_tokens"), layout=AT_CALL,
             description="The word embeddings' output at the call's positions, before the axial position embeddings "
                         "are added; the model embeds the ids padded to a multiple of its chunk length and this is "
                         "the first seq positions of that"),
         "final_norm_output": Nowhere(FINAL_NORM),
-        **{name: Nowhere(PADDED) for name in _BLOCK_VALUES},
+        "attention_norm_output": Read(
+            Within(("self_attn", "layer_norm")), layout=AT_CALL,
+            description="The attention's LayerNorm of the second stream x2, at the call's positions, what the "
+                        "self-attention projects"),
+        "attention_queries": per_attention(LOCAL_QUERIES, LSH_QUERY_KEY),
+        "attention_keys": per_attention(LOCAL_KEYS, LSH_QUERY_KEY),
+        "attention_values": per_attention(LOCAL_VALUES, LSH_VALUES),
+        "attention_head_outputs": HEAD_OUTPUTS,
+        "attention_premix": Read(
+            Child("E_output", "input"), Argument(0), CallPositions(dim=1, then=SPLIT_HEADS),
+            description="Every head's output side by side at the call's positions, the self-attention's merged "
+                        "output as the attention's output module (its dense projection) takes it"),
+        "attention_output": Read(
+            Child("E_output"), layout=AT_CALL,
+            description="The attention's output projection at the call's positions, what the block adds to the "
+                        "first stream: y1 = x1 + attention_output"),
+        "mlp_input": Read(
+            Child("mlp", "input"), Argument(0, "attention_output"), layout=AT_CALL, shared=True,
+            description="The first stream y1 = x1 + attention_output at the call's positions, which the feed-forward "
+                        "is called with and the next block reads, so an edit reaches both"),
+        "mlp_norm_output": per_feed_forward(Read(
+            Within(("mlp", "layer_norm")), layout=AT_CALL,
+            description="The feed-forward's LayerNorm of y1 at the call's positions, what its first dense reads"),
+            Nowhere(CHUNKED_FEED_FORWARD)),
+        "mlp_activation": per_feed_forward(Read(
+            Within(("dense", "act_fn")), layout=AT_CALL,
+            description="The feed-forward's activation function's output at the call's positions"),
+            Nowhere(CHUNKED_FEED_FORWARD)),
+        "mlp_neurons": per_feed_forward(Read(
+            Child("E_output", "input"), Argument(0, "hidden_states"), layout=AT_CALL,
+            description="What the feed-forward's output module (its second dense) receives at the call's "
+                        "positions, the activation itself"),
+            Nowhere(CHUNKED_FEED_FORWARD)),
+        "mlp_output": Read(
+            Own("output"), layout=AT_CALL,
+            description="The feed-forward's output at the call's positions, what the block adds to the second "
+                        "stream: y2 = x2 + mlp_output"),
         "attention_scores": Nowhere(CHUNKED),
         "attention_probabilities": Nowhere(CHUNKED),
     },
@@ -109,6 +166,7 @@ FAMILY = Family(
         "intermediate_size": lambda c: c.feed_forward_size,
     },
     block_kind=lambda config: "reversible",
+    block_order=_mlp_input_before_its_norm(FORWARD_ORDER["block"]),
     contract_note=NOTE,
     hazard=_random_hashing_hazard,
     loads=("eager",),
@@ -124,6 +182,7 @@ FAMILY = Family(
         Checkpoint("google/reformer-crime-and-punishment", "Reformer (Crime and Punishment)"),
         Checkpoint("google/reformer-enwik8", "Reformer (enwik8)"),
     ),
+    variants={"chunked_feed_forward": {"chunk_size_feed_forward": 2}},
     tiny={"config_class": "ReformerConfig", "overrides": {
         "hidden_size": 64, "num_attention_heads": 4, "feed_forward_size": 128, "vocab_size": 300,
         "attention_head_size": 16, "is_decoder": True, "attn_layers": ["local", "lsh"], "axial_pos_shape": [4, 4],
