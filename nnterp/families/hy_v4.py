@@ -19,8 +19,6 @@ from nnterp.families._hyper import contract_note, moe_neurons, stream_sites
 
 SPARSE = ("a sparse attention with a sink: the indexer picks the keys each query sees and the softmax runs over them "
           "and a learned sink (s_aux), so the scores and pattern are not a softmax over positions of their own")
-GATED = ("a gated output: o_proj reads the head outputs multiplied by sigmoid(gate_proj(x)), so its input is no "
-         "attention_head_outputs laid side by side")
 _HEADS = COMMON_SITES["attention_head_outputs"]
 
 
@@ -39,8 +37,9 @@ FAMILY = Family(
           "Mixture of experts", "RMSNorm"),
     contract_note=contract_note(
         "hc_mult", "the model's values (embeddings, final norm after hc_head, lm_head, logits), and per block "
-                   "attention_norm_output, the queries, keys, values and head outputs at the kernel, attention_output, "
-                   "mlp_norm_output, mlp_input, mlp_output and a dense MLP's neurons on the collapsed stream"),
+                   "attention_norm_output, the queries, keys, values and head outputs at the kernel, the gated "
+                   "attention_premix, attention_output, mlp_norm_output, mlp_input, mlp_output and a dense MLP's "
+                   "neurons on the collapsed stream"),
     sites={
         **stream_sites("hc_mult"),
         **moe_neurons(dense=lambda module: hasattr(module, "down_proj")),
@@ -52,7 +51,11 @@ FAMILY = Family(
         "attention_values": _copied("attention_values", "The values entering attention, from kv_b_proj"),
         "attention_scores": Nowhere(SPARSE),
         "attention_probabilities": Nowhere(SPARSE),
-        "attention_premix": Nowhere(GATED),
+        "attention_premix": Read(
+            COMMON_SITES["attention_premix"].where, COMMON_SITES["attention_premix"].element,
+            COMMON_SITES["attention_premix"].layout,
+            description="Every head's gated output side by side, as o_proj takes it: the kernel's output times "
+                        "sigmoid(gate_proj(x))"),
         "attention_head_outputs": Read(
             _HEADS.where, _HEADS.element, condition=_HEADS.condition,
             description="The per-head outputs of the kernel, before the sigmoid output gate and o_proj"),
