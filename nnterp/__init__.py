@@ -1,14 +1,15 @@
 """nnterp: one standard, checked interface to the insides of every decoder-only transformers model."""
 
 from .errors import (
-    ConditionedValue, EmptyPrompt, LayoutMismatch, LoadOptionRefused, NnterpError, OrderError, ReadOnlyValue, UnavailableValue,
-    UnknownArchitecture, UnknownName,
+    BatchRefused, ConditionedValue, EmptyPrompt, LayoutMismatch, LoadOptionRefused, NnterpError, OrderError,
+    ReadOnlyValue, UnavailableValue, UnknownArchitecture, UnknownName,
 )
 from .model import StandardizedTransformer
 from .vocabulary import DIMENSIONS, VALUES
 
 __all__ = [
     "StandardizedTransformer", "VALUES", "DIMENSIONS", "NnterpError", "UnknownArchitecture", "UnknownName",
-    "UnavailableValue", "ConditionedValue", "EmptyPrompt", "ReadOnlyValue", "LayoutMismatch", "LoadOptionRefused", "OrderError",
+    "UnavailableValue", "ConditionedValue", "EmptyPrompt", "BatchRefused", "ReadOnlyValue", "LayoutMismatch",
+    "LoadOptionRefused", "OrderError",
 ]
 __version__ = "0.1.0"

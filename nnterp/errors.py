@@ -42,6 +42,10 @@ class EmptyPrompt(NnterpError, ValueError):
     """A trace was asked to run on no tokens."""
 
 
+class BatchRefused(NnterpError, ValueError):
+    """The batch needs something the model cannot take (position_ids for a left-padded batch)."""
+
+
 class OrderError(NnterpError):
     """A value was read after the forward had passed it, or its site never ran."""
 

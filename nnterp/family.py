@@ -157,6 +157,9 @@ class Family:
     #: native names of the token mixer where a block keeps its own self_attn as None (GraniteMoeHybrid's mamba):
     #: the mixer becomes that block's self_attn host, the module's None attribute untouched
     mixers: tuple[str, ...] = ()
+    #: why the model's forward cannot take position_ids (Reformer computes and pads its own), which a left-padded
+    #: batch of prompts of different lengths needs; None where it can
+    refuses_position_ids: str | None = None
     module: Any = None
 
     @property

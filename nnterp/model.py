@@ -10,7 +10,7 @@ import torch
 from nnsight import TransformersModel
 
 from .envoys import ENVOYS, AttentionEnvoy, StandardHost, StandardValue, _addindent
-from .errors import EmptyPrompt, LoadOptionRefused
+from .errors import BatchRefused, EmptyPrompt, LoadOptionRefused
 from .family import Family, family_for
 from .support import Support, build_support
 from .tracing import TurnTakingTracer
@@ -81,6 +81,11 @@ class StandardizedTransformer(StandardHost, TransformersModel):
     def _batch(self, invokes: list, fn: Any) -> tuple:
         batched = super()._batch(invokes, fn)
         kwargs = batched[1] if isinstance(batched, tuple) and len(batched) == 2 and isinstance(batched[1], dict) else {}
+        why = self.family.refuses_position_ids
+        if why and "position_ids" in kwargs:
+            raise BatchRefused(
+                f"prompts of different lengths are left-padded and need position_ids, which {self.family.name} cannot "
+                f"take ({why}): trace prompts of one length together, or one prompt per trace")
         given = kwargs.get("input_ids", kwargs.get("inputs_embeds"))
         self._nnterp_state.call_length = int(given.shape[1]) if isinstance(given, torch.Tensor) and given.ndim > 1 \
             else None

@@ -97,3 +97,25 @@ def test_failed_trace_leaves_the_model_as_it_was(llama, prompt):
     with llama.trace(prompt):
         after = llama.logits.save()
     assert torch.equal(reference, after)
+
+
+def test_a_batch_the_model_cannot_take_is_refused_with_the_reason():
+    """Reformer computes its own positions, so a left-padded batch (which needs position_ids) is refused before
+    the forward, and the model runs the next trace as before."""
+    model = tiny.load("reformer")
+    before = snapshot(model)
+    with pytest.raises(NnterpError) as error:
+        with model.trace() as tracer:
+            with tracer.invoke("Paris"):
+                model.logits.save()
+            with tracer.invoke("The Eiffel Tower is in the city of"):
+                model.logits.save()
+    text = one_sentence(error.value)
+    assert "position_ids" in text and "one length" in text
+    assert same_snapshot(snapshot(model), before)
+    with model.trace() as tracer:
+        with tracer.invoke("Paris is"):
+            first = model.logits.save()
+        with tracer.invoke("Paris is"):
+            second = model.logits.save()
+    assert torch.equal(first, second)

@@ -32,9 +32,9 @@ self-attention's merged output that attention.output takes, attention_output att
 x1 + attention_output); mlp_activation is act_fn's output, mlp_neurons feed_forward.output's input and
 mlp_output feed_forward's output (y2 = x2 + mlp_output). With hash_seed None (the checkpoints' setting) LSH
 attention draws new random rotations on every forward, so two runs of one prompt differ; the tiny recipe
-sets hash_seed=0. A batch of prompts of different lengths that the model must pad fails inside transformers
-(its padding of position_ids, which nnsight supplies for a left-padded batch, raises); prompts of one length,
-or a batch whose longest prompt is a multiple of the chunk length or fits in one chunk, run.
+sets hash_seed=0. A batch of prompts of different lengths is left-padded and needs position_ids, which the
+model cannot take (it computes its own and pads them with the ids), so such a batch is refused with that
+reason; prompts of one length run together.
 """
 
 from nnterp.conformance import FORWARD_ORDER
@@ -100,6 +100,7 @@ def _mlp_input_before_its_norm(order):
 
 FAMILY = Family(
     name="reformer",
+    refuses_position_ids="Reformer computes its positions itself and pads them with the ids inside its forward",
     model_types=("reformer",),
     summary="A reversible residual of two streams around chunked local and LSH attentions with their own code, "
             "axial position embeddings, and a final norm and head over the two streams concatenated.",
