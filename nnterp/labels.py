@@ -44,12 +44,15 @@ def _call_labels(source: str, names: tuple[str, ...]) -> frozenset[str]:
 
 def call_label(compiled_source: Compiled, callee: str, occurrence: int = 0) -> str | None:
     """The label of the ``occurrence``-th call of ``callee`` (dotted, as written), or None."""
+    return _label(compiled_source.source, tuple(compiled_source.names), callee, occurrence)
+
+
+@lru_cache(maxsize=None)
+def _label(source: str, names: tuple[str, ...], callee: str, occurrence: int) -> str | None:
+    """Once per forward's source, callee and occurrence: a read looks its label up on every trace."""
     prefix = callee.replace(".", "_") + "_"
-    calls = _call_labels(compiled_source.source, compiled_source.names)
-    found = [
-        name for name in compiled_source.names
-        if name in calls and name.startswith(prefix) and name[len(prefix):].isdigit()
-    ]
+    calls = _call_labels(source, names)
+    found = [name for name in names if name in calls and name.startswith(prefix) and name[len(prefix):].isdigit()]
     return found[occurrence] if occurrence < len(found) else None
 
 
