@@ -171,6 +171,10 @@ def _expected_shape(model, name, batch, seq, block=None):
         ("hidden_size", "num_heads", "num_kv_heads", "head_dim", "qk_head_dim", "intermediate_size", "vocab_size")}}
     if block is not None and model.family.block_dims is not None:
         dims.update(model.family.block_dims(model.layers[block]._nnterp_context()))
+    prefix = model.family.key_prefix(model._nnterp_state.config) if block is not None else 0
+    dims["key"] = seq + prefix
+    if BY_NAME[name].layout.kind in ("Keys", "Values"):  # their positions are the pattern's keys
+        dims["seq"] = seq + prefix
     if "moe" in model.family.groups:
         dims.update(num_experts=model.num_experts, top_k=model.num_experts_per_token)
     return tuple(dims[d] for d in BY_NAME[name].layout.dims)
@@ -314,11 +318,12 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
 
 
 def _at_call_positions(model, own, served):
-    """A module's own output cut to the call's positions where the model runs at a padded length (Reformer) and the
-    served value it is compared with is cut."""
+    """A module's own output cut to the call's positions where the model runs on more (Reformer's padding after
+    them, CPM-Ant's prompt before them) and the served value it is compared with is cut."""
     length = model._nnterp_state.call_length
     if length is not None and own.ndim >= 2 and served.ndim >= 2 and own.shape[1] > served.shape[1] == length:
-        return own[:, :length]
+        prefix = model.family.key_prefix(model._nnterp_state.config)  # positions ahead of the call's (CPM-Ant)
+        return own[:, prefix:prefix + length]
     return own
 
 

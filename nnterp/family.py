@@ -160,6 +160,9 @@ class Family:
     #: why the model's forward cannot take position_ids (Reformer computes and pads its own), which a left-padded
     #: batch of prompts of different lengths needs; None where it can
     refuses_position_ids: str | None = None
+    #: positions the blocks compute ahead of the call's own, which every call position attends to (CPM-Ant's
+    #: prompt_length learned prompt tokens): (config) -> count; keys, values and the pattern's key axis span them
+    key_prefix: Callable = lambda config: 0
     module: Any = None
 
     @property

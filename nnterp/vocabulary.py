@@ -14,7 +14,7 @@ DIMENSIONS = {
     "batch": "the rows of the call (prompts, invokes and padding included)",
     "seq": "the token positions of the call",
     "query": "the query positions of an attention pattern (the call's positions)",
-    "key": "the key positions of an attention pattern (cached positions included)",
+    "key": "the key positions of an attention pattern (cached or prepended positions included)",
     "hidden_size": "the width of the residual stream (model.hidden_size)",
     "num_heads": "the attention's query heads (model.num_heads)",
     "num_kv_heads": "the key and value heads, fewer than num_heads under grouped attention (model.num_kv_heads)",

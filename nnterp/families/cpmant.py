@@ -19,13 +19,12 @@ themselves, whose outputs are what the block adds; the norms are RMSNorms in flo
 bias. The attention is CPM-Ant's own code (the model has no other, so the interior needs no eager load and no sdpa
 load exists): every head has its own key and value, scores = q k^T / sqrt(dim_head) + position_bias, a T5-style
 bucketed relative-position bias per head computed once by cpmant.position_bias (a pair across segments,
-prompt and call, takes a segment-pair bucket in place of a distance bucket), masked with -inf, the softmax module, masked positions set back to 0, dropout, @ v, then
-attention_out. The mask is not causal: the model marks every position as context, so each position attends to every
+prompt and call, takes a segment-pair bucket in place of a distance bucket), masked with -inf, the softmax
+module, masked positions set back to 0, dropout, @ v, then attention_out. The mask is not causal: the model marks every position as context, so each position attends to every
 prompt and call position, those after it included (the logits at a position depend on the tokens that follow it).
-Because the prompt positions are keys of every call position, the key axis of keys, values and patterns spans
-prompt_length + seq positions; the standard layouts' key axis is the call's positions, so on a checkpoint with
-prompt_length > 0 (every released one) keys, values, scores, probabilities and the merged heads are unavailable, and
-with prompt_length = 0 the whole interior is served. The MLP is gated: w_out(gelu(w_0 x) · w_1 x), with w_0 the gate
+Because the prompt positions are keys of every call position, attention_keys, attention_values and the key
+axis of attention_scores and attention_probabilities span prompt_length + seq positions, the prompt's first
+(the family's key_prefix); their query rows, the queries, head outputs and merged heads are the call's. The MLP is gated: w_out(gelu(w_0 x) · w_1 x), with w_0 the gate
 and w_1 the up projection, dim_ff wide.
 """
 
@@ -38,7 +37,7 @@ import torch
 from nnterp.families._own_attention import WHOLE, Assigned
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import (
-    HEADS_AFTER_POSITIONS, SAME, SPLIT_HEADS, Argument, Call, Child, Element, Nowhere, Own, Read, Same,
+    HEADS_AFTER_POSITIONS, SAME, SPLIT_HEADS, Argument, Call, Child, Element, Own, Read, Same,
 )
 
 
@@ -74,29 +73,9 @@ HEAD_ROWS = DropPrompt(2)                    # [batch heads prompt+seq ...] -> [
 HEAD_OUTPUTS = DropPrompt(2, HEADS_AFTER_POSITIONS)
 MERGED_HEADS = DropPrompt(1, SPLIT_HEADS)
 
-PROMPT_KEYS = (
-    "CPM-Ant prepends prompt_length learned prompt positions to every call and each call position attends to them, "
-    "so the key axis spans prompt_length + seq positions, which the standard layout's key axis (the call's "
-    "positions) does not hold; a checkpoint with prompt_length=0 serves it")
-PROMPT_PREMIX = (
-    "CPM-Ant prepends prompt_length learned prompt positions to every call and attention_out projects them with the "
-    "call's, so its input can only be served over the call's positions, where it no longer matches the attention's "
-    "own output over all of them; a checkpoint with prompt_length=0 serves it")
-
-
-def _with_prompt(site: Read, reason: str):
-    """Served when the checkpoint prepends no prompt, else unavailable with ``reason``."""
-    unavailable = Nowhere(reason)
-
-    def chosen(context):
-        if context is None or not getattr(context.config, "prompt_length", 0):
-            return site
-        return unavailable
-    return chosen
-
-
 FAMILY = Family(
     name="cpmant",
+    key_prefix=lambda config: config.prompt_length,
     model_types=("cpmant",),
     summary="OpenBMB's Chinese CPM-Ant: every call prefixed with learned prompt tokens, a sequential block whose "
             "halves add the residual themselves, relative position buckets, and attention that is not causal.",
@@ -137,24 +116,27 @@ FAMILY = Family(
         "attention_queries": Read(
             Assigned("query", occurrence=-1), WHOLE, HEAD_ROWS,
             description="The queries of the call's positions, as the forward binds them once split into heads"),
-        "attention_keys": _with_prompt(Read(
+        "attention_keys": Read(
             Assigned("key", occurrence=-1), WHOLE,
-            description="The keys as the forward binds them once split into heads, before the cache update (on a "
-                        "call without a past, what the score matmul takes)"), PROMPT_KEYS),
-        "attention_values": _with_prompt(Read(
+            description="The keys as the forward binds them once split into heads, before the cache update: the "
+                        "prompt_length learned prompt positions first, then the call's (on a call without a past, "
+                        "what the score matmul takes)"),
+        "attention_values": Read(
             Assigned("value", occurrence=-1), WHOLE,
-            description="The values as the forward binds them once split into heads, before the cache update (on a "
-                        "call without a past, what the pattern is multiplied with)"), PROMPT_KEYS),
-        "attention_scores": _with_prompt(Read(
+            description="The values as the forward binds them once split into heads, before the cache update: the "
+                        "prompt_length learned prompt positions first, then the call's (on a call without a past, "
+                        "what the pattern is multiplied with)"),
+        "attention_scores": Read(
             Child("softmax", "input"), Argument(0), HEAD_ROWS,
-            description="The attention scores entering the softmax module: q k^T / sqrt(dim_head) + the relative "
-                        "position bias, masked positions filled with -inf"), PROMPT_KEYS),
-        "attention_probabilities": _with_prompt(Read(
+            description="The attention scores of the call's positions entering the softmax module, over the prompt "
+                        "positions and the call's: q k^T / sqrt(dim_head) + the relative position bias, masked "
+                        "positions filled with -inf"),
+        "attention_probabilities": Read(
             Call("torch.matmul", "input", occurrence=1), Argument(0), HEAD_ROWS,
-            description="The pattern the values are mixed with: the softmax, masked positions set back to 0, after "
-                        "dropout"), PROMPT_KEYS),
+            description="The pattern the call's positions mix the values with, over the prompt positions and the "
+                        "call's: the softmax, masked positions set back to 0, after dropout"),
         "attention_head_outputs": Read(Call("torch.matmul", occurrence=1), WHOLE, HEAD_OUTPUTS),
-        "attention_premix": _with_prompt(Read(Child("o_proj", "input"), Argument(0), MERGED_HEADS), PROMPT_PREMIX),
+        "attention_premix": Read(Child("o_proj", "input"), Argument(0), MERGED_HEADS),
         "attention_output": Read(
             Own("output"), Element(0), STREAM,
             description="What the attention adds to the residual stream: self_attention's output, which self_att "
