@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import torch
 
 from .errors import ConditionedValue, NnterpError, UnavailableValue
-from .sites import Call, Child, Own
+from .sites import Call, CallPositions, Child, Own
 from .model import _as_head_input
 from .vocabulary import BY_NAME, values_of
 
@@ -166,15 +166,14 @@ def read_block(model, i, prompt):
 
 
 def _expected_shape(model, name, batch, seq, block=None):
-    dims = {"batch": batch, "seq": seq, "query": seq, "key": seq, **{
+    # positions ahead of the call's that the attention reads as keys (CPM-Ant's prompt): keys and values span them
+    keys = seq + (model.family.key_prefix(model._nnterp_state.config) if block is not None else 0)
+    positions = keys if BY_NAME[name].layout.kind in ("Keys", "Values") else seq
+    dims = {"batch": batch, "seq": positions, "query": seq, "key": keys, **{
         d: getattr(model, d) for d in
         ("hidden_size", "num_heads", "num_kv_heads", "head_dim", "qk_head_dim", "intermediate_size", "vocab_size")}}
     if block is not None and model.family.block_dims is not None:
         dims.update(model.family.block_dims(model.layers[block]._nnterp_context()))
-    prefix = model.family.key_prefix(model._nnterp_state.config) if block is not None else 0
-    dims["key"] = seq + prefix
-    if BY_NAME[name].layout.kind in ("Keys", "Values"):  # their positions are the pattern's keys
-        dims["seq"] = seq + prefix
     if "moe" in model.family.groups:
         dims.update(num_experts=model.num_experts, top_k=model.num_experts_per_token)
     return tuple(dims[d] for d in BY_NAME[name].layout.dims)
@@ -207,14 +206,8 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
     report.add("reads leave logits bit-identical", "model", torch.equal(readout["logits"], base))
     report.add("input_size", "model", tuple(top["input_size"]) == (batch, seq), str(top["input_size"]))
     for name, value in {**top, **readout}.items():
-        if name == "input_size":
-            continue
-        kind = BY_NAME[name].layout.kind
-        # a model may compute a value in float32 under a half-precision load (Dory's head, Mamba's final norm)
-        want = (torch.long,) if kind == "Tokens" else (dtype, torch.float32)
-        shape = _expected_shape(model, name, batch, seq)
-        report.add("layout", f"model.{name}", tuple(value.shape) == shape and value.dtype in want,
-                   f"{tuple(value.shape)} {value.dtype}, expected {shape} {' or '.join(map(str, want))}")
+        if name != "input_size":
+            _check_layout(report, "model", name, value, _expected_shape(model, name, batch, seq), dtype)
     if "final_norm_output" in readout and "lm_head_output" in readout:
         lm = model.lm_head._module(_as_head_input(model.lm_head._module, readout["final_norm_output"]))
         report.add("lm_head_output == lm_head(final_norm_output)", "model", torch.equal(lm, readout["lm_head_output"]),
@@ -235,6 +228,15 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
     return report
 
 
+def _check_layout(report, where, name, value, shape, dtype) -> None:
+    """The value's shape, and its dtype: the model's, or float32, in which a model may compute under a
+    half-precision load (routers, upcast attention scores, Dory's head, Mamba's and ZAYA's streams); token ids and
+    chosen experts are indices."""
+    dtypes = (torch.long,) if BY_NAME[name].layout.kind in ("Tokens", "Experts") else (dtype, torch.float32)
+    report.add("layout", f"{where}.{name}", tuple(value.shape) == shape and value.dtype in dtypes,
+               f"{tuple(value.shape)} {value.dtype}, expected {shape} {' or '.join(map(str, dtypes))}")
+
+
 def _check_block(model, i, prompt, report, dtype, batch, seq, base):
     where = f"layers[{i}]"
     v = read_block(model, i, prompt)
@@ -242,13 +244,7 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
     for name, value in v.items():
         if name.startswith("_"):
             continue
-        shape = _expected_shape(model, name, batch, seq, i)
-        kind = BY_NAME[name].layout.kind
-        # routers, upcast attention scores (GPT-J, MPT) and float32 streams (ZAYA) compute in float32 whatever the
-        # model's dtype; choices are indices
-        dtypes = (torch.long,) if kind == "Experts" else (dtype, torch.float32)
-        report.add("layout", f"{where}.{name}", tuple(value.shape) == shape and value.dtype in dtypes,
-                   f"{tuple(value.shape)} {value.dtype}, expected {shape} {' or '.join(map(str, dtypes))}")
+        _check_layout(report, where, name, value, _expected_shape(model, name, batch, seq, i), dtype)
     if "router_choices" in v:
         choices = v["router_choices"]
         report.add("router_choices index the experts", where,
@@ -322,8 +318,8 @@ def _at_call_positions(model, own, served):
     them, CPM-Ant's prompt before them) and the served value it is compared with is cut."""
     length = model._nnterp_state.call_length
     if length is not None and own.ndim >= 2 and served.ndim >= 2 and own.shape[1] > served.shape[1] == length:
-        prefix = model.family.key_prefix(model._nnterp_state.config)  # positions ahead of the call's (CPM-Ant)
-        return own[:, prefix:prefix + length]
+        ahead = model.family.key_prefix(model._nnterp_state.config) > 0  # positions ahead of the call's (CPM-Ant)
+        return CallPositions(1, from_end=ahead).view(own, model)
     return own
 
 

@@ -124,24 +124,30 @@ class HeadsAfterPositions(Same):
 
 
 class CallPositions(Same):
-    """The call's positions of a value the model computes at a longer length (it pads the ids inside its forward:
-    Reformer), as a view on the positions axis ``dim``; an assignment keeps the padding's positions. ``then``
-    is the layout applied to the cut value."""
+    """The call's positions of a value the model computes over more positions, as a view on the positions axis
+    ``dim``: the first ones where the model pads the ids after them inside its forward (Reformer), the last ones
+    where it prepends positions of its own (``from_end``: CPM-Ant's learned prompt). An assignment keeps the other
+    positions as they were; ``then`` is the layout applied to the cut value."""
 
-    def __init__(self, dim: int = 1, then: Same = None):
-        self.dim, self.then = dim, then or SAME
+    def __init__(self, dim: int = 1, then: Same = None, from_end: bool = False):
+        self.dim, self.then, self.from_end = dim, then or SAME, from_end
 
-    def _cut(self, native, model):
+    def _span(self, native, model) -> tuple[int, int]:
+        """(start, length) of the call's positions in ``native``."""
+        total = native.shape[self.dim]
         length = model._nnterp_state.call_length
-        return native if length is None else native.narrow(self.dim, 0, min(length, native.shape[self.dim]))
+        length = total if length is None else min(length, total)
+        return (total - length if self.from_end else 0), length
 
     def view(self, native, model):
-        return self.then.view(self._cut(native, model), model)
+        return self.then.view(native.narrow(self.dim, *self._span(native, model)), model)
 
     def inverse(self, value, like, model):
-        value = self.then.inverse(value, self._cut(like, model), model)
-        kept = value.shape[self.dim]
-        return torch.cat([value, like.narrow(self.dim, kept, like.shape[self.dim] - kept)], dim=self.dim)
+        start, length = self._span(like, model)
+        value = self.then.inverse(value, like.narrow(self.dim, start, length), model)
+        before = like.narrow(self.dim, 0, start)
+        after = like.narrow(self.dim, start + length, like.shape[self.dim] - start - length)
+        return torch.cat([before, value, after], dim=self.dim)
 
 
 SAME, SPLIT_HEADS, HEADS_AFTER_POSITIONS = Same(), SplitHeads(), HeadsAfterPositions()

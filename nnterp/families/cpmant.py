@@ -30,48 +30,17 @@ and w_1 the up projection, dim_ff wide.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import torch
-
 from nnterp.families._own_attention import WHOLE, Assigned
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import (
-    HEADS_AFTER_POSITIONS, SAME, SPLIT_HEADS, Argument, Call, Child, Element, Own, Read, Same,
-)
+from nnterp.sites import HEADS_AFTER_POSITIONS, SPLIT_HEADS, Argument, Call, CallPositions, Child, Element, Own, Read
 
 
-def _prompt(model, length: int) -> int:
-    """The prompt positions ahead of the call's own in a tensor of ``length`` positions: prompt_length on a call
-    without a cache; none on a cached generation step, whose blocks run on the new positions alone."""
-    prompt = model._nnterp_state.config.prompt_length
-    return prompt if length > prompt else 0
-
-
-@dataclass(frozen=True)
-class DropPrompt(Same):
-    """A tensor over prompt_length + seq positions on ``axis`` seen over the call's seq positions (then laid out by
-    ``then``); a view, so an in-place edit reaches the model, and an assignment is carried back beside the prompt
-    positions, which keep their own values."""
-
-    axis: int = 1
-    then: Same = SAME
-
-    def view(self, native, model):
-        length = native.shape[self.axis]
-        prompt = _prompt(model, length)
-        return self.then.view(native.narrow(self.axis, prompt, length - prompt), model)
-
-    def inverse(self, value, like, model):
-        prompt = _prompt(model, like.shape[self.axis])
-        value = self.then.inverse(value, like, model)
-        return torch.cat([like.narrow(self.axis, 0, prompt), value], self.axis) if prompt else value
-
-
-STREAM = DropPrompt(1)                       # [batch prompt+seq hidden] -> [batch seq hidden]
-HEAD_ROWS = DropPrompt(2)                    # [batch heads prompt+seq ...] -> [batch heads seq ...]
-HEAD_OUTPUTS = DropPrompt(2, HEADS_AFTER_POSITIONS)
-MERGED_HEADS = DropPrompt(1, SPLIT_HEADS)
+# the call's positions come after the prompt's; on a cached generation step the blocks run on the new positions
+# alone, which are then all the call's
+STREAM = CallPositions(1, from_end=True)     # [batch prompt+seq hidden] -> [batch seq hidden]
+HEAD_ROWS = CallPositions(2, from_end=True)  # [batch heads prompt+seq ...] -> [batch heads seq ...]
+HEAD_OUTPUTS = CallPositions(2, HEADS_AFTER_POSITIONS, from_end=True)
+MERGED_HEADS = CallPositions(1, SPLIT_HEADS, from_end=True)
 
 FAMILY = Family(
     name="cpmant",

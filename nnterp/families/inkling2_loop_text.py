@@ -11,7 +11,7 @@ norm's input; the logits are cast to float32 and soft-capped.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._inkling import block_residual_arithmetic, float_soft_cap, inkling2_sites
+from nnterp.families._inkling import INKLING2_TINY, inkling2_fields
 
 NOTE = ("Looped depth: blocks loop_layer_index_start to loop_layer_index_end run loop_num_passes times, so a looped "
         "block's values are those of its first pass (the same module's later calls are its later passes). Blocks "
@@ -31,21 +31,12 @@ FAMILY = Family(
     tags=("Looped depth", "Block attention residuals", "Short convolutions", "Attention sinks",
           "Gated output projection", "Mixture of experts", "Logit softcap"),
     contract_note=NOTE,
-    exact_lens=False,
-    sites=inkling2_sites(),
-    accessors={"vocab_size": lambda c: c.unpadded_vocab_size or c.vocab_size},
-    block_arithmetic=block_residual_arithmetic,
-    readout=float_soft_cap,
-    loads=("eager",),
+    **inkling2_fields(),
     checkpoints=(Checkpoint("thinkingmachines/Inkling-2-Mini", "Inkling-2-Mini"),),
     # blocks 2 and 3 of 4 loop twice (groups of 2 blocks), so the tiny model has looped depth (the
     # defaults loop blocks 6 to 18, groups of 6)
     tiny={"config_class": "Inkling2LoopTextConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "moe_intermediate_size": 64, "vocab_size": 300, "unpadded_vocab_size": 300, "head_dim": 16,
-        "swa_head_dim": 16, "n_routed_experts": 4, "num_experts_per_tok": 2, "swa_num_attention_heads": 4,
-        "swa_num_key_value_heads": 2, "loop_gate_rank": 8, "eos_token_id": 2,
+        **INKLING2_TINY, "num_hidden_layers": 4, "loop_gate_rank": 8,
         "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding", "hybrid"], "n_layers_per_attn_res_block": 2,
-        "loop_layer_index_start": 2, "loop_layer_index_end": 4,
-        "loop_num_passes": 2}},
+        "loop_layer_index_start": 2, "loop_layer_index_end": 4, "loop_num_passes": 2}},
 )

@@ -18,7 +18,7 @@ cast to float32 and soft-capped, tanh(logits / 30) * 30.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._inkling import block_residual_arithmetic, float_soft_cap, inkling2_sites
+from nnterp.families._inkling import INKLING2_TINY, inkling2_fields
 
 NOTE = ("Blocks also read block_states, the stream stacked at the start of every group of blocks, mixed into each "
         "sublayer's input by a softmax over depth (attention_input, mlp_input, final_input): the stream a block adds "
@@ -36,16 +36,8 @@ FAMILY = Family(
     tags=("Block attention residuals", "Short convolutions", "Attention sinks", "Relative position bias",
           "Gated output projection", "Mixture of experts", "muP head", "Logit softcap"),
     contract_note=NOTE,
-    exact_lens=False,
-    sites=inkling2_sites(),
-    accessors={"vocab_size": lambda c: c.unpadded_vocab_size or c.vocab_size},
-    block_arithmetic=block_residual_arithmetic,
-    readout=float_soft_cap,
-    loads=("eager",),
+    **inkling2_fields(),
     checkpoints=(Checkpoint("thinkingmachines/Inkling-2-Small-MXFP8", "Inkling-2-Small"),),
     tiny={"config_class": "Inkling2TextConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "moe_intermediate_size": 64, "vocab_size": 300, "unpadded_vocab_size": 300, "head_dim": 16,
-        "swa_head_dim": 16, "n_routed_experts": 4, "num_experts_per_tok": 2, "swa_num_attention_heads": 4,
-        "swa_num_key_value_heads": 2, "eos_token_id": 2, "layer_types": ["hybrid_sliding", "hybrid"]}},
+        **INKLING2_TINY, "num_hidden_layers": 2, "layer_types": ["hybrid_sliding", "hybrid"]}},
 )
