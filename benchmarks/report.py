@@ -250,9 +250,7 @@ def candidate_lines(data) -> list[str]:
         return []
     out = ["### Candidate core fixes, measured by monkeypatching (benchmarks/patches.py)", "",
            "Construction: aliases bound only on the envoys where each `rename` key can resolve "
-           "(`patch_bind_where_resolvable`). Reads: labels memoized, the root and the load condition looked up "
-           "directly, the operation envoys and location strings of plain values cached per host and site "
-           "(`patch_reads_resolved_once`). "
+           "(`patch_bind_where_resolvable`); not landed, since construction is within its budget as it is. "
            "Medians of interleaved rounds.", "",
            "| model | bare nnsight wrap (ms) | nnterp as it is | nnterp patched | nnterp with no alias at all "
            "| patched tree and printout identical |", "|---|---|---|---|---|---|"]
@@ -265,23 +263,6 @@ def candidate_lines(data) -> list[str]:
         out.append(f"| {result['model']} | {bare:.1f} | {cell('nnterp')} | "
                    f"{cell('nnterp, aliases bound where resolvable')} | {cell('nnterp without any alias (floor)')} "
                    f"| {result['same_tree'] and result['same_printout']} |")
-    rows = []
-    for key, result in sorted(found.items()):
-        if result.get("kind") != "trace":
-            continue
-        for kind in ("residuals", "all"):
-            times = result[kind]["times"]
-            bare = times["bare nnsight"]
-            cells = []
-            for name in ("nnterp", "nnterp patched"):
-                q1, median, q3 = quartiles([a / b for a, b in zip(times[name], bare)])
-                cells.append(f"{median:.3f}× [{q1:.2f}–{q3:.2f}]")
-            rows.append(f"| {result['model']} batch {result['batch']} × {result['seq']} | every {kind} value "
-                        f"| {statistics.median(bare) * 1e3:.1f} | {cells[0]} | {cells[1]} "
-                        f"| {result[kind]['same_values']} |")
-    if rows:
-        out += ["", "| model, input | reads | bare nnsight (ms) | nnterp ÷ bare nnsight | patched ÷ bare nnsight "
-                "| patched values identical |", "|---|---|---|---|---|---|"] + rows
     return out + [""]
 
 

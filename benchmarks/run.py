@@ -164,10 +164,6 @@ def load_average() -> list[float]:
 def candidates(args, results: Path, models) -> None:
     """The candidate core fixes (benchmarks/patches.py), measured against nnterp as it is."""
     runs = [(["--model", model, "--rounds", "11"], f"candidate--construction--{model}") for model in models]
-    for model, batch, seq in (("tiny-llama", 1, 8), ("tiny-llama", 8, 64), ("smollm2-135m", 1, 32)):
-        if model in models:
-            runs.append((["--trace", "--model", model, "--batch", str(batch), "--seq", str(seq), "--rounds", "9",
-                          "--repeats", "2"], f"candidate--trace--{model}-B{batch}-S{seq}"))
     for extra, tag in runs:
         if args.resume and (results / f"{tag}.json").exists():
             continue

@@ -65,7 +65,7 @@ class StandardValue:
         if envoy is None:
             return self
         site = self._site(envoy)
-        _instrument_first(envoy)
+        _instrument_first(envoy, site)
         try:
             return site.read(envoy, self.spec)
         except OutOfOrderError:
@@ -81,7 +81,7 @@ class StandardValue:
                 f"{self.spec.name} is read-only ({self.spec.description}); edit the value it is derived from instead"
             )
         site = self._site(envoy)
-        _instrument_first(envoy)
+        _instrument_first(envoy, site)
         try:
             site.write(envoy, self.spec, value)
         except OutOfOrderError:
@@ -121,9 +121,19 @@ def _reraise_inside_loops() -> None:
         raise
 
 
-def _instrument_first(envoy) -> None:
+def _instrument_first(envoy, site) -> None:
     """Instrument a host whose values include operations of its forward before reading any of them:
-    once its forward has started, operations installed later never fire in that run."""
+    once its forward has started, operations installed later never fire in that run.
+
+    A read of the host's own output is the exception: nothing of its forward runs after it, so no
+    later read in that run can need the operations, and a model read only at module boundaries
+    keeps its uninstrumented forwards (each instrumented operation costs a few handoffs per call)."""
+    from .sites import Derived, Own
+
+    read = site.source if isinstance(site, Derived) else site
+    where = getattr(read, "where", None)
+    if isinstance(where, Own) and where.key == "output":
+        return
     needs = envoy.__dict__.get("_nnterp_needs_source")
     if needs is None:
         from .sites import Call, Derived

@@ -276,7 +276,8 @@ class Condition:
     text: str
 
     def holds(self, model) -> bool:
-        return model.attn_implementation in self.attn_implementations
+        # the config's field, as nnsight's attn_implementation property reads it, without the envoy lookup
+        return getattr(model._module.config, "_attn_implementation", None) in self.attn_implementations
 
 
 #: The interior of kernels chosen at run time through ``ALL_ATTENTION_FUNCTIONS``.
@@ -393,16 +394,33 @@ class Read(Site):
             value = value / factor
         return value.clone() if self.snapshot and term is None and factor is None else value
 
-    def read(self, host, spec):
-        target = self.where.target(host)
-        if self.plus is None and self.layout is SAME and self.scale is None and not self.snapshot:
-            return self.element.get(Mediator.value(f"{target.path}.{self.where.key}"))
-        return self._read_with_writeback(target, _Context(target.path, host, host.root))
+    def _location(self, host) -> str:
+        """The location's full name (``model.layers.3.self_attn.source.attention_interface_1.input``),
+        made once per host: only an operation nested in a call is drilled into on every run."""
+        if getattr(self.where, "inside", None) is not None:
+            return f"{self.where.target(host).path}.{self.where.key}"
+        made = host.__dict__.get("_nnterp_locations")
+        if made is None:
+            made = {}
+            object.__setattr__(host, "_nnterp_locations", made)
+        location = made.get(self)
+        if location is None:
+            location = made[self] = f"{self.where.target(host).path}.{self.where.key}"
+        return location
 
-    def _read_with_writeback(self, target, context):
+    def read(self, host, spec):
+        if self.plus is None and self.layout is SAME and self.scale is None and not self.snapshot:
+            return self.element.get(Mediator.value(self._location(host)))
+        return self._read_written_back(host)
+
+    def _read_written_back(self, host):
+        """The value at this site presented by ``_present`` and carried back by ``_carry_back``."""
+        location = self._location(host)
+        return self._read_with_writeback(location, _Context(location.rsplit(".", 1)[0], host, host.root))
+
+    def _read_with_writeback(self, location, context):
         """nnsight's eproperty read with a transform, without keeping an eproperty (sites must pickle
         for remote runs): the view is handed out, and carried back when the worker moves on."""
-        location = f"{target.path}.{self.where.key}"
         mediator = Mediator.current(location)
         occurrence = mediator.wanted(location)
         waiting = mediator.transform
@@ -415,8 +433,7 @@ class Read(Site):
 
     # -- write
     def write(self, host, spec, value) -> None:
-        target = self.where.target(host)
-        location = f"{target.path}.{self.where.key}"
+        location = self._location(host)
         raw = Mediator.value(location)
         native = self.element.get(raw)
         model = host.root

@@ -320,8 +320,7 @@ class PlusEarlier(Read):
 
     def read(self, host, spec):
         self._earlier(host)
-        target = self.where.target(host)
-        return self._read_with_writeback(target, _context(target, host))
+        return self._read_written_back(host)
 
     def write(self, host, spec, value) -> None:
         self._earlier(host)
@@ -358,12 +357,6 @@ class EarlierFirst(Site):
 
     def describe(self, module) -> str:
         return self.inner.describe(module)
-
-
-def _context(target, host):
-    from nnterp.sites import _Context
-
-    return _Context(target.path, host, host.root)
 
 
 def granite_sites(routed: dict, neurons_reason: str) -> dict:

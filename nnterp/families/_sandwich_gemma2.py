@@ -15,7 +15,7 @@ from nnsight.intervention.interleaver import Mediator
 
 from nnterp import labels
 from nnterp.sites import (
-    EAGER_ONLY, KERNEL_ARGUMENTS, Argument, Call, Child, Read, Sibling, Where, _Context, _version, check_layout,
+    EAGER_ONLY, KERNEL_ARGUMENTS, Argument, Call, Child, Read, Sibling, Where, _version, check_layout,
 )
 
 
@@ -106,8 +106,7 @@ class DepthScaledDelta(Read):
         return self._branch_for(raw, value)
 
     def read(self, host, spec):
-        target = self.where.target(host)
-        return self._read_with_writeback(target, _Context(target.path, host, host.root))
+        return self._read_written_back(host)
 
     def write(self, host, spec, value) -> None:
         target = self.where.target(host)
@@ -142,8 +141,7 @@ class PlusEarlierSibling(Read):
 
     def read(self, host, spec):
         self._earlier(host)
-        target = self.where.target(host)
-        return self._read_with_writeback(target, _Context(target.path, host, host.root))
+        return self._read_written_back(host)
 
     def write(self, host, spec, value) -> None:
         self._earlier(host)
