@@ -37,7 +37,7 @@ SCALING_SCENARIOS = "hf.sdpa,nnsight.trace,nnsight.logits,nnsight.residuals,nnte
 
 #: timing per model (rounds, calls per round, warm-up calls): the large models take a second or
 #: more per forward on one core
-FULL = {"tiny-llama": (9, 2, 1), "smollm2-135m": (5, 1, 1), "phi-100m": (5, 1, 1)}
+FULL = {"tiny-llama": (15, 2, 1), "smollm2-135m": (15, 2, 1), "phi-100m": (15, 2, 1)}
 #: scenarios left out per model on the CPU (gradients cost three forwards; the tiny model has them)
 CPU_SKIP = {"smollm2-135m": "grad,grad_eager", "phi-100m": "grad,grad_eager"}
 QUICK = {"tiny-llama": (5, 2, 1), "smollm2-135m": (3, 1, 1), "phi-100m": (3, 1, 1)}

@@ -127,16 +127,18 @@ def _instrument_first(envoy, site) -> None:
 
     A read of the host's own output is the exception: nothing of its forward runs after it, so no
     later read in that run can need the operations, and a model read only at module boundaries
-    keeps its uninstrumented forwards (each instrumented operation costs a few handoffs per call)."""
-    from .sites import Derived, Own
+    keeps its uninstrumented forwards (each instrumented operation costs a few handoffs per call).
+    ``_nnterp_needs_source`` is None until asked, then whether the host still needs instrumenting."""
+    needs = envoy.__dict__.get("_nnterp_needs_source")
+    if needs is False:
+        return
+    from .sites import Call, Derived, Own
 
     read = site.source if isinstance(site, Derived) else site
     where = getattr(read, "where", None)
     if isinstance(where, Own) and where.key == "output":
         return
-    needs = envoy.__dict__.get("_nnterp_needs_source")
     if needs is None:
-        from .sites import Call, Derived
 
         def is_call(site):
             site = site.source if isinstance(site, Derived) else site
@@ -144,12 +146,15 @@ def _instrument_first(envoy, site) -> None:
 
         needs = any(is_call(envoy._nnterp_site(name)) for name in envoy._nnterp_sites_names())
         object.__setattr__(envoy, "_nnterp_needs_source", needs)
-    if needs:
-        state = envoy._module.__dict__.get(STATE)
-        if state is None or not state.sourced:
-            envoy.source
-            # remembered for the error message: installed by this trace's worker, maybe too late for its forward
-            object.__setattr__(envoy, "_nnterp_installed_by", id(getcurrent()))  # an id: greenlets do not pickle
+    if not needs:
+        return
+    state = envoy._module.__dict__.get(STATE)
+    if state is None or not state.sourced:
+        envoy.source
+        # remembered for the error message: installed by this trace's worker, maybe too late for its forward
+        object.__setattr__(envoy, "_nnterp_installed_by", id(getcurrent()))  # an id: greenlets do not pickle
+    else:  # instrumented before this read (by an earlier read or model.instrument()): nothing left to do
+        object.__setattr__(envoy, "_nnterp_needs_source", False)
 
 
 def _never_ran(envoy, site) -> bool | None:

@@ -98,12 +98,17 @@ def test_float16_eager_overflow_is_found_and_warned():
 
 
 def test_remote_local_round_trip(llama, prompt):
+    # the local trace first: what it leaves on the envoys (instrumented forwards, resolved locations)
+    # travels with the request and must still hold on the far side
     with llama.trace(prompt):
+        reference_queries = llama.layers[1].self_attn.attention_queries.save()
         reference = llama.logits.save()
     with llama.trace(prompt, remote="local"):
+        queries = llama.layers[1].self_attn.attention_queries.save()
         out = llama.layers[1].self_attn.attention_output.save()
         logits = llama.logits.save()
     assert torch.equal(logits, reference) and out.shape[-1] == llama.hidden_size
+    assert torch.equal(queries, reference_queries)
 
 
 def test_device_map_and_offline_local_directory(tmp_path, prompt):
