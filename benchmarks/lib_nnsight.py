@@ -68,6 +68,33 @@ def residual_readers(family: str):
     return readers
 
 
+def keeping_hooks(model, family: str, kept: list) -> None:
+    """Plain torch hooks on the native modules the residual reads above use, each keeping a reference to
+    the same tensor in ``kept``, in the same order: what keeping every residual value costs with no
+    library at all (the forward can no longer reuse those buffers)."""
+    n = NATIVE[family]
+    keep_output = lambda module, args, output: kept.append(first(output))
+    keep_input = lambda module, args, kwargs: kept.append(args[0] if args else kwargs["hidden_states"])
+    hooks = [(model.model.embed_tokens, "output", keep_output)]
+    for layer in model.model.layers:
+        hooks.append((layer, "input", keep_input))
+        attention_norm = getattr(layer, n["attention_norm"])
+        hooks.append((attention_norm, "output", keep_output))
+        if n["mlp_norm"] is None:  # a parallel block: the one norm's output is also the MLP's norm output
+            hooks.append((attention_norm, "output", keep_output))
+        hooks.append((layer.self_attn, "output", keep_output))
+        if n["mlp_norm"] is not None:
+            hooks += [(getattr(layer, n["mlp_norm"]), "input", keep_input),
+                      (getattr(layer, n["mlp_norm"]), "output", keep_output)]
+        hooks += [(layer.mlp, "input", keep_input), (layer.mlp, "output", keep_output), (layer, "output", keep_output)]
+    hooks.append((getattr(model.model, n["final_norm"]), "output", keep_output))
+    for module, kind, hook in hooks:
+        if kind == "input":
+            module.register_forward_pre_hook(hook, with_kwargs=True)
+        else:
+            module.register_forward_hook(hook)
+
+
 def read_all_block(L, family: str, out: list) -> None:
     """Every value of one block (eager), attention interior included, in forward order."""
     n = NATIVE[family]
@@ -105,6 +132,16 @@ def scenarios(ctx) -> dict:
     grad_model = lazily(lambda: wrap(grad_hf(), ctx.tokenizer))
     readers = residual_readers(family)
     final_norm = NATIVE[family]["final_norm"]
+
+    kept, keeping = [], ctx.twin("sdpa")  # a twin of its own: its hooks stay on it
+    keeping_hooks(keeping, family, kept)
+
+    def keep_residuals():
+        kept.clear()
+        logits = keeping(input_ids=ids, attention_mask=ctx.mask).logits
+        found = [*kept, logits]
+        kept.clear()
+        return found
 
     def trace():
         with sdpa.trace(ids, **extra):
@@ -155,7 +192,7 @@ def scenarios(ctx) -> dict:
         return grads
 
     return {"nnsight.trace": trace, "nnsight.logits": logits, "nnsight.residuals": residuals,
-            "nnsight.all": everything, "nnsight.grad": gradients}
+            "nnsight.all": everything, "nnsight.grad": gradients, "hooks.residuals": keep_residuals}
 
 
 def residual_names(family: str) -> list[str]:

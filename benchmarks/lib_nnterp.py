@@ -127,6 +127,11 @@ def _check_same_values(ctx, found) -> None:
             ctx.notes.append(f"{kind}: nnterp and bare nnsight read {len(ours)} and {len(native)} tensors, "
                              f"{'identical' if same else 'NOT identical'}")
             ctx.checks[f"same_values.{kind}"] = same
+        kept, native = found["hooks.residuals"](), found["nnsight.residuals"]()
+        same = len(kept) == len(native) and all(a is b or torch.equal(a, b) for a, b in zip(kept, native))
+        ctx.notes.append(f"residuals: plain torch hooks keep {len(kept)} tensors, "
+                         f"{'the same as bare nnsight reads' if same else 'NOT the same as bare nnsight reads'}")
+        ctx.checks["same_values.hooks"] = same
 
 
 def construction(ctx):

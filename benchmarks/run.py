@@ -30,6 +30,9 @@ LIBRARIES = ("nnterp", "nnterp-1.3.0", "transformerlens")
 ENV_OF = {"nnterp-1.3.0": "nnterp-1.3.0", "transformerlens": "transformerlens-4.3"}
 
 #: the scaling sweep, on the tiny Llama at batch 1: one axis moved at a time from the middle
+#: the real model at a longer input (model, batch, seq): are the totals a short prompt's problem?
+LONG_INPUT = ("smollm2-135m", 4, 128)
+LONG_SCENARIOS = "hf.sdpa,hf.eager,hooks.residuals,nnsight.residuals,nnterp.residuals,nnsight.all,nnterp.all"
 SCALING_BASE = dict(layers=4, seq=64, batch=1)
 SCALING_AXES = dict(layers=(1, 4, 16), seq=(64, 256), batch=(1, 16))
 QUICK_SCALING_AXES = dict(layers=(4, 16), seq=(64, 256), batch=(1, 16))
@@ -288,6 +291,12 @@ def main(argv=None) -> None:
                              ["--rounds", str(rounds), "--repeats", "3", "--only", SCALING_SCENARIOS,
                               "--layers", str(point["layers"]), "--seq", str(point["seq"]),
                               "--batch", str(point["batch"]), "--skip-memory", "--skip-construction"]))
+
+    model, batch, seq = LONG_INPUT
+    if whole and not cuda and model in models and "nnterp" in args.libraries:
+        jobs.append(("nnterp", model, f"long--{model}-B{batch}-S{seq}",
+                     ["--rounds", "7", "--repeats", "1", "--warmup", "1", "--only", LONG_SCENARIOS,
+                      "--batch", str(batch), "--seq", str(seq), "--skip-memory", "--skip-construction"]))
 
     with ThreadPoolExecutor(max_workers=1 if cuda else max(1, args.jobs)) as pool:
         list(pool.map(lambda job: run_worker(job[0], job[1], args, results, job[2], job[3]), jobs))
