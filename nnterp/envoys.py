@@ -14,7 +14,7 @@ from greenlet import getcurrent
 from nnsight.intervention.source import STATE
 
 from .errors import NnterpError, OrderError, ReadOnlyValue, UnknownName
-from .sites import conditioned_error
+from .sites import conditioned_error, envoy_memo
 from .vocabulary import HOST_PATHS, MODULE_NAMES, ValueSpec, values_of
 
 #: The order the forward computes the values in, for the message of an out-of-order read.
@@ -180,10 +180,7 @@ class StandardHost:
     _nnterp_host = "model"
 
     def _nnterp_site(self, name: str):
-        sites = self.__dict__.get("_nnterp_sites")
-        if sites is None:
-            sites = {}
-            object.__setattr__(self, "_nnterp_sites", sites)
+        sites = envoy_memo(self, "_nnterp_sites")
         site = sites.get(name)
         if site is None:
             site = sites[name] = self.root._nnterp_state.family.site(name, self._nnterp_context())

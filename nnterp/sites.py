@@ -27,6 +27,16 @@ from .errors import ConditionedValue, LayoutMismatch, ReadOnlyValue, Unavailable
 from .vocabulary import ValueSpec
 
 
+def envoy_memo(envoy, name: str) -> dict:
+    """A dict kept on the envoy itself under ``name`` (set past nnsight's attribute handling), for
+    what is worked out once per host: its sites, their locations."""
+    memo = envoy.__dict__.get(name)
+    if memo is None:
+        memo = {}
+        object.__setattr__(envoy, name, memo)
+    return memo
+
+
 # --------------------------------------------------------------------------- elements
 @dataclass(frozen=True)
 class Element:
@@ -399,10 +409,7 @@ class Read(Site):
         made once per host: only an operation nested in a call is drilled into on every run."""
         if getattr(self.where, "inside", None) is not None:
             return f"{self.where.target(host).path}.{self.where.key}"
-        made = host.__dict__.get("_nnterp_locations")
-        if made is None:
-            made = {}
-            object.__setattr__(host, "_nnterp_locations", made)
+        made = envoy_memo(host, "_nnterp_locations")
         location = made.get(self)
         if location is None:
             location = made[self] = f"{self.where.target(host).path}.{self.where.key}"
