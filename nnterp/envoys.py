@@ -14,7 +14,7 @@ from greenlet import getcurrent
 from nnsight.intervention.source import STATE
 
 from .errors import NnterpError, OrderError, ReadOnlyValue, UnknownName
-from .sites import conditioned_error, envoy_memo
+from .sites import conditioned_error, envoy_memo, where_of
 from .vocabulary import HOST_PATHS, MODULE_NAMES, ValueSpec, values_of
 
 #: The order the forward computes the values in, for the message of an out-of-order read.
@@ -132,19 +132,13 @@ def _instrument_first(envoy, site) -> None:
     needs = envoy.__dict__.get("_nnterp_needs_source")
     if needs is False:
         return
-    from .sites import Call, Derived, Own
+    from .sites import Own
 
-    read = site.source if isinstance(site, Derived) else site
-    where = getattr(read, "where", None)
+    where = where_of(site)
     if isinstance(where, Own) and where.key == "output":
         return
     if needs is None:
-
-        def is_call(site):
-            site = site.source if isinstance(site, Derived) else site
-            return isinstance(getattr(site, "where", None), Call)
-
-        needs = any(is_call(envoy._nnterp_site(name)) for name in envoy._nnterp_sites_names())
+        needs = reads_operations(envoy)
         object.__setattr__(envoy, "_nnterp_needs_source", needs)
     if not needs:
         return
@@ -157,14 +151,20 @@ def _instrument_first(envoy, site) -> None:
         object.__setattr__(envoy, "_nnterp_needs_source", False)
 
 
+def reads_operations(envoy) -> bool:
+    """Whether any value of this host is read at an operation inside its forward (so needs ``.source``)."""
+    from .sites import Call
+
+    return any(isinstance(where_of(envoy._nnterp_site(name)), Call) for name in envoy._nnterp_sites_names())
+
+
 def _never_ran(envoy, site) -> bool | None:
     """Whether the site's location was not visited at all in this run (None: cannot tell)."""
     from nnsight.intervention.interleaver import Mediator
 
-    from .sites import Call, Derived
+    from .sites import Call
 
-    read = site.source if isinstance(site, Derived) else site
-    where = getattr(read, "where", None)
+    where = where_of(site)
     if where is None or isinstance(where, Call):
         return None
     try:

@@ -9,7 +9,7 @@ from typing import Any
 import torch
 from nnsight import TransformersModel
 
-from .envoys import ENVOYS, AttentionEnvoy, StandardHost, StandardValue, _addindent
+from .envoys import ENVOYS, AttentionEnvoy, StandardHost, StandardValue, _addindent, reads_operations
 from .errors import BatchRefused, EmptyPrompt, LoadOptionRefused
 from .family import Family, family_for
 from .support import Support, build_support
@@ -139,16 +139,10 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         Done lazily otherwise, at the first read of such a value, which is only too late when a
         trace reads something inside that module before its first interior value.
         """
-        from .sites import Call, Derived
-
         for layer in self.layers:
             for host in (layer, layer.self_attn, layer.mlp):
-                for name in host._nnterp_sites_names():
-                    site = host._nnterp_site(name)
-                    site = site.source if isinstance(site, Derived) else site
-                    if isinstance(getattr(site, "where", None), Call):
-                        host.source
-                        break
+                if reads_operations(host):
+                    host.source
         return self
 
     # ------------------------------------------------------------------ identity

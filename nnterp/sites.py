@@ -322,9 +322,8 @@ class Site:
 
 @dataclass(frozen=True)
 class _Context:
-    """What a write-back needs: the location's path, the host envoy and the model."""
+    """What a write-back needs: the host envoy and the model."""
 
-    path: str
     host: Any
     model: Any
 
@@ -423,7 +422,7 @@ class Read(Site):
     def _read_written_back(self, host):
         """The value at this site presented by ``_present`` and carried back by ``_carry_back``."""
         location = self._location(host)
-        return self._read_with_writeback(location, _Context(location.rsplit(".", 1)[0], host, host.root))
+        return self._read_with_writeback(location, _Context(host, host.root))
 
     def _read_with_writeback(self, location, context):
         """nnsight's eproperty read with a transform, without keeping an eproperty (sites must pickle
@@ -476,6 +475,12 @@ class Derived(Site):
 
     def describe(self, module) -> str:
         return self.source.describe(module)
+
+
+def where_of(site) -> Where | None:
+    """The location a site reads at (a derived value's source's), None for a value that is nowhere."""
+    site = site.source if isinstance(site, Derived) else site
+    return getattr(site, "where", None)
 
 
 @dataclass(eq=False)

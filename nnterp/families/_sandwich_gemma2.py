@@ -109,8 +109,7 @@ class DepthScaledDelta(Read):
         return self._read_written_back(host)
 
     def write(self, host, spec, value) -> None:
-        target = self.where.target(host)
-        location = f"{target.path}.{self.where.key}"
+        location = self._location(host)
         raw = Mediator.value(location)
         check_layout(spec, self._present(None, raw), value, host.root)
         Mediator.swap(location, self._branch_for(raw, value))
