@@ -71,19 +71,19 @@ def _hosts(model, i):
     return block_hosts(model.layers[i])
 
 
+def _transformed_after_return(site) -> bool:
+    """Whether a sublayer's contribution is read after the sublayer returned, beside it on the block (a post-norm)
+    or by a site of a family's own, rather than at the sublayer, its children or its operations."""
+    where = getattr(site, "where", None)
+    return not isinstance(where, (Own, Child, Call)) or getattr(where, "from_block", False)
+
+
 def _child_module(hosts, host, name):
     """The native module a value is read at when its site is a child's input or output, else None."""
-    from .sites import Child, Sibling
-
     if host not in hosts:
         return None
-    site = hosts[host]._nnterp_site(name)
-    where = getattr(site, "where", None)
-    if isinstance(where, Child):
-        return getattr(hosts[host], where.name)._module
-    if isinstance(where, Sibling):
-        return getattr(hosts[host].parent, where.name)._module
-    return None
+    where = getattr(hosts[host]._nnterp_site(name), "where", None)
+    return where.target(hosts[host])._module if isinstance(where, Child) else None
 
 
 def _status(envoy, name, model):
@@ -121,7 +121,7 @@ def read_block(model, i, prompt):
     sublayers = {"attention_output": "attention", "mlp_output": "mlp"}
 
     def beside(name):  # read outside the sublayer's own forward: after it returns (a post-norm)
-        return not isinstance(getattr(hosts[sublayers[name]]._nnterp_site(name), "where", None), (Own, Child, Call))
+        return _transformed_after_return(hosts[sublayers[name]]._nnterp_site(name))
 
     def returned_before(host, name):  # the family's order says the MLP returns before this value
         return mlp_returns_at is not None and "mlp" in hosts and block_order.index((host, name)) > mlp_returns_at
@@ -285,8 +285,7 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
         # mlp_output is down_proj's output unless the block transforms it after the MLP returns (a
         # post-norm read beside the MLP, a multiplier): then compare with the MLP's own output
         site = hosts["mlp"]._nnterp_site("mlp_output")
-        transformed = getattr(site, "scale", None) is not None or not isinstance(
-            getattr(site, "where", None), (Own, Child, Call))
+        transformed = getattr(site, "scale", None) is not None or _transformed_after_return(site)
         target = v["_mlp_module_output"] if transformed and "_mlp_module_output" in v else v["mlp_output"]
         target = _at_call_positions(model, target, down)
         if target.shape != down.shape and target.numel() == down.numel():

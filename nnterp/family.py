@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from typing import Any, Callable
 
+from .readout import IDENTITY
 from .errors import UnavailableValue, UnknownArchitecture
 from .sites import (
     EAGER_ONLY, KERNEL_ARGUMENTS, SPLIT_HEADS, Argument, Attribute, Call, Child, Derived, Element, Nowhere, Own, Read,
@@ -59,6 +60,32 @@ COMMON_SITES: dict[str, Site] = {
     "mlp_output": Read(Own("output"), Element(0)),
 }
 assert set(COMMON_SITES) == {spec.name for spec in VALUES}
+
+def described(site: "Site | str", sentence: str, **changes) -> Site:
+    """A site (or the common site of a value name) in a family's own words, any other field changed too
+    (``described("attention_values", text, snapshot=True)``). A family declaring only the words writes the
+    sentence alone in ``sites``."""
+    return replace(COMMON_SITES[site] if isinstance(site, str) else site, description=sentence, **changes)
+
+
+def _same_site(a: Site, b: Site) -> bool:
+    """Whether two sites read at the same place the same way, whatever their descriptions say."""
+    if type(a) is not type(b):
+        return False
+    for item in fields(a):
+        if item.name == "description":
+            continue
+        x, y = getattr(a, item.name), getattr(b, item.name)
+        if item.name == "source":
+            if not (_same_site(x, y) and x.description == y.description):
+                return False
+        elif item.name == "layout":
+            if type(x) is not type(y) or vars(x) != vars(y):
+                return False
+        elif x is not y and x != y:
+            return False
+    return True
+
 
 #: Native paths of the common conventions, aliased to the standard names.
 COMMON_RENAME = {"model.layers": "layers", "model.embed_tokens": "embed_tokens", "model.norm": "norm"}
@@ -116,6 +143,8 @@ class Family:
     rename: dict = field(default_factory=dict)
     sites: dict[str, Site] = field(default_factory=dict)
     accessors: dict[str, Callable] = field(default_factory=dict)
+    #: a block preset (nnterp.blocks.Parallel): the sites, the kind and the order of the sum it implies
+    block: Any = None
     #: the block's own order of the sum, for the identity check: (x, attn, mlp) -> out
     block_sum: Callable = lambda x, attn, mlp: (x + attn) + mlp
     block_kind: Callable = lambda config: "sequential"
@@ -126,13 +155,13 @@ class Family:
     #: where the stream after the attention is no sum either (Dory's interpolation): (config) -> None where
     #: layer_mid == layer_input + attention_output, else (layer module, x, attn) -> layer_mid, checked instead
     mid_arithmetic: Callable = lambda config: None
-    #: whatever the model does past lm_head: (model, logits) -> logits
-    readout: Callable = lambda model, logits: logits
+    #: whatever the model does past lm_head: a Readout declared from config keys, or (config, logits) -> logits
+    readout: Callable = IDENTITY
     #: the map from the last block's output to lm_head's logits where it is not norm then lm_head
     #: (OPT-350M: project_out, no final norm): (model, hidden) -> lm_head's logits
     unembed: Callable | None = None
     #: what the model does between the final norm and lm_head (MiniCPM3 divides by logits_scaling):
-    #: (model, normed) -> what lm_head reads
+    #: (config, normed) -> what lm_head reads
     pre_head: Callable | None = None
     #: attention implementations a load may name (None: what transformers accepts)
     loads: tuple[str, ...] = ("eager", "sdpa")
@@ -164,6 +193,21 @@ class Family:
     #: prompt_length learned prompt tokens): (config) -> count; keys, values and the pattern's key axis span them
     key_prefix: Callable = lambda config: 0
     module: Any = None
+
+    def __post_init__(self) -> None:
+        if self.block is not None:  # the preset's sites first: the printout lists declared values in this order
+            self.sites = {**self.block.sites(), **self.sites}
+            self.block_kind, self.block_sum = self.block.kind, self.block.sum
+        # a sentence in place of a site: the common site, described in this family's words
+        for name, declared in list(self.sites.items()):
+            if isinstance(declared, str):
+                self.sites[name] = described(COMMON_SITES[name], declared)
+
+    def description_changes(self) -> dict[str, str]:
+        """The values this family serves at the common site, described in its own words: {name: sentence}."""
+        return {name: site.description for name, site in self.sites.items()
+                if isinstance(site, Site) and name in COMMON_SITES and site.description
+                and _same_site(site, COMMON_SITES[name])}
 
     @property
     def doc(self) -> str:

@@ -49,8 +49,10 @@ def first_nonfinite(model, prompt) -> NonFinite | None:
     for (block, host, name), value in zip(reads, saved):
         value = value.detach()
         bad = ~torch.isfinite(value)
-        if name == "attention_scores":  # a masked score may be -inf (GPT-Neo's mask): only NaN and +inf are hazards
-            bad &= value != float("-inf")
+        if name == "attention_scores":  # a causally masked score may be -inf (GPT-Neo's mask): no hazard
+            queries, keys = value.shape[-2:]
+            future = torch.ones(queries, keys, dtype=torch.bool, device=value.device).triu(keys - queries + 1)
+            bad &= ~(future & (value == float("-inf")))
         if bad.any():
             finite = value[~bad]
             largest = float(finite.abs().max()) if finite.numel() else float("nan")

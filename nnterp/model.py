@@ -176,13 +176,13 @@ class StandardizedTransformer(StandardHost, TransformersModel):
     def project_on_vocab(self, hidden: torch.Tensor) -> torch.Tensor:
         """Final norm, lm_head and whatever the model does past lm_head: the last block's
         ``layer_output`` projects to exactly ``logits``."""
-        family = self.family
+        family, config = self.family, self._nnterp_state.config
         if family.unembed is not None:
-            return family.readout(self, family.unembed(self, hidden))
+            return family.readout(config, family.unembed(self, hidden))
         normed = self.norm(hidden)
         if family.pre_head is not None:
-            normed = family.pre_head(self, normed)
-        return family.readout(self, self.lm_head(head_input(self.lm_head._module, normed)))
+            normed = family.pre_head(config, normed)
+        return family.readout(config, self.lm_head(head_input(self.lm_head._module, normed)))
 
     # ------------------------------------------------------------------ describing
     def support(self) -> Support:

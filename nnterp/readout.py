@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 
 
@@ -13,3 +15,55 @@ def head_input(head, hidden: torch.Tensor) -> torch.Tensor:
     if isinstance(weight, torch.Tensor) and weight.is_floating_point() and hidden.dtype != weight.dtype:
         return hidden.to(weight.dtype)
     return hidden
+
+
+@dataclass(frozen=True)
+class Readout:
+    """What a model does to lm_head's logits before it returns them, declared from config keys; applied in this
+    order, as the models do: the padded vocabulary rows dropped, a cast to float32, a multiplier, a divisor, a
+    softcap. ``Readout()`` is the identity; a family whose readout is none of these passes its own
+    ``(config, logits) -> logits``."""
+
+    unpad_to: str | None = None      #: config key of the vocabulary rows kept (where it is set)
+    float32: bool = False            #: the logits are cast to float32 first
+    times: str | None = None         #: config key the logits are multiplied by
+    divided_by: str | None = None    #: config key the logits are divided by
+    softcap: str | None = None       #: config key of cap: cap * tanh(logits / cap), where the config sets it
+    softcap_in_float32: bool = False  #: the softcap, where it applies, is taken in float32
+
+    def __call__(self, config, logits: torch.Tensor) -> torch.Tensor:
+        size = getattr(config, self.unpad_to, None) if self.unpad_to else None
+        if size is not None and size < logits.shape[-1]:
+            logits = logits[..., :size]
+        if self.float32:
+            logits = logits.float()
+        if self.times:
+            logits = logits * getattr(config, self.times)
+        if self.divided_by:
+            logits = logits / getattr(config, self.divided_by)
+        cap = getattr(config, self.softcap, None) if self.softcap else None
+        if cap is not None:
+            logits = torch.tanh((logits.float() if self.softcap_in_float32 else logits) / cap) * cap
+        return logits
+
+    def formula(self) -> str:
+        """The readout in words, from lm_head_output to logits."""
+        steps = []
+        if self.unpad_to:
+            steps.append(f"the rows past config.{self.unpad_to} dropped")
+        if self.float32:
+            steps.append("cast to float32")
+        if self.times:
+            steps.append(f"times config.{self.times}")
+        if self.divided_by:
+            steps.append(f"divided by config.{self.divided_by}")
+        if self.softcap:
+            where = " in float32" if self.softcap_in_float32 else ""
+            steps.append(f"soft-capped{where} to cap * tanh(x / cap), cap = config.{self.softcap} (where set)")
+        return "logits = lm_head_output" + (", " + ", then ".join(steps) if steps else "")
+
+
+#: the common readout: logits are lm_head's output
+IDENTITY = Readout()
+#: the final logit softcap of the Gemma 2 lineage
+SOFTCAPPED = Readout(softcap="final_logit_softcapping")

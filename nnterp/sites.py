@@ -196,40 +196,42 @@ class Own(Where):
 
 @dataclass(frozen=True)
 class Child(Where):
-    """A child module's input or output, by standard (or native) name."""
+    """A module below the host by its path of standard or native names, dotted where it is deeper than a child
+    (``"decoder.project_in"``, ``"input_layernorm.0"``), input or output. ``from_block`` starts the path at the
+    host's block instead (Gemma 2's post-norms sit on the block, beside the attention and the MLP they
+    normalize)."""
 
     name: str
     key: str = "output"
+    from_block: bool = False
 
     def target(self, host):
-        return getattr(host, self.name)
+        return _walk(host.parent if self.from_block else host, self.name)
 
     def describe(self, module) -> str:
+        if self.from_block:
+            return f"the block's child module {self.name}'s {self.key}"
+        if "." in self.name:
+            return f"the module {self.name}'s {self.key}"
         return f"the child module {self.name}'s {self.key}"
 
 
-@dataclass(frozen=True)
-class Sibling(Where):
-    """A module of the host's block, beside the host (Gemma 2's post-norms sit on the block, not
-    inside the attention or the MLP they normalize)."""
+def Sibling(name: str, key: str = "output") -> Child:  # noqa: N802 - reads as the location it builds
+    """A module of the host's block, beside the host."""
+    return Child(name, key, from_block=True)
 
-    name: str
-    key: str = "output"
 
-    def target(self, host):
-        return getattr(host.parent, self.name)
-
-    def describe(self, module) -> str:
-        return f"the block's child module {self.name}'s {self.key}"
+def _walk(node, path: str | None):
+    """The envoy or module ``path`` (dotted) below ``node``."""
+    for part in path.split(".") if path else ():
+        node = getattr(node, part)
+    return node
 
 
 def _resolve_callable(module, callee: str):
     """The function a callee spelled in a forward names, for labelling outside a trace."""
     if callee.startswith("self."):
-        target = module
-        for part in callee.split(".")[1:]:
-            target = getattr(target, part)
-        return target
+        return _walk(module, callee[len("self."):])
     namespace = sys.modules[type(module).__module__].__dict__
     return namespace.get(callee)
 
@@ -249,6 +251,9 @@ class Call(Where):
     inside: str | None = None
     eager: str | None = None
     occurrence: int = 0
+    #: the call is made in the forward of this module below the host (GPT-Neo's attention wrapper holds the
+    #: module that does the arithmetic), not the host's own
+    child: str | None = None
 
     def _label(self, compiled_source, callee):
         label = labels.call_label(compiled_source, callee, self.occurrence if callee == self.callee else 0)
@@ -257,7 +262,7 @@ class Call(Where):
         return label
 
     def target(self, host):
-        source = host.source
+        source = _walk(host, self.child).source
         if self.inside is None:
             return getattr(source, self._label(source.compiled, self.callee))
         outer = getattr(source, self._label(source.compiled, self.inside))
@@ -265,9 +270,10 @@ class Call(Where):
         return getattr(inner, self._label(inner.compiled, self.callee))
 
     def instrument(self, host) -> None:
-        host.source
+        _walk(host, self.child).source
 
     def labels_for(self, module) -> tuple[str, str | None]:
+        module = _walk(module, self.child)
         forward = labels.compiled_forward(module)
         if self.inside is None:
             return self._label(forward, self.callee), None
@@ -278,10 +284,11 @@ class Call(Where):
     def describe(self, module) -> str:
         label, outer = self.labels_for(module)
         what = "the arguments of" if self.key == "input" else "the output of"
+        forward = f"inside {self.child}'s forward" if self.child else "inside the forward"
         if outer is not None:
             what = "the input of" if self.key == "input" else "the output of"
-            return f"inside the forward: {what} {label} inside {outer}"
-        return f"inside the forward: {what} {label}"
+            return f"{forward}: {what} {label} inside {outer}"
+        return f"{forward}: {what} {label}"
 
 
 # --------------------------------------------------------------------------- conditions
@@ -466,6 +473,44 @@ class Read(Site):
             if index is not None:
                 sentence += f", element {index}"
         return sentence
+
+
+@dataclass(eq=False)
+class PlusEarlier(Read):
+    """A sum of two outputs the block adds together, each times its multiplier, served where the
+    second one is produced (``where``); the first (``earlier``, relative to the same host) is read
+    before it. An edit is carried back into the second minus the first's part: Granite's shared_mlp
+    beside the MoE block, Falcon-H1's attention beside its Mamba mixer, Gemma 4's MLP and per-layer input."""
+
+    earlier: Where | None = None
+    earlier_scale: Callable | None = None
+    words: str = ""
+
+    def _earlier(self, host):
+        target = self.earlier.target(host)
+        location = f"{target.path}.{self.earlier.key}"
+        mediator = Mediator.current(location)
+        held = envoy_memo(host, "_nnterp_earlier_outputs")
+        if self in held and held[self][0] is mediator:
+            return  # read before in this run (an assignment after a read): the worker is past it now
+        value = Mediator.value(location)
+        held[self] = (mediator, value[0] if isinstance(value, (tuple, list)) else value)
+
+    def _term(self, host):
+        value = envoy_memo(host, "_nnterp_earlier_outputs")[self][1]
+        factor = self.earlier_scale(host.root._nnterp_state.config) if self.earlier_scale else None
+        return value if factor is None else value * factor
+
+    def read(self, host, spec):
+        self._earlier(host)
+        return self._read_written_back(host)
+
+    def write(self, host, spec, value) -> None:
+        self._earlier(host)
+        super().write(host, spec, value)
+
+    def describe(self, module) -> str:
+        return f"{self.where.describe(module)} plus {self.earlier.describe(module)}{self.words}"
 
 
 @dataclass(eq=False)

@@ -78,13 +78,14 @@ def test_empty_prompt(llama):
 
 
 def test_float16_eager_overflow_is_found_and_warned():
-    """The phi-2 mechanism on a tiny Phi: eager multiplies queries by keys before scaling."""
+    """The phi-2 mechanism on a tiny Phi: eager multiplies queries by keys before scaling, and the unscaled
+    product passes float16's largest value at unmasked positions (a masked score of -inf is no hazard)."""
     hf, tok = tiny.build("phi")
     attention = hf.model.layers[1].self_attn
     with torch.no_grad():
         for projection in (attention.q_proj, attention.k_proj):
-            projection.weight.mul_(60)
-            projection.bias.mul_(60)
+            projection.weight.mul_(400)
+            projection.bias.mul_(400)
     hf = hf.to(torch.float16)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -5,11 +5,10 @@ the MLP half adds, aliased ``mlp`` beside ``down_proj``; its other values are re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from nnsight.intervention.interleaver import Mediator
 
-from nnterp.sites import Argument, Child, Own, Read, Same, Sibling, Where
+from nnterp.sites import Argument, Child, Own, Read, Same, Sibling
 
 #: fairseq's names onto the standard ones (OPT adds its decoder's own on top)
 FAIRSEQ_RENAME = {
@@ -38,23 +37,6 @@ class FlatTokens(Same):
 
 
 FLAT_TOKENS = FlatTokens()
-
-
-@dataclass(frozen=True)
-class Descendant(Where):
-    """A module below the host by its dotted native path (``model.decoder.project_in``), input or output."""
-
-    path: str
-    key: str = "output"
-
-    def target(self, host):
-        envoy = host
-        for part in self.path.split("."):
-            envoy = getattr(envoy, part)
-        return envoy
-
-    def describe(self, module) -> str:
-        return f"the module {self.path}'s {self.key}"
 
 
 #: the MLP half, on the mlp host (fc2)

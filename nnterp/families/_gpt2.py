@@ -11,10 +11,9 @@ GPT2_RENAME = {
 from nnterp.family import COMMON_SITES
 from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Element, Read
 
-TOKEN_EMBEDDINGS = Read(
-    Child("embed_tokens"),
-    description="The token embedding wte's output, before the learned positions wpe are added; layers[0].input is "
-                "what enters the first block")
+#: token_embeddings' description where learned positions are added after the embedding
+TOKEN_EMBEDDINGS = ("The token embedding wte's output, before the learned positions wpe are added; layers[0].input is "
+                    "what enters the first block")
 
 #: GPT-2's eager path with reorder_and_upcast_attn runs the block's own _upcast_and_reordered_attn instead of the
 #: kernel: a baddbmm in float32 with the scale folded in, the mask added, softmax, a cast to the values' dtype and

@@ -9,25 +9,8 @@ to check; the sublayers' values are served on the collapsed stream.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from nnterp.sites import Element, Nowhere, Own, Read, Where
-
-
-@dataclass(frozen=True)
-class Under(Where):
-    """A module below the host by dotted native path (Qwen4-Exp's model.hyper_connection_mixer)."""
-
-    path: str
-    key: str = "output"
-
-    def target(self, host):
-        for part in self.path.split("."):
-            host = getattr(host, part)
-        return host
-
-    def describe(self, module) -> str:
-        return f"the module {self.path}'s {self.key}"
+from nnterp.sites import Nowhere
 
 
 def streams_reason(where: str) -> str:
@@ -68,12 +51,8 @@ def stream_sites(where: str) -> dict:
         "layer_input": reason,
         "layer_mid": reason,
         "layer_output": reason,
-        "attention_output": Read(
-            Own("output"), Element(0),
-            description="What the attention computes from the collapsed stream; the hyper-connection adds it to every "
-                        "stream with its own post weight"),
-        "mlp_output": Read(
-            Own("output"), Element(0),
-            description="What the MLP computes from the collapsed stream; the hyper-connection adds it to every "
-                        "stream with its own post weight"),
+        "attention_output": "What the attention computes from the collapsed stream; the hyper-connection adds it to every "
+                            "stream with its own post weight",
+        "mlp_output": "What the MLP computes from the collapsed stream; the hyper-connection adds it to every "
+                      "stream with its own post weight",
     }

@@ -3,8 +3,8 @@ add, muP scaling of the head, unpadded vocabularies."""
 
 from __future__ import annotations
 
-import torch
 
+from nnterp.readout import Readout
 from nnterp.family import COMMON_SITES
 from nnterp.sites import Argument, Child, Nowhere, Read
 
@@ -18,28 +18,15 @@ MOE_NEURONS = ("a mixture of experts: each position's neurons are those of its c
                "[batch seq intermediate_size] tensor exists; the block's output is mlp_output")
 
 
-def mup_head(model, normed):
+def mup_head(config, normed):
     """The model divides the final norm's output by logits_mup_width_multiplier before lm_head."""
-    return normed / model._nnterp_state.config.logits_mup_width_multiplier
+    return normed / config.logits_mup_width_multiplier
 
 
-def unpadded(model, logits):
-    """The model drops the padded vocabulary rows (unpadded_vocab_size) and soft-caps where configured."""
-    config = model._nnterp_state.config
-    size = getattr(config, "unpadded_vocab_size", None)
-    if size is not None and size < logits.shape[-1]:
-        logits = logits[..., :size]
-    cap = getattr(config, "final_logit_softcapping", None)
-    if cap is not None:
-        logits = torch.tanh(logits / cap) * cap
-    return logits
-
-
-def float_soft_cap(model, logits):
-    """The model casts the logits to float32 and soft-caps them (Inkling2Softcap)."""
-    cap = model._nnterp_state.config.final_logit_softcapping
-    logits = logits.float()
-    return logits if cap is None else torch.tanh(logits / cap) * cap
+#: the model drops the padded vocabulary rows (unpadded_vocab_size) and soft-caps where configured
+UNPADDED = Readout(unpad_to="unpadded_vocab_size", softcap="final_logit_softcapping")
+#: the model casts the logits to float32 and soft-caps them (Inkling2Softcap)
+FLOAT_SOFT_CAP = Readout(float32=True, softcap="final_logit_softcapping")
 
 
 def moe_neurons(dense=None) -> dict:
@@ -102,7 +89,7 @@ def inkling2_fields() -> dict:
     """What Inkling 2 and Inkling 2 Loop declare alike: the sites, the depth-mixing readout (a lens, not the logits),
     the block's arithmetic, the unpadded vocabulary, the soft-capped float32 logits and the one load."""
     return dict(
-        exact_lens=False, sites=inkling2_sites(), block_arithmetic=block_residual_arithmetic, readout=float_soft_cap,
+        exact_lens=False, sites=inkling2_sites(), block_arithmetic=block_residual_arithmetic, readout=FLOAT_SOFT_CAP,
         accessors={"vocab_size": lambda c: c.unpadded_vocab_size or c.vocab_size}, loads=("eager",))
 
 

@@ -5,8 +5,8 @@ self_attn, post_attention_layernorm, mlp}, model.norm, lm_head) and its sequenti
 what differs is a multiplier, a norm's arithmetic or an extra module inside a sublayer.
 """
 
-from nnterp.family import COMMON_SITES, HostContext
-from nnterp.sites import Child, Nowhere, Read
+from nnterp.readout import Readout
+from nnterp.sites import Child, Read
 
 #: The catalogue's tiny shape: hidden 64, 2 blocks, 4 heads over 2 key/value heads, vocab 300.
 TINY = {
@@ -18,32 +18,6 @@ TINY = {
 def tiny(config_class: str, **overrides) -> dict:
     """A tiny recipe: the catalogue's shape plus the family's own overrides."""
     return {"config_class": config_class, "overrides": {**TINY, **overrides}}
-
-
-PARALLEL = "a parallel block: the attention and the MLP read the same input, so there is no stream between them"
-
-
-def parallel_when(flag: str):
-    """Sites for a block that is parallel when ``config.<flag>`` is true (one input norm feeds both
-    sublayers, no layer_mid) and sequential otherwise: chosen per checkpoint."""
-
-    def is_parallel(config) -> bool:
-        return bool(getattr(config, flag, False))
-
-    # built once, so that blocks of one kind share their sites (support() groups blocks by them)
-    no_mid = Nowhere(PARALLEL)
-    shared_norm = Read(Child("input_layernorm"),
-                       description="The normed stream entering the MLP: on a parallel block the one input norm "
-                                   "feeds both sublayers")
-
-    def layer_mid(context: HostContext):
-        return no_mid if is_parallel(context.config) else COMMON_SITES["layer_mid"]
-
-    def mlp_norm_output(context: HostContext):
-        return shared_norm if is_parallel(context.config) else COMMON_SITES["mlp_norm_output"]
-
-    sites = {"layer_mid": layer_mid, "mlp_norm_output": mlp_norm_output}
-    return sites, (lambda config: "parallel" if is_parallel(config) else "sequential")
 
 
 # --------------------------------------------------------------------------- Granite's multipliers
@@ -71,14 +45,12 @@ def granite_sites() -> dict:
     }
 
 
-def logits_divided_by_scaling(model, logits):
-    """Granite's readout: lm_head's logits divided by logits_scaling."""
-    return logits / model._nnterp_state.config.logits_scaling
+#: Granite's readout: lm_head's logits divided by logits_scaling
+logits_divided_by_scaling = Readout(divided_by="logits_scaling")
 
 
-def logits_times_scaling(model, logits):
-    """HyperCLOVA X's readout: lm_head's logits multiplied by logits_scaling."""
-    return logits * model._nnterp_state.config.logits_scaling
+#: HyperCLOVA X's readout: lm_head's logits multiplied by logits_scaling
+logits_times_scaling = Readout(times="logits_scaling")
 
 
 #: multipliers far from 1 in tiny recipes, so the checks tell a product from its factor

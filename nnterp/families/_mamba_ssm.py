@@ -3,7 +3,8 @@ token-mixer family that is not attention gives for the values it does not have."
 
 from __future__ import annotations
 
-from nnterp.sites import Child, Element, Nowhere, Own, Read
+from nnterp.readout import Readout
+from nnterp.sites import Child, Nowhere, Read
 
 #: the attention interior, on a block whose token mixer is not softmax attention
 ATTENTION_INTERIOR = (
@@ -39,17 +40,14 @@ BLOCK_NORM_RENAME = {"norm": "input_layernorm"}
 
 SSM_SITES = {
     "attention_norm_output": Read(Child("norm"), description="The normed stream entering the mixer"),
-    "attention_output": Read(
-        Own("output"), Element(0),
-        description="What the mixer adds to the residual stream: its out_proj's output"),
+    "attention_output": "What the mixer adds to the residual stream: its out_proj's output",
     **no_attention(MAMBA_MIXER),
     **no_mlp(MAMBA_NO_MLP),
 }
 
 
-def float_logits(model, logits):
-    """The head runs in the weights' dtype and the model returns its logits in float32."""
-    return logits.float()
+#: the head runs in the weights' dtype and the model returns its logits in float32
+float_logits = Readout(float32=True)
 
 
 SSM_ACCESSORS = {

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from nnterp.family import COMMON_SITES
+from nnterp.family import COMMON_SITES, described
 from nnterp.sites import Read, SplitHeads
 
 MLA_ACCESSORS = {
@@ -32,14 +32,6 @@ KEYS = ("The keys entering attention, which exist only as the kernel's argument:
 VALUES = "The values entering attention: each head's v_head_dim-wide part of kv_b_proj's output on the normed latent"
 INDEXED = ("; on indexed layers the lightning indexer's top-k key choice is part of the mask (keys outside it get "
            "the dtype's minimum under eager and sdpa)")
-
-
-def described(name: str, text: str, **changes) -> Read:
-    """The common site of ``name`` with the family's own words (and any other field changed)."""
-    common = COMMON_SITES[name]
-    fields = {"where": common.where, "element": common.element, "layout": common.layout,
-              "condition": common.condition, "description": text, **changes}
-    return Read(**fields)
 
 
 def mla_sites(indexed: bool = False) -> dict:

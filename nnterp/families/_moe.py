@@ -32,7 +32,7 @@ from nnsight.intervention.interleaver import Mediator
 
 from nnterp.errors import UnavailableValue
 from nnterp.family import COMMON_SITES
-from nnterp.sites import Element, Nowhere, Read, Same, Site, Where
+from nnterp.sites import Element, Nowhere, PlusEarlier, Read, Same, Site, Where
 from nnterp import labels
 
 
@@ -288,45 +288,6 @@ def _residual_multiplier(config):
     return config.residual_multiplier
 
 
-@dataclass(eq=False)
-class PlusEarlier(Read):
-    """A sum of two outputs the block adds together, each times its multiplier, served where the
-    second one is produced (``where``); the first (``earlier``, relative to the same host) is read
-    before it. An edit is carried back into the second minus the first's part: Granite's shared_mlp
-    beside the MoE block, Falcon-H1's attention beside its Mamba mixer."""
-
-    earlier: Where | None = None
-    earlier_scale: Callable | None = None
-    words: str = ""
-
-    def _earlier(self, host):
-        target = self.earlier.target(host)
-        location = f"{target.path}.{self.earlier.key}"
-        mediator = Mediator.current(location)
-        held = host.__dict__.get("_nnterp_earlier_output")
-        if held is not None and held[0] is mediator and held[1] == location:
-            return  # read before in this run (an assignment after a read): the worker is past it now
-        value = Mediator.value(location)
-        value = value[0] if isinstance(value, (tuple, list)) else value
-        object.__setattr__(host, "_nnterp_earlier_output", (mediator, location, value))
-
-    def _term(self, host):
-        value = host.__dict__["_nnterp_earlier_output"][2]
-        factor = self.earlier_scale(host.root._nnterp_state.config) if self.earlier_scale else None
-        return value if factor is None else value * factor
-
-    def read(self, host, spec):
-        self._earlier(host)
-        return self._read_written_back(host)
-
-    def write(self, host, spec, value) -> None:
-        self._earlier(host)
-        super().write(host, spec, value)
-
-    def describe(self, module) -> str:
-        return f"{self.where.describe(module)} plus {self.earlier.describe(module)}{self.words}"
-
-
 class EarlierFirst(Site):
     """A site of a host whose PlusEarlier value needs an earlier module's output (Falcon-H1's Mamba
     mixer runs before its attention): reading any value of the host reads that output first, while it
@@ -382,11 +343,6 @@ def granite_sites(routed: dict, neurons_reason: str) -> dict:
         "mlp_output": mlp_output,
         **moe_block(routed, neurons_reason),
     }
-
-
-def granite_readout(model, logits):
-    """Granite divides lm_head's logits by logits_scaling."""
-    return logits / model._nnterp_state.config.logits_scaling
 
 
 # --------------------------------------------------------------------------- dense score maps

@@ -7,4 +7,3 @@ NEOX_RENAME = {
     "act": "act_fn",
 }
 
-PARALLEL = "a parallel block: the attention and the MLP read the same input, so there is no stream between them"

@@ -86,23 +86,6 @@ FOLDED_HEADS = FoldedHeads()
 
 
 @dataclass(frozen=True)
-class InChild(Call):
-    """An operation inside the forward of the host's child module ``child`` (GPT-Neo's attention wrapper holds
-    the module that does the arithmetic): a call, or with ``inside`` a call nested in one of the child's calls."""
-
-    child: str = ""
-
-    def target(self, host):
-        return super().target(getattr(host, self.child))
-
-    def labels_for(self, module) -> tuple[str, str | None]:
-        return super().labels_for(getattr(module, self.child))
-
-    def describe(self, module) -> str:
-        return super().describe(module).replace("inside the forward:", f"inside {self.child}'s forward:", 1)
-
-
-@dataclass(frozen=True)
 class Whole:
     """The whole value a location serves: a call that returns one tensor, not a tuple."""
 

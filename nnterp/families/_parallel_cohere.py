@@ -6,21 +6,16 @@ layer_mid and mlp_norm_output is input_layernorm's output. The logits are lm_hea
 logit_scale.
 """
 
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Nowhere, Read
+from nnterp.blocks import Parallel
+from nnterp.readout import Readout
+from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
-from ._llama import PARALLEL
-
-PARALLEL_SITES = {
-    "layer_mid": Nowhere(PARALLEL),
-    "mlp_norm_output": Read(
-        Child("input_layernorm"),
-        description="The normed stream entering the MLP: the one norm feeds both sublayers"),
-}
+#: one input norm feeds both sublayers
+COHERE_BLOCK = Parallel()
 
 
-def times_logit_scale(model, logits):
-    """Cohere's readout: lm_head's logits times the model's logit_scale."""
-    return logits * model._module.logit_scale
+#: Cohere's readout: lm_head's logits times logit_scale
+times_logit_scale = Readout(times="logit_scale")
 
 
 def rotated_on_sliding_layers(what: str, index: int) -> Read:

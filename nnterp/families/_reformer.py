@@ -6,10 +6,8 @@ attention's interior, which differs between its LocalSelfAttention and LSHSelfAt
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from nnterp.families._own_attention import InChild
-from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, CallPositions, Read, Where
+from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, CallPositions, Read
 
 #: [batch seq ...] at the padded length, cut to the call's positions
 AT_CALL = CallPositions(dim=1)
@@ -17,26 +15,10 @@ AT_CALL = CallPositions(dim=1)
 HEADS_AT_CALL = CallPositions(dim=2)
 
 
-@dataclass(frozen=True)
-class Within(Where):
-    """The input or output of a module below the host, by its path of (standard or native) child names."""
-
-    path: tuple[str, ...]
-    key: str = "output"
-
-    def target(self, host):
-        for name in self.path:
-            host = getattr(host, name)
-        return host
-
-    def describe(self, module) -> str:
-        return f"the module {'.'.join(self.path)}'s {self.key}"
-
-
-def _split(occurrence: int) -> InChild:
+def _split(occurrence: int) -> Call:
     """The ``occurrence``-th call of _split_hidden_size_dim in the self-attention's forward: a projection's
     [batch seq heads·dim] made [batch heads seq dim]."""
-    return InChild("self._split_hidden_size_dim", "output", child="self_attention", occurrence=occurrence)
+    return Call("self._split_hidden_size_dim", "output", child="self_attention", occurrence=occurrence)
 
 
 def _is_lsh(context) -> bool:
@@ -83,7 +65,7 @@ def per_feed_forward(whole: Read, chunked):
 
 
 HEAD_OUTPUTS = Read(
-    InChild("self._merge_hidden_size_dims", "input", child="self_attention"), Argument(0),
+    Call("self._merge_hidden_size_dims", "input", child="self_attention"), Argument(0),
     layout=CallPositions(dim=2, then=HEADS_AFTER_POSITIONS),
     description="Every head's attention output, [batch heads seq dim] as the self-attention merges its heads, "
                 "after LSH attention has sorted its hashed chunks back into position order")

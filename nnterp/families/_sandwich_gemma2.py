@@ -14,9 +14,7 @@ from dataclasses import dataclass
 from nnsight.intervention.interleaver import Mediator
 
 from nnterp import labels
-from nnterp.sites import (
-    EAGER_ONLY, KERNEL_ARGUMENTS, Argument, Call, Child, Read, Sibling, Where, _version, check_layout,
-)
+from nnterp.sites import EAGER_ONLY, Argument, Call, Child, Read, Sibling, Where, _version, check_layout
 
 
 def sandwich_sites(post_attention="post_attention_layernorm", pre_mlp="pre_feedforward_layernorm",
@@ -36,9 +34,8 @@ def sandwich_sites(post_attention="post_attention_layernorm", pre_mlp="pre_feedf
     }
 
 
-SCALED_EMBEDDINGS = Read(
-    Child("embed_tokens"),
-    description="The embedding module's output, already multiplied by sqrt(hidden_size) inside it")
+#: token_embeddings' description where embed_tokens scales inside its own forward
+SCALED_EMBEDDINGS = "The embedding module's output, already multiplied by sqrt(hidden_size) inside it"
 
 
 def softcapped_scores(kernel="eager_attention_forward") -> Read:
@@ -119,37 +116,6 @@ class DepthScaledDelta(Read):
 
 
 # --------------------------------------------------------------------------- Gemma 4
-@dataclass(eq=False)
-class PlusEarlierSibling(Read):
-    """A block module's output plus the output of an earlier module of the block, the sum the stream
-    receives though the model adds them one at a time (Gemma 4's per-layer input after the MLP). Read
-    at the later module; an edit is carried back into it minus the earlier output."""
-
-    earlier: str = ""
-
-    def _earlier(self, host):
-        location = f"{host.parent.path}.{self.earlier}.output"
-        mediator = Mediator.current(location)
-        held = host.__dict__.get("_nnterp_earlier_output")
-        if held is not None and held[0] is mediator:
-            return  # read before in this run (an assignment after a read): the worker is past it now
-        object.__setattr__(host, "_nnterp_earlier_output", (mediator, Mediator.value(location)))
-
-    def _term(self, host):
-        return host.__dict__["_nnterp_earlier_output"][1]
-
-    def read(self, host, spec):
-        self._earlier(host)
-        return self._read_written_back(host)
-
-    def write(self, host, spec, value) -> None:
-        self._earlier(host)
-        super().write(host, spec, value)
-
-    def describe(self, module) -> str:
-        return f"{self.where.describe(module)} plus the block's child module {self.earlier}'s output"
-
-
 def gemma4_block_dims(context) -> dict:
     """Gemma 4's per-layer dimensions: full-attention layers have wider heads (global_head_dim) and may
     have their own key/value head count; KV-shared layers may have a double-wide MLP."""
@@ -175,17 +141,11 @@ def gemma4_attention_sites() -> dict:
     kv_note = ("; on a KV-shared layer (num_kv_shared_layers) they are those an earlier layer of the same type "
                "computed")
     return {
-        "attention_queries": Read(
-            Call("attention_interface", "input"), Argument(1), condition=KERNEL_ARGUMENTS,
-            description="The queries entering attention: normed per head by q_norm, then rotated (the kernel's "
-                        "scale is 1)"),
-        "attention_keys": Read(
-            Call("attention_interface", "input"), Argument(2), condition=KERNEL_ARGUMENTS,
-            description="The keys entering attention: normed per head by k_norm, then rotated" + kv_note),
-        "attention_values": Read(
-            Call("attention_interface", "input"), Argument(3), condition=KERNEL_ARGUMENTS,
-            description="The values entering attention: RMS-normed per head by v_norm (no weight; the key "
-                        "projection's output where attention_k_eq_v)" + kv_note),
+        "attention_queries": "The queries entering attention: normed per head by q_norm, then rotated (the kernel's "
+                             "scale is 1)",
+        "attention_keys": "The keys entering attention: normed per head by k_norm, then rotated" + kv_note,
+        "attention_values": "The values entering attention: RMS-normed per head by v_norm (no weight; the key "
+                            "projection's output where attention_k_eq_v)" + kv_note,
     }
 
 

@@ -20,7 +20,7 @@ fused experts, and shared_experts, a gated MLP on every position added to the ro
 
 from nnterp.family import Checkpoint, Family, HostContext
 from nnterp.families._moe import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
-from nnterp.sites import KERNEL_ARGUMENTS, SPLIT_HEADS, Argument, Call, Child, Element, Read
+from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Read
 
 from ._llama import TINY
 from ._sandwich_gemma2 import sandwich_sites
@@ -54,12 +54,8 @@ FAMILY = Family(
         "token_embeddings": _token_embeddings,
         "attention_queries": _kernel_argument(1, "queries"),
         "attention_keys": _kernel_argument(2, "keys"),
-        "attention_head_outputs": Read(
-            Call("attention_interface", "output"), Element(0), condition=KERNEL_ARGUMENTS,
-            description="The per-head outputs of the kernel, before the output gate sigmoid(gate_proj(x))"),
-        "attention_premix": Read(
-            Child("o_proj", "input"), Argument(0), SPLIT_HEADS,
-            description="What o_proj takes: the heads' outputs times the output gate sigmoid(gate_proj(x))"),
+        "attention_head_outputs": "The per-head outputs of the kernel, before the output gate sigmoid(gate_proj(x))",
+        "attention_premix": "What o_proj takes: the heads' outputs times the output gate sigmoid(gate_proj(x))",
         **moe_block(
             router_sites("router", logits_router="router.gate", logits=LOGITS_BEFORE_SIGMOID,
                          weights_description="The chosen experts' sigmoid scores (the choice adds expert_bias, the "

@@ -19,8 +19,8 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "QK-norm", "Grouped keys/values", "xIELU MLP"),
     rename={"attention_layernorm": "input_layernorm", "feedforward_layernorm": "post_attention_layernorm"},
     sites={
-        "attention_queries": normed_then_rotated("q_norm", "queries", 1),
-        "attention_keys": normed_then_rotated("k_norm", "keys", 2),
+        "attention_queries": normed_then_rotated("q_norm", "queries"),
+        "attention_keys": normed_then_rotated("k_norm", "keys"),
     },
     checkpoints=(
         # text_config of swiss-ai/Apertus-v1.5-8B's config.json, as reproduced in ollama's apertus config test

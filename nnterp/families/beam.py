@@ -20,13 +20,13 @@ e_score_correction_bias and group-limited top-k (BeamTopKRouter), fused experts,
 times routed_scaling_factor. The logits are soft-capped in float32: cap * tanh(lm_head_output / cap).
 """
 
-import torch
 
+from nnterp.readout import Readout
 from nnterp.family import Checkpoint, Family
 from nnterp.families._moe import (
     DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites,
 )
-from nnterp.sites import KERNEL_ARGUMENTS, SPLIT_HEADS, Argument, Call, Child, Element, Read
+from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Read
 
 from ._llama import TINY
 from ._sandwich_gemma2 import DepthScaledDelta, InBlock
@@ -48,13 +48,6 @@ def _kernel_argument(index: int, what: str) -> Read:
                             f"layers; the full-attention layers are not rotated (NoPE){scaled}")
 
 
-def _softcapped_in_float32(model, logits):
-    cap = model._nnterp_state.config.final_logit_softcapping
-    if cap is None:
-        return logits
-    return torch.tanh(logits.float() / cap) * cap
-
-
 FAMILY = Family(
     name="beam",
     model_types=("beam",),
@@ -71,13 +64,9 @@ FAMILY = Family(
         "mlp_output": _delta(1, "MLP"),
         "attention_queries": _kernel_argument(1, "queries"),
         "attention_keys": _kernel_argument(2, "keys"),
-        "attention_head_outputs": Read(
-            Call("attention_interface", "output"), Element(0), condition=KERNEL_ARGUMENTS,
-            description="The per-head outputs of the kernel, before the per-head gate sigmoid(gate_proj(x) + "
-                        "gate_bias)"),
-        "attention_premix": Read(
-            Child("o_proj", "input"), Argument(0), SPLIT_HEADS,
-            description="What o_proj takes: every head's output times its gate sigmoid(gate_proj(x) + gate_bias)"),
+        "attention_head_outputs": "The per-head outputs of the kernel, before the per-head gate sigmoid(gate_proj(x) + "
+                                  "gate_bias)",
+        "attention_premix": "What o_proj takes: every head's output times its gate sigmoid(gate_proj(x) + gate_bias)",
         **moe_block(
             router_sites("gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID, choices_description=DEEPSEEK_CHOICES,
                          weights_description="The chosen experts' sigmoid scores (without the correction bias), "
@@ -86,7 +75,7 @@ FAMILY = Family(
             experts_sentence()),
     },
     accessors=moe_accessors("num_experts"),
-    readout=_softcapped_in_float32,
+    readout=Readout(softcap="final_logit_softcapping", softcap_in_float32=True),
     checkpoints=(Checkpoint("reflection/Beam-1.0-501B-A23B", "Beam-1.0-501B-A23B"),),
     tiny={"config_class": "BeamConfig", "overrides": {
         **TINY, "head_dim": 16, "moe_intermediate_size": 64, "num_experts": 4, "num_experts_per_tok": 2,

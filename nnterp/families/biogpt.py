@@ -13,7 +13,6 @@ by head_dim ** -0.5; every head has its own key and value. Dropouts and layerdro
 
 from nnterp.families._fairseq_opt import FAIRSEQ_RENAME, MLP_INPUT, MLP_SITES
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import Child, Read
 
 FAMILY = Family(
     name="biogpt",
@@ -26,10 +25,8 @@ FAMILY = Family(
         "output_projection": "lm_head", "final_layer_norm": "post_attention_layernorm", **FAIRSEQ_RENAME,
     },
     sites={
-        "token_embeddings": Read(
-            Child("embed_tokens"),
-            description="The embedding module's output, already multiplied by sqrt(hidden_size); the learned "
-                        "positions are added after, so layers[0].input is the sum"),
+        "token_embeddings": "The embedding module's output, already multiplied by sqrt(hidden_size); the learned "
+                            "positions are added after, so layers[0].input is the sum",
         "mlp_input": MLP_INPUT,
         **MLP_SITES,
     },

@@ -9,7 +9,6 @@ attn_sub_norm.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import SPLIT_HEADS, Argument, Child, Read
 
 from ._llama import tiny
 
@@ -19,13 +18,9 @@ FAMILY = Family(
     summary="Llama's block with an extra RMSNorm before each sublayer's output projection and a ReLU² gated MLP.",
     tags=("Sequential block", "RMSNorm", "Sub-norms", "Grouped keys/values", "ReLU² MLP"),
     sites={
-        "attention_premix": Read(
-            Child("o_proj", "input"), Argument(0), SPLIT_HEADS,
-            description="What o_proj takes: the heads' outputs side by side after attn_sub_norm, an RMSNorm over "
-                        "all heads at once"),
-        "mlp_neurons": Read(
-            Child("down_proj", "input"), Argument(0),
-            description="What down_proj takes: act(gate)·up after ffn_sub_norm, an RMSNorm over all neurons"),
+        "attention_premix": "What o_proj takes: the heads' outputs side by side after attn_sub_norm, an RMSNorm over "
+                            "all heads at once",
+        "mlp_neurons": "What down_proj takes: act(gate)·up after ffn_sub_norm, an RMSNorm over all neurons",
     },
     checkpoints=(
         # config.json of microsoft/bitnet-b1.58-2B-4T-bf16 (the same model's master weights; the packed repo

@@ -74,10 +74,8 @@ FAMILY = Family(
         "gelu_impl": "act_fn",
     },
     sites={
-        "token_embeddings": Read(
-            Child("embed_tokens"),
-            description="The embedding word_embeddings' output, before word_embeddings_layernorm; layers[0].input "
-                        "is its normed form"),
+        "token_embeddings": "The embedding word_embeddings' output, before word_embeddings_layernorm; layers[0].input "
+                            "is its normed form",
         "attention_queries": Read(Call("self._reshape"), Element(0)),
         "attention_keys": Read(Call("self._reshape"), Element(1)),
         "attention_values": Read(Call("self._reshape"), Element(2)),

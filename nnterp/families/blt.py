@@ -25,6 +25,7 @@ DynamicCache(config=BltConfig), which asks the config for num_hidden_layers, and
 stacks' configs do); the tiny recipe runs with use_cache=False, as the checkpoint's model card generates.
 """
 
+from nnterp.readout import Readout
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Child, Nowhere, Read
 
@@ -77,7 +78,7 @@ FAMILY = Family(
         "qk_head_dim": lambda c: c.decoder_config.hidden_size // c.decoder_config.num_attention_heads,
         "intermediate_size": lambda c: c.decoder_config.intermediate_size,
     },
-    readout=lambda model, logits: logits.float(),
+    readout=Readout(float32=True),
     block_kind=lambda config: "byte latent (local decoder)",
     contract_note=NOTE,
     checkpoints=(

@@ -12,7 +12,7 @@ which torch forbids editing in place while autograd records: they are served as 
 and an edit is carried back into the call.
 """
 
-from nnterp.families._parallel_gptj import GPTJ_RENAME, GPTJ_SITES, gptj_block_sum, intermediate_size
+from nnterp.families._parallel_gptj import GPTJ_BLOCK, GPTJ_RENAME, intermediate_size
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
@@ -23,13 +23,11 @@ FAMILY = Family(
             "shards, interleaved rotary on part of each head and a biased, untied lm_head.",
     tags=("Parallel block", "Fused qkv", "Partial rotary", "Interleaved rotary", "LayerNorm"),
     rename=GPTJ_RENAME,
+    block=GPTJ_BLOCK,
     sites={
-        **GPTJ_SITES,
         "attention_values": Read(Call("attention_interface", "input"), Argument(3), condition=KERNEL_ARGUMENTS,
                                  snapshot=True),
     },
-    block_sum=gptj_block_sum,
-    block_kind=lambda config: "parallel",
     accessors={"intermediate_size": intermediate_size},
     checkpoints=(
         Checkpoint("Salesforce/codegen-350M-mono", "CodeGen-350M-mono", {

@@ -9,10 +9,9 @@ Command R), which project_on_vocab applies.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
 from ._llama import tiny
-from ._parallel_cohere import PARALLEL_SITES, times_logit_scale
+from ._parallel_cohere import COHERE_BLOCK, times_logit_scale
 
 FAMILY = Family(
     name="cohere",
@@ -20,18 +19,13 @@ FAMILY = Family(
     summary="A parallel block with one bias-free LayerNorm, interleaved rotary, optional per-head query and key "
             "norms, and logits times logit_scale.",
     tags=("Parallel block", "LayerNorm (no bias)", "Scaled logits", "Gated MLP", "Tied embeddings"),
+    block=COHERE_BLOCK,
     sites={
-        **PARALLEL_SITES,
-        "attention_queries": Read(
-            Call("attention_interface", "input"), Argument(1), condition=KERNEL_ARGUMENTS,
-            description="The queries entering attention: normed per head by q_norm where use_qk_norm is set, "
-                        "then rotated (interleaved pairs)"),
-        "attention_keys": Read(
-            Call("attention_interface", "input"), Argument(2), condition=KERNEL_ARGUMENTS,
-            description="The keys entering attention: normed per head by k_norm where use_qk_norm is set, "
-                        "then rotated (interleaved pairs)"),
+        "attention_queries": "The queries entering attention: normed per head by q_norm where use_qk_norm is set, "
+                             "then rotated (interleaved pairs)",
+        "attention_keys": "The keys entering attention: normed per head by k_norm where use_qk_norm is set, "
+                          "then rotated (interleaved pairs)",
     },
-    block_kind=lambda config: "parallel",
     readout=times_logit_scale,
     variants={"qk_norm": {"use_qk_norm": True}},
     checkpoints=(

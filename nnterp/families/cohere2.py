@@ -10,7 +10,7 @@ logit_scale, which project_on_vocab applies.
 from nnterp.family import Checkpoint, Family
 
 from ._llama import tiny
-from ._parallel_cohere import PARALLEL_SITES, rotated_on_sliding_layers, times_logit_scale
+from ._parallel_cohere import COHERE_BLOCK, rotated_on_sliding_layers, times_logit_scale
 
 FAMILY = Family(
     name="cohere2",
@@ -18,12 +18,11 @@ FAMILY = Family(
     summary="Command R's parallel block with sliding-window layers and unrotated full-attention layers.",
     tags=("Parallel block", "LayerNorm (no bias)", "Sliding window", "NoPE layers", "Scaled logits",
           "Tied embeddings"),
+    block=COHERE_BLOCK,
     sites={
-        **PARALLEL_SITES,
         "attention_queries": rotated_on_sliding_layers("queries", 1),
         "attention_keys": rotated_on_sliding_layers("keys", 2),
     },
-    block_kind=lambda config: "parallel",
     readout=times_logit_scale,
     checkpoints=(
         Checkpoint("CohereForAI/c4ai-command-r7b-12-2024", "Command R7B", {

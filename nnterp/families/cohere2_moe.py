@@ -14,7 +14,7 @@ from nnterp.family import Checkpoint, Family
 from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
 
 from ._llama import tiny
-from ._parallel_cohere import PARALLEL_SITES, rotated_on_sliding_layers, times_logit_scale
+from ._parallel_cohere import COHERE_BLOCK, rotated_on_sliding_layers, times_logit_scale
 
 FAMILY = Family(
     name="cohere2_moe",
@@ -22,8 +22,8 @@ FAMILY = Family(
     summary="Cohere 2's parallel block with a mixture of experts as the MLP.",
     tags=("Parallel block", "LayerNorm (no bias)", "Sliding window", "NoPE layers", "Mixture of experts",
           "Scaled logits", "Tied embeddings"),
+    block=COHERE_BLOCK,
     sites={
-        **PARALLEL_SITES,
         "attention_queries": rotated_on_sliding_layers("queries", 1),
         "attention_keys": rotated_on_sliding_layers("keys", 2),
         **moe_block(
@@ -36,7 +36,6 @@ FAMILY = Family(
                              "experts.down_proj [num_experts, hidden_size, intermediate_size]")),
     },
     accessors=moe_accessors("num_experts"),
-    block_kind=lambda config: "parallel",
     readout=times_logit_scale,
     checkpoints=(Checkpoint("CohereLabs/command-a-plus-05-2026", "Command A+"),),
     tiny=tiny("Cohere2MoeConfig", head_dim=16, num_experts=4, num_experts_per_tok=2, eos_token_id=2,

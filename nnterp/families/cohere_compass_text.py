@@ -12,7 +12,7 @@ leaves it unset), which project_on_vocab applies.
 from nnterp.family import Checkpoint, Family
 
 from ._llama import tiny
-from ._parallel_cohere import PARALLEL_SITES, times_logit_scale
+from ._parallel_cohere import COHERE_BLOCK, times_logit_scale
 
 FAMILY = Family(
     name="cohere_compass_text",
@@ -20,8 +20,7 @@ FAMILY = Family(
     summary="Command R's parallel block with rotary parameters per layer type, as the text model of a "
             "vision-language model.",
     tags=("Parallel block", "LayerNorm (no bias)", "Scaled logits", "Gated MLP", "Tied embeddings"),
-    sites=PARALLEL_SITES,
-    block_kind=lambda config: "parallel",
+    block=COHERE_BLOCK,
     readout=times_logit_scale,
     # the config class's defaults, which its docstring gives as this checkpoint's, with the per-layer-type
     # rotary parameters the model needs to build

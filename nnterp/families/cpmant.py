@@ -67,10 +67,8 @@ FAMILY = Family(
         "final_norm_output": Read(
             Child("norm"), layout=STREAM,
             description="output_layernorm's output over the call's positions, the slice lm_head reads"),
-        "attention_mask": Read(
-            Own("input"), Argument(1, "attention_mask"),
-            description="The attention mask the model was called with, which CPM-Ant ignores: it takes padding from "
-                        "the ids (id 0 is left padding)"),
+        "attention_mask": "The attention mask the model was called with, which CPM-Ant ignores: it takes padding from "
+                          "the ids (id 0 is left padding)",
         # the block: its sub-blocks add the residual themselves
         "layer_input": Read(Own("input"), Argument(0, "hidden_states"), STREAM),
         "attention_norm_output": Read(Child("input_layernorm"), layout=STREAM),

@@ -14,8 +14,8 @@ MLP is a mixture of experts: hash-routed on the first blocks, top-k routed after
 expert. The model runs eager attention only.
 """
 
-from nnterp.family import COMMON_SITES, Checkpoint, Family
-from nnterp.sites import Nowhere, Read
+from nnterp.family import COMMON_SITES, Checkpoint, Family, described
+from nnterp.sites import Nowhere
 from nnterp.families._hyper import contract_note, moe_neurons, stream_sites
 
 COMPRESSED = ("a compressed attention: the kernel's keys (one head, K = V) are the sliding window's positions followed "
@@ -41,10 +41,8 @@ FAMILY = Family(
         **moe_neurons(),
         **{name: Nowhere(COMPRESSED) for name in (
             "attention_keys", "attention_values", "attention_scores", "attention_probabilities")},
-        "attention_head_outputs": Read(
-            _HEADS.where, _HEADS.element, condition=_HEADS.condition,
-            description="The per-head outputs of the kernel, before the conjugate rotation of their rope slice and "
-                        "the grouped output projection"),
+        "attention_head_outputs": described("attention_head_outputs", "The per-head outputs of the kernel, before the conjugate rotation of their rope slice and "
+                                            "the grouped output projection"),
         "attention_premix": Nowhere(GROUPED),
     },
     loads=("eager",),

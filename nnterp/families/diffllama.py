@@ -19,7 +19,7 @@ head_dim (differential head j is chunks 2j and 2j + 1).
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import EAGER_ONLY, KERNEL_ARGUMENTS, SPLIT_HEADS, Argument, Call, Child, Element, Read
+from nnterp.sites import Call, Element, Read
 
 from ._llama import tiny
 
@@ -40,27 +40,15 @@ FAMILY = Family(
         "attention_keys": Read(
             Call("apply_rotary_pos_emb", "output"), Element(1),
             description="The keys after the rotary (this call's positions), the one tensor both kernel calls read"),
-        "attention_values": Read(
-            Call("attention_interface", "input"), Argument(3), condition=KERNEL_ARGUMENTS,
-            description="The values of the first kernel call: the first half of the value heads, tiled back to "
-                        "num_kv_heads; the second call mixes the second half"),
-        "attention_scores": Read(
-            Call("nn.functional.softmax", "input", inside="attention_interface", eager="eager_attention_forward"),
-            Argument(0), condition=EAGER_ONLY,
-            description=f"The attention scores entering the softmax, masked, {FIRST_CALL}"),
-        "attention_probabilities": Read(
-            Call("nn.functional.dropout", "output", inside="attention_interface", eager="eager_attention_forward"),
-            condition=EAGER_ONLY,
-            description=f"The softmax maps, one per head, {FIRST_CALL}; differential head j mixes with map j minus "
-                        f"lambda times map j + num_heads / 2"),
-        "attention_head_outputs": Read(
-            Call("attention_interface", "output"), Element(0), condition=KERNEL_ARGUMENTS,
-            description="The first kernel call's per-head outputs: each map times the first half of the values, "
-                        "before the differential combination and groupnorm"),
-        "attention_premix": Read(
-            Child("o_proj", "input"), Argument(0), SPLIT_HEADS,
-            description="What o_proj takes: the num_heads / 2 differential heads of width 2 * head_dim after "
-                        "groupnorm and the factor 1 - lambda_init, as num_heads chunks of head_dim"),
+        "attention_values": "The values of the first kernel call: the first half of the value heads, tiled back to "
+                            "num_kv_heads; the second call mixes the second half",
+        "attention_scores": f"The attention scores entering the softmax, masked, {FIRST_CALL}",
+        "attention_probabilities": f"The softmax maps, one per head, {FIRST_CALL}; differential head j mixes with map j minus "
+                                   f"lambda times map j + num_heads / 2",
+        "attention_head_outputs": "The first kernel call's per-head outputs: each map times the first half of the values, "
+                                  "before the differential combination and groupnorm",
+        "attention_premix": "What o_proj takes: the num_heads / 2 differential heads of width 2 * head_dim after "
+                            "groupnorm and the factor 1 - lambda_init, as num_heads chunks of head_dim",
     },
     checkpoints=(
         # config.json of kajuma/DiffLlama-0.3B-handcut (a copy of the file in hlky/dinoml_v2's diffllama snapshots)

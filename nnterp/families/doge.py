@@ -12,8 +12,8 @@ k_norm and a dynamic mask: dt_proj of the values gives a per-key bias added to t
 num_experts embedding experts, down_embed / up_embed, plus a shared gated MLP).
 """
 
-from nnterp.family import COMMON_SITES, Checkpoint, Family
-from nnterp.sites import Argument, Child, Element, Nowhere, Own, Read
+from nnterp.family import COMMON_SITES, Checkpoint, Family, described
+from nnterp.sites import Element, Nowhere, Own, Read
 
 CDMOE = ("a cross-domain mixture of experts: each position mixes num_experts_per_tok embedding experts chosen by a "
          "product-key router (down_embed, up_embed) with a shared gated MLP, so no single [batch seq "
@@ -47,15 +47,11 @@ FAMILY = Family(
     sites={
         # the sum is both post_attention_layernorm's input and the residual the MLP is added to: an assignment is
         # copied into it, so it reaches both holders as an in-place edit does
-        "layer_mid": Read(
-            Child("post_attention_layernorm", "input"), Argument(0), shared=True,
-            description="The residual stream after the attention's gated add, input_residual·layer_input + "
-                        "attention_output, which post_attention_layernorm normalizes for the MLP and the block "
-                        "carries on (times post_attention_residual)"),
-        "attention_scores": Read(
-            _SCORES.where, _SCORES.element, condition=_SCORES.condition,
-            description="The attention scores entering the softmax: q·k scaled, plus the mask with the dynamic "
-                        "per-key bias from dt_proj"),
+        "layer_mid": "The residual stream after the attention's gated add, input_residual·layer_input + "
+                     "attention_output, which post_attention_layernorm normalizes for the MLP and the block "
+                     "carries on (times post_attention_residual)",
+        "attention_scores": described("attention_scores", "The attention scores entering the softmax: q·k scaled, plus the mask with the dynamic "
+                                      "per-key bias from dt_proj"),
         "mlp_activation": _dense_or("mlp_activation"),
         "mlp_neurons": _dense_or("mlp_neurons"),
         "mlp_output": Read(Own("output"), Element(0)),

@@ -42,8 +42,8 @@ L2-normalizes act(gate)·up (ffn_sub_norm) before down_proj. lm_head multiplies 
 logit_scale·(1/initializer_range) per token; logits are lm_head's output, float32 under any dtype.
 """
 
-from nnterp.family import COMMON_SITES, Checkpoint, Family
-from nnterp.sites import Argument, Child, Read, Sibling, SPLIT_HEADS
+from nnterp.family import Checkpoint, Family, described
+from nnterp.sites import Argument, Child, Read, Sibling
 
 
 NOTE = ("Looped depth: the recurrent blocks (n_input_layers to n_input_layers + n_recurrent_layers) run "
@@ -97,10 +97,8 @@ FAMILY = Family(
             description="The residual stream after the attention's move, input_layernorm(layer_input) + "
                         "|lambda_1·lambda_scale|·(attention_output − input_layernorm(layer_input)), before "
                         "pre_feedforward_layernorm projects it back onto the unit sphere"),
-        "attention_norm_output": Read(
-            Child("input_layernorm"),
-            description="The block's input projected onto the unit sphere (input_layernorm): the attention's input "
-                        "and the point the stream moves from"),
+        "attention_norm_output": "The block's input projected onto the unit sphere (input_layernorm): the attention's input "
+                                 "and the point the stream moves from",
         "mlp_norm_output": Read(
             Child("pre_feedforward_layernorm"),
             description="The stream after the attention's move, projected onto the unit sphere "
@@ -111,33 +109,21 @@ FAMILY = Family(
             Child("mlp", "input"), Argument(0), shared=True,
             description="What the MLP is called with: pre_feedforward_layernorm's output, the same tensor the "
                         "block's second move starts from (an edit changes both)"),
-        "attention_queries": Read(
-            COMMON_SITES["attention_queries"].where, Argument(1), condition=COMMON_SITES["attention_queries"].condition,
-            description="The queries entering attention: L2-normalized per head (q_norm), rotated, then multiplied "
-                        "by (sqk·sqk_scale)^2 per channel"),
-        "attention_keys": Read(
-            COMMON_SITES["attention_keys"].where, Argument(2), condition=COMMON_SITES["attention_keys"].condition,
-            description="The keys entering attention: L2-normalized per head (k_norm), then rotated"),
-        "attention_premix": Read(
-            Child("o_proj", "input"), Argument(0), SPLIT_HEADS,
-            description="Every head's output side by side as o_proj takes it: gated by sigmoid(gate_proj·"
-                        "(s_gate·s_gate_scale)^2), then L2-normalized over all heads together (attn_sub_norm)"),
-        "mlp_activation": Read(
-            Child("act_fn"),
-            description="The activation of the gate, act(gate_proj(x)·suv_gate·suv_scale)"),
-        "mlp_neurons": Read(
-            Child("down_proj", "input"), Argument(0),
-            description="What down_proj receives: act(gate)·up (gate and up scaled by suv_gate, suv_up times "
-                        "sqrt(hidden_size)), L2-normalized by ffn_sub_norm"),
+        "attention_queries": described("attention_queries", "The queries entering attention: L2-normalized per head (q_norm), rotated, then multiplied "
+                                       "by (sqk·sqk_scale)^2 per channel"),
+        "attention_keys": described("attention_keys", "The keys entering attention: L2-normalized per head (k_norm), then rotated"),
+        "attention_premix": "Every head's output side by side as o_proj takes it: gated by sigmoid(gate_proj·"
+                            "(s_gate·s_gate_scale)^2), then L2-normalized over all heads together (attn_sub_norm)",
+        "mlp_activation": "The activation of the gate, act(gate_proj(x)·suv_gate·suv_scale)",
+        "mlp_neurons": "What down_proj receives: act(gate)·up (gate and up scaled by suv_gate, suv_up times "
+                       "sqrt(hidden_size)), L2-normalized by ffn_sub_norm",
         # model.norm is also called inside the loop (every loop starts from norm(h) + norm(input section's
         # output)): its first call is not the final norm, so what lm_head reads is read at lm_head's input
         "final_norm_output": Read(
             Child("lm_head", "input"), Argument(0),
             description="The residual stream after the final norm (model.norm's last call), what lm_head reads"),
-        "lm_head_output": Read(
-            Child("lm_head"),
-            description="lm_head's logits: the projection in float32 times logit_scale·(1/initializer_range) per "
-                        "token"),
+        "lm_head_output": "lm_head's logits: the projection in float32 times logit_scale·(1/initializer_range) per "
+                          "token",
     },
     block_arithmetic=lambda config: lerp_arithmetic,
     mid_arithmetic=lambda config: lerp_mid,

@@ -23,8 +23,8 @@ FAMILY = Family(
     tags=("Post-norm block", "RMSNorm", "QK-norm", "Sliding window", "NoPE layers", "Gated MLP"),
     sites={
         **POSTNORM_SITES,
-        "attention_queries": normed_then_rotated_on_sliding_layers("q_norm", "queries", 1),
-        "attention_keys": normed_then_rotated_on_sliding_layers("k_norm", "keys", 2),
+        "attention_queries": normed_then_rotated_on_sliding_layers("q_norm", "queries"),
+        "attention_keys": normed_then_rotated_on_sliding_layers("k_norm", "keys"),
     },
     checkpoints=(Checkpoint("LGAI-EXAONE/EXAONE-4.0-32B", "EXAONE-4.0-32B"),),
     tiny=tiny("Exaone4Config", layer_types=["sliding_attention", "full_attention"]),

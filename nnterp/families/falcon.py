@@ -20,7 +20,7 @@ where the forward hands them to the cache beside the rotated keys (with ALiBi, w
 that branch, so they need no eager load; the head outputs are the dense projection's input.
 """
 
-from nnterp.families._neox_fused_qkv import PARALLEL
+from nnterp.blocks import PARALLEL_REASON
 from nnterp.families._own_attention import KEY_VALUE_GROUPS, WHOLE, Assigned, eager_only
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import SPLIT_HEADS, Argument, Call, Child, Element, Nowhere, Own, Read
@@ -85,7 +85,7 @@ def _interior(rotary: bool, grouped: bool) -> dict:
 
 _INTERIOR = {(rotary, grouped): _interior(rotary, grouped) for rotary in (True, False) for grouped in (True, False)}
 
-NO_LAYER_MID = Nowhere(PARALLEL)
+NO_LAYER_MID = Nowhere(PARALLEL_REASON)
 SHARED_NORM = Read(Child("input_layernorm"),
                    description="The normed stream entering the MLP: the one norm feeds both sublayers")
 

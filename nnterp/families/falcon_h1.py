@@ -14,11 +14,12 @@ by mlp_multipliers[0] and whose down_proj output by mlp_multipliers[1]) -> add; 
 the logits (lm_head_multiplier, after lm_head). The final norm is final_layernorm.
 """
 
+from nnterp.readout import Readout
 from nnterp.family import Checkpoint, Family
 from nnterp.family import COMMON_SITES
 from nnterp.families._hybrid import ATTENTION_INTERIOR, JAMBA_RENAME
-from nnterp.families._moe import EarlierFirst, PlusEarlier
-from nnterp.sites import Element, Own, Sibling
+from nnterp.families._moe import EarlierFirst
+from nnterp.sites import Element, Own, PlusEarlier, Sibling
 
 JAMBA_RENAME_NO_MAMBA = {key: alias for key, alias in JAMBA_RENAME.items() if key != "mamba"}
 
@@ -39,7 +40,7 @@ FAMILY = Family(
     rename=JAMBA_RENAME_NO_MAMBA,
     sites={"attention_output": MIXERS_OUTPUT, **{name: EarlierFirst(COMMON_SITES[name], MIXERS_OUTPUT)
                                                 for name in ATTENTION_INTERIOR}},
-    readout=lambda model, logits: logits * model._nnterp_state.config.lm_head_multiplier,
+    readout=Readout(times="lm_head_multiplier"),
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint
         Checkpoint("tiiuae/Falcon-H1-1.5B-Deep-Instruct", "Falcon-H1-1.5B-Deep-Instruct", {

@@ -14,7 +14,6 @@ from nnterp.family import Checkpoint, Family
 from nnterp.families._moe import (
     LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, experts_sentence, moe_accessors, moe_block, router_sites,
 )
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
 from ._llama import tiny
 from ._postnorm_olmo2 import POSTNORM_SITES, WIDE_QK_NORM
@@ -26,12 +25,8 @@ FAMILY = Family(
     tags=("Post-norm block", "RMSNorm", "QK-norm", "Mixture of experts"),
     sites={
         **POSTNORM_SITES,
-        "attention_queries": Read(
-            Call("attention_interface", "input"), Argument(1), condition=KERNEL_ARGUMENTS,
-            description="The queries entering attention:" + WIDE_QK_NORM.format(norm="q_norm")),
-        "attention_keys": Read(
-            Call("attention_interface", "input"), Argument(2), condition=KERNEL_ARGUMENTS,
-            description="The keys entering attention:" + WIDE_QK_NORM.format(norm="k_norm")),
+        "attention_queries": "The queries entering attention:" + WIDE_QK_NORM.format(norm="q_norm"),
+        "attention_keys": "The keys entering attention:" + WIDE_QK_NORM.format(norm="k_norm"),
         **moe_block(
             router_sites("gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX,
                          weights_description=SOFTMAX_THEN_TOPK_OPTIONAL),

@@ -10,7 +10,6 @@ and logits are lm_head's output with nothing applied.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import Child, Read
 
 from ._llama import tiny
 
@@ -21,10 +20,8 @@ FAMILY = Family(
             "a GELU-tanh gated MLP and a tied head.",
     tags=("Sequential block", "RMSNorm (1 + w)", "Scaled embeddings", "Gated MLP", "Tied embeddings"),
     sites={
-        "token_embeddings": Read(
-            Child("embed_tokens"),
-            description="The embedding module's output, already multiplied by sqrt(hidden_size) inside it; "
-                        "layers[0].input is this tensor"),
+        "token_embeddings": "The embedding module's output, already multiplied by sqrt(hidden_size) inside it; "
+                            "layers[0].input is this tensor",
     },
     checkpoints=(
         Checkpoint("google/gemma-2b", "Gemma-2B", {

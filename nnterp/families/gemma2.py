@@ -16,7 +16,7 @@ final_logit_softcapping * tanh(lm_head_output / cap), which project_on_vocab app
 from nnterp.family import Checkpoint, Family
 
 from ._llama import tiny
-from ._llama_renamed import softcapped
+from nnterp.readout import SOFTCAPPED
 from ._sandwich_gemma2 import SCALED_EMBEDDINGS, sandwich_sites, softcapped_scores
 
 FAMILY = Family(
@@ -31,7 +31,7 @@ FAMILY = Family(
         "token_embeddings": SCALED_EMBEDDINGS,
         "attention_scores": softcapped_scores(),
     },
-    readout=softcapped,
+    readout=SOFTCAPPED,
     loads=("eager",),
     checkpoints=(
         Checkpoint("google/gemma-2-2b", "Gemma-2-2B", {

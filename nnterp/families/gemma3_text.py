@@ -12,10 +12,11 @@ six (global rotary base). final_logit_softcapping is None on the released checkp
 project_on_vocab applies it when a config sets it.
 """
 
+from nnterp.readout import SOFTCAPPED
 from nnterp.family import Checkpoint, Family
 
 from ._llama import tiny
-from ._llama_renamed import normed_then_rotated, softcapped
+from ._llama_renamed import normed_then_rotated
 from ._sandwich_gemma2 import SCALED_EMBEDDINGS, sandwich_sites
 
 FAMILY = Family(
@@ -27,10 +28,10 @@ FAMILY = Family(
     sites={
         **sandwich_sites(),
         "token_embeddings": SCALED_EMBEDDINGS,
-        "attention_queries": normed_then_rotated("q_norm", "queries", 1),
-        "attention_keys": normed_then_rotated("k_norm", "keys", 2),
+        "attention_queries": normed_then_rotated("q_norm", "queries"),
+        "attention_keys": normed_then_rotated("k_norm", "keys"),
     },
-    readout=softcapped,
+    readout=SOFTCAPPED,
     checkpoints=(
         Checkpoint("google/gemma-3-1b-pt", "Gemma-3-1B", {
             "architectures": ["Gemma3ForCausalLM"], "num_hidden_layers": 26, "hidden_size": 1152,

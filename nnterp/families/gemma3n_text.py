@@ -20,9 +20,9 @@ icdf(sparsity))), before gelu_tanh). No single stream runs through the blocks, s
 cannot be stated (see contract_note); the sublayers' values are served on the active stream.
 """
 
-import torch
 
-from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.readout import SOFTCAPPED
+from nnterp.family import COMMON_SITES, Checkpoint, Family, described
 from nnterp.sites import Argument, Child, Nowhere, Read, Sibling
 
 _SCORES, _KEYS, _VALUES = (COMMON_SITES[n] for n in ("attention_scores", "attention_keys", "attention_values"))
@@ -30,11 +30,6 @@ _SCORES, _KEYS, _VALUES = (COMMON_SITES[n] for n in ("attention_scores", "attent
 ALTUP = ("AltUp: the block reads and returns altup_num_inputs streams stacked as [altup_num_inputs, batch, seq, "
          "hidden_size] (read layers[i].input / .output natively); the active stream it computes on is predicted from "
          "all of them, and attention_norm_output is its norm")
-
-
-def _soft_cap(model, logits):
-    cap = model._nnterp_state.config.final_logit_softcapping
-    return logits if cap is None else torch.tanh(logits / cap) * cap
 
 
 def _intermediate(config):
@@ -63,10 +58,8 @@ FAMILY = Family(
             Sibling("post_attention_layernorm"),
             description="What the attention adds to the active stream, after post_attention_layernorm; the block adds "
                         "it and laurel's output to the stream and divides the sum by sqrt(2)"),
-        "attention_scores": Read(
-            _SCORES.where, _SCORES.element, condition=_SCORES.condition,
-            description="The attention scores entering the softmax, masked: q_norm(q)·k_norm(k), unscaled (scaling "
-                        "1.0)"),
+        "attention_scores": described("attention_scores", "The attention scores entering the softmax, masked: q_norm(q)·k_norm(k), unscaled (scaling "
+                                      "1.0)"),
         # one tensor serves its own layer and the layers sharing it: an assignment is copied into it, so it
         # reaches them all as an in-place edit does
         "attention_keys": Read(
@@ -82,15 +75,14 @@ FAMILY = Family(
             Child("pre_feedforward_layernorm", "input"), Argument(0), shared=True,
             description="The active stream after the attention: (x + attention_output + laurel(x_normed)) / sqrt(2)"),
         "mlp_norm_output": Read(Child("pre_feedforward_layernorm")),
-        "mlp_activation": Read(
-            Child("act_fn"), description="The activation function's output: gelu_tanh of the gate, sparsified first "
-                                         "on the layers activation_sparsity_pattern names"),
+        "mlp_activation": "The activation function's output: gelu_tanh of the gate, sparsified first "
+                          "on the layers activation_sparsity_pattern names",
         "mlp_output": Read(
             Sibling("post_feedforward_layernorm"),
             description="What the MLP adds to the active stream, after post_feedforward_layernorm"),
     },
     accessors={"intermediate_size": _intermediate},
-    readout=_soft_cap,
+    readout=SOFTCAPPED,
     checkpoints=(
         Checkpoint("google/gemma-3n-E4B", "Gemma 3n E4B (text model)", {
             "architectures": ["Gemma3nForCausalLM"], "num_hidden_layers": 35, "hidden_size": 2048,

@@ -29,12 +29,12 @@ final_logit_softcapping is set.
 from nnterp.vocabulary import FORWARD_ORDER
 from nnterp.family import COMMON_SITES, Checkpoint, Family, HostContext
 from nnterp.families._moe import InRouter, RouterRead
-from nnterp.sites import Element, Nowhere, Read, Sibling
+from nnterp.sites import Element, Nowhere, PlusEarlier, Read, Sibling
 
 from ._llama import TINY
-from ._llama_renamed import softcapped
+from nnterp.readout import SOFTCAPPED
 from ._sandwich_gemma2 import (
-    GEMMA4_ACCESSORS, SCALED_EMBEDDINGS, PlusEarlierSibling, gemma4_attention_sites, gemma4_block_dims,
+    GEMMA4_ACCESSORS, SCALED_EMBEDDINGS, gemma4_attention_sites, gemma4_block_dims,
     layer_scalar_arithmetic, sandwich_sites,
 )
 
@@ -42,8 +42,8 @@ _MLP_ONLY = Read(
     Sibling("post_feedforward_layernorm"),
     description="What the MLP adds to the residual stream: its output after the block's post-norm "
                 "post_feedforward_layernorm (before the block's layer_scalar)")
-_MLP_AND_PER_LAYER_INPUT = PlusEarlierSibling(
-    Sibling("post_per_layer_input_norm"), earlier="post_feedforward_layernorm",
+_MLP_AND_PER_LAYER_INPUT = PlusEarlier(
+    Sibling("post_per_layer_input_norm"), earlier=Sibling("post_feedforward_layernorm"),
     description="What the block adds after the attention: the MLP's output after post_feedforward_layernorm plus "
                 "the per-layer input's branch after post_per_layer_input_norm (before the block's layer_scalar)")
 
@@ -115,7 +115,7 @@ FAMILY = Family(
         "num_experts": lambda config: getattr(config, "num_experts", None) or 0,
         "num_experts_per_token": lambda config: getattr(config, "top_k_experts", None) or 0,
     },
-    readout=softcapped,
+    readout=SOFTCAPPED,
     block_arithmetic=lambda config: layer_scalar_arithmetic,
     block_dims=gemma4_block_dims,
     variants={

@@ -18,7 +18,7 @@ layer's keys and values. use_bidirectional_attention lets vision tokens attend b
 from nnterp.family import Checkpoint, Family
 
 from ._llama import TINY
-from ._llama_renamed import softcapped
+from nnterp.readout import SOFTCAPPED
 from ._sandwich_gemma2 import (
     GEMMA4_ACCESSORS, SCALED_EMBEDDINGS, gemma4_attention_sites, gemma4_block_dims, layer_scalar_arithmetic,
     sandwich_sites,
@@ -36,7 +36,7 @@ FAMILY = Family(
         **gemma4_attention_sites(),
     },
     accessors=GEMMA4_ACCESSORS,
-    readout=softcapped,
+    readout=SOFTCAPPED,
     block_arithmetic=lambda config: layer_scalar_arithmetic,
     block_dims=gemma4_block_dims,
     checkpoints=(

@@ -14,9 +14,8 @@ torch.where as the float32 minimum, the padding mask added, softmax, a cast to t
 """
 
 from nnterp.families._gpt2 import TOKEN_EMBEDDINGS
-from nnterp.families._own_attention import InChild
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Element, Read
+from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, Element, Read
 
 _ATTN = "self._attn"
 
@@ -34,16 +33,16 @@ FAMILY = Family(
     },
     sites={
         "token_embeddings": TOKEN_EMBEDDINGS,
-        "attention_queries": Read(InChild(_ATTN, "input", child="attention"), Argument(0)),
-        "attention_keys": Read(InChild(_ATTN, "input", child="attention"), Argument(1)),
-        "attention_values": Read(InChild(_ATTN, "input", child="attention"), Argument(2)),
+        "attention_queries": Read(Call(_ATTN, "input", child="attention"), Argument(0)),
+        "attention_keys": Read(Call(_ATTN, "input", child="attention"), Argument(1)),
+        "attention_values": Read(Call(_ATTN, "input", child="attention"), Argument(2)),
         "attention_scores": Read(
-            InChild("nn.functional.softmax", "input", inside=_ATTN, child="attention"), Argument(0),
+            Call("nn.functional.softmax", "input", inside=_ATTN, child="attention"), Argument(0),
             description="The attention scores entering the softmax, masked: q @ k^T in float32 with no scale "
                         "(GPT-Neo uses none), the causal or local window mask as the float32 minimum, plus the "
                         "padding mask"),
-        "attention_probabilities": Read(InChild("self.attn_dropout", inside=_ATTN, child="attention")),
-        "attention_head_outputs": Read(InChild(_ATTN, child="attention"), Element(0), HEADS_AFTER_POSITIONS),
+        "attention_probabilities": Read(Call("self.attn_dropout", inside=_ATTN, child="attention")),
+        "attention_head_outputs": Read(Call(_ATTN, child="attention"), Element(0), HEADS_AFTER_POSITIONS),
     },
     loads=("eager",),
     checkpoints=(

@@ -13,29 +13,9 @@ contributions (inert in eval). The attention projects q, k and v in one fused qu
 keys and values have num_heads heads.
 """
 
-from nnterp.families._neox_fused_qkv import NEOX_RENAME, PARALLEL
-from nnterp.family import COMMON_SITES, Checkpoint, Family
-from nnterp.sites import Child, Nowhere, Read
-
-
-def _parallel(config) -> bool:
-    return bool(getattr(config, "use_parallel_residual", True))
-
-
-# one object per choice: blocks that serve the same sites are listed together
-NO_LAYER_MID = Nowhere(PARALLEL)
-PARALLEL_MLP_NORM = Read(
-    Child("post_attention_layernorm"),
-    description="The normed stream entering the MLP: post_attention_layernorm of the block's input, not of a stream "
-                "after the attention")
-
-
-def _layer_mid(context):
-    return NO_LAYER_MID if _parallel(context.config) else COMMON_SITES["layer_mid"]
-
-
-def _mlp_norm_output(context):
-    return PARALLEL_MLP_NORM if _parallel(context.config) else COMMON_SITES["mlp_norm_output"]
+from nnterp.blocks import Parallel
+from nnterp.families._neox_fused_qkv import NEOX_RENAME
+from nnterp.family import Checkpoint, Family
 
 
 FAMILY = Family(
@@ -45,9 +25,11 @@ FAMILY = Family(
             "use_parallel_residual is off, with a fused per-head query_key_value and rotary on a quarter of each head.",
     tags=("Parallel block", "Fused qkv", "Partial rotary", "LayerNorm"),
     rename=NEOX_RENAME,
-    sites={"layer_mid": _layer_mid, "mlp_norm_output": _mlp_norm_output},
-    block_sum=lambda x, attn, mlp: (mlp + attn) + x,
-    block_kind=lambda config: "parallel" if _parallel(config) else "sequential",
+    block=Parallel(
+        mlp_norm="post_attention_layernorm", when="use_parallel_residual", default=True,
+        description="The normed stream entering the MLP: post_attention_layernorm of the block's input, not of a "
+                    "stream after the attention",
+        sum=lambda x, attn, mlp: (mlp + attn) + x),
     accessors={"num_kv_heads": lambda c: c.num_attention_heads},
     variants={"sequential": {"use_parallel_residual": False}},
     checkpoints=(

@@ -12,7 +12,7 @@ values' dtype before attention_probabilities. Both are read inside that kernel, 
 pattern change the values mixed and reach the logits.
 """
 
-from nnterp.families._parallel_gptj import GPTJ_RENAME, GPTJ_SITES, gptj_block_sum, intermediate_size
+from nnterp.families._parallel_gptj import GPTJ_BLOCK, GPTJ_RENAME, intermediate_size
 from nnterp.family import Checkpoint, Family
 
 FAMILY = Family(
@@ -22,9 +22,7 @@ FAMILY = Family(
             "attention projections and a biased, untied lm_head.",
     tags=("Parallel block", "Partial rotary", "Interleaved rotary", "LayerNorm"),
     rename=GPTJ_RENAME,
-    sites=GPTJ_SITES,
-    block_sum=gptj_block_sum,
-    block_kind=lambda config: "parallel",
+    block=GPTJ_BLOCK,
     accessors={"intermediate_size": intermediate_size},
     checkpoints=(
         Checkpoint("EleutherAI/gpt-j-6b", "GPT-J 6B", {

@@ -12,9 +12,10 @@ cast to float32, the top_k logits softmaxed among themselves) and experts (fused
 [num_local_experts, 2·intermediate_size, hidden_size] and down_proj).
 """
 
+from nnterp.families._llama import logits_divided_by_scaling
 from nnterp.family import Checkpoint, Family
 from nnterp.families._moe import (
-    TOPK_THEN_SOFTMAX, experts_sentence, granite_readout, granite_sites, moe_accessors, router_sites,
+    TOPK_THEN_SOFTMAX, experts_sentence, granite_sites, moe_accessors, router_sites,
 )
 
 GRANITE_ROUTER = router_sites(
@@ -36,7 +37,7 @@ FAMILY = Family(
     rename={"block_sparse_moe": "mlp"},
     sites=granite_sites(GRANITE_ROUTER, GRANITE_NEURONS),
     accessors=moe_accessors("num_local_experts"),
-    readout=granite_readout,
+    readout=logits_divided_by_scaling,
     checkpoints=(
         Checkpoint("ibm-granite/granite-3.0-1b-a400m-base", "granite-3.0-1b-a400m-base", {
             "architectures": ["GraniteMoeForCausalLM"], "num_hidden_layers": 24, "hidden_size": 1024,

@@ -9,8 +9,9 @@ is the mix before that factor (so the probabilities and values give it exactly) 
 attention_premix, o_proj's input, is after it. The model runs only under eager attention.
 """
 
-from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import granite_readout, granite_sites, moe_accessors
+from nnterp.families._llama import logits_divided_by_scaling
+from nnterp.family import Checkpoint, Family, described
+from nnterp.families._moe import granite_sites, moe_accessors
 from nnterp.families.granitemoe import GRANITE_MULTIPLIERS, GRANITE_NEURONS, GRANITE_ROUTER
 from nnterp.family import COMMON_SITES
 from nnterp.sites import EAGER_ONLY, HEADS_AFTER_POSITIONS, Argument, Call, Element, Read
@@ -38,14 +39,12 @@ FAMILY = Family(
             Element(0), HEADS_AFTER_POSITIONS, condition=EAGER_ONLY,
             description="The per-head mix of the values, before the sink factor: the kernel then multiplies each "
                         "head's output by sigmoid(logsumexp(scores) − sink)"),
-        "attention_premix": Read(
-            PREMIX.where, PREMIX.element, PREMIX.layout,
-            description="Every head's output side by side, as o_proj takes it: the mix times the sink factor "
-                        "sigmoid(logsumexp(scores) − sink)"),
+        "attention_premix": described("attention_premix", "Every head's output side by side, as o_proj takes it: the mix times the sink factor "
+                                      "sigmoid(logsumexp(scores) − sink)"),
         **granite_sites(GRANITE_ROUTER, GRANITE_NEURONS),
     },
     accessors=moe_accessors("num_local_experts"),
-    readout=granite_readout,
+    readout=logits_divided_by_scaling,
     loads=("eager",),
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint

@@ -13,9 +13,10 @@ not alias over: the family names mamba as its mixer, and the library binds it as
 self_attn, leaving the module's own attribute None.
 """
 
+from nnterp.families._llama import logits_divided_by_scaling
 from nnterp.family import Checkpoint, Family
 from nnterp.families._hybrid import MAMBA2, mixer_interior
-from nnterp.families._moe import granite_readout, granite_sites, moe_accessors
+from nnterp.families._moe import granite_sites, moe_accessors
 from nnterp.families.granitemoe import GRANITE_MULTIPLIERS, GRANITE_NEURONS, GRANITE_ROUTER
 
 FAMILY = Family(
@@ -28,7 +29,7 @@ FAMILY = Family(
     rename={"block_sparse_moe": "mlp"},
     sites={**mixer_interior(MAMBA2), **granite_sites(GRANITE_ROUTER, GRANITE_NEURONS)},
     accessors=moe_accessors("num_local_experts"),
-    readout=granite_readout,
+    readout=logits_divided_by_scaling,
     mixers=("mamba",),
     checkpoints=(
         Checkpoint("ibm-granite/granite-4.0-h-tiny", "granite-4.0-h-tiny", {

@@ -9,9 +9,10 @@ mlp_output is that whole product, read where shared_mlp returns, so an edit is c
 shared_mlp's output (divided by the multiplier, minus the MoE block's output).
 """
 
-from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import granite_readout, granite_sites, moe_accessors
+from nnterp.families._llama import logits_divided_by_scaling
+from nnterp.families._moe import granite_sites, moe_accessors
 from nnterp.families.granitemoe import GRANITE_MULTIPLIERS, GRANITE_NEURONS, GRANITE_ROUTER
+from nnterp.family import Checkpoint, Family
 
 FAMILY = Family(
     name="granitemoeshared",
@@ -23,7 +24,7 @@ FAMILY = Family(
     rename={"block_sparse_moe": "mlp"},
     sites=granite_sites(GRANITE_ROUTER, GRANITE_NEURONS),
     accessors=moe_accessors("num_local_experts"),
-    readout=granite_readout,
+    readout=logits_divided_by_scaling,
     checkpoints=(
         # the config class's defaults, with the shared expert the family is named after
         Checkpoint("ibm-research/moe-7b-1b-active-shared-experts", "moe-7b-1b-active-shared-experts", {

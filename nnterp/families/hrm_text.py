@@ -35,8 +35,8 @@ multiplies the kernel's output before o_proj. With token_type_ids and prefix_lm,
 token_type_ids is 1 attend to each other bidirectionally (a prefix-LM mask); a plain prompt is causal.
 """
 
-from nnterp.family import COMMON_SITES, Checkpoint, Family
-from nnterp.sites import Argument, Child, Read, SPLIT_HEADS
+from nnterp.family import Checkpoint, Family, described
+from nnterp.sites import Argument, Child, Read
 
 NOTE = ("Hierarchical recurrence: the H and L stacks run H_cycles and H_cycles·L_cycles times per forward, so a "
         "block's values are those of its first call (later calls inside tracer.iter[k]). The standard layers are the "
@@ -63,15 +63,10 @@ FAMILY = Family(
         "final_norm_output": Read(
             Child("lm_head", "input"), Argument(0),
             description="The H stack's state after its final_norm on its last pass, what lm_head reads"),
-        "attention_premix": Read(
-            COMMON_SITES["attention_premix"].where, Argument(0), SPLIT_HEADS,
-            description="Every head's output side by side as o_proj takes it: the kernel's output times the "
-                        "per-head gate sigmoid(gate_proj(x))"),
-        "attention_head_outputs": Read(
-            COMMON_SITES["attention_head_outputs"].where, COMMON_SITES["attention_head_outputs"].element,
-            condition=COMMON_SITES["attention_head_outputs"].condition,
-            description="The per-head outputs of the attention kernel, before the sigmoid gate and the output "
-                        "projection"),
+        "attention_premix": described("attention_premix", "Every head's output side by side as o_proj takes it: the kernel's output times the "
+                                      "per-head gate sigmoid(gate_proj(x))"),
+        "attention_head_outputs": described("attention_head_outputs", "The per-head outputs of the attention kernel, before the sigmoid gate and the output "
+                                            "projection"),
     },
     block_kind=lambda config: "sequential (hierarchical recurrence)",
     exact_lens=False,

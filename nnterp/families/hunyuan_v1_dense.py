@@ -6,7 +6,6 @@ keys the kernel receives (attention_queries, attention_keys) are rotated, then n
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
 from ._llama import tiny
 
@@ -16,12 +15,8 @@ FAMILY = Family(
     summary="Llama's block with an RMSNorm on every query and key head, applied after the rotary.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Gated MLP"),
     sites={
-        "attention_queries": Read(
-            Call("attention_interface", "input"), Argument(1), condition=KERNEL_ARGUMENTS,
-            description="The queries entering attention: rotated, then normed per head by query_layernorm"),
-        "attention_keys": Read(
-            Call("attention_interface", "input"), Argument(2), condition=KERNEL_ARGUMENTS,
-            description="The keys entering attention: rotated, then normed per head by key_layernorm"),
+        "attention_queries": "The queries entering attention: rotated, then normed per head by query_layernorm",
+        "attention_keys": "The keys entering attention: rotated, then normed per head by key_layernorm",
     },
     checkpoints=(
         Checkpoint("tencent/Hunyuan-7B-Instruct", "Hunyuan-7B-Instruct", {

@@ -13,7 +13,7 @@ first blocks (mlp_layer_types) and a mixture of experts with a shared expert aft
 returns (hidden_states, topk_indices). The model runs eager attention only.
 """
 
-from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.family import COMMON_SITES, Checkpoint, Family, described
 from nnterp.sites import Nowhere, Read
 from nnterp.families._hyper import contract_note, moe_neurons, stream_sites
 
@@ -51,14 +51,9 @@ FAMILY = Family(
         "attention_values": _copied("attention_values", "The values entering attention, from kv_b_proj"),
         "attention_scores": Nowhere(SPARSE),
         "attention_probabilities": Nowhere(SPARSE),
-        "attention_premix": Read(
-            COMMON_SITES["attention_premix"].where, COMMON_SITES["attention_premix"].element,
-            COMMON_SITES["attention_premix"].layout,
-            description="Every head's gated output side by side, as o_proj takes it: the kernel's output times "
-                        "sigmoid(gate_proj(x))"),
-        "attention_head_outputs": Read(
-            _HEADS.where, _HEADS.element, condition=_HEADS.condition,
-            description="The per-head outputs of the kernel, before the sigmoid output gate and o_proj"),
+        "attention_premix": described("attention_premix", "Every head's gated output side by side, as o_proj takes it: the kernel's output times "
+                                      "sigmoid(gate_proj(x))"),
+        "attention_head_outputs": described("attention_head_outputs", "The per-head outputs of the kernel, before the sigmoid output gate and o_proj"),
     },
     accessors={
         "num_kv_heads": lambda c: c.num_attention_heads,

@@ -12,9 +12,9 @@ experts with shared experts. The model divides the final norm's output by
 logits_mup_width_multiplier before lm_head and drops padded vocabulary rows (unpadded_vocab_size).
 """
 
-from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.family import COMMON_SITES, Checkpoint, Family, described
 from nnterp.sites import Read, Sibling
-from nnterp.families._inkling import HEAD_INPUT, moe_neurons, mup_head, unpadded
+from nnterp.families._inkling import HEAD_INPUT, moe_neurons, mup_head, UNPADDED
 
 _SCORES = COMMON_SITES["attention_scores"]
 
@@ -27,10 +27,8 @@ FAMILY = Family(
           "Mixture of experts", "muP head", "RMSNorm"),
     sites={
         "final_norm_output": HEAD_INPUT,
-        "attention_scores": Read(
-            _SCORES.where, _SCORES.element, condition=_SCORES.condition,
-            description="The attention scores entering the softmax, masked: q·k scaled, plus the relative logits "
-                        "(position_bias)"),
+        "attention_scores": described("attention_scores", "The attention scores entering the softmax, masked: q·k scaled, plus the relative logits "
+                                      "(position_bias)"),
         "attention_output": Read(
             Sibling("attn_sconv"),
             description="What the attention adds to the residual stream: its output after the short convolution "
@@ -41,7 +39,7 @@ FAMILY = Family(
         **moe_neurons(),
     },
     pre_head=mup_head,
-    readout=unpadded,
+    readout=UNPADDED,
     checkpoints=(
         Checkpoint("thinkingmachines/Inkling", "Inkling", {
             "architectures": ["InklingForCausalLM"], "num_hidden_layers": 66, "hidden_size": 6144,

@@ -21,8 +21,8 @@ router_logits); the block returns a bare tensor.
 
 from dataclasses import dataclass
 
-from nnterp.family import Checkpoint, Family
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Derived, Element, Nowhere, Own, Read, Same
+from nnterp.family import Checkpoint, Family, described
+from nnterp.sites import Argument, Call, Derived, Element, Nowhere, Read, Same
 from nnterp.families._moe import InRouter, RouterRead, moe_accessors
 
 
@@ -61,22 +61,16 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Mixture of attention heads", "Mixture of experts", "Tied embeddings"),
     rename={"self_attention": "self_attn"},
     sites={
-        "attention_keys": Read(
-            Call("attention_interface", "input"), Argument(2), condition=KERNEL_ARGUMENTS,
-            description="The keys entering attention: kv_proj's num_key_value_heads heads, rotated, tiled once per "
-                        "routed query expert"),
-        "attention_values": Read(
-            Call("attention_interface", "input"), Argument(3), condition=KERNEL_ARGUMENTS,
-            description="The values entering attention: kv_proj's num_key_value_heads heads tiled once per routed "
-                        "query expert"),
+        "attention_keys": "The keys entering attention: kv_proj's num_key_value_heads heads, rotated, tiled once per "
+                          "routed query expert",
+        "attention_values": "The values entering attention: kv_proj's num_key_value_heads heads tiled once per routed "
+                            "query expert",
         "attention_premix": Read(
             Call("self.experts.reduce", "input"), Argument(0), _ExpertHeads(),
             description="Every head's output side by side, as the routed experts' output projections take them "
                         "(experts.reduce): num_experts_per_tok experts of num_key_value_heads heads"),
-        "attention_output": Read(
-            Own("output"), Element(0),
-            description="What the attention adds to the residual stream: the routed experts' gated output "
-                        "projections summed, plus the experts' bias"),
+        "attention_output": "What the attention adds to the residual stream: the routed experts' gated output "
+                            "projections summed, plus the experts' bias",
         "router_logits": RouterRead(
             InRouter("router", "self.layer"), description="The router's score for every expert, before the top-k choice"),
         "router_choices": _TopK(
@@ -88,10 +82,8 @@ FAMILY = Family(
             description="The chosen experts' weights: a softmax over the top-k logits"),
         "mlp_activation": Nowhere(NEURONS),
         "mlp_neurons": Nowhere(NEURONS),
-        "mlp_output": Read(
-            Own("output"),
-            description="What the MoE block adds to the residual stream: the chosen experts' outputs weighted by "
-                        "router_weights and summed, plus the block's bias"),
+        "mlp_output": described("mlp_output", "What the MoE block adds to the residual stream: the chosen experts' outputs weighted by "
+                                "router_weights and summed, plus the block's bias"),
     },
     accessors={
         "num_kv_heads": lambda c: c.num_attention_heads,

@@ -29,8 +29,8 @@ FAMILY = Family(
     tags=("Sandwich norms", "RMSNorm", "QK-norm", "Sliding window", "Mixture of experts", "Shared expert"),
     sites={
         **glm4_sites(),
-        "attention_queries": normed_then_rotated_on_sliding_layers("q_norm", "queries", 1),
-        "attention_keys": normed_then_rotated_on_sliding_layers("k_norm", "keys", 2),
+        "attention_queries": normed_then_rotated_on_sliding_layers("q_norm", "queries"),
+        "attention_keys": normed_then_rotated_on_sliding_layers("k_norm", "keys"),
         **moe_block(
             router_sites(
                 "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID,

@@ -17,7 +17,6 @@ normalized to sum to one; the block returns routed_scaling_factor · experts(x) 
 from nnterp.family import Checkpoint, Family
 from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
 from nnterp.families._mla import premix_per_block
-from nnterp.sites import KERNEL_ARGUMENTS, Call, Element, Read
 
 
 def _heads(context) -> dict:
@@ -32,10 +31,8 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Gated attention", "Partial rotary",
           "Mixture of experts", "Shared experts"),
     sites={
-        "attention_head_outputs": Read(
-            Call("attention_interface", "output"), Element(0), condition=KERNEL_ARGUMENTS,
-            description="The per-head outputs of the attention kernel, before the output gate: the attention then "
-                        "multiplies them by softplus(g_proj(x)) and attention_premix is after it"),
+        "attention_head_outputs": "The per-head outputs of the attention kernel, before the output gate: the attention then "
+                                  "multiplies them by softplus(g_proj(x)) and attention_premix is after it",
         "attention_premix": premix_per_block(
             "Every head's gated output side by side, as o_proj takes it: the kernel's output times "
             "softplus(g_proj(x))"),

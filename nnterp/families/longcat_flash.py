@@ -47,24 +47,23 @@ from dataclasses import dataclass
 
 import torch
 
-from nnterp.families._hyper import Under
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 from nnterp.families._moe import router_sites
-from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.family import COMMON_SITES, Checkpoint, Family, described
 from nnterp.sites import Argument, Call, Child, Nowhere, Read, Where
 
 # --------------------------------------------------------------------------- the block
 
 LAYER_SITES = {
     "attention_norm_output": Read(
-        Under("input_layernorm.0"),
+        Child("input_layernorm.0"),
         description="The normed stream entering the first attention, self_attn[0] (input_layernorm[0]'s output)"),
     "layer_mid": Read(
-        Under("post_attention_layernorm.0", "input"), Argument(0), shared=True,
+        Child("post_attention_layernorm.0", "input"), Argument(0), shared=True,
         description="The residual stream after the first attention's add, x + self_attn[0]'s output: what "
                     "post_attention_layernorm[0] normalizes and mlps[0] is added to"),
     "mlp_norm_output": Read(
-        Under("post_attention_layernorm.0"),
+        Child("post_attention_layernorm.0"),
         description="The normed stream entering the MoE (post_attention_layernorm[0]'s output), which mlps[0] "
                     "reads too: an edit reaches both"),
     # the MoE and mlps[0] are called with one tensor: the value is a copy, so an edit reaches the MoE alone
@@ -149,10 +148,8 @@ MOE_SITES = {
                             "(identity) experts"),
     "mlp_activation": Nowhere(NEURONS),
     "mlp_neurons": Nowhere(NEURONS),
-    "mlp_output": Read(
-        COMMON_SITES["mlp_output"].where, COMMON_SITES["mlp_output"].element,
-        description="What the shortcut MoE adds to the stream, at the block's last add (after the dense second "
-                    "half)"),
+    "mlp_output": described("mlp_output", "What the shortcut MoE adds to the stream, at the block's last add (after the dense second "
+                            "half)"),
 }
 
 

@@ -20,8 +20,8 @@ def _residual_scale(config):
     return config.scale_depth / math.sqrt(config.num_hidden_layers)
 
 
-def _divide_by_logits_scaling(model, normed):
-    return normed / model._nnterp_state.config.logits_scaling
+def _divide_by_logits_scaling(config, normed):
+    return normed / config.logits_scaling
 
 
 FAMILY = Family(

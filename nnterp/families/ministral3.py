@@ -7,7 +7,6 @@ before the original context length; attention_queries are read after it, at the 
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
 from ._llama import tiny
 
@@ -17,10 +16,8 @@ FAMILY = Family(
     summary="Llama's block with YaRN rotary and Llama 4's position-dependent query temperature.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Gated MLP"),
     sites={
-        "attention_queries": Read(
-            Call("attention_interface", "input"), Argument(1), condition=KERNEL_ARGUMENTS,
-            description="The queries entering attention: rotated, then scaled by the position-dependent "
-                        "temperature 1 + beta * log(1 + floor(position / original_max_position_embeddings))"),
+        "attention_queries": "The queries entering attention: rotated, then scaled by the position-dependent "
+                             "temperature 1 + beta * log(1 + floor(position / original_max_position_embeddings))",
     },
     checkpoints=(
         # text_config of mistralai/Ministral-3-8B-Reasoning-2512's config.json (same 8B text tower as the Base;

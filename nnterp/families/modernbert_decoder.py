@@ -38,10 +38,8 @@ FAMILY = Family(
         "mlp.Wo": "mlp.down_proj", "act": "act_fn",
     },
     sites={
-        "token_embeddings": Read(
-            Child("embed_tokens"),
-            description="The token embedding's output; the embeddings module norms it (embeddings.norm) and that is "
-                        "layers[0].input"),
+        "token_embeddings": "The token embedding's output; the embeddings module norms it (embeddings.norm) and that is "
+                            "layers[0].input",
         "final_norm_output": Nowhere(HEAD),
         # block 0's attn_norm is an Identity: its output is the block's input itself, so an assignment is
         # copied into it, as an in-place edit reaches both

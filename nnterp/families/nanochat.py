@@ -9,11 +9,12 @@ final_norm_output is read as lm_head's input, the second call's output. The logi
 final_logit_softcapping * tanh(lm_head_output / final_logit_softcapping).
 """
 
+from nnterp.readout import SOFTCAPPED
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Argument, Child, Read
 
 from ._llama import tiny
-from ._llama_renamed import rotated_then_normed, softcapped
+from ._llama_renamed import rotated_then_normed
 
 FAMILY = Family(
     name="nanochat",
@@ -23,18 +24,16 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm (no weight)", "QK-norm", "ReLU² MLP", "Logit softcap"),
     rename={"fc1": "up_proj", "fc2": "down_proj", "activation_fn": "act_fn"},
     sites={
-        "token_embeddings": Read(
-            Child("embed_tokens"),
-            description="The embedding module's output; the model normalizes it with model.norm before the "
-                        "first block, so layers[0].input is its norm"),
+        "token_embeddings": "The embedding module's output; the model normalizes it with model.norm before the "
+                            "first block, so layers[0].input is its norm",
         "final_norm_output": Read(
             Child("lm_head", "input"), Argument(0),
             description="The residual stream after the final norm, read as what lm_head takes: model.norm's "
                         "first call of a forward normalizes the embeddings"),
-        "attention_queries": rotated_then_normed("q_norm", "queries", 1),
-        "attention_keys": rotated_then_normed("k_norm", "keys", 2),
+        "attention_queries": rotated_then_normed("q_norm", "queries"),
+        "attention_keys": rotated_then_normed("k_norm", "keys"),
     },
-    readout=softcapped,
+    readout=SOFTCAPPED,
     checkpoints=(Checkpoint("karpathy/nanochat-d32", "nanochat d32"),),
     tiny=tiny("NanoChatConfig"),
 )

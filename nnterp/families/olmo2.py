@@ -9,7 +9,6 @@ RMSNorms over the whole q_proj and k_proj outputs (all heads at once) before the
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
 from ._llama import tiny
 from ._postnorm_olmo2 import POSTNORM_SITES, WIDE_QK_NORM
@@ -22,12 +21,8 @@ FAMILY = Family(
     tags=("Post-norm block", "RMSNorm", "QK-norm", "Gated MLP"),
     sites={
         **POSTNORM_SITES,
-        "attention_queries": Read(
-            Call("attention_interface", "input"), Argument(1), condition=KERNEL_ARGUMENTS,
-            description="The queries entering attention:" + WIDE_QK_NORM.format(norm="q_norm")),
-        "attention_keys": Read(
-            Call("attention_interface", "input"), Argument(2), condition=KERNEL_ARGUMENTS,
-            description="The keys entering attention:" + WIDE_QK_NORM.format(norm="k_norm")),
+        "attention_queries": "The queries entering attention:" + WIDE_QK_NORM.format(norm="q_norm"),
+        "attention_keys": "The keys entering attention:" + WIDE_QK_NORM.format(norm="k_norm"),
     },
     checkpoints=(
         Checkpoint("allenai/OLMo-2-0425-1B", "OLMo-2-1B", {

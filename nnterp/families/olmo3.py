@@ -8,7 +8,6 @@ with full attention (three sliding to one full), passed to the kernel as sliding
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
 from ._llama import tiny
 from ._postnorm_olmo2 import POSTNORM_SITES, WIDE_QK_NORM
@@ -20,12 +19,8 @@ FAMILY = Family(
     tags=("Post-norm block", "RMSNorm", "QK-norm", "Sliding window", "Gated MLP"),
     sites={
         **POSTNORM_SITES,
-        "attention_queries": Read(
-            Call("attention_interface", "input"), Argument(1), condition=KERNEL_ARGUMENTS,
-            description="The queries entering attention:" + WIDE_QK_NORM.format(norm="q_norm")),
-        "attention_keys": Read(
-            Call("attention_interface", "input"), Argument(2), condition=KERNEL_ARGUMENTS,
-            description="The keys entering attention:" + WIDE_QK_NORM.format(norm="k_norm")),
+        "attention_queries": "The queries entering attention:" + WIDE_QK_NORM.format(norm="q_norm"),
+        "attention_keys": "The keys entering attention:" + WIDE_QK_NORM.format(norm="k_norm"),
     },
     checkpoints=(
         # allenai/Olmo-3-7B-Instruct's raw config.json as noted field by field in hlky/dinoml_v2's olmo3

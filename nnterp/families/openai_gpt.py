@@ -43,10 +43,8 @@ FAMILY = Family(
         "c_fc": "up_proj", "act": "act_fn",
     },
     sites={
-        "token_embeddings": Read(
-            Child("embed_tokens"),
-            description="The token embedding tokens_embed's output, before the learned positions are added; "
-                        "layers[0].input is the sum"),
+        "token_embeddings": "The token embedding tokens_embed's output, before the learned positions are added; "
+                            "layers[0].input is the sum",
         "final_norm_output": Read(
             Child("lm_head", "input"), Argument(0),
             description="What lm_head reads: the last block's output, normed by that block's ln_2 (the model has "
@@ -55,10 +53,8 @@ FAMILY = Family(
             "a post-norm block: the attention reads the block's input itself, and ln_1 follows the attention's add"),
         "layer_mid": Read(Child("post_attention_layernorm", "input"), Argument(0),
                           description="The residual stream after the attention add, ln_1's input"),
-        "mlp_norm_output": Read(
-            Child("post_attention_layernorm"),
-            description="The normed stream entering the MLP: ln_1 of layer_mid, which is also the residual the MLP "
-                        "is added to"),
+        "mlp_norm_output": "The normed stream entering the MLP: ln_1 of layer_mid, which is also the residual the MLP "
+                           "is added to",
         # the MLP's input is also the residual its output is added to: an assignment is copied into it
         "mlp_input": Read(Child("mlp", "input"), Argument(0), shared=True),
         "attention_queries": Read(Call(_ATTN, "input"), Argument(0), snapshot=True),

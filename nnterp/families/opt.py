@@ -19,10 +19,10 @@ ReLU in the MLP, biases everywhere (enable_bias).
 """
 
 from nnterp.families._fairseq_opt import (
-    FAIRSEQ_RENAME, FLAT_MLP_SITES, FLAT_TOKENS, Descendant,
+    FAIRSEQ_RENAME, FLAT_MLP_SITES, FLAT_TOKENS,
 )
 from nnterp.family import COMMON_SITES, Checkpoint, Family
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Nowhere, Read
+from nnterp.sites import Argument, Child, Nowhere, Read
 
 POST_NORM = ("a post-norm block (do_layer_norm_before=False): the attention reads the block's input itself, and "
              "self_attn_layer_norm follows the attention's add")
@@ -58,7 +58,7 @@ POST = {
 }
 
 PROJECTED_EMBEDDINGS = Read(
-    Descendant("model.decoder.project_in"),
+    Child("model.decoder.project_in"),
     description="The token embeddings projected into the stream: project_in's output (embed_tokens is "
                 "word_embed_proj_dim wide); the learned positions are added after")
 NO_FINAL_NORM = Nowhere(
@@ -102,10 +102,8 @@ FAMILY = Family(
             PROJECTED_EMBEDDINGS if _projected(context.config) else COMMON_SITES["token_embeddings"]),
         "final_norm_output": lambda context: (
             NO_FINAL_NORM if _post_norm(context.config) else COMMON_SITES["final_norm_output"]),
-        "attention_queries": Read(
-            Call("attention_interface", "input"), Argument(1), condition=KERNEL_ARGUMENTS,
-            description="The queries entering attention, already multiplied by head_dim ** -0.5 (OPT scales "
-                        "q_proj's output and calls the kernel with scaling 1.0)"),
+        "attention_queries": "The queries entering attention, already multiplied by head_dim ** -0.5 (OPT scales "
+                             "q_proj's output and calls the kernel with scaling 1.0)",
         **{name: _layer_site(name) for name in PRE},
         **FLAT_MLP_SITES,
     },

@@ -7,11 +7,8 @@ final_layernorm. There is no post_attention_layernorm.
 
 import torch
 
+from nnterp.blocks import Parallel
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import Child, Nowhere, Read
-
-PARALLEL = "a parallel block: the attention and the MLP read the same input, so there is no stream between them"
-
 
 def _float16_eager_hazard(model):
     if model.attn_implementation == "eager" and model._module.dtype == torch.float16:
@@ -29,14 +26,7 @@ FAMILY = Family(
             "only 32 dimensions of each head.",
     tags=("Parallel block", "Partial rotary", "Biased q, k, v", "LayerNorm"),
     rename={"model.final_layernorm": "norm", "dense": "o_proj", "fc2": "down_proj", "activation_fn": "act_fn"},
-    sites={
-        "layer_mid": Nowhere(PARALLEL),
-        "mlp_norm_output": Read(
-            Child("input_layernorm"),
-            description="The normed stream entering the MLP: the one norm feeds both sublayers"),
-    },
-    block_sum=lambda x, attn, mlp: (attn + mlp) + x,
-    block_kind=lambda config: "parallel",
+    block=Parallel(sum=lambda x, attn, mlp: (attn + mlp) + x),
     hazard=_float16_eager_hazard,
     variants={"qk_layernorm": {"qk_layernorm": True}},
     checkpoints=(

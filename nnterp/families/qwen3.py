@@ -8,7 +8,6 @@ attention_keys, read at the kernel, are normed, then rotated. No bias on the pro
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
 from ._llama import tiny
 
@@ -18,12 +17,8 @@ FAMILY = Family(
     summary="Llama's block with an RMSNorm on every query and key head before the rotary.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Grouped keys/values", "Gated MLP"),
     sites={
-        "attention_queries": Read(
-            Call("attention_interface", "input"), Argument(1), condition=KERNEL_ARGUMENTS,
-            description="The queries entering attention: normed per head by q_norm, then rotated"),
-        "attention_keys": Read(
-            Call("attention_interface", "input"), Argument(2), condition=KERNEL_ARGUMENTS,
-            description="The keys entering attention: normed per head by k_norm, then rotated"),
+        "attention_queries": "The queries entering attention: normed per head by q_norm, then rotated",
+        "attention_keys": "The keys entering attention: normed per head by k_norm, then rotated",
     },
     checkpoints=(
         Checkpoint("Qwen/Qwen3-0.6B", "Qwen3-0.6B", {

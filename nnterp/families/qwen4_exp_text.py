@@ -16,7 +16,7 @@ native output.
 
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import Argument, Child, Nowhere, Read
-from nnterp.families._hyper import Under, contract_note, moe_neurons, stream_sites
+from nnterp.families._hyper import contract_note, moe_neurons, stream_sites
 from nnterp.families._mamba_ssm import ATTENTION_INTERIOR
 
 DELTA = ("a Gated DeltaNet: a linear recurrence with a delta-rule state update, with no softmax attention, so there "
@@ -50,7 +50,7 @@ FAMILY = Family(
         **moe_neurons(),
         **{name: _interior(name) for name in ATTENTION_INTERIOR},
         "final_norm_output": Read(
-            Under("model.hyper_connection_mixer"),
+            Child("model.hyper_connection_mixer"),
             description="The streams collapsed by hyper_connection_mixer (hc_norm and a learned mix), what lm_head "
                         "reads: the model has no final norm"),
         "attention_norm_output": Read(

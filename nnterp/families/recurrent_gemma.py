@@ -14,11 +14,11 @@ embeddings by normalizer, sqrt(hidden_size) stored in bfloat16, before block 0; 
 RMSNorm with (1 + weight); and logits are soft-capped, tanh(logits / 30) * 30.
 """
 
-from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.readout import Readout
+from nnterp.family import COMMON_SITES, Checkpoint, Family, described
 from nnterp.sites import Argument, Nowhere, Read, Own
 from nnterp.families._mamba_ssm import ATTENTION_INTERIOR
 
-import torch
 
 RECURRENT = ("an RG-LRU recurrent block: a gated linear recurrence mixes the positions, with no softmax attention, "
              "so there are no queries, keys, heads or pattern")
@@ -35,11 +35,6 @@ def _interior(name):
     return site
 
 
-def _soft_cap(model, logits):
-    cap = model._nnterp_state.config.logits_soft_cap
-    return torch.tanh(logits / cap) * cap
-
-
 FAMILY = Family(
     name="recurrent_gemma",
     model_types=("recurrent_gemma",),
@@ -52,18 +47,15 @@ FAMILY = Family(
         "channel_pre_norm": "post_attention_layernorm", "mlp_block": "mlp", "linear_out": "o_proj",
     },
     sites={
-        "token_embeddings": Read(
-            COMMON_SITES["token_embeddings"].where,
-            description="The embedding module's output; the model multiplies it by normalizer, sqrt(hidden_size) "
-                        "rounded to bfloat16, and that product is layers[0].input"),
+        "token_embeddings": described("token_embeddings", "The embedding module's output; the model multiplies it by normalizer, sqrt(hidden_size) "
+                                      "rounded to bfloat16, and that product is layers[0].input"),
         "layer_input": Read(Own("input"), Argument(0, "activations")),
         **{name: _interior(name) for name in ATTENTION_INTERIOR},
-        "attention_output": Read(
-            Own("output"), description="What the token mixer (RG-LRU recurrence or local attention) adds to the "
-                                       "residual stream"),
+        "attention_output": described("attention_output", "What the token mixer (RG-LRU recurrence or local attention) adds to the "
+                                      "residual stream"),
     },
     accessors={"intermediate_size": lambda c: c.intermediate_size // 2},
-    readout=_soft_cap,
+    readout=Readout(softcap="logits_soft_cap"),
     checkpoints=(
         Checkpoint("google/recurrentgemma-2b", "RecurrentGemma 2B", {
             "architectures": ["RecurrentGemmaForCausalLM"], "num_hidden_layers": 26, "hidden_size": 2560,

@@ -41,7 +41,7 @@ from nnterp.vocabulary import FORWARD_ORDER
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import SPLIT_HEADS, Argument, CallPositions, Child, Nowhere, Own, Read
 from nnterp.families._reformer import (
-    AT_CALL, HEAD_OUTPUTS, LOCAL_KEYS, LOCAL_QUERIES, LOCAL_VALUES, LSH_QUERY_KEY, LSH_VALUES, Within,
+    AT_CALL, HEAD_OUTPUTS, LOCAL_KEYS, LOCAL_QUERIES, LOCAL_VALUES, LSH_QUERY_KEY, LSH_VALUES,
     per_attention, per_feed_forward,
 )
 
@@ -121,7 +121,7 @@ FAMILY = Family(
                         "the first seq positions of that"),
         "final_norm_output": Nowhere(FINAL_NORM),
         "attention_norm_output": Read(
-            Within(("self_attn", "layer_norm")), layout=AT_CALL,
+            Child("self_attn.layer_norm"), layout=AT_CALL,
             description="The attention's LayerNorm of the second stream x2, at the call's positions, what the "
                         "self-attention projects"),
         "attention_queries": per_attention(LOCAL_QUERIES, LSH_QUERY_KEY),
@@ -141,11 +141,11 @@ FAMILY = Family(
             description="The first stream y1 = x1 + attention_output at the call's positions, which the feed-forward "
                         "is called with and the next block reads, so an edit reaches both"),
         "mlp_norm_output": per_feed_forward(Read(
-            Within(("mlp", "layer_norm")), layout=AT_CALL,
+            Child("mlp.layer_norm"), layout=AT_CALL,
             description="The feed-forward's LayerNorm of y1 at the call's positions, what its first dense reads"),
             Nowhere(CHUNKED_FEED_FORWARD)),
         "mlp_activation": per_feed_forward(Read(
-            Within(("dense", "act_fn")), layout=AT_CALL,
+            Child("dense.act_fn"), layout=AT_CALL,
             description="The feed-forward's activation function's output at the call's positions"),
             Nowhere(CHUNKED_FEED_FORWARD)),
         "mlp_neurons": per_feed_forward(Read(

@@ -21,7 +21,7 @@ output, which nnsight serves as E_output (output is the module's own output); o_
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import Argument, Call, Child, Element, Own, Read
+from nnterp.sites import Argument, Call, Child, Own, Read
 from nnterp.families._mamba_ssm import no_attention
 
 TIME_MIX = ("an RWKV time mix: a linear recurrence (WKV) with per-channel decay, with no softmax attention and no "
@@ -57,18 +57,14 @@ FAMILY = Family(
     sites={
         "layer_input": lambda context: _INPUT_AFTER_PRE_LN if context.index == 0 else _INPUT,
         **no_attention(TIME_MIX),
-        "attention_output": Read(
-            Own("output"), Element(0),
-            description="What the time mix adds to the residual stream: output(sigmoid(receptance) * wkv)"),
+        "attention_output": "What the time mix adds to the residual stream: output(sigmoid(receptance) * wkv)",
         "mlp_activation": Read(
             Call("torch.square"), description="The squared ReLU of the key projection, relu(key(x'))^2"),
         "mlp_neurons": Read(
             Call("self.value", "input"), Argument(0),
             description="What the value projection (down_proj) receives: relu(key(x'))^2"),
-        "mlp_output": Read(
-            Own("output"), Element(0),
-            description="What the channel mix adds to the residual stream: sigmoid(receptance(x')) times the value "
-                        "projection"),
+        "mlp_output": "What the channel mix adds to the residual stream: sigmoid(receptance(x')) times the value "
+                      "projection",
     },
     accessors={
         "num_heads": lambda c: None, "num_kv_heads": lambda c: None, "head_dim": lambda c: None,

@@ -9,12 +9,11 @@ on StableLM 2 12B) adds a LayerNorm per query and key head (self_attn.q_layernor
 StableLmLayerNormPerHead) before the rotary; use_qkv_bias adds biases on q, k and v.
 """
 
+from nnterp.blocks import Parallel
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
-from ._llama import parallel_when, tiny
+from ._llama import tiny
 
-_parallel_sites, _block_kind = parallel_when("use_parallel_residual")
 
 FAMILY = Family(
     name="stablelm",
@@ -22,18 +21,15 @@ FAMILY = Family(
     summary="LayerNorms and rotary on a quarter of each head; the block is sequential or parallel per checkpoint "
             "(use_parallel_residual), with optional per-head query and key norms.",
     tags=("Sequential or parallel block", "LayerNorm", "Partial rotary", "Gated MLP"),
+    block=Parallel(when="use_parallel_residual",
+                   description="The normed stream entering the MLP: on a parallel block the one input norm feeds "
+                               "both sublayers"),
     sites={
-        **_parallel_sites,
-        "attention_queries": Read(
-            Call("attention_interface", "input"), Argument(1), condition=KERNEL_ARGUMENTS,
-            description="The queries entering attention: normed per head where qk_layernorm is set, then rotary "
-                        "on the first partial_rotary_factor of each head"),
-        "attention_keys": Read(
-            Call("attention_interface", "input"), Argument(2), condition=KERNEL_ARGUMENTS,
-            description="The keys entering attention: normed per head where qk_layernorm is set, then rotary on "
-                        "the first partial_rotary_factor of each head"),
+        "attention_queries": "The queries entering attention: normed per head where qk_layernorm is set, then rotary "
+                             "on the first partial_rotary_factor of each head",
+        "attention_keys": "The keys entering attention: normed per head where qk_layernorm is set, then rotary on "
+                          "the first partial_rotary_factor of each head",
     },
-    block_kind=_block_kind,
     variants={"parallel_qknorm": {"use_parallel_residual": True, "qk_layernorm": True}},
     checkpoints=(
         Checkpoint("stabilityai/stablelm-2-1_6b", "StableLM 2 1.6B", {

@@ -11,10 +11,9 @@ transformers refuses it: the model runs eager (or flash/flex).
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import EAGER_ONLY, Argument, Call, Child, Read
 
 from ._llama import tiny
-from ._llama_renamed import softcapped
+from nnterp.readout import SOFTCAPPED
 
 FAMILY = Family(
     name="vaultgemma",
@@ -25,16 +24,11 @@ FAMILY = Family(
           "Sliding window", "Tied embeddings"),
     rename={"pre_feedforward_layernorm": "post_attention_layernorm"},
     sites={
-        "token_embeddings": Read(
-            Child("embed_tokens"),
-            description="The embedding module's output, already multiplied by sqrt(hidden_size) inside it"),
-        "attention_scores": Read(
-            Call("nn.functional.softmax", "input", inside="attention_interface", eager="eager_attention_forward"),
-            Argument(0), condition=EAGER_ONLY,
-            description="The attention scores entering the softmax: scaled, soft-capped to "
-                        "attn_logit_softcapping * tanh(s / attn_logit_softcapping), then masked"),
+        "token_embeddings": "The embedding module's output, already multiplied by sqrt(hidden_size) inside it",
+        "attention_scores": "The attention scores entering the softmax: scaled, soft-capped to "
+                            "attn_logit_softcapping * tanh(s / attn_logit_softcapping), then masked",
     },
-    readout=softcapped,
+    readout=SOFTCAPPED,
     loads=("eager",),
     checkpoints=(
         # google/vaultgemma-1b's config.json is gated; its sizes as given in keras-hub's

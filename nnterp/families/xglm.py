@@ -16,7 +16,7 @@ values are read where the forward binds them folded for the bmm, and served head
 from nnterp.families._fairseq_opt import FAIRSEQ_RENAME, MLP_INPUT, MLP_SITES
 from nnterp.families._own_attention import BATCH_HEADS, FOLDED_HEADS, WHOLE, Assigned, ByDtype
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import Argument, Call, Child, Read
+from nnterp.sites import Argument, Call, Read
 
 FAMILY = Family(
     name="xglm",
@@ -26,10 +26,8 @@ FAMILY = Family(
     tags=("Sequential block", "No MLP module", "Sinusoidal positions", "Scaled embeddings", "LayerNorm"),
     rename={"model.layer_norm": "norm", "final_layer_norm": "post_attention_layernorm", **FAIRSEQ_RENAME},
     sites={
-        "token_embeddings": Read(
-            Child("embed_tokens"),
-            description="The embedding module's output, already multiplied by sqrt(d_model); the sinusoidal "
-                        "positions are added after, so layers[0].input is the sum"),
+        "token_embeddings": "The embedding module's output, already multiplied by sqrt(d_model); the sinusoidal "
+                            "positions are added after, so layers[0].input is the sum",
         "attention_queries": Read(
             Assigned("query_states", occurrence=-1), WHOLE, FOLDED_HEADS,
             description="The queries entering attention, already multiplied by head_dim ** -0.5 in q_proj's output"),

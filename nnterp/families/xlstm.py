@@ -13,20 +13,14 @@ the cached recurrent path (use_cache=True, the config's default) fails on a prom
 mlstm_recurrent_step_native (matC_old has wrong shape), so the tiny recipe runs with use_cache=False.
 """
 
-import torch
 
+from nnterp.readout import Readout
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import Argument, Element, Own, Read
+from nnterp.sites import Argument, Own, Read
 from nnterp.families._mamba_ssm import no_attention
 
 MLSTM = ("an mLSTM layer: a gated matrix-memory recurrence per head (queries, keys and values update and read a "
          "memory), with no softmax, so there are no attention scores or pattern")
-
-
-def _soft_cap(model, logits):
-    cap = model._nnterp_state.config.output_logit_soft_cap
-    logits = logits.float()
-    return logits if cap is None else cap * torch.tanh(logits / cap)
 
 
 def _up_proj_dim(config):
@@ -50,15 +44,14 @@ FAMILY = Family(
     sites={
         "layer_input": Read(Own("input"), Argument(0, "x")),
         **no_attention(MLSTM),
-        "attention_output": Read(
-            Own("output"), Element(0), description="What the mLSTM layer adds to the residual stream"),
+        "attention_output": "What the mLSTM layer adds to the residual stream",
     },
     accessors={
         "num_heads": lambda c: getattr(c, "num_heads", None), "num_kv_heads": lambda c: getattr(c, "num_heads", None),
         "head_dim": lambda c: None, "qk_head_dim": lambda c: None,
         "intermediate_size": _up_proj_dim,
     },
-    readout=_soft_cap,
+    readout=Readout(float32=True, softcap="output_logit_soft_cap"),
     block_kind=lambda config: "recurrent",
     loads=("eager",),
     checkpoints=(

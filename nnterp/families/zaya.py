@@ -109,10 +109,8 @@ FAMILY = Family(
           "Partial rotary", "Grouped keys/values", "RMSNorm", "Float32 residual"),
     rename={"qkv_proj.q_proj": "q_proj", "qkv_proj.k_proj": "k_proj"},
     sites={
-        "token_embeddings": Read(
-            Child("embed_tokens"),
-            description="embed_tokens' output; layers[0].input is (token_embeddings + input_hidden_states_bias) · "
-                        "input_hidden_states_scale, in float32"),
+        "token_embeddings": "embed_tokens' output; layers[0].input is (token_embeddings + input_hidden_states_bias) · "
+                            "input_hidden_states_scale, in float32",
         # the module's output is the block's residual from here on: both post_attention_layernorm (through a cast)
         # and post_mlp_residual_scale take it, so a replaced output reaches both as an in-place edit does
         "layer_mid": Read(
