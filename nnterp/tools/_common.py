@@ -120,10 +120,8 @@ def blocks_serving(model, name: str, layers=None) -> list[int]:
 
 
 # --------------------------------------------------------------------------- blocks and tokens
-def layer_list(model, layers: Iterable[int] | int | None) -> list[int]:
-    """Block indices, negatives counted from the end, sorted into forward order; None means all."""
-    if layers is None:
-        return list(range(model.num_layers))
+def layer_indices(model, layers: Iterable[int] | int) -> list[int]:
+    """Block indices as given (order and repeats kept), negatives counted from the end."""
     if isinstance(layers, int):
         layers = [layers]
     out = []
@@ -132,7 +130,14 @@ def layer_list(model, layers: Iterable[int] | int | None) -> list[int]:
         if not -model.num_layers <= index < model.num_layers:
             raise ToolError(f"block {index} does not exist: the model has blocks 0 to {model.num_layers - 1}")
         out.append(index % model.num_layers)
-    return sorted(set(out))
+    return out
+
+
+def layer_list(model, layers: Iterable[int] | int | None) -> list[int]:
+    """Block indices, negatives counted from the end, sorted into forward order; None means all."""
+    if layers is None:
+        return list(range(model.num_layers))
+    return sorted(set(layer_indices(model, layers)))
 
 
 def token_id(model, token: int | str) -> int:
