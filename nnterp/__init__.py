@@ -5,10 +5,10 @@ from .errors import (
     ReadOnlyValue, UnavailableValue, UnknownArchitecture, UnknownName,
 )
 from .model import StandardizedTransformer
-from .vocabulary import DIMENSIONS, VALUES
+from .vocabulary import DIMENSIONS, FORWARD_ORDER, VALUES
 
 __all__ = [
-    "StandardizedTransformer", "VALUES", "DIMENSIONS", "NnterpError", "UnknownArchitecture", "UnknownName",
+    "StandardizedTransformer", "VALUES", "FORWARD_ORDER", "DIMENSIONS", "NnterpError", "UnknownArchitecture", "UnknownName",
     "UnavailableValue", "ConditionedValue", "EmptyPrompt", "BatchRefused", "ReadOnlyValue", "LayoutMismatch",
     "LoadOptionRefused", "OrderError",
 ]

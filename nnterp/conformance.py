@@ -23,27 +23,11 @@ import torch
 
 from .errors import ConditionedValue, NnterpError, UnavailableValue
 from .sites import Call, CallPositions, Child, Own
-from .model import _as_head_input
-from .vocabulary import BY_NAME, values_of
+from .readout import head_input
+from .envoys import block_hosts
+from .vocabulary import BY_NAME, FORWARD_ORDER, values_of
 
 PROMPT = "The Eiffel Tower is in the city of"
-
-#: The order a forward computes the values in; reads within one trace follow it.
-FORWARD_ORDER = {
-    "model": ("input_ids", "attention_mask", "input_size", "token_embeddings"),
-    "block": (
-        ("layer", "layer_input"), ("layer", "attention_norm_output"),
-        ("attention", "attention_queries"), ("attention", "attention_keys"), ("attention", "attention_values"),
-        ("attention", "attention_scores"), ("attention", "attention_probabilities"),
-        ("attention", "attention_head_outputs"), ("attention", "attention_premix"),
-        ("attention", "attention_output"), ("layer", "layer_mid"), ("layer", "mlp_norm_output"),
-        ("layer", "mlp_input"), ("mlp", "router_logits"), ("mlp", "router_weights"), ("mlp", "router_choices"),
-        ("mlp", "mlp_activation"), ("mlp", "mlp_neurons"), ("mlp", "mlp_output"),
-        ("layer", "layer_output"),
-    ),
-    "readout": ("final_norm_output", "lm_head_output", "logits", "next_token_probs"),
-}
-
 
 class ConformanceError(NnterpError):
     """The model broke the contract; the message lists the failed checks."""
@@ -84,9 +68,7 @@ class Report:
 
 
 def _hosts(model, i):
-    layer = model.layers[i]
-    hosts = {"layer": layer, "attention": getattr(layer, "self_attn", None), "mlp": getattr(layer, "mlp", None)}
-    return {host: envoy for host, envoy in hosts.items() if envoy is not None and hasattr(envoy, "_nnterp_site")}
+    return block_hosts(model.layers[i])
 
 
 def _child_module(hosts, host, name):
@@ -209,7 +191,7 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
         if name != "input_size":
             _check_layout(report, "model", name, value, _expected_shape(model, name, batch, seq), dtype)
     if "final_norm_output" in readout and "lm_head_output" in readout:
-        lm = model.lm_head._module(_as_head_input(model.lm_head._module, readout["final_norm_output"]))
+        lm = model.lm_head._module(head_input(model.lm_head._module, readout["final_norm_output"]))
         report.add("lm_head_output == lm_head(final_norm_output)", "model", torch.equal(lm, readout["lm_head_output"]),
                    f"max diff {_diff(lm, readout['lm_head_output']):.3g}")
     if lens_is_readout:

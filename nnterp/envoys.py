@@ -15,14 +15,7 @@ from nnsight.intervention.source import STATE
 
 from .errors import NnterpError, OrderError, ReadOnlyValue, UnknownName
 from .sites import conditioned_error, envoy_memo, where_of
-from .vocabulary import HOST_PATHS, MODULE_NAMES, ValueSpec, values_of
-
-#: The order the forward computes the values in, for the message of an out-of-order read.
-FORWARD_ORDER = (
-    "the inputs and token_embeddings, then block by block layer_input, the attention's values, layer_mid, "
-    "the MLP's values and layer_output, then final_norm_output, lm_head_output and logits"
-)
-
+from .vocabulary import HOST_PATHS, MODULE_NAMES, ValueSpec, forward_order_sentence, values_of
 
 def _block_of(envoy):
     """The block (layers[i]) a host belongs to: its nearest ancestor that is a block host (the parent,
@@ -30,6 +23,21 @@ def _block_of(envoy):
     while envoy is not None and getattr(type(envoy), "_nnterp_host", None) != "layer":
         envoy = envoy.parent
     return envoy
+
+
+def block_hosts(layer) -> dict:
+    """The hosts of one block, ``{"layer": ..., "attention": ..., "mlp": ...}`` in forward order, a host the block
+    lacks left out (a Mamba block has no MLP; ``absent_host_reason`` says why)."""
+    hosts = {"layer": layer, "attention": getattr(layer, "self_attn", None), "mlp": getattr(layer, "mlp", None)}
+    return {host: envoy for host, envoy in hosts.items() if envoy is not None and hasattr(envoy, "_nnterp_site")}
+
+
+def absent_host_reason(model, layer, host: str) -> str:
+    """Why a block has no ``host`` (the family's reason where it declares one)."""
+    spec = values_of(host, model.family.groups)[0]
+    site = model.family.site(spec.name, layer._nnterp_context())
+    module_name = HOST_PATHS[host].rsplit(".", 1)[-1]
+    return site.reason if not site.served else f"this block has no {module_name} module"
 
 
 def standard_path(envoy) -> str:
@@ -104,7 +112,7 @@ class StandardValue:
         unsure = "" if never_ran is False else ", or its site never ran in this forward"
         return OrderError(
             f"{standard_path(envoy)}.{self.spec.name} was asked for after the forward had passed it{unsure}: read "
-            f"values in the order the forward computes them ({FORWARD_ORDER}), or use another trace or invoke"
+            f"values in the order the forward computes them ({forward_order_sentence()}), or use another trace or invoke"
         )
 
 

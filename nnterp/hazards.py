@@ -33,14 +33,15 @@ class NonFinite:
 def first_nonfinite(model, prompt) -> NonFinite | None:
     """Trace ``prompt`` once and name the first value, in forward order, that is not finite."""
     from .conformance import _status
+    from .envoys import block_hosts
 
     reads = []  # (block, host, name)
     saved = []
     with model.trace(prompt):
         for index, layer in enumerate(model.layers):
-            hosts = {"layer": layer, "attention": layer.self_attn, "mlp": layer.mlp}
+            hosts = block_hosts(layer)
             for host, name in BLOCK_VALUES:
-                if _status(hosts[host], name, model) == "served":
+                if host in hosts and _status(hosts[host], name, model) == "served":
                     saved.append(getattr(hosts[host], name).save())
                     reads.append((index, host, name))
         saved.append(model.logits.save())
@@ -48,6 +49,8 @@ def first_nonfinite(model, prompt) -> NonFinite | None:
     for (block, host, name), value in zip(reads, saved):
         value = value.detach()
         bad = ~torch.isfinite(value)
+        if name == "attention_scores":  # a masked score may be -inf (GPT-Neo's mask): only NaN and +inf are hazards
+            bad &= value != float("-inf")
         if bad.any():
             finite = value[~bad]
             largest = float(finite.abs().max()) if finite.numel() else float("nan")

@@ -9,9 +9,11 @@ from typing import Any
 import torch
 from nnsight import TransformersModel
 
-from .envoys import ENVOYS, AttentionEnvoy, StandardHost, StandardValue, _addindent, reads_operations
+from .envoys import ENVOYS, AttentionEnvoy, StandardHost, StandardValue, _addindent, block_hosts
 from .errors import BatchRefused, EmptyPrompt, LoadOptionRefused
 from .family import Family, family_for
+from .readout import head_input
+from .sites import where_of
 from .support import Support, build_support
 from .tracing import TurnTakingTracer
 from .vocabulary import values_of
@@ -140,9 +142,11 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         trace reads something inside that module before its first interior value.
         """
         for layer in self.layers:
-            for host in (layer, layer.self_attn, layer.mlp):
-                if reads_operations(host):
-                    host.source
+            for host in block_hosts(layer).values():
+                for name in host._nnterp_sites_names():
+                    where = where_of(host._nnterp_site(name))
+                    if where is not None:
+                        where.instrument(host)
         return self
 
     # ------------------------------------------------------------------ identity
@@ -178,7 +182,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         normed = self.norm(hidden)
         if family.pre_head is not None:
             normed = family.pre_head(self, normed)
-        return family.readout(self, self.lm_head(_as_head_input(self.lm_head._module, normed)))
+        return family.readout(self, self.lm_head(head_input(self.lm_head._module, normed)))
 
     # ------------------------------------------------------------------ describing
     def support(self) -> Support:
@@ -196,10 +200,9 @@ class StandardizedTransformer(StandardHost, TransformersModel):
             host = self
         else:
             block = self.layers[layer or 0]
-            host = block if spec.host == "layer" else getattr(block, "self_attn" if spec.host == "attention" else "mlp",
-                                                               None)
-            if host is None or not hasattr(host, "_nnterp_site"):
-                site = self.family.site(name, block._nnterp_context())  # the family may say why the block has none
+            host = block_hosts(block).get(spec.host)
+            if host is None:  # the family may say why the block has none
+                site = self.family.site(name, block._nnterp_context())
                 return site.reason if not site.served else f"block {layer or 0} has no {spec.host} module"
         site = host._nnterp_site(name)
         if not site.served:
@@ -243,15 +246,6 @@ class StandardizedTransformer(StandardHost, TransformersModel):
 
 for _spec in values_of("model"):
     setattr(StandardizedTransformer, _spec.name, StandardValue(_spec))
-
-
-def _as_head_input(head, hidden: torch.Tensor) -> torch.Tensor:
-    """A stream kept in float32 under a half-precision load (Mamba's, ZAYA's) is cast to the head's dtype, as the
-    models do before lm_head."""
-    weight = getattr(head, "weight", None)
-    if isinstance(weight, torch.Tensor) and weight.is_floating_point() and hidden.dtype != weight.dtype:
-        return hidden.to(weight.dtype)
-    return hidden
 
 
 def _envoys_by_class(model, family) -> dict:

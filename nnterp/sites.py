@@ -173,6 +173,10 @@ class Where:
         """The nnsight object whose ``path`` the location hangs off (inside a trace)."""
         raise NotImplementedError
 
+    def instrument(self, host) -> None:
+        """Install now what reading here needs inside a forward (``model.instrument()``); nothing at a module's
+        boundary."""
+
     def describe(self, module) -> str:
         raise NotImplementedError
 
@@ -259,6 +263,9 @@ class Call(Where):
         outer = getattr(source, self._label(source.compiled, self.inside))
         inner = outer.source  # parks until the enclosing call runs, then drills into what it runs
         return getattr(inner, self._label(inner.compiled, self.callee))
+
+    def instrument(self, host) -> None:
+        host.source
 
     def labels_for(self, module) -> tuple[str, str | None]:
         forward = labels.compiled_forward(module)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
+from .envoys import absent_host_reason, block_hosts
 from .vocabulary import HOSTS, HOST_PATHS, values_of
 
 
@@ -119,11 +120,11 @@ def _block_groups(model):
     """Blocks grouped by what they serve: one group on most families, one per block kind on hybrids."""
     groups: dict[tuple, list[int]] = {}
     for index, layer in enumerate(model.layers):
-        hosts = (layer, getattr(layer, "self_attn", None), getattr(layer, "mlp", None))
+        hosts = block_hosts(layer)
         key = tuple(
             (type(envoy._module).__name__, tuple(id(envoy._nnterp_site(n)) for n in envoy._nnterp_sites_names()))
-            if envoy is not None and hasattr(envoy, "_nnterp_site") else None
-            for envoy in hosts
+            if envoy is not None else None
+            for envoy in (hosts.get(host) for host in ("layer", "attention", "mlp"))
         )
         groups.setdefault(key, []).append(index)
     return list(groups.values())
@@ -136,8 +137,7 @@ def build_support(model) -> Support:
     for indices in groups:
         layer = model.layers[indices[0]]
         suffix = "" if len(groups) == 1 else f" for i in {_compact(indices)}"
-        hosts = {"layer": layer, "attention": getattr(layer, "self_attn", None), "mlp": getattr(layer, "mlp", None)}
-        _rows_for(rows, model, hosts, suffix)
+        _rows_for(rows, model, block_hosts(layer), suffix)
     return rows
 
 
@@ -146,11 +146,8 @@ def _absent_host_rows(rows, model, hosts, host, suffix) -> None:
     layer = hosts.get("layer")
     if layer is None or host == "model":
         return
-    context = layer._nnterp_context()
-    module_name = HOST_PATHS[host].rsplit(".", 1)[-1]
+    reason = absent_host_reason(model, layer, host)
     for spec in values_of(host, model.family.groups):
-        site = model.family.site(spec.name, context)
-        reason = site.reason if not site.served else f"this block has no {module_name} module"
         rows.append(SupportRow(
             host=HOST_PATHS[host] + suffix, host_class="(none)", name=spec.name, layout="scalar",
             description=f"Unavailable: {reason}", read_at="nowhere: the block has no such module",
@@ -160,7 +157,7 @@ def _absent_host_rows(rows, model, hosts, host, suffix) -> None:
 def _rows_for(rows, model, hosts, suffix) -> None:
     for host in HOSTS:
         envoy = hosts.get(host)
-        if envoy is None or not hasattr(envoy, "_nnterp_site"):
+        if envoy is None:
             _absent_host_rows(rows, model, hosts, host, suffix)
             continue
         for spec in values_of(host, model.family.groups):

@@ -136,6 +136,32 @@ def values_of(host: str, groups=("core",)) -> tuple[ValueSpec, ...]:
     return tuple(spec for spec in ALL_VALUES if spec.host == host and spec.group in groups)
 
 
+#: The order a forward computes the values in, the one order errors, the contract, hazards and the cache
+#: follow: the model's inputs and embeddings, then each block's values by host, then the readout. A family
+#: whose block computes in another order declares its own ``Family.block_order`` from this one.
+FORWARD_ORDER = {
+    "model": ("input_ids", "attention_mask", "input_size", "token_embeddings"),
+    "block": (
+        ("layer", "layer_input"), ("layer", "attention_norm_output"),
+        ("attention", "attention_queries"), ("attention", "attention_keys"), ("attention", "attention_values"),
+        ("attention", "attention_scores"), ("attention", "attention_probabilities"),
+        ("attention", "attention_head_outputs"), ("attention", "attention_premix"),
+        ("attention", "attention_output"), ("layer", "layer_mid"), ("layer", "mlp_norm_output"),
+        ("layer", "mlp_input"), ("mlp", "router_logits"), ("mlp", "router_weights"), ("mlp", "router_choices"),
+        ("mlp", "mlp_activation"), ("mlp", "mlp_neurons"), ("mlp", "mlp_output"),
+        ("layer", "layer_output"),
+    ),
+    "readout": ("final_norm_output", "lm_head_output", "logits", "next_token_probs"),
+}
+
+
+def forward_order_sentence() -> str:
+    """The forward order in words, for the message of an out-of-order read."""
+    return ("the inputs and token_embeddings, then block by block layer_input, the attention's values, layer_mid, "
+            "the MLP's values and layer_output, then final_norm_output, lm_head_output and logits "
+            "(nnterp.FORWARD_ORDER lists every value)")
+
+
 #: Standard module names, aliased onto the native tree.
 MODULE_NAMES = (
     "embed_tokens", "layers", "self_attn", "q_proj", "k_proj", "v_proj", "o_proj", "mlp", "act_fn",
@@ -149,6 +175,9 @@ def _check_table() -> None:
         unknown = [d for d in spec.layout.dims if d not in DIMENSIONS]
         assert not unknown, f"{spec.name}: unknown dimensions {unknown}"
     assert len(VALUES) == 25 and len(BY_NAME) == len(ALL_VALUES)
+    ordered = [*FORWARD_ORDER["model"], *(name for _, name in FORWARD_ORDER["block"]), *FORWARD_ORDER["readout"]]
+    assert sorted(ordered) == sorted(BY_NAME), "FORWARD_ORDER must name every value once"
+    assert all(BY_NAME[name].host == host for host, name in FORWARD_ORDER["block"])
 
 
 _check_table()

@@ -17,11 +17,6 @@ FAIRSEQ_RENAME = {
     "fc2": ["down_proj", "mlp"],
 }
 
-NO_MLP_MODULE = (
-    "the block has no MLP module: fc1, activation_fn and fc2 are the layer's own children, and mlp is an alias of "
-    "fc2, the MLP half's last module")
-
-
 def _batch_rows(native) -> int:
     """The batch of the current run (of this invoke's rows when nnsight narrowed the tensor to them)."""
     mediator = Mediator.current("the batch size")

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from nnsight.intervention.interleaver import Mediator
-from nnsight.intervention.source import STATE
 
 from nnterp.errors import UnavailableValue
 from nnterp.family import COMMON_SITES
@@ -101,8 +100,6 @@ class InRouter(Where):
         envoy = _child(host, self.router)
         if self.callee is None:
             return envoy
-        state = envoy._module.__dict__.get(STATE)
-        object.__setattr__(host, "_nnterp_fresh_source", state is None or not state.sourced)
         source = envoy.source
         return getattr(source, self._label(source.compiled))
 

@@ -26,7 +26,7 @@ both; the router values are read at the block's router. The logits are soft-capp
 final_logit_softcapping is set.
 """
 
-from nnterp.conformance import FORWARD_ORDER
+from nnterp.vocabulary import FORWARD_ORDER
 from nnterp.family import COMMON_SITES, Checkpoint, Family, HostContext
 from nnterp.families._moe import InRouter, RouterRead
 from nnterp.sites import Element, Nowhere, Read, Sibling

@@ -37,7 +37,7 @@ model cannot take (it computes its own and pads them with the ids), so such a ba
 reason; prompts of one length run together.
 """
 
-from nnterp.conformance import FORWARD_ORDER
+from nnterp.vocabulary import FORWARD_ORDER
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import SPLIT_HEADS, Argument, CallPositions, Child, Nowhere, Own, Read
 from nnterp.families._reformer import (

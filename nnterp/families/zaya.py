@@ -36,7 +36,7 @@ import sys
 from dataclasses import dataclass
 
 from nnterp import labels
-from nnterp.conformance import FORWARD_ORDER
+from nnterp.vocabulary import FORWARD_ORDER
 from nnterp.families._moe import InRouter, RouterRead, experts_sentence
 from nnterp.families._own_attention import WHOLE, Assigned
 from nnterp.family import Checkpoint, Family

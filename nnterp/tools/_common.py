@@ -219,13 +219,6 @@ def model_device(model) -> torch.device:
         return torch.device("cpu")
 
 
-def model_dtype(model) -> torch.dtype:
-    try:
-        return next(model._module.parameters()).dtype
-    except StopIteration:  # pragma: no cover
-        return torch.float32
-
-
 def trace(model, batch: dict, **kwargs):
     """``model.trace`` on an encoded batch (ids, mask and, for padded rows, position ids), without a cache:
     one pass needs none, and a cache some models update in place would break a backward pass."""
