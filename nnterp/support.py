@@ -58,13 +58,50 @@ class Support(list):
                 out.append(f"  {mark}{r.name:<{width}}{r.layout:<{lwidth}}  {r.description}")
                 out.append(f"    {'':<{width}}{'':<{lwidth}}  read at: {r.read_at}")
                 if r.note:
-                    label = "condition" if r.status == "conditioned" else "reason"
-                    now = "" if r.status != "conditioned" else (" (met by this load)" if r.available else " (not met by this load)")
-                    out.append(f"    {'':<{width}}{'':<{lwidth}}  ⚠︎ {label}: {r.note}{now}")
+                    out.append(f"    {'':<{width}}{'':<{lwidth}}  {self._note(r)}")
             out.append("")
         return "\n".join(out).rstrip()
 
     __repr__ = __str__
+
+    # -- in a notebook: the same table, one per host; a condition or reason under its value
+    def _note(self, row: SupportRow) -> str:
+        if not row.note:
+            return ""
+        label = "condition" if row.status == "conditioned" else "reason"
+        now = "" if row.status != "conditioned" else (" (met by this load)" if row.available else " (not met by this load)")
+        return f"⚠︎ {label}: {row.note}{now}"
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        out = []
+        for host, rows in self.by_host().items():
+            body = []
+            for r in rows:
+                note = self._note(r)
+                what = escape(r.description) + (f"<br><em>{escape(note)}</em>" if note else "")
+                body.append(f"<tr><td><code>{escape(r.name)}</code></td><td>{escape(r.layout)}</td>"
+                            f"<td>{what}</td><td>{escape(r.read_at)}</td></tr>")
+            out.append(f"<table><caption style=\"text-align:left\"><code>{escape(host)}</code> {escape(rows[0].host_class)}"
+                       f"</caption><thead><tr><th>value</th><th>layout</th><th>what it is</th><th>read at</th></tr></thead>"
+                       f"<tbody>{''.join(body)}</tbody></table>")
+        return "".join(out)
+
+    def _repr_markdown_(self) -> str:
+        def cell(text: str) -> str:
+            return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+        out = []
+        for host, rows in self.by_host().items():
+            out += [f"**`{host}`** {cell(rows[0].host_class)}", "", "| value | layout | what it is | read at |",
+                    "|---|---|---|---|"]
+            for r in rows:
+                note = self._note(r)
+                what = cell(r.description) + (f"<br>*{cell(note)}*" if note else "")
+                out.append(f"| `{cell(r.name)}` | {cell(r.layout)} | {what} | {cell(r.read_at)} |")
+            out.append("")
+        return "\n".join(out).rstrip()
 
 
 def _compact(indices) -> str:

@@ -1,6 +1,7 @@
 """The toolkit on tiny models of the families: each tool checked for what it means, not only that it runs."""
 
 import functools
+import warnings
 
 import pytest
 import torch
@@ -8,9 +9,9 @@ import torch
 from nnterp import tiny
 from nnterp.family import registry
 from nnterp.tools import (
-    ablate_heads, ablate_neurons, attention_patterns, attribution_patching, direct_logit_attribution, generate, head_contributions,
-    head_means, lens_logits, logit_lens, patch_heads, patch_positions, patchscope, run, skip_blocks, steer,
-    stream_norm_without_sink,
+    ablate_heads, ablate_neurons, attention_patterns, attribution_patching, collect, direct_logit_attribution, generate,
+    head_contributions, head_means, lens_logits, logit_difference, logit_lens, mean_difference, patch_heads,
+    patch_positions, patchscope, probability, run, skip_blocks, steer, stream_norm_without_sink,
 )
 from nnterp.tools._common import ToolError, encode, why_not
 
@@ -314,6 +315,101 @@ def test_attribution_patching_is_the_first_order_term_of_patching():
         moved = float(metric(run(model, corrupt, steer(step * delta, layers=[0], positions=[position]))[:, -1]))
         estimate = float(result.scores[0, position] - result.corrupt)
         assert abs((moved - base) / step - estimate) <= 0.05 * abs(estimate)
+
+
+# --------------------------------------------------------------------------- the first hour's toolkit bugs
+def test_metrics_read_the_last_position_of_run_s_logits():
+    """``logit_difference(model, a, b)(run(model, prompts))``: [batch seq vocab] in, the last position read."""
+    model = load("llama")
+    logits = run(model, PROMPTS)                                  # [batch seq vocab], left-padded
+    difference, p = logit_difference(model, 10, 11), probability(model, 10)
+    assert torch.equal(difference(logits), logits[:, -1, 10] - logits[:, -1, 11])
+    assert torch.equal(difference(logits), difference(logits[:, -1]))
+    assert torch.equal(p(logits), logits[:, -1].float().softmax(-1)[:, 10])
+    assert torch.equal(p(logits), p(logits[:, -1]))
+    with pytest.raises(ToolError, match=r"\[batch seq vocab\] or \[batch vocab\]"):
+        difference(logits[0, -1])
+
+
+def test_patchscope_keeps_each_source_block_with_its_target_block():
+    """Row i patches ``layers[i]`` into ``target_layers[i]``: the same as that pair patched alone."""
+    model = load("llama")
+    source, target = PROMPT, "Hello world, how are you"
+    both = patchscope(model, source, target, layers=[1, 0], target_layers=[0, 1])
+    assert both.layers == [1, 0] and both.target_layers == [0, 1]
+    for row, (layer, into) in enumerate([(1, 0), (0, 1)]):
+        alone = patchscope(model, source, target, layers=[layer], target_layers=[into])
+        assert torch.equal(both.top_ids[row], alone.top_ids[0])
+        torch.testing.assert_close(both.top_probs[row], alone.top_probs[0], rtol=0, atol=1e-6)
+    assert "block   1 ->   0" in both.table()
+    swapped = patchscope(model, source, target, layers=[0, 1], target_layers=[0, 1])   # other pairs, other rows
+    assert not torch.allclose(swapped.top_probs[0], both.top_probs[0])
+
+
+def test_the_lens_returns_blocks_in_the_order_asked():
+    model = load("llama")
+    forward, _ = lens_logits(model, PROMPTS, layers=[0, 1])
+    backward, _ = lens_logits(model, PROMPTS, layers=[-1, 0])
+    assert torch.equal(backward, forward.flip(0))
+
+
+def test_relative_steering_of_a_learned_vector_warns_nothing_and_keeps_its_gradient():
+    """A vector that requires grad (one being learned): no conversion warning, and since a relative steer
+    depends only on the vector's direction, its gradient is orthogonal to it."""
+    model = load("llama")
+    vector = torch.nn.Parameter(torch.randn(model.hidden_size))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run(model, PROMPTS, steer(vector, layers=[0], relative=True, coefficient=3.0))
+        try:
+            with model.trace(PROMPT):
+                steer(vector, layers=[0], relative=True, coefficient=3.0)(model)
+                loss = model.logits[0, -1, 10].save()
+            loss.backward()
+        finally:
+            model._module.zero_grad(set_to_none=True)
+    assert vector.grad is not None and float(vector.grad.norm()) > 0
+    grad, direction = vector.grad, vector.detach()
+    assert abs(float(grad @ direction)) < 1e-4 * float(grad.norm() * direction.norm())
+
+
+@pytest.mark.parametrize("value", ["layer_output", "attention_premix"])
+def test_attribution_patching_leaves_no_gradient_on_the_model(value):
+    """No parameter gains a .grad, and one the caller had is left exactly as it was."""
+    model = load("llama")
+    clean, corrupt = corrupted(model)
+    parameters = dict(model._module.named_parameters())
+    kept_name = next(iter(parameters))
+    kept = torch.randn_like(parameters[kept_name])
+    parameters[kept_name].grad = kept.clone()
+    try:
+        attribution_patching(model, clean, corrupt, metric, value=value)
+        assert torch.equal(parameters[kept_name].grad, kept)
+        assert [n for n, p in parameters.items() if n != kept_name and p.grad is not None] == []
+    finally:
+        parameters[kept_name].grad = None
+
+
+def test_tools_that_need_no_gradient_build_no_graph():
+    """With gradients on (torch's default), what the forward-only tools return carries no autograd graph."""
+    model = load("llama")
+    assert torch.is_grad_enabled()
+    clean, corrupt = corrupted(model)
+    tensors = {
+        "run": run(model, PROMPTS),
+        "lens_logits": lens_logits(model, PROMPTS)[0],
+        "logit_lens": logit_lens(model, PROMPT).top_probs,
+        "patchscope": patchscope(model, PROMPT, "Hello world").top_probs,
+        "mean_difference": mean_difference(model, PROMPT, "Hello world", 0),
+        "head_means": head_means(model, PROMPTS)[0],
+        "patch_positions": patch_positions(model, clean, corrupt, metric).scores,
+        "direct_logit_attribution": direct_logit_attribution(model, PROMPT, 10).heads,
+        "head_contributions": head_contributions(model, 0, torch.randn(1, 3, model.num_heads, model.head_dim)),
+        "collect": collect(model, PROMPTS, ["layer_output"], progress=False)["layer_output"],
+        "attribution_patching": attribution_patching(model, clean, corrupt, metric).scores,
+    }
+    assert [name for name, tensor in tensors.items() if tensor.requires_grad] == []
+    assert all(p.grad is None for p in model._module.parameters())
 
 
 # --------------------------------------------------------------------------- bad input

@@ -14,21 +14,15 @@ from typing import Iterable, Sequence
 import torch
 
 from ..errors import NnterpError
-from ..vocabulary import BY_NAME
+from ..vocabulary import BY_NAME, FORWARD_ORDER
 
 #: Where a host's values hang off a block.
 _HOST_ATTRIBUTE = {"layer": None, "attention": "self_attn", "mlp": "mlp"}
 
-#: The order a block computes its values in: reads and edits inside one trace follow it.
-BLOCK_ORDER = (
-    "layer_input", "attention_norm_output", "attention_queries", "attention_keys", "attention_values",
-    "attention_scores", "attention_probabilities", "attention_head_outputs", "attention_premix",
-    "attention_output", "layer_mid", "mlp_norm_output", "mlp_input", "mlp_activation", "mlp_neurons",
-    "router_logits", "router_choices", "router_weights", "mlp_output", "layer_output",
-)
-#: Model values before the blocks and after them.
-BEFORE_BLOCKS = ("input_ids", "attention_mask", "input_size", "token_embeddings")
-AFTER_BLOCKS = ("final_norm_output", "lm_head_output", "logits", "next_token_probs")
+#: Where each value sits in the forward: the vocabulary's one forward order (model inputs, blocks, readout).
+_BEFORE_BLOCKS = {name: i for i, name in enumerate(FORWARD_ORDER["model"])}
+_IN_A_BLOCK = {name: i for i, (_, name) in enumerate(FORWARD_ORDER["block"])}
+_AFTER_BLOCKS = {name: i for i, name in enumerate(FORWARD_ORDER["readout"])}
 
 
 class ToolError(NnterpError, ValueError):
@@ -72,11 +66,12 @@ def write(model, name: str, layer: int | None, value) -> None:
 
 def order_key(name: str, layer: int | None) -> tuple[int, int]:
     """Sorts reads and edits of one trace into the order the forward computes them."""
-    if spec(name).host == "model":
-        if name in BEFORE_BLOCKS:
-            return (-1, BEFORE_BLOCKS.index(name))
-        return (1 << 30, AFTER_BLOCKS.index(name) if name in AFTER_BLOCKS else 0)
-    return (layer, BLOCK_ORDER.index(name) if name in BLOCK_ORDER else len(BLOCK_ORDER))
+    spec(name)
+    if name in _BEFORE_BLOCKS:
+        return (-1, _BEFORE_BLOCKS[name])
+    if name in _AFTER_BLOCKS:
+        return (1 << 30, _AFTER_BLOCKS[name])
+    return (layer, _IN_A_BLOCK[name])
 
 
 def why_not(model, name: str, layer: int | None = None) -> str | None:
@@ -120,10 +115,8 @@ def blocks_serving(model, name: str, layers=None) -> list[int]:
 
 
 # --------------------------------------------------------------------------- blocks and tokens
-def layer_list(model, layers: Iterable[int] | int | None) -> list[int]:
-    """Block indices, negatives counted from the end, sorted into forward order; None means all."""
-    if layers is None:
-        return list(range(model.num_layers))
+def layer_indices(model, layers: Iterable[int] | int) -> list[int]:
+    """Block indices as given (order and repeats kept), negatives counted from the end."""
     if isinstance(layers, int):
         layers = [layers]
     out = []
@@ -132,7 +125,14 @@ def layer_list(model, layers: Iterable[int] | int | None) -> list[int]:
         if not -model.num_layers <= index < model.num_layers:
             raise ToolError(f"block {index} does not exist: the model has blocks 0 to {model.num_layers - 1}")
         out.append(index % model.num_layers)
-    return sorted(set(out))
+    return out
+
+
+def layer_list(model, layers: Iterable[int] | int | None) -> list[int]:
+    """Block indices, negatives counted from the end, sorted into forward order; None means all."""
+    if layers is None:
+        return list(range(model.num_layers))
+    return sorted(set(layer_indices(model, layers)))
 
 
 def token_id(model, token: int | str) -> int:

@@ -244,7 +244,8 @@ def attribution_patching(model, clean: str, corrupt: str, metric, *, value: str 
                     write(model, value, layer, activation)
                 activations.append(activation.save())
             score = metric(model.logits[:, -1]).sum()
-            with score.backward():
+            # gradients flow to the values read, never into the parameters: no .grad is left on the model
+            with score.backward(inputs=activations):
                 for activation in reversed(activations):            # gradients arrive last block first
                     gradients.append(activation.grad.save())
             corrupt_score = score.detach().save()

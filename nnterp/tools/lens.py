@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ._common import ToolError, blocks_serving, encode, positions_of, token_ids, token_text, trace
+from ._common import ToolError, blocks_serving, encode, layer_indices, positions_of, require, token_ids, token_text, trace
 
 #: The Patchscopes paper's identity prompt: the model continues "?" with what the patched stream encodes.
 IDENTITY_PROMPT = "cat -> cat\n1135 -> 1135\nhello -> hello\n?"
@@ -94,20 +94,33 @@ class LogitLens:
 
 
 def _read_streams(model, batch, layers):
+    """``layer_output`` of each block in ``layers`` (read in forward order, returned in the order given), and the logits."""
+    forward = sorted(set(layers))
     streams = []
     with torch.no_grad():
         with trace(model, batch):
-            for layer in layers:
+            for layer in forward:
                 streams.append(model.layers[layer].layer_output.save())
             logits = model.logits.save()
-    return streams, logits
+    by_block = dict(zip(forward, streams))
+    return [by_block[layer] for layer in layers], logits
+
+
+def _blocks_as_given(model, layers) -> list[int]:
+    """The blocks a lens row reads, in the order the caller gave them (every serving block by default)."""
+    if layers is None:
+        return blocks_serving(model, "layer_output")
+    chosen = layer_indices(model, layers)
+    require(model, "layer_output", sorted(set(chosen)))
+    return chosen
 
 
 def lens_logits(model, prompt, layers=None) -> tuple[torch.Tensor, torch.Tensor]:
-    """``project_on_vocab(layer_output)`` of each block, [blocks batch seq vocab], and the model's logits.
+    """``project_on_vocab(layer_output)`` of each block, [blocks batch seq vocab] with the blocks in the
+    order of ``layers``, and the model's logits.
 
     By default every block that serves ``layer_output`` (all of them on most families)."""
-    layers = blocks_serving(model, "layer_output", layers)
+    layers = _blocks_as_given(model, layers)
     batch = encode(model, prompt)
     streams, logits = _read_streams(model, batch, layers)
     with torch.no_grad():
@@ -160,19 +173,22 @@ def logit_lens(model, prompt: str, *, layers=None, positions=None, top_k: int = 
 # --------------------------------------------------------------------------- patchscope
 @dataclass
 class Patchscope:
-    """What the target prompt makes of a patched stream, one row per block patched."""
+    """What the target prompt makes of a patched stream: row ``i`` patched source block ``layers[i]``
+    into target block ``target_layers[i]``, in the order the blocks were given."""
 
     layers: list[int]
-    top_ids: torch.Tensor                 # [blocks k]
-    top_probs: torch.Tensor               # [blocks k]
+    top_ids: torch.Tensor                 # [rows k]
+    top_probs: torch.Tensor               # [rows k]
     top_tokens: list[list[str]]
     generations: list[str] | None = None
+    target_layers: list[int] | None = None  # the same blocks as ``layers`` unless given
 
     def table(self) -> str:
         lines = []
-        for row, layer in enumerate(self.layers):
+        targets = self.target_layers or self.layers
+        for row, (layer, into) in enumerate(zip(self.layers, targets)):
             tops = "  ".join(f"{t!r} {float(p):.3f}" for t, p in zip(self.top_tokens[row], self.top_probs[row]))
-            line = f"  block {layer:>3}: {tops}"
+            line = f"  block {layer:>3}" + (f" -> {into:>3}" if into != layer else "") + f": {tops}"
             if self.generations is not None:
                 line += f"  |  {self.generations[row]!r}"
             lines.append(line)
@@ -185,12 +201,16 @@ def patchscope(model, source_prompt: str, target_prompt: str = IDENTITY_PROMPT, 
     """Patch the source prompt's ``layer_output`` at ``source_position`` into the target prompt.
 
     Block ``layers[i]`` of the source goes into block ``target_layers[i]`` of the target (the
-    same block by default) at ``target_position``; every block is one row of one batched forward.
+    same block by default) at ``target_position``; each pair is one row of one batched forward, the
+    rows in the order given.
     With ``max_new_tokens`` the target is also continued greedily from each patched run.
     """
-    layers = blocks_serving(model, "layer_output", layers)
-    target_layers = layers if target_layers is None else [int(t) % model.num_layers for t in
-                                                           ([target_layers] if isinstance(target_layers, int) else target_layers)]
+    layers = _blocks_as_given(model, layers)
+    if target_layers is None:
+        target_layers = list(layers)
+    else:
+        target_layers = layer_indices(model, target_layers)
+        require(model, "layer_output", sorted(set(target_layers)))
     if len(target_layers) != len(layers):
         raise ToolError(f"{len(layers)} source blocks but {len(target_layers)} target blocks: give one target per source")
     source = encode(model, source_prompt)
@@ -215,7 +235,8 @@ def patchscope(model, source_prompt: str, target_prompt: str = IDENTITY_PROMPT, 
         generations = [
             _generate_patched(model, target, target_layers[row], target_position, patches[row], max_new_tokens)
             for row in range(rows)]
-    return Patchscope(layers, top_ids.cpu(), top_probs.cpu(), [token_text(model, r) for r in top_ids], generations)
+    return Patchscope(layers, top_ids.cpu(), top_probs.cpu(), [token_text(model, r) for r in top_ids], generations,
+                      target_layers)
 
 
 def _generate_patched(model, target, layer, position, patch, max_new_tokens) -> str:

@@ -5,7 +5,8 @@
 patch) and returns a ``Patching`` whose ``scores`` hold the metric per patch; ``normalized`` maps
 the corrupt run to 0 and the clean run to 1. ``metric`` takes the last position's logits
 [batch vocab] and returns one number per row: ``logit_difference`` and ``probability`` build the
-usual ones.
+usual ones, and also take the [batch seq vocab] logits of ``run`` or ``model.logits`` (they read
+the last position).
 """
 
 from __future__ import annotations
@@ -21,11 +22,23 @@ RESIDUAL_VALUES = ("layer_input", "layer_mid", "layer_output", "attention_output
 HEAD_VALUES = ("attention_premix", "attention_head_outputs")
 
 
+def last_position(logits: torch.Tensor) -> torch.Tensor:
+    """[batch vocab] logits: the last position of [batch seq vocab] ones, [batch vocab] ones as they are."""
+    if logits.dim() == 3:
+        return logits[:, -1]
+    if logits.dim() == 2:
+        return logits
+    raise ToolError(f"a metric takes logits [batch seq vocab] or [batch vocab]; got shape {list(logits.shape)}")
+
+
 def logit_difference(model, good, bad) -> Callable[[torch.Tensor], torch.Tensor]:
-    """logit(good) - logit(bad) at the last position: tokens as single-token texts (``" Paris"``) or ids."""
+    """logit(good) - logit(bad) at the last position, per row: tokens as single-token texts (``" Paris"``) or ids.
+
+    The metric takes logits [batch seq vocab] (``run``'s, ``model.logits``) or [batch vocab]."""
     good, bad = token_id(model, good), token_id(model, bad)
 
     def metric(logits: torch.Tensor) -> torch.Tensor:
+        logits = last_position(logits)
         return logits[:, good] - logits[:, bad]
 
     metric.__name__ = f"logit({model.tokenizer.decode([good])!r}) - logit({model.tokenizer.decode([bad])!r})"
@@ -33,11 +46,11 @@ def logit_difference(model, good, bad) -> Callable[[torch.Tensor], torch.Tensor]
 
 
 def probability(model, token) -> Callable[[torch.Tensor], torch.Tensor]:
-    """The probability of ``token`` at the last position."""
+    """The probability of ``token`` at the last position, per row; the metric takes logits [batch seq vocab] or [batch vocab]."""
     index = token_id(model, token)
 
     def metric(logits: torch.Tensor) -> torch.Tensor:
-        return logits.float().softmax(-1)[:, index]
+        return last_position(logits).float().softmax(-1)[:, index]
 
     metric.__name__ = f"p({model.tokenizer.decode([index])!r})"
     return metric

@@ -48,7 +48,8 @@ def steer(vector: torch.Tensor | dict, layers=None, *, positions=None, rows=None
     ``vector`` is [hidden_size], or a dict block -> vector (then ``layers`` defaults to its keys).
     ``positions`` and ``rows`` pick where (None: everywhere; during generation, ``-1`` is each new
     token). ``relative=True`` first rescales the vector, per row, to ``coefficient`` times the mean
-    norm of the stream there, position 0 left out.
+    norm of the stream there, position 0 left out (that norm is a measured constant: a gradient
+    flows to the vector and through the stream, not through the norm).
     """
     value = _residual(value)
     vectors = dict(vector) if isinstance(vector, dict) else None
@@ -61,7 +62,6 @@ def steer(vector: torch.Tensor | dict, layers=None, *, positions=None, rows=None
         vec = torch.as_tensor(vec)
         if vec.dim() != 1:
             raise ToolError(f"a steering vector is one direction [hidden_size]; got shape {list(vec.shape)}")
-        unit_norm = float(vec.float().norm())
 
         def apply(model, context):
             if vec.shape[0] != model.hidden_size:
@@ -72,8 +72,10 @@ def steer(vector: torch.Tensor | dict, layers=None, *, positions=None, rows=None
             where = selection(batch, seq, rows, positions).to(stream.device, compute)
             added = vec.to(stream.device, compute)
             if relative:
-                scale = stream_norm_without_sink(stream, context.get("sink"), context["step"])
-                added = added / unit_norm if unit_norm > 0 else added
+                # the scale is measured, not differentiated: the in-place add below would break its backward
+                scale = stream_norm_without_sink(stream.detach(), context.get("sink"), context["step"])
+                # a tensor norm, not a Python float: a vector being learned keeps its gradient, and a zero vector stays zero
+                added = added / added.norm().clamp(min=torch.finfo(compute).tiny)
                 added = (coefficient * scale.to(compute))[:, None, None] * added
             else:
                 added = coefficient * added
