@@ -781,6 +781,8 @@ def rotary_note(subject) -> str | None:
         prose.append(f"Each layer type has its own rotary ({described}).")
     elif kind and kind != "default":
         prose.append(f"The frequencies are scaled: `rope_type` is {kind}.")
+    elif subject.checkpoint is not None:
+        prose.append(f"The config facts recorded for {subject.named} name no rope scaling (`rope_type` default).")
     else:
         prose.append("The frequencies are unscaled (`rope_type` default).")
     scaling = getattr(rotary, "attention_scaling", 1.0)
@@ -885,7 +887,10 @@ def scale_note(subject) -> str | None:
         return None
     _, real_attention = _real_attention(subject)
     tiny_attention = _attention_module(tiny, index)
-    scale = getattr(real_attention if real_attention is not None else tiny_attention, "scaling", None)
+    # the attribute the attention multiplies its scores by: scaling on most, inv_norm_factor on Falcon
+    scale_name = next((name for name in ("scaling", "inv_norm_factor")
+                       if isinstance(getattr(tiny_attention, name, None), (int, float))), "scaling")
+    scale = getattr(real_attention if real_attention is not None else tiny_attention, scale_name, None)
     cap_key, cap = _config_value(subject.config, "attn_logit_softcapping")
     head_dim = (subject.real or tiny).qk_head_dim
     key, value = _config_value(subject.config, "query_pre_attn_scalar")
@@ -905,7 +910,7 @@ def scale_note(subject) -> str | None:
         heading += f"; the scores are soft-capped at {_num(float(cap))}"
     # try the scores on the tiny model: the scaled product (softcapped), or more than that
     attention = tiny.layers[index].self_attn
-    tiny_scale = getattr(tiny_attention, "scaling", None)
+    tiny_scale = getattr(tiny_attention, scale_name, None)
     try:
         saved = _trace(tiny, {"q": lambda: attention.attention_queries, "k": lambda: attention.attention_keys,
                               "scores": lambda: attention.attention_scores,
@@ -928,7 +933,7 @@ def scale_note(subject) -> str | None:
         product = _assert_close_holds(raw[live], scores[live])
     if product:
         code += ["k = k.repeat_interleave(model.num_heads // model.num_kv_heads, dim=1)",
-                 "raw = q @ k.transpose(-1, -2) * attention.scaling"]
+                 f"raw = q @ k.transpose(-1, -2) * attention.{scale_name}"]
         if tiny_cap:
             code.append("cap = model.config.attn_logit_softcapping")
             code.append("raw = cap * torch.tanh(raw / cap)   # the softcap, before the mask")
@@ -941,7 +946,7 @@ def scale_note(subject) -> str | None:
         return None
     prose = []
     if isinstance(scale, (int, float)):
-        prose.append(f"`self_attn.scaling` is {scale:.6g} on {subject.named}, as the attention's constructor "
+        prose.append(f"`self_attn.{scale_name}` is {scale:.6g} on {subject.named}, as the attention's constructor "
                      "computes it from the config.")
     if cap:
         prose.append(f"The kernel soft-caps the scaled scores, {cap_key} · tanh(s / {cap_key}) with {cap_key} = "
@@ -979,11 +984,18 @@ def sliding_note(subject) -> str | None:
     else:
         heading = f"{count} of {total} layers attend within a window of {window} tokens"
         which = _pattern(types)
-    prose = (f"On {subject.named}, `sliding_window` is {window} and {which}: a query at position i sees the "
-             f"keys i - {window} + 1 to i there, and the others see every earlier key. The mask does it; the "
-             "scores outside the window hold the dtype's minimum and the pattern is zero there.")
-    text = [f"## {heading}", "", prose, ""]
     snippet = _sliding_snippet(subject)
+    # the exact span is said where the tiny model showed it: the snippet below checks it with a window of 3
+    span = (f": a query at position i sees the keys i - {window} + 1 to i there, and the others see every earlier "
+            "key" if snippet else "")
+    others = "" if count is None or count == total else ("; the other layers attend to every earlier key"
+                                                         if not snippet else "")
+    if which == "every layer":
+        span = span.replace(" there, and the others see every earlier key", "")
+        which = "every layer slides"
+    prose = (f"On {subject.named}, `sliding_window` is {window} and {which}{span}{others}. The mask does it: the "
+             "pattern is zero outside the window.")
+    text = [f"## {heading}", "", prose, ""]
     if snippet:
         text += [snippet[0], "", "```python", *snippet[1], "```", ""]
     return "\n".join(text)
@@ -1168,10 +1180,15 @@ def moe_note(subject) -> str | None:
         heading += f", plus {shared} every token passes through"
     prose = [f"On {subject.named}, the router (`{_router_name(children)}`) scores {experts} experts per position "
              f"and sends each to {top_k}."]
+    source = _modeling_source(_mlp_module(real, real_index))
     key, norm = _config_value(config, "norm_topk_prob")
-    if key:
+    if key and "norm_topk_prob" in source:  # the switch, where the family's router reads it
         prose.append(f"`norm_topk_prob` is {norm}: the chosen experts' weights are "
-                     f"{'renormalised to sum to 1' if norm else 'the router probabilities as chosen, not renormalised'}.")
+                     f"{'renormalised to sum to 1' if norm else 'the router probabilities as chosen, not renormalised'}")
+        factor_key, factor = _config_value(config, "routed_scaling_factor")
+        if factor_key and factor != 1 and "routed_scaling_factor" in source:
+            prose[-1] += f", then multiplied by `routed_scaling_factor` = {_num(float(factor))}"
+        prose[-1] += "."
     dense = [i for i in range(real.num_layers) if not _serves(real, "router_logits", i)]
     if dense:
         prose.append(f"Block{'s' if len(dense) > 1 else ''} {_ranges(dense)} {'have' if len(dense) > 1 else 'has'} "
@@ -1186,6 +1203,15 @@ def moe_note(subject) -> str | None:
             "assert logits.shape[-1] == model.num_experts", "assert choices.shape[-1] == model.num_experts_per_token",
             "assert weights.shape == choices.shape and choices.max() < model.num_experts"]
     return "\n".join([f"## {heading}", "", " ".join(prose), "", "```python", *code, "```", ""])
+
+
+def _modeling_source(module) -> str:
+    """The source of the modeling file a module's class is defined in ('' when it cannot be read)."""
+    modeling = sys.modules.get(type(module).__module__) if module is not None else None
+    try:
+        return inspect.getsource(modeling) if modeling is not None else ""
+    except (OSError, TypeError):
+        return ""
 
 
 def _router_order(tiny, index):
@@ -1398,7 +1424,7 @@ def past_head_note(subject) -> str | None:
         if again.shape == logits.shape and torch.equal(again.to(logits.dtype), logits):
             shown = _num(float(real_value)) if isinstance(real_value, (int, float)) else "unset"
             heading = f"The logits are {words.split(':')[0]}, `{key}` = {shown}"
-            prose = (f"`logits` is `lm_head_output` {words.split(': ', 1)[1]}, with `{key}` = {shown} on "
+            prose = (f"`logits` is {words.split(': ', 1)[1]}, with `{key}` = {shown} on "
                      f"{subject.named}. `lm_head_output` is the head's own output, before that; `project_on_vocab` "
                      "applies it, so a logit lens reads as the model's own logits do.")
             code = ["with model.trace(prompt):", "    head = model.lm_head_output.save()",
@@ -1447,8 +1473,7 @@ def loading_note(subject) -> str | None:
     if loads is None:
         prose.append("Every attention implementation transformers accepts for the class is a valid load.")
     elif loads:
-        prose.append(f"The loads nnterp accepts: {_list(loads)}" + (
-            "; transformers refuses sdpa here." if "sdpa" not in loads and "eager" in loads else "."))
+        prose.append(f"The attention implementations nnterp accepts for this family: {_list(loads)}.")
     if subject.family.hazard is not None:
         prose.append("The family module declares a numerical hazard: nnterp warns when a load meets it.")
     code = [*_meta_lines(subject), "", "count = sum(p.numel() for p in real.parameters())   # tied matrices once",
