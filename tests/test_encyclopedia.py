@@ -675,6 +675,26 @@ def test_a_page_states_the_fact_its_modeling_code_holds(site, record, name):
     assert not record["families"][name]["failed"]
 
 
+def test_a_named_checkpoint_built_from_its_real_config_at_reduced_depth_passes_the_contract():
+    """The real-config command's sample for CI (the whole run is python -m nnterp.encyclopedia.realconfigs): the
+    depth covers every kind of block the config lists, widths stay as released, experts and vocabulary are capped."""
+    import torch
+
+    from nnterp.encyclopedia import realconfigs
+    from nnterp.encyclopedia.pages import config_class
+    from nnterp.family import registry
+
+    gemma3 = registry()["gemma3_text"].checkpoints[0].config
+    full = config_class(registry()["gemma3_text"])(**gemma3)
+    cut = realconfigs.reduced(gemma3, realconfigs.pattern_of(full))
+    kinds = realconfigs.pattern_of(full)
+    assert cut["num_hidden_layers"] == max(kinds.index(kind) for kind in set(kinds)) + 1 < gemma3["num_hidden_layers"]
+    assert cut["hidden_size"] == gemma3["hidden_size"] and cut["vocab_size"] == realconfigs.MAX_VOCAB
+    family = registry()["gpt2"]
+    result = realconfigs.check_one(family, family.checkpoints[0], torch.bfloat16)
+    assert result["passed"], result
+
+
 # --------------------------------------------------------------------------- in a browser
 @pytest.fixture(scope="session")
 def browser():

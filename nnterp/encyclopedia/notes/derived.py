@@ -683,7 +683,12 @@ def qk_norm_note(subject) -> str | None:
     d = q.shape[-1]
     tiny_norm = children[q_name]
     tiny_per_head = tiny_norm.weight.numel() == d
-    if normed.dim() == 4:
+    if normed.dim() == 4 and normed.shape == q.shape:  # normed after the heads moved first (Gemma 3)
+        again = getattr(host, q_name)(raw.view(*raw.shape[:2], -1, d).transpose(1, 2))
+        view = f"q_raw.view(*q_raw.shape[:2], -1, {d}).transpose(1, 2)"
+        entering = "q_normed"
+        entered = normed
+    elif normed.dim() == 4:
         again = getattr(host, q_name)(raw.view(*raw.shape[:2], -1, d))
         view = f"q_raw.view(*q_raw.shape[:2], -1, {d})"
         entering = "q_normed.transpose(1, 2)"
@@ -725,9 +730,18 @@ def _rope_parameters(config) -> dict:
 
 def _rotary_module(model):
     for module in _module(model).modules():
-        if isinstance(getattr(module, "inv_freq", None), torch.Tensor):
+        if _inv_freq(module) is not None:
             return module
     return None
+
+
+def _inv_freq(module):
+    """The rotary's frequencies: inv_freq, or the first layer type's (Gemma 3's sliding_attention_inv_freq)."""
+    found = getattr(module, "inv_freq", None)
+    if isinstance(found, torch.Tensor):
+        return found
+    return next((buffer for name, buffer in module.named_buffers(recurse=False)
+                 if name.endswith("_inv_freq") and "original" not in name), None)
 
 
 def _rotary_style(attention_module) -> str | None:
@@ -760,7 +774,7 @@ def rotary_note(subject) -> str | None:
     if attention is None:
         return None
     head_dim = model.qk_head_dim
-    rot = 2 * rotary.inv_freq.numel()
+    rot = 2 * _inv_freq(rotary).numel()
     params = _rope_parameters(model.config)
     base = params.get("rope_theta")
     kind = params.get("rope_type") or getattr(rotary, "rope_type", None)
@@ -770,6 +784,10 @@ def rotary_note(subject) -> str | None:
         heading = f"Rotary turns {rot} of the {head_dim} dimensions of each head"
     if base:
         heading += f", at base {_num(float(base))}"
+    elif "per_layer_type" in params:
+        bases = [f"{_num(float(p['rope_theta']))} on {t.replace('_attention', '')} layers"
+                 for t, p in params["per_layer_type"].items() if "rope_theta" in p]
+        heading += (", at base " + " and ".join(bases)) if bases else ""
     prose = [f"On {subject.named}, the rotary's `inv_freq` holds {rot // 2} frequencies: {rot} dimensions of each "
              f"{head_dim}-dimensional query and key head turn"]
     if rot < head_dim:
@@ -854,12 +872,15 @@ def _rotary_snippet(subject, index, attention, tiny_rotary):
     if pre.dim() == 3:
         reshape = f"q_pre = q_raw.view(*q_raw.shape[:2], -1, {d}).transpose(1, 2)"
         q_pre = pre.reshape(*pre.shape[:2], -1, d).transpose(1, 2)
+    elif pre.shape == q.shape:  # the heads already first
+        reshape = "q_pre = q_raw"
+        q_pre = pre
     else:
         reshape = "q_pre = q_raw.transpose(1, 2)"
         q_pre = pre.transpose(1, 2)
     if q_pre.shape != q.shape:
         return None
-    rot = 2 * tiny_rotary.inv_freq.numel()
+    rot = 2 * _inv_freq(tiny_rotary).numel()
     scaling = getattr(tiny_rotary, "attention_scaling", 1.0)
     checks = []
     if rot < d and torch.equal(q_pre[..., rot:], q[..., rot:]):
