@@ -221,7 +221,7 @@ def _meta_lines(subject, name="real") -> list[str]:
 def notes(subject: Subject, drop=()) -> list[str]:
     """The derived notes' texts, in page order; ``drop``: names of makers whose note a hand-written one replaces."""
     makers = (block_note, post_norm_note, embedding_scale_note, projections_note, grouped_note, qk_norm_note,
-              rotary_note, scale_note, sliding_note,
+              rotary_note, ssm_note, scale_note, sliding_note,
               mlp_note, moe_note, norm_note, readout_note, past_head_note, loading_note, checkpoints_note)
     found = []
     for make in makers:
@@ -469,15 +469,15 @@ def _attention_block(subject, model=None):
 def _real_attention(subject):
     if subject.real is None:
         return None, None
-    for index in range(subject.real.num_layers):
-        try:
-            if subject.real.serves("attention_queries", index) is None or \
-                    subject.real.serves("attention_output", index) is None:
-                module = _attention_module(subject.real, index)
-                if module is not None and any(_linear_like(c) for c in module.children()):
-                    return index, module
-        except Exception:
-            continue
+    for value in ("attention_queries", "attention_output"):  # a softmax attention first, else the token mixer
+        for index in range(subject.real.num_layers):
+            try:
+                if subject.real.serves(value, index) is None:
+                    module = _attention_module(subject.real, index)
+                    if module is not None and any(_linear_like(c) for c in module.children()):
+                        return index, module
+            except Exception:
+                continue
     return None, None
 
 
@@ -1078,6 +1078,62 @@ def _sliding_snippet(subject):
             "assert (probs[..., ~inside] == 0).all() and (probs[..., inside] > 0).all()"]
     return (f"On the family's tiny model loaded with a window of 3, block {layer} (a sliding layer) gives each "
             "query weight on exactly itself and the two keys before it:", code)
+
+
+def _ssm_mixer(model):
+    """(path, module) of the first selective-scan mixer (a module with A_log and a conv1d), or (None, None)."""
+    for name, module in _module(model).named_modules():
+        if isinstance(getattr(module, "A_log", None), torch.Tensor) and hasattr(module, "conv1d"):
+            return name, module
+    return None, None
+
+
+def ssm_note(subject) -> str | None:
+    """A Mamba-style mixer: its state, its causal convolution, its decays, as the modules hold them."""
+    path, tiny_mixer = _ssm_mixer(subject.tiny)
+    if tiny_mixer is None:
+        return None
+    real_path, mixer = _ssm_mixer(subject.real) if subject.real is not None else (path, tiny_mixer)
+    mixer = mixer if mixer is not None else tiny_mixer
+    conv = mixer.conv1d
+    depthwise = conv.groups == conv.in_channels
+    state = getattr(mixer, "ssm_state_size", None)
+    width = getattr(mixer, "intermediate_size", None)
+    per_channel = mixer.A_log.dim() == 2
+    if not per_channel and not (mixer.A_log.dim() == 1 and mixer.A_log.numel() == getattr(mixer, "num_heads", -1)):
+        return None  # another layout of the decays (Zamba's): said in section 04
+    count = sum(1 for _, m in _module(subject.real or subject.tiny).named_modules() if type(m) is type(mixer))
+    layers = (subject.real or subject.tiny).num_layers
+    where = "every block" if count == layers else f"{count} of {layers} blocks"
+    if per_channel:
+        heading = (f"The mixer is a selective scan with a state of {state} per channel over {width} channels, "
+                   f"on {where}")
+        decay = (f"`A_log` is {tuple(mixer.A_log.shape)}: one decay per channel and state dimension (Mamba 1), "
+                 f"and the step size comes from a rank-{getattr(mixer, 'time_step_rank', '?')} projection (`dt_proj`)")
+    else:
+        heads = getattr(mixer, "num_heads", mixer.A_log.numel())
+        heading = f"The mixer is a selective scan of {heads} heads with a state of {state}, on {where}"
+        decay = (f"`A_log` holds one decay per head ({mixer.A_log.numel()}, Mamba 2's scalar decay), over "
+                 f"{getattr(mixer, 'n_groups', 1)} group(s) of B and C")
+    prose = (f"On {subject.named}, `{real_path or path}` ({type(mixer).__name__}) widens the stream to {width} "
+             f"channels, runs a causal convolution of kernel {conv.kernel_size[0]} "
+             f"{'over each channel alone (depthwise)' if depthwise else 'across channels'}, and scans with a state "
+             f"of {state}; {decay}. It has no attention pattern: the interior values of an attention are not served "
+             "on its blocks, and what it adds to the stream is its `attention_output`.")
+    checks = [f"assert mixer.conv1d.kernel_size == ({tiny_mixer.conv1d.kernel_size[0]},)"]
+    if tiny_mixer.conv1d.groups == tiny_mixer.conv1d.in_channels:
+        checks.append("assert mixer.conv1d.groups == mixer.conv1d.in_channels   # depthwise: one filter per channel")
+    if tiny_mixer.A_log.dim() == 2:
+        checks.append("assert mixer.A_log.shape == (mixer.intermediate_size, mixer.ssm_state_size)")
+    else:
+        checks.append("assert mixer.A_log.shape == (mixer.num_heads,)   # one decay per head")
+    checks.append("assert (-mixer.A_log.exp() < 0).all()   # A = -exp(A_log): every state decays")
+    for check in checks:  # each as the tiny model holds it
+        if not eval(check.split("#")[0].removeprefix("assert "), {"mixer": tiny_mixer, "torch": torch}):
+            return None
+    indexed = re.sub(r"[.](\d+)(?=[.]|$)", r"[\1]", path)   # backbone.layers.0.mixer -> backbone.layers[0].mixer
+    code = [f"mixer = model._module.{indexed}", *checks]
+    return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
 
 
 # --------------------------------------------------------------------------- the MLP
