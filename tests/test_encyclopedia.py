@@ -635,6 +635,66 @@ def test_the_llama_page_carries_numbers_measured_on_smollm2(site):
     assert len(shares) == 2 and int(shares[0]) <= int(shares[1])
 
 
+def test_every_page_carries_six_family_notes_and_the_index_shows_its_depth(site, record):
+    """The seeds' depth: every page states at least six facts of its own family, and the index says how deep each
+    page goes (its notes, its snippets, its checkpoints with real config facts)."""
+    from nnterp.encyclopedia.pages import MIN_FAMILY_NOTES
+
+    thin = {name: fam["depth"]["notes"] for name, fam in record["families"].items()
+            if fam["depth"]["notes"] < MIN_FAMILY_NOTES}
+    assert not thin, thin
+    index = (site / "index.html").read_text()
+    for name, fam in record["families"].items():
+        depth = fam["depth"]
+        row = index[index.index(f'href="{name}.html"'):]
+        row = row[:row.index("</tr>")]
+        assert f'{depth["notes"]} notes' in row and f'{depth["passed"]}/{depth["snippets"]} snippets' in row, name
+        assert f'{depth["configs"]}/{depth["checkpoints"]} real configs' in row, name
+
+
+#: Facts read in the modeling code of transformers that the pages must state, each with the snippet that proves it.
+FACTS = {
+    "gemma2": ("`attention_output` and `mlp_output` are read after `post_attention_layernorm` and "
+               "`post_feedforward_layernorm`",
+               "assert torch.equal(block.post_attention_layernorm(attn_own), attn)"),
+    "gemma3_text": ("The embeddings are multiplied by √1152 = 33.94, cast to the weights' dtype: 34 in bfloat16",
+                    "assert torch.tensor(33.94112549695428).to(torch.bfloat16).item() == 34.0"),
+    "falcon": ("Falcon-RW under eager adds ALiBi twice, so eager and sdpa compute two models",
+               "twice = (q @ k.transpose(-1, -2) + alibi) / d ** 0.5 + alibi / d ** 0.5"),
+    "deepseek_v3": ("The softmax scale is 192 ** -0.5 × mscale², about 0.1352, not 1 / √192",
+                    "assert abs(scale - 192 ** -0.5 * mscale ** 2) < 1e-12"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FACTS))
+def test_a_page_states_the_fact_its_modeling_code_holds(site, record, name):
+    heading, line = FACTS[name]
+    notes = page_sections(site, name)["notes"]
+    assert squeeze(heading.replace("`", "")) in notes
+    assert squeeze(line) in notes
+    assert not record["families"][name]["failed"]
+
+
+def test_a_named_checkpoint_built_from_its_real_config_at_reduced_depth_passes_the_contract():
+    """The real-config command's sample for CI (the whole run is python -m nnterp.encyclopedia.realconfigs): the
+    depth covers every kind of block the config lists, widths stay as released, experts and vocabulary are capped."""
+    import torch
+
+    from nnterp.encyclopedia import realconfigs
+    from nnterp.encyclopedia.pages import config_class
+    from nnterp.family import registry
+
+    gemma3 = registry()["gemma3_text"].checkpoints[0].config
+    full = config_class(registry()["gemma3_text"])(**gemma3)
+    cut = realconfigs.reduced(gemma3, realconfigs.pattern_of(full))
+    kinds = realconfigs.pattern_of(full)
+    assert cut["num_hidden_layers"] == max(kinds.index(kind) for kind in set(kinds)) + 1 < gemma3["num_hidden_layers"]
+    assert cut["hidden_size"] == gemma3["hidden_size"] and cut["vocab_size"] == realconfigs.MAX_VOCAB
+    family = registry()["gpt2"]
+    result = realconfigs.check_one(family, family.checkpoints[0], torch.bfloat16)
+    assert result["passed"], result
+
+
 # --------------------------------------------------------------------------- in a browser
 @pytest.fixture(scope="session")
 def browser():

@@ -273,6 +273,9 @@ table.families { width: 100%; border-collapse: collapse; background: var(--surfa
 .checked { font-size: 0.85rem; white-space: nowrap; }
 .checked.ok { color: var(--ok); }
 .checked.bad { color: var(--bad); font-weight: 700; }
+.depth { display: flex; flex-direction: column; gap: 0.1rem; font-size: 0.85rem; white-space: nowrap; }
+.depth .notes.thin { color: var(--bad); font-weight: 700; }
+.depth .configs { color: var(--muted); }
 #empty { color: var(--muted); padding: 1rem 0; }
 
 @media (max-width: 900px) {

@@ -38,6 +38,8 @@ class Items:
 class Note:
     title: str
     blocks: list = field(default_factory=list)
+    #: a note every page carries in the same words (the catalogue's traps), not a fact of the family
+    shared: bool = False
 
     def codes(self, kind: str | None = None) -> list[Code]:
         return [b for b in self.blocks if isinstance(b, Code) and (kind is None or b.kind == kind)]

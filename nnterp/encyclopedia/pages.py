@@ -19,8 +19,11 @@ import torch
 from ..family import COMMON_ACCESSORS
 from ..vocabulary import BY_NAME
 from . import markdown, snippets
-from .notes import default_load, identity, notes_for
+from .notes import default_load, derived, identity, module_for, notes_for
 from .snippets import one_line
+
+#: The fewest family-specific notes a page may carry; the build lists a page below it as a problem.
+MIN_FAMILY_NOTES = 6
 
 #: The standard accessors the config section lists, in order.
 ACCESSORS = ("num_layers", *COMMON_ACCESSORS)
@@ -55,6 +58,17 @@ class Page:
     @property
     def name(self) -> str:
         return self.family.name
+
+    def family_notes(self) -> list[markdown.Note]:
+        """The notes that state a fact of this family (not the catalogue's shared lines)."""
+        return [note for note in self.notes if not note.shared]
+
+    def depth(self) -> dict[str, int]:
+        """How deep the page goes: its family notes, its snippets, and the checkpoints with real config facts."""
+        counts = self.snippet_counts()
+        with_facts = sum(1 for c in self.family.checkpoints if c.config and not c.not_buildable)
+        return {"notes": len(self.family_notes()), "snippets": sum(counts.values()), "passed": counts["passed"],
+                "configs": with_facts, "checkpoints": len(self.family.checkpoints)}
 
     def snippets(self) -> list[markdown.Code]:
         return [code for note in self.notes for code in note.codes() if code.kind in markdown.RUNNABLE]
@@ -206,6 +220,7 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
     start = time.perf_counter()
     checkpoint = representative(family)
     not_buildable = checkpoint.not_buildable if checkpoint is not None else None
+    fell_back = False
     try:
         if not_buildable:
             raise NotImplementedError(not_buildable)
@@ -219,6 +234,7 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
             problems.append(f"the meta build of the representative checkpoint failed ({one_line(error)}); "
                             "the page shows the tiny model")
         model = tiny.load(family.name)
+        fell_back = True
         why = f" ({checkpoint.label} is not built here: {not_buildable})" if not_buildable else ""
         printout_intro = f"What print(model) shows on the tiny {family.name} model{why}: the native modules, " \
                          "standard names and every standard value with its layout."
@@ -241,49 +257,63 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
     start = time.perf_counter()
     sums = block_sums(family, config)
     mid_sums = family.mid_arithmetic(config) is None
-    notes, module = notes_for(family, rows, block_kind, sums, mid_sums)
+    module = module_for(family)
     load = getattr(module, "LOAD", default_load(family))
-    page = Page(
-        family=family, title=title_of(family), module_file=module_file(family), printout_intro=printout_intro,
-        printout=printout, rows=rows, block_kind=block_kind, identity=identity(rows, sums),
-        num_layers=model.num_layers, accessors=accessors,
-        config=config_rows(family, config), notes=notes, runs_on="", modules=modules_of(printout),
-        problems=problems, seconds=seconds,
-    )
-    run_notes(page, module, load, checkpoint_cache if checkpoint_cache is not None else {})
+    modules = modules_of(printout)
+    with snippets.runner(family, load) as run:
+        subject = None
+        if module is None or not hasattr(module, "NOTES"):
+            try:
+                subject = derived.Subject(family, rows, run.tiny_model(), None if fell_back else model, modules,
+                                          block_kind, sums, mid_sums)
+            except Exception as error:  # the page keeps the notes that need no tiny model
+                problems.append(f"the tiny model did not load ({one_line(error)}); the notes are not derived")
+        notes, module = notes_for(family, rows, block_kind, sums, mid_sums, subject)
+        seconds["derive"] = time.perf_counter() - start
+        start = time.perf_counter()
+        page = Page(
+            family=family, title=title_of(family), module_file=module_file(family), printout_intro=printout_intro,
+            printout=printout, rows=rows, block_kind=block_kind, identity=identity(rows, sums),
+            num_layers=model.num_layers, accessors=accessors,
+            config=config_rows(family, config), notes=notes, runs_on="", modules=modules,
+            problems=problems, seconds=seconds,
+        )
+        run_notes(page, module, run, checkpoint_cache if checkpoint_cache is not None else {})
     seconds["notes"] = time.perf_counter() - start
+    if len(page.family_notes()) < MIN_FAMILY_NOTES:
+        problems.append(f"only {len(page.family_notes())} family-specific notes, fewer than {MIN_FAMILY_NOTES}: "
+                        f"add notes in nnterp/encyclopedia/notes/{family.name}.py (MORE)")
     return page
 
 
-def run_notes(page: Page, module, load: str | None, checkpoint_cache: dict) -> None:
+def run_notes(page: Page, module, run, checkpoint_cache: dict) -> None:
     """Run every snippet of the page: ``python`` on the tiny model, ``python checkpoint`` on the real one."""
-    with snippets.runner(page.family, load) as run:
-        page.runs_on = run.where
-        checkpoint_scope: dict = {}
-        for note in page.notes:
-            for code in note.codes():
-                if code.kind == "python":
-                    try:
-                        model = run.tiny_model()
-                    except Exception as error:
-                        code.result = snippets.Result(False, run.where, 0.0,
-                                                      f"the tiny model did not load: {one_line(error)}")
-                        continue
-                    code.result, _ = run.run(code.source, model, run.where)
-                elif code.kind == "python checkpoint":
-                    real, reason = checkpoint_model(page.family.name, module, checkpoint_cache)
-                    where = f"{module.CHECKPOINT}, at build time" if module is not None else "a real checkpoint"
-                    if real is None:
-                        code.result = snippets.Result(False, where, 0.0, reason, skipped=True)
-                        continue
-                    page.checkpoint = module.CHECKPOINT
-                    code.result, scope = run.run(code.source, real, where, checkpoint_scope)
-                    checkpoint_scope.update({k: v for k, v in scope.items() if not k.startswith("__")})
-        if checkpoint_scope and hasattr(module, "facts"):
-            try:
-                page.facts = module.facts(checkpoint_scope)
-            except Exception as error:
-                page.problems.append(f"the measured numbers could not be read ({one_line(error)})")
+    page.runs_on = run.where
+    checkpoint_scope: dict = {}
+    for note in page.notes:
+        for code in note.codes():
+            if code.kind == "python":
+                try:
+                    model = run.tiny_model()
+                except Exception as error:
+                    code.result = snippets.Result(False, run.where, 0.0,
+                                                  f"the tiny model did not load: {one_line(error)}")
+                    continue
+                code.result, _ = run.run(code.source, model, run.where)
+            elif code.kind == "python checkpoint":
+                real, reason = checkpoint_model(page.family.name, module, checkpoint_cache)
+                where = f"{module.CHECKPOINT}, at build time" if module is not None else "a real checkpoint"
+                if real is None:
+                    code.result = snippets.Result(False, where, 0.0, reason, skipped=True)
+                    continue
+                page.checkpoint = module.CHECKPOINT
+                code.result, scope = run.run(code.source, real, where, checkpoint_scope)
+                checkpoint_scope.update({k: v for k, v in scope.items() if not k.startswith("__")})
+    if checkpoint_scope and hasattr(module, "facts"):
+        try:
+            page.facts = module.facts(checkpoint_scope)
+        except Exception as error:
+            page.problems.append(f"the measured numbers could not be read ({one_line(error)})")
 
 
 def checkpoint_model(name: str, module, cache: dict):

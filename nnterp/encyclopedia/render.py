@@ -242,7 +242,7 @@ def family_page(page, versions: dict, built: str) -> str:
 <p class="summary">{_e(family.summary)}</p>
 <ul class="tags">{tags}</ul>
 <dl class="facts"><div><dt>block</dt><dd>{_e(page.block_kind)}</dd></div><div><dt>values</dt><dd>{_e(values)}</dd></div>
-<div><dt>notes</dt><dd>{snippet_counts['passed']} of {total} snippets passed</dd></div>
+<div><dt>notes</dt><dd>{page.depth()['notes']} on this family · {snippet_counts['passed']} of {total} snippets passed</dd></div>
 <div><dt>model types</dt><dd>{_e(", ".join(family.model_types))}</dd></div></dl>
 {problems}
 </section>
@@ -292,6 +292,21 @@ the printout and the config; {_e(_versions(versions))}. <a href="index.html">All
 
 
 # --------------------------------------------------------------------------- index
+def _depth(page, good: bool) -> str:
+    """A page's depth in the index: its family notes, its snippets (passed of all), its checkpoints with real
+    config facts; a page below the notes it must carry is marked."""
+    from .pages import MIN_FAMILY_NOTES
+
+    depth = page.depth()
+    thin = depth["notes"] < MIN_FAMILY_NOTES
+    return (f'<div class="depth"><span class="notes{" thin" if thin else ""}" title="notes that state a fact of this '
+            f'family{"; fewer than " + str(MIN_FAMILY_NOTES) if thin else ""}">{depth["notes"]} notes</span>'
+            f'<span class="checked {"ok" if good else "bad"}" title="snippets run when the page was built">'
+            f'{"✓" if good else "✗"} {depth["passed"]}/{depth["snippets"]} snippets</span>'
+            f'<span class="configs" title="checkpoints whose real config facts the page is built from">'
+            f'{depth["configs"]}/{depth["checkpoints"]} real configs</span></div>')
+
+
 def index_page(pages: list, versions: dict, built: str, seconds: float) -> str:
     rows = []
     totals = {"served": 0, "conditioned": 0, "unavailable": 0}
@@ -316,8 +331,7 @@ def index_page(pages: list, versions: dict, built: str, seconds: float) -> str:
             f'<td><div class="counts"><span class="served" title="served">{counts["served"]} served</span>'
             f'<span class="conditioned" title="served under some loads">{counts["conditioned"]} ⚠︎</span>'
             f'<span class="unavailable" title="not served">{counts["unavailable"]} unavailable</span></div></td>'
-            f'<td><span class="checked {"ok" if good else "bad"}">{"✓" if good else "✗"} {snip["passed"]}/'
-            f'{sum(snip.values())} snippets</span></td></tr>')
+            f'<td>{_depth(page, good)}</td></tr>')
     body = f"""<main>
 <section class="hero">
 <p class="eyebrow">nnterp · the encyclopedia</p>
@@ -331,7 +345,7 @@ family's tiny model when the site was built.</p>
 <li><b>{snippets_passed}/{snippets_total}</b><span>snippets passed</span></li></ul>
 <div class="search"><input id="search" type="search" placeholder="Filter: name, checkpoint, tag, block"
 aria-label="filter families" autocomplete="off" autofocus><output id="count"></output></div>
-<table class="families"><thead><tr><th>family</th><th>checkpoints</th><th>block</th><th>values</th><th>notes</th></tr>
+<table class="families"><thead><tr><th>family</th><th>checkpoints</th><th>block</th><th>values</th><th>depth</th></tr>
 </thead><tbody>{"".join(rows)}</tbody></table>
 <p id="empty" hidden></p>
 </section>

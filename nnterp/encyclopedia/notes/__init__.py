@@ -37,14 +37,19 @@ def default_load(family) -> str | None:
     return family.loads[0] if family.loads else None
 
 
-def notes_for(family, rows, block_kind: str, sums: bool = True,
-              mid_sums: bool = True) -> tuple[list[markdown.Note], ModuleType | None]:
-    """The family's notes, parsed, and its notes module (None for generated notes). ``sums``: the block is
-    the sum of its input and its contributions (false on a post-norm block)."""
+def notes_for(family, rows, block_kind: str, sums: bool = True, mid_sums: bool = True,
+              subject=None) -> tuple[list[markdown.Note], ModuleType | None]:
+    """The family's notes, parsed, and its notes module (None where it has none). ``sums``: the block is
+    the sum of its input and its contributions (false on a post-norm block). A notes module's ``NOTES`` are
+    the page's notes; its ``MORE`` are added to the derived ones (``subject``, a ``derived.Subject``)."""
     module = module_for(family)
-    if module is not None:
+    if module is not None and hasattr(module, "NOTES"):
         return markdown.parse(module.NOTES), module
-    return markdown.parse(generated(family, rows, block_kind, sums, mid_sums)), None
+    found = generated(family, rows, block_kind, sums, mid_sums, subject, getattr(module, "DROP", ()))
+    if module is not None and hasattr(module, "MORE"):
+        own = [note for note in found if not note.shared]
+        found = own + markdown.parse(module.MORE) + [note for note in found if note.shared]
+    return found, module
 
 
 def traps(family) -> list[tuple[str, list[str]]]:
@@ -85,8 +90,40 @@ def identity_terms(rows) -> list[tuple[str, str]]:
     return terms
 
 
-def generated(family, rows, block_kind: str, sums: bool = True, mid_sums: bool = True) -> str:
-    """Notes for a family without its own: the block, the readout and the catalogue's traps."""
+def generated(family, rows, block_kind: str, sums: bool = True, mid_sums: bool = True,
+              subject=None, drop=()) -> list[markdown.Note]:
+    """Notes for a family without its own: those derived from its objects (``derived``), the contract's limits,
+    and the catalogue's traps (shared, in the catalogue's words)."""
+    if subject is None:
+        return markdown.parse(_fallback(family, rows, block_kind, sums, mid_sums))
+    from . import derived
+
+    found = []
+    texts = derived.notes(subject, drop)
+    found += markdown.parse(texts[0]) if texts else []
+    if family.contract_note:
+        found += markdown.parse(f"## What the contract cannot check here\n\n{family.contract_note}\n")
+    for text in texts[1:]:
+        found += markdown.parse(text)
+    for note in markdown.parse(_traps_text(family)) if traps(family) else []:
+        note.shared = True
+        found.append(note)
+    return found
+
+
+def _traps_text(family) -> str:
+    text = []
+    for heading, items in traps(family):
+        text += [f"## What the catalogue lists for {heading}", "",
+                 "Traps met in the native model, from the catalogue of the decoder-only families of "
+                 f"transformers {catalogue.TRANSFORMERS}; the values above are served with them accounted for.",
+                 ""]
+        text += [f"- {_code_spans(_sentence_case(item))}" for item in items] + [""]
+    return "\n".join(text)
+
+
+def _fallback(family, rows, block_kind: str, sums: bool = True, mid_sums: bool = True) -> str:
+    """The notes of a family whose tiny model does not load: the block, the readout and the catalogue's traps."""
     first, last = groups(rows)[0][1], groups(rows)[-1][1]
     text = [f"## The block is {block_kind}", ""]
     if family.contract_note:
