@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .family import COMMON_SITES
-from .sites import Child, Nowhere, Read
+from .sites import Argument, Child, Nowhere, Read
 
 PARALLEL_REASON = "a parallel block: the attention and the MLP read the same input, so there is no stream between them"
 
@@ -46,3 +46,62 @@ class Parallel:
             "mlp_norm_output": lambda context: self.mlp_norm_site if self.is_parallel(context.config)
             else COMMON_SITES["mlp_norm_output"],
         }
+
+
+class PostNorms:
+    """A sequential block that normalizes each sublayer's output before adding it, with norms that are modules of
+    the block beside the attention and the MLP: ``attention_output`` and ``mlp_output`` are those norms' outputs,
+    what the stream receives (Gemma 2's sandwich, GLM-4's, OLMo 2's post-norms). ``pre_mlp`` names the norm the
+    MLP reads where it is not ``post_attention_layernorm`` (Gemma 2's pre_feedforward_layernorm); ``pre_norms=False``
+    is OLMo 2's block, with no norm before either sublayer; ``scale`` a multiplier both contributions carry
+    (config -> number)."""
+
+    def __init__(self, attention: str = "post_attention_layernorm", mlp: str = "post_feedforward_layernorm",
+                 pre_mlp: str | None = None, pre_norms: bool = True, scale: Callable | None = None) -> None:
+        times = " times residual_multiplier" if scale is not None else ""
+        self.sum = _sequential_sum
+        contributions = {
+            name: Read(Child(norm, from_block=True), scale=scale,
+                       description=f"What the {what} adds to the residual stream: its output after the block's "
+                                   f"post-norm {norm}{times}")
+            for name, what, norm in (("attention_output", "attention", attention), ("mlp_output", "MLP", mlp))
+        }
+        if not pre_norms:
+            into_mlp = Read(Child("mlp", "input"), Argument(0), shared=True,
+                            description="The residual stream after the attention add, which the MLP reads unnormed")
+            self._sites = {
+                "attention_norm_output": Nowhere(
+                    f"no norm before the attention: the attention reads the residual stream itself, and the block "
+                    f"normalizes the attention's output instead ({attention})"),
+                "attention_output": contributions["attention_output"],
+                "layer_mid": into_mlp,
+                "mlp_norm_output": Nowhere(
+                    f"no norm before the MLP: the MLP reads the residual stream itself, and the block normalizes the "
+                    f"MLP's output instead ({mlp})"),
+                "mlp_input": into_mlp,
+                "mlp_output": contributions["mlp_output"],
+            }
+        elif pre_mlp is not None:
+            self._sites = {
+                "attention_output": contributions["attention_output"],
+                "layer_mid": Read(Child(pre_mlp, "input"), Argument(0), shared=True),
+                "mlp_norm_output": Read(Child(pre_mlp),
+                                        description=f"The normed stream entering the MLP: {pre_mlp}'s output"),
+                "mlp_output": contributions["mlp_output"],
+            }
+        else:
+            self._sites = contributions
+
+    def kind(self, config) -> str:
+        return "sequential"
+
+    def sites(self) -> dict:
+        return dict(self._sites)
+
+
+#: Gemma 2's sandwich: a norm before and after each sublayer
+SANDWICH = PostNorms(pre_mlp="pre_feedforward_layernorm")
+#: GLM-4's post-norms, with Llama's post_attention_layernorm before the MLP
+GLM4_POSTNORMS = PostNorms("post_self_attn_layernorm", "post_mlp_layernorm")
+#: OLMo 2's block: the sublayers read the stream itself and their outputs are normed
+OLMO2_POSTNORMS = PostNorms(pre_norms=False)

@@ -14,24 +14,7 @@ from dataclasses import dataclass
 from nnsight.intervention.interleaver import Mediator
 
 from nnterp import labels
-from nnterp.sites import EAGER_ONLY, Argument, Call, Child, Read, Sibling, Where, _version, check_layout
-
-
-def sandwich_sites(post_attention="post_attention_layernorm", pre_mlp="pre_feedforward_layernorm",
-                   post_mlp="post_feedforward_layernorm") -> dict:
-    """The residual values of a sandwich block, by the names of its three non-input norms."""
-    return {
-        "attention_output": Read(
-            Sibling(post_attention),
-            description=f"What the attention adds to the residual stream: its output after the block's post-norm "
-                        f"{post_attention}"),
-        "layer_mid": Read(Child(pre_mlp, "input"), Argument(0), shared=True),
-        "mlp_norm_output": Read(
-            Child(pre_mlp), description=f"The normed stream entering the MLP: {pre_mlp}'s output"),
-        "mlp_output": Read(
-            Sibling(post_mlp),
-            description=f"What the MLP adds to the residual stream: its output after the block's post-norm {post_mlp}"),
-    }
+from nnterp.sites import EAGER_ONLY, Argument, Call, Read, Where, _version, check_layout
 
 
 #: token_embeddings' description where embed_tokens scales inside its own forward

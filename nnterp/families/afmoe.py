@@ -18,12 +18,12 @@ scores + expert_bias, weights the chosen scores normalized over the top_k and ti
 fused experts, and shared_experts, a gated MLP on every position added to the routed output.
 """
 
+from nnterp.blocks import PostNorms
 from nnterp.family import Checkpoint, Family, HostContext
 from nnterp.families._moe import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
 from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Read
 
 from ._llama import TINY
-from ._sandwich_gemma2 import sandwich_sites
 
 _EMBEDDINGS = Read(Child("embed_tokens"))
 _SCALED_EMBEDDINGS = Read(
@@ -49,8 +49,8 @@ FAMILY = Family(
             "mixture of experts with a shared expert after the first dense blocks.",
     tags=("Sandwich norms", "RMSNorm", "QK-norm", "Gated attention", "Sliding window", "Mixture of experts",
           "Shared expert"),
+    block=PostNorms("post_attention_layernorm", "post_mlp_layernorm", pre_mlp="pre_mlp_layernorm"),
     sites={
-        **sandwich_sites("post_attention_layernorm", "pre_mlp_layernorm", "post_mlp_layernorm"),
         "token_embeddings": _token_embeddings,
         "attention_queries": _kernel_argument(1, "queries"),
         "attention_keys": _kernel_argument(2, "keys"),

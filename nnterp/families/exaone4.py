@@ -9,11 +9,11 @@ full-attention layers carry no position (NoPE); without a window every layer is 
 applies is read per block.
 """
 
+from nnterp.blocks import OLMO2_POSTNORMS
 from nnterp.family import Checkpoint, Family
 
 from ._llama import tiny
 from ._llama_renamed import normed_then_rotated_on_sliding_layers
-from ._postnorm_olmo2 import POSTNORM_SITES
 
 FAMILY = Family(
     name="exaone4",
@@ -21,8 +21,8 @@ FAMILY = Family(
     summary="OLMo 2's post-norm block with per-head query and key norms, and no rotary on the full-attention "
             "layers of sliding-window checkpoints.",
     tags=("Post-norm block", "RMSNorm", "QK-norm", "Sliding window", "NoPE layers", "Gated MLP"),
+    block=OLMO2_POSTNORMS,
     sites={
-        **POSTNORM_SITES,
         "attention_queries": normed_then_rotated_on_sliding_layers("q_norm", "queries"),
         "attention_keys": normed_then_rotated_on_sliding_layers("k_norm", "keys"),
     },

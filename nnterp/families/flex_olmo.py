@@ -10,21 +10,22 @@ all experts, the top_k probabilities, renormalized when norm_topk_prob) and expe
 gate_up_proj and down_proj).
 """
 
+from nnterp.blocks import OLMO2_POSTNORMS
 from nnterp.family import Checkpoint, Family
 from nnterp.families._moe import (
     LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, experts_sentence, moe_accessors, moe_block, router_sites,
 )
 
 from ._llama import tiny
-from ._postnorm_olmo2 import POSTNORM_SITES, WIDE_QK_NORM
+from ._postnorm_olmo2 import WIDE_QK_NORM
 
 FAMILY = Family(
     name="flex_olmo",
     model_types=("flex_olmo",),
     summary="OLMo 2's post-norm block with a mixture of experts in every MLP slot.",
     tags=("Post-norm block", "RMSNorm", "QK-norm", "Mixture of experts"),
+    block=OLMO2_POSTNORMS,
     sites={
-        **POSTNORM_SITES,
         "attention_queries": "The queries entering attention:" + WIDE_QK_NORM.format(norm="q_norm"),
         "attention_keys": "The keys entering attention:" + WIDE_QK_NORM.format(norm="k_norm"),
         **moe_block(

@@ -13,11 +13,12 @@ sdpa cannot cap and transformers refuses it. The logits are soft-capped too:
 final_logit_softcapping * tanh(lm_head_output / cap), which project_on_vocab applies.
 """
 
+from nnterp.blocks import SANDWICH
 from nnterp.family import Checkpoint, Family
+from nnterp.readout import SOFTCAPPED
 
 from ._llama import tiny
-from nnterp.readout import SOFTCAPPED
-from ._sandwich_gemma2 import SCALED_EMBEDDINGS, sandwich_sites, softcapped_scores
+from ._sandwich_gemma2 import SCALED_EMBEDDINGS, softcapped_scores
 
 FAMILY = Family(
     name="gemma2",
@@ -26,8 +27,8 @@ FAMILY = Family(
             "logits, and alternating sliding-window layers.",
     tags=("Sandwich norms", "RMSNorm (1 + w)", "Scaled embeddings", "Attention softcap", "Logit softcap",
           "Sliding window", "Tied embeddings"),
+    block=SANDWICH,
     sites={
-        **sandwich_sites(),
         "token_embeddings": SCALED_EMBEDDINGS,
         "attention_scores": softcapped_scores(),
     },

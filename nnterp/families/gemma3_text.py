@@ -12,12 +12,13 @@ six (global rotary base). final_logit_softcapping is None on the released checkp
 project_on_vocab applies it when a config sets it.
 """
 
+from nnterp.blocks import SANDWICH
 from nnterp.readout import SOFTCAPPED
 from nnterp.family import Checkpoint, Family
 
 from ._llama import tiny
 from ._llama_renamed import normed_then_rotated
-from ._sandwich_gemma2 import SCALED_EMBEDDINGS, sandwich_sites
+from ._sandwich_gemma2 import SCALED_EMBEDDINGS
 
 FAMILY = Family(
     name="gemma3_text",
@@ -25,8 +26,8 @@ FAMILY = Family(
     summary="Gemma 2's sandwich block with per-head query and key norms instead of the attention softcap, and "
             "five sliding-window layers for each full one.",
     tags=("Sandwich norms", "RMSNorm (1 + w)", "Scaled embeddings", "QK-norm", "Sliding window", "Tied embeddings"),
+    block=SANDWICH,
     sites={
-        **sandwich_sites(),
         "token_embeddings": SCALED_EMBEDDINGS,
         "attention_queries": normed_then_rotated("q_norm", "queries"),
         "attention_keys": normed_then_rotated("k_norm", "keys"),

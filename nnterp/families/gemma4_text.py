@@ -26,16 +26,17 @@ both; the router values are read at the block's router. The logits are soft-capp
 final_logit_softcapping is set.
 """
 
+from nnterp.blocks import SANDWICH
 from nnterp.vocabulary import FORWARD_ORDER
 from nnterp.family import COMMON_SITES, Checkpoint, Family, HostContext
 from nnterp.families._moe import InRouter, RouterRead
 from nnterp.sites import Element, Nowhere, PlusEarlier, Read, Sibling
+from nnterp.readout import SOFTCAPPED
 
 from ._llama import TINY
-from nnterp.readout import SOFTCAPPED
 from ._sandwich_gemma2 import (
     GEMMA4_ACCESSORS, SCALED_EMBEDDINGS, gemma4_attention_sites, gemma4_block_dims,
-    layer_scalar_arithmetic, sandwich_sites,
+    layer_scalar_arithmetic,
 )
 
 _MLP_ONLY = Read(
@@ -102,8 +103,8 @@ FAMILY = Family(
             "stream at the end of every block, wider full-attention heads, and optional experts beside the MLP.",
     tags=("Sandwich norms", "RMSNorm", "Scaled embeddings", "QK-norm", "Sliding window", "Per-layer inputs",
           "Layer scalar", "Mixture of experts"),
+    block=SANDWICH,
     sites={
-        **sandwich_sites(),
         "mlp_output": _mlp_output,
         "token_embeddings": SCALED_EMBEDDINGS,
         **gemma4_attention_sites(),

@@ -15,13 +15,13 @@ the contract reads each block's own), and KV-shared layers (num_kv_shared_layers
 layer's keys and values. use_bidirectional_attention lets vision tokens attend both ways.
 """
 
+from nnterp.blocks import SANDWICH
 from nnterp.family import Checkpoint, Family
+from nnterp.readout import SOFTCAPPED
 
 from ._llama import TINY
-from nnterp.readout import SOFTCAPPED
 from ._sandwich_gemma2 import (
     GEMMA4_ACCESSORS, SCALED_EMBEDDINGS, gemma4_attention_sites, gemma4_block_dims, layer_scalar_arithmetic,
-    sandwich_sites,
 )
 
 FAMILY = Family(
@@ -30,8 +30,8 @@ FAMILY = Family(
     summary="Gemma 4's sandwich block with a learned scalar on the stream at the end of every block and wider "
             "full-attention heads, as the text model of a vision-language model.",
     tags=("Sandwich norms", "RMSNorm", "Scaled embeddings", "QK-norm", "Sliding window", "Layer scalar"),
+    block=SANDWICH,
     sites={
-        **sandwich_sites(),
         "token_embeddings": SCALED_EMBEDDINGS,
         **gemma4_attention_sites(),
     },

@@ -10,10 +10,10 @@ Llama's meaning (the pre-MLP norm on the stream, so layer_mid and mlp_norm_outpu
 Llama's are); attention_output and mlp_output are the post-norms' outputs.
 """
 
+from nnterp.blocks import GLM4_POSTNORMS
 from nnterp.family import Checkpoint, Family
 
 from ._llama import tiny
-from ._sandwich_glm4 import glm4_sites
 
 FAMILY = Family(
     name="glm4",
@@ -21,7 +21,7 @@ FAMILY = Family(
     summary="GLM's attention and fused MLP in a sandwich block, with a post-norm on each sublayer's output.",
     tags=("Sandwich norms", "RMSNorm", "Biased q, k, v", "Partial rotary", "Fused gate/up", "Grouped keys/values"),
     rename={"activation_fn": "act_fn"},
-    sites=glm4_sites(),
+    block=GLM4_POSTNORMS,
     checkpoints=(
         Checkpoint("THUDM/GLM-4-9B-0414", "GLM-4-9B-0414", {
             "architectures": ["Glm4ForCausalLM"], "num_hidden_layers": 40, "hidden_size": 4096,

@@ -10,11 +10,11 @@ kernel scales scores by attention_multiplier, and the logits are lm_head's outpu
 logits_scaling (Granite divides), which project_on_vocab applies.
 """
 
+from nnterp.blocks import PostNorms
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Child, Read
 
 from ._llama import GRANITE_TINY, logits_times_scaling, residual_multiplier, tiny
-from ._sandwich_glm4 import glm4_sites
 
 FAMILY = Family(
     name="hyperclovax",
@@ -27,7 +27,7 @@ FAMILY = Family(
             Child("embed_tokens"), scale=lambda config: config.embedding_multiplier,
             description="The embeddings as the first block receives them: embed_tokens' output times "
                         "embedding_multiplier"),
-        **glm4_sites("post_norm1", "post_norm2", scale=residual_multiplier),
+        **PostNorms("post_norm1", "post_norm2", scale=residual_multiplier).sites(),
     },
     readout=logits_times_scaling,
     checkpoints=(

@@ -15,20 +15,20 @@ gradients, the router computes its logits with torch.mm instead of F.linear, so 
 not reached there.
 """
 
+from nnterp.blocks import GLM4_POSTNORMS
 from nnterp.family import Checkpoint, Family
 from nnterp.families._moe import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
 
 from ._llama import TINY
 from ._llama_renamed import normed_then_rotated_on_sliding_layers
-from ._sandwich_glm4 import glm4_sites
 
 FAMILY = Family(
     name="kolibri1",
     model_types=("kolibri1",),
     summary="GLM-4's sandwich block with a sigmoid-routed mixture of experts plus a shared expert in every MLP slot.",
     tags=("Sandwich norms", "RMSNorm", "QK-norm", "Sliding window", "Mixture of experts", "Shared expert"),
+    block=GLM4_POSTNORMS,
     sites={
-        **glm4_sites(),
         "attention_queries": normed_then_rotated_on_sliding_layers("q_norm", "queries"),
         "attention_keys": normed_then_rotated_on_sliding_layers("k_norm", "keys"),
         **moe_block(

@@ -8,10 +8,11 @@ MLP's input, and attention_norm_output and mlp_norm_output do not exist. q_norm 
 RMSNorms over the whole q_proj and k_proj outputs (all heads at once) before the rotary.
 """
 
+from nnterp.blocks import OLMO2_POSTNORMS
 from nnterp.family import Checkpoint, Family
 
 from ._llama import tiny
-from ._postnorm_olmo2 import POSTNORM_SITES, WIDE_QK_NORM
+from ._postnorm_olmo2 import WIDE_QK_NORM
 
 FAMILY = Family(
     name="olmo2",
@@ -19,8 +20,8 @@ FAMILY = Family(
     summary="A post-norm block: each sublayer reads the raw stream and its output is normed before the add, with "
             "query and key RMSNorms over the whole projection.",
     tags=("Post-norm block", "RMSNorm", "QK-norm", "Gated MLP"),
+    block=OLMO2_POSTNORMS,
     sites={
-        **POSTNORM_SITES,
         "attention_queries": "The queries entering attention:" + WIDE_QK_NORM.format(norm="q_norm"),
         "attention_keys": "The keys entering attention:" + WIDE_QK_NORM.format(norm="k_norm"),
     },

@@ -11,9 +11,9 @@ transformers refuses it: the model runs eager (or flash/flex).
 """
 
 from nnterp.family import Checkpoint, Family
+from nnterp.readout import SOFTCAPPED
 
 from ._llama import tiny
-from nnterp.readout import SOFTCAPPED
 
 FAMILY = Family(
     name="vaultgemma",
