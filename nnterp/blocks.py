@@ -32,6 +32,12 @@ class Parallel:
         self.no_mid = Nowhere(PARALLEL_REASON)
         self.mlp_norm_site = Read(Child(mlp_norm), description=description)
 
+    def describe(self) -> str:
+        shared = "one norm feeds both sublayers" if self.mlp_norm == "input_layernorm" else f"the MLP reads {self.mlp_norm}"
+        when = f" where config.{self.when} is set ({'the default' if self.default else 'off by default'})" \
+            if self.when else ""
+        return f"parallel{when}: the attention and the MLP read the same input, {shared}; no layer_mid"
+
     def is_parallel(self, config) -> bool:
         return self.when is None or bool(getattr(config, self.when, self.default))
 
@@ -91,6 +97,12 @@ class PostNorms:
             }
         else:
             self._sites = contributions
+        self._words = (f"attention_output is {attention}'s output and mlp_output {mlp}'s" + times
+                       + ("; nothing norms the sublayers' inputs" if not pre_norms else "")
+                       + (f"; the MLP reads {pre_mlp}" if pre_mlp else ""))
+
+    def describe(self) -> str:
+        return f"post-norms beside the sublayers: {self._words}"
 
     def kind(self, config) -> str:
         return "sequential"

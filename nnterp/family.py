@@ -209,6 +209,28 @@ class Family:
                 if isinstance(site, Site) and name in COMMON_SITES and site.description
                 and _same_site(site, COMMON_SITES[name])}
 
+    def differences(self) -> list[str]:
+        """What this family declares against the common (Llama) conventions, a sentence each: the data a page
+        prints as "as Llama, except: ..."."""
+        said = []
+        if self.rename:
+            said.append("modules renamed: " + ", ".join(f"{native} as {alias}" for native, alias in self.rename.items()
+                                                        if isinstance(native, str)))
+        if self.block is not None:
+            said.append(f"the block: {self.block.describe()}")
+        words = self.description_changes()
+        preset = self.block.sites() if self.block is not None else {}
+        own = [name for name in self.sites if name not in words and name not in preset]
+        if own:
+            said.append("read elsewhere: " + ", ".join(own))
+        if words:
+            said.append("described in its own words: " + ", ".join(words))
+        if self.readout is not IDENTITY:
+            said.append(self.readout.formula() if hasattr(self.readout, "formula") else "its own readout past lm_head")
+        if self.loads != ("eager", "sdpa"):
+            said.append(f"loads: {', '.join(self.loads) if self.loads else 'what transformers accepts'}")
+        return said
+
     @property
     def doc(self) -> str:
         return (self.module.__doc__ or "").strip() if self.module else ""
