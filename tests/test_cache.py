@@ -163,3 +163,10 @@ def test_value_reads_and_writes_by_path_and_transformerlens_name(llama, prompt):
     with llama.trace(prompt):
         clean = llama.logits.save()
     assert not torch.equal(clean, edited)
+
+
+def test_batches_run_behind_a_progress_bar_naming_the_size(llama, capsys):
+    cache = llama.cache(PROMPTS, values=["layer_output"], batch_size=1, progress=True)
+    shown = capsys.readouterr().err
+    assert "caching 2 values (about" in shown and "3/3" in shown
+    assert cache.layers[0].layer_output.shape[0] == len(PROMPTS)
