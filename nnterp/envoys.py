@@ -7,6 +7,8 @@ remote run ships the envoy tree).
 
 from __future__ import annotations
 
+from functools import partial
+
 import torch
 from nnsight import Envoy
 from nnsight.intervention.interleaver import OutOfOrderError
@@ -237,10 +239,15 @@ class StandardHost:
             # the host's own values, and the modules this envoy has (its children and their standard aliases)
             values = [spec.name for spec in self._nnterp_specs()]
             modules = [*self.__dict__.get("_child_map", {}), *self.__dict__.get("_aliases", {})]
-            layer = None if self._nnterp_host == "model" else int(_block_of(self).path.rsplit(".", 1)[-1])
-            state = self.root._nnterp_state
-            raise UnknownName(name, standard_path(self), values + modules, values=values, host=self._nnterp_host,
-                              layer=layer, block_kind=state.family.block_kind(state.config)) from None
+            raise UnknownName(name, self.path, values + modules, values=values, where=partial(_where_for_error, self)) \
+                from None
+
+
+def _where_for_error(envoy) -> tuple:
+    """(standard path, host, block index, block kind) of an envoy, for an UnknownName's message."""
+    layer = None if envoy._nnterp_host == "model" else int(_block_of(envoy).path.rsplit(".", 1)[-1])
+    state = envoy.root._nnterp_state
+    return standard_path(envoy), envoy._nnterp_host, layer, state.family.block_kind(state.config)
 
 
 def _addindent(text: str, spaces: int) -> str:

@@ -68,13 +68,18 @@ class UnknownName(AttributeError):
     """
 
     def __init__(self, name: str, path: str, candidates, missing: str | None = None, values=None,
-                 host: str | None = None, layer=None, block_kind: str | None = None) -> None:
+                 where=None) -> None:
         super().__init__(name)
         self.name, self.path, self.candidates, self.missing = name, path, list(candidates), missing
         self.values = list(values) if values is not None else self.candidates
-        self.host, self.layer, self.block_kind = host, layer, block_kind
+        #: () -> (standard path, host, block index, block kind), asked only when the message is read
+        self._where = where
+        self.host = self.layer = self.block_kind = None
 
     def __str__(self) -> str:
+        if self._where is not None:
+            self.path, self.host, self.layer, self.block_kind = self._where()
+            self._where = None
         if self.missing:
             return f"{self.path} has no {self.name!r}: {self.missing}"
         head = f"{self.name!r} is neither a standard value nor a module of {self.path}"
