@@ -297,11 +297,13 @@ def cache_lines(run, peer) -> list[str]:
                     f"| {fmt_ratio(ratio(run, f'nnterp.{kind}', bare))} | {fmt_ratio(ours)} "
                     f"| {fmt_ratio(ratio(run, f'nnterp.cache_{kind}', f'nnterp.{kind}'))} | {tl_cell} | ≤ {limit} "
                     f"| {verdict(ours and ours[1], limit)} |")
-        rows.append(f"| (ms per call: bare {ms(run, bare)}; TransformerLens's process: bare {ms(peer, bare)}) "
+        rows.append(f"| (CPU ms per call: bare {ms(run, bare)}; TransformerLens's process: bare {ms(peer, bare)}) "
                     f"| {ms(run, f'nnsight.{kind}')} | {ms(run, f'nnterp.{kind}')} | {ms(run, f'nnterp.cache_{kind}')} "
                     f"| | {ms(peer, tl)} | | |")
     notes = [f"- {note}" for note in run["notes"] if note.startswith("cache of")]
-    when = f" (measured {run['finished']}, on its own: `python -m benchmarks.run --long-only`)" if run.get("finished") else ""
+    load = f", load average {run['load'][0]:.1f} on {run['cores']} cores" if run.get("load") else ""
+    when = (f"Measured {run['finished']}{load} (the CPU-time ratios are taken within each process), alone with: "
+            f"`python -m benchmarks.run --long-only`." if run.get("finished") else "")
     return [f"#### The cache at {run['batch']} × {run['seq']}: `model.cache` against `run_with_cache` and bare nnsight",
             "", "`model.cache(ids, values=...)` of the residual values (those of the rows above, the token embeddings, "
             "the final norm's output and the logits), and `model.cache(ids)` of every value on the eager model, "
@@ -310,7 +312,7 @@ def cache_lines(run, peer) -> list[str]:
             "forced, each ratio against that process's bare forward). The cache's tensors are checked identical to "
             "the trace's (the notes below).", "",
             "| reads | bare nnsight | nnterp trace | `model.cache` | cache ÷ trace | TransformerLens `run_with_cache` "
-            "| limit | verdict (cache) |", "|---|---|---|---|---|---|---|---|"] + rows + [""] + notes + ([when.strip(" ()")] if when else []) + [""]
+            "| limit | verdict (cache) |", "|---|---|---|---|---|---|---|---|"] + rows + [""] + notes + ([""] + [when] if when else []) + [""]
 
 
 def candidate_lines(data) -> list[str]:
