@@ -57,7 +57,7 @@ def _status(model, host, name: str) -> str | None:
     return None
 
 
-def _wanted(model, values, layers) -> tuple[set | None, set, dict]:
+def _wanted(model, values) -> tuple[set | None, set, dict]:
     """The value names asked for on every chosen block (None: all), the (layer, value) pairs asked for by path,
     and the names asked for that nnterp does not serve yet, with the sentence."""
     if values is None:
@@ -89,7 +89,7 @@ def plan(model, values=None, layers=None) -> Plan:
         chosen = tuple(range(count))
     else:
         chosen = tuple(sorted({names._index(int(i), count) for i in ([layers] if isinstance(layers, int) else layers)}))
-    everywhere, pinned, pending = _wanted(model, values, layers)
+    everywhere, pinned, pending = _wanted(model, values)
     result = Plan(layers=chosen, left_out=dict(pending))
 
     def asked(value, layer) -> bool:
