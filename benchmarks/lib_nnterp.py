@@ -110,15 +110,24 @@ def scenarios(ctx) -> dict:
                         grads.append(h.grad.save())
         return grads
 
+    residual_names = ["token_embeddings", *dict.fromkeys(n for _, n in residual), "final_norm_output", "logits"]
+
+    def cache_residuals():
+        return sdpa.cache(ids, values=residual_names, progress=False)
+
+    def cache_everything():
+        return eager.cache(ids, progress=False)
+
     found = {"nnterp.logits": logits, "nnterp.residuals": residuals, "nnterp.all": everything,
-             "nnterp.grad": gradients}
+             "nnterp.grad": gradients, "nnterp.cache_residuals": cache_residuals, "nnterp.cache_all": cache_everything}
     found.update(lib_nnsight.scenarios(ctx))
-    _check_same_values(ctx, found)
+    _check_same_values(ctx, found, (("residuals", sdpa, residual), ("all", eager, every)))
     return found
 
 
-def _check_same_values(ctx, found) -> None:
-    """nnterp and bare nnsight must read the same tensors (on twins with equal weights)."""
+def _check_same_values(ctx, found, cached) -> None:
+    """nnterp and bare nnsight must read the same tensors (on twins with equal weights), and model.cache the
+    tensors nnterp's trace reads."""
     with torch.no_grad():
         for kind in ("residuals", "all"):
             ours, native = found[f"nnterp.{kind}"](), found[f"nnsight.{kind}"]()
@@ -127,6 +136,17 @@ def _check_same_values(ctx, found) -> None:
             ctx.notes.append(f"{kind}: nnterp and bare nnsight read {len(ours)} and {len(native)} tensors, "
                              f"{'identical' if same else 'NOT identical'}")
             ctx.checks[f"same_values.{kind}"] = same
+        for kind, model, names in cached:
+            cache, traced = found[f"nnterp.cache_{kind}"](), found[f"nnterp.{kind}"]()
+            keys = [name for name in ("input_ids", "attention_mask") if kind == "all"] + ["token_embeddings"]
+            keys += [f"layers.{i}.{prefix}{name}" for i in range(model.num_layers) for host, name in names
+                     for prefix in [{"layer": "", "attention": "self_attn.", "mlp": "mlp."}[host]]]
+            keys += ["final_norm_output"] + (["lm_head_output"] if kind == "all" else []) + ["logits"]
+            keys += ["next_token_probs"] if kind == "all" else []
+            same = len(keys) == len(traced) and all(torch.equal(cache[k], v) for k, v in zip(keys, traced))
+            ctx.notes.append(f"cache of {kind}: model.cache holds {len(cache)} tensors; the {len(traced)} the trace "
+                             f"reads are {'identical' if same else 'NOT identical'}")
+            ctx.checks[f"same_values.cache_{kind}"] = same
         kept, native = found["hooks.residuals"](), found["nnsight.residuals"]()
         same = len(kept) == len(native) and all(a is b or torch.equal(a, b) for a, b in zip(kept, native))
         ctx.notes.append(f"residuals: plain torch hooks keep {len(kept)} tensors, "

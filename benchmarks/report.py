@@ -250,9 +250,14 @@ def scaling_table(data) -> list[str]:
 
 
 def longer_lines(data) -> list[str]:
-    """The real model at a longer input: the totals, nnsight's, and what keeping the tensors costs alone."""
+    """The real model at a longer input: the totals, nnsight's, what keeping the tensors costs alone, and the cache
+    against TransformerLens's run_with_cache (its own process, at the same input)."""
     out = []
-    for key, run in sorted((data.get("longer") or {}).items()):
+    longer = data.get("longer") or {}
+    peers = {(run["model"], run["batch"], run["seq"]): run for run in longer.values() if run["library"] != "nnterp"}
+    for key, run in sorted(longer.items()):
+        if run["library"] != "nnterp":
+            continue
         cells = [("every residual value", "hf.sdpa", "residuals"), ("every value incl. attention interior (eager)",
                                                                     "hf.eager", "all")]
         rows = []
@@ -270,7 +275,44 @@ def longer_lines(data) -> list[str]:
                 "forward can no longer reuse their buffers.", "",
                 "| reads | plain torch hooks, no library | bare nnsight | nnterp | nnterp ÷ bare nnsight | limit "
                 "| verdict |", "|---|---|---|---|---|---|---|"] + rows + [""]
+        out += cache_lines(run, peers.get((run["model"], run["batch"], run["seq"])))
     return out
+
+
+def cache_lines(run, peer) -> list[str]:
+    """``model.cache`` beside a trace reading the same values, bare nnsight and TransformerLens's run_with_cache."""
+    if "nnterp.cache_residuals" not in series(run):
+        return []
+    ms = lambda r, name: f"{statistics.median(series(r)[name]) * 1e3:.0f}" if r and name in series(r) else "–"
+    rows = []
+    for words, bare, kind, tl in (("every residual value", "hf.sdpa", "residuals", "transformerlens.residuals"),
+                                  ("every value incl. attention interior (eager)", "hf.eager", "all",
+                                   "transformerlens.all")):
+        limit = LIMITS["residual" if kind == "residuals" else "all"]
+        ours = ratio(run, f"nnterp.cache_{kind}", bare)
+        theirs = ratio(peer, tl, bare) if peer else None
+        theirs_eager = ratio(peer, tl, "hf.eager") if peer and bare != "hf.eager" else None
+        tl_cell = fmt_ratio(theirs) + (f" (÷ bare eager: {fmt_ratio(theirs_eager)})" if theirs_eager else "")
+        rows.append(f"| {words} ÷ bare {bare.split('.')[1]} forward | {fmt_ratio(ratio(run, f'nnsight.{kind}', bare))} "
+                    f"| {fmt_ratio(ratio(run, f'nnterp.{kind}', bare))} | {fmt_ratio(ours)} "
+                    f"| {fmt_ratio(ratio(run, f'nnterp.cache_{kind}', f'nnterp.{kind}'))} | {tl_cell} | ≤ {limit} "
+                    f"| {verdict(ours and ours[1], limit)} |")
+        rows.append(f"| (CPU ms per call: bare {ms(run, bare)}; TransformerLens's process: bare {ms(peer, bare)}) "
+                    f"| {ms(run, f'nnsight.{kind}')} | {ms(run, f'nnterp.{kind}')} | {ms(run, f'nnterp.cache_{kind}')} "
+                    f"| | {ms(peer, tl)} | | |")
+    notes = [f"- {note}" for note in run["notes"] if note.startswith("cache of")]
+    load = f", load average {run['load'][0]:.1f} on {run['cores']} cores" if run.get("load") else ""
+    when = (f"Measured {run['finished']}{load} (the CPU-time ratios are taken within each process), alone with: "
+            f"`python -m benchmarks.run --long-only`." if run.get("finished") else "")
+    return [f"#### The cache at {run['batch']} × {run['seq']}: `model.cache` against `run_with_cache` and bare nnsight",
+            "", "`model.cache(ids, values=...)` of the residual values (those of the rows above, the token embeddings, "
+            "the final norm's output and the logits), and `model.cache(ids)` of every value on the eager model, "
+            "beside a trace saving the same values, bare nnsight reading the same locations, and TransformerLens "
+            "4.3's `run_with_cache` with the equivalent hooks and with every hook (its own process, eager attention "
+            "forced, each ratio against that process's bare forward). The cache's tensors are checked identical to "
+            "the trace's (the notes below).", "",
+            "| reads | bare nnsight | nnterp trace | `model.cache` | cache ÷ trace | TransformerLens `run_with_cache` "
+            "| limit | verdict (cache) |", "|---|---|---|---|---|---|---|---|"] + rows + [""] + notes + ([""] + [when] if when else []) + [""]
 
 
 def candidate_lines(data) -> list[str]:

@@ -32,7 +32,10 @@ ENV_OF = {"nnterp-1.3.0": "nnterp-1.3.0", "transformerlens": "transformerlens-4.
 #: the scaling sweep, on the tiny Llama at batch 1: one axis moved at a time from the middle
 #: the real model at a longer input (model, batch, seq): are the totals a short prompt's problem?
 LONG_INPUT = ("smollm2-135m", 4, 128)
-LONG_SCENARIOS = "hf.sdpa,hf.eager,hooks.residuals,nnsight.residuals,nnterp.residuals,nnsight.all,nnterp.all"
+LONG_SCENARIOS = ("hf.sdpa,hf.eager,hooks.residuals,nnsight.residuals,nnterp.residuals,nnsight.all,nnterp.all,"
+                  "nnterp.cache_residuals,nnterp.cache_all")
+#: TransformerLens's run_with_cache at the same longer input, in its own process, beside model.cache
+LONG_PEER_SCENARIOS = "hf.sdpa,hf.eager,transformerlens.residuals,transformerlens.all"
 SCALING_BASE = dict(layers=4, seq=64, batch=1)
 SCALING_AXES = dict(layers=(1, 4, 16), seq=(64, 256), batch=(1, 16))
 QUICK_SCALING_AXES = dict(layers=(4, 16), seq=(64, 256), batch=(1, 16))
@@ -221,6 +224,9 @@ def main(argv=None) -> None:
     parser.add_argument("--no-scaling", action="store_true")
     parser.add_argument("--no-imports", action="store_true")
     parser.add_argument("--resume", action="store_true", help="keep the results already in the folder; run the rest")
+    parser.add_argument("--long-only", action="store_true",
+                        help="run only the longer-input jobs (the cache against run_with_cache) into the recorded "
+                             "results, keeping the others, and rewrite BENCHMARKS.md")
     parser.add_argument("--no-candidates", action="store_true",
                         help="skip measuring the candidate core fixes of benchmarks/patches.py")
     parser.add_argument("--peer-site", action="append", default=[], metavar="LIBRARY=FOLDER",
@@ -255,6 +261,8 @@ def main(argv=None) -> None:
     results = Path(args.results or (HERE / "recorded" / "cpu" if whole and "--libraries" not in args.argv else HERE / "results"))
     results.mkdir(parents=True, exist_ok=True)
     for stale in [*results.glob("*.json"), *results.glob("*.failed")]:
+        if args.long_only and not stale.name.startswith("long--"):
+            continue  # the rest of the recorded run is kept
         if not args.resume or stale.suffix == ".failed":
             stale.unlink()
 
@@ -298,9 +306,20 @@ def main(argv=None) -> None:
                      ["--rounds", "7", "--repeats", "1", "--warmup", "1", "--only", LONG_SCENARIOS,
                       "--batch", str(batch), "--seq", str(seq), "--skip-memory", "--skip-construction"]))
 
+    if whole and not cuda and model in models and "transformerlens" in args.libraries:
+        jobs.append(("transformerlens", model, f"long--transformerlens--{model}-B{batch}-S{seq}",
+                     ["--rounds", "7", "--repeats", "1", "--warmup", "1", "--only", LONG_PEER_SCENARIOS,
+                      "--batch", str(batch), "--seq", str(seq), "--skip-memory", "--skip-construction"]))
+
+    if args.long_only:
+        jobs = [job for job in jobs if job[2].startswith("long--")]
+        args.started = None  # the recorded run's meta stays that run's
     with ThreadPoolExecutor(max_workers=1 if cuda else max(1, args.jobs)) as pool:
         list(pool.map(lambda job: run_worker(job[0], job[1], args, results, job[2], job[3]), jobs))
 
+    if args.long_only:
+        write_report(args, results)
+        return
     if not args.no_candidates and not args.quick and not cuda:
         candidates(args, results, models)
 

@@ -197,6 +197,8 @@ def main() -> None:
         "times": times, "cpu_times": cpu_times,
         "summary": {name: timing.summary(values) for name, values in times.items()},
         "memory": memory, "construction": built, "notes": ctx.notes, "checks": ctx.checks,
+        "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load": list(os.getloadavg()),
+        "cores": os.cpu_count(),
     }
     with open(args.json, "w") as out:
         json.dump(result, out, indent=1)

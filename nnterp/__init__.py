@@ -1,7 +1,7 @@
 """nnterp: one standard, checked interface to the insides of every decoder-only transformers model."""
 
 from .errors import (
-    BatchRefused, ConditionedValue, EmptyPrompt, LayoutMismatch, LoadOptionRefused, NnterpError, OrderError,
+    BatchRefused, ConditionedValue, EmptyPrompt, LayoutMismatch, LoadOptionRefused, NnterpError, NotCached, OrderError,
     ReadOnlyValue, UnavailableValue, UnknownArchitecture, UnknownName,
 )
 from .model import StandardizedTransformer
@@ -10,6 +10,6 @@ from .vocabulary import DIMENSIONS, FORWARD_ORDER, VALUES
 __all__ = [
     "StandardizedTransformer", "VALUES", "FORWARD_ORDER", "DIMENSIONS", "NnterpError", "UnknownArchitecture", "UnknownName",
     "UnavailableValue", "ConditionedValue", "EmptyPrompt", "BatchRefused", "ReadOnlyValue", "LayoutMismatch",
-    "LoadOptionRefused", "OrderError",
+    "LoadOptionRefused", "OrderError", "NotCached",
 ]
 __version__ = "0.1.0"

@@ -7,6 +7,8 @@ remote run ships the envoy tree).
 
 from __future__ import annotations
 
+from functools import partial
+
 import torch
 from nnsight import Envoy
 from nnsight.intervention.interleaver import OutOfOrderError
@@ -15,7 +17,7 @@ from nnsight.intervention.source import STATE
 
 from .errors import NnterpError, OrderError, ReadOnlyValue, UnknownName
 from .sites import conditioned_error, envoy_memo, where_of
-from .vocabulary import HOST_PATHS, MODULE_NAMES, ValueSpec, forward_order_sentence, values_of
+from .vocabulary import HOST_PATHS, ValueSpec, forward_order_sentence, values_of
 
 def _block_of(envoy):
     """The block (layers[i]) a host belongs to: its nearest ancestor that is a block host (the parent,
@@ -234,9 +236,18 @@ class StandardHost:
                 raise UnknownName(name, self.path, [], missing=f"this {family} block has no {name} module, so "
                                   f"its {'attention' if name == 'self_attn' else 'MLP'} values are unavailable "
                                   f"(model.support() says why)") from None
-            candidates = [spec.name for spec in values_of(self._nnterp_host, ("core", "moe"))]
-            candidates += list(MODULE_NAMES) + list(self.__dict__.get("_child_map", {}))
-            raise UnknownName(name, self.path, candidates) from None
+            # the host's own values, and the modules this envoy has (its children and their standard aliases)
+            values = [spec.name for spec in self._nnterp_specs()]
+            modules = [*self.__dict__.get("_child_map", {}), *self.__dict__.get("_aliases", {})]
+            raise UnknownName(name, self.path, values + modules, values=values, where=partial(_where_for_error, self)) \
+                from None
+
+
+def _where_for_error(envoy) -> tuple:
+    """(standard path, host, block index, block kind) of an envoy, for an UnknownName's message."""
+    layer = None if envoy._nnterp_host == "model" else int(_block_of(envoy).path.rsplit(".", 1)[-1])
+    state = envoy.root._nnterp_state
+    return standard_path(envoy), envoy._nnterp_host, layer, state.family.block_kind(state.config)
 
 
 def _addindent(text: str, spaces: int) -> str:

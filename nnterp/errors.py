@@ -46,6 +46,14 @@ class BatchRefused(NnterpError, ValueError):
     """The batch needs something the model cannot take (position_ids for a left-padded batch)."""
 
 
+class NotCached(NnterpError, KeyError):
+    """A cache was asked for a value it does not hold; the message says why (not asked for, unavailable,
+    conditioned on another load)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 class OrderError(NnterpError):
     """A value was read after the forward had passed it, or its site never ran."""
 
@@ -53,20 +61,52 @@ class OrderError(NnterpError):
 class UnknownName(AttributeError):
     """A misspelled value or module name; the message offers the nearest standard one.
 
-    The suggestion is computed when the message is read: nnsight probes many absent names while
-    it builds the tree, and those probes must stay cheap.
+    A name researchers come with (a TransformerLens hook, an nnterp 1.x accessor, ``resid_post``) is answered with
+    the standard path it means (``nnterp.names``); any other with the closest value or module of the host. The
+    suggestion is computed when the message is read: nnsight probes many absent names while it builds the tree,
+    and those probes must stay cheap.
     """
 
-    def __init__(self, name: str, path: str, candidates, missing: str | None = None) -> None:
+    def __init__(self, name: str, path: str, candidates, missing: str | None = None, values=None,
+                 where=None) -> None:
         super().__init__(name)
         self.name, self.path, self.candidates, self.missing = name, path, list(candidates), missing
+        self.values = list(values) if values is not None else self.candidates
+        #: () -> (standard path, host, block index, block kind), asked only when the message is read
+        self._where = where
+        self.host = self.layer = self.block_kind = None
 
     def __str__(self) -> str:
+        if self._where is not None:
+            self.path, self.host, self.layer, self.block_kind = self._where()
+            self._where = None
         if self.missing:
             return f"{self.path} has no {self.name!r}: {self.missing}"
+        head = f"{self.name!r} is neither a standard value nor a module of {self.path}"
+        meant = _meant(self)
+        if meant is not None:
+            return f"{head}; {meant}"
         guess = nearest(self.name, self.candidates)
-        hint = f"; did you mean {guess!r}?" if guess else f"; its standard values are {', '.join(self.candidates[:8])}, ..."
-        return f"{self.name!r} is neither a standard value nor a module of {self.path}{hint}"
+        if guess:
+            return f"{head}; did you mean {guess!r}?"
+        return f"{head}; its standard values are {', '.join(self.values[:10])}{', ...' if len(self.values) > 10 else ''}"
+
+
+def _meant(error: UnknownName) -> str | None:
+    """``did you mean model.layers[0].layer_output?`` for a name that ``nnterp.names`` knows, else None."""
+    if error.host is None:
+        return None
+    from .names import MODULE_WORDS, suggestion
+
+    module = MODULE_WORDS.get(error.host, {}).get(error.name)
+    if module is not None and module in error.candidates:
+        return f"did you mean the module {error.path}.{module}?"
+    path = suggestion(error.name, error.host, error.layer, error.block_kind)
+    if path is None:
+        return None
+    if not path.in_vocabulary:
+        return f"it means {path}, which this version of nnterp does not serve yet"
+    return f"did you mean {path}?"
 
 
 def nearest(name: str, candidates) -> str | None:

@@ -149,6 +149,44 @@ class StandardizedTransformer(StandardHost, TransformersModel):
                         where.instrument(host)
         return self
 
+    def cache(self, prompts, values=None, layers=None, positions=None, device=None, dtype=None, *,
+              batch_size: int | None = None, progress: bool | None = None, max_bytes: int | None = None):
+        """Every served value of a run on ``prompts`` (or the ``values`` named, on ``layers``), under ``no_grad``.
+
+        ``values`` takes standard names (``"layer_output"``: on every chosen block), paths
+        (``"layers.3.layer_output"``) or TransformerLens names (``"blocks.3.hook_resid_post"``, ``"hook_resid_post"``);
+        ``positions`` (an index, a list or a slice) keeps those positions, the axis kept; ``device`` and ``dtype``
+        move each value as it is read; a list of prompts runs ``batch_size`` at a time behind a progress bar, padded
+        together. Refused before it runs when its estimated size exceeds the memory free on the target (or
+        ``max_bytes``). Returns an ``nnterp.cache.Cache``: ``cache.layers[3].self_attn.attention_probabilities``,
+        ``cache["blocks.3.hook_resid_post"]``, ``cache.stack("layer_output")``.
+        """
+        from .cache import build
+
+        return build(self, prompts, values, layers, positions, device, dtype, batch_size, progress, max_bytes)
+
+    def value(self, name: str, *new_value):
+        """Inside a trace, the value a standard path (``"layers.3.self_attn.attention_probabilities"``) or a
+        TransformerLens name (``"blocks.3.attn.hook_pattern"``) denotes; ``model.value(name, tensor)`` writes it."""
+        from .names import resolve
+        from .errors import UnavailableValue
+
+        path = resolve(name, self.num_layers, self.family.block_kind(self._nnterp_state.config))
+        if not path.in_vocabulary:
+            raise UnavailableValue(f"{name!r} is {path}, which this version of nnterp does not serve yet")
+        host = self
+        if path.layer is not None:
+            host = block_hosts(self.layers[path.layer]).get(path.host)
+            if host is None:
+                from .envoys import absent_host_reason
+
+                raise UnavailableValue(f"{path} is unavailable: "
+                                       f"{absent_host_reason(self, self.layers[path.layer], path.host)}")
+        if new_value:
+            setattr(host, path.value, *new_value)
+            return None
+        return getattr(host, path.value)
+
     # ------------------------------------------------------------------ identity
     @property
     def family(self) -> Family:

@@ -1,0 +1,485 @@
+"""``model.cache(prompts)``: every served value of a run (or those named), kept under ``no_grad``.
+
+The values are read in one trace per batch, in the forward order (``vocabulary.FORWARD_ORDER``, or the family's
+``block_order``), through the same sites a trace reads, so each is the tensor a traced read gives. A cache is
+reached by the model's paths (``cache.layers[3].self_attn.attention_probabilities``), by key
+(``cache["layers.3.layer_output"]``) or by a TransformerLens name (``cache["blocks.3.hook_resid_post"]``); what it
+does not hold raises ``NotCached`` saying why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import torch
+
+from . import names
+from .envoys import absent_host_reason, block_hosts
+from .errors import NnterpError, NotCached
+from .sites import Call, where_of
+from .vocabulary import BY_NAME, DIMENSIONS, FORWARD_ORDER
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One value the cache reads: its path and the host envoy it is read on."""
+
+    path: names.Path
+    host: object
+    #: the key of an earlier read of the same tensor (a parallel block's one norm serves both norm outputs):
+    #: read once, since the forward has passed the location by the second name
+    same_as: str | None = None
+
+
+@dataclass
+class Plan:
+    """What a cache run reads, in forward order, and why each value it leaves out is left out."""
+
+    reads: list[Planned] = field(default_factory=list)
+    left_out: dict[str, str] = field(default_factory=dict)
+    layers: tuple[int, ...] = ()
+
+
+def _block_order(model) -> list[tuple[str, str]]:
+    order = model.family.block_order or FORWARD_ORDER["block"]
+    return [(host, name) for host, name in order if name != "output"]
+
+
+def _status(model, host, name: str) -> str | None:
+    """None where ``host`` serves ``name`` under this load, else the sentence why not."""
+    site = host._nnterp_site(name)
+    if not site.served:
+        return f"unavailable on this model: {site.reason}"
+    if site.condition is not None and not site.condition.holds(model):
+        return (f"not served under attn_implementation={model.attn_implementation!r}: it {site.condition.text}; "
+                f"load with attn_implementation={site.condition.attn_implementations[0]!r} to cache it")
+    return None
+
+
+def _wanted(model, values) -> tuple[set | None, set, dict]:
+    """The value names asked for on every chosen block (None: all), the (layer, value) pairs asked for by path,
+    and the names asked for that nnterp does not serve yet, with the sentence."""
+    if values is None:
+        return None, set(), {}
+    if isinstance(values, str):
+        values = [values]
+    kind = model.family.block_kind(model._nnterp_state.config)
+    everywhere, pinned, pending = set(), set(), {}
+    for name in values:
+        if name in BY_NAME or name in names.PENDING_HOSTS:
+            value, layer = name, None
+        elif names.block_hook(name) is not None:  # a block's hook without its index: on every chosen block
+            hook = names.block_hook(name).name
+            value, layer = names.resolve(f"blocks.0.{hook}", block_kind=kind).value, None
+        else:
+            path = names.resolve(name, model.num_layers, kind)
+            value, layer = path.value, path.layer
+        if value not in BY_NAME:
+            pending[name] = f"{name} is {value}, which this version of nnterp does not serve yet"
+            continue
+        (everywhere.add(value) if layer is None else pinned.add((layer, value)))
+    return everywhere, pinned, pending
+
+
+def plan(model, values=None, layers=None) -> Plan:
+    """The reads of a cache of ``values`` (None: every value) on ``layers`` (None: every block), in forward order."""
+    count = model.num_layers
+    if layers is None:
+        chosen = tuple(range(count))
+    else:
+        chosen = tuple(sorted({names._index(int(i), count) for i in ([layers] if isinstance(layers, int) else layers)}))
+    everywhere, pinned, pending = _wanted(model, values)
+    result = Plan(layers=chosen, left_out=dict(pending))
+
+    def asked(value, layer) -> bool:
+        if everywhere is None:
+            return True
+        return value in everywhere and (layer is None or layer in chosen) or (layer, value) in pinned
+
+    def add(host, value, layer):
+        path = names.Path(value, layer)
+        if not asked(value, layer):
+            result.left_out[path.key] = "not asked for (values= or layers= left it out)"
+            return
+        why = _status(model, host, value)
+        if why is not None:
+            result.left_out[path.key] = why
+            return
+        where = _location_key(host, host._nnterp_site(value))
+        first = seen.setdefault(where, path.key) if where is not None else None
+        result.reads.append(Planned(path, host, first if first != path.key else None))
+
+    seen: dict = {}
+    model_order = FORWARD_ORDER["model"]
+    for value in model_order:
+        add(model, value, None)
+    groups = model.family.groups
+    blocks = sorted(set(chosen) | {layer for layer, _ in pinned})
+    for index in range(count):
+        layer = model.layers[index]
+        hosts = block_hosts(layer)
+        for host_name, value in _block_order(model):
+            if BY_NAME[value].group not in groups:
+                continue
+            if index not in blocks:
+                result.left_out[names.Path(value, index).key] = "not asked for (values= or layers= left it out)"
+                continue
+            host = hosts.get(host_name)
+            if host is None:
+                result.left_out[names.Path(value, index).key] = (
+                    f"unavailable on this model: {absent_host_reason(model, layer, host_name)}")
+                continue
+            add(host, value, index)
+    for value in FORWARD_ORDER["readout"]:
+        add(model, value, None)
+    return result
+
+
+def _location_key(host, site):
+    """What identifies the tensor a plain read serves (the host, the location, the element, the layout), None for
+    a site that computes on what it reads (a derived value, a sum, a multiplier)."""
+    from .sites import Read
+
+    if type(site) is not Read or site.plus or site.scale or site.snapshot:
+        return None
+    return id(host), site.where, site.element, id(site.layout)
+
+
+# --------------------------------------------------------------------------- size
+def _dims(model, layer, seq: int, batch: int) -> dict:
+    config = model._nnterp_state.config
+    dims = {"batch": batch, "seq": seq, "query": seq, "key": seq + model.family.key_prefix(config)}
+    for name in DIMENSIONS:
+        if name in dims:
+            continue
+        accessor = {"top_k": "num_experts_per_token"}.get(name, name)
+        try:
+            dims[name] = getattr(model, accessor)
+        except Exception:  # a dimension this family has not (no router): no value of it is planned
+            pass
+    if layer is not None and model.family.block_dims is not None:
+        dims.update(model.family.block_dims(model.layers[layer]._nnterp_context()))
+    return dims
+
+
+def _element_size(model, spec, dtype) -> int:
+    if spec.layout.kind in ("Tokens", "Experts"):
+        return 8
+    return (dtype or model.dtype).itemsize
+
+
+def estimate_bytes(model, reads, batch: int, seq: int, positions=None, dtype=None) -> int:
+    """The bytes a cache of ``reads`` holds for ``batch`` rows of ``seq`` positions, from the values' layouts."""
+    total = 0
+    for read in reads:
+        spec = BY_NAME[read.path.value]
+        if not spec.layout.dims:
+            continue
+        dims = _dims(model, read.path.layer, seq, batch)
+        sizes = []
+        for dim in spec.layout.dims:
+            size = dims[dim]
+            if dim == "seq" and spec.layout.kind in ("Keys", "Values"):
+                size = dims["key"]
+            if dim in ("seq", "query") and positions is not None:
+                size = len(_position_list(positions, size))
+            sizes.append(size)
+        total += math.prod(sizes) * _element_size(model, spec, dtype)
+    return total
+
+
+def _size(nbytes: float) -> str:
+    for unit in ("B", "kB", "MB", "GB", "TB"):
+        if nbytes < 1000 or unit == "TB":
+            return f"{nbytes:.0f} {unit}" if unit == "B" else f"{nbytes:.1f} {unit}"
+        nbytes /= 1000
+
+
+def _available_bytes(device) -> int | None:
+    device = torch.device(device)
+    if device.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(device)
+        return free
+    if device.type == "cpu":
+        try:
+            for line in open("/proc/meminfo"):
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+        except OSError:
+            return None
+    return None
+
+
+# --------------------------------------------------------------------------- positions
+def _position_list(positions, seq: int) -> list[int]:
+    if isinstance(positions, slice):
+        return list(range(seq))[positions]
+    if isinstance(positions, int):
+        positions = [positions]
+    elif isinstance(positions, torch.Tensor):
+        positions = positions.tolist()
+    chosen = []
+    for position in positions:
+        if not -seq <= int(position) < seq:
+            raise NnterpError(f"position {position} is outside the call's {seq} positions: pass positions between "
+                              f"{-seq} and {seq - 1}")
+        chosen.append(int(position) % seq)
+    return chosen
+
+
+def _keep(value, spec, positions, device, dtype):
+    """The value as the cache keeps it: its chosen positions (a copy, so the rest is freed), on ``device`` in
+    ``dtype``; the value itself when none is asked for."""
+    if not isinstance(value, torch.Tensor):
+        return value
+    if positions is not None:
+        for axis, dim in enumerate(spec.layout.dims):
+            if dim in ("seq", "query"):
+                index = torch.tensor(_position_list(positions, value.shape[axis]), device=value.device)
+                value = value.index_select(axis, index)
+    if device is not None or (dtype is not None and value.is_floating_point()):
+        value = value.to(device=device, dtype=dtype if value.is_floating_point() else None)
+    return value
+
+
+# --------------------------------------------------------------------------- running
+def _batches(model, prompts, batch_size):
+    """The trace inputs, one per batch: the prompts as given where they are one batch; otherwise tokenized together
+    (so every batch has the same positions, left-padded as a trace pads them) and cut into rows."""
+    if isinstance(prompts, (str, dict)) or batch_size is None:
+        return [prompts], _count(prompts)
+    if isinstance(prompts, torch.Tensor):
+        ids = prompts if prompts.ndim == 2 else prompts[None]
+        encoded = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+    else:
+        prompts = list(prompts)
+        if len(prompts) <= batch_size:
+            return [prompts], len(prompts)
+        encoded = dict(model.tokenizer(prompts, return_tensors="pt", padding=True))
+    rows = encoded["input_ids"].shape[0]
+    return ([{key: tensor[start:start + batch_size] for key, tensor in encoded.items()}
+             for start in range(0, rows, batch_size)], rows)
+
+
+def _count(prompts) -> int:
+    if isinstance(prompts, str):
+        return 1
+    if isinstance(prompts, torch.Tensor):
+        return 1 if prompts.ndim == 1 else prompts.shape[0]
+    if isinstance(prompts, dict):
+        return prompts["input_ids"].shape[0]
+    return len(prompts)
+
+
+def _positions_of(model, batch) -> int:
+    if isinstance(batch, dict):
+        return int(batch["input_ids"].shape[-1])
+    if isinstance(batch, torch.Tensor):
+        return int(batch.shape[-1])
+    encoded = model.tokenizer(batch if isinstance(batch, list) else [batch], return_tensors="pt", padding=True)
+    return int(encoded["input_ids"].shape[-1])
+
+
+def _instrument(reads) -> None:
+    """Instrument, before the forward, each host a read needs the operations of (not the whole model: a host
+    instrumented runs its later forwards through nnsight's operation hooks)."""
+    done = set()
+    for read in reads:
+        where = where_of(read.host._nnterp_site(read.path.value))
+        if isinstance(where, Call) and id(read.host) not in done:
+            where.instrument(read.host)
+            done.add(id(read.host))
+
+
+def _run_one(model, batch, reads, positions, device, dtype) -> dict:
+    kept: dict = {}  # made before the trace: nnsight keeps what the trace's body puts in it
+    with torch.no_grad(), model.trace(batch):
+        for read in reads:
+            if read.same_as is None:
+                spec = BY_NAME[read.path.value]
+                kept[read.path.key] = _keep(getattr(read.host, read.path.value), spec, positions, device, dtype).save()
+    for read in reads:
+        if read.same_as is not None:
+            kept[read.path.key] = kept[read.same_as]
+    return {read.path.key: kept[read.path.key] for read in reads}
+
+
+def _join(parts: list[dict]) -> dict:
+    if len(parts) == 1:
+        return parts[0]
+    joined = {}
+    for key in parts[0]:
+        pieces = [part[key] for part in parts]
+        if isinstance(pieces[0], torch.Tensor):
+            joined[key] = torch.cat(pieces, dim=0)
+        else:  # input_size: (batch, seq) of each call
+            joined[key] = (sum(piece[0] for piece in pieces), *pieces[0][1:])
+    return joined
+
+
+def build(model, prompts, values=None, layers=None, positions=None, device=None, dtype=None, batch_size=None,
+          progress=None, max_bytes=None) -> "Cache":
+    """``model.cache``'s work: plan, estimate, read batch by batch, join."""
+    planned = plan(model, values, layers)
+    batches, rows = _batches(model, prompts, batch_size)
+    seq = _positions_of(model, batches[0])
+    estimate = estimate_bytes(model, planned.reads, rows, seq, positions, dtype)
+    target = device if device is not None else model.device
+    limit = max_bytes if max_bytes is not None else _available_bytes(target)
+    if limit is not None and estimate > limit:
+        raise NnterpError(
+            f"the cache would hold about {_size(estimate)} ({len(planned.reads)} values of {rows} prompts × {seq} "
+            f"positions), more than the {_size(limit)} free on {target}: name fewer values=, layers= or positions=, "
+            f"or pass device='cpu' or a smaller dtype=")
+    _instrument(planned.reads)
+    show = len(batches) > 1 if progress is None else progress
+    parts = []
+    if show:
+        from tqdm.auto import tqdm
+
+        batches = tqdm(batches, desc=f"caching {len(planned.reads)} values (about {_size(estimate)})", unit="batch")
+    for batch in batches:
+        parts.append(_run_one(model, batch, planned.reads, positions, device, dtype))
+    return Cache(_join(parts), planned, estimate, model.num_layers, model.family.block_kind(model._nnterp_state.config))
+
+
+# --------------------------------------------------------------------------- the cache
+class Cache:
+    """The values of one cached run, by standard path.
+
+    ``cache.logits``, ``cache.layers[3].self_attn.attention_probabilities``, ``cache["layers.3.layer_output"]``,
+    ``cache["blocks.3.hook_resid_post"]`` (TransformerLens names, ``nnterp.names``), ``cache.stack("layer_output")``
+    ([layers ...] over the cached blocks). ``keys()`` lists what it holds; ``left_out`` says why each other value
+    is not there."""
+
+    def __init__(self, values: dict, planned: Plan, estimated_bytes: int, num_layers: int, block_kind: str) -> None:
+        self._values = values
+        self.left_out = dict(planned.left_out)
+        self.layers_cached = planned.layers
+        self.estimated_bytes = estimated_bytes
+        self._num_layers, self._block_kind = num_layers, block_kind
+        self.layers = _Layers(self)
+
+    # -- by key
+    def _path(self, key) -> names.Path:
+        if isinstance(key, names.Path):
+            return key
+        return names.resolve(key, self._num_layers, self._block_kind)
+
+    def __getitem__(self, key):
+        path = self._path(key)
+        found = self._values.get(path.key)
+        if found is not None or path.key in self._values:
+            return found
+        raise NotCached(self._why(path, key))
+
+    def _why(self, path: names.Path, asked) -> str:
+        named = path.key if isinstance(asked, names.Path) else f"{asked!r}" + (f" ({path.key})" if asked != path.key else "")
+        if not path.in_vocabulary:
+            return f"{named} is {path.value}, which this version of nnterp does not serve yet"
+        reason = self.left_out.get(path.key)
+        if reason is None:
+            reason = "not read in this run"
+        return f"{named} is not in this cache: {reason}"
+
+    def __contains__(self, key) -> bool:
+        try:
+            return self._path(key).key in self._values
+        except KeyError:
+            return False
+
+    def keys(self):
+        return self._values.keys()
+
+    def items(self):
+        return self._values.items()
+
+    def values(self):
+        return self._values.values()
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(v.numel() * v.element_size() for v in self._values.values() if isinstance(v, torch.Tensor))
+
+    # -- by attribute
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name in BY_NAME and BY_NAME[name].host == "model" or names.PENDING_HOSTS.get(name) == "model":
+            return self[names.Path(name)]
+        raise AttributeError(f"a cache has no {name!r}: its model-level values are keyed like the model's "
+                             f"(cache.logits), its blocks' under cache.layers[i]; cache.keys() lists what it holds")
+
+    def stack(self, name: str) -> torch.Tensor:
+        """A block value of every cached block, stacked: [layers ...] (``stack("layer_output")``, or by its
+        TransformerLens name, ``stack("hook_resid_post")``)."""
+        return torch.stack([self[_block_path(name, i, self._block_kind)] for i in self.layers_cached])
+
+    def __repr__(self) -> str:
+        blocks = f"{len(self.layers_cached)} of {self._num_layers} blocks"
+        return f"Cache({len(self)} values, {_size(self.nbytes)}, {blocks}; cache.keys() lists them)"
+
+
+def _block_path(name: str, layer: int, block_kind: str) -> names.Path:
+    hook = names.block_hook(name)
+    if hook is not None:
+        return names.resolve(f"blocks.{layer}.{hook.name}", block_kind=block_kind)
+    if name not in BY_NAME and name not in names.PENDING_HOSTS:
+        raise names.UnknownPath(names._unknown(name, [*BY_NAME, *names.TRANSFORMERLENS_BLOCK]))
+    path = names.Path(name, layer)
+    if path.host == "model":
+        raise NnterpError(f"{name} is a model-level value: read it as cache.{name}; stack() takes a block value")
+    return path
+
+
+class _Layers:
+    """``cache.layers[i]``: a block's cached values, by the model's paths."""
+
+    def __init__(self, cache: Cache) -> None:
+        self._cache = cache
+
+    def __getitem__(self, index: int) -> "_Host":
+        count = self._cache._num_layers
+        return _Host(self._cache, names._index(index, count), "layer")
+
+    def __len__(self) -> int:
+        return self._cache._num_layers
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+
+class _Host:
+    def __init__(self, cache: Cache, layer: int, host: str) -> None:
+        self._cache, self._layer, self._host = cache, layer, host
+
+    @property
+    def self_attn(self) -> "_Host":
+        return _Host(self._cache, self._layer, "attention")
+
+    @property
+    def mlp(self) -> "_Host":
+        return _Host(self._cache, self._layer, "mlp")
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        host = BY_NAME[name].host if name in BY_NAME else names.PENDING_HOSTS.get(name)
+        if host != self._host:
+            where = "cache.layers[i]" + {"layer": "", "attention": ".self_attn", "mlp": ".mlp"}.get(self._host, "")
+            hint = f": it is {names.Path(name, self._layer)}" if host not in (None, "model") else ""
+            raise AttributeError(f"{where} has no value {name!r}{hint}")
+        return self._cache[names.Path(name, self._layer)]
+
+    def __repr__(self) -> str:
+        prefix = names.Path("layer_output", self._layer).key.rsplit(".", 1)[0]
+        prefix += {"layer": "", "attention": ".self_attn", "mlp": ".mlp"}[self._host]
+        held = [key.rsplit(".", 1)[-1] for key in self._cache.keys() if key.rsplit(".", 1)[0] == prefix]
+        return f"cache.{prefix}: {', '.join(held) or 'nothing cached'}"

@@ -1,0 +1,373 @@
+"""The names researchers come with, as standard paths: TransformerLens's hook names and nnterp 1.x's accessors.
+
+``resolve("blocks.3.hook_resid_post")`` is ``layers[3].layer_output``; ``resolve("layers.3.self_attn.attention_probabilities")``
+is the same value by its own path. The cache keys on these paths, ``model.value(name)`` reads and writes through
+them, and the error suggestions answer a foreign name with its standard path. Where TransformerLens's tensor is not
+the same as nnterp's under the same name (a layout, a norm's gain folded away, a family's own convention), the
+row says how, as data that the docs and ``support()`` show.
+
+The TransformerLens names are HookedTransformer's (TransformerLens 2.x and 3.x, ``transformer_lens/components``):
+every hook of its block, attention, MLP and norms, and the model-level ones.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .vocabulary import BY_NAME, HOSTS
+
+#: the hosts of values the vocabulary does not list yet (added by the values issue); resolving one says so
+PENDING_HOSTS = {
+    "attention_queries_unrotated": "attention", "attention_keys_unrotated": "attention",
+    "attention_head_contributions": "attention", "mlp_preactivation": "mlp", "mlp_up": "mlp",
+    "attention_norm_scale": "layer", "mlp_norm_scale": "layer", "final_norm_scale": "model",
+}
+
+_HOST_PREFIX = {"model": "", "layer": "", "attention": "self_attn.", "mlp": "mlp."}
+
+#: TransformerLens folds each norm's gain and bias into the weights after it (fold_ln, from_pretrained's default)
+_BEFORE_GAIN = ("before the norm's gain and bias, which TransformerLens folds into the next weights by default "
+                "(fold_ln); nnterp's value is after them: {value} == weight * hook_normalized (+ bias)")
+_SCALE = ("TransformerLens's hook_scale is the divisor sqrt(mean(x²) + eps), [batch pos 1]; nnterp's {value} is the "
+          "factor the norm multiplies by, [batch seq]: hook_scale == 1 / {value}[..., None]")
+_HEADS_SECOND = ("TransformerLens lays it out [batch pos head_index d_head]; nnterp heads-first, "
+                 "[batch {heads} seq {dim}]: value.transpose(1, 2) is TransformerLens's layout")
+_CENTRED = ("under from_pretrained's default processing, a LayerNorm model's residual values are centred over "
+            "hidden_size (center_writing_weights); from_pretrained_no_processing gives nnterp's tensors")
+
+
+@dataclass(frozen=True)
+class Name:
+    """One foreign name and the standard value it is: ``value`` on ``host`` (None where nnterp has none, with
+    ``note`` saying why); ``note`` says how the tensors differ where they do; ``families`` maps a family name (or
+    a block kind, "parallel") to how the meaning differs there; ``parallel`` is the value on a parallel block
+    where that is another one."""
+
+    name: str
+    value: str | None
+    note: str = ""
+    families: dict = field(default_factory=dict)
+    parallel: str | None = None
+    source: str = "TransformerLens"
+
+    @property
+    def host(self) -> str | None:
+        if self.value is None:
+            return None
+        spec = BY_NAME.get(self.value)
+        return spec.host if spec is not None else PENDING_HOSTS[self.value]
+
+
+def _tl(name, value, note="", families=None, parallel=None) -> Name:
+    return Name(name, value, note, dict(families or {}), parallel)
+
+
+#: Per block, under ``blocks.{i}.``: every hook of HookedTransformer's TransformerBlock, its attention, MLPs and norms.
+TRANSFORMERLENS_BLOCK: dict[str, Name] = {n.name: n for n in (
+    _tl("hook_resid_pre", "layer_input", _CENTRED),
+    _tl("hook_attn_in", "layer_input", "resid_pre repeated along a head axis, [batch pos n_heads d_model], present "
+        "under use_attn_in: layer_input[:, :, None].expand(...) is each head's copy"),
+    _tl("hook_q_input", "layer_input", "resid_pre repeated along a head axis, present under use_split_qkv_input"),
+    _tl("hook_k_input", "layer_input", "resid_pre repeated along a key-value head axis, present under "
+        "use_split_qkv_input"),
+    _tl("hook_v_input", "layer_input", "resid_pre repeated along a key-value head axis, present under "
+        "use_split_qkv_input"),
+    _tl("ln1.hook_scale", "attention_norm_scale", _SCALE.format(value="attention_norm_scale")),
+    _tl("ln1.hook_normalized", "attention_norm_output", _BEFORE_GAIN.format(value="attention_norm_output")),
+    _tl("attn.hook_q", "attention_queries_unrotated",
+        _HEADS_SECOND.format(heads="num_heads", dim="qk_head_dim") + "; before the rotary (hook_rot_q is after it)",
+        {"opt": "OPT scales q_proj's output by head_dim ** -0.5 before the kernel: nnterp's queries are pre-scaled, "
+                "TransformerLens's hook_q is not (it divides the scores instead)"}),
+    _tl("attn.hook_k", "attention_keys_unrotated",
+        _HEADS_SECOND.format(heads="num_kv_heads", dim="qk_head_dim") + "; before the rotary (hook_rot_k is after it)"),
+    _tl("attn.hook_v", "attention_values", _HEADS_SECOND.format(heads="num_kv_heads", dim="head_dim")),
+    _tl("attn.hook_rot_q", "attention_queries",
+        _HEADS_SECOND.format(heads="num_heads", dim="qk_head_dim") + "; present on rotary models",
+        {"opt": "OPT's queries are pre-scaled by head_dim ** -0.5 in nnterp (see attn.hook_q)"}),
+    _tl("attn.hook_rot_k", "attention_keys",
+        _HEADS_SECOND.format(heads="num_kv_heads", dim="qk_head_dim") + "; present on rotary models"),
+    _tl("attn.hook_attn_scores", "attention_scores",
+        "TransformerLens fills masked positions with -inf; the model's kernel adds its mask (the dtype's minimum): "
+        "equal where unmasked",
+        {"bloom": "both include ALiBi; BLOOM counts the bias's key positions along the attention mask (left padding "
+                  "shifts them), TransformerLens from position 0",
+         "gemma2": "both after the attention's logit softcap"}),
+    _tl("attn.hook_pattern", "attention_probabilities"),
+    _tl("attn.hook_z", "attention_premix", "the same layout, [batch pos head_index d_head]"),
+    _tl("attn.hook_result", "attention_head_contributions",
+        "each head through the output projection, [batch pos head_index d_model], present under use_attn_result"),
+    _tl("attn.hook_attn_input", None, "the queries' and keys' input with shortformer positions added: no family "
+        "nnterp serves has shortformer positions"),
+    _tl("hook_attn_out", "attention_output", "",
+        {"gemma2": "both after the post-attention norm (TransformerLens's ln1_post); the attention module's own "
+                   "output, before that norm, is model.layers[i].self_attn.output"}),
+    _tl("ln1_post.hook_normalized", "attention_output",
+        "Gemma 2's post-attention norm, " + _BEFORE_GAIN.format(value="attention_output")),
+    _tl("ln1_post.hook_scale", None, "the post-attention norm's scale (Gemma 2) has no standard value"),
+    _tl("hook_resid_mid", "layer_mid", _CENTRED,
+        {"parallel": "a parallel block (GPT-J, Phi, GPT-NeoX with use_parallel_residual) has no stream between "
+                     "its sublayers: TransformerLens has no hook_resid_mid there and layer_mid is unavailable"}),
+    _tl("hook_mlp_in", "layer_mid",
+        "the stream before ln2 (a copy of resid_mid), present under use_hook_mlp_in; the MLP's own input, after "
+        "ln2, is mlp_input", {"parallel": "on a parallel block it is a copy of resid_pre: layer_input"},
+        parallel="layer_input"),
+    _tl("ln2.hook_scale", "mlp_norm_scale", _SCALE.format(value="mlp_norm_scale")),
+    _tl("ln2.hook_normalized", "mlp_norm_output", _BEFORE_GAIN.format(value="mlp_norm_output")),
+    _tl("mlp.hook_pre", "mlp_preactivation", "what the activation function reads: the gate projection on a gated MLP"),
+    _tl("mlp.hook_pre_linear", "mlp_up", "the up projection of a gated MLP"),
+    _tl("mlp.hook_mid", "mlp_activation", "SoLU's activation before its LayerNorm (TransformerLens's SoLU models)"),
+    _tl("mlp.hook_post", "mlp_neurons", "what the down projection receives: act(gate) * up on a gated MLP"),
+    _tl("mlp.ln.hook_scale", None, "SoLU's LayerNorm inside the MLP: no family nnterp serves has one"),
+    _tl("mlp.ln.hook_normalized", None, "SoLU's LayerNorm inside the MLP: no family nnterp serves has one"),
+    _tl("mlp.hook_expert_weights", "router_weights",
+        "TransformerLens's is the softmax over every expert, [batch*pos num_experts], before the top-k; router_weights "
+        "are the chosen experts' weights, [batch seq top_k]"),
+    _tl("mlp.hook_expert_indices", "router_choices", "[batch*pos top_k] in TransformerLens, [batch seq top_k] here"),
+    _tl("mlp.hook_gate", None, "a gated MoE expert's gate (under mlp.experts.{e}.): nnterp has no per-expert value"),
+    _tl("hook_mlp_out", "mlp_output", "",
+        {"gemma2": "both after the post-feedforward norm (TransformerLens's ln2_post)"}),
+    _tl("ln2_post.hook_normalized", "mlp_output",
+        "Gemma 2's post-feedforward norm, " + _BEFORE_GAIN.format(value="mlp_output")),
+    _tl("ln2_post.hook_scale", None, "the post-feedforward norm's scale (Gemma 2) has no standard value"),
+    _tl("hook_resid_post", "layer_output", _CENTRED),
+)}
+
+#: Model-level hooks.
+TRANSFORMERLENS_MODEL: dict[str, Name] = {n.name: n for n in (
+    _tl("hook_tokens", "input_ids"),
+    _tl("hook_embed", "token_embeddings"),
+    _tl("hook_pos_embed", None, "the learned position embeddings have no standard value; on a family with them "
+        "(GPT-2, OPT, GPT-Neo) layers[0].layer_input - token_embeddings is what they add"),
+    _tl("ln_final.hook_scale", "final_norm_scale", _SCALE.format(value="final_norm_scale")),
+    _tl("ln_final.hook_normalized", "final_norm_output", _BEFORE_GAIN.format(value="final_norm_output")),
+    _tl("unembed.hook_in", "final_norm_output", "what the unembedding reads",
+        {"minicpm3": "MiniCPM3 divides the final norm's output by logits_scaling before lm_head"}),
+    _tl("unembed.hook_out", "lm_head_output", "before anything the model does past lm_head (Gemma 2's logit softcap)"),
+)}
+
+#: nnterp 1.x's accessors (StandardizedTransformer 1.3), on the model, indexed by layer: ``model.layers_output[3]``.
+NNTERP1_LAYERED: dict[str, str] = {
+    "layers_input": "layer_input", "layers_output": "layer_output",
+    "attentions_input": "attention_norm_output", "attentions_output": "attention_output",
+    "mlps_input": "mlp_input", "mlps_output": "mlp_output", "attention_probabilities": "attention_probabilities",
+}
+
+#: Words researchers reach for, on the host they mean (TransformerLens's short names, nnterp 1.x's singulars).
+WORDS: dict[str, str] = {
+    "resid_pre": "layer_input", "resid_mid": "layer_mid", "resid_post": "layer_output",
+    "residual": "layer_output", "hidden_states": "layer_output", "output_residual": "layer_output",
+    "layer_output": "layer_output", "layers_output": "layer_output", "layers_input": "layer_input",
+    "attn_out": "attention_output", "attn_output": "attention_output", "attention_out": "attention_output",
+    "attentions_output": "attention_output", "mlp_out": "mlp_output", "mlps_output": "mlp_output",
+    "mlps_input": "mlp_input", "mlp_in": "mlp_input",
+    "pattern": "attention_probabilities", "attention_pattern": "attention_probabilities",
+    "attn_pattern": "attention_probabilities", "attention_patterns": "attention_probabilities",
+    "attention_weights": "attention_probabilities", "attn_weights": "attention_probabilities",
+    "attention_probs": "attention_probabilities", "attn_probs": "attention_probabilities",
+    "attn_scores": "attention_scores", "attention_logits": "attention_scores", "attn_logits": "attention_scores",
+    "q": "attention_queries", "k": "attention_keys", "v": "attention_values", "queries": "attention_queries",
+    "keys": "attention_keys", "values": "attention_values", "query": "attention_queries", "key": "attention_keys",
+    "value": "attention_values", "z": "attention_premix", "head_outputs": "attention_head_outputs",
+    "result": "attention_head_contributions",
+    "mlp_pre": "mlp_preactivation", "pre": "mlp_preactivation", "mlp_post": "mlp_neurons", "post": "mlp_neurons",
+    "neurons": "mlp_neurons", "mlp_acts": "mlp_activation", "activations": "mlp_activation",
+    "embed": "token_embeddings", "embeddings": "token_embeddings", "tokens": "input_ids",
+    "final_norm": "final_norm_output", "next_token_prob": "next_token_probs", "probs": "next_token_probs",
+}
+
+#: Module names researchers reach for (TransformerLens's, nnterp 1.x's), as the standard module names, by host.
+MODULE_WORDS: dict[str, dict[str, str]] = {
+    "model": {"ln_final": "norm", "unembed": "lm_head", "embed": "embed_tokens", "blocks": "layers",
+              "final_layernorm": "norm", "wte": "embed_tokens"},
+    "layer": {"attn": "self_attn", "ln1": "input_layernorm", "ln2": "post_attention_layernorm",
+              "attention": "self_attn", "feed_forward": "mlp", "ffn": "mlp"},
+    "attention": {"W_O": "o_proj", "out_proj": "o_proj"},
+    "mlp": {"W_out": "down_proj", "W_in": "up_proj", "W_gate": "gate_proj"},
+}
+
+
+# --------------------------------------------------------------------------- resolution
+@dataclass(frozen=True)
+class Path:
+    """A standard path: a value on the model (``layer`` None) or on block ``layer``, with the foreign name it
+    came from, if any."""
+
+    value: str
+    #: the block's index; "i" for every block, as a suggestion spells it
+    layer: int | str | None = None
+    via: Name | None = None
+
+    @property
+    def host(self) -> str:
+        spec = BY_NAME.get(self.value)
+        return spec.host if spec is not None else PENDING_HOSTS[self.value]
+
+    @property
+    def key(self) -> str:
+        """``layers.3.self_attn.attention_probabilities``, ``logits``: the cache's key."""
+        if self.layer is None:
+            return self.value
+        return f"layers.{self.layer}.{_HOST_PREFIX[self.host]}{self.value}"
+
+    @property
+    def attribute(self) -> str:
+        """``model.layers[3].self_attn.attention_probabilities``: the same value as code reads it."""
+        if self.layer is None:
+            return f"model.{self.value}"
+        return f"model.layers[{self.layer}].{_HOST_PREFIX[self.host]}{self.value}"
+
+    @property
+    def in_vocabulary(self) -> bool:
+        return self.value in BY_NAME
+
+    def __str__(self) -> str:
+        return self.attribute
+
+
+class UnknownPath(KeyError):
+    """A name that is neither a standard path nor a name this table knows; the message offers the nearest."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+_STANDARD = re.compile(r"^(?:model\.)?layers[.\[](-?\d+)\]?\.(?:(self_attn|mlp)\.)?(\w+)$")
+_BLOCK = re.compile(r"^blocks\.(-?\d+)\.(.+)$")
+
+
+def resolve(name: str, num_layers: int | None = None, block_kind: str | None = None) -> Path:
+    """The standard path ``name`` denotes: a standard path (``layers.3.layer_output``, ``model.layers[3].mlp.mlp_output``,
+    ``logits``), a TransformerLens hook name (``blocks.3.hook_resid_post``) or a model-level one (``hook_embed``).
+
+    ``num_layers`` turns a negative block index into a count from the end; ``block_kind`` ("parallel") picks a
+    TransformerLens name's value on a parallel block. A name nnterp has no value for raises ``UnknownPath`` with the
+    reason; a value not yet in the vocabulary resolves (``Path.in_vocabulary`` says so)."""
+    text = name.strip()
+    match = _BLOCK.match(text)
+    if match:
+        index, rest = int(match.group(1)), match.group(2)
+        rest = re.sub(r"^mlp\.experts\.\d+\.", "mlp.experts.", rest)
+        entry = TRANSFORMERLENS_BLOCK.get(rest)
+        if entry is None and rest.startswith("mlp.experts."):
+            raise UnknownPath(f"{name!r} is a TransformerLens hook of one expert: nnterp has no per-expert value")
+        if entry is None:
+            raise UnknownPath(_unknown(name, [f"blocks.{index}.{n}" for n in TRANSFORMERLENS_BLOCK]))
+        return Path(_for_block(entry, block_kind), _index(index, num_layers), entry)
+    entry = TRANSFORMERLENS_MODEL.get(text)
+    if entry is not None:
+        return Path(_for_block(entry, block_kind), None, entry)
+    match = _STANDARD.match(text)
+    if match:
+        index, host_part, value = int(match.group(1)), match.group(2), match.group(3)
+        _check_host(name, value, host_part)
+        return Path(value, _index(index, num_layers))
+    value = text[len("model."):] if text.startswith("model.") else text
+    if value in BY_NAME and BY_NAME[value].host == "model" or PENDING_HOSTS.get(value) == "model":
+        return Path(value)
+    raise UnknownPath(_unknown(name, _all_paths()))
+
+
+def _for_block(entry: Name, block_kind: str | None) -> str:
+    if entry.value is None:
+        raise UnknownPath(f"{entry.name!r} has no standard value: {entry.note}")
+    return entry.parallel if block_kind == "parallel" and entry.parallel else entry.value
+
+
+def _index(index: int, num_layers: int | None) -> int:
+    if num_layers is not None:
+        if not -num_layers <= index < num_layers:
+            raise UnknownPath(f"block {index} does not exist: the model has {num_layers} blocks (0 to {num_layers - 1})")
+        return index % num_layers
+    return index
+
+
+def _check_host(name: str, value: str, host_part: str | None) -> None:
+    spec_host = BY_NAME[value].host if value in BY_NAME else PENDING_HOSTS.get(value)
+    if spec_host is None or spec_host == "model":
+        raise UnknownPath(_unknown(name, _all_paths()))
+    wanted = {None: "layer", "self_attn": "attention", "mlp": "mlp"}[host_part]
+    if spec_host != wanted:
+        where = Path(value, 0).key.replace("layers.0.", "layers.{i}.")
+        raise UnknownPath(f"{name!r}: {value} is served on {where.rsplit('.', 1)[0]}, so its path is {where}")
+
+
+def _all_paths() -> list[str]:
+    paths = [f"layers.{{i}}.{_HOST_PREFIX[spec.host]}{spec.name}" if spec.host != "model" else spec.name
+             for spec in BY_NAME.values()]
+    return paths + [f"blocks.{{i}}.{n}" for n in TRANSFORMERLENS_BLOCK] + list(TRANSFORMERLENS_MODEL)
+
+
+def _unknown(name: str, candidates) -> str:
+    from .errors import nearest
+
+    index = re.search(r"\.(-?\d+)\.", name)
+    generic = re.sub(r"\.-?\d+\.", ".{i}.", name)
+    guess = nearest(generic, candidates)
+    if guess and index:
+        guess = guess.replace("{i}", index.group(1))
+    hint = f"; did you mean {guess!r}?" if guess else ""
+    return (f"{name!r} is neither a standard path (layers.3.layer_output, logits) nor a TransformerLens hook name "
+            f"(blocks.3.hook_resid_post){hint}")
+
+
+def block_hook(name: str) -> Name | None:
+    """A block's TransformerLens hook named without its block (``hook_resid_post``, ``attn.hook_pattern``, or
+    ``hook_pattern`` where only one hook has that last part); None where ``name`` is no such hook."""
+    entry = TRANSFORMERLENS_BLOCK.get(name)
+    if entry is not None or not name.startswith("hook_"):
+        return entry
+    found = [e for key, e in TRANSFORMERLENS_BLOCK.items() if key.rsplit(".", 1)[-1] == name]
+    if len(found) > 1:
+        spelled = ", ".join(e.name for e in found)
+        raise UnknownPath(f"{name!r} names several TransformerLens hooks of a block ({spelled}): name one of them")
+    return found[0] if found else None
+
+
+def suggestion(name: str, host: str, layer: int | None = None, block_kind: str | None = None) -> Path | None:
+    """The standard value a foreign word means when written on ``host`` (``layers[0].resid_post`` is
+    ``layers[0].layer_output``; ``model.layers_output`` is ``layers[i].layer_output``), or None."""
+    value = (NNTERP1_LAYERED.get(name) if host == "model" else None) or WORDS.get(name)
+    if value is None:
+        hook = name if name.startswith("hook_") else f"hook_{name}"
+        for table in (TRANSFORMERLENS_BLOCK, TRANSFORMERLENS_MODEL):
+            for key, entry in table.items():
+                if entry.value is not None and (key == name or key.rsplit(".", 1)[-1] == hook):
+                    value = _for_block(entry, block_kind)
+                    break
+            if value is not None:
+                break
+    if value is None:
+        return None
+    target = BY_NAME[value].host if value in BY_NAME else PENDING_HOSTS[value]
+    if target == "model":
+        return Path(value)
+    return Path(value, "i" if layer is None else layer)
+
+
+def rows():
+    """Every TransformerLens name with its standard path and how it differs, for the docs and ``support()``:
+    (TransformerLens name, standard path or None, note, {family or block kind: how it differs there})."""
+    for entry in TRANSFORMERLENS_MODEL.values():
+        yield entry.name, entry.value, entry.note, entry.families
+    for entry in TRANSFORMERLENS_BLOCK.values():
+        path = None if entry.value is None else Path(entry.value, 0).key.replace("layers.0.", "layers.{i}.")
+        yield f"blocks.{{i}}.{entry.name}", path, entry.note, entry.families
+
+
+def transformerlens_names(value: str) -> list[str]:
+    """The TransformerLens names of a standard value (``layer_output`` -> ``["blocks.{i}.hook_resid_post"]``)."""
+    found = [f"blocks.{{i}}.{n}" for n, e in TRANSFORMERLENS_BLOCK.items() if e.value == value]
+    return found + [n for n, e in TRANSFORMERLENS_MODEL.items() if e.value == value]
+
+
+def _check_table() -> None:
+    for entry in [*TRANSFORMERLENS_BLOCK.values(), *TRANSFORMERLENS_MODEL.values()]:
+        assert entry.value is None or entry.value in BY_NAME or entry.value in PENDING_HOSTS, entry
+        assert entry.value is not None or entry.note, entry
+    assert all(entry.host != "model" for entry in TRANSFORMERLENS_BLOCK.values() if entry.value), "block hooks"
+    assert all(v in BY_NAME or v in PENDING_HOSTS for v in [*WORDS.values(), *NNTERP1_LAYERED.values()])
+    assert set(_HOST_PREFIX) == set(HOSTS)
+
+
+_check_table()

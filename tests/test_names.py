@@ -1,0 +1,115 @@
+"""``nnterp.names``: TransformerLens's hook names and nnterp 1.x's accessors as standard paths, and the error
+suggestions that answer with them."""
+
+import pytest
+import torch
+
+from nnterp import UnknownName
+from nnterp.names import (
+    PENDING_HOSTS, TRANSFORMERLENS_BLOCK, TRANSFORMERLENS_MODEL, UnknownPath, resolve, rows, transformerlens_names,
+)
+from nnterp.vocabulary import BY_NAME
+
+#: HookedTransformer's hooks (TransformerLens 3.9, transformer_lens/components): TransformerBlock's, its
+#: attention's, its MLPs' (MLP, GatedMLP), its norms' (ln1, ln2; LayerNorm, RMSNorm and their Pre forms)
+TL_BLOCK_HOOKS = (
+    "hook_resid_pre", "hook_resid_mid", "hook_resid_post", "hook_attn_in", "hook_q_input", "hook_k_input",
+    "hook_v_input", "hook_attn_out", "hook_mlp_in", "hook_mlp_out",
+    "ln1.hook_scale", "ln1.hook_normalized", "ln2.hook_scale", "ln2.hook_normalized",
+    "attn.hook_q", "attn.hook_k", "attn.hook_v", "attn.hook_z", "attn.hook_rot_q", "attn.hook_rot_k",
+    "attn.hook_attn_scores", "attn.hook_pattern", "attn.hook_result",
+    "mlp.hook_pre", "mlp.hook_pre_linear", "mlp.hook_post",
+)
+TL_MODEL_HOOKS = ("hook_embed", "hook_tokens", "ln_final.hook_scale", "ln_final.hook_normalized")
+
+
+@pytest.mark.parametrize("hook", TL_BLOCK_HOOKS)
+def test_every_block_hook_resolves_to_a_standard_path(hook):
+    path = resolve(f"blocks.3.{hook}")
+    assert path.layer == 3 and (path.value in BY_NAME or path.value in PENDING_HOSTS)
+    assert path.host != "model"
+    assert resolve(path.key) == type(path)(path.value, 3)  # the path it names resolves to itself
+
+
+@pytest.mark.parametrize("hook", TL_MODEL_HOOKS)
+def test_every_model_hook_resolves(hook):
+    path = resolve(hook)
+    assert path.layer is None and path.host == "model"
+
+
+def test_the_issue_examples():
+    assert resolve("blocks.3.hook_resid_post").attribute == "model.layers[3].layer_output"
+    assert resolve("blocks.3.attn.hook_pattern").key == "layers.3.self_attn.attention_probabilities"
+    assert resolve("ln_final.hook_normalized").value == "final_norm_output"
+    assert resolve("blocks.0.attn.hook_z").value == "attention_premix"
+    assert resolve("blocks.0.attn.hook_rot_q").value == "attention_queries"
+    assert resolve("blocks.0.attn.hook_q").value == "attention_queries_unrotated"
+    assert resolve("blocks.0.attn.hook_result").value == "attention_head_contributions"
+    assert resolve("blocks.0.mlp.hook_pre_linear").value == "mlp_up"
+    assert resolve("blocks.0.ln2.hook_scale").value == "mlp_norm_scale"
+
+
+def test_standard_paths_in_every_spelling():
+    for spelled in ("layers.3.self_attn.attention_probabilities", "model.layers[3].self_attn.attention_probabilities",
+                    "layers[3].self_attn.attention_probabilities"):
+        assert resolve(spelled).key == "layers.3.self_attn.attention_probabilities"
+    assert resolve("layers.-1.layer_output", num_layers=4).layer == 3
+    assert resolve("logits").key == "logits" and resolve("model.logits").key == "logits"
+    with pytest.raises(UnknownPath, match="its path is layers.{i}.self_attn.attention_probabilities"):
+        resolve("layers.3.attention_probabilities")
+    with pytest.raises(UnknownPath, match="the model has 4 blocks"):
+        resolve("blocks.7.hook_resid_post", num_layers=4)
+    with pytest.raises(UnknownPath, match="did you mean 'layers.2.layer_output'"):
+        resolve("layers.2.layer_outptu")
+    with pytest.raises(UnknownPath, match="position embeddings have no standard value"):
+        resolve("hook_pos_embed")
+
+
+def test_mlp_in_follows_the_block_kind():
+    assert resolve("blocks.1.hook_mlp_in").value == "layer_mid"
+    assert resolve("blocks.1.hook_mlp_in", block_kind="parallel").value == "layer_input"
+
+
+def test_the_table_says_where_meanings_differ():
+    table = {name: (path, note, families) for name, path, note, families in rows()}
+    assert len(table) == len(TRANSFORMERLENS_BLOCK) + len(TRANSFORMERLENS_MODEL)
+    assert "gemma2" in table["blocks.{i}.hook_attn_out"][2]
+    assert "opt" in table["blocks.{i}.attn.hook_q"][2]
+    assert "bloom" in table["blocks.{i}.attn.hook_attn_scores"][2]
+    assert "parallel" in table["blocks.{i}.hook_resid_mid"][2]
+    assert "1 / attention_norm_scale" in table["blocks.{i}.ln1.hook_scale"][1]
+    assert table["blocks.{i}.attn.hook_pattern"][0] == "layers.{i}.self_attn.attention_probabilities"
+    assert transformerlens_names("layer_output") == ["blocks.{i}.hook_resid_post"]
+
+
+def message(get) -> str:
+    with pytest.raises(UnknownName) as error:
+        get()
+    return str(error.value)
+
+
+def test_suggestions_answer_foreign_names_with_the_standard_path(llama):
+    assert "did you mean model.layers[0].self_attn.attention_probabilities?" in message(
+        lambda: llama.layers[0].self_attn.attention_pattern)
+    assert "did you mean model.layers[0].self_attn.attention_probabilities?" in message(
+        lambda: llama.layers[0].attention_pattern)
+    assert "did you mean model.layers[0].layer_output?" in message(lambda: llama.layers[0].resid_post)
+    assert "did you mean model.layers[i].layer_output?" in message(lambda: llama.layers_output)
+    assert "did you mean model.layers[1].self_attn.attention_output?" in message(lambda: llama.layers[1].hook_attn_out)
+    assert "did you mean the module model.norm?" in message(lambda: llama.ln_final)
+    assert "did you mean 'layer_output'" in message(lambda: llama.layers[0].layer_outptu)
+
+
+def test_the_no_guess_list_names_the_hosts_own_values(llama):
+    text = message(lambda: llama.layers[0].zzqq)
+    assert "layer_input" in text and "layer_output" in text
+    assert "embed_tokens" not in text and "layers," not in text and "attention_probabilities" not in text
+
+
+def test_value_is_served_inside_a_trace_by_any_name(phi, prompt):
+    with phi.trace(prompt):
+        by_hook = phi.value("blocks.1.hook_mlp_in").save()  # a parallel block: its layer_input
+        by_path = phi.value("model.layers[1].layer_input").save()
+        out = phi.value("blocks.1.hook_resid_post").save()
+        attribute = phi.layers[1].layer_output.save()
+    assert torch.equal(by_hook, by_path) and torch.equal(out, attribute)
