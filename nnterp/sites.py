@@ -339,6 +339,10 @@ def _version(tensor) -> int | None:
     return tensor._version if isinstance(tensor, torch.Tensor) else None
 
 
+def _tracks_grad(tensor) -> bool:
+    return isinstance(tensor, torch.Tensor) and tensor.requires_grad and torch.is_grad_enabled()
+
+
 @dataclass(eq=False)
 class Read(Site):
     """A value read where the model computes it.
@@ -390,9 +394,13 @@ class Read(Site):
         return value
 
     def _carry_back(self, context, value, raw):
+        host, model = context.host, context.model
+        if self.layout is not SAME and self._unapply(host, value) is None and _tracks_grad(value):
+            # a view the forward does not consume has no gradient: hand the forward the view's inverse, the same
+            # values in the same storage, so value.grad flows through it
+            return self.element.put(raw, self.layout.inverse(value, self.element.get(raw), model))
         if _version(value) == getattr(value, "_nnterp_version", None):
             return raw  # not edited: hand the model its own object back, bit for bit
-        host, model = context.host, context.model
         native = self.element.get(raw)
         value = self._unapply(host, value)
         if value is None:
@@ -526,8 +534,18 @@ def check_layout(spec: ValueSpec, current, value, model) -> None:
         )
 
 
+def read_where(description: str) -> str:
+    """A site's description as the end of "it is read ...": "inside the forward, at the output of X" or "at the
+    module's own output"."""
+    inside = "inside the forward: "
+    if description.startswith(inside):
+        return "inside the forward, at " + description[len(inside):]
+    return "at " + description
+
+
 def conditioned_error(spec: ValueSpec, site: Site, model, where: str) -> ConditionedValue:
     return ConditionedValue(
-        f"{spec.name} is not served under attn_implementation={model.attn_implementation!r}: it is read at {where}, "
+        f"{spec.name} is not served under attn_implementation={model.attn_implementation!r}: it is read "
+        f"{read_where(where)}, "
         f"and it {site.condition.text}; load with attn_implementation={site.condition.attn_implementations[0]!r} to read it"
     )
