@@ -396,7 +396,7 @@ def block_order(model) -> tuple:
 
 
 def plan_for(model, node) -> Plan | None:
-    key = (id(node), model.family.name, model.num_layers)
+    key = (id(node), id(model), model.family.name, model.num_layers)
     if key not in _PLANS:
         _PLANS[key] = plan(accesses(node), block_order(model), model.num_layers)
     return _PLANS[key]
