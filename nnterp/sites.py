@@ -339,6 +339,42 @@ def _version(tensor) -> int | None:
     return tensor._version if isinstance(tensor, torch.Tensor) else None
 
 
+def _grad_of_copy(value_id, site, context, grad):
+    """A hook on the tensor the forward consumes, serving its gradient, in the value's layout and scale, to
+    a ``with loss.backward():`` block that asks for the value's ``.grad`` (and taking back what it writes)."""
+    interleaver = _backward_interleaver()
+    if interleaver is None:
+        return None
+    factor = site._factor(context.host)
+    model = context.model
+    value_grad = site.layout.view(grad, model)
+    if factor is not None:
+        value_grad = value_grad / factor
+    served = interleaver.handle(f"{value_id}.grad", value_grad)
+    if served is value_grad:
+        return None
+    if factor is not None:
+        served = served * factor
+    return site.layout.inverse(served, grad, model)
+
+
+def _backward_interleaver():
+    """The interleaver of the ``with loss.backward():`` block running now: nnsight's Tensor.grad property then
+    closes over it."""
+    from nnsight.intervention.interleaver import Interleaver
+
+    grad = torch.Tensor.__dict__.get("grad")
+    functions = [getattr(grad, "fget", None)]
+    for function in functions:  # the getter, and the functions it closes over (nnsight's hook installer)
+        for cell in getattr(function, "__closure__", None) or ():
+            contents = cell.cell_contents
+            if isinstance(contents, Interleaver):
+                return contents
+            if callable(contents) and len(functions) < 8:
+                functions.append(contents)
+    return None
+
+
 def _tracks_grad(tensor) -> bool:
     return isinstance(tensor, torch.Tensor) and tensor.requires_grad and torch.is_grad_enabled()
 
@@ -449,6 +485,10 @@ class Read(Site):
             return waiting.view  # read twice before moving on: the same view, so both edits go back
         raw = Mediator.value(location)
         value = self._present(context, raw)
+        native = self.element.get(raw)
+        if _tracks_grad(native) and self._unapply(context.host, value) is not None:
+            # a copy or a product the forward never consumes: its gradient is the native tensor's, carried over
+            native.register_hook(partial(_grad_of_copy, id(value), self, context))
         mediator.transform = WriteBack(partial(self._carry_back, context, value, raw), value, self, location, occurrence)
         return value
 

@@ -265,15 +265,15 @@ def _loss(model):
 
 
 #: values that are a tensor another reader consumed before them (Phi's parallel block calls the attention and the
-#: MLP with one normed tensor): .grad is that tensor's, through both readers
-ONE_TENSOR_TWO_READERS = {("phi", "mlp_input")}
+#: MLP with one normed tensor; Falcon and CodeGen too): .grad is that tensor's, through both readers
+ONE_TENSOR_TWO_READERS = {("phi", "mlp_input"), ("falcon", "mlp_input"), ("codegen", "mlp_input")}
 
 
-@pytest.mark.parametrize("family", ["llama", "phi"])
+@pytest.mark.parametrize("family", ["llama", "phi", "granite", "falcon", "gpt2", "codegen"])
 def test_gradient_of_every_writable_value(family):
     """value.grad is the derivative of the loss with respect to the value where the forward computes it: the
     gradient reaching a zero added to the value at that point, computed by torch separately."""
-    model = tiny.load(family, attn_implementation="eager")
+    model = tiny.load(family, attn_implementation="eager")  # granite scales, falcon and gpt2 copy some values
     checked = []
     for host, name in _writable_served(model):
         with model.trace(PROMPT):
@@ -292,4 +292,5 @@ def test_gradient_of_every_writable_value(family):
             continue
         assert torch.allclose(grad, reference, rtol=1e-5, atol=1e-8), name
         checked.append(name)
-    assert "attention_premix" in checked and "layer_output" in checked and len(checked) >= 15
+    assert "layer_output" in checked and len(checked) >= 12
+    assert family not in ("llama", "phi") or "attention_premix" in checked
