@@ -110,7 +110,7 @@ class StandardValue:
     def _order_error(self, envoy, site, writing: bool = False) -> OrderError:
         path = f"{standard_path(envoy)}.{self.spec.name}"
         plan = tracing.plan_of_current()
-        first = plan.first(*tracing._path_key(path)) if plan is not None else None
+        first = plan.first(*tracing.path_key(path)) if plan is not None else None
         if writing and first:
             return OrderError(
                 f"{path} is written after the forward computed it: the trace asked for {first} first, which the "

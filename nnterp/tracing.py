@@ -414,21 +414,22 @@ class Captured:
 
 
 class CaptureWorker(Mediator):
-    """Reads, on every step of the run, a value a worker's code names out of order, for that worker's rows; the
-    worker's later reads are served what it kept."""
+    """Reads, on every step of the run, one value a worker's code names out of order, for that worker's rows;
+    the worker's later reads are served what it kept. One worker per value: a value whose site does not run in
+    this forward then holds up no other."""
 
-    def __init__(self, reads, store: dict, batch_group) -> None:
+    def __init__(self, envoy, name: str, store: dict, batch_group) -> None:
         super().__init__(None, {}, {})
-        self.reads, self.store, self.batch_group = reads, store, batch_group
+        self.envoy, self.name, self.store, self.batch_group = envoy, name, store, batch_group
 
     def _run(self) -> None:
         step = 0
         try:
             while True:
-                for envoy, name in self.reads:
-                    self.iteration = step  # nnsight relaxes a pinned step at its first hit
-                    value = getattr(envoy, name)
-                    self.store[(id(envoy), name, step)] = Captured(value, self.pending.provider)
+                self.iteration = step  # pinned: nnsight would read the next step's value otherwise
+                value = getattr(self.envoy, self.name)
+                # the worker is still being served at the location it read: that is where the value was
+                self.store[(id(self.envoy), self.name, step)] = Captured(value, self.pending.provider)
                 step += 1
         except OutOfOrderError:
             return  # the run ended: nothing further to capture
@@ -456,8 +457,9 @@ def _capture_reads(model, captures) -> list:
 
 
 class Captures:
-    """Around one run: a capture worker ahead of each worker whose code reads out of order; after the run, a
-    captured value edited in place (too late for the forward) is an error."""
+    """Around one run: capture workers ahead of each worker whose code reads out of order; after the run, a
+    captured value edited in place (too late for the forward) or a read-only value edited in place (never
+    reaching it) fails the trace."""
 
     def __init__(self, model) -> None:
         self.model, self.workers, self.all = model, [], []
@@ -475,8 +477,7 @@ class Captures:
                 if reads:
                     store = mediator._nnterp_captured = {}
                     mediator._nnterp_served = []
-                    # one worker per value: a value whose site does not run in this forward then holds up no other
-                    mediators += [CaptureWorker([read], store, mediator.batch_group) for read in reads]
+                    mediators += [CaptureWorker(envoy, name, store, mediator.batch_group) for envoy, name in reads]
                     self.workers.append(mediator)
             mediators.append(mediator)
         if self.workers:
@@ -506,7 +507,7 @@ class Captures:
 def _late_edit(path: str, plan_: Plan | None):
     from .errors import OrderError
 
-    block, name = _path_key(path)
+    block, name = path_key(path)
     first = plan_.first(block, name) if plan_ is not None else None
     why = f" (the trace asked for {first} first)" if first else ""
     return OrderError(
@@ -514,7 +515,7 @@ def _late_edit(path: str, plan_: Plan | None):
         f"edits follow the forward's order: make it before reading anything the forward computes later")
 
 
-def _path_key(path: str):
+def path_key(path: str):
     """(block, name) of ``model.layers[3].self_attn.attention_output``; block "model" for a model value."""
     name = path.rsplit(".", 1)[-1]
     if path.startswith("model.layers["):
@@ -535,21 +536,30 @@ def keep_read_only(spec, value) -> None:
     kept.append((spec, value, value._version))
 
 
-def captured(envoy, name: str, path: str):
-    """The value a capture worker kept for this read, if the forward has passed it; else NOTHING."""
+def _passed_entry(envoy, name: str):
+    """(worker, what was captured for this value) when the forward has passed the value's point on this step;
+    (worker, None) when it was not captured or is not passed yet (reached now: the ordinary read serves it)."""
     try:
         mediator = Mediator.current(name)
     except ValueError:
-        return NOTHING
+        return None, None
     store = getattr(mediator, "_nnterp_captured", None)
     if store is None:
-        return NOTHING
+        return mediator, None
     step = mediator.iteration
     if step is None:  # relaxed inside tracer.iter: the step of the visit this worker is being served at
         step = mediator.pending.iteration if mediator.pending is not None else 0
     entry = store.get((id(envoy), name, step))
     if entry is None or mediator.occurrence(entry.location) <= step:
-        return NOTHING  # not reached yet, or reached now: the ordinary read serves it
+        return mediator, None
+    return mediator, entry
+
+
+def captured(envoy, name: str, path: str):
+    """The value a capture worker kept for this read, if the forward has passed it; else NOTHING."""
+    mediator, entry = _passed_entry(envoy, name)
+    if entry is None:
+        return NOTHING
     if isinstance(entry.value, torch.Tensor):
         mediator._nnterp_served.append((path, entry.value, entry.value._version))
     return entry.value
@@ -557,20 +567,11 @@ def captured(envoy, name: str, path: str):
 
 def passed(envoy, name: str) -> bool:
     """Whether the forward is past a captured value's point (a write there comes too late)."""
-    try:
-        mediator = Mediator.current(name)
-    except ValueError:
-        return False
-    store = getattr(mediator, "_nnterp_captured", None)
-    if store is None:
-        return False
-    step = mediator.iteration if mediator.iteration is not None else (
-        mediator.pending.iteration if mediator.pending is not None else 0)
-    entry = store.get((id(envoy), name, step))
-    return entry is not None and mediator.occurrence(entry.location) > step
+    return _passed_entry(envoy, name)[1] is not None
 
 
-def plan_of_current():
+def plan_of_current() -> Plan | None:
+    """The plan of the worker running now (None for code in forward order)."""
     try:
         return getattr(Mediator.current(""), "_nnterp_plan", None)
     except ValueError:
