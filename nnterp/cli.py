@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import socket
 import sys
 
 #: Modules that add subcommands; a module not present is skipped.
@@ -30,9 +32,56 @@ def load_model(name: str, attn_implementation: str | None = None):
         from . import tiny
 
         return tiny.load(name, attn_implementation=attn_implementation)
+    if not os.path.exists(name):
+        if "/" not in name:
+            raise CommandRefused(_not_a_family(name))
+        if not _cached(name) and not _hub_reachable():
+            raise CommandRefused(
+                f"{name!r} is a hub repo id, and the Hugging Face hub cannot be reached from here (nor is the repo "
+                f"in the local cache): name a family (nnterp show phi), 'smollm2', or a local directory")
     from .model import StandardizedTransformer
 
     return StandardizedTransformer(name, dispatch=True, attn_implementation=attn_implementation)
+
+
+class CommandRefused(Exception):
+    """A command's argument names nothing it can load; printed as one line."""
+
+
+def _not_a_family(name: str) -> str:
+    import difflib
+
+    from .family import registry
+
+    near = difflib.get_close_matches(name.lower(), list(registry()), n=3, cutoff=0.5)
+    hint = f"nearest: {', '.join(near)}; " if near else ""
+    return (f"{name!r} is not a family ({hint}`nnterp table` lists all {len(registry())}), 'smollm2', a local "
+            f"directory, or a hub repo id (org/name)")
+
+
+def _cached(repo: str) -> bool:
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        return isinstance(try_to_load_from_cache(repo, "config.json"), str)
+    except Exception:
+        return False
+
+
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    """One quick connection to the hub, instead of a load's retries (half a minute) ending in a traceback."""
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE:
+        return False
+    from urllib.parse import urlparse
+
+    host = urlparse(constants.ENDPOINT).hostname or "huggingface.co"
+    try:
+        socket.create_connection((host, 443), timeout=timeout).close()
+        return True
+    except OSError:
+        return False
 
 
 def show(args) -> None:
@@ -105,7 +154,11 @@ def main(argv=None) -> None:
             continue
         module.register(sub)
     args = parser.parse_args(argv)
-    args.run(args)
+    try:
+        args.run(args)
+    except CommandRefused as refusal:
+        print(f"nnterp {args.command}: {refusal}", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

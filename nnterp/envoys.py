@@ -15,8 +15,9 @@ from nnsight.intervention.interleaver import OutOfOrderError
 from greenlet import getcurrent
 from nnsight.intervention.source import STATE
 
+from . import tracing
 from .errors import NnterpError, OrderError, ReadOnlyValue, UnknownName
-from .sites import conditioned_error, envoy_memo, where_of
+from .sites import conditioned_error, envoy_memo, read_where, where_of
 from .vocabulary import HOST_PATHS, ValueSpec, forward_order_sentence, values_of
 
 def _block_of(envoy):
@@ -75,46 +76,68 @@ class StandardValue:
         if envoy is None:
             return self
         site = self._site(envoy)
+        if tracing.CAPTURING[0]:  # an out-of-order read of this trace's code: served what the forward passed
+            kept = tracing.captured(envoy, self.spec.name, f"{standard_path(envoy)}.{self.spec.name}")
+            if kept is not tracing.NOTHING:
+                return kept
         _instrument_first(envoy, site)
         try:
-            return site.read(envoy, self.spec)
+            value = site.read(envoy, self.spec)
         except OutOfOrderError:
             _reraise_inside_loops()
             raise self._order_error(envoy, site) from None
+        if self.spec.read_only:
+            if isinstance(value, torch.Tensor):
+                tracing.keep_read_only(self.spec, value)
+            elif isinstance(value, tuple):
+                value = ReadOnlyTuple(value, self.spec)
+        return value
 
     def __set__(self, envoy, value) -> None:
         if isinstance(value, Envoy):  # nnsight wiring a native child of this name: kept as E_<name>, as nnsight does
             object.__setattr__(envoy, f"E_{self.spec.name}", value)
             return
         if self.spec.read_only:
-            raise ReadOnlyValue(
-                f"{self.spec.name} is read-only ({self.spec.description}); edit the value it is derived from instead"
-            )
+            raise ReadOnlyValue(read_only_sentence(self.spec))
         site = self._site(envoy)
+        if tracing.CAPTURING[0] and tracing.passed(envoy, self.spec.name):
+            raise self._order_error(envoy, site, writing=True)
         _instrument_first(envoy, site)
         try:
             site.write(envoy, self.spec, value)
         except OutOfOrderError:
             _reraise_inside_loops()
-            raise self._order_error(envoy, site) from None
+            raise self._order_error(envoy, site, writing=True) from None
 
-    def _order_error(self, envoy, site) -> OrderError:
+    def _order_error(self, envoy, site, writing: bool = False) -> OrderError:
+        path = f"{standard_path(envoy)}.{self.spec.name}"
+        plan = tracing.plan_of_current()
+        first = plan.first(*tracing.path_key(path)) if plan is not None else None
+        if writing and first:
+            return OrderError(
+                f"{path} is written after the forward computed it: the trace asked for {first} first, which the "
+                f"forward computes later; edits follow the forward's order: write it before that read"
+            )
         never_ran = _never_ran(envoy, site)
         if never_ran:
             return OrderError(
-                f"{standard_path(envoy)}.{self.spec.name} is read at {site.describe(envoy._module)}, which did not run "
-                f"in this forward (a branch not taken, a skipped module, or a generation that stopped early)"
+                f"{path} is read {read_where(site.describe(envoy._module))}, which did not run in this forward "
+                f"(a branch not taken, a skipped module, or a generation that stopped early)"
             )
-        if envoy.__dict__.get("_nnterp_installed_by") == id(getcurrent()):
+        installed = envoy.__dict__.get("_nnterp_installed_by")
+        if installed is not None and installed[0] == id(getcurrent()) and installed[1] == "running":
             return OrderError(
-                f"{standard_path(envoy)}.{self.spec.name} is read inside a forward that had already started when it "
-                f"was asked for, and operations inside a forward are instrumented on first use: call "
-                f"model.instrument() once before tracing, or read this value before anything inside that module"
+                f"{path} is read inside a forward the trace had already entered through one of its native modules "
+                f"before asking for it, and operations inside a forward are instrumented on first use: call "
+                f"model.instrument() once before tracing"
             )
         unsure = "" if never_ran is False else ", or its site never ran in this forward"
+        verb = "written" if writing else "asked for"
         return OrderError(
-            f"{standard_path(envoy)}.{self.spec.name} was asked for after the forward had passed it{unsure}: read "
-            f"values in the order the forward computes them ({forward_order_sentence()}), or use another trace or invoke"
+            f"{path} was {verb} after the forward had passed it{unsure}, where nnterp could not see it coming (the "
+            f"trace's own code is read before the run, and what it names out of order is captured; a helper "
+            f"function's or a getattr's reads are not): write it in the with block, or in forward order "
+            f"({forward_order_sentence()})"
         )
 
 
@@ -154,11 +177,44 @@ def _instrument_first(envoy, site) -> None:
         return
     state = envoy._module.__dict__.get(STATE)
     if state is None or not state.sourced:
-        envoy.source
-        # remembered for the error message: installed by this trace's worker, maybe too late for its forward
-        object.__setattr__(envoy, "_nnterp_installed_by", id(getcurrent()))  # an id: greenlets do not pickle
+        # remembered for the error message: installed by this trace's worker, too late if the module's forward
+        # was running (a read of one of its native children came first)
+        object.__setattr__(envoy, "_nnterp_installed_by", (id(getcurrent()), _forward_state(envoy)))  # greenlets
+        envoy.source  # do not pickle: an id
     else:  # instrumented before this read (by an earlier read or model.instrument()): nothing left to do
         object.__setattr__(envoy, "_nnterp_needs_source", False)
+
+
+def _forward_state(envoy) -> str:
+    """"running" while the module's forward has been entered and not left in this run, else "idle"."""
+    from nnsight.intervention.interleaver import Mediator
+
+    try:
+        mediator = Mediator.current(envoy.path)
+    except Exception:
+        return "idle"
+    entered = mediator.occurrence(f"{envoy.path}.input")
+    return "running" if entered > mediator.occurrence(f"{envoy.path}.output") else "idle"
+
+
+class ReadOnlyTuple(tuple):
+    """A read-only value that is a tuple (input_size): an item write is refused in the sentence of the others."""
+
+    def __new__(cls, items, spec):
+        made = super().__new__(cls, items)
+        made._spec = spec
+        return made
+
+    def __setitem__(self, key, value):
+        raise ReadOnlyValue(read_only_sentence(self._spec))
+
+    def __reduce__(self):
+        return tuple, (tuple(self),)
+
+
+def read_only_sentence(spec) -> str:
+    return (f"{spec.name} is read-only ({spec.description}): a write, slice writes included, would not reach the "
+            f"model; edit the value it is derived from instead")
 
 
 def reads_operations(envoy) -> bool:

@@ -15,7 +15,7 @@ from .family import Family, family_for
 from .readout import head_input
 from .sites import where_of
 from .support import Support, build_support
-from .tracing import TurnTakingTracer
+from .tracing import Captures, TurnTakingTracer
 from .vocabulary import values_of
 
 
@@ -51,6 +51,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         remote: bool | str = False,
         **kwargs: Any,
     ) -> None:
+        _refuse_keywords(kwargs, built=isinstance(model, torch.nn.Module))
         if isinstance(model, torch.nn.Module):
             config = model.config
             family = family_for(config, type(model).__name__)
@@ -134,6 +135,11 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         kwargs.setdefault("tracer_cls", TurnTakingTracer)
         _refuse_empty(inputs)
         return super().trace(*inputs, **kwargs)
+
+    def interleave(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        # the trace's code read before the forward: values it names out of order are captured as the forward passes
+        with Captures(self):
+            return super().interleave(fn, *args, **kwargs)
 
     def instrument(self) -> "StandardizedTransformer":
         """Instrument now every forward whose operations a standard value is read at.
@@ -331,6 +337,45 @@ def _envoys_by_class(model, family) -> dict:
     if any(type(m) in keyed and id(m) not in host_modules for m in model.modules()):
         return ENVOYS  # a host's class also sits off the host positions (OPT's mlp is a Linear): paths tell them apart
     return classes
+
+
+#: nnterp 1.x's keywords, and what does their work now
+NNTERP1_KEYWORDS = {
+    "enable_attention_probs": 'pass attn_implementation="eager" (attention_probabilities and attention_scores are '
+                              "served under eager)",
+    "check_renaming": "nothing is checked at construction now: call model.check() to run the conformance contract",
+    "check_attn_probs_with_trace": "nothing is checked at construction now: call model.check() to run the "
+                                   "conformance contract",
+    "allow_dispatch": "pass dispatch=True to load the weights at construction (a built model is used as it is)",
+    "rename_config": "each family module declares its own renames (nnterp/families/<family>.py; docs/families.md "
+                     "says how to add one)",
+    "allow_multimodal": "nnterp serves decoder-only language models: wrap the text model "
+                        "(e.g. hf_model.language_model) with its tokenizer",
+    "tokenizer_kwargs": "pass tokenizer=AutoTokenizer.from_pretrained(repo, ...) built as you want it",
+}
+#: keywords nnterp sets itself
+OWN_KEYWORDS = {
+    "rename": "the family module declares the renames onto the standard names (nnterp/families/<family>.py); "
+              "native names keep working beside them",
+    "envoys": "the standard values' envoys are nnterp's own; read native modules through the model tree",
+}
+#: nnsight's keywords that mean something for a model built in memory
+BUILT_KEYWORDS = {"task", "processor", "image_processor", "feature_extractor", "peft", "revision", "device",
+                  "interleaver"}
+
+
+def _refuse_keywords(kwargs: dict, built: bool) -> None:
+    for key in kwargs:
+        why = NNTERP1_KEYWORDS.get(key)
+        if why is not None:
+            raise LoadOptionRefused(f"{key}= is nnterp 1.x's keyword: {why}")
+        why = OWN_KEYWORDS.get(key)
+        if why is not None:
+            raise LoadOptionRefused(f"{key}= cannot be given to StandardizedTransformer: {why}")
+        if built and key not in BUILT_KEYWORDS:
+            raise LoadOptionRefused(
+                f"{key}= means nothing for a model built in memory (it would be ignored): a built model takes "
+                f"tokenizer=, attn_implementation= and remote=; pass loading options with a repo id or path")
 
 
 def _refuse_empty(inputs) -> None:

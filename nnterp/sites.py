@@ -346,6 +346,46 @@ def _version(tensor) -> int | None:
     return tensor._version if isinstance(tensor, torch.Tensor) else None
 
 
+def _grad_of_copy(value_id, site, context, grad):
+    """A hook on the tensor the forward consumes, serving its gradient, in the value's layout and scale, to
+    a ``with loss.backward():`` block that asks for the value's ``.grad`` (and taking back what it writes)."""
+    interleaver = _backward_interleaver()
+    if interleaver is None:
+        return None
+    factor = site._factor(context.host)
+    model = context.model
+    value_grad = site.layout.view(grad, model)
+    if factor is not None:
+        value_grad = value_grad / factor
+    served = interleaver.handle(f"{value_id}.grad", value_grad)
+    if served is value_grad:
+        return None
+    if factor is not None:
+        served = served * factor
+    return site.layout.inverse(served, grad, model)
+
+
+def _backward_interleaver():
+    """The interleaver of the ``with loss.backward():`` block running now: nnsight's Tensor.grad property then
+    closes over it."""
+    from nnsight.intervention.interleaver import Interleaver
+
+    grad = torch.Tensor.__dict__.get("grad")
+    functions = [getattr(grad, "fget", None)]
+    for function in functions:  # the getter, and the functions it closes over (nnsight's hook installer)
+        for cell in getattr(function, "__closure__", None) or ():
+            contents = cell.cell_contents
+            if isinstance(contents, Interleaver):
+                return contents
+            if callable(contents) and len(functions) < 8:
+                functions.append(contents)
+    return None
+
+
+def _tracks_grad(tensor) -> bool:
+    return isinstance(tensor, torch.Tensor) and tensor.requires_grad and torch.is_grad_enabled()
+
+
 @dataclass(eq=False)
 class Read(Site):
     """A value read where the model computes it.
@@ -397,9 +437,13 @@ class Read(Site):
         return value
 
     def _carry_back(self, context, value, raw):
+        host, model = context.host, context.model
+        if self.layout is not SAME and self._unapply(host, value) is None and _tracks_grad(value):
+            # a view the forward does not consume has no gradient: hand the forward the view's inverse, the same
+            # values in the same storage, so value.grad flows through it
+            return self.element.put(raw, self.layout.inverse(value, self.element.get(raw), model))
         if _version(value) == getattr(value, "_nnterp_version", None):
             return raw  # not edited: hand the model its own object back, bit for bit
-        host, model = context.host, context.model
         native = self.element.get(raw)
         value = self._unapply(host, value)
         if value is None:
@@ -448,6 +492,10 @@ class Read(Site):
             return waiting.view  # read twice before moving on: the same view, so both edits go back
         raw = Mediator.value(location)
         value = self._present(context, raw)
+        native = self.element.get(raw)
+        if _tracks_grad(native) and self._unapply(context.host, value) is not None:
+            # a copy or a product the forward never consumes: its gradient is the native tensor's, carried over
+            native.register_hook(partial(_grad_of_copy, id(value), self, context))
         mediator.transform = WriteBack(partial(self._carry_back, context, value, raw), value, self, location, occurrence)
         return value
 
@@ -571,8 +619,18 @@ def check_layout(spec: ValueSpec, current, value, model) -> None:
         )
 
 
+def read_where(description: str) -> str:
+    """A site's description as the end of "it is read ...": "inside the forward, at the output of X" or "at the
+    module's own output"."""
+    inside = "inside the forward: "
+    if description.startswith(inside):
+        return "inside the forward, at " + description[len(inside):]
+    return "at " + description
+
+
 def conditioned_error(spec: ValueSpec, site: Site, model, where: str) -> ConditionedValue:
     return ConditionedValue(
-        f"{spec.name} is not served under attn_implementation={model.attn_implementation!r}: it is read at {where}, "
+        f"{spec.name} is not served under attn_implementation={model.attn_implementation!r}: it is read "
+        f"{read_where(where)}, "
         f"and it {site.condition.text}; load with attn_implementation={site.condition.attn_implementations[0]!r} to read it"
     )

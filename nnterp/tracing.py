@@ -1,17 +1,26 @@
-"""The tracer nnterp's traces run under: one trace per model at a time.
+"""The tracer nnterp's traces run under: one trace per model at a time, reading in any order.
 
 nnsight runs a trace's body in greenlets in lockstep with the forward, on the model's one
 interleaver, so two threads tracing the same model at once corrupt each other (saves lost,
 greenlet errors). The whole run happens in the tracer's ``__exit__``; a per-model lock around it
 makes concurrent traces from several threads take turns instead.
+
+Reads in any order: see ``Captures`` below.
 """
 
 from __future__ import annotations
 
+import ast
 import threading
 import weakref
+from dataclasses import dataclass, field
+from typing import Any
 
+import torch
+from nnsight.intervention.interleaver import Mediator, OutOfOrderError
 from nnsight.intervention.tracer import InterleavingTracer
+
+from .vocabulary import BY_NAME, FORWARD_ORDER
 
 _LOCKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _GUARD = threading.Lock()
@@ -33,3 +42,537 @@ class TurnTakingTracer(InterleavingTracer):
         # looked up here, not kept on the tracer: a remote run pickles the tracer, and a lock does not pickle
         with model_lock(self.envoy._module):
             return super().__exit__(exc_type, exc_value, traceback)
+
+
+# =========================================================================== reads in any order
+# A trace's code is read once per ``with`` block (nnsight parses it already): the standard values it names, in
+# code order, with the block each names where the code fixes it. Where the code names a value after something
+# the forward computes later, that value is captured as the forward passes it, by a worker registered ahead of
+# the trace's own, and the later read is served the captured tensor: the object an ordered read gets. Code in
+# forward order makes no plan and runs exactly as before.
+
+#: nnsight's own reads of a host's boundary, and the standard value they stand at (for ordering only)
+_NATIVE_AT = {
+    ("layer", "input"): "layer_input", ("layer", "output"): "layer_output",
+    ("attention", "input"): "attention_norm_output", ("attention", "inputs"): "attention_norm_output",
+    ("attention", "output"): "attention_output",
+    ("mlp", "input"): "mlp_input", ("mlp", "inputs"): "mlp_input", ("mlp", "output"): "mlp_output",
+}
+_HOST_ATTRIBUTES = {"self_attn": "attention", "mlp": "mlp"}
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A block index the code does not fix. ``loop`` numbers one run of a loop whose index only grows (-1: an
+    index nothing is known about), ``turn`` the pass over its body (the code is read twice per loop)."""
+
+    name: str
+    loop: int = -1
+    turn: int = 0
+
+
+@dataclass(frozen=True)
+class Access:
+    """One standard value the code names: read or written, on which block (None: a model value)."""
+
+    name: str
+    block: Any
+    text: str
+    write: bool = False
+    native: bool = False  # a module's .input/.output: ordered against, never captured
+
+
+class _Reader:
+    """Walks a ``with`` body in evaluation order, collecting its accesses."""
+
+    def __init__(self) -> None:
+        self.found: list[Access] = []
+        self.indices: dict[str, Any] = {}  # name -> Symbol, for block indices bound by loops
+        self.hosts: dict[str, tuple] = {}  # name -> (block, host) for names bound to a block or its sublayer
+        self.loops = 0
+
+    # -- statements
+    def body(self, statements) -> None:
+        for statement in statements:
+            self.statement(statement)
+
+    def statement(self, node) -> None:
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            self.expr(node.iter)
+            self.loop(node.target, node.iter, lambda: self.body(node.body))
+            self.body(node.orelse)
+        elif isinstance(node, ast.While):
+            for _ in range(2):
+                self.expr(node.test)
+                self.body(node.body)
+            self.body(node.orelse)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            if any(_own_worker(item.context_expr) for item in node.items):
+                return  # an invoke or a backward runs as its own worker
+            for item in node.items:
+                self.expr(item.context_expr)
+            self.body(node.body)
+        elif isinstance(node, ast.Assign):
+            self.expr(node.value)
+            for target in node.targets:
+                self.target(target, node.value)
+        elif isinstance(node, ast.AugAssign):
+            self.expr(node.target, load=True)
+            self.expr(node.value)
+            self.target(node.target, None)
+        elif isinstance(node, ast.AnnAssign):
+            if node.value is not None:
+                self.expr(node.value)
+                self.target(node.target, node.value)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            return  # not run here
+        elif isinstance(node, ast.If):
+            self.expr(node.test)
+            self.body(node.body)
+            self.body(node.orelse)
+        else:
+            for child in ast.iter_child_nodes(node):
+                (self.statement if isinstance(child, ast.stmt) else self.expr)(child)
+
+    def target(self, target, value) -> None:
+        if isinstance(target, ast.Name):
+            self.indices.pop(target.id, None)
+            located = self.locate(value) if value is not None else None
+            if located is not None and located[1] is not None:
+                self.hosts[target.id] = located
+            else:
+                self.hosts.pop(target.id, None)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.target(element, None)
+        else:
+            self.expr(target)
+
+    def loop(self, target, iterable, run) -> None:
+        """Run ``run`` twice, as two passes of the loop, with its target bound to a growing index where it is one."""
+        if _over_steps(iterable):
+            run()  # each step of tracer.iter is a forward of its own
+            return
+        self.loops += 1
+        loop = self.loops if _grows(iterable) else -1
+        names = [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+        over = iterable.args[0] if _is_call(iterable, "enumerate") and iterable.args else iterable
+        over_layers = _is_layers(over)
+        for turn in (0, 1):
+            for position, name in enumerate(names):
+                self.hosts.pop(name, None)
+                self.indices.pop(name, None)
+                symbol = Symbol(names[0] if over is not iterable else name, loop, turn)
+                if over_layers and (over is iterable or position == len(names) - 1):
+                    self.hosts[name] = (symbol, "layer")
+                else:
+                    self.indices[name] = symbol
+            run()
+
+    # -- expressions
+    def expr(self, node, load: bool = False) -> None:
+        if node is None:
+            return
+        if isinstance(node, ast.Attribute):
+            self.expr(node.value)
+            self.attribute(node, write=isinstance(node.ctx, ast.Store) and not load)
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            self.comprehension(node, node.generators)
+        elif isinstance(node, ast.Lambda):
+            return
+        else:
+            for child in ast.iter_child_nodes(node):
+                self.expr(child)
+
+    def comprehension(self, node, generators) -> None:
+        first, rest = generators[0], generators[1:]
+        self.expr(first.iter)
+
+        def run():
+            for condition in first.ifs:
+                self.expr(condition)
+            if rest:
+                self.comprehension(node, rest)
+            elif isinstance(node, ast.DictComp):
+                self.expr(node.key)
+                self.expr(node.value)
+            else:
+                self.expr(node.elt)
+
+        self.loop(first.target, first.iter, run)
+
+    def attribute(self, node, write: bool) -> None:
+        spec = BY_NAME.get(node.attr)
+        text = _unparse(node)
+        if spec is not None:
+            block = None
+            if spec.host != "model":
+                located = self.locate(node.value)
+                block = located[0] if located is not None else Symbol(text)
+            self.found.append(Access(spec.name, block, text, write=write))
+        elif node.attr in ("input", "inputs", "output"):
+            located = self.locate(node.value)
+            if located is not None and (located[1], node.attr) in _NATIVE_AT:
+                self.found.append(Access(_NATIVE_AT[located[1], node.attr], located[0], text, write, native=True))
+
+    def locate(self, node):
+        """(block, host) an expression stands for (host None past a sublayer's own modules), or None."""
+        suffix = []
+        while True:
+            if isinstance(node, ast.Attribute):
+                suffix.append(node.attr)
+                node = node.value
+            elif isinstance(node, ast.Subscript) and _is_layers(node.value):
+                return self.index(node.slice), _host_after("layer", reversed(suffix))
+            elif isinstance(node, ast.Subscript):
+                suffix.append(None)
+                node = node.value
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                node = node.func.value
+            elif isinstance(node, ast.Name) and node.id in self.hosts:
+                block, host = self.hosts[node.id]
+                return block, _host_after(host, reversed(suffix))
+            else:
+                return None
+
+    def index(self, node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+            return -node.operand.value
+        if isinstance(node, ast.Name) and node.id in self.indices:
+            return self.indices[node.id]
+        return Symbol(_unparse(node))
+
+
+def _unparse(node) -> str:
+    try:
+        return ast.unparse(node)
+    except Exception:  # pragma: no cover - ast.unparse handles every parsed node
+        return "?"
+
+
+def _host_after(host, attributes):
+    for attribute in attributes:
+        if host == "layer" and attribute in _HOST_ATTRIBUTES:
+            host = _HOST_ATTRIBUTES[attribute]
+        else:
+            return None
+    return host
+
+
+def _is_layers(node) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "layers" or (
+        isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and node.slice.step is None
+        and _is_layers(node.value))
+
+
+def _is_call(node, name: str) -> bool:
+    return isinstance(node, ast.Call) and (
+        isinstance(node.func, ast.Name) and node.func.id == name
+        or isinstance(node.func, ast.Attribute) and node.func.attr == name)
+
+
+def _own_worker(node) -> bool:
+    return _is_call(node, "invoke") or _is_call(node, "backward")
+
+
+def _over_steps(node) -> bool:
+    """A loop over generation steps: ``tracer.iter[...]`` or ``tracer.all()``."""
+    return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "iter") \
+        or _is_call(node, "all")
+
+
+def _grows(node) -> bool:
+    """Whether a loop's index only grows: range with no negative step, the layers (a slice of them), enumerate of
+    either, or a literal list of growing ints."""
+    if _is_call(node, "enumerate") and node.args:
+        return _grows(node.args[0]) or _is_layers(node.args[0])
+    if _is_layers(node):
+        return True
+    if _is_call(node, "range") and isinstance(node.func, ast.Name):
+        step = node.args[2] if len(node.args) > 2 else None
+        return step is None or (isinstance(step, ast.Constant) and isinstance(step.value, int) and step.value > 0)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        values = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, int)]
+        return len(values) == len(node.elts) and values == sorted(set(values))
+    return False
+
+
+_ACCESSES: dict[int, tuple] = {}
+
+
+def accesses(node) -> tuple[Access, ...]:
+    """The standard values a ``with`` block's body names, in evaluation order (memoized per block: nnsight keeps
+    each block's node for the life of the process)."""
+    memo = _ACCESSES.get(id(node))
+    if memo is not None and memo[0] is node:
+        return memo[1]
+    reader = _Reader()
+    try:
+        reader.body(node.body)
+        found = tuple(reader.found)
+    except Exception:  # code this reading does not follow runs as it always did
+        found = ()
+    _ACCESSES[id(node)] = (node, found)
+    return found
+
+
+# --------------------------------------------------------------------------- the plan
+@dataclass
+class Plan:
+    """What one worker's code needs: the values to capture ({(block or None for every block, name)}; block
+    "model" for a model value) and, for each value named after something the forward computes later, that thing."""
+
+    captures: set = field(default_factory=set)
+    came_first: dict = field(default_factory=dict)  # (block or None, name) -> the code that came first
+
+    def first(self, block, name) -> str | None:
+        return self.came_first.get((block, name)) or self.came_first.get((None, name))
+
+
+def _positions(block_order, layers: int):
+    ranks = {name: rank for rank, (_, name) in enumerate(block_order)}
+    model = {name: rank for rank, name in enumerate(FORWARD_ORDER["model"])}
+    readout = {name: rank for rank, name in enumerate(FORWARD_ORDER["readout"])}
+
+    def position(access):
+        if access.name in model:
+            return -1, model[access.name]
+        if access.name in readout:
+            return layers, readout[access.name]
+        rank = ranks.get(access.name)
+        if rank is None:
+            return None
+        block = access.block
+        if isinstance(block, int):
+            block = block + layers if block < 0 else block
+        return block, rank
+
+    return position
+
+
+def _may_follow(earlier, later, layers: int) -> bool:
+    """Whether the forward may compute position ``earlier`` after position ``later``."""
+    (b1, r1), (b2, r2) = earlier, later
+    if isinstance(b1, Symbol) and isinstance(b2, Symbol) and b1.loop >= 0 and (b1.name, b1.loop) == (b2.name, b2.loop):
+        return b1.turn == b2.turn and r1 > r2  # a later pass of a growing loop is a later block
+    highest = (layers - 1 if isinstance(b1, Symbol) else b1, r1)
+    lowest = (0 if isinstance(b2, Symbol) else b2, r2)
+    return highest > lowest
+
+
+def plan(code_accesses, block_order, layers: int) -> Plan | None:
+    """The captures that make ``code_accesses`` read as written; None when they are in forward order."""
+    position = _positions(block_order, layers)
+    placed = [(access, position(access)) for access in code_accesses]
+    placed = [(access, where) for access, where in placed if where is not None]
+    result = Plan()
+    for j, (access, where) in enumerate(placed):
+        culprit = next((earlier.text for earlier, at in reversed(placed[:j]) if _may_follow(at, where, layers)), None)
+        if culprit is None:
+            continue
+        block = "model" if access.block is None else (None if isinstance(where[0], Symbol) else where[0])
+        result.came_first.setdefault((block, access.name), culprit)
+        if not access.write and not access.native:
+            result.captures.add((block, access.name))
+    return result if result.came_first else None
+
+
+_PLANS: dict = {}
+
+
+def block_order(model) -> tuple:
+    """The order this model's blocks compute their values in: the family's own, else FORWARD_ORDER's, with a
+    parallel block's MLP norm beside the attention's (one norm, or two, before either sublayer)."""
+    if model.family.block_order:
+        return model.family.block_order
+    order = FORWARD_ORDER["block"]
+    if model.family.block_kind(model._nnterp_state.config) == "parallel":
+        rest = [item for item in order if item != ("layer", "mlp_norm_output")]
+        at = rest.index(("layer", "attention_norm_output")) + 1
+        order = tuple(rest[:at] + [("layer", "mlp_norm_output")] + rest[at:])
+    return order
+
+
+def plan_for(model, node) -> Plan | None:
+    key = (id(node), id(model), model.family.name, model.num_layers)
+    if key not in _PLANS:
+        _PLANS[key] = plan(accesses(node), block_order(model), model.num_layers)
+    return _PLANS[key]
+
+
+# --------------------------------------------------------------------------- the run
+#: traces running with a capture plan now: reads look for captured values only while one is
+CAPTURING = [0]
+
+
+@dataclass
+class Captured:
+    value: Any
+    location: str
+
+
+class CaptureWorker(Mediator):
+    """Reads, on every step of the run, one value a worker's code names out of order, for that worker's rows;
+    the worker's later reads are served what it kept. One worker per value: a value whose site does not run in
+    this forward then holds up no other."""
+
+    def __init__(self, envoy, name: str, store: dict, batch_group) -> None:
+        super().__init__(None, {}, {})
+        self.envoy, self.name, self.store, self.batch_group = envoy, name, store, batch_group
+
+    def _run(self) -> None:
+        step = 0
+        try:
+            while True:
+                self.iteration = step  # pinned: nnsight would read the next step's value otherwise
+                value = getattr(self.envoy, self.name)
+                # the worker is still being served at the location it read: that is where the value was
+                self.store[(id(self.envoy), self.name, step)] = Captured(value, self.pending.provider)
+                step += 1
+        except OutOfOrderError:
+            return  # the run ended: nothing further to capture
+
+
+def _capture_reads(model, captures) -> list:
+    """The (host envoy, name) pairs to capture, in forward order."""
+    from .envoys import block_hosts
+
+    def served(envoy, name):
+        site = envoy._nnterp_site(name)
+        return site.served and (site.condition is None or site.condition.holds(model))
+
+    reads = [(model, name) for name in FORWARD_ORDER["model"] if ("model", name) in captures and served(model, name)]
+    order = block_order(model)
+    for index, layer in enumerate(model.layers):
+        hosts = block_hosts(layer)
+        for host, name in order:
+            if ((index, name) in captures or (None, name) in captures) and host in hosts \
+                    and served(hosts[host], name):
+                reads.append((hosts[host], name))
+    reads += [(model, name) for name in FORWARD_ORDER["readout"]
+              if ("model", name) in captures and served(model, name)]
+    return reads
+
+
+class Captures:
+    """Around one run: capture workers ahead of each worker whose code reads out of order; after the run, a
+    captured value edited in place (too late for the forward) or a read-only value edited in place (never
+    reaching it) fails the trace."""
+
+    def __init__(self, model) -> None:
+        self.model, self.workers, self.all = model, [], []
+
+    def __enter__(self) -> "Captures":
+        interleaver = self.model.interleaver
+        self.all = list(interleaver.mediators)
+        mediators = []
+        for mediator in interleaver.mediators:
+            node = getattr(mediator, "node", None)
+            found = plan_for(self.model, node) if node is not None else None
+            if found is not None:
+                mediator._nnterp_plan = found
+                reads = _capture_reads(self.model, found.captures) if found.captures else []
+                if reads:
+                    store = mediator._nnterp_captured = {}
+                    mediator._nnterp_served = []
+                    mediators += [CaptureWorker(envoy, name, store, mediator.batch_group) for envoy, name in reads]
+                    self.workers.append(mediator)
+            mediators.append(mediator)
+        if self.workers:
+            interleaver.mediators = mediators
+            CAPTURING[0] += 1
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        if exc_type is None:
+            for mediator in self.all:
+                for spec, value, version in getattr(mediator, "_nnterp_read_only", ()):
+                    if value._version != version:
+                        from .envoys import read_only_sentence
+                        from .errors import ReadOnlyValue
+
+                        raise ReadOnlyValue(read_only_sentence(spec))
+        if not self.workers:
+            return
+        CAPTURING[0] -= 1
+        if exc_type is None:
+            for mediator in self.workers:
+                for text, value, version in mediator._nnterp_served:
+                    if value._version != version:
+                        raise _late_edit(text, mediator._nnterp_plan)
+
+
+def _late_edit(path: str, plan_: Plan | None):
+    from .errors import OrderError
+
+    block, name = path_key(path)
+    first = plan_.first(block, name) if plan_ is not None else None
+    why = f" (the trace asked for {first} first)" if first else ""
+    return OrderError(
+        f"{path} was edited after the forward had passed it{why}: the edit came too late to reach the model; "
+        f"edits follow the forward's order: make it before reading anything the forward computes later")
+
+
+def path_key(path: str):
+    """(block, name) of ``model.layers[3].self_attn.attention_output``; block "model" for a model value."""
+    name = path.rsplit(".", 1)[-1]
+    if path.startswith("model.layers["):
+        return int(path[len("model.layers["):].split("]", 1)[0]), name
+    return "model", name
+
+
+NOTHING = object()
+
+
+def keep_read_only(spec, value) -> None:
+    """Remember a read-only tensor handed out, so that an in-place write to it fails the trace instead of
+    being lost."""
+    mediator = Mediator.current(spec.name)
+    kept = getattr(mediator, "_nnterp_read_only", None)
+    if kept is None:
+        kept = mediator._nnterp_read_only = []
+    kept.append((spec, value, value._version))
+
+
+def _passed_entry(envoy, name: str):
+    """(worker, what was captured for this value) when the forward has passed the value's point on this step;
+    (worker, None) when it was not captured or is not passed yet (reached now: the ordinary read serves it)."""
+    try:
+        mediator = Mediator.current(name)
+    except ValueError:
+        return None, None
+    store = getattr(mediator, "_nnterp_captured", None)
+    if store is None:
+        return mediator, None
+    step = mediator.iteration
+    if step is None:  # relaxed inside tracer.iter: the step of the visit this worker is being served at
+        step = mediator.pending.iteration if mediator.pending is not None else 0
+    entry = store.get((id(envoy), name, step))
+    if entry is None or mediator.occurrence(entry.location) <= step:
+        return mediator, None
+    return mediator, entry
+
+
+def captured(envoy, name: str, path: str):
+    """The value a capture worker kept for this read, if the forward has passed it; else NOTHING."""
+    mediator, entry = _passed_entry(envoy, name)
+    if entry is None:
+        return NOTHING
+    if isinstance(entry.value, torch.Tensor):
+        mediator._nnterp_served.append((path, entry.value, entry.value._version))
+    return entry.value
+
+
+def passed(envoy, name: str) -> bool:
+    """Whether the forward is past a captured value's point (a write there comes too late)."""
+    return _passed_entry(envoy, name)[1] is not None
+
+
+def plan_of_current() -> Plan | None:
+    """The plan of the worker running now (None for code in forward order)."""
+    try:
+        return getattr(Mediator.current(""), "_nnterp_plan", None)
+    except ValueError:
+        return None

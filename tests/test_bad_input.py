@@ -49,6 +49,7 @@ def test_conditioned_value_names_the_load(llama_sdpa, prompt):
             llama_sdpa.layers[0].self_attn.attention_scores.save()
     text = one_sentence(error.value)
     assert "attn_implementation='eager'" in text and "nn_functional_softmax_0 inside attention_interface_1" in text
+    assert "it is read inside the forward, at the input of nn_functional_softmax_0" in text
 
 
 def test_wrong_shape_and_dtype_writes_name_the_layout(llama, prompt):
@@ -68,12 +69,72 @@ def test_read_only_values(llama, prompt):
                 setattr(llama, name, torch.zeros(1))
 
 
-def test_out_of_order_read_is_explained(llama, prompt):
+def test_read_only_values_refuse_slice_writes(llama, prompt):
+    """A slice write to a derived value would be lost: the trace fails with the read-only sentence instead."""
+    with pytest.raises(ReadOnlyValue, match="next_token_probs is read-only .*slice writes included"):
+        with llama.trace(prompt):
+            llama.next_token_probs[:] = 0
+    with pytest.raises(ReadOnlyValue, match="input_size is read-only"):
+        with llama.trace(prompt):
+            llama.input_size[0] = 0
+    moe = tiny.load("mixtral")
+    with pytest.raises(ReadOnlyValue, match="router_choices is read-only"):
+        with moe.trace(prompt):
+            moe.layers[0].mlp.router_choices[:] = 0
+    with llama.trace(prompt):  # reading them stays fine
+        probs = llama.next_token_probs.save()
+        size = llama.input_size.save()
+    assert size[0] == 1 and probs.shape == (1, llama.vocab_size) and torch.allclose(probs.sum(-1), torch.ones(1))
+
+
+@pytest.mark.parametrize("keyword, value, fix", [
+    ("enable_attention_probs", True, 'attn_implementation="eager"'),
+    ("check_renaming", False, "model.check()"),
+    ("check_attn_probs_with_trace", False, "model.check()"),
+    ("allow_dispatch", True, "dispatch=True"),
+    ("rename_config", None, "family module declares its own renames"),
+    ("tokenizer_kwargs", {}, "tokenizer=AutoTokenizer.from_pretrained"),
+    ("rename", {"model.layers": "blocks"}, "the family module declares the renames"),
+    ("use_cache", False, "means nothing for a model built in memory"),
+])
+def test_old_and_unknown_keywords_are_refused(keyword, value, fix):
+    hf, tok = tiny.build("llama")
+    with pytest.raises(NnterpError) as error:
+        StandardizedTransformer(hf, tokenizer=tok, **{keyword: value})
+    assert fix in one_sentence(error.value) and keyword in str(error.value)
+
+
+def test_cli_refuses_a_name_that_is_no_family_at_once(capsys):
+    from nnterp import cli
+
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["show", "lama"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'lama' is not a family (nearest: llama" in err
+
+
+def test_cli_repo_id_without_a_hub_is_one_line(capsys, monkeypatch):
+    from nnterp import cli
+
+    monkeypatch.setattr(cli, "_hub_reachable", lambda timeout=3.0: False)
+    with pytest.raises(SystemExit):
+        cli.main(["show", "org/no-such-model"])
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the Hugging Face hub cannot be reached" in err
+
+
+def test_out_of_order_read_nnterp_cannot_see_is_explained(llama, prompt):
+    """A read out of order in code the trace's with block does not spell (a getattr) cannot be captured: the
+    sentence says so and how to write it instead."""
+    name = "layer_output"
     with pytest.raises(OrderError) as error:
         with llama.trace(prompt):
             llama.layers[1].layer_output.save()
-            llama.layers[0].layer_output.save()
-    assert "order the forward computes them" in one_sentence(error.value)
+            getattr(llama.layers[0], name).save()
+    message = one_sentence(error.value)
+    assert "model.layers[0].layer_output was asked for after the forward had passed it" in message
+    assert "write it in the with block, or in forward order" in message and "instrument" not in message
 
 
 def test_value_outside_a_trace(llama):

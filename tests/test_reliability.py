@@ -65,10 +65,11 @@ def test_skipped_site_told_apart_from_order(llama, prompt):
         with llama.trace(prompt):
             llama.layers[0].skip(llama.layers[0].input)
             llama.layers[0].mlp.mlp_output.save()
-    with pytest.raises(OrderError, match="after the forward had passed it: read values in the order"):
+    name = "layer_output"  # named through getattr, so not captured
+    with pytest.raises(OrderError, match="after the forward had passed it, where nnterp could not see it coming"):
         with llama.trace(prompt):
             llama.layers[1].layer_output.save()
-            llama.layers[0].layer_output.save()
+            getattr(llama.layers[0], name).save()
 
 
 def test_empty_prompt(llama):
@@ -178,7 +179,8 @@ def test_random_prompts_and_edits(family, text, kind, pick, block, scale):
         value = getattr(host(model, kind, block), name)
         setattr(host(model, kind, block), name, value * scale)
         assigned = model.logits.save()
-    torch.testing.assert_close(inplace, assigned, rtol=1e-5, atol=1e-6)  # edits carried back exactly
+    # edits carried back exactly (a negative scale on masked scores overflows to NaN in both, alike)
+    torch.testing.assert_close(inplace, assigned, rtol=1e-5, atol=1e-6, equal_nan=True)
     if scale == 1.0:
         assert torch.equal(inplace, base)
 

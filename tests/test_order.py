@@ -1,0 +1,296 @@
+"""Reads in any order within a trace, edits in forward order, and gradients of every writable value.
+
+A trace's code is read before its forward runs; what it names out of forward order is captured as the
+forward passes it, so every read below must give the tensor an ordered read gives (torch.equal).
+"""
+
+import ast
+import textwrap
+
+import nnsight
+import pytest
+import torch
+
+from nnterp import OrderError, tiny
+from nnterp.conformance import read_block
+from nnterp.envoys import block_hosts
+from nnterp.tracing import CaptureWorker, accesses, block_order, plan
+from nnterp.vocabulary import FORWARD_ORDER
+
+PROMPT = "The Eiffel Tower is in the city of"
+
+
+@pytest.fixture(scope="module")
+def phi4():
+    return tiny.load("phi", attn_implementation="eager", num_hidden_layers=4)
+
+
+def test_readme_snippet_runs_as_written(phi4):
+    model = phi4
+    with model.trace(PROMPT):
+        x = model.layers[1].input.save()
+        attn = model.layers[1].self_attn.attention_output.save()
+        p = model.layers[1].self_attn.attention_probabilities.save()
+        mlp = model.layers[1].mlp.mlp_output.save()
+        out = model.layers[1].layer_output.save()
+        model.layers[3].self_attn.attention_output[:] = 0
+        probs = model.next_token_probs.save()
+    with model.trace(PROMPT):
+        x2 = model.layers[1].input.save()
+        p2 = model.layers[1].self_attn.attention_probabilities.save()
+        attn2 = model.layers[1].self_attn.attention_output.save()
+        mlp2 = model.layers[1].mlp.mlp_output.save()
+        out2 = model.layers[1].layer_output.save()
+        model.layers[3].self_attn.attention_output[:] = 0
+        probs2 = model.next_token_probs.save()
+    for a, b in ((x, x2), (attn, attn2), (p, p2), (mlp, mlp2), (out, out2), (probs, probs2)):
+        a = a[0] if isinstance(a, tuple) else a
+        b = b[0] if isinstance(b, tuple) else b
+        assert torch.equal(a, b)
+    with model.trace(PROMPT):
+        plain = model.next_token_probs.save()
+    assert not torch.equal(plain, probs)  # the edit reached the forward
+
+
+@pytest.mark.parametrize("family", ["llama", "phi", "gpt_neox_japanese", "gemma2", "mixtral"])
+def test_reverse_order_equals_ordered_reads(family):
+    try:
+        model = tiny.load(family, attn_implementation="eager")
+    except Exception:
+        model = tiny.load(family)
+    ordered = read_block(model, 0, PROMPT)
+    names = [name for name in ordered if not name.startswith("_")]
+    # the with block spells every name (getattr would hide them from the reading): one exec'd source per family
+    hosts = block_hosts(model.layers[0])
+    order = block_order(model)
+    lines = ["with model.trace(PROMPT):", "    logits = model.logits.save()"]
+    paths = {"layer": "model.layers[0]", "attention": "model.layers[0].self_attn", "mlp": "model.layers[0].mlp"}
+    spelled = [(host, name) for host, name in order if name in names and host in hosts]
+    for host, name in reversed(spelled):
+        lines.append(f"    got_{name} = {paths[host]}.{name}.save()")
+    lines += ["    embeddings = model.token_embeddings.save()", "    ids = model.input_ids.save()"]
+    got = _run_source(model, "\n".join(lines))
+    with model.trace(PROMPT):
+        ids = model.input_ids.save()
+        embeddings = model.token_embeddings.save()
+        logits = model.logits.save()
+    assert torch.equal(got["logits"], logits) and torch.equal(got["ids"], ids)
+    assert torch.equal(got["embeddings"], embeddings)
+    assert spelled
+    for _, name in spelled:
+        assert torch.equal(got[f"got_{name}"], ordered[name]), name
+
+
+def _run_source(model, source, **names):
+    """Run a trace written as source text from a real file (nnsight reads with blocks back from their file)."""
+    import importlib.util
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
+        handle.write("def run(model, PROMPT, **names):\n    globals().update(names)\n")
+        handle.write(textwrap.indent(source, "    ") + "\n    return dict(locals())\n")
+        path = handle.name
+    spec = importlib.util.spec_from_file_location("spelled_trace", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.run(model, PROMPT, **names)
+
+
+def test_inputs_read_anywhere(phi4):
+    model = phi4
+    with model.trace(PROMPT):
+        logits = model.logits.save()
+        size = model.input_size.save()
+        mask = model.attention_mask.save()
+        ids = model.input_ids.save()
+    with model.trace(PROMPT):
+        ids2 = model.input_ids.save()
+        mask2 = model.attention_mask.save()
+    assert tuple(size) == tuple(ids.shape) and torch.equal(ids, ids2) and torch.equal(mask, mask2)
+    assert logits.shape[:2] == ids.shape
+
+
+def test_loops_in_any_order(phi4):
+    model = phi4
+    with model.trace(PROMPT):
+        outs, ins = nnsight.save([]), nnsight.save([])
+        for layer in model.layers:  # within one block, the output before the input
+            outs.append(layer.layer_output.save())
+            ins.append(layer.layer_input.save())
+        backwards = nnsight.save([])
+        for i in reversed(range(model.num_layers)):  # blocks from the last
+            backwards.append(model.layers[i].self_attn.attention_output.save())
+    with model.trace(PROMPT):
+        ordered = [(layer.layer_input.save(), layer.self_attn.attention_output.save(), layer.layer_output.save())
+                   for layer in model.layers].save()
+    for i, (x, a, o) in enumerate(ordered):
+        assert torch.equal(ins[i], x) and torch.equal(outs[i], o)
+        assert torch.equal(backwards[model.num_layers - 1 - i], a)
+
+
+def test_invokes_each_in_any_order(phi4):
+    model = phi4
+    with model.trace() as tracer:
+        with tracer.invoke("The Eiffel Tower is in"):
+            a_out = model.layers[2].layer_output.save()
+            a_q = model.layers[0].self_attn.attention_queries.save()
+        with tracer.invoke("Hello world, the city"):
+            b_logits = model.logits.save()
+            b_in = model.layers[1].layer_input.save()
+    with model.trace() as tracer:
+        with tracer.invoke("The Eiffel Tower is in"):
+            a_q2 = model.layers[0].self_attn.attention_queries.save()
+            a_out2 = model.layers[2].layer_output.save()
+        with tracer.invoke("Hello world, the city"):
+            b_in2 = model.layers[1].layer_input.save()
+            b_logits2 = model.logits.save()
+    assert torch.equal(a_out, a_out2) and torch.equal(a_q, a_q2)
+    assert torch.equal(b_logits, b_logits2) and torch.equal(b_in, b_in2)
+
+
+def test_generation_steps_in_any_order(phi4):
+    model = phi4
+    with model.generate(PROMPT, max_new_tokens=3, min_new_tokens=3, do_sample=False) as tracer:
+        outs, queries = nnsight.save([]), nnsight.save([])
+        for step in tracer.iter[:3]:
+            outs.append(model.layers[1].self_attn.attention_output.save())
+            queries.append(model.layers[1].self_attn.attention_queries.save())
+    with model.generate(PROMPT, max_new_tokens=3, min_new_tokens=3, do_sample=False) as tracer:
+        outs2, queries2 = nnsight.save([]), nnsight.save([])
+        for step in tracer.iter[:3]:
+            queries2.append(model.layers[1].self_attn.attention_queries.save())
+            outs2.append(model.layers[1].self_attn.attention_output.save())
+    assert len(queries) == 3 and [q.shape[2] for q in queries] == [q.shape[2] for q in queries2]
+    assert all(torch.equal(a, b) for a, b in zip(queries, queries2))
+    assert all(torch.equal(a, b) for a, b in zip(outs, outs2))
+
+
+def test_out_of_order_edits_are_refused(phi4):
+    model = phi4
+    with pytest.raises(OrderError) as error:
+        with model.trace(PROMPT):
+            out = model.layers[1].layer_output.save()
+            model.layers[0].mlp.mlp_output = torch.zeros_like(out)
+    assert str(error.value).startswith(
+        "model.layers[0].mlp.mlp_output is written after the forward computed it: the trace asked for "
+        "model.layers[1].layer_output first, which the forward computes later")
+    with pytest.raises(OrderError) as error:
+        with model.trace(PROMPT):
+            model.layers[1].layer_output.save()
+            model.layers[0].self_attn.attention_output[:] = 0
+    assert str(error.value).startswith(
+        "model.layers[0].self_attn.attention_output was edited after the forward had passed it (the trace asked "
+        "for model.layers[1].layer_output first)")
+    with model.trace(PROMPT):  # the failed traces left nothing behind
+        model.layers[0].self_attn.attention_output[:] = 0
+        edited = model.logits.save()
+    with model.trace(PROMPT):
+        plain = model.logits.save()
+    assert not torch.equal(edited, plain)
+
+
+def _plan_of(source, layers=4):
+    node = ast.parse(textwrap.dedent(source)).body[0]
+    return plan(accesses(node), FORWARD_ORDER["block"], layers)
+
+
+def test_code_in_forward_order_makes_no_plan():
+    assert _plan_of("""
+        with model.trace(p):
+            e = model.token_embeddings.save()
+            for layer in model.layers:
+                a = layer.self_attn.attention_queries.save()
+                b = layer.layer_output.save()
+            outs = [model.layers[i].mlp.mlp_output.save() for i in range(4)]
+            l = model.logits.save()
+    """) is not None  # the comprehension's blocks come after the loop's: out of order
+    assert _plan_of("""
+        with model.trace(p):
+            ids = model.input_ids.save()
+            e = model.token_embeddings.save()
+            for i, layer in enumerate(model.layers):
+                a = layer.self_attn.attention_queries.save()
+                model.layers[i].mlp.mlp_output[:] = 0
+                b = model.layers[i].layer_output.save()
+            l = model.logits.save()
+            with l.sum().backward():
+                g = b.grad.save()
+    """) is None
+    found = _plan_of("""
+        with model.trace(p):
+            o = model.layers[1].self_attn.attention_output.save()
+            q = model.layers[1].self_attn.attention_queries.save()
+            for i in reversed(range(4)):
+                x = model.layers[i].layer_input.save()
+    """)
+    assert found.captures == {(1, "attention_queries"), (None, "layer_input")}
+
+
+def test_an_ordered_trace_runs_no_capture_worker(phi4):
+    model = phi4
+    seen = []
+    original = CaptureWorker.__init__
+
+    def spy(self, *args, **kwargs):
+        seen.append(self)
+        original(self, *args, **kwargs)
+
+    CaptureWorker.__init__ = spy
+    try:
+        with model.trace(PROMPT):
+            model.layers[0].self_attn.attention_queries.save()
+            model.layers[0].layer_output.save()
+        assert seen == []
+        with model.trace(PROMPT):
+            model.layers[0].layer_output.save()
+            model.layers[0].self_attn.attention_queries.save()
+        assert len(seen) == 1
+    finally:
+        CaptureWorker.__init__ = original
+
+
+# --------------------------------------------------------------------------- gradients
+def _writable_served(model):
+    for host_name, host in [("model", model), *block_hosts(model.layers[0]).items()]:
+        for name in host._nnterp_sites_names():
+            spec = type(host).__dict__.get(name) or getattr(type(host), name)
+            if spec.spec.read_only or name in ("input_ids", "attention_mask"):
+                continue
+            if model.serves(name) is None:
+                yield host, name
+
+
+def _loss(model):
+    return model.logits[0, -1].log_softmax(-1)[7]
+
+
+#: values that are a tensor another reader consumed before them (Phi's parallel block calls the attention and the
+#: MLP with one normed tensor; Falcon and CodeGen too): .grad is that tensor's, through both readers
+ONE_TENSOR_TWO_READERS = {("phi", "mlp_input"), ("falcon", "mlp_input"), ("codegen", "mlp_input")}
+
+
+@pytest.mark.parametrize("family", ["llama", "phi", "granite", "falcon", "gpt2", "codegen"])
+def test_gradient_of_every_writable_value(family):
+    """value.grad is the derivative of the loss with respect to the value where the forward computes it: the
+    gradient reaching a zero added to the value at that point, computed by torch separately."""
+    model = tiny.load(family, attn_implementation="eager")  # granite scales, falcon and gpt2 copy some values
+    checked = []
+    for host, name in _writable_served(model):
+        with model.trace(PROMPT):
+            value = getattr(host, name)
+            loss = _loss(model)
+            with loss.backward():
+                grad = value.grad.save()
+        with model.trace(PROMPT):
+            value = getattr(host, name)
+            zero = torch.zeros_like(value, requires_grad=True)
+            value[:] += zero
+            reference = torch.autograd.grad(_loss(model), zero)[0].save()
+        if (family, name) in ONE_TENSOR_TWO_READERS:
+            # the MLP is called with the tensor the attention read too: a tensor has one gradient, the sum of both
+            assert not torch.allclose(grad, reference, rtol=1e-5, atol=1e-8), name
+            continue
+        assert torch.allclose(grad, reference, rtol=1e-5, atol=1e-8), name
+        checked.append(name)
+    assert "layer_output" in checked and len(checked) >= 12
+    assert family not in ("llama", "phi") or "attention_premix" in checked
