@@ -27,19 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
 
 #: Blocks that do not run yet, by page and a piece of their code: each says why.
-XFAIL = {
-    ("README.md", 'StandardizedTransformer("microsoft/phi-2"'): "reads in any order: lands with the order branch",
-}
-def _no_cache_yet() -> bool:
-    from nnterp import StandardizedTransformer
-
-    return not hasattr(StandardizedTransformer, "cache")
-
+XFAIL: dict = {}
 
 #: Blocks that do not run while their condition holds (then they run, and must pass).
-SKIP = {
-    ("docs/migrating.md", "cache = model.cache("): ("model.cache lands with the cache branch", _no_cache_yet),
-}
+SKIP: dict = {}
 #: Command lines that are not run, by their start: each says why.
 LINES_NOT_RUN = {
     "make demo": "sets up .venv and converts the GGUF file: the environment this suite already runs in",
