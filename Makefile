@@ -4,7 +4,7 @@
 # window, in .venv-oldest; CI runs both.
 VENV ?= .venv
 OLDEST_VENV ?= .venv-oldest
-OLDEST_TRANSFORMERS ?= 5.20.*
+OLDEST_TRANSFORMERS ?= 5.18.*
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 

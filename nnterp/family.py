@@ -201,7 +201,7 @@ class Family:
 
 #: The transformers releases nnterp is tested on (pyproject.toml pins the same): the whole suite on the newest,
 #: the contract on every family row on the oldest. Each family's first release is in families/_index.py.
-TESTED_WINDOW = ("5.20", "5.24")
+TESTED_WINDOW = ("5.18", "5.24")
 
 
 def _installed_release() -> tuple[int, int]:
