@@ -1,10 +1,14 @@
 # Two commands for a fresh machine: `make demo` (the main job, offline, on the embedded real
-# model) and `make test` (the test suite). Both set up .venv first.
+# model) and `make test` (the test suite). Both set up .venv first (the newest transformers of the
+# window). `make test-oldest` runs the contract on every family row on the oldest release of the
+# window, in .venv-oldest; CI runs both.
 VENV ?= .venv
+OLDEST_VENV ?= .venv-oldest
+OLDEST_TRANSFORMERS ?= 5.18.*
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: setup demo test table encyclopedia bench
+.PHONY: setup demo test test-oldest table encyclopedia bench
 
 setup: $(VENV)/.installed
 
@@ -24,3 +28,15 @@ demo: setup
 # one torch thread per worker: two workers on two cores must not fight over threads
 test: setup
 	OMP_NUM_THREADS=1 $(PY) -m pytest -n 2 -q
+
+$(OLDEST_VENV)/.installed: pyproject.toml
+	python3 -m venv $(OLDEST_VENV)
+	$(OLDEST_VENV)/bin/python -m pip install -q --upgrade pip
+	$(OLDEST_VENV)/bin/python -m pip install -q torch==2.13.0
+	$(OLDEST_VENV)/bin/python -m pip install -q -e ".[test]" "transformers==$(OLDEST_TRANSFORMERS)"
+	touch $@
+
+# the contract on every family row, the index and the window's refusals, on the oldest release
+test-oldest: $(OLDEST_VENV)/.installed
+	OMP_NUM_THREADS=1 $(OLDEST_VENV)/bin/python -m pytest -n 2 -q -p no:cacheprovider tests/test_window.py \
+		tests/test_families.py -k "not test_families_table_is_current"

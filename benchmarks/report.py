@@ -17,18 +17,20 @@ HERE = Path(__file__).resolve().parent
 RECORDED = HERE / "recorded"
 
 LABELS = {"nnterp": "nnterp", "nnterp-1.3.0": "nnterp 1.3.0", "transformerlens": "TransformerLens 4.3"}
-LIMITS = {"own": 1.03, "residual": 1.05, "all": 1.15, "construction_ms": 20.0}
+LIMITS = {"own": 1.03, "residual": 1.05, "all": 1.15, "construction_ms": 20.0, "cold_ms": 50.0}
 
 
 # --------------------------------------------------------------------------- loading
 def load(folder: Path) -> dict:
-    runs, scaling, longer, candidates, errors, failed = {}, {}, {}, {}, {}, []
+    runs, scaling, longer, candidates, errors, failed, cold = {}, {}, {}, {}, {}, [], {}
     for path in sorted(folder.glob("*.json")):
         if path.name == "meta.json":
             continue
         data = json.loads(path.read_text())
         if path.name.startswith("candidate--"):
             candidates[path.stem.split("--", 1)[1]] = data
+        elif path.name.startswith("cold--"):
+            cold[data["model"]] = data
         elif "error" in data:
             errors[(data["library"], data["model"])] = data
         elif path.name.startswith("scaling--"):
@@ -41,7 +43,7 @@ def load(folder: Path) -> dict:
     meta_path = folder / "meta.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     return {"runs": runs, "scaling": scaling, "longer": longer, "candidates": candidates, "errors": errors,
-            "failed": failed,
+            "failed": failed, "cold": cold,
             "meta": meta}
 
 
@@ -315,6 +317,23 @@ def cache_lines(run, peer) -> list[str]:
             "| limit | verdict (cache) |", "|---|---|---|---|---|---|---|---|"] + rows + [""] + notes + ([""] + [when] if when else []) + [""]
 
 
+def cold_budget_rows(data) -> list[str]:
+    """Construction on a built model, first in a fresh process and after, against bare nnsight's."""
+    rows = []
+    for model, result in (data.get("cold") or {}).items():
+        ours, bare = result["libraries"]["nnterp"]["summary"], result["libraries"]["nnsight"]["summary"]
+        for when, label in (("cold", "the first in a fresh process"), ("warm", "the ones after it")):
+            delta = (ours[when]["median"] - bare[when]["median"]) * 1e3
+            wall = (ours[f"{when}_wall"]["median"] - bare[f"{when}_wall"]["median"]) * 1e3
+            rows.append(
+                f"| construction on a built model, {label}, minus bare nnsight's ({result['samples']} processes each) "
+                f"| {model} | {delta:+.1f} ms ({fmt_ms(ours[when]['median'])} vs {fmt_ms(bare[when]['median'])} ms; "
+                f"wall-clock {wall:+.1f} ms: {fmt_ms(ours[f'{when}_wall']['median'])} vs "
+                f"{fmt_ms(bare[f'{when}_wall']['median'])}) | ≤ {LIMITS['cold_ms']:.0f} ms "
+                f"| {verdict(delta, LIMITS['cold_ms'])} |")
+    return rows
+
+
 def candidate_lines(data) -> list[str]:
     """The candidate core fixes of benchmarks/patches.py, measured against nnterp as it is."""
     found = data.get("candidates") or {}
@@ -380,7 +399,7 @@ def section(data, title) -> list[str]:
     if line:
         out += [line, ""]
     out += ["### The budgets (DESIGN §8)", "", "| budget | model | measured | limit | verdict |", "|---|---|---|---|---|"]
-    out += budget_rows(data) + [""]
+    out += budget_rows(data) + cold_budget_rows(data) + [""]
     for model in models:
         lead = runs.get(("nnterp", model)) or next(r for (l, m), r in runs.items() if m == model)
         out += [f"### Against the peers: {model_line(lead)}", ""]

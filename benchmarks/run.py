@@ -181,6 +181,23 @@ def candidates(args, results: Path, models) -> None:
             (results / f"{tag}.failed").write_text(" ".join(map(shlex.quote, command)))
 
 
+def cold_construction(args, results: Path, models) -> None:
+    """Construction on a built model, cold and warm, a fresh process per sample (benchmarks/cold.py)."""
+    env = worker_env(args.threads, "nnterp")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its bytecode cached: so does the measurement
+    for model in models:
+        out = results / f"cold--{model}.json"
+        if args.resume and out.exists():
+            continue
+        command = [sys.executable, str(HERE / "cold.py"), "--model", model, "--samples", "3" if args.quick else "7",
+                   "--json", str(out)]
+        if args.smollm2:
+            command += ["--smollm2", args.smollm2]
+        log(f"== cold--{model}")
+        if subprocess.run(command, cwd=results, env=env).returncode != 0:
+            (results / f"cold--{model}.failed").write_text(" ".join(map(shlex.quote, command)))
+
+
 def write_meta(args, results: Path, started: float, load_before) -> dict:
     previous = results / "meta.json"
     if args.resume and previous.exists():  # a resumed run: its time adds to the first run's
@@ -223,6 +240,8 @@ def main(argv=None) -> None:
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--no-scaling", action="store_true")
     parser.add_argument("--no-imports", action="store_true")
+    parser.add_argument("--no-cold", action="store_true",
+                        help="skip construction cold and warm, a fresh process per sample (benchmarks/cold.py)")
     parser.add_argument("--resume", action="store_true", help="keep the results already in the folder; run the rest")
     parser.add_argument("--long-only", action="store_true",
                         help="run only the longer-input jobs (the cache against run_with_cache) into the recorded "
@@ -320,6 +339,10 @@ def main(argv=None) -> None:
     if args.long_only:
         write_report(args, results)
         return
+
+    if not args.no_cold and not cuda and "nnterp" in args.libraries:
+        cold_construction(args, results, models)
+
     if not args.no_candidates and not args.quick and not cuda:
         candidates(args, results, models)
 

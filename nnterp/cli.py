@@ -15,15 +15,17 @@ import socket
 import sys
 
 #: Modules that add subcommands; a module not present is skipped.
-AREAS = ("nnterp.encyclopedia.cli", "nnterp.tools.cli", "nnterp.table")
+AREAS = ("nnterp.encyclopedia.cli", "nnterp.tools.cli", "nnterp.table", "nnterp.catalogue")
 
 PROMPT = "The Eiffel Tower is in the city of"
 
 
 def load_model(name: str, attn_implementation: str | None = None):
     """A family name (its tiny model), ``smollm2`` (the embedded real model), or a repo id or path."""
-    from .family import registry
+    from .family import not_served, registry, unavailable
 
+    if name in unavailable():
+        sys.exit(f"nnterp: {not_served(name)}")
     if name in ("smollm2", "real", "SmolLM2-135M-Instruct"):
         from . import real
 

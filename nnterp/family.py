@@ -3,7 +3,9 @@
 A family module under ``nnterp/families/`` holds one ``FAMILY = Family(...)``: its model types,
 the renames onto the standard module names, the sites that differ from the common ones, the
 checkpoints it covers and a tiny recipe. Its docstring is the encyclopedia's "from the family
-module" section. Dropping the file into the folder is the whole registration.
+module" section. Dropping the file into the folder registers it; ``python -m nnterp.catalogue --write``
+then adds it to the index (families/_index.py), from which ``family_for`` imports only the module a
+model needs, and records the first transformers release serving it.
 """
 
 from __future__ import annotations
@@ -263,13 +265,106 @@ class Family:
         return accessor(config)
 
 
-@lru_cache(maxsize=None)
-def registry() -> dict[str, Family]:
-    """Every family module in ``nnterp.families``, by family name."""
+#: The transformers releases nnterp is tested on (pyproject.toml pins the same): the whole suite on the newest,
+#: the contract on every family row on the oldest. Each family's first release is in families/_index.py.
+TESTED_WINDOW = ("5.18", "5.24")
+
+
+def _installed_release() -> tuple[int, int]:
+    import transformers
+
+    return release(transformers.__version__)
+
+
+def release(version: str) -> tuple[int, int]:
+    """A transformers version as its (major, minor) release: '5.22.2' -> (5, 22)."""
+    major, minor = version.split(".")[:2]
+    return int(major), int("".join(ch for ch in minor if ch.isdigit()) or 0)
+
+
+def first_release(name: str) -> str:
+    """The first transformers release that serves the family (its classes and the modeling it reads)."""
+    from .families import _index
+
+    if name in _index.SINCE:
+        return _index.SINCE[name]
+    import transformers  # a module dropped in since the index was written: taken as served here
+
+    return ".".join(transformers.__version__.split(".")[:2])
+
+
+def served_here(name: str) -> bool:
+    """Whether the installed transformers serves the family (its classes exist, its modeling is the one read)."""
+    return release(first_release(name)) <= _installed_release()
+
+
+def _load(module_name: str) -> "Family":
     from . import families
 
+    module = importlib.import_module(f"{families.__name__}.{module_name}")
+    family = module.FAMILY
+    family.module = module
+    return family
+
+
+@lru_cache(maxsize=None)
+def registry() -> dict[str, Family]:
+    """Every family the installed transformers serves, by family name (each module imported)."""
+    return {name: family for name, family in _scan().items() if served_here(name)}
+
+
+@lru_cache(maxsize=None)
+def family_named(name: str) -> Family:
+    """One family by name, importing its module alone."""
+    from .families import _index
+
+    if name not in _index.MODULES:  # a module dropped in since the index was written
+        return _scan()[name]
+    if not served_here(name):
+        raise UnknownArchitecture(not_served(name))
+    return _load(_index.MODULES[name])
+
+
+def unavailable() -> dict[str, str]:
+    """The families the installed transformers does not serve, with the first release that does."""
+    from .families import _index
+
+    return {name: first_release(name) for name in sorted(_index.MODULES) if not served_here(name)}
+
+
+def not_served(name: str, what: str | None = None) -> str:
+    """Why the installed release does not serve the family, in one sentence naming the release that does."""
+    import transformers
+
+    since = first_release(name)
+    what = what or f"the {name} family"
+    return (f"{what} is served from transformers {since} on (installed: {transformers.__version__}): "
+            f"pip install 'transformers>={since}'")
+
+
+def _family_of_model_type(model_type, architecture=None) -> Family | None:
+    """The family declaring ``model_type``: the index names its module, so only that module is imported."""
+    from .families import _index
+
+    name = _index.MODEL_TYPES.get(model_type)
+    if name is None:  # a module dropped in since the index was written (the test suite says to rewrite it)
+        return next((f for f in _scan().values() if model_type in f.model_types), None)
+    if not served_here(name):
+        raise UnknownArchitecture(not_served(name, f"{architecture} (model_type {model_type!r}, nnterp's {name} family)"))
+    return family_named(name)
+
+
+@lru_cache(maxsize=None)
+def _scan() -> dict[str, Family]:
+    """Every family module in the folder the installed release can import: what the index is written from."""
+    from . import families
+    from .families import _index
+
+    later = {_index.MODULES[name] for name in _index.MODULES if not served_here(name)}
     found = {}
     for info in pkgutil.iter_modules(families.__path__):
+        if info.name == "_index" or info.name in later:  # a family of a later release may import what is not here
+            continue
         module = importlib.import_module(f"{families.__name__}.{info.name}")
         family = getattr(module, "FAMILY", None)
         if family is not None:
@@ -281,10 +376,10 @@ def registry() -> dict[str, Family]:
 def family_for(config, architecture: str | None = None) -> Family:
     """The family serving a config, or a one-sentence refusal naming how to add one."""
     model_type = getattr(config, "model_type", None)
-    for family in registry().values():
-        if model_type in family.model_types:
-            return family
     architecture = architecture or (getattr(config, "architectures", None) or [type(config).__name__])[0]
+    family = _family_of_model_type(model_type, architecture)
+    if family is not None:
+        return family
     names = list(registry())
     raise UnknownArchitecture(
         f"{architecture} (model_type {model_type!r}) belongs to no nnterp family; {len(names)} are supported "

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import torch
 
-from .family import registry
+from .family import family_named
 
 CORPUS = (
     "The Eiffel Tower is in the city of Paris. The Colosseum is in the city of Rome. "
@@ -49,7 +49,7 @@ def config(family: str, **overrides):
     """The family's tiny config (its recipe), with ``overrides`` applied."""
     import transformers
 
-    recipe = registry()[family].tiny
+    recipe = family_named(family).tiny
     config_class = getattr(transformers, recipe["config_class"])
     return config_class(**{**recipe["overrides"], **overrides})
 

@@ -162,8 +162,8 @@ def _second_attention(layer, normed):
     config = attention.config
     positions = torch.arange(normed.shape[1], device=normed.device).unsqueeze(0)
     rotary = sys.modules[type(layer).__module__].LongcatFlashRotaryEmbedding(config).to(normed.device)
-    mask = create_causal_mask(config=config, inputs_embeds=normed, attention_mask=None, cache=None,
-                              position_ids=positions)
+    # the cache is passed by position: transformers 5.24 renamed the keyword past_key_values to cache
+    mask = create_causal_mask(config, normed, None, None, position_ids=positions)
     return attention(normed, position_embeddings=rotary(normed, positions), attention_mask=mask)[0]
 
 
