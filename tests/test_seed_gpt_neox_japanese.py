@@ -1,27 +1,10 @@
-"""Every snippet of the GPT-NeoX-Japanese page, run on a tiny model, asserts as strict as the page's."""
+"""What the GPT-NeoX-Japanese page says beyond its snippets (those run, and must pass, when the encyclopedia is
+built: tests/test_encyclopedia.py), checked on a tiny model."""
 
 import pytest
 import torch
 
 from nnterp import LoadOptionRefused, tiny
-
-
-def test_sequential_block_mid(neox_jp, prompt):
-    model = neox_jp
-    with model.trace(prompt):
-        x = model.layers[1].input.save()
-        attn = model.layers[1].self_attn.attention_output.save()
-        mid = model.layers[1].post_attention_layernorm.input.save()
-
-    torch.testing.assert_close(mid, x + attn)
-
-
-def test_block_returns_a_tuple_and_layer_output_is_its_first_element(neox_jp, prompt):
-    model = neox_jp
-    with model.trace(prompt):
-        native = model.layers[0].output.save()
-        out = model.layers[0].layer_output.save()
-    assert isinstance(native, tuple) and torch.equal(native[0], out)
 
 
 def test_last_block_bias_is_part_of_attention_output(neox_jp, prompt):
@@ -85,20 +68,6 @@ def test_edit_carried_back_minus_the_bias(neox_jp, prompt):
     assert torch.equal(mid, x)
 
 
-def test_fused_projection_laid_out_per_head(neox_jp, prompt):
-    model = neox_jp
-    W = model.layers[1].self_attn.query_key_value.weight
-    heads, d = model.num_heads, model.head_dim
-
-    with model.trace(prompt):
-        h = model.layers[1].self_attn.input.save()
-        v = model.layers[1].self_attn.attention_values.save()
-
-    qkv = (h @ W.T).unflatten(-1, (heads, 3 * d)).transpose(1, 2)
-    q_raw, k_raw, v_again = qkv.split(d, dim=-1)                 # before the rotary
-    torch.testing.assert_close(v_again, v)
-
-
 def test_interior_needs_no_eager_load(neox_jp, prompt):
     model = neox_jp
     with model.trace(prompt):
@@ -120,15 +89,3 @@ def test_sdpa_is_refused_in_a_sentence():
 
     with pytest.raises(LoadOptionRefused, match="gpt_neox_japanese cannot run attn_implementation='sdpa'"):
         StandardizedTransformer(hf, tokenizer=tok, attn_implementation="sdpa")
-
-
-def test_readout_tied_and_exact(neox_jp, prompt):
-    model = neox_jp
-    with model.trace(prompt):
-        last = model.layers[-1].layer_output.save()
-        head = model.lm_head.output.save()
-        logits = model.logits.save()
-    assert torch.equal(logits, head)
-    assert torch.equal(model.project_on_vocab(last), logits)
-    assert model.lm_head.weight is model.embed_tokens.weight
-    assert model.intermediate_size == 4 * model.hidden_size

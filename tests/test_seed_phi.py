@@ -1,34 +1,9 @@
-"""Every snippet of the Phi page, run on a tiny Phi, asserts as strict as the page's."""
+"""What the Phi page says beyond its snippets (those run, and must pass, when the encyclopedia is built:
+tests/test_encyclopedia.py), checked on a tiny Phi."""
 
 import torch
 
 from nnterp import StandardizedTransformer, tiny
-
-
-def test_parallel_block_identity_and_no_connection(phi, prompt):
-    model = phi
-    with model.trace(prompt):
-        x = model.layers[1].input.save()
-        attn = model.layers[1].self_attn.attention_output.save()
-        mlp_in = model.layers[1].mlp.input.save()
-        mlp = model.layers[1].mlp.mlp_output.save()
-        out = model.layers[1].layer_output.save()
-
-    assert torch.equal(attn + mlp + x, out)   # the block's own order, bit for bit
-
-    with model.trace(prompt):
-        model.layers[1].self_attn.attention_output[:] = 0
-        mlp_in_ablated = model.layers[1].mlp.input.save()
-
-    assert torch.equal(mlp_in, mlp_in_ablated)
-
-
-def test_layer_output_is_the_block_output(phi, prompt):
-    model = phi
-    with model.trace(prompt):
-        native = model.layers[0].output.save()
-        standard = model.layers[0].layer_output.save()
-    assert isinstance(native, torch.Tensor) and torch.equal(native, standard)
 
 
 def test_partial_rotary_leaves_the_rest_unrotated(phi, prompt):
