@@ -118,3 +118,22 @@ def test_splice_refuses_what_it_cannot_take(llama):
         splice(llama, LocalSAE.identity(llama.hidden_size))
     with pytest.raises(ValueError, match="block 9"):
         splice(llama, LocalSAE.identity(llama.hidden_size), at="blocks.9.hook_resid_post")
+
+
+def test_a_saelens_sae_splices_as_it_is(llama):
+    sae_lens = pytest.importorskip("sae_lens")  # not a dependency: run where SAELens is installed
+    config = sae_lens.StandardSAEConfig(d_in=llama.hidden_size, d_sae=4 * llama.hidden_size, dtype="float32",
+                                        device="cpu")
+    config.metadata.hook_name = "blocks.1.hook_resid_post"
+    sae = sae_lens.StandardSAE(config)
+    with torch.no_grad():
+        for parameter in sae.parameters():
+            parameter.normal_(0, 0.1, generator=torch.Generator().manual_seed(0))
+    with llama.trace(PROMPT):
+        base = llama.logits.save()
+    spliced = splice(llama, sae)
+    assert spliced.path == "model.layers[1].layer_output"
+    with llama.trace(PROMPT):
+        latents = spliced.latents.save()
+        logits = llama.logits.save()
+    assert torch.equal(logits, base) and latents.shape[-1] == 4 * llama.hidden_size

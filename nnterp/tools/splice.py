@@ -2,7 +2,7 @@
 
 The SAE is duck typed: anything with ``encode(x) -> latents`` and ``decode(latents) -> x_hat`` (SAELens's
 ``SAE`` objects as they are), ``at`` a standard path (``"layers[3].layer_output"``), a TransformerLens
-residual hook name (``"blocks.3.hook_resid_post"``), or left out to take the SAE's own ``cfg.hook_name``.
+residual hook name (``"blocks.3.hook_resid_post"``), or left out to take the SAE's own ``cfg.hook_name`` (``cfg.metadata.hook_name`` on SAELens 6).
 Inside a trace, ``spliced.latents`` reads the residual there, encodes it and hands the latents out as a value
 of the trace: read them, save them, edit them in place or assign them (``spliced.latents = new``). When the
 forward moves on, the residual becomes ``decode(latents) + error``, where ``error = x - decode(encode(x))`` is
@@ -106,7 +106,7 @@ class Splice:
         for method in ("encode", "decode"):
             if not callable(getattr(sae, method, None)):
                 raise ToolError(f"an SAE to splice needs {method}(); {type(sae).__name__} has none")
-        at = at or getattr(getattr(sae, "cfg", None), "hook_name", None)
+        at = at or _hook_name(sae)
         if not at:
             raise ToolError("say where to splice the SAE: at='layers[3].layer_output' (its cfg.hook_name is unset)")
         self.model, self.sae, self.keep_error = model, sae, keep_error
@@ -173,6 +173,12 @@ class Splice:
             self._present(context, raw)
         native = self.site.element.get(raw)
         Mediator.swap(location, self.site.element.put(raw, self._residual(context, value, native)))
+
+
+def _hook_name(sae) -> str | None:
+    """Where an SAE says it reads: cfg.hook_name, or cfg.metadata.hook_name (SAELens 6)."""
+    cfg = getattr(sae, "cfg", None)
+    return getattr(cfg, "hook_name", None) or getattr(getattr(cfg, "metadata", None), "hook_name", None)
 
 
 def splice(model, sae, at: str | None = None, keep_error: bool = True) -> Splice:
