@@ -9,7 +9,11 @@ A model conforms when, under its load, for every block:
 3. ``lm_head_output == lm_head(final_norm_output)`` and ``project_on_vocab(last layer_output) == logits``;
 4. ``softmax(attention_scores) == attention_probabilities``, the probabilities mix the values into
    ``attention_head_outputs``, ``o_proj(attention_premix)`` is the attention's own output and
-   ``down_proj(mlp_neurons) == mlp_output``;
+   ``down_proj(mlp_neurons) == mlp_output``; the per-head contributions add up to the output projection's
+   output less its bias; ``mlp_activation * mlp_up == mlp_neurons`` and the activation module maps
+   ``mlp_preactivation`` to ``mlp_activation``; the unrotated queries and keys equal the rotated ones at
+   position 0 and past the rotary dims and have their norms (are them, without a rotary); each norm's output
+   is its gain times its (centred) input times its scale, plus its bias;
 5. each writable value: an in-place edit and an assignment give the same logits, zeroing it
    reaches the logits, and reading it leaves them bit-identical;
 6. an unavailable value, or a conditioned one under another load, raises an error saying why.
@@ -22,9 +26,10 @@ from dataclasses import dataclass, field
 import torch
 
 from .errors import ConditionedValue, NnterpError, UnavailableValue
-from .sites import Call, CallPositions, Child, Own
-from .readout import head_input
+from . import labels
 from .envoys import block_hosts
+from .readout import head_input
+from .sites import Call, CallPositions, Child, Own, norm_centres, projection_of
 from .vocabulary import BY_NAME, FORWARD_ORDER, values_of
 
 PROMPT = "The Eiffel Tower is in the city of"
@@ -199,6 +204,7 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
         report.add("project_on_vocab(last layer_output) == logits", "model",
                    torch.equal(projected, readout["logits"]), f"max diff {_diff(projected, readout['logits']):.3g}")
 
+    _check_norm_scales(model, None, prompt, report)
     for i in range(n):
         _check_block(model, i, prompt, report, dtype, batch, seq, base)
     for i in edit_blocks:
@@ -292,6 +298,117 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
             target = target.reshape(down.shape)  # an MLP run on flattened positions (OPT)
         label = "down_proj(mlp_neurons) == the MLP's own output" if transformed else "down_proj(mlp_neurons) == mlp_output"
         report.add(label, where, _close(down, target), f"max diff {_diff(down, target):.3g}")
+    _check_new_values(model, v, hosts, where, report)
+    _check_norm_scales(model, i, prompt, report)
+
+
+def _check_new_values(model, v, hosts, where, report):
+    """The unrotated queries and keys, the per-head contributions, the preactivation and the up projection."""
+    if "attention_head_contributions" in v and "attention_premix" in v:
+        projection = projection_of(hosts["attention"]._nnterp_site("attention_premix"), hosts["attention"])
+        projected = projection(v["attention_premix"].flatten(-2))
+        bias = getattr(projection, "bias", None)
+        heads = v["attention_head_contributions"]
+        total = heads.sum(-2) + (bias if isinstance(bias, torch.Tensor) else 0)
+        # a sum of num_heads terms in another order than the projection's: rounding grows with the terms' size
+        tolerance = 1e-5 * max(1.0, float(heads.detach().abs().amax())) * heads.shape[-2]
+        ok = total.shape == projected.shape and torch.allclose(total.double(), projected.double(), rtol=1e-5,
+                                                               atol=tolerance)
+        report.add("attention_head_contributions.sum(heads) + bias == o_proj(attention_premix)", where, ok,
+                   f"max diff {_diff(total, projected):.3g}")
+    if "mlp_up" in v and "mlp_activation" in v and "mlp_neurons" in v:
+        product = v["mlp_activation"] * v["mlp_up"]
+        sub_norm = getattr(hosts["mlp"]._module, "ffn_sub_norm", None)  # BitNet's norm of the product
+        label = "mlp_activation * mlp_up == mlp_neurons"
+        if sub_norm is not None:
+            product, label = sub_norm(product), "ffn_sub_norm(mlp_activation * mlp_up) == mlp_neurons"
+        report.add(label, where, _close(product, v["mlp_neurons"]), f"max diff {_diff(product, v['mlp_neurons']):.3g}")
+    activation = _child_module(hosts, "mlp", "mlp_activation")
+    if "mlp_preactivation" in v and "mlp_activation" in v and activation is not None:
+        applied = activation(v["mlp_preactivation"])
+        report.add("act_fn(mlp_preactivation) == mlp_activation", where, _close(applied, v["mlp_activation"]),
+                   f"max diff {_diff(applied, v['mlp_activation']):.3g}")
+    for kind in ("queries", "keys"):
+        rotated, unrotated = v.get(f"attention_{kind}"), v.get(f"attention_{kind}_unrotated")
+        if rotated is None or unrotated is None:
+            continue
+        site = hosts["attention"]._nnterp_site(f"attention_{kind}_unrotated")
+        if site is hosts["attention"]._nnterp_site(f"attention_{kind}"):
+            report.add(f"without a rotary, attention_{kind}_unrotated is attention_{kind}", where,
+                       torch.equal(rotated, unrotated))
+            continue
+        report.add(f"attention_{kind}_unrotated has attention_{kind}'s layout", where,
+                   rotated.shape == unrotated.shape, f"{tuple(unrotated.shape)} and {tuple(rotated.shape)}")
+        if rotated.shape != unrotated.shape:
+            continue
+        norm = getattr(site, "normed_after", None)
+        if norm is not None:  # RoPE then norm: the norm of what enters the rotary, compared with what leaves both
+            unrotated = getattr(hosts["attention"]._module, norm)(unrotated)
+        # a rope that scales cos and sin (YaRN's attention_scaling) scales every rotated head
+        unrotated = unrotated * _rope_scaling(model)
+        label = f"attention_{kind}_unrotated" if norm is None else f"{norm}(attention_{kind}_unrotated)"
+        first = (rotated.select(-2, 0), unrotated.select(-2, 0))  # [batch heads seq dim]
+        report.add(f"{label} == attention_{kind} at position 0", where, _close(*first), f"max diff {_diff(*first):.3g}")
+        if norm is None:  # a norm after the rotary weighs the dims: the rotation keeps only its mean square
+            norms = (rotated.float().norm(dim=-1), unrotated.float().norm(dim=-1))
+            report.add(f"{label} has attention_{kind}'s norms", where, _close(*norms), f"max diff {_diff(*norms):.3g}")
+        rotary = _rotary_dims(hosts["attention"]._module, rotated.shape[-1])
+        past = (rotated[..., rotary:], unrotated[..., rotary:])
+        report.add(f"{label} == attention_{kind} past the {rotary} rotary dims", where, _close(*past),
+                   f"max diff {_diff(*past):.3g}")
+
+
+def _rope_scaling(model) -> float:
+    """The factor the model's rotary embedding scales cos and sin by (YaRN's attention_scaling), 1 without one."""
+    factors = {float(getattr(m, "attention_scaling")) for m in model._module.modules()
+               if isinstance(getattr(m, "attention_scaling", None), (int, float))}
+    return factors.pop() if len(factors) == 1 else 1.0
+
+
+def _rotary_dims(attention, width) -> int:
+    """How many of a head's dims the rotary turns: the attention's own count where it keeps one (partial rotary)."""
+    for name in ("rotary_ndims", "rotary_dim", "rotary_emb_dim", "qk_rope_head_dim"):
+        value = getattr(attention, name, None)
+        if isinstance(value, int) and 0 < value <= width:
+            return value
+    return width
+
+
+def norm_gain(module):
+    """The factor a norm multiplies its scaled input by: its weight, 1 + its weight where its forward adds one
+    (Gemma's), 1 without a weight."""
+    weight = getattr(module, "weight", None)
+    if not isinstance(weight, torch.Tensor):
+        return 1.0
+    source = labels.compiled_forward(module).source.replace(" ", "")
+    adds_one = any(f"{one}+self.weight" in source for one in ("1.0", "1")) or "self.weight+1" in source
+    return 1.0 + weight.float() if adds_one else weight.float()
+
+
+def _check_norm_scales(model, i, prompt, report):
+    """Each norm's output == its gain * its (centred) input * its scale (+ its bias), read in one trace."""
+    hosts = {"model": model} if i is None else {"layer": model.layers[i]}
+    host = hosts.get("model", hosts.get("layer"))
+    names = ("final_norm",) if i is None else ("attention_norm", "mlp_norm")
+    where = "model" if i is None else f"layers[{i}]"
+    for name in names:
+        if _status(host, f"{name}_scale", model) != "served":
+            continue
+        site = host._nnterp_site(f"{name}_scale")
+        with model.trace(prompt):
+            x = site.where.target(host).input.save()
+            scale = getattr(host, f"{name}_scale").save()
+            out = getattr(host, f"{name}_output").save()
+        module = site.where.target(host)._module
+        centred = x.double() - x.double().mean(-1, keepdim=True) if norm_centres(module) else x.double()
+        bias = getattr(module, "bias", None)
+        expected = norm_gain(module) * (centred * scale.double().unsqueeze(-1))
+        expected = expected + bias.double() if isinstance(bias, torch.Tensor) else expected
+        tolerance = {torch.float16: 4e-3, torch.bfloat16: 4e-2}.get(out.dtype, 1e-5)
+        ok = expected.shape == out.shape and torch.allclose(expected, out.double(), rtol=tolerance, atol=tolerance)
+        report.add(f"{name}_output == gain * (input{' centred' if norm_centres(module) else ''} * {name}_scale)"
+                   f"{' + bias' if isinstance(bias, torch.Tensor) else ''}", where, ok,
+                   f"max diff {_diff(expected, out) if expected.shape == out.shape else 'shape'}")
 
 
 def _at_call_positions(model, own, served):

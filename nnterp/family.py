@@ -10,19 +10,153 @@ model needs, and records the first transformers release serving it.
 
 from __future__ import annotations
 
+import ast
 import importlib
+import re
 import pkgutil
 from dataclasses import dataclass, field, fields, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Callable
 
 from .readout import IDENTITY
 from .errors import UnavailableValue, UnknownArchitecture
+from . import labels
 from .sites import (
-    EAGER_ONLY, KERNEL_ARGUMENTS, SPLIT_HEADS, Argument, Attribute, Call, Child, Derived, Element, Nowhere, Own, Read,
-    Site,
+    EAGER_ONLY, HEADS_AFTER_POSITIONS, KERNEL_ARGUMENTS, SAME, SPLIT_HEADS, Argument, Attribute, Call, Child,
+    Companion, Derived, Element, Nowhere, Own, Read, RotaryInput, Site, contributions_of, input_of, scale_of,
 )
 from .vocabulary import VALUES
+
+def _forward_source(module) -> str:
+    try:
+        return labels.compiled_forward(module).source
+    except Exception:  # a forward nnsight cannot compile has no operation to read either
+        return ""
+
+
+#: what a forward that applies a rotary embedding mentions
+_ROTARY_WORDS = ("rotary", "rope", "position_embeddings", "freqs_cis")
+_ROTARY = "apply_rotary_pos_emb"
+
+
+def _rotary_calls(module):
+    """The attention's calls of apply_rotary_pos_emb in its forward's syntax tree (the compiled source)."""
+    source = _forward_source(module)
+    if not source:
+        return source, []
+    tree = ast.parse(source)
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Name) and node.func.id == _ROTARY]
+    return source, [(call, parents) for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset))]
+
+
+def _runs(call, parents, module) -> bool | None:
+    """Whether the forward reaches this call on this block: the conditions of the ifs around it, evaluated on
+    the attention module where they read only its attributes (``self.sliding_window is not None``); None where
+    one reads anything else (an argument)."""
+    node, runs = call, True
+    while node in parents:
+        parent = parents[node]
+        if isinstance(parent, ast.If):
+            names = {n.id for n in ast.walk(parent.test) if isinstance(n, ast.Name)}
+            if names - {"self", "None", "True", "False"}:
+                return None
+            try:
+                holds = bool(eval(compile(ast.Expression(parent.test), "<condition>", "eval"), {"self": module}))
+            except Exception:
+                return None
+            runs = runs and (holds if node in parent.body else not holds)
+        node = parent
+    return runs
+
+
+def _normed_after(source: str, target: str) -> str | None:
+    """The norm module an attention applies to its rotated queries or keys right after the rotary (RoPE then norm:
+    Hunyuan, nanochat), else None."""
+    found = re.search(rf"{_ROTARY}\([^\n]*\)\n(?:\s*(?:#[^\n]*)?\n)*((?:\s*\w+ = self\.\w+\(\w+\)\n)+)", source)
+    if not found:
+        return None
+    for name, norm, argument in re.findall(r"(\w+) = self\.(\w+)\((\w+)\)", found.group(1)):
+        if name == argument == target:
+            return norm
+    return None
+
+
+def _unrotated(rotated: str, index: int):
+    """What enters the rotary: an argument of the attention's apply_rotary_pos_emb call (the first two of a
+    call on queries and keys together, the first of one call each); where this block's attention has no rotary,
+    the value itself (the rotated and unrotated queries are one tensor)."""
+    which = rotated.split("_")[1]
+    unlocated = Nowhere(f"the attention's rotary is applied by no apply_rotary_pos_emb call this family declares a "
+                        f"site for, so the {which} before it are not located")
+    same = Companion(rotated, lambda site, module: site)
+    split = Nowhere(f"the attention splits each head into its rotary dims and the rest before the rotary (partial "
+                    f"rotary) and joins them after it, so no one tensor holds the whole {which} before it")
+    branch = Nowhere(f"whether the attention applies its rotary depends on what its forward is called with, so "
+                     f"the {which} before it are not located")
+    made: dict = {}
+
+    def site(context):
+        source, calls = _rotary_calls(context.module)
+        if not calls:
+            return unlocated if any(word in source for word in _ROTARY_WORDS) else same
+        if re.search(rf"{_ROTARY}\(\s*(q|query)_rot", source):
+            return split
+        paired = len(calls[0][0].args) >= 4  # apply_rotary_pos_emb(q, k, cos, sin) against (x, cos, sin)
+        if not paired and len(calls) != 2:
+            return unlocated
+        call, parents = calls[0] if paired else calls[index]
+        runs = _runs(call, parents, context.module)
+        if runs is None:
+            return branch
+        if not runs:
+            return same
+        heads_after = any(k.arg == "unsqueeze_dim" and getattr(k.value, "value", None) == 2 for k in call.keywords)
+        target = call.args[index if paired else 0]
+        norm = _normed_after(source, target.id) if isinstance(target, ast.Name) else None
+        key = (paired, heads_after, norm)
+        if key not in made:
+            # a copy taken at the call: some attentions hand the rotary views of one split(), which torch forbids
+            # editing in place; an edit is carried back into the call's arguments
+            made[key] = RotaryInput(
+                Call(_ROTARY, "input", occurrence=0 if paired else index), Argument(index if paired else 0),
+                HEADS_AFTER_POSITIONS if heads_after else SAME, snapshot=True, normed_after=norm,
+                description=None if norm is None else (
+                    f"The {which} entering the rotary embedding; the attention norms them after it ({norm})"))
+        return made[key]
+    return site
+
+
+def _standard_children(context) -> set[str]:
+    """The standard names of a host's native children (its own names where the family renames none)."""
+    rename = family_for(context.config).all_rename
+    names = set()
+    for child in context.module._modules:
+        alias = next((alias for key, alias in rename.items() if isinstance(key, str) and isinstance(alias, str)
+                      and key.rsplit(".", 1)[-1] == child), child)
+        names.add(alias.rsplit(".", 1)[-1])
+    return names
+
+
+def _up(context):
+    """A gated MLP's up projection: up_proj's output beside a gate_proj; unavailable, for the same reason, where
+    the activation is (a block of experts)."""
+    activation = family_for(context.config).site("mlp_activation", context)
+    if not activation.served:
+        return _UNAVAILABLE_LIKE.setdefault(activation.reason, Nowhere(activation.reason))
+    children = _standard_children(context)
+    if {"gate_proj", "up_proj"} <= children:
+        return _UP
+    return _FUSED_UP if "gate_up_proj" in children else _NOT_GATED
+
+
+_UP = Read(Child("up_proj"))
+_UNAVAILABLE_LIKE: dict = {}
+_FUSED_UP = Nowhere("gate and up come out of one fused gate_up_proj, split inside the forward; no site is declared "
+                    "for the up half")
+_NOT_GATED = Nowhere("the MLP is not gated: the activation's output is what the down projection receives")
+
 
 #: Where every value is read on the common conventions (Llama's module names, a sequential
 #: pre-norm block, the attention kernel called through ``attention_interface``).
@@ -31,6 +165,7 @@ COMMON_SITES: dict[str, Site] = {
     "logits": Read(Own("output"), Attribute("logits")),
     "token_embeddings": Read(Child("embed_tokens")),
     "final_norm_output": Read(Child("norm")),
+    "final_norm_scale": Companion("final_norm_output", partial(scale_of, value="final_norm_output")),
     "lm_head_output": Read(Child("lm_head")),
     "next_token_probs": Derived(Read(Own("output"), Attribute("logits")), lambda logits: logits[:, -1].softmax(-1)),
     "input_ids": Read(Own("input"), Argument(0, "input_ids")),
@@ -39,25 +174,32 @@ COMMON_SITES: dict[str, Site] = {
     # the block
     "layer_input": Read(Own("input"), Argument(0, "hidden_states")),
     "attention_norm_output": Read(Child("input_layernorm")),
+    "attention_norm_scale": Companion("attention_norm_output", partial(scale_of, value="attention_norm_output")),
     "layer_mid": Read(Child("post_attention_layernorm", "input"), Argument(0), shared=True),
     "mlp_norm_output": Read(Child("post_attention_layernorm")),
+    "mlp_norm_scale": Companion("mlp_norm_output", partial(scale_of, value="mlp_norm_output")),
     "mlp_input": Read(Child("mlp", "input"), Argument(0)),
     "layer_output": Read(Own("output"), Element(0)),
     # the attention
     "attention_queries": Read(Call("attention_interface", "input"), Argument(1), condition=KERNEL_ARGUMENTS),
     "attention_keys": Read(Call("attention_interface", "input"), Argument(2), condition=KERNEL_ARGUMENTS),
+    "attention_queries_unrotated": _unrotated("attention_queries", 0),
+    "attention_keys_unrotated": _unrotated("attention_keys", 1),
     "attention_values": Read(Call("attention_interface", "input"), Argument(3), condition=KERNEL_ARGUMENTS),
     "attention_scores": Read(
         Call("nn.functional.softmax", "input", inside="attention_interface", eager="eager_attention_forward"),
         Argument(0), condition=EAGER_ONLY),
     "attention_premix": Read(Child("o_proj", "input"), Argument(0), SPLIT_HEADS),
+    "attention_head_contributions": Companion("attention_premix", partial(contributions_of, value="attention_premix")),
     "attention_output": Read(Own("output"), Element(0)),
     "attention_probabilities": Read(
         Call("nn.functional.dropout", "output", inside="attention_interface", eager="eager_attention_forward"),
         condition=EAGER_ONLY),
     "attention_head_outputs": Read(Call("attention_interface", "output"), Element(0), condition=KERNEL_ARGUMENTS),
     # the MLP
+    "mlp_preactivation": Companion("mlp_activation", partial(input_of, value="mlp_activation")),
     "mlp_activation": Read(Child("act_fn")),
+    "mlp_up": _up,
     "mlp_neurons": Read(Child("down_proj", "input"), Argument(0)),
     "mlp_output": Read(Own("output"), Element(0)),
 }
@@ -245,7 +387,10 @@ class Family:
         site = self.sites.get(name) or COMMON_SITES.get(name) or Nowhere(f"{self.name} has no {name.split('_')[0]}")
         # a site may depend on the checkpoint's config (GPT-NeoX's use_parallel_residual) or on
         # the block (a hybrid's Mamba layers): then it is a function of the host's context
-        return site if isinstance(site, Site) else site(context)
+        while not isinstance(site, Site):  # a family's function may hand back a common one, itself a function
+            site = site(context)
+        # a value whose site follows from another's moves with it
+        return site.resolve(self.site(site.of, context), context) if isinstance(site, Companion) else site
 
     @property
     def groups(self) -> tuple[str, ...]:

@@ -69,6 +69,10 @@ def _layout(text: str) -> Layout:
 
 
 RESIDUAL = "Residual [batch seq hidden_size]"
+#: the norm scales: norm_output == gain * (x_centred * scale) (+ bias), gain the norm's weight (1 + weight where the
+#: family's norm adds one), x_centred the input less its mean under a LayerNorm, the input itself under an RMSNorm
+NORM_SCALE = ("The factor the {norm} multiplies its input by (centred first under a LayerNorm) before the gain, "
+              "1 / sqrt(mean square + eps) in float32")
 
 VALUES: tuple[ValueSpec, ...] = tuple(
     ValueSpec(name, host, _layout(layout), description, read_only)
@@ -79,6 +83,7 @@ VALUES: tuple[ValueSpec, ...] = tuple(
          "The embedding module's output; layers[0].input is what enters the first block", False),
         ("final_norm_output", "model", RESIDUAL,
          "The residual stream after the final norm, what lm_head reads", False),
+        ("final_norm_scale", "model", "NormScale [batch seq]", NORM_SCALE.format(norm="final norm"), False),
         ("lm_head_output", "model", "Logits [batch seq vocab_size]",
          "The head's logits before anything the model does past lm_head (a softcap, a scale)", False),
         ("next_token_probs", "model", "NextTokenProbs [batch vocab_size]",
@@ -89,8 +94,10 @@ VALUES: tuple[ValueSpec, ...] = tuple(
         ("input_size", "model", "scalar", "[batch, seq] of the current call; read-only", True),
         ("layer_input", "layer", RESIDUAL, "The residual stream entering the block", False),
         ("attention_norm_output", "layer", RESIDUAL, "The normed stream entering the attention", False),
+        ("attention_norm_scale", "layer", "NormScale [batch seq]", NORM_SCALE.format(norm="attention's norm"), False),
         ("layer_mid", "layer", RESIDUAL, "The residual stream after the attention add", False),
         ("mlp_norm_output", "layer", RESIDUAL, "The normed stream entering the MLP", False),
+        ("mlp_norm_scale", "layer", "NormScale [batch seq]", NORM_SCALE.format(norm="MLP's norm"), False),
         ("mlp_input", "layer", RESIDUAL, "What the MLP is called with", False),
         ("layer_output", "layer", RESIDUAL,
          "The residual stream leaving the block, a tensor even when the block returns a tuple", False),
@@ -98,18 +105,32 @@ VALUES: tuple[ValueSpec, ...] = tuple(
          "The queries entering attention", False),
         ("attention_keys", "attention", "Keys [batch num_kv_heads seq qk_head_dim]",
          "The keys entering attention", False),
+        ("attention_queries_unrotated", "attention", "Queries [batch num_heads seq qk_head_dim]",
+         "The queries entering the rotary embedding, after any query norm; the queries themselves where there is "
+         "no rotary", False),
+        ("attention_keys_unrotated", "attention", "Keys [batch num_kv_heads seq qk_head_dim]",
+         "The keys entering the rotary embedding, after any key norm; the keys themselves where there is no rotary",
+         False),
         ("attention_values", "attention", "Values [batch num_kv_heads seq head_dim]",
          "The values entering attention", False),
         ("attention_scores", "attention", "Pattern [batch num_heads query key]",
          "The attention scores entering the softmax, masked", False),
         ("attention_premix", "attention", "HeadOutputs [batch seq num_heads head_dim]",
          "Every head's output side by side, as the output projection takes it", False),
+        ("attention_head_contributions", "attention", "HeadContributions [batch seq num_heads hidden_size]",
+         "Each head's slot of attention_premix through the output projection; their sum plus the projection's "
+         "bias is its output; derived, read-only", True),
         ("attention_output", "attention", RESIDUAL, "What the attention adds to the residual stream", False),
         ("attention_probabilities", "attention", "Pattern [batch num_heads query key]",
          "The attention pattern the values are mixed with", False),
         ("attention_head_outputs", "attention", "HeadOutputs [batch seq num_heads head_dim]",
          "The per-head outputs before the output projection", False),
+        ("mlp_preactivation", "mlp", "Neurons [batch seq intermediate_size]",
+         "What the activation function reads: the gate projection's output on a gated MLP", False),
         ("mlp_activation", "mlp", "Neurons [batch seq intermediate_size]", "The activation function's output", False),
+        ("mlp_up", "mlp", "Neurons [batch seq intermediate_size]",
+         "The up projection of a gated MLP, which the activation multiplies: mlp_activation · mlp_up == mlp_neurons",
+         False),
         ("mlp_neurons", "mlp", "Neurons [batch seq intermediate_size]",
          "What the down projection receives: act(gate)·up on a gated MLP, the activation itself otherwise", False),
         ("mlp_output", "mlp", RESIDUAL, "What the MLP adds to the residual stream", False),
@@ -141,18 +162,29 @@ def values_of(host: str, groups=("core",)) -> tuple[ValueSpec, ...]:
 #: whose block computes in another order declares its own ``Family.block_order`` from this one.
 FORWARD_ORDER = {
     "model": ("input_ids", "attention_mask", "input_size", "token_embeddings"),
+    # a norm's scale is computed from the norm's input and served at its output: before the output is read
     "block": (
-        ("layer", "layer_input"), ("layer", "attention_norm_output"),
+        ("layer", "layer_input"), ("layer", "attention_norm_scale"), ("layer", "attention_norm_output"),
+        ("attention", "attention_queries_unrotated"), ("attention", "attention_keys_unrotated"),
         ("attention", "attention_queries"), ("attention", "attention_keys"), ("attention", "attention_values"),
         ("attention", "attention_scores"), ("attention", "attention_probabilities"),
         ("attention", "attention_head_outputs"), ("attention", "attention_premix"),
-        ("attention", "attention_output"), ("layer", "layer_mid"), ("layer", "mlp_norm_output"),
+        ("attention", "attention_head_contributions"),
+        ("attention", "attention_output"), ("layer", "layer_mid"), ("layer", "mlp_norm_scale"),
+        ("layer", "mlp_norm_output"),
         ("layer", "mlp_input"), ("mlp", "router_logits"), ("mlp", "router_weights"), ("mlp", "router_choices"),
-        ("mlp", "mlp_activation"), ("mlp", "mlp_neurons"), ("mlp", "mlp_output"),
-        ("layer", "layer_output"),
+        ("mlp", "mlp_preactivation"), ("mlp", "mlp_activation"), ("mlp", "mlp_up"), ("mlp", "mlp_neurons"),
+        ("mlp", "mlp_output"), ("layer", "layer_output"),
     ),
-    "readout": ("final_norm_output", "lm_head_output", "logits", "next_token_probs"),
+    "readout": ("final_norm_scale", "final_norm_output", "lm_head_output", "logits", "next_token_probs"),
 }
+
+
+def up_first(order):
+    """A block order whose MLP calls up_proj before its activation (Beam, Falcon-H1: up_proj(x) * act(...))."""
+    order = [item for item in order if item != ("mlp", "mlp_up")]
+    at = order.index(("mlp", "mlp_preactivation"))
+    return tuple(order[:at] + [("mlp", "mlp_up")] + order[at:])
 
 
 def forward_order_sentence() -> str:
@@ -174,7 +206,7 @@ def _check_table() -> None:
         assert spec.host in HOSTS, spec
         unknown = [d for d in spec.layout.dims if d not in DIMENSIONS]
         assert not unknown, f"{spec.name}: unknown dimensions {unknown}"
-    assert len(VALUES) == 25 and len(BY_NAME) == len(ALL_VALUES)
+    assert len(VALUES) == 33 and len(BY_NAME) == len(ALL_VALUES)
     ordered = [*FORWARD_ORDER["model"], *(name for _, name in FORWARD_ORDER["block"]), *FORWARD_ORDER["readout"]]
     assert sorted(ordered) == sorted(BY_NAME), "FORWARD_ORDER must name every value once"
     assert all(BY_NAME[name].host == host for host, name in FORWARD_ORDER["block"])

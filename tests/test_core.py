@@ -22,9 +22,14 @@ def test_conformance(family, load):
 
 def test_support_is_data_and_prints(phi):
     rows = phi.support()
-    assert len(rows) == len(VALUES) == 25
+    assert len(rows) == len(VALUES) == 33
     data = json.loads(rows.to_json())
     by = {row["name"]: row for row in data}
+    assert by["mlp_up"]["status"] == "unavailable" and "not gated" in by["mlp_up"]["note"]
+    assert by["attention_queries_unrotated"]["status"] == "unavailable" and "partial" in by[
+        "attention_queries_unrotated"]["note"]
+    assert by["attention_norm_scale"]["read_at"] == (
+        "computed from the child module input_layernorm's input, applied at its output")
     assert by["layer_mid"]["status"] == "unavailable" and "parallel block" in by["layer_mid"]["note"]
     assert by["attention_scores"]["status"] == "conditioned" and "eager" in by["attention_scores"]["note"]
     assert by["attention_queries"]["read_at"] == "inside the forward: the arguments of attention_interface_1, element 1"

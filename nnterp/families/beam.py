@@ -22,6 +22,7 @@ times routed_scaling_factor. The logits are soft-capped in float32: cap * tanh(l
 
 
 from nnterp.readout import Readout
+from nnterp.vocabulary import FORWARD_ORDER, up_first
 from nnterp.family import Checkpoint, Family
 from nnterp.families._moe import (
     DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites,
@@ -82,3 +83,7 @@ FAMILY = Family(
         "n_group": 1, "topk_group": 1, "mlp_layer_types": ["dense", "sparse"],
         "layer_types": ["sliding_attention", "full_attention"]}},
 )
+
+
+# the MLP calls up_proj before the activation (gate and up first, then act(gate) · up)
+FAMILY.block_order = up_first(FORWARD_ORDER["block"])

@@ -43,7 +43,7 @@ logit_scale·(1/initializer_range) per token; logits are lm_head's output, float
 """
 
 from nnterp.family import Checkpoint, Family, described
-from nnterp.sites import Argument, Child, Read, Sibling
+from nnterp.sites import Argument, Child, Nowhere, Read, Sibling
 
 
 NOTE = ("Looped depth: the recurrent blocks (n_input_layers to n_input_layers + n_recurrent_layers) run "
@@ -84,6 +84,13 @@ FAMILY = Family(
     tags=("Looped depth", "Normalized transformer (nGPT)", "L2 norm", "Interpolated residual", "Sandwich norms",
           "QK-norm", "Gated attention output", "Sliding window", "Scaled logits"),
     sites={
+        "attention_queries_unrotated": Nowhere(
+            "the attention multiplies the rotated queries per channel by (sqk·sqk_scale)² before the kernel, so "
+            "what enters the rotary is not attention_queries at position 0; not served until the contract checks "
+            "that scale"),
+        "mlp_up": Nowhere(
+            "the MLP multiplies up_proj's output by suv_up · suv_scale inside its forward before the product, so no "
+            "module's output is the up the activation multiplies"),
         "attention_output": Read(
             Sibling("post_attention_layernorm"),
             description="The attention's output after the block's L2 post-norm post_attention_layernorm: the point "

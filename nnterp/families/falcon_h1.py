@@ -20,6 +20,7 @@ from nnterp.family import COMMON_SITES
 from nnterp.families._hybrid import ATTENTION_INTERIOR, JAMBA_RENAME
 from nnterp.families._moe import EarlierFirst
 from nnterp.sites import Element, Own, PlusEarlier, Sibling
+from nnterp.vocabulary import FORWARD_ORDER, up_first
 
 JAMBA_RENAME_NO_MAMBA = {key: alias for key, alias in JAMBA_RENAME.items() if key != "mamba"}
 
@@ -30,6 +31,18 @@ MIXERS_OUTPUT = PlusEarlier(
     description="What the token mixers add to the residual stream: the attention's output times "
                 "attention_out_multiplier plus the parallel Mamba-2 mixer's output times ssm_out_multiplier")
 
+def _earlier_first(name):
+    """A common site chosen per block (the rotary's input), read after the Mamba mixer's output like the rest."""
+    made = {}
+
+    def site(context):
+        inner = COMMON_SITES[name](context)
+        if id(inner) not in made:
+            made[id(inner)] = (inner, EarlierFirst(inner, MIXERS_OUTPUT))
+        return made[id(inner)][1]
+    return site
+
+
 FAMILY = Family(
     name="falcon_h1",
     model_types=("falcon_h1",),
@@ -39,7 +52,8 @@ FAMILY = Family(
           "Gated MLP"),
     rename=JAMBA_RENAME_NO_MAMBA,
     sites={"attention_output": MIXERS_OUTPUT, **{name: EarlierFirst(COMMON_SITES[name], MIXERS_OUTPUT)
-                                                for name in ATTENTION_INTERIOR}},
+                                                for name in ATTENTION_INTERIOR},
+           **{name: _earlier_first(name) for name in ("attention_queries_unrotated", "attention_keys_unrotated")}},
     readout=Readout(times="lm_head_multiplier"),
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint
@@ -53,3 +67,7 @@ FAMILY = Family(
         "key_multiplier": 0.8, "embedding_multiplier": 2.0, "lm_head_multiplier": 0.3,
         "mlp_multipliers": [1.2, 1.0]}},
 )
+
+
+# the MLP calls up_proj before the activation: up_proj(x) * act(gate_proj(x) * gate_multiplier)
+FAMILY.block_order = up_first(FORWARD_ORDER["block"])

@@ -65,6 +65,9 @@ FAMILY = Family(
                           "routed query expert",
         "attention_values": "The values entering attention: kv_proj's num_key_value_heads heads tiled once per routed "
                             "query expert",
+        "attention_keys_unrotated": Nowhere(
+            "the keys enter the rotary as kv_proj's num_key_value_heads heads and are tiled once per routed query "
+            "expert only after it, so no tensor before the rotary has the num_kv_heads heads the Keys layout counts"),
         "attention_premix": Read(
             Call("self.experts.reduce", "input"), Argument(0), _ExpertHeads(),
             description="Every head's output side by side, as the routed experts' output projections take them "

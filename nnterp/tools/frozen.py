@@ -1,0 +1,156 @@
+"""Frozen traces: the model made linear in its blocks' contributions, for attribution graphs.
+
+``freeze(model, prompt)`` runs the prompt once and keeps, detached, what makes the forward non-linear in
+the residual stream: every norm's scale (``attention_norm_scale``, ``final_norm_scale``) and every
+attention pattern (``attention_probabilities``). Under the frozen map a norm is ``gain · (x_centred ·
+scale) + bias`` and an attention ``o_proj(pattern @ v_proj(normed x))``: both affine in the stream. The
+MLPs are the map's inputs: each block's ``mlp_output`` is replaced by a given tensor (a transcoder's
+reconstruction, or the clean output), and so is the stream entering block 0. The logits are then an
+affine function of those inputs,
+
+    logits = sum over inputs j of J_j · x_j  +  F(0),
+
+so ``attribute`` splits a logit exactly into one term per input and position (``F(x_j alone) - F(0)``,
+all in one batched pass) plus the constant ``F(0)``, the biases' share. ``frozen_logits`` is the frozen map
+itself, for checking linearity or feeding other inputs.
+
+Needs ``attention_probabilities`` (``attn_implementation="eager"``) and the norm scales; MLP outputs replace
+whatever the MLP computed, so the MLP's own non-linearity never enters the map.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from ._common import ToolError, encode, token_id, trace
+
+EMBED = "embed"
+MLP = "mlp"
+
+
+@dataclass
+class Frozen:
+    """What a clean run fixed: the norms' scales and the attention patterns (detached), and the map's inputs
+    at their clean values (the stream entering block 0, every block's mlp_output)."""
+
+    batch: dict
+    attention_scales: list
+    patterns: list
+    final_scale: torch.Tensor
+    inputs: dict
+    logits: torch.Tensor
+
+    @property
+    def seq_len(self) -> int:
+        return int(self.batch["input_ids"].shape[1])
+
+    def zeros(self, rows: int = 1) -> dict:
+        """The map's inputs, all zero, for ``rows`` rows."""
+        return {key: torch.zeros(rows, *value.shape[1:], dtype=value.dtype) for key, value in self.inputs.items()}
+
+
+def _require(model) -> None:
+    for name in ("attention_norm_scale", "attention_probabilities"):
+        why = model.serves(name)
+        if why is not None:
+            raise ToolError(f"a frozen trace needs {name}, which this model does not serve here: {why}")
+    why = model.serves("final_norm_scale")
+    if why is not None:
+        raise ToolError(f"a frozen trace needs final_norm_scale, which this model does not serve: {why}")
+    if model.family.block_arithmetic(model._nnterp_state.config) is not None:
+        raise ToolError(f"{model.family.name}'s blocks put a norm on the residual path (post-norm), whose scale a "
+                        "frozen trace does not fix: the map would not be linear")
+
+
+def freeze(model, prompt) -> Frozen:
+    """Run ``prompt`` (one row) and keep its norm scales, attention patterns and the map's clean inputs."""
+    _require(model)
+    batch = encode(model, prompt)
+    if batch["input_ids"].shape[0] != 1:
+        raise ToolError("freeze takes one prompt: the frozen scales and patterns are one run's")
+    scales, patterns, mlps = [], [], []
+    with trace(model, batch):
+        first = model.layers[0].layer_input.save()
+        for layer in model.layers:
+            scales.append(layer.attention_norm_scale.save())
+            patterns.append(layer.self_attn.attention_probabilities.save())
+            mlps.append(layer.mlp.mlp_output.save())
+        final = model.final_norm_scale.save()
+        logits = model.logits.save()
+    inputs = {EMBED: first.detach().clone()}
+    inputs.update({(MLP, i): value.detach().clone() for i, value in enumerate(mlps)})
+    return Frozen(batch, [s.detach().clone() for s in scales], [p.detach().clone() for p in patterns],
+                  final.detach().clone(), inputs, logits.detach().clone())
+
+
+def frozen_logits(model, frozen: Frozen, inputs: dict) -> torch.Tensor:
+    """The frozen map: the logits with every norm scale and attention pattern fixed at ``frozen``'s, the stream
+    entering block 0 set to ``inputs["embed"]`` and each block's mlp_output to ``inputs[("mlp", i)]``, all
+    [rows seq hidden_size]; one row per set of inputs, in one pass."""
+    rows = inputs[EMBED].shape[0]
+    batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
+
+    def rowwise(value):
+        return value.expand(rows, *value.shape[1:]).clone()
+
+    with trace(model, batch):
+        model.layers[0].layer_input = inputs[EMBED]
+        for i, layer in enumerate(model.layers):
+            layer.attention_norm_scale = rowwise(frozen.attention_scales[i])
+            layer.self_attn.attention_probabilities = rowwise(frozen.patterns[i])
+            layer.mlp.mlp_output = inputs[(MLP, i)]
+        model.final_norm_scale = rowwise(frozen.final_scale)
+        logits = model.logits.save()
+    return logits
+
+
+@dataclass
+class FrozenAttribution:
+    """A logit split over the frozen map's inputs: ``terms[node]`` for node ``("embed", position)`` or
+    ``("mlp", block, position)``, plus ``constant`` (the map at zero input: the biases' share); they sum to
+    ``total``, the frozen map's logit at the clean inputs, which is the clean run's logit."""
+
+    token: int
+    position: int
+    terms: dict
+    constant: float
+    total: float
+    clean: float
+    nodes: list = field(default_factory=list)
+
+    def by_input(self) -> dict:
+        """The terms summed over positions: {"embed": ..., ("mlp", i): ...}."""
+        out: dict = {}
+        for node, value in self.terms.items():
+            key = EMBED if node[0] == EMBED else (MLP, node[1])
+            out[key] = out.get(key, 0.0) + value
+        return out
+
+    @property
+    def residual(self) -> float:
+        """total - (constant + the terms): zero up to rounding, the map being affine."""
+        return self.total - self.constant - sum(self.terms.values())
+
+
+def attribute(model, prompt, token, position: int = -1, frozen: Frozen | None = None) -> FrozenAttribution:
+    """Split the logit of ``token`` at ``position`` over every input of the frozen map, exactly: one row per
+    (input, position) alone, one at zero, one at the clean inputs, in one batched pass."""
+    frozen = frozen or freeze(model, prompt)
+    token = token_id(model, token)
+    seq = frozen.seq_len
+    nodes = [(EMBED, p) for p in range(seq)] + [(MLP, i, p) for i in range(model.num_layers) for p in range(seq)]
+    rows = len(nodes) + 2
+    inputs = frozen.zeros(rows)
+    for row, node in enumerate(nodes):
+        key = EMBED if node[0] == EMBED else (MLP, node[1])
+        at = node[-1]
+        inputs[key][row, at] = frozen.inputs[key][0, at]
+    for key, value in frozen.inputs.items():  # the last row: every input at its clean value
+        inputs[key][-1] = value[0]
+    logits = frozen_logits(model, frozen, inputs)[:, position, token].detach().double()
+    constant = float(logits[-2])
+    terms = {node: float(logits[row]) - constant for row, node in enumerate(nodes)}
+    return FrozenAttribution(token, position, terms, constant, float(logits[-1]),
+                             float(frozen.logits[0, position, token]), nodes)
