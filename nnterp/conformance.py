@@ -222,6 +222,10 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
     for i in edit_blocks:
         _check_edits(model, i, prompt, report, base)
     _check_edits(model, None, prompt, report, base)
+    if getattr(model.family, "wrapper", None) is not None:  # where the image enters the stream
+        from .wrappers import check_image
+
+        check_image(model, prompt, report, base)
     _check_refusals(model, prompt, report)
     if raise_on_failure and not report.ok:
         raise ConformanceError(str(report))
@@ -232,7 +236,8 @@ def _check_layout(report, where, name, value, shape, dtype) -> None:
     """The value's shape, and its dtype: the model's, or float32, in which a model may compute under a
     half-precision load (routers, upcast attention scores, Dory's head, Mamba's and ZAYA's streams); token ids and
     chosen experts are indices."""
-    dtypes = (torch.long,) if BY_NAME[name].layout.kind in ("Tokens", "Experts") else (dtype, torch.float32)
+    kind = BY_NAME[name].layout.kind
+    dtypes = (torch.long,) if kind in ("Tokens", "Experts") else (torch.bool,) if kind == "Mask" else (dtype, torch.float32)
     report.add("layout", f"{where}.{name}", tuple(value.shape) == shape and value.dtype in dtypes,
                f"{tuple(value.shape)} {value.dtype}, expected {shape} {' or '.join(map(str, dtypes))}")
 
@@ -350,6 +355,8 @@ def _check_edits(model, i, prompt, report, base):
         }
         where = f"layers[{i}]"
     for host, spec in specs:
+        if spec.group == "image":  # checked by the wrapper's own check, on a call with an image
+            continue
         envoy = host_of[host]()
         if spec.read_only or _status(envoy, spec.name, model) != "served" or spec.layout.kind == "Tokens":
             continue

@@ -214,7 +214,12 @@ def registry() -> dict[str, Family]:
 
 def family_for(config, architecture: str | None = None) -> Family:
     """The family serving a config, or a one-sentence refusal naming how to add one."""
+    from .wrappers import wrapper_for
+
     model_type = getattr(config, "model_type", None)
+    wrapper = wrapper_for(config, architecture)  # an image-text-to-text model: its language model's family
+    if wrapper is not None:
+        return wrapper
     for family in registry().values():
         if model_type in family.model_types:
             return family

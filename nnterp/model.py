@@ -64,7 +64,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
                 )
             if tokenizer is None:
                 tokenizer = _load_tokenizer(model, trust_remote_code, kwargs)
-            load = {"task": "text-generation", "dispatch": dispatch, "trust_remote_code": trust_remote_code}
+            load = {"task": _task(family), "dispatch": dispatch, "trust_remote_code": trust_remote_code}
             for key, value in (("attn_implementation", attn_implementation), ("dtype", dtype), ("device_map", device_map)):
                 if value is not None:
                     load[key] = value
@@ -75,7 +75,8 @@ class StandardizedTransformer(StandardHost, TransformersModel):
             envoys = {**ENVOYS, **{f"layers.*.{name}": AttentionEnvoy for name in family.mixers}}
         super().__init__(model, *args, tokenizer=tokenizer, rename=family.all_rename, envoys=envoys, **load, **kwargs)
         self._bind_mixers(family)
-        self._nnterp_state.config = self._module.config
+        self._nnterp_state.config = _served_config(family, self._module.config)
+        _instrument_merge(self, family)
         _warn_hazards(self)
 
     def _batch(self, invokes: list, fn: Any) -> tuple:
@@ -241,8 +242,30 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         return f"{self._module._get_name()}(\n  " + "\n  ".join(lines) + "\n)"
 
 
-for _spec in values_of("model"):
+for _spec in values_of("model", ("core", "image")):
     setattr(StandardizedTransformer, _spec.name, StandardValue(_spec))
+
+
+def _served_config(family, config):
+    """The config the served stack runs on: a wrapper's text config, else the model's own."""
+    served = getattr(family, "served_config", None)
+    return served(config) if served is not None else config
+
+
+def _task(family) -> str:
+    """The pipeline task a repo id loads under: a wrapper's own auto class (image-text-to-text) builds the
+    wrapper, with its vision tower."""
+    return "image-text-to-text" if getattr(family, "wrapper", None) is not None else "text-generation"
+
+
+def _instrument_merge(model, family) -> None:
+    """A wrapper's image_features are read inside the forward that merges them, which starts before anything the
+    language stack serves: instrumented now, so a read after token_embeddings in a first trace still fires."""
+    wrapper = getattr(family, "wrapper", None)
+    if wrapper is not None:
+        from .wrappers import merge_host
+
+        merge_host(model, wrapper).source
 
 
 def _as_head_input(head, hidden: torch.Tensor) -> torch.Tensor:

@@ -1,0 +1,254 @@
+"""Wrappers: image-text-to-text models served through the family of the language model inside them.
+
+A wrapper (``Gemma3ForConditionalGeneration``, ``LlavaForConditionalGeneration``, ...) holds a vision tower, a
+projector and a decoder-only language model. nnterp serves the language stack with the text family's sites:
+``layers`` are the language model's blocks, ``norm`` and ``lm_head`` its readout, and availability is computed
+from the text config. Where the image enters the stream is served on the model: ``image_features`` (what the
+wrapper places into the stream at the image positions, read where it merges them) and ``image_mask``.
+
+A wrapper is data: a ``Wrapper`` names its model types, its text family, where the language model sits in the
+native tree, the module whose forward merges the image features, its image inputs and a tiny recipe.
+``family_of`` turns it into a ``Family`` whose renames are the text family's under the language model's path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from ..errors import UnknownArchitecture
+from ..family import COMMON_SITES, Checkpoint, Family, registry
+from ..sites import Argument, Call, Derived, Own, Read, Same, Where
+
+#: The text family's native paths start with its base model's attribute on the CausalLM.
+TEXT_PREFIX = "model."
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """What an image-text-to-text model declares; the rest is its text family's."""
+
+    name: str
+    model_types: tuple[str, ...]
+    #: the class names of the wrapper (a model type a text family also claims is the wrapper's only under these)
+    classes: tuple[str, ...]
+    text_family: str
+    summary: str = ""
+    #: native path of the language model's base model (its embed_tokens, layers and norm)
+    language_model: str = "model.language_model"
+    #: native path of the head, where it is not the wrapper's own lm_head
+    lm_head: str = "lm_head"
+    #: native path of the module whose forward places the image features into the stream ("" for the wrapper)
+    merge: str = "model"
+    #: the call that places them: its argument 0 is the mask, 1 the features
+    merge_call: Call = Call("inputs_embeds.masked_scatter", "input")
+    #: native paths of the vision side, kept native and shown in the printout under their last name
+    vision: tuple[str, ...] = ("model.vision_tower", "model.multi_modal_projector")
+    #: the forward's own image inputs, beside input_ids and attention_mask
+    image_inputs: tuple[str, ...] = ("pixel_values",)
+    #: the config field holding the image placeholder token's id
+    image_token: str = "image_token_id"
+    checkpoints: tuple[Checkpoint, ...] = ()
+    #: the tiny recipe: config class, overrides (a tiny text config and a one-layer vision tower), and how to
+    #: build a call with an image: {"image_tokens": placeholders per image, "pixel_values": shape, ...}
+    tiny: dict = field(default_factory=dict)
+    #: what the wrapper does that its text family's page does not say
+    note: str = ""
+    #: the language model takes the merged embeddings as its first block's input (False where it transforms them
+    #: first): then layers[0].layer_input is token_embeddings with image_features at image_mask, checked
+    merged_is_layer_input: bool = True
+
+
+class ImageRows(Same):
+    """The features as the merge takes them (per image, or already flat) seen as one row per image position."""
+
+    def view(self, native, model):
+        return native.reshape(-1, native.shape[-1])
+
+    def inverse(self, value, like, model):
+        return value.reshape(like.shape)
+
+
+IMAGE_ROWS = ImageRows()
+
+
+def _descend(envoy, path: str):
+    for part in path.split(".") if path else ():
+        envoy = getattr(envoy, part)
+    return envoy
+
+
+def merge_host(model, wrapper: Wrapper):
+    """The envoy of the module whose forward places the image features into the stream."""
+    return _descend(model, wrapper.merge)
+
+
+@dataclass(frozen=True)
+class InsideModule(Where):
+    """An operation inside the forward of a module under the host (the wrapper's merge, in its base model)."""
+
+    path: str
+    call: Call
+
+    @property
+    def key(self) -> str:
+        return self.call.key
+
+    def target(self, host):
+        return self.call.target(_descend(host, self.path))
+
+    def describe(self, module) -> str:
+        inner = module.get_submodule(self.path) if self.path else module
+        where = f"{type(inner).__name__}'s forward" + (f" (model.{self.path})" if self.path else "")
+        return f"inside {where}: " + self.call.describe(inner).removeprefix("inside the forward: ")
+
+
+def _image_mask_site(wrapper: Wrapper):
+    def site(context):
+        token = getattr(context.module.config, wrapper.image_token)
+        return Derived(
+            Read(Own("input"), Argument(0, "input_ids")), lambda ids: ids == token,
+            description=f"input_ids == config.{wrapper.image_token} ({token}): the image placeholder positions, "
+                        f"where {type(context.module).__name__} places the image features")
+    return site
+
+
+def _token_embeddings(site):
+    text = ("The embedding module's output at every position, the image placeholders' own embeddings included: "
+            "the image features replace those after it, so layers[0].layer_input is this with image_features merged")
+    if not isinstance(site, Read):
+        return site
+    kept = f" ({site.description[0].lower()}{site.description[1:]})" if site.description else ""
+    return dataclasses.replace(site, description=text + kept)
+
+
+@dataclass
+class WrapperFamily(Family):
+    """A text family served inside a wrapper: its sites, its renames under the language model's path."""
+
+    wrapper: Wrapper = None
+    text: Family = None
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        return (*self.text.groups, "image")
+
+    @property
+    def doc(self) -> str:
+        own = self.wrapper.note or self.wrapper.summary
+        return f"{own}\n\nIts language model is {self.text.name}'s:\n\n{self.text.doc}".strip()
+
+    def served_config(self, config):
+        """The text config the language model runs on: what availability and dimensions are read from."""
+        return config.get_text_config() if hasattr(config, "get_text_config") else config
+
+
+def _renamed(wrapper: Wrapper, text: Family) -> dict:
+    rename = {}
+    for key, alias in text.all_rename.items():
+        # a key under the base model moves under the language model; a key named from inside a block stays
+        if isinstance(key, str) and key.startswith(TEXT_PREFIX):
+            key = f"{wrapper.language_model}.{key[len(TEXT_PREFIX):]}"
+        rename[key] = alias
+    if wrapper.lm_head != "lm_head":
+        rename[wrapper.lm_head] = "lm_head"
+    for path in wrapper.vision:
+        rename[path] = path.rsplit(".", 1)[-1]
+    return rename
+
+
+def family_of(wrapper: Wrapper) -> WrapperFamily:
+    """The family serving ``wrapper``: the text family's, renamed under the language model, with the image values."""
+    text = registry()[wrapper.text_family]
+    shared = {f.name: getattr(text, f.name) for f in dataclasses.fields(Family)}
+    token = text.sites.get("token_embeddings") or COMMON_SITES["token_embeddings"]
+    sites = {
+        **text.sites,
+        "token_embeddings": _token_embeddings(token),
+        "image_features": Read(
+            InsideModule(wrapper.merge, wrapper.merge_call), Argument(1), IMAGE_ROWS,
+            description="The projected image features as the wrapper places them into the stream (the source of "
+                        "its masked_scatter), one row per image position"),
+        "image_mask": _image_mask_site(wrapper),
+    }
+    shared.update(
+        name=wrapper.name, model_types=wrapper.model_types, summary=wrapper.summary or text.summary,
+        rename=_renamed(wrapper, text), sites=sites,
+        checkpoints=wrapper.checkpoints, tiny=wrapper.tiny, variants={}, module=text.module,
+    )
+    return WrapperFamily(**shared, wrapper=wrapper, text=text)
+
+
+def declared() -> tuple[Wrapper, ...]:
+    from .declared import WRAPPERS
+
+    return WRAPPERS
+
+
+@lru_cache(maxsize=None)
+def wrapper_registry() -> dict[str, WrapperFamily]:
+    """Every served wrapper, by name."""
+    return {w.name: family_of(w) for w in declared()}
+
+
+def wrapper_for(config, architecture: str | None = None) -> WrapperFamily | None:
+    """The wrapper serving a config, or None; a model type a text family also claims (mllama) is the wrapper's
+    only when the class is the wrapper's."""
+    model_type = getattr(config, "model_type", None)
+    architecture = architecture or next(iter(getattr(config, "architectures", None) or []), None)
+    claimed = any(model_type in f.model_types for f in registry().values())
+    for family in wrapper_registry().values():
+        if model_type in family.model_types and (architecture in family.wrapper.classes or not claimed):
+            return family
+    from .declared import NOT_SERVED
+
+    if model_type in NOT_SERVED and not claimed:
+        raise UnknownArchitecture(
+            f"{architecture or model_type} (model_type {model_type!r}) is an image-text-to-text model nnterp does not "
+            f"serve: {NOT_SERVED[model_type]} (FAMILIES.md lists every such type with its reason)")
+    return None
+
+
+def has_image(model, inputs) -> bool:
+    """Whether a call's inputs carry an image (the wrapper's own image inputs, by name)."""
+    return isinstance(inputs, dict) and any(inputs.get(name) is not None for name in model.family.wrapper.image_inputs)
+
+
+def check_image(model, inputs, report, base) -> None:
+    """The contract where the image enters the stream, on a call with an image: image_mask marks the placeholders,
+    image_features has a row per image position, layers[0].layer_input is token_embeddings with image_features
+    merged at image_mask, and an edit of image_features reaches the logits while a read leaves them bit-identical.
+    On a text-only call: image_mask is all False and image_features is not computed."""
+    import torch
+
+    from ..conformance import _check_layout, _close, _diff, _logits_after
+
+    dtype = next(model._module.parameters()).dtype
+    with model.trace(inputs):
+        mask = model.image_mask.save()
+        embedded = model.token_embeddings.save()
+        if has_image(model, inputs):
+            features = model.image_features.save()
+        entering = model.layers[0].layer_input.save()
+    _check_layout(report, "model", "image_mask", mask, tuple(entering.shape[:2]), dtype)
+    if not has_image(model, inputs):
+        report.add("a text-only call has no image position", "model.image_mask", not bool(mask.any()))
+        return
+    positions = int(mask.sum())
+    report.add("the call has image positions", "model.image_mask", positions > 0, f"{positions}")
+    _check_layout(report, "model", "image_features", features, (positions, model.hidden_size), dtype)
+    if model.family.wrapper.merged_is_layer_input:
+        report.add("layers[0].layer_input == image_features at image_mask", "model",
+                   torch.equal(entering[mask], features), f"max diff {_diff(entering[mask], features):.3g}")
+        report.add("layers[0].layer_input == token_embeddings off image_mask", "model",
+                   torch.equal(entering[~mask], embedded[~mask]), f"max diff {_diff(entering[~mask], embedded[~mask]):.3g}")
+    label = "model.image_features"
+    read = _logits_after(model, inputs, lambda: model, "image_features", "read")
+    report.add("a read leaves logits bit-identical", label, torch.equal(read, base), f"max diff {_diff(read, base):.3g}")
+    inplace = _logits_after(model, inputs, lambda: model, "image_features", "inplace")
+    assigned = _logits_after(model, inputs, lambda: model, "image_features", "assign")
+    report.add("in-place edit == assignment", label, torch.equal(inplace, assigned) or _close(inplace, assigned),
+               f"max diff {_diff(inplace, assigned):.3g}")
+    report.add("a zeroing edit reaches the logits", label, not torch.equal(inplace, base))

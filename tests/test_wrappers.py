@@ -1,0 +1,81 @@
+"""Image-text-to-text wrappers: the contract on a text-only call and on a call with an image, under every load the
+wrapper claims; where the image enters the stream; the vision side stays native."""
+
+import pytest
+import torch
+
+from nnterp import tiny
+from nnterp.errors import UnknownArchitecture
+from nnterp.family import family_for, registry
+from nnterp.wrappers import wrapper_registry
+
+WRAPPERS = sorted(wrapper_registry())
+
+
+@pytest.mark.parametrize("name", WRAPPERS)
+def test_contract_text_and_image(name):
+    for load in wrapper_registry()[name].loads:
+        model = tiny.load(name, attn_implementation=load)
+        for inputs in (None, tiny.image_call(name)):
+            report = model.check(inputs, raise_on_failure=False)
+            assert report.ok, str(report)
+
+
+@pytest.fixture(scope="module")
+def gemma3():
+    return tiny.load("gemma3", attn_implementation="eager")
+
+
+def test_served_through_the_text_family(gemma3):
+    assert gemma3.family.text is registry()["gemma3_text"]
+    native = gemma3._module
+    assert gemma3.layers[0]._module is native.model.language_model.layers[0]
+    assert gemma3.norm._module is native.model.language_model.norm
+    assert gemma3.lm_head._module is native.lm_head
+    assert gemma3.num_layers == native.config.text_config.num_hidden_layers
+    assert gemma3.hidden_size == native.config.text_config.hidden_size
+
+
+def test_vision_side_stays_native_and_printed(gemma3):
+    assert gemma3.vision_tower._module is gemma3._module.model.vision_tower
+    assert gemma3.multi_modal_projector._module is gemma3._module.model.multi_modal_projector
+    printed = repr(gemma3)
+    assert "(vision_tower): SiglipVisionModel(" in printed and "(multi_modal_projector):" in printed
+    assert "(image_features) -> ImageFeatures [image_positions hidden_size]" in printed
+
+
+def test_image_features_are_the_projected_features(gemma3):
+    """image_features is what the projector returns, as the wrapper merges it; a read of the vision tower works in
+    the same trace."""
+    inputs = tiny.image_call("gemma3")
+    with gemma3.trace(inputs):
+        projected = gemma3.multi_modal_projector.output.save()
+        features = gemma3.image_features.save()
+    assert torch.equal(features, projected.reshape(-1, projected.shape[-1]))
+
+
+def test_steering_the_image_positions_reaches_the_logits(gemma3):
+    inputs = tiny.image_call("gemma3")
+    with gemma3.trace(inputs):
+        base = gemma3.logits.save()
+    with gemma3.trace(inputs):
+        mask = gemma3.image_mask
+        gemma3.layers[1].layer_input[mask] = 0
+        edited = gemma3.logits.save()
+    first_image = inputs["input_ids"][0].tolist().index(299)
+    assert torch.equal(edited[:, :first_image], base[:, :first_image])  # causal: earlier positions untouched
+    assert not torch.equal(edited, base)
+
+
+def test_a_model_type_shared_with_a_text_family_goes_by_class():
+    """mllama's CausalLM is the text family's; its ConditionalGeneration is not served there."""
+    config = tiny.config("mllama")
+    assert family_for(config, "MllamaForCausalLM").name == "mllama"
+    assert family_for(tiny.config("gemma3"), "Gemma3ForConditionalGeneration").name == "gemma3"
+
+
+def test_unserved_wrapper_is_refused_with_its_reason():
+    from transformers import Florence2Config
+
+    with pytest.raises(UnknownArchitecture, match="encoder-decoder"):
+        family_for(Florence2Config(), "Florence2ForConditionalGeneration")
