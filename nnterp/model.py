@@ -73,7 +73,8 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         envoys = _envoys_by_class(model, family) if isinstance(model, torch.nn.Module) else ENVOYS
         if family.mixers:
             envoys = {**ENVOYS, **{f"layers.*.{name}": AttentionEnvoy for name in family.mixers}}
-        super().__init__(model, *args, tokenizer=tokenizer, rename=family.all_rename, envoys=envoys, **load, **kwargs)
+        with _quiet_pipeline(family):
+            super().__init__(model, *args, tokenizer=tokenizer, rename=family.all_rename, envoys=envoys, **load, **kwargs)
         self._bind_mixers(family)
         self._nnterp_state.config = _served_config(family, self._module.config)
         _instrument_merge(self, family)
@@ -256,6 +257,18 @@ def _task(family) -> str:
     """The pipeline task a repo id loads under: a wrapper's own auto class (image-text-to-text) builds the
     wrapper, with its vision tower."""
     return "image-text-to-text" if getattr(family, "wrapper", None) is not None else "text-generation"
+
+
+def _quiet_pipeline(family):
+    """A built wrapper runs under the text-generation pipeline, which only tokenizes text for it (the
+    image-text-to-text one needs a processor): its complaint that the class is no CausalLM is not shown."""
+    import contextlib
+
+    if getattr(family, "wrapper", None) is None:
+        return contextlib.nullcontext()
+    from .wrappers import quiet_text_pipeline
+
+    return quiet_text_pipeline()
 
 
 def _instrument_merge(model, family) -> None:

@@ -59,15 +59,10 @@ def render() -> str:
         model = load_row(family_name, overrides)
         support = model.support()
         counts = support.counts()
-        status = {}
         for row in support:
-            status.setdefault(row.name, set()).add(row.status)
             if row.status != "served":
                 notes.append((label, row))
-        cells = []
-        for name in names:
-            kinds = status.get(name, {"unavailable"})
-            cells.append("/".join(SYMBOL[k] for k in ("served", "conditioned", "unavailable") if k in kinds))
+        cells = _cells(support, names)
         block = model.family.block_kind(model._nnterp_state.config)
         lines.append(f"| {label} | {type(model._module).__name__} | {block} | {counts['served']} | "
                      f"{counts['conditioned']} | {counts['unavailable']} | " + " | ".join(cells) + " |")
@@ -80,11 +75,22 @@ def render() -> str:
     for (status, name, note), labels in grouped.items():
         mark = "⚠︎" if status == "conditioned" else "—"
         lines.append(f"- `{name}` {mark} {note} ({', '.join(labels)})")
+    from .wrappers import table_section
+
+    lines += table_section(lambda model, names: _cells(model.support(), names))
     unsupported = [(n, f) for n, f in registry().items() if getattr(f, "contract_note", None)]
     if unsupported:
         lines += ["", "## Families that cannot keep the whole contract", ""]
         lines += [f"- **{n}**: {f.contract_note}" for n, f in unsupported]
     return "\n".join(lines) + "\n"
+
+
+def _cells(support, names) -> list[str]:
+    status = {}
+    for row in support:
+        status.setdefault(row.name, set()).add(row.status)
+    return ["/".join(SYMBOL[k] for k in ("served", "conditioned", "unavailable") if k in status.get(name, {"unavailable"}))
+            for name in names]
 
 
 def register(sub) -> None:

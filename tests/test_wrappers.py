@@ -79,3 +79,39 @@ def test_unserved_wrapper_is_refused_with_its_reason():
 
     with pytest.raises(UnknownArchitecture, match="encoder-decoder"):
         family_for(Florence2Config(), "Florence2ForConditionalGeneration")
+
+
+def test_a_broken_wrapper_is_refused_while_its_forward_still_fails():
+    """Llama 4's wrapper forward raises in transformers 5.24; the day it runs, serve the declaration (broken=None)."""
+    from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
+
+    from nnterp.wrappers import declared
+
+    llama4 = next(w for w in declared() if w.name == "llama4")
+    config = tiny.config("llama4")
+    with pytest.raises(UnknownArchitecture, match="AutoModelForCausalLM"):
+        family_for(config, "Llama4ForConditionalGeneration")
+    wrapper = AutoModelForImageTextToText.from_config(config).eval()
+    with pytest.raises(AttributeError, match="image_outputs"):
+        wrapper(input_ids=torch.tensor([[1, 5, 6]]))
+    # the fix the refusal names: the language model alone, which its text family serves
+    language_model = AutoModelForCausalLM.from_config(config)
+    assert family_for(language_model.config, type(language_model).__name__).name == "llama4_text"
+    assert llama4.broken
+
+
+def test_shieldgemma2_is_served_as_gemma3():
+    """ShieldGemma 2's config (model_type shieldgemma2) builds the same Gemma3ForConditionalGeneration."""
+    import transformers
+    from transformers import AutoModelForImageTextToText
+
+    from nnterp import StandardizedTransformer
+
+    config = transformers.ShieldGemma2Config(**tiny._family("gemma3").tiny["overrides"])
+    torch.manual_seed(0)
+    native = AutoModelForImageTextToText.from_config(config).eval()
+    tiny._perturb_constants(native)  # the projection starts at zero: as tiny.build does, so that edits show
+    model = StandardizedTransformer(native, tokenizer=tiny.tokenizer(300))
+    assert model.family.name == "gemma3" and config.model_type == "shieldgemma2"
+    report = model.check(tiny.image_call("gemma3"), raise_on_failure=False)
+    assert report.ok, str(report)

@@ -13,7 +13,9 @@ native tree, the module whose forward merges the image features, its image input
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import logging
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -42,8 +44,9 @@ class Wrapper:
     lm_head: str = "lm_head"
     #: native path of the module whose forward places the image features into the stream ("" for the wrapper)
     merge: str = "model"
-    #: the call that places them: its argument 0 is the mask, 1 the features
+    #: the call that places them, and which of its arguments are the features (masked_scatter's source)
     merge_call: Call = Call("inputs_embeds.masked_scatter", "input")
+    features_argument: Argument = Argument(1)
     #: native paths of the vision side, kept native and shown in the printout under their last name
     vision: tuple[str, ...] = ("model.vision_tower", "model.multi_modal_projector")
     #: the forward's own image inputs, beside input_ids and attention_mask
@@ -56,6 +59,9 @@ class Wrapper:
     tiny: dict = field(default_factory=dict)
     #: what the wrapper does that its text family's page does not say
     note: str = ""
+    #: why transformers' own forward of this wrapper cannot run (then it is refused with this reason, and a test
+    #: checks that the forward still fails, so that the day it runs the declaration is served)
+    broken: str | None = None
     #: the language model takes the merged embeddings as its first block's input (False where it transforms them
     #: first): then layers[0].layer_input is token_embeddings with image_features at image_mask, checked
     merged_is_layer_input: bool = True
@@ -168,9 +174,9 @@ def family_of(wrapper: Wrapper) -> WrapperFamily:
         **text.sites,
         "token_embeddings": _token_embeddings(token),
         "image_features": Read(
-            InsideModule(wrapper.merge, wrapper.merge_call), Argument(1), IMAGE_ROWS,
-            description="The projected image features as the wrapper places them into the stream (the source of "
-                        "its masked_scatter), one row per image position"),
+            InsideModule(wrapper.merge, wrapper.merge_call), wrapper.features_argument, IMAGE_ROWS,
+            description="The projected image features as the wrapper places them into the stream, one row per "
+                        "image position"),
         "image_mask": _image_mask_site(wrapper),
     }
     shared.update(
@@ -182,7 +188,7 @@ def family_of(wrapper: Wrapper) -> WrapperFamily:
 
 
 def declared() -> tuple[Wrapper, ...]:
-    from .declared import WRAPPERS
+    from .declarations import WRAPPERS
 
     return WRAPPERS
 
@@ -190,7 +196,7 @@ def declared() -> tuple[Wrapper, ...]:
 @lru_cache(maxsize=None)
 def wrapper_registry() -> dict[str, WrapperFamily]:
     """Every served wrapper, by name."""
-    return {w.name: family_of(w) for w in declared()}
+    return {w.name: family_of(w) for w in declared() if w.broken is None}
 
 
 def wrapper_for(config, architecture: str | None = None) -> WrapperFamily | None:
@@ -199,16 +205,55 @@ def wrapper_for(config, architecture: str | None = None) -> WrapperFamily | None
     model_type = getattr(config, "model_type", None)
     architecture = architecture or next(iter(getattr(config, "architectures", None) or []), None)
     claimed = any(model_type in f.model_types for f in registry().values())
-    for family in wrapper_registry().values():
-        if model_type in family.model_types and (architecture in family.wrapper.classes or not claimed):
-            return family
-    from .declared import NOT_SERVED
 
-    if model_type in NOT_SERVED and not claimed:
+    def ours(wrapper):  # the class decides where it is known; a type no text family claims is the wrapper's
+        return model_type in wrapper.model_types and (
+            architecture in wrapper.classes if architecture is not None else not claimed)
+
+    for wrapper in declared():
+        if ours(wrapper) and wrapper.broken is None:
+            return wrapper_registry()[wrapper.name]
+        if ours(wrapper):
+            raise UnknownArchitecture(f"{architecture or model_type} (model_type {model_type!r}) is not served: "
+                                      f"{wrapper.broken}")
+    reason = not_served().get(model_type)
+    if reason is not None and (architecture == _wrapper_class(model_type) or (architecture is None and not claimed)):
         raise UnknownArchitecture(
             f"{architecture or model_type} (model_type {model_type!r}) is an image-text-to-text model nnterp does not "
-            f"serve: {NOT_SERVED[model_type]} (FAMILIES.md lists every such type with its reason)")
+            f"serve: {reason} (FAMILIES.md lists every such type with its reason)")
     return None
+
+
+def _wrapper_class(model_type: str) -> str | None:
+    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
+
+    return MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES.get(model_type)
+
+
+def not_served() -> dict[str, str]:
+    """Every image-text-to-text type not served, with its reason: the listed ones and the declared but broken."""
+    from .declarations import NOT_SERVED
+
+    broken = {t: w.broken for w in declared() if w.broken for t in w.model_types}
+    return {**NOT_SERVED, **broken}
+
+
+class _NotACausalLM:
+    """Drops the text-generation pipeline's 'is not supported for text-generation' record."""
+
+    def filter(self, record) -> bool:
+        return "is not supported for text-generation" not in record.getMessage()
+
+
+@contextlib.contextmanager
+def quiet_text_pipeline():
+    logger = logging.getLogger("transformers.pipelines.base")
+    quiet = _NotACausalLM()
+    logger.addFilter(quiet)
+    try:
+        yield
+    finally:
+        logger.removeFilter(quiet)
 
 
 def has_image(model, inputs) -> bool:
@@ -252,3 +297,43 @@ def check_image(model, inputs, report, base) -> None:
     report.add("in-place edit == assignment", label, torch.equal(inplace, assigned) or _close(inplace, assigned),
                f"max diff {_diff(inplace, assigned):.3g}")
     report.add("a zeroing edit reaches the logits", label, not torch.equal(inplace, base))
+
+
+def table_section(cells_of) -> list[str]:
+    """The families table's wrapper section: a row per served wrapper (its tiny model's support(), with the image
+    values), then every image-text-to-text type of transformers not served, with its reason. ``cells_of(model,
+    names)`` gives the table's cells for a model."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES as MAPPING
+
+    from .. import tiny
+    from ..vocabulary import IMAGE_VALUES, VALUES
+
+    served = wrapper_registry()
+    types = {t for family in served.values() for t in family.model_types}
+    unserved = not_served()
+    total = len(MAPPING)
+    names = [spec.name for spec in (*VALUES, *IMAGE_VALUES)]
+    header = ["wrapper", "model class", "text family", "✓", "⚠︎", "—", *names]
+    lines = [
+        "", "## Wrappers: image-text-to-text models", "",
+        f"{len(types & set(MAPPING))} of the {total} image-text-to-text model types of transformers "
+        f"(MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES) are served through their language model's family: the text "
+        "family's values on the language stack at every position, image positions included, and where the image "
+        "enters the stream (`image_features`, `image_mask`). Each row is the wrapper's tiny model (a one-layer "
+        "vision tower), checked by the contract on a text-only call and on a call with an image; "
+        f"{len(unserved)} are listed below with their reason.", "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
+    for name, family in served.items():
+        model = tiny.load(name)
+        counts = model.support().counts()
+        also = [t for t in family.model_types if t != name]
+        label = name + (f" ({', '.join(also)})" if also else "")
+        lines.append(f"| {label} | {type(model._module).__name__} | {family.text.name} | {counts['served']} | "
+                     f"{counts['conditioned']} | {counts['unavailable']} | " + " | ".join(cells_of(model, names)) + " |")
+    lines += ["", "### Image-text-to-text types not served", ""]
+    for model_type in sorted(set(MAPPING) - types):
+        reason = unserved.get(model_type, "not classified")
+        lines.append(f"- **{model_type}** ({MAPPING[model_type]}): {reason}")
+    return lines
