@@ -18,7 +18,7 @@ import dataclasses
 import logging
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import UnknownArchitecture
 from ..family import COMMON_SITES, Checkpoint, Family, registry
@@ -59,6 +59,9 @@ class Wrapper:
     tiny: dict = field(default_factory=dict)
     #: what the wrapper does that its text family's page does not say
     note: str = ""
+    #: what the wrapper does past lm_head, where it is not what the text family's CausalLM does: (model, logits)
+    #: -> logits (Aya Vision's head applies no logit_scale, Cohere 2's does)
+    readout: Callable | None = None
     #: why transformers' own forward of this wrapper cannot run (then it is refused with this reason, and a test
     #: checks that the forward still fails, so that the day it runs the declaration is served)
     broken: str | None = None
@@ -183,6 +186,7 @@ def family_of(wrapper: Wrapper) -> WrapperFamily:
         name=wrapper.name, model_types=wrapper.model_types, summary=wrapper.summary or text.summary,
         rename=_renamed(wrapper, text), sites=sites,
         checkpoints=wrapper.checkpoints, tiny=wrapper.tiny, variants={}, module=text.module,
+        readout=wrapper.readout or text.readout,
     )
     return WrapperFamily(**shared, wrapper=wrapper, text=text)
 

@@ -12,6 +12,11 @@ SIGLIP = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "n
           "image_size": 16, "patch_size": 4, "num_channels": 3}
 
 
+def lm_head_alone(model, logits):
+    """A wrapper whose logits are lm_head's output, whatever its text family's CausalLM applies after it."""
+    return logits
+
+
 def _text(family: str, **extra):
     """The text family's own tiny recipe, as the wrapper's text config (special ids inside its vocabulary)."""
     return {"pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, **registry()[family].tiny["overrides"], **extra}
@@ -264,6 +269,114 @@ WRAPPERS = (
             "image": {**QWEN_IMAGE, "around": (297,), "types": "mm_token_type_ids"}},
     ),
     Wrapper(
+        name="vipllava",
+        model_types=("vipllava",),
+        classes=("VipLlavaForConditionalGeneration",),
+        text_family="llama",
+        summary="ViP-LLaVA: LLaVA with a projector over the concatenated hidden states of several CLIP layers.",
+        note="VipLlavaForConditionalGeneration: model.{vision_tower (CLIP), multi_modal_projector (layer norm, linear, "
+             "GELU, linear over the vision_feature_layers' states side by side), language_model} and lm_head; "
+             "VipLlavaModel's forward places the projected features with inputs_embeds.masked_scatter.",
+        checkpoints=(Checkpoint("llava-hf/vip-llava-7b-hf", "ViP-LLaVA-7B"),),
+        tiny={"config_class": "VipLlavaConfig", "overrides": {
+            "text_config": _text("llama"), "vision_config": CLIP, "image_token_id": 299,
+            "vision_feature_layers": [-2, -1]},
+            "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16)}},
+    ),
+    Wrapper(
+        name="aya_vision",
+        model_types=("aya_vision",),
+        classes=("AyaVisionForConditionalGeneration",),
+        text_family="cohere2",
+        summary="Aya Vision: a SigLIP vision tower and a pixel-shuffle SwiGLU projector around a Command R7B "
+                "(Cohere 2) language model.",
+        note="AyaVisionForConditionalGeneration: model.{vision_tower (SigLIP), multi_modal_projector (pixel shuffle by "
+             "downsample_factor, layer norm, SwiGLU), language_model (Cohere2Model)} and lm_head; AyaVisionModel's "
+             "forward places the projected features with inputs_embeds.masked_scatter. Unlike Cohere2ForCausalLM, "
+             "the wrapper's logits are lm_head's output with no logit_scale applied.",
+        readout=lm_head_alone,
+        checkpoints=(Checkpoint("CohereLabs/aya-vision-8b", "Aya-Vision-8B"),),
+        tiny={"config_class": "AyaVisionConfig", "overrides": {
+            "text_config": _text("cohere2"), "vision_config": SIGLIP, "image_token_id": 299,
+            "downsample_factor": 2, "alignment_intermediate_size": 64},
+            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16)}},
+    ),
+    Wrapper(
+        name="cohere2_vision",
+        model_types=("cohere2_vision",),
+        classes=("Cohere2VisionForConditionalGeneration",),
+        text_family="cohere2",
+        summary="Command A Vision: a SigLIP 2 vision tower and a pixel-shuffle SwiGLU projector around a Cohere 2 "
+                "language model.",
+        note="Cohere2VisionForConditionalGeneration: model.{vision_tower, multi_modal_projector (pixel shuffle by "
+             "downsample_factor, SwiGLU), language_model (Cohere2Model)} and lm_head; Cohere2VisionModel's forward "
+             "places the projected features with inputs_embeds.masked_scatter. Unlike Cohere2ForCausalLM, the "
+             "wrapper's logits are lm_head's output with no logit_scale applied.",
+        readout=lm_head_alone,
+        checkpoints=(Checkpoint("CohereLabs/command-a-vision-07-2025", "Command-A-Vision"),),
+        tiny={"config_class": "Cohere2VisionConfig", "overrides": {
+            "text_config": _text("cohere2"), "vision_config": {**SIGLIP, "model_type": "siglip_vision_model"},
+            "image_token_id": 299, "downsample_factor": 2, "alignment_intermediate_size": 64},
+            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16)}},
+    ),
+    Wrapper(
+        name="internvl",
+        model_types=("internvl",),
+        classes=("InternVLForConditionalGeneration",),
+        text_family="qwen2",
+        summary="InternVL 3: the InternViT vision tower and a pixel-shuffle MLP projector around a Qwen2.5 language "
+                "model.",
+        note="InternVLForConditionalGeneration: model.{vision_tower (InternViT), multi_modal_projector (layer norm, "
+             "linear, GELU, linear after a pixel shuffle by downsample_ratio), language_model} and lm_head; "
+             "InternVLModel's forward places the projected features with inputs_embeds.masked_scatter.",
+        checkpoints=(Checkpoint("OpenGVLab/InternVL3-1B-hf", "InternVL3-1B"),),
+        tiny={"config_class": "InternVLConfig", "overrides": {
+            "text_config": _text("qwen2"), "image_token_id": 299, "downsample_ratio": 0.5,
+            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                              "num_attention_heads": 2, "image_size": [16, 16], "patch_size": [4, 4]}},
+            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16)}},
+    ),
+    Wrapper(
+        name="lighton_ocr",
+        model_types=("lighton_ocr",),
+        classes=("LightOnOcrForConditionalGeneration",),
+        text_family="qwen3",
+        summary="LightOnOCR: a Pixtral vision encoder and a patch-merging projector around a Qwen3 language model.",
+        note="LightOnOcrForConditionalGeneration: model.{vision_encoder (Pixtral), vision_projection (RMSNorm, patch "
+             "merger, linear, GELU, linear), language_model (Qwen3Model)} and lm_head; each image keeps its size "
+             "(image_sizes) and LightOnOcrModel's forward places the projected features with "
+             "inputs_embeds.masked_scatter.",
+        vision=("model.vision_encoder", "model.vision_projection"),
+        image_inputs=("pixel_values", "image_sizes"),
+        checkpoints=(Checkpoint("lightonai/LightOnOCR-1B-1025", "LightOnOCR-1B"),),
+        tiny={"config_class": "LightOnOcrConfig", "overrides": {
+            "text_config": _text("qwen3"), "image_token_id": 299,
+            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                              "num_attention_heads": 2, "head_dim": 16, "image_size": 16, "patch_size": 4}},
+            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16), "image_sizes": [[16, 16]]}},
+    ),
+    Wrapper(
+        name="idefics2",
+        model_types=("idefics2",),
+        classes=("Idefics2ForConditionalGeneration",),
+        text_family="mistral",
+        summary="Idefics2: a SigLIP vision model and a perceiver resampler around a Mistral language model.",
+        note="Idefics2ForConditionalGeneration: model.{vision_model, connector (modality projection, then a perceiver "
+             "resampler to resampler_n_latents rows per image), text_model (MistralModel)} and lm_head; "
+             "Idefics2Model.inputs_merger places the connector's rows with inputs_embeds.masked_scatter.",
+        language_model="model.text_model",
+        merge_call=Call("self.inputs_merger", "input"),
+        features_argument=Argument(None, "image_hidden_states"),
+        vision=("model.vision_model", "model.connector"),
+        image_inputs=("pixel_values", "pixel_attention_mask"),
+        checkpoints=(Checkpoint("HuggingFaceM4/idefics2-8b", "Idefics2-8B"),),
+        tiny={"config_class": "Idefics2Config", "overrides": {
+            "text_config": _text("mistral"), "vision_config": SIGLIP, "image_token_id": 299,
+            "perceiver_config": {"hidden_size": 64, "resampler_n_latents": 4, "resampler_depth": 1,
+                                 "resampler_n_heads": 2, "resampler_head_dim": 16, "num_key_value_heads": 1}},
+            "image": {"tokens": 4, "pixel_values": (1, 1, 3, 16, 16)}},
+    ),
+    Wrapper(
         name="llama4",
         model_types=("llama4",),
         classes=("Llama4ForConditionalGeneration",),
@@ -419,9 +532,7 @@ NOT_SERVED = {
                "(Gemma3nForCausalLM) is served as gemma3n_text",
     "apertus1p5": _undeclared("apertus1p5_text"),
     "aria": _undeclared("aria_text"),
-    "aya_vision": _undeclared("cohere2"),
     "blip-2": _undeclared("opt"),
-    "cohere2_vision": _undeclared("cohere2"),
     "cohere_compass": _undeclared("cohere_compass_text"),
     "cosmos3_edge": _no_family("cosmos3_edge_text"),
     "cosmos3_omni": _no_family("qwen3_vl_text"),
@@ -447,18 +558,15 @@ NOT_SERVED = {
     "hunyuan_vl": _no_family("hunyuan_vl_text"),
     "hy_v4_vl": _no_family("hy_v4_vl_text"),
     "hyperclovax_vision_v2": _undeclared("hyperclovax"),
-    "idefics2": _undeclared("mistral"),
     "inkling2": _undeclared("inkling2_text"),
     "inkling2_loop": _undeclared("inkling2_loop_text"),
     "inkling_mm_model": _undeclared("inkling_text"),
     "instructblip": _undeclared("opt"),
     "instructblipvideo": _undeclared("opt"),
-    "internvl": _undeclared("qwen2"),
     "janus": _undeclared("llama"),
     "kimi_k25": _undeclared("deepseek_v3"),
     "lfm2_vl": _undeclared("lfm2"),
     "lfm3_vl": _undeclared("lfm3"),
-    "lighton_ocr": _undeclared("qwen3"),
     "llava_next": _undeclared("llama"),
     "llava_next_video": _undeclared("llama"),
     "llava_onevision": _undeclared("qwen2"),
@@ -487,6 +595,5 @@ NOT_SERVED = {
     "unlimited_ocr": _no_family("unlimited_ocr_text"),
     "video_llama_3": _undeclared("qwen2"),
     "video_llava": _undeclared("llama"),
-    "vipllava": _undeclared("llama"),
 
 }
