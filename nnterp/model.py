@@ -62,7 +62,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
                     f"{family.name} cannot be loaded with attn_implementation={attn_implementation!r}; "
                     f"it runs under {', '.join(map(repr, family.loads))}"
                 )
-            if tokenizer is None:
+            if tokenizer is None and getattr(family, "wrapper", None) is None:  # a wrapper's pipeline loads its processor
                 tokenizer = _load_tokenizer(model, trust_remote_code, kwargs)
             load = {"task": _task(family), "dispatch": dispatch, "trust_remote_code": trust_remote_code}
             for key, value in (("attn_implementation", attn_implementation), ("dtype", dtype), ("device_map", device_map)):

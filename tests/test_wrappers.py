@@ -115,3 +115,35 @@ def test_shieldgemma2_is_served_as_gemma3():
     assert model.family.name == "gemma3" and config.model_type == "shieldgemma2"
     report = model.check(tiny.image_call("gemma3"), raise_on_failure=False)
     assert report.ok, str(report)
+
+
+def test_a_saved_wrapper_loads_through_its_own_auto_class(tmp_path):
+    """A repo id or path of a wrapper loads under image-text-to-text (AutoModelForImageTextToText, its processor):
+    text alone and the processor's text with an image both trace."""
+    import numpy as np
+    from PIL import Image
+    from transformers import CLIPImageProcessor, LlavaProcessor
+
+    from nnterp import StandardizedTransformer
+    from nnterp.wrappers.declarations import _text
+
+    tokenizer = tiny.tokenizer(300)
+    tokenizer.add_special_tokens({"additional_special_tokens": ["<image>"]})
+    image_token = tokenizer.convert_tokens_to_ids("<image>")
+    native, _ = tiny.build("llava", text_config=_text("llama", vocab_size=image_token + 1), image_token_id=image_token)
+    native.save_pretrained(tmp_path)
+    LlavaProcessor(image_processor=CLIPImageProcessor(size={"shortest_edge": 16}, crop_size={"height": 16, "width": 16}),
+                   tokenizer=tokenizer, patch_size=4, vision_feature_select_strategy="default", num_additional_image_tokens=1,
+                   image_token="<image>").save_pretrained(tmp_path)
+    model = StandardizedTransformer(str(tmp_path), dispatch=True)
+    assert type(model._module).__name__ == "LlavaForConditionalGeneration" and model.family.name == "llava"
+    with model.trace("The Eiffel Tower"):
+        text_only = model.logits.save()
+    image = Image.fromarray((np.random.default_rng(0).random((16, 16, 3)) * 255).astype("uint8"))
+    with model.trace(text="<image> The Eiffel Tower", images=[image]):
+        mask = model.image_mask.save()
+        features = model.image_features.save()
+        entering = model.layers[0].layer_input.save()
+        logits = model.logits.save()
+    assert int(mask.sum()) == 16 and torch.equal(entering[mask], features)
+    assert tuple(logits.shape[:2]) == tuple(mask.shape) and logits.shape[-1] == text_only.shape[-1]

@@ -14,6 +14,7 @@ native tree, the module whose forward merges the image features, its image input
 from __future__ import annotations
 
 import contextlib
+import importlib
 import dataclasses
 import logging
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ class Wrapper:
     """What an image-text-to-text model declares; the rest is its text family's."""
 
     name: str
+    #: the page title: the model's name as researchers say it
+    title: str
     model_types: tuple[str, ...]
     #: the class names of the wrapper (a model type a text family also claims is the wrapper's only under these)
     classes: tuple[str, ...]
@@ -54,8 +57,9 @@ class Wrapper:
     #: the config field holding the image placeholder token's id
     image_token: str = "image_token_id"
     checkpoints: tuple[Checkpoint, ...] = ()
-    #: the tiny recipe: config class, overrides (a tiny text config and a one-layer vision tower), and how to
-    #: build a call with an image: {"image_tokens": placeholders per image, "pixel_values": shape, ...}
+    #: the tiny recipe: config class, overrides (the text family's recipe as text_config, a one-layer vision
+    #: tower), and "image", what tiny.image_call builds a call from: {"tokens": placeholders, "around": ids put
+    #: before and after them, "types": a token-type input to mark them in, "pixel_values": shape, other inputs}
     tiny: dict = field(default_factory=dict)
     #: what the wrapper does that its text family's page does not say
     note: str = ""
@@ -65,9 +69,6 @@ class Wrapper:
     #: why transformers' own forward of this wrapper cannot run (then it is refused with this reason, and a test
     #: checks that the forward still fails, so that the day it runs the declaration is served)
     broken: str | None = None
-    #: the language model takes the merged embeddings as its first block's input (False where it transforms them
-    #: first): then layers[0].layer_input is token_embeddings with image_features at image_mask, checked
-    merged_is_layer_input: bool = True
 
 
 class ImageRows(Same):
@@ -124,13 +125,17 @@ def _image_mask_site(wrapper: Wrapper):
     return site
 
 
-def _token_embeddings(site):
-    text = ("The embedding module's output at every position, the image placeholders' own embeddings included: "
-            "the image features replace those after it, so layers[0].layer_input is this with image_features merged")
+def _token_embeddings(site, family: str):
+    """The text family's token_embeddings site, saying what it is on a wrapper."""
+    text = ("The embedding module's output, the image placeholders' own embeddings included: the wrapper places "
+            "image_features at image_mask after it, so layers[0].layer_input is this with them merged")
     if not isinstance(site, Read):
         return site
-    kept = f" ({site.description[0].lower()}{site.description[1:]})" if site.description else ""
-    return dataclasses.replace(site, description=text + kept)
+    # the family's own sentence up to its first clause: what the module computes (what it says of layers[0] is
+    # the wrapper's to say)
+    clause = (site.description or "").split(";")[0]
+    own = f" (on {family}: {clause[0].lower()}{clause[1:]})" if clause else ""
+    return dataclasses.replace(site, description=text + own)
 
 
 @dataclass
@@ -146,8 +151,9 @@ class WrapperFamily(Family):
 
     @property
     def doc(self) -> str:
-        own = self.wrapper.note or self.wrapper.summary
-        return f"{own}\n\nIts language model is {self.text.name}'s:\n\n{self.text.doc}".strip()
+        """The wrapper's own note, then its text family's module docstring (the language stack's arithmetic)."""
+        head = f"{self.wrapper.title} ({self.wrapper.classes[0]})."
+        return f"{head}\n\n{self.wrapper.note}\n\nIts language model is {self.text.name}'s: {self.text.doc}".strip()
 
     def served_config(self, config):
         """The text config the language model runs on: what availability and dimensions are read from."""
@@ -175,7 +181,7 @@ def family_of(wrapper: Wrapper) -> WrapperFamily:
     token = text.sites.get("token_embeddings") or COMMON_SITES["token_embeddings"]
     sites = {
         **text.sites,
-        "token_embeddings": _token_embeddings(token),
+        "token_embeddings": _token_embeddings(token, text.name),
         "image_features": Read(
             InsideModule(wrapper.merge, wrapper.merge_call), wrapper.features_argument, IMAGE_ROWS,
             description="The projected image features as the wrapper places them into the stream, one row per "
@@ -185,7 +191,8 @@ def family_of(wrapper: Wrapper) -> WrapperFamily:
     shared.update(
         name=wrapper.name, model_types=wrapper.model_types, summary=wrapper.summary or text.summary,
         rename=_renamed(wrapper, text), sites=sites,
-        checkpoints=wrapper.checkpoints, tiny=wrapper.tiny, variants={}, module=text.module,
+        checkpoints=wrapper.checkpoints, tiny=wrapper.tiny, variants={}, module=importlib.import_module(
+            f"{__name__}.declarations"),
         readout=wrapper.readout or text.readout,
     )
     return WrapperFamily(**shared, wrapper=wrapper, text=text)
@@ -288,11 +295,10 @@ def check_image(model, inputs, report, base) -> None:
     positions = int(mask.sum())
     report.add("the call has image positions", "model.image_mask", positions > 0, f"{positions}")
     _check_layout(report, "model", "image_features", features, (positions, model.hidden_size), dtype)
-    if model.family.wrapper.merged_is_layer_input:
-        report.add("layers[0].layer_input == image_features at image_mask", "model",
-                   torch.equal(entering[mask], features), f"max diff {_diff(entering[mask], features):.3g}")
-        report.add("layers[0].layer_input == token_embeddings off image_mask", "model",
-                   torch.equal(entering[~mask], embedded[~mask]), f"max diff {_diff(entering[~mask], embedded[~mask]):.3g}")
+    report.add("layers[0].layer_input == image_features at image_mask", "model",
+               torch.equal(entering[mask], features), f"max diff {_diff(entering[mask], features):.3g}")
+    report.add("layers[0].layer_input == token_embeddings off image_mask", "model",
+               torch.equal(entering[~mask], embedded[~mask]), f"max diff {_diff(entering[~mask], embedded[~mask]):.3g}")
     label = "model.image_features"
     read = _logits_after(model, inputs, lambda: model, "image_features", "read")
     report.add("a read leaves logits bit-identical", label, torch.equal(read, base), f"max diff {_diff(read, base):.3g}")

@@ -34,6 +34,7 @@ QWEN_IMAGE = {"tokens": 4, "pixel_values": (16, 96), "image_grid_thw": [[1, 4, 4
 WRAPPERS = (
     Wrapper(
         name="gemma3",
+        title="Gemma 3",
         model_types=("gemma3", "shieldgemma2"),
         classes=("Gemma3ForConditionalGeneration",),
         text_family="gemma3_text",
@@ -68,6 +69,7 @@ WRAPPERS = (
     ),
     Wrapper(
         name="llava",
+        title="LLaVA",
         model_types=("llava",),
         classes=("LlavaForConditionalGeneration",),
         text_family="llama",
@@ -97,6 +99,7 @@ WRAPPERS = (
     ),
     Wrapper(
         name="mistral3",
+        title="Mistral Small 3",
         model_types=("mistral3",),
         classes=("Mistral3ForConditionalGeneration",),
         text_family="mistral",
@@ -130,6 +133,7 @@ WRAPPERS = (
     ),
     Wrapper(
         name="paligemma",
+        title="PaliGemma",
         model_types=("paligemma",),
         classes=("PaliGemmaForConditionalGeneration",),
         text_family="gemma",
@@ -159,6 +163,7 @@ WRAPPERS = (
     ),
     Wrapper(
         name="qwen2_vl",
+        title="Qwen2-VL",
         model_types=("qwen2_vl",),
         classes=("Qwen2VLForConditionalGeneration",),
         text_family="qwen2",
@@ -196,6 +201,7 @@ WRAPPERS = (
     ),
     Wrapper(
         name="qwen2_5_vl",
+        title="Qwen2.5-VL",
         model_types=("qwen2_5_vl",),
         classes=("Qwen2_5_VLForConditionalGeneration",),
         text_family="qwen2",
@@ -230,6 +236,7 @@ WRAPPERS = (
     ),
     Wrapper(
         name="qwen3_vl",
+        title="Qwen3-VL",
         model_types=("qwen3_vl",),
         classes=("Qwen3VLForConditionalGeneration",),
         text_family="qwen3",
@@ -270,6 +277,7 @@ WRAPPERS = (
     ),
     Wrapper(
         name="vipllava",
+        title="ViP-LLaVA",
         model_types=("vipllava",),
         classes=("VipLlavaForConditionalGeneration",),
         text_family="llama",
@@ -285,6 +293,7 @@ WRAPPERS = (
     ),
     Wrapper(
         name="aya_vision",
+        title="Aya Vision",
         model_types=("aya_vision",),
         classes=("AyaVisionForConditionalGeneration",),
         text_family="cohere2",
@@ -295,7 +304,10 @@ WRAPPERS = (
              "forward places the projected features with inputs_embeds.masked_scatter. Unlike Cohere2ForCausalLM, "
              "the wrapper's logits are lm_head's output with no logit_scale applied.",
         readout=lm_head_alone,
-        checkpoints=(Checkpoint("CohereLabs/aya-vision-8b", "Aya-Vision-8B"),),
+        checkpoints=(Checkpoint("CohereLabs/aya-vision-8b", "Aya-Vision-8B", {
+            "architectures": ["AyaVisionForConditionalGeneration"], "model_type": "aya_vision"}, not_buildable=(
+            "its sizes are not recorded here, and AyaVisionConfig's defaults do not build (a 1152-wide SigLIP "
+            "with 14 heads)")),),
         tiny={"config_class": "AyaVisionConfig", "overrides": {
             "text_config": _text("cohere2"), "vision_config": SIGLIP, "image_token_id": 299,
             "downsample_factor": 2, "alignment_intermediate_size": 64},
@@ -303,6 +315,7 @@ WRAPPERS = (
     ),
     Wrapper(
         name="cohere2_vision",
+        title="Command A Vision",
         model_types=("cohere2_vision",),
         classes=("Cohere2VisionForConditionalGeneration",),
         text_family="cohere2",
@@ -321,6 +334,7 @@ WRAPPERS = (
     ),
     Wrapper(
         name="internvl",
+        title="InternVL",
         model_types=("internvl",),
         classes=("InternVLForConditionalGeneration",),
         text_family="qwen2",
@@ -338,6 +352,7 @@ WRAPPERS = (
     ),
     Wrapper(
         name="lighton_ocr",
+        title="LightOnOCR",
         model_types=("lighton_ocr",),
         classes=("LightOnOcrForConditionalGeneration",),
         text_family="qwen3",
@@ -357,6 +372,7 @@ WRAPPERS = (
     ),
     Wrapper(
         name="idefics2",
+        title="Idefics2",
         model_types=("idefics2",),
         classes=("Idefics2ForConditionalGeneration",),
         text_family="mistral",
@@ -378,6 +394,7 @@ WRAPPERS = (
     ),
     Wrapper(
         name="llama4",
+        title="Llama 4",
         model_types=("llama4",),
         classes=("Llama4ForConditionalGeneration",),
         text_family="llama4_text",
@@ -425,6 +442,7 @@ WRAPPERS = (
     ),
     Wrapper(
         name="idefics3",
+        title="Idefics3",
         model_types=("idefics3",),
         classes=("Idefics3ForConditionalGeneration",),
         text_family="llama",
@@ -458,6 +476,7 @@ WRAPPERS = (
     ),
     Wrapper(
         name="smolvlm",
+        title="SmolVLM",
         model_types=("smolvlm",),
         classes=("SmolVLMForConditionalGeneration",),
         text_family="llama",
