@@ -30,7 +30,9 @@ def load_model(name: str, attn_implementation: str | None = None):
         from . import real
 
         return real.load(attn_implementation=attn_implementation)
-    if name in registry():
+    from .wrappers import wrapper_registry
+
+    if name in registry() or name in wrapper_registry():  # a family or a wrapper (gemma3): its tiny model
         from . import tiny
 
         return tiny.load(name, attn_implementation=attn_implementation)

@@ -257,9 +257,10 @@ class StandardHost:
 
         config = self.root._nnterp_state.config
         if self._nnterp_host == "model":
-            return HostContext(config, self._module)
+            return HostContext(config, self._module, family=self.root._nnterp_state.family)
         layer = self if self._nnterp_host == "layer" else _block_of(self)
-        return HostContext(config, self._module, layer._module, int(layer.path.rsplit(".", 1)[-1]))
+        return HostContext(config, self._module, layer._module, int(layer.path.rsplit(".", 1)[-1]),
+                           self.root._nnterp_state.family)
 
     def _nnterp_specs(self):
         return values_of(self._nnterp_host, self.root._nnterp_state.family.groups)

@@ -128,9 +128,14 @@ def _unrotated(rotated: str, index: int):
     return site
 
 
+def _family_of(context) -> "Family":
+    """The family a host's context belongs to (a wrapper's, whose config is its text config)."""
+    return context.family or family_for(context.config)
+
+
 def _standard_children(context) -> set[str]:
     """The standard names of a host's native children (its own names where the family renames none)."""
-    rename = family_for(context.config).all_rename
+    rename = _family_of(context).all_rename
     names = set()
     for child in context.module._modules:
         alias = next((alias for key, alias in rename.items() if isinstance(key, str) and isinstance(alias, str)
@@ -142,7 +147,7 @@ def _standard_children(context) -> set[str]:
 def _up(context):
     """A gated MLP's up projection: up_proj's output beside a gate_proj; unavailable, for the same reason, where
     the activation is (a block of experts)."""
-    activation = family_for(context.config).site("mlp_activation", context)
+    activation = _family_of(context).site("mlp_activation", context)
     if not activation.served:
         return _UNAVAILABLE_LIKE.setdefault(activation.reason, Nowhere(activation.reason))
     children = _standard_children(context)
@@ -263,6 +268,7 @@ class HostContext:
     module: Any          # the host's native module
     layer: Any = None    # the block's native module (None on the model)
     index: int | None = None
+    family: Any = None   # the family serving the model (a wrapper's, whose config is its text config)
 
 
 @dataclass(frozen=True)
@@ -521,6 +527,12 @@ def _scan() -> dict[str, Family]:
 def family_for(config, architecture: str | None = None) -> Family:
     """The family serving a config, or a one-sentence refusal naming how to add one."""
     model_type = getattr(config, "model_type", None)
+    if getattr(config, "text_config", None) is not None:  # an image-text-to-text model: its language model's family
+        from .wrappers import wrapper_for
+
+        wrapper = wrapper_for(config, architecture)
+        if wrapper is not None:
+            return wrapper
     architecture = architecture or (getattr(config, "architectures", None) or [type(config).__name__])[0]
     family = _family_of_model_type(model_type, architecture)
     if family is not None:

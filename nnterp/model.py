@@ -65,9 +65,9 @@ class StandardizedTransformer(StandardHost, TransformersModel):
                     f"{family.name} cannot be loaded with attn_implementation={attn_implementation!r}; "
                     f"it runs under {', '.join(map(repr, family.loads))}"
                 )
-            if tokenizer is None:
+            if tokenizer is None and getattr(family, "wrapper", None) is None:  # a wrapper's pipeline loads its processor
                 tokenizer = _load_tokenizer(model, trust_remote_code, kwargs)
-            load = {"task": "text-generation", "dispatch": dispatch, "trust_remote_code": trust_remote_code}
+            load = {"task": _task(family), "dispatch": dispatch, "trust_remote_code": trust_remote_code}
             for key, value in (("attn_implementation", attn_implementation), ("dtype", dtype), ("device_map", device_map)):
                 if value is not None:
                     load[key] = value
@@ -76,9 +76,11 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         envoys = _envoys_by_class(model, family) if isinstance(model, torch.nn.Module) else ENVOYS
         if family.mixers:
             envoys = {**ENVOYS, **{f"layers.*.{name}": AttentionEnvoy for name in family.mixers}}
-        super().__init__(model, *args, tokenizer=tokenizer, rename=family.all_rename, envoys=envoys, **load, **kwargs)
+        with _quiet_pipeline(family):
+            super().__init__(model, *args, tokenizer=tokenizer, rename=family.all_rename, envoys=envoys, **load, **kwargs)
         self._bind_mixers(family)
-        self._nnterp_state.config = self._module.config
+        self._nnterp_state.config = _served_config(family, self._module.config)
+        _instrument_merge(self, family)
         _warn_hazards(self)
 
     def _batch(self, invokes: list, fn: Any) -> tuple:
@@ -288,8 +290,42 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         return f"{self._module._get_name()}(\n  " + "\n  ".join(lines) + "\n)"
 
 
-for _spec in values_of("model"):
+for _spec in values_of("model", ("core", "image")):
     setattr(StandardizedTransformer, _spec.name, StandardValue(_spec))
+
+
+def _served_config(family, config):
+    """The config the served stack runs on: a wrapper's text config, else the model's own."""
+    served = getattr(family, "served_config", None)
+    return served(config) if served is not None else config
+
+
+def _task(family) -> str:
+    """The pipeline task a repo id loads under: a wrapper's own auto class (image-text-to-text) builds the
+    wrapper, with its vision tower."""
+    return "image-text-to-text" if getattr(family, "wrapper", None) is not None else "text-generation"
+
+
+def _quiet_pipeline(family):
+    """A built wrapper runs under the text-generation pipeline, which only tokenizes text for it (the
+    image-text-to-text one needs a processor): its complaint that the class is no CausalLM is not shown."""
+    import contextlib
+
+    if getattr(family, "wrapper", None) is None:
+        return contextlib.nullcontext()
+    from .wrappers import quiet_text_pipeline
+
+    return quiet_text_pipeline()
+
+
+def _instrument_merge(model, family) -> None:
+    """A wrapper's image_features are read inside the forward that merges them, which starts before anything the
+    language stack serves: instrumented now, so a read after token_embeddings in a first trace still fires."""
+    wrapper = getattr(family, "wrapper", None)
+    if wrapper is not None:
+        from .wrappers import merge_host
+
+        merge_host(model, wrapper).source
 
 
 def _envoys_by_class(model, family) -> dict:

@@ -660,16 +660,16 @@ class Companion(Site):
 
 
 def _native_of(site, context):
-    """The native module a Child or Sibling site names, from the host's context (None where it cannot tell)."""
+    """The native module a Child site names, from the host's context (None where it cannot tell)."""
     where = getattr(site, "where", None)
-    if context is None or not isinstance(where, (Child, Sibling)):
+    if context is None or not isinstance(where, Child):
         return None
-    root = context.module if isinstance(where, Child) else context.layer
+    root = context.layer if where.from_block else context.module
     if root is None:
         return None
-    from .family import family_for
+    from .family import _family_of
 
-    rename = family_for(context.config).all_rename
+    rename = _family_of(context).all_rename
     names = [where.name] + [key.rsplit(".", 1)[-1] for key, alias in rename.items()
                             if isinstance(key, str) and isinstance(alias, str) and alias.rsplit(".", 1)[-1] == where.name]
     for name in names:
@@ -828,7 +828,7 @@ def scale_of(site: Site, module, value: str) -> Site:
     (``module``, the native module, None where it is not found)."""
     if not site.served:
         return Nowhere(site.reason)
-    if not (isinstance(site, Read) and isinstance(site.where, (Child, Sibling)) and site.where.key == "output"
+    if not (isinstance(site, Read) and isinstance(site.where, Child) and site.where.key == "output"
             and type(site) is Read and site.layout is SAME and site.plus is None and site.scale is None):
         return Nowhere(f"{value} is not read at a norm module's own output here, so no norm module's input to scale")
     reason = not_a_norm(module, value) if module is not None else None
@@ -843,7 +843,7 @@ def scale_of(site: Site, module, value: str) -> Site:
 def projection_of(site: Site, host):
     """The native output projection a premix site is read at (its child's or sibling's input), else None."""
     where = getattr(site, "where", None)
-    if isinstance(where, (Child, Sibling)) and where.key == "input":
+    if isinstance(where, Child) and where.key == "input":
         return where.target(host)._module
     return None
 
@@ -883,7 +883,7 @@ def contributions_of(site: Site, module, value: str) -> Site:
     if not site.served:
         return Nowhere(site.reason)
     where = getattr(site, "where", None)
-    if not (isinstance(where, (Child, Sibling)) and where.key == "input"):
+    if not (isinstance(where, Child) and where.key == "input"):
         return Nowhere(f"{value} is not read at an output projection module's input here, so there is no "
                        "projection to split by head")
     return HeadContributions(site, condition=site.condition)

@@ -64,15 +64,10 @@ def render() -> str:
         model = load_row(family_name, overrides)
         support = model.support()
         counts = support.counts()
-        status = {}
         for row in support:
-            status.setdefault(row.name, set()).add(row.status)
             if row.status != "served":
                 notes.append((label, row))
-        cells = []
-        for name in names:
-            kinds = status.get(name, {"unavailable"})
-            cells.append("/".join(SYMBOL[k] for k in ("served", "conditioned", "unavailable") if k in kinds))
+        cells = _cells(support, names)
         block = model.family.block_kind(model._nnterp_state.config)
         lines.append(f"| {label} | {first_release(family_name)} | {type(model._module).__name__} | {block} | {counts['served']} | "
                      f"{counts['conditioned']} | {counts['unavailable']} | " + " | ".join(cells) + " |")
@@ -96,6 +91,10 @@ def render() -> str:
     if missing:
         lines += ["", "## Not on the installed release", ""]
         lines += [f"- **{name}**: from transformers {since}" for name, since in missing.items()]
+
+    from .wrappers import table_section
+
+    lines += table_section(lambda model, names: _cells(model.support(), names))
     unsupported = [(n, f) for n, f in registry().items() if getattr(f, "contract_note", None)]
     if unsupported:
         lines += ["", "## Families that cannot keep the whole contract", ""]
@@ -111,6 +110,14 @@ def _window_firsts() -> dict[str, str]:
 
 def _order(item):
     return tuple(int(part) for part in item[0].split("."))
+
+
+def _cells(support, names) -> list[str]:
+    status = {}
+    for row in support:
+        status.setdefault(row.name, set()).add(row.status)
+    return ["/".join(SYMBOL[k] for k in ("served", "conditioned", "unavailable") if k in status.get(name, {"unavailable"}))
+            for name in names]
 
 
 def register(sub) -> None:

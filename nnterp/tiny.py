@@ -45,25 +45,61 @@ def tokenizer(vocab_size: int = 300):
     )
 
 
+def _family(name: str):
+    """A family or a wrapper (a broken one too: its recipe builds the model that shows it), by name."""
+    from .wrappers import declared, family_of, wrapper_registry
+
+    from .families import _index
+
+    if name in _index.MODULES:
+        return family_named(name)
+    return wrapper_registry().get(name) or family_of(next(w for w in declared() if w.name == name))
+
+
 def config(family: str, **overrides):
     """The family's tiny config (its recipe), with ``overrides`` applied."""
     import transformers
 
-    recipe = family_named(family).tiny
+    recipe = _family(family).tiny
     config_class = getattr(transformers, recipe["config_class"])
     return config_class(**{**recipe["overrides"], **overrides})
 
 
 def build(family: str, attn_implementation: str | None = None, seed: int = 0, dtype=torch.float32, **overrides):
     """A tiny random ``transformers`` model of ``family`` in eval mode, and its tokenizer."""
-    from transformers import AutoModelForCausalLM
+    from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
 
     cfg = config(family, **overrides)
     torch.manual_seed(seed)
     kwargs = {"attn_implementation": attn_implementation} if attn_implementation else {}
-    model = AutoModelForCausalLM.from_config(cfg, dtype=dtype, **kwargs).eval()
+    # a wrapper is built by its own auto class, vision tower included
+    auto = AutoModelForImageTextToText if getattr(_family(family), "wrapper", None) else AutoModelForCausalLM
+    model = auto.from_config(cfg, dtype=dtype, **kwargs).eval()
     _perturb_constants(model)
-    return model, tokenizer(cfg.vocab_size)
+    return model, tokenizer(cfg.get_text_config().vocab_size)
+
+
+def image_call(family: str, text: str = "The Eiffel Tower is", seed: int = 0) -> dict:
+    """The wrapper's own inputs for a call with one tiny image: the text's ids with the image's placeholders
+    inserted after the first token, and the image inputs its tiny recipe names (random, seeded)."""
+    wrapper_family = _family(family)
+    recipe, wrapper = wrapper_family.tiny["image"], wrapper_family.wrapper
+    cfg = config(family)
+    ids = tokenizer(cfg.get_text_config().vocab_size)(text, return_tensors="pt")["input_ids"]
+    token = getattr(cfg, wrapper.image_token)
+    placeholders = torch.full((1, recipe["tokens"]), token, dtype=ids.dtype)
+    around = [torch.tensor([[t]]) for t in recipe.get("around", ())]
+    pieces = [ids[:, :1], *around[:1], placeholders, *around[1:], ids[:, 1:]]
+    input_ids = torch.cat(pieces, dim=1)
+    generator = torch.Generator().manual_seed(seed)
+    inputs = {"input_ids": input_ids, "attention_mask": torch.ones_like(input_ids)}
+    if "types" in recipe:  # the processor's token types: 1 at the image positions (Qwen's multimodal rotary)
+        inputs[recipe["types"]] = (input_ids == token).long()
+    for name, value in recipe.items():
+        if name in ("tokens", "around", "types"):
+            continue
+        inputs[name] = torch.randn(value, generator=generator) if name == "pixel_values" else torch.tensor(value)
+    return inputs
 
 
 def _perturb_constants(model) -> None:

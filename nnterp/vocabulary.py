@@ -24,6 +24,7 @@ DIMENSIONS = {
     "vocab_size": "the rows of the unembedding (model.vocab_size)",
     "num_experts": "the experts a router chooses among (model.num_experts)",
     "top_k": "the experts each position is sent to (model.num_experts_per_token)",
+    "image_positions": "the image positions of the call, every row's in order (model.image_mask.sum())",
 }
 
 #: The hosts a value lives on, and how the printout and support() spell them.
@@ -148,7 +149,20 @@ MOE_VALUES: tuple[ValueSpec, ...] = tuple(
     )
 )
 
-ALL_VALUES = VALUES + MOE_VALUES
+#: Listed on wrappers only (an image-text-to-text model around a language model): where the image enters the stream.
+IMAGE_VALUES: tuple[ValueSpec, ...] = tuple(
+    ValueSpec(name, "model", _layout(layout), description, read_only, "image")
+    for name, layout, description, read_only in (
+        ("image_features", "ImageFeatures [image_positions hidden_size]",
+         "The projected image features the wrapper places into the stream, one row per image position in order: "
+         "layers[0].layer_input at image_mask; read on a call with an image", False),
+        ("image_mask", "Mask [batch seq]",
+         "True at the image positions (the image placeholder tokens) where the image features replace the "
+         "token embeddings; read-only", True),
+    )
+)
+
+ALL_VALUES = VALUES + MOE_VALUES + IMAGE_VALUES
 BY_NAME: dict[str, ValueSpec] = {spec.name: spec for spec in ALL_VALUES}
 
 
@@ -161,7 +175,9 @@ def values_of(host: str, groups=("core",)) -> tuple[ValueSpec, ...]:
 #: follow: the model's inputs and embeddings, then each block's values by host, then the readout. A family
 #: whose block computes in another order declares its own ``Family.block_order`` from this one.
 FORWARD_ORDER = {
-    "model": ("input_ids", "attention_mask", "input_size", "token_embeddings"),
+    # a wrapper's image values: the placeholder positions are known from the ids, the features are merged into the
+    # embeddings before the first block
+    "model": ("input_ids", "attention_mask", "input_size", "image_mask", "token_embeddings", "image_features"),
     # a norm's scale is computed from the norm's input and served at its output: before the output is read
     "block": (
         ("layer", "layer_input"), ("layer", "attention_norm_scale"), ("layer", "attention_norm_output"),

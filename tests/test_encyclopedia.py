@@ -70,8 +70,9 @@ def record(site) -> dict:
 
 def test_the_build_makes_an_index_and_a_page_per_family(site, record):
     from nnterp.family import registry
+    from nnterp.wrappers import wrapper_registry
 
-    names = set(registry())
+    names = set(registry()) | set(wrapper_registry())  # a page per family and per served wrapper
     assert not record["errors"], record["errors"]
     problems = {name: fam["problems"] for name, fam in record["families"].items() if fam["problems"]}
     assert not problems, problems

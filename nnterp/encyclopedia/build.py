@@ -66,7 +66,10 @@ def build(out, families=None, progress=None) -> Report:
     start, cpu = time.perf_counter(), time.process_time()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    chosen = registry() if families is None else {name: registry()[name] for name in families}
+    from ..wrappers import wrapper_registry
+
+    every = {**registry(), **wrapper_registry()}  # a page per family and per wrapper
+    chosen = every if families is None else {name: every[name] for name in families}
     report = Report(out)
     built = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     stamp = versions()
