@@ -42,8 +42,9 @@ class Plan:
 
 
 def _block_order(model) -> list[tuple[str, str]]:
-    order = model.family.block_order or FORWARD_ORDER["block"]
-    return [(host, name) for host, name in order if name != "output"]
+    from .tracing import block_order
+
+    return [(host, name) for host, name in block_order(model) if name != "output"]
 
 
 def _status(model, host, name: str) -> str | None:

@@ -673,7 +673,10 @@ def _native_of(site, context):
     names = [where.name] + [key.rsplit(".", 1)[-1] for key, alias in rename.items()
                             if isinstance(key, str) and isinstance(alias, str) and alias.rsplit(".", 1)[-1] == where.name]
     for name in names:
-        found = root._modules.get(name) if "." not in name else None
+        try:
+            found = _walk(root, name) if "." in name else root._modules.get(name)
+        except AttributeError:
+            found = None
         if found is not None:
             return found
     return None

@@ -389,9 +389,10 @@ def block_order(model) -> tuple:
         return model.family.block_order
     order = FORWARD_ORDER["block"]
     if model.family.block_kind(model._nnterp_state.config) == "parallel":
-        rest = [item for item in order if item != ("layer", "mlp_norm_output")]
+        moved = [item for item in order if item in (("layer", "mlp_norm_scale"), ("layer", "mlp_norm_output"))]
+        rest = [item for item in order if item not in moved]
         at = rest.index(("layer", "attention_norm_output")) + 1
-        order = tuple(rest[:at] + [("layer", "mlp_norm_output")] + rest[at:])
+        order = tuple(rest[:at] + moved + rest[at:])
     return order
 
 

@@ -189,16 +189,25 @@ def _config_value(config, *keys):
 
 def _meta_build(family, checkpoint):
     """The checkpoint built on the meta device from its config facts (None when that fails)."""
-    from transformers import AutoModelForCausalLM
-
     from ..pages import config_class
 
     try:
         with torch.device("meta"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return AutoModelForCausalLM.from_config(config_class(family)(**checkpoint.config))
+            return _auto_class(family).from_config(config_class(family)(**checkpoint.config))
     except Exception:
         return None
+
+
+def _auto_class(family):
+    """The auto class a checkpoint of the family builds with: a wrapper's is image-text-to-text."""
+    import transformers
+
+    return getattr(transformers, _auto_name(family))
+
+
+def _auto_name(family) -> str:
+    return "AutoModelForImageTextToText" if getattr(family, "wrapper", None) is not None else "AutoModelForCausalLM"
 
 
 def _meta_lines(subject, name="real") -> list[str]:
@@ -206,14 +215,15 @@ def _meta_lines(subject, name="real") -> list[str]:
     from ..pages import config_class
 
     cls = config_class(subject.family).__name__
-    lines = [f"from transformers import AutoModelForCausalLM, {cls}", ""]
+    auto = _auto_name(subject.family)
+    lines = [f"from transformers import {auto}, {cls}", ""]
     if subject.checkpoint is not None:
         index = subject.family.checkpoints.index(subject.checkpoint)
         lines.append(f"facts = model.family.checkpoints[{index}].config   # {subject.checkpoint.repo}'s config facts")
         build = f"{cls}(**facts)"
     else:
         build = f"{cls}()"
-    lines += ["with torch.device(\"meta\"):", f"    {name} = AutoModelForCausalLM.from_config({build})"]
+    lines += ["with torch.device(\"meta\"):", f"    {name} = {auto}.from_config({build})"]
     return lines
 
 
