@@ -140,8 +140,10 @@ def plan(model, values=None, layers=None) -> Plan:
 def _location_key(host, site):
     """What identifies the tensor a plain read serves (the host, the location, the element, the layout), None for
     a site that computes on what it reads (a derived value, a sum, a multiplier)."""
-    from .sites import Read
+    from .sites import NormScale, Read
 
+    if type(site) is NormScale:  # one norm's scale, served under two names (a parallel block's one norm)
+        return "scale", id(host), site.where
     if type(site) is not Read or site.plus or site.scale or site.snapshot:
         return None
     return id(host), site.where, site.element, id(site.layout)
