@@ -104,7 +104,7 @@ class Support(list):
         return "\n".join(out).rstrip()
 
 
-def _compact(indices) -> str:
+def compact_indices(indices) -> str:
     """``0, 2-5``: block indices as ranges."""
     parts, start = [], None
     for position, index in enumerate(indices):
@@ -136,7 +136,7 @@ def build_support(model) -> Support:
     _rows_for(rows, model, {"model": model}, "")
     for indices in groups:
         layer = model.layers[indices[0]]
-        suffix = "" if len(groups) == 1 else f" for i in {_compact(indices)}"
+        suffix = "" if len(groups) == 1 else f" for i in {compact_indices(indices)}"
         _rows_for(rows, model, block_hosts(layer), suffix)
     return rows
 

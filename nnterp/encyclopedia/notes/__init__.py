@@ -177,13 +177,8 @@ def _fallback(family, rows, block_kind: str, sums: bool = True, mid_sums: bool =
                  "    probs = model.layers[block].self_attn.attention_probabilities.save()", "",
                  "torch.testing.assert_close(scores.softmax(-1), probs)", "```", ""]
 
-    for heading, items in traps(family):
-        text += [f"## What the catalogue lists for {heading}", "",
-                 "Traps met in the native model, from the catalogue of the decoder-only families of "
-                 f"transformers {catalogue.TRANSFORMERS}; the values above are served with them accounted for.",
-                 ""]
-        text += [f"- {_code_spans(_sentence_case(item))}" for item in items] + [""]
-    return "\n".join(text)
+    traps_text = _traps_text(family)
+    return "\n".join(text) + ("\n" + traps_text if traps_text else "")
 
 
 def _block_note(first: dict, rows, sums: bool, mid_sums: bool = True) -> list[str]:

@@ -22,6 +22,7 @@ from functools import cached_property
 
 import torch
 
+from ...support import compact_indices
 from ...vocabulary import BY_NAME
 from ..rows import groups
 from ..snippets import PROMPT
@@ -1039,18 +1040,7 @@ def _pattern(types) -> str:
         step = full[0] + 1
         every = "every other layer" if step == 2 else f"every {step}{'rd' if step == 3 else 'th'} layer"
         return f"{every} ({', '.join(map(str, full[:3]))}, ...) is full, the others slide"
-    return f"the sliding layers are {_ranges(sliding)}"
-
-
-def _ranges(indices) -> str:
-    out, start = [], None
-    for i, value in enumerate(indices):
-        if start is None:
-            start = value
-        if i + 1 == len(indices) or indices[i + 1] != value + 1:
-            out.append(str(start) if start == value else f"{start}-{value}")
-            start = None
-    return ", ".join(out)
+    return f"the sliding layers are {compact_indices(sliding)}"
 
 
 def _sliding_snippet(subject):
@@ -1278,7 +1268,7 @@ def moe_note(subject) -> str | None:
         prose[-1] += "."
     dense = [i for i in range(real.num_layers) if not _serves(real, "router_logits", i)]
     if dense:
-        prose.append(f"Block{'s' if len(dense) > 1 else ''} {_ranges(dense)} {'have' if len(dense) > 1 else 'has'} "
+        prose.append(f"Block{'s' if len(dense) > 1 else ''} {compact_indices(dense)} {'have' if len(dense) > 1 else 'has'} "
                      "a dense MLP and no router.")
     prose.append("`router_logits`, `router_choices` and `router_weights` are served on the routed blocks; "
                  "`mlp_activation` and `mlp_neurons` of one expert are not standard values.")
