@@ -98,7 +98,7 @@ def image_call(family: str, text: str = "The Eiffel Tower is", seed: int = 0) ->
     for name, value in recipe.items():
         if name in ("tokens", "around", "types"):
             continue
-        inputs[name] = torch.randn(value, generator=generator) if name == "pixel_values" else torch.tensor(value)
+        inputs[name] = torch.randn(value, generator=generator) if "pixel_values" in name else torch.tensor(value)
     return inputs
 
 

@@ -71,6 +71,9 @@ class Wrapper:
     #: why transformers' own forward of this wrapper cannot run (then it is refused with this reason, and a test
     #: checks that the forward still fails, so that the day it runs the declaration is served)
     broken: str | None = None
+    #: the attention implementations the wrapper's class accepts, where not all its text family's (GOT-OCR 2's
+    #: vision encoder has no SDPA, so neither has the wrapper)
+    loads: tuple[str, ...] | None = None
 
 
 class ImageRows(Same):
@@ -196,6 +199,7 @@ def family_of(wrapper: Wrapper) -> WrapperFamily:
         checkpoints=wrapper.checkpoints, tiny=wrapper.tiny, variants={}, module=importlib.import_module(
             f"{__name__}.declarations"),
         readout=text.readout if wrapper.readout is None else wrapper.readout,
+        loads=text.loads if wrapper.loads is None else wrapper.loads,
     )
     return WrapperFamily(**shared, wrapper=wrapper, text=text)
 

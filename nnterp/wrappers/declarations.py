@@ -557,13 +557,12 @@ NOT_SERVED = {
     "cosmos3_edge": _no_family("cosmos3_edge_text"),
     "cosmos3_omni": _no_family("qwen3_vl_text"),
     "deepseek_ocr2": _no_family("deepseek_ocr2_text"),
-    "deepseek_vl": _undeclared("llama"),
-    "deepseek_vl_hybrid": _undeclared("llama"),
     "dots3_note": _undeclared("dots3_note_text"),
     "ernie4_5_vl_moe": _no_family("ernie4_5_vl_moe_text"),
     "exaone4_5": _undeclared("exaone4"),
-    "fast_vlm": _undeclared("qwen2"),
-    "fuyu": _undeclared("persimmon"),
+    "fast_vlm": "its vision tower is timm's FastViT (TimmWrapperModel, architecture fastvit_mci3) and its projector "
+                "reads that tower's convolutional feature map, and timm is not among nnterp's dependencies, so no "
+                "tiny recipe builds here to check it (its language model is qwen2's)",
     "gemma4": _undeclared("gemma4_text"),
     "gemma4_unified": _undeclared("gemma4_unified_text"),
     "glm46v": _no_family("glm4v_text"),
@@ -572,7 +571,6 @@ NOT_SERVED = {
     "glm5_next": _no_family("glm5_next_text"),
     "glm_ocr": _no_family("glm_ocr_text"),
     "glmga": _no_family("glm4v_text"),
-    "got_ocr2": _undeclared("qwen2"),
     "granite4_vision": _no_family("granite4_vision_text"),
     "granite_docling": _no_family("granite_docling_text"),
     "hunyuan_vl": _no_family("hunyuan_vl_text"),
@@ -583,13 +581,9 @@ NOT_SERVED = {
     "inkling_mm_model": _undeclared("inkling_text"),
     "instructblip": _undeclared("opt"),
     "instructblipvideo": _undeclared("opt"),
-    "janus": _undeclared("llama"),
     "kimi_k25": _undeclared("deepseek_v3"),
     "lfm2_vl": _undeclared("lfm2"),
     "lfm3_vl": _undeclared("lfm3"),
-    "llava_next": _undeclared("llama"),
-    "llava_next_video": _undeclared("llama"),
-    "llava_onevision": _undeclared("qwen2"),
     "minicpm_ocr": _undeclared("qwen3_5_text"),
     "minicpmv4_6": _undeclared("qwen3_5_text"),
     "minicpmv4_7": _undeclared("qwen3_5_text"),
@@ -600,11 +594,11 @@ NOT_SERVED = {
     "muse_glimmer": _no_family("muse_glimmer_text"),
     "muse_spark": _no_family("muse_spark_text"),
     "nemotron_h_omni": _undeclared("nemotron_h"),
-    "ovis2": _undeclared("qwen2"),
     "paddleocr_vl": _no_family("paddleocr_vl_text"),
-    "perception_lm": _undeclared("llama"),
-    "pp_chart2table": _undeclared("qwen2"),
-    "qianfan_ocr": _undeclared("qwen3"),
+    "perception_lm": "its vision tower is timm's Perception Encoder (TimmWrapperModel) and its projector reads "
+                     "that tower's timm config (vision_config.model_args['embed_dim']), and timm is not among "
+                     "nnterp's dependencies, so no tiny recipe builds here to check it (its language model is "
+                     "llama's)",
     "qwen2_5_omni_thinker": _no_family("qwen2_5_omni_text"),
     "qwen3_5": _undeclared("qwen3_5_text"),
     "qwen3_5_moe": _undeclared("qwen3_5_moe_text"),
@@ -613,7 +607,9 @@ NOT_SERVED = {
     "qwen4_exp": _undeclared("qwen4_exp_text"),
     "step3p7": _no_family("step3p5"),
     "unlimited_ocr": _no_family("unlimited_ocr_text"),
-    "video_llama_3": _undeclared("qwen2"),
-    "video_llava": _undeclared("llama"),
 
 }
+
+from .llava_kin import LLAVA_KIN  # noqa: E402  (it reads the recipes above)
+
+WRAPPERS += LLAVA_KIN

@@ -1,0 +1,279 @@
+"""LLaVA's kin and the other wrappers that place projected image features at placeholder tokens: LLaVA-NeXT (and
+its video and OneVision successors), Video-LLaVA, Janus, DeepSeek-VL, GOT-OCR 2, Ovis2, VideoLLaMA 3, Qianfan-OCR,
+Fuyu, and the Q-Former wrappers BLIP-2 and InstructBLIP. One declaration each: where the language model sits, where
+the image features enter, the image inputs and a tiny recipe with a one-layer vision tower."""
+
+from nnterp.family import Checkpoint
+from nnterp.sites import Call
+
+from . import Wrapper
+from .declarations import CLIP, SIGLIP, _text
+
+#: A tiny SAM-style vision encoder (GOT-OCR 2's): one windowless global layer over 64-pixel images in 16-pixel patches.
+SAM = {"hidden_size": 32, "output_channels": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": 64,
+       "patch_size": 16, "mlp_dim": 64, "window_size": 0, "global_attn_indexes": [0]}
+
+LLAVA_KIN = (
+    Wrapper(
+        name="llava_next",
+        title="LLaVA-NeXT",
+        model_types=("llava_next",),
+        classes=("LlavaNextForConditionalGeneration",),
+        text_family="llama",
+        summary="LLaVA-NeXT (LLaVA 1.6): LLaVA with any-resolution tiling, each image a base view and tiles, with a "
+                "learned newline row, around a Llama, Vicuna or Mistral language model.",
+        note="LlavaNextForConditionalGeneration: model.{vision_tower (CLIP), multi_modal_projector (linear, GELU, "
+             "linear), image_newline, language_model} and lm_head. pixel_values holds each image's base view and "
+             "tiles ([images, patches, channels, height, width]) and image_sizes its size; get_image_features "
+             "projects the vision_feature_layer's states, and pack_image_features unpads the tiles to the image's "
+             "aspect ratio and appends image_newline after each row of patches, so image_features includes the "
+             "newline rows. LlavaNextModel's forward places them with inputs_embeds.masked_scatter.",
+        image_inputs=("pixel_values", "image_sizes"),
+        checkpoints=(Checkpoint("llava-hf/llava-v1.6-mistral-7b-hf", "LLaVA-v1.6-Mistral-7B"),),
+        tiny={"config_class": "LlavaNextConfig", "overrides": {
+            "text_config": _text("llama"), "vision_config": CLIP, "image_token_id": 299,
+            "image_grid_pinpoints": [[16, 16]]},
+            "image": {"tokens": 36, "pixel_values": (1, 2, 3, 16, 16), "image_sizes": [[16, 16]]}},
+    ),
+    Wrapper(
+        name="llava_next_video",
+        title="LLaVA-NeXT-Video",
+        model_types=("llava_next_video",),
+        classes=("LlavaNextVideoForConditionalGeneration",),
+        text_family="llama",
+        summary="LLaVA-NeXT-Video: LLaVA-NeXT with video frames pooled into the stream beside images.",
+        note="LlavaNextVideoForConditionalGeneration: model.{vision_tower (CLIP), vision_resampler (average pooling "
+             "of video frames), multi_modal_projector, image_newline, language_model} and lm_head. Images go as in "
+             "LLaVA-NeXT (base view and tiles, image_sizes, newline rows); LlavaNextVideoModel's forward places them "
+             "with a first inputs_embeds.masked_scatter (image_features) and the pooled video frames "
+             "(pixel_values_videos) at video_token_id with a second.",
+        vision=("model.vision_tower", "model.vision_resampler", "model.multi_modal_projector"),
+        image_inputs=("pixel_values", "image_sizes", "pixel_values_videos"),
+        checkpoints=(Checkpoint("llava-hf/LLaVA-NeXT-Video-7B-hf", "LLaVA-NeXT-Video-7B"),),
+        tiny={"config_class": "LlavaNextVideoConfig", "overrides": {
+            "text_config": _text("llama"), "vision_config": CLIP, "image_token_id": 299, "video_token_id": 298,
+            "image_grid_pinpoints": [[16, 16]]},
+            "image": {"tokens": 36, "pixel_values": (1, 2, 3, 16, 16), "image_sizes": [[16, 16]]}},
+    ),
+    Wrapper(
+        name="llava_onevision",
+        title="LLaVA-OneVision",
+        model_types=("llava_onevision",),
+        classes=("LlavaOnevisionForConditionalGeneration",),
+        text_family="qwen2",
+        summary="LLaVA-OneVision: a SigLIP vision tower and a two-layer MLP projector with any-resolution tiling "
+                "around a Qwen2 language model.",
+        note="LlavaOnevisionForConditionalGeneration: model.{vision_tower (SigLIP), multi_modal_projector (linear, "
+             "GELU, linear), image_newline, language_model (Qwen2Model)} and lm_head. Images come as base view and "
+             "tiles with image_sizes; get_image_features keeps every patch (vision_feature_select_strategy 'full'), "
+             "unpads the tiles (downsampling them past vision_aspect_ratio's anyres_max limit) and appends "
+             "image_newline after each row; LlavaOnevisionModel's forward places them with a first "
+             "inputs_embeds.masked_scatter and video frames at video_token_id with a second.",
+        image_inputs=("pixel_values", "image_sizes", "pixel_values_videos"),
+        checkpoints=(Checkpoint("llava-hf/llava-onevision-qwen2-0.5b-ov-hf", "LLaVA-OneVision-Qwen2-0.5B-ov"),),
+        tiny={"config_class": "LlavaOnevisionConfig", "overrides": {
+            "text_config": _text("qwen2"), "vision_config": SIGLIP, "image_token_id": 299, "video_token_id": 298,
+            "image_grid_pinpoints": [[16, 16]]},
+            "image": {"tokens": 36, "pixel_values": (1, 2, 3, 16, 16), "image_sizes": [[16, 16]]}},
+    ),
+    Wrapper(
+        name="video_llava",
+        title="Video-LLaVA",
+        model_types=("video_llava",),
+        classes=("VideoLlavaForConditionalGeneration",),
+        text_family="llama",
+        summary="Video-LLaVA: LanguageBind image and video towers and one shared projector around a Vicuna (Llama) "
+                "language model.",
+        note="VideoLlavaForConditionalGeneration: model.{image_tower, video_tower (two CLIP vision models), "
+             "multi_modal_projector (linear, GELU, linear), language_model} and lm_head. get_image_features runs "
+             "image_tower and drops the CLS position (vision_feature_select_strategy 'default'); VideoLlavaModel's "
+             "forward places the projected images with a first inputs_embeds.masked_scatter and the video_tower's "
+             "frames (pixel_values_videos) at video_token_id with a second.",
+        vision=("model.image_tower", "model.video_tower", "model.multi_modal_projector"),
+        image_inputs=("pixel_values", "pixel_values_videos"),
+        checkpoints=(Checkpoint("LanguageBind/Video-LLaVA-7B-hf", "Video-LLaVA-7B"),),
+        tiny={"config_class": "VideoLlavaConfig", "overrides": {
+            "text_config": _text("llama"), "vision_config": CLIP, "image_token_id": 299, "video_token_id": 298},
+            "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16)}},
+    ),
+    Wrapper(
+        name="janus",
+        title="Janus",
+        model_types=("janus",),
+        classes=("JanusForConditionalGeneration",),
+        text_family="llama",
+        summary="Janus (Janus-Pro): a SigLIP-style vision model and an MLP aligner for understanding, a VQ-VAE for "
+                "generation, around a DeepSeek-LLM (Llama) language model.",
+        note="JanusForConditionalGeneration: model.{vision_model, aligner (MLP), vqmodel, generation_embeddings, "
+             "generation_aligner, generation_head (the image-generation side, unused by a text-generating call), "
+             "language_model (LlamaModel)} and lm_head. get_image_features runs vision_model and the aligner; "
+             "JanusModel's forward places the aligned rows with inputs_embeds.masked_scatter.",
+        vision=("model.vision_model", "model.aligner"),
+        checkpoints=(Checkpoint("deepseek-community/Janus-Pro-1B", "Janus-Pro-1B"),),
+        tiny={"config_class": "JanusConfig", "overrides": {
+            "text_config": _text("llama"), "image_token_id": 299,
+            "vision_config": {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": 16,
+                              "patch_size": 4, "mlp_ratio": 2.0, "projection_dim": 64, "depth": 2,
+                              "num_image_tokens": 16},
+            "vq_config": {"embed_dim": 8, "num_embeddings": 32, "latent_channels": 32, "base_channels": 32,
+                          "channel_multiplier": [1, 1], "num_res_blocks": 1, "num_patches": 4,
+                          "projection_dim": 64, "image_token_embed_dim": 64, "num_hidden_layers": 1}},
+            "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16)}},
+    ),
+    Wrapper(
+        name="deepseek_vl",
+        title="DeepSeek-VL",
+        model_types=("deepseek_vl",),
+        classes=("DeepseekVLForConditionalGeneration",),
+        text_family="llama",
+        summary="DeepSeek-VL: a SigLIP vision model and an MLP aligner around a DeepSeek-LLM (Llama) language model.",
+        note="DeepseekVLForConditionalGeneration: model.{vision_model (SigLIP), aligner (linear, GELU, linear), "
+             "language_model (LlamaModel)} and lm_head; DeepseekVLModel's forward places the aligned rows with "
+             "inputs_embeds.masked_scatter.",
+        vision=("model.vision_model", "model.aligner"),
+        checkpoints=(Checkpoint("deepseek-community/deepseek-vl-1.3b-chat", "DeepSeek-VL-1.3B-chat"),),
+        tiny={"config_class": "DeepseekVLConfig", "overrides": {
+            "text_config": _text("llama"), "vision_config": SIGLIP, "image_token_id": 299},
+            "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16)}},
+    ),
+    Wrapper(
+        name="deepseek_vl_hybrid",
+        title="DeepSeek-VL (hybrid)",
+        model_types=("deepseek_vl_hybrid",),
+        classes=("DeepseekVLHybridForConditionalGeneration",),
+        text_family="llama",
+        summary="DeepSeek-VL 7B: a low-resolution SigLIP and a high-resolution SAM vision encoder, fused by one "
+                "aligner, around a DeepSeek-LLM (Llama) language model.",
+        note="DeepseekVLHybridForConditionalGeneration: model.{vision_model (SigLIP, pixel_values), "
+             "high_res_vision_model (SAM, high_res_pixel_values), high_res_vision_neck, high_res_vision_proj, "
+             "aligner (the two encodings projected and concatenated, GELU, linear), language_model (LlamaModel)} "
+             "and lm_head; DeepseekVLHybridModel's forward places the aligned rows with "
+             "inputs_embeds.masked_scatter.",
+        vision=("model.vision_model", "model.high_res_vision_model", "model.aligner"),
+        image_inputs=("pixel_values", "high_res_pixel_values"),
+        checkpoints=(Checkpoint("deepseek-community/deepseek-vl-7b-chat", "DeepSeek-VL-7B-chat"),),
+        tiny={"config_class": "DeepseekVLHybridConfig", "overrides": {
+            "text_config": _text("llama"), "vision_config": SIGLIP, "image_token_id": 299,
+            "high_res_vision_config": {"hidden_size": 32, "output_channels": 16, "num_hidden_layers": 1,
+                                       "num_attention_heads": 2, "image_size": 64, "patch_size": 16, "mlp_dim": 64,
+                                       "window_size": 0, "global_attn_indexes": [0]}},
+            "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16), "high_res_pixel_values": (1, 3, 64, 64)}},
+    ),
+    Wrapper(
+        name="got_ocr2",
+        title="GOT-OCR 2.0",
+        model_types=("got_ocr2",),
+        classes=("GotOcr2ForConditionalGeneration",),
+        text_family="qwen2",
+        loads=("eager",),  # GotOcr2PreTrainedModel declares no SDPA
+        summary="GOT-OCR 2.0: a SAM-style vision encoder and a strided-convolution projector around a Qwen2 "
+                "language model.",
+        note="GotOcr2ForConditionalGeneration: model.{vision_tower (SAM-style encoder and neck), "
+             "multi_modal_projector (two strided convolutions, then one linear), language_model (Qwen2Model)} and "
+             "lm_head; GotOcr2Model's forward places the projected rows with inputs_embeds.masked_scatter.",
+        checkpoints=(Checkpoint("stepfun-ai/GOT-OCR-2.0-hf", "GOT-OCR-2.0"),),
+        tiny={"config_class": "GotOcr2Config", "overrides": {
+            "text_config": _text("qwen2"), "vision_config": SAM, "image_token_id": 299},
+            "image": {"tokens": 1, "pixel_values": (1, 3, 64, 64)}},
+    ),
+    Wrapper(
+        name="pp_chart2table",
+        title="PP-Chart2Table",
+        model_types=("pp_chart2table",),
+        classes=("GotOcr2ForConditionalGeneration",),
+        text_family="qwen2",
+        loads=("eager",),
+        summary="PP-Chart2Table: GOT-OCR 2.0's architecture (a SAM-style encoder, a convolution projector, a Qwen2 "
+                "language model) trained to turn charts into tables.",
+        note="PPChart2TableConfig builds GotOcr2ForConditionalGeneration: model.{vision_tower, multi_modal_projector, "
+             "language_model (Qwen2Model)} and lm_head, the projected rows placed by GotOcr2Model's "
+             "inputs_embeds.masked_scatter.",
+        checkpoints=(Checkpoint("PaddlePaddle/PP-Chart2Table_safetensors", "PP-Chart2Table"),),
+        tiny={"config_class": "PPChart2TableConfig", "overrides": {
+            "text_config": _text("qwen2"), "vision_config": SAM, "image_token_id": 299},
+            "image": {"tokens": 1, "pixel_values": (1, 3, 64, 64)}},
+    ),
+    Wrapper(
+        name="ovis2",
+        title="Ovis2",
+        model_types=("ovis2",),
+        classes=("Ovis2ForConditionalGeneration",),
+        text_family="qwen2",
+        summary="Ovis2: an AIMv2 vision tower whose outputs are probabilities over a visual vocabulary, embedded by a "
+                "visual embedding table, around a Qwen2.5 language model.",
+        note="Ovis2ForConditionalGeneration: model.{vision_tower (encoder, then a head giving a softmax over "
+             "vision_config.vocab_size visual words), visual_embeddings_table (each position's probabilities times "
+             "the table), language_model (Qwen2Model)} and lm_head. Ovis2Model's forward places the embedded rows "
+             "with inputs_embeds.masked_scatter, then writes the table's last rows at the visual_indicator_token_ids "
+             "positions (the processor's image start, end and separator tokens): there layers[0].layer_input is "
+             "neither token_embeddings nor image_features.",
+        vision=("model.vision_tower", "model.visual_embeddings_table"),
+        checkpoints=(Checkpoint("thisisiron/Ovis2-1B-hf", "Ovis2-1B"),),
+        tiny={"config_class": "Ovis2Config", "overrides": {
+            # the indicator ids past the tiny tokenizer's (at most 352 tokens), so that no text is overwritten
+            "text_config": _text("qwen2", vocab_size=360), "image_token_id": 299,
+            "visual_indicator_token_ids": [355, 356, 357, 358, 359], "vocab_size": 360, "hidden_size": 64,
+            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                              "num_attention_heads": 2, "image_size": 16, "patch_size": 4, "vocab_size": 32,
+                              "hidden_stride": 1}},
+            "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16)}},
+    ),
+    Wrapper(
+        name="video_llama_3",
+        title="VideoLLaMA 3",
+        model_types=("video_llama_3",),
+        classes=("VideoLlama3ForConditionalGeneration",),
+        text_family="qwen2",
+        summary="VideoLLaMA 3: a native-resolution SigLIP vision encoder with 2D rotary positions and an MLP projector "
+                "around a Qwen2.5 language model.",
+        note="VideoLlama3ForConditionalGeneration: model.{vision_model (flattened patches with image_grid_thw, "
+             "average-pooled by image_merge_sizes), projector (MLP), language_model (Qwen2Model)} and lm_head; "
+             "VideoLlama3Model's forward places the projected images with a first inputs_embeds.masked_scatter and "
+             "video frames (pixel_values_videos, video_grid_thw) at video_token_id with a second.",
+        vision=("model.vision_model", "model.projector"),
+        image_inputs=("pixel_values", "image_grid_thw", "image_merge_sizes", "pixel_values_videos"),
+        checkpoints=(Checkpoint("lkhl/VideoLLaMA3-2B-Image-HF", "VideoLLaMA3-2B-Image"),),
+        tiny={"config_class": "VideoLlama3Config", "overrides": {
+            "text_config": _text("qwen2"), "image_token_id": 299, "video_token_id": 298,
+            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                              "num_attention_heads": 2, "patch_size": 4}},
+            "image": {"tokens": 4, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
+                      "image_merge_sizes": [2]}},
+    ),
+    Wrapper(
+        name="qianfan_ocr",
+        title="Qianfan-OCR",
+        model_types=("qianfan_ocr",),
+        classes=("QianfanOCRForConditionalGeneration",),
+        text_family="qwen3",
+        summary="Qianfan-OCR: an InternViT-style vision tower and a pixel-shuffle MLP projector around a Qwen3 "
+                "language model.",
+        note="QianfanOCRForConditionalGeneration: model.{vision_tower, multi_modal_projector (layer norm, linear, "
+             "GELU, linear after a pixel shuffle by downsample_ratio), language_model (Qwen3Model)} and lm_head; "
+             "QianfanOCRModel's forward places the projected rows with inputs_embeds.masked_scatter.",
+        checkpoints=(Checkpoint("baidu/Qianfan-OCR", "Qianfan-OCR"),),
+        tiny={"config_class": "QianfanOCRConfig", "overrides": {
+            "text_config": _text("qwen3"), "image_token_id": 299, "downsample_ratio": 0.5,
+            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                              "num_attention_heads": 2, "image_size": [16, 16], "patch_size": [4, 4]}},
+            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16)}},
+    ),
+    Wrapper(
+        name="fuyu",
+        title="Fuyu",
+        model_types=("fuyu",),
+        classes=("FuyuForCausalLM",),
+        text_family="persimmon",
+        summary="Fuyu: no vision tower, the image's raw patches projected by one linear layer straight into a "
+                "Persimmon language model's stream.",
+        note="FuyuForCausalLM: model.{vision_embed_tokens (one linear from patch_size^2 x channels pixel values to "
+             "hidden_size), language_model (PersimmonModel)} and lm_head. pixel_values are the image's flattened "
+             "patches ([batch, patches, patch_size^2 x channels]); FuyuModel's forward projects them and places "
+             "them with inputs_embeds.masked_scatter at image_token_id.",
+        vision=("model.vision_embed_tokens",),
+        checkpoints=(Checkpoint("adept/fuyu-8b", "Fuyu-8B"),),
+        tiny={"config_class": "FuyuConfig", "overrides": {
+            "text_config": _text("persimmon"), "image_token_id": 299, "patch_size": 4, "image_size": 16},
+            "image": {"tokens": 16, "pixel_values": (1, 16, 48)}},
+    ),
+)
