@@ -14,11 +14,32 @@ WRAPPERS = sorted(wrapper_registry())
 
 @pytest.mark.parametrize("name", WRAPPERS)
 def test_contract_text_and_image(name):
-    for load in wrapper_registry()[name].loads:
+    family = wrapper_registry()[name]
+    # a wrapper whose every call needs an image (BLIP-2) is checked on calls with one
+    calls = (tiny.image_call(name),) if family.wrapper.image_required else (None, tiny.image_call(name))
+    for load in family.loads:
         model = tiny.load(name, attn_implementation=load)
-        for inputs in (None, tiny.image_call(name)):
+        for inputs in calls:
             report = model.check(inputs, raise_on_failure=False)
             assert report.ok, str(report)
+
+
+@pytest.mark.parametrize("name", [name for name in WRAPPERS if wrapper_registry()[name].wrapper.image_required])
+def test_a_wrapper_said_to_need_an_image_still_fails_on_text_alone(name):
+    """The day transformers' forward of BLIP-2 runs on text alone, its text-only call is checked too."""
+    native, _ = tiny.build(name)
+    inputs = tiny.image_call(name)
+    with pytest.raises((TypeError, ValueError)):
+        native(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"])
+
+
+def test_a_wrapper_with_a_language_model_of_another_type_is_refused():
+    """BLIP-2 is served with its OPT language models; a Flan-T5 one (an encoder-decoder) is refused, saying so."""
+    from transformers import Blip2Config
+
+    config = Blip2Config(text_config={"model_type": "t5"}, use_decoder_only_language_model=False)
+    with pytest.raises(UnknownArchitecture, match="not served with a language model of type 't5'"):
+        family_for(config, "Blip2ForConditionalGeneration")
 
 
 @pytest.fixture(scope="module")

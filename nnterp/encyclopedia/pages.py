@@ -253,12 +253,13 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
             accessors.append((name, getattr(model, name)))
         except Exception as error:  # an accessor a family does not define is shown as such
             accessors.append((name, f"unavailable ({type(error).__name__})"))
-    block_kind = block_kind_of(family, config)
+    served = model._nnterp_state.config  # the block's facts are read from a wrapper's text config
+    block_kind = block_kind_of(family, served)
     seconds["meta"] = time.perf_counter() - start
 
     start = time.perf_counter()
-    sums = block_sums(family, config)
-    mid_sums = family.mid_arithmetic(config) is None
+    sums = block_sums(family, served)
+    mid_sums = family.mid_arithmetic(served) is None
     module = module_for(family)
     load = getattr(module, "LOAD", default_load(family))
     modules = modules_of(printout)

@@ -83,8 +83,16 @@ class Runner:
         def StandardizedTransformer(source, *args, **kwargs):  # noqa: N802 - the name the snippet uses
             return nnterp.StandardizedTransformer(local() if source in repos else source, *args, **kwargs)
 
-        return {"model": model, "prompt": PROMPT, "torch": torch, "nnterp": nnterp,
+        return {"model": model, "prompt": self.prompt(), "torch": torch, "nnterp": nnterp,
                 "StandardizedTransformer": StandardizedTransformer}
+
+    def prompt(self):
+        """The snippets' call: the text, or where every call needs an image (BLIP-2) the tiny image call."""
+        if getattr(getattr(self.family, "wrapper", None), "image_required", None):
+            from nnterp import tiny
+
+            return tiny.image_call(self.family.name)
+        return PROMPT
 
     def run(self, source: str, model, where: str, namespace: dict | None = None) -> tuple[Result, dict]:
         """Run one snippet; returns its result and the names it left behind."""

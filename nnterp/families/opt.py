@@ -78,7 +78,8 @@ def _post_norm_arithmetic(layer, x, attn, mlp):
 def _unembed(model, hidden):
     """Last block's output to lm_head's logits: the final norm where the decoder has one, project_out where it
     has one."""
-    decoder = model._module.model.decoder
+    layers = model.layers._module  # the decoder holding them, wherever it sits (inside BLIP-2's language_model too)
+    decoder = next(module for module in model._module.modules() if getattr(module, "layers", None) is layers)
     if decoder.final_layer_norm is not None:
         hidden = decoder.final_layer_norm(hidden)
     if decoder.project_out is not None:

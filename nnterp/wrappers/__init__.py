@@ -74,6 +74,15 @@ class Wrapper:
     #: the attention implementations the wrapper's class accepts, where not all its text family's (GOT-OCR 2's
     #: vision encoder has no SDPA, so neither has the wrapper)
     loads: tuple[str, ...] | None = None
+    #: the text configs' model types served, where the wrapper's config also takes others its text family is not
+    #: (BLIP-2's Flan-T5 language models, encoder-decoders): a config with another is refused
+    text_types: tuple[str, ...] = ()
+    #: why a text-only call cannot run (BLIP-2's forward runs its vision side on every call): the contract is then
+    #: checked on calls with an image only, and a test checks that a text-only forward still fails
+    image_required: str | None = None
+    #: native path of a module whose output the language model adds to the merged embeddings before its first block
+    #: (BLIP-2's OPT: its learned positions), so that layers[0].layer_input is the merged embeddings plus it
+    added_before_layers: str | None = None
 
 
 class ImageRows(Same):
@@ -231,6 +240,7 @@ def wrapper_for(config, architecture: str | None = None) -> WrapperFamily | None
 
     for wrapper in declared():
         if ours(wrapper) and wrapper.broken is None:
+            _check_text_type(wrapper, config, architecture)
             return wrapper_registry()[wrapper.name]
         if ours(wrapper):
             raise UnknownArchitecture(f"{architecture or model_type} (model_type {model_type!r}) is not served: "
@@ -241,6 +251,15 @@ def wrapper_for(config, architecture: str | None = None) -> WrapperFamily | None
             f"{architecture or model_type} (model_type {model_type!r}) is an image-text-to-text model nnterp does not "
             f"serve: {reason} (FAMILIES.md lists every such type with its reason)")
     return None
+
+
+def _check_text_type(wrapper: Wrapper, config, architecture: str | None) -> None:
+    text_type = getattr(config.get_text_config(), "model_type", None)
+    if wrapper.text_types and text_type not in wrapper.text_types:
+        raise UnknownArchitecture(
+            f"{architecture or wrapper.classes[0]} is not served with a language model of type {text_type!r}: nnterp "
+            f"serves {wrapper.title} with language models of type {' or '.join(map(repr, wrapper.text_types))} only, "
+            f"through the {wrapper.text_family} family")
 
 
 def _wrapper_class(model_type: str) -> str | None:
@@ -280,22 +299,38 @@ def has_image(model, inputs) -> bool:
     return isinstance(inputs, dict) and any(inputs.get(name) is not None for name in model.family.wrapper.image_inputs)
 
 
+def _receiver(wrapper: Wrapper) -> str:
+    """Native path of the module the wrapper hands the merged embeddings to (inputs_embeds): its language model, or
+    the whole CausalLM holding it where the head is the language model's own (BLIP-2's language_model)."""
+    return wrapper.lm_head.rsplit(".", 1)[0] if "." in wrapper.lm_head else wrapper.language_model
+
+
 def check_image(model, inputs, report, base) -> None:
     """The contract where the image enters the stream, on a call with an image: image_mask marks the placeholders,
-    image_features has a row per image position, layers[0].layer_input is token_embeddings with image_features
-    merged at image_mask, and an edit of image_features reaches the logits while a read leaves them bit-identical.
-    On a text-only call: image_mask is all False and image_features is not computed."""
+    image_features has a row per image position, the embeddings the language model receives are token_embeddings
+    with image_features merged at image_mask, layers[0].layer_input is them (plus what the language model adds
+    before its first block, where the wrapper names it), and an edit of image_features reaches the logits while a
+    read leaves them bit-identical. On a text-only call: image_mask is all False and image_features is not
+    computed."""
     import torch
 
     from ..conformance import _check_layout, _close, _diff, _logits_after
 
+    wrapper = model.family.wrapper
     dtype = next(model._module.parameters()).dtype
     with model.trace(inputs):
         mask = model.image_mask.save()
         embedded = model.token_embeddings.save()
         if has_image(model, inputs):
             features = model.image_features.save()
+        received = _descend(model, _receiver(wrapper)).inputs[1]["inputs_embeds"].save()
+        if wrapper.added_before_layers:
+            added = _descend(model, wrapper.added_before_layers).output.save()
         entering = model.layers[0].layer_input.save()
+    expected = received + added if wrapper.added_before_layers else received
+    label = "layers[0].layer_input == the language model's inputs_embeds" + (
+        f" + {wrapper.added_before_layers}'s output" if wrapper.added_before_layers else "")
+    report.add(label, "model", torch.equal(entering, expected), f"max diff {_diff(entering, expected):.3g}")
     _check_layout(report, "model", "image_mask", mask, tuple(entering.shape[:2]), dtype)
     if not has_image(model, inputs):
         report.add("a text-only call has no image position", "model.image_mask", not bool(mask.any()))
@@ -303,10 +338,10 @@ def check_image(model, inputs, report, base) -> None:
     positions = int(mask.sum())
     report.add("the call has image positions", "model.image_mask", positions > 0, f"{positions}")
     _check_layout(report, "model", "image_features", features, (positions, model.hidden_size), dtype)
-    report.add("layers[0].layer_input == image_features at image_mask", "model",
-               torch.equal(entering[mask], features), f"max diff {_diff(entering[mask], features):.3g}")
-    report.add("layers[0].layer_input == token_embeddings off image_mask", "model",
-               torch.equal(entering[~mask], embedded[~mask]), f"max diff {_diff(entering[~mask], embedded[~mask]):.3g}")
+    report.add("the language model's inputs_embeds == image_features at image_mask", "model",
+               torch.equal(received[mask], features), f"max diff {_diff(received[mask], features):.3g}")
+    report.add("the language model's inputs_embeds == token_embeddings off image_mask", "model",
+               torch.equal(received[~mask], embedded[~mask]), f"max diff {_diff(received[~mask], embedded[~mask]):.3g}")
     label = "model.image_features"
     read = _logits_after(model, inputs, lambda: model, "image_features", "read")
     report.add("a read leaves logits bit-identical", label, torch.equal(read, base), f"max diff {_diff(read, base):.3g}")

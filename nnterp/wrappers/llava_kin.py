@@ -13,6 +13,16 @@ from .declarations import CLIP, SIGLIP, _text
 SAM = {"hidden_size": 32, "output_channels": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": 64,
        "patch_size": 16, "mlp_dim": 64, "window_size": 0, "global_attn_indexes": [0]}
 
+#: A tiny Q-Former (BLIP-2's): one layer cross-attending to the vision tower, four queries.
+QFORMER = {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64,
+           "encoder_hidden_size": 32, "vocab_size": 300, "cross_attention_frequency": 1}
+#: A tiny BLIP vision model: one layer over 16-pixel images in 4-pixel patches.
+BLIP_VISION = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
+               "image_size": 16, "patch_size": 4}
+#: BLIP-2's forward runs the vision model and the Q-Former on every call
+Q_FORMER_NEEDS_IMAGE = ("its forward runs the vision model and the Q-Former unconditionally, so every call passes "
+                        "pixel_values")
+
 LLAVA_KIN = (
     Wrapper(
         name="llava_next",
@@ -275,5 +285,97 @@ LLAVA_KIN = (
         tiny={"config_class": "FuyuConfig", "overrides": {
             "text_config": _text("persimmon"), "image_token_id": 299, "patch_size": 4, "image_size": 16},
             "image": {"tokens": 16, "pixel_values": (1, 16, 48)}},
+    ),
+    Wrapper(
+        name="blip-2",
+        title="BLIP-2",
+        model_types=("blip-2",),
+        classes=("Blip2ForConditionalGeneration",),
+        text_family="opt",
+        text_types=("opt",),
+        summary="BLIP-2: a frozen ViT, a Q-Former whose learned queries cross-attend to it, and a linear projection "
+                "of the queries into an OPT language model's stream.",
+        note="Blip2ForConditionalGeneration: vision_model, query_tokens (num_query_tokens learned queries), qformer "
+             "(BERT-style blocks cross-attending to the vision model's states), language_projection (one linear) "
+             "and language_model, a whole OPTForCausalLM (language_model.model.decoder.{embed_tokens, layers, "
+             "final_layer_norm}, language_model.lm_head). The wrapper's own forward projects the Q-Former's query "
+             "outputs and places them with masked_scatter at the image_token_id placeholders (num_query_tokens per "
+             "image), then calls the language model with the merged embeddings; OPT adds its learned positions to "
+             "them before the first block. Only its OPT checkpoints are decoder-only: the Flan-T5 ones "
+             "(use_decoder_only_language_model=False) are encoder-decoders, not served.",
+        language_model="language_model.model",
+        lm_head="language_model.lm_head",
+        merge="",
+        merge_call=Call("masked_scatter", "input"),
+        added_before_layers="language_model.model.decoder.embed_positions",
+        image_required=Q_FORMER_NEEDS_IMAGE,
+        vision=("vision_model", "qformer", "language_projection"),
+        checkpoints=(Checkpoint("Salesforce/blip2-opt-2.7b", "BLIP-2-OPT-2.7B"),),
+        tiny={"config_class": "Blip2Config", "overrides": {
+            "text_config": _text("opt"), "vision_config": BLIP_VISION, "qformer_config": QFORMER,
+            "num_query_tokens": 4, "image_token_id": 299},
+            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16)}},
+    ),
+    Wrapper(
+        name="instructblip",
+        title="InstructBLIP",
+        model_types=("instructblip",),
+        classes=("InstructBlipForConditionalGeneration",),
+        text_family="llama",
+        text_types=("llama",),
+        summary="InstructBLIP: BLIP-2 with an instruction-aware Q-Former (it reads the prompt too) around a Vicuna "
+                "(Llama) language model.",
+        note="InstructBlipForConditionalGeneration: vision_model, query_tokens, qformer (its queries attend to the "
+             "instruction's own tokens, qformer_input_ids, and cross-attend to the vision model's states), "
+             "language_projection and language_model, a whole LlamaForCausalLM (language_model.model.{embed_tokens, "
+             "layers, norm}, language_model.lm_head). The wrapper's own forward places the projected queries with "
+             "inputs_embeds.masked_scatter at the image_token_id placeholders (num_query_tokens per image). Only its "
+             "Vicuna checkpoints are decoder-only: the Flan-T5 ones are encoder-decoders, not served.",
+        language_model="language_model.model",
+        lm_head="language_model.lm_head",
+        merge="",
+        image_required=Q_FORMER_NEEDS_IMAGE,
+        vision=("vision_model", "qformer", "language_projection"),
+        image_inputs=("pixel_values", "qformer_input_ids", "qformer_attention_mask"),
+        checkpoints=(Checkpoint("Salesforce/instructblip-vicuna-7b", "InstructBLIP-Vicuna-7B", {
+            "architectures": ["InstructBlipForConditionalGeneration"], "model_type": "instructblip"}, not_buildable=(
+            "its sizes are not recorded here, and InstructBlipConfig's defaults build an OPT language model, which "
+            "this wrapper does not serve")),),
+        tiny={"config_class": "InstructBlipConfig", "overrides": {
+            "text_config": _text("llama", model_type="llama"), "vision_config": BLIP_VISION, "qformer_config": QFORMER,
+            "num_query_tokens": 4, "image_token_id": 299},
+            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16), "qformer_input_ids": [[1, 5, 6]]}},
+    ),
+    Wrapper(
+        name="instructblipvideo",
+        title="InstructBLIP (video)",
+        model_types=("instructblipvideo",),
+        classes=("InstructBlipVideoForConditionalGeneration",),
+        text_family="llama",
+        text_types=("llama",),
+        summary="InstructBLIP for video: InstructBLIP's Q-Former run on each frame, the frames' queries side by "
+                "side in a Vicuna (Llama) language model's stream.",
+        note="InstructBlipVideoForConditionalGeneration: vision_model, query_tokens, qformer, language_projection "
+             "and language_model, a whole LlamaForCausalLM. pixel_values is a video ([batch, frames, channels, "
+             "height, width]); get_video_features runs the vision model and the Q-Former on every frame and lays "
+             "the frames' projected queries end to end (num_query_tokens x frames rows); the wrapper's own forward "
+             "places them with inputs_embeds.masked_scatter at the video_token_id placeholders, so image_mask marks "
+             "the video positions.",
+        language_model="language_model.model",
+        lm_head="language_model.lm_head",
+        merge="",
+        image_token="video_token_id",
+        image_required=Q_FORMER_NEEDS_IMAGE.replace("pixel_values", "pixel_values (the video's frames)"),
+        vision=("vision_model", "qformer", "language_projection"),
+        image_inputs=("pixel_values", "qformer_input_ids", "qformer_attention_mask"),
+        checkpoints=(Checkpoint("Salesforce/instructblip-vicuna-7b", "InstructBLIP-Vicuna-7B (video)", {
+            "architectures": ["InstructBlipVideoForConditionalGeneration"], "model_type": "instructblipvideo"},
+            not_buildable=(
+            "its sizes are not recorded here, and InstructBlipVideoConfig's defaults build an OPT language model, "
+            "which this wrapper does not serve")),),
+        tiny={"config_class": "InstructBlipVideoConfig", "overrides": {
+            "text_config": _text("llama", model_type="llama"), "vision_config": BLIP_VISION, "qformer_config": QFORMER,
+            "num_query_tokens": 4, "video_token_id": 299},
+            "image": {"tokens": 8, "pixel_values": (1, 2, 3, 16, 16), "qformer_input_ids": [[1, 5, 6]]}},
     ),
 )
