@@ -350,7 +350,8 @@ def _envoys_by_class(model, family) -> dict:
 
     if any(isinstance(key, type) for key in family.all_rename):
         return ENVOYS  # class keys name hosts by type: nnsight's spellings of the paths resolve them
-    layers = next((found for key in native_names("layers") if (found := resolve(model, key)) is not None), None)
+    path, layers = next(((key, found) for key in native_names("layers") if (found := resolve(model, key)) is not None),
+                        (None, None))
     if layers is None:
         return ENVOYS
     classes = {torch.nn.Module: Envoy}
@@ -371,7 +372,12 @@ def _envoys_by_class(model, family) -> dict:
                     host_modules.add(id(child))
     keyed = set(classes) - {torch.nn.Module}
     if any(type(m) in keyed and id(m) not in host_modules for m in model.modules()):
-        return ENVOYS  # a host's class also sits off the host positions (OPT's mlp is a Linear): paths tell them apart
+        # a host's class also sits off the host positions (OPT's mlp is a Linear): paths tell them apart, anchored at
+        # the blocks' own path inside a wrapper, whose vision tower has blocks of its own (BLIP-2's vision_model)
+        if getattr(family, "wrapper", None) is None:
+            return ENVOYS
+        return {f"{path}.{key[len('layers.'):]}" if key != "layers.*" else f"{path}.*": envoy
+                for key, envoy in ENVOYS.items()}
     return classes
 
 

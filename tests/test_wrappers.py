@@ -33,6 +33,14 @@ def test_a_wrapper_said_to_need_an_image_still_fails_on_text_alone(name):
         native(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"])
 
 
+def test_the_vision_towers_blocks_are_not_the_language_models():
+    """OPT's blocks are told apart by path (its mlp is a Linear); inside BLIP-2 the vision model has blocks too."""
+    model = tiny.load("blip-2")
+    assert "layer_input" in repr(model.layers[0]) and "layer_input" not in repr(model.vision_model)
+    assert "(token_embeddings) -> Residual [batch seq hidden_size]: The embedding module's output, the image " \
+           "placeholders' own embeddings included" in repr(model)
+
+
 def test_a_wrapper_with_a_language_model_of_another_type_is_refused():
     """BLIP-2 is served with its OPT language models; a Flan-T5 one (an encoder-decoder) is refused, saying so."""
     from transformers import Blip2Config

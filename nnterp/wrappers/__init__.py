@@ -143,6 +143,8 @@ def _token_embeddings(site, family: str):
     """The text family's token_embeddings site, saying what it is on a wrapper."""
     text = ("The embedding module's output, the image placeholders' own embeddings included: the wrapper places "
             "image_features at image_mask after it, so layers[0].layer_input is this with them merged")
+    if callable(site):  # chosen per config (OPT's, projected or not): said of whichever it is
+        return lambda context: _token_embeddings(site(context), family)
     if not isinstance(site, Read):
         return site
     # the family's own sentence up to its first clause: what the module computes (what it says of layers[0] is

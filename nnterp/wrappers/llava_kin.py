@@ -39,7 +39,19 @@ LLAVA_KIN = (
              "aspect ratio and appends image_newline after each row of patches, so image_features includes the "
              "newline rows. LlavaNextModel's forward places them with inputs_embeds.masked_scatter.",
         image_inputs=("pixel_values", "image_sizes"),
-        checkpoints=(Checkpoint("llava-hf/llava-v1.6-mistral-7b-hf", "LLaVA-v1.6-Mistral-7B"),),
+        checkpoints=(Checkpoint("llava-hf/llava-v1.6-mistral-7b-hf", "LLaVA-v1.6-Mistral-7B", {
+            "architectures": ["LlavaNextForConditionalGeneration"], "model_type": "llava_next",
+            "image_token_index": 32000, "projector_hidden_act": "gelu", "vision_feature_layer": -2,
+            "vision_feature_select_strategy": "default", "use_image_newline_parameter": True,
+            "image_grid_pinpoints": [[336, 672], [672, 336], [672, 672], [1008, 336], [336, 1008]],
+            "text_config": {"model_type": "mistral", "intermediate_size": 14336, "max_position_embeddings": 32768,
+                            "num_key_value_heads": 8, "rms_norm_eps": 1e-05, "rope_theta": 1000000.0,
+                            "sliding_window": None, "vocab_size": 32064},
+            "vision_config": {"model_type": "clip_vision_model", "hidden_size": 1024, "image_size": 336,
+                              "intermediate_size": 4096, "num_attention_heads": 16, "num_hidden_layers": 24,
+                              "patch_size": 14, "projection_dim": 768, "vocab_size": 32000},
+            "vocab_size": 32064, "dtype": "float16",
+        }),),
         tiny={"config_class": "LlavaNextConfig", "overrides": {
             "text_config": _text("llama"), "vision_config": CLIP, "image_token_id": 299,
             "image_grid_pinpoints": [[16, 16]]},
