@@ -64,8 +64,8 @@ LLAVA_KIN = (
         classes=("LlavaNextVideoForConditionalGeneration",),
         text_family="llama",
         summary="LLaVA-NeXT-Video: LLaVA-NeXT with video frames pooled into the stream beside images.",
-        note="LlavaNextVideoForConditionalGeneration: model.{vision_tower (CLIP), vision_resampler (average pooling "
-             "of video frames), multi_modal_projector, image_newline, language_model} and lm_head. Images go as in "
+        note="LlavaNextVideoForConditionalGeneration: model.{vision_tower (CLIP), vision_resampler (spatial pooling "
+             "of each frame's features, by spatial_pool_mode), multi_modal_projector, image_newline, language_model} and lm_head. Images go as in "
              "LLaVA-NeXT (base view and tiles, image_sizes, newline rows); LlavaNextVideoModel's forward places them "
              "with a first inputs_embeds.masked_scatter (image_features) and the pooled video frames "
              "(pixel_values_videos) at video_token_id with a second.",
@@ -104,8 +104,8 @@ LLAVA_KIN = (
         model_types=("video_llava",),
         classes=("VideoLlavaForConditionalGeneration",),
         text_family="llama",
-        summary="Video-LLaVA: LanguageBind image and video towers and one shared projector around a Vicuna (Llama) "
-                "language model.",
+        summary="Video-LLaVA: two CLIP vision towers, one for images and one for video frames, and one shared "
+                "projector around a Llama (Vicuna) language model.",
         note="VideoLlavaForConditionalGeneration: model.{image_tower, video_tower (two CLIP vision models), "
              "multi_modal_projector (linear, GELU, linear), language_model} and lm_head. get_image_features runs "
              "image_tower and drops the CLS position (vision_feature_select_strategy 'default'); VideoLlavaModel's "
@@ -126,7 +126,7 @@ LLAVA_KIN = (
         text_family="llama",
         summary="Janus (Janus-Pro): a SigLIP-style vision model and an MLP aligner for understanding, a VQ-VAE for "
                 "generation, around a DeepSeek-LLM (Llama) language model.",
-        note="JanusForConditionalGeneration: model.{vision_model, aligner (MLP), vqmodel, generation_embeddings, "
+        note="JanusForConditionalGeneration: model.{vision_model, aligner (linear, then depth - 1 activations and linears), vqmodel, generation_embeddings, "
              "generation_aligner, generation_head (the image-generation side, unused by a text-generating call), "
              "language_model (LlamaModel)} and lm_head. get_image_features runs vision_model and the aligner; "
              "JanusModel's forward places the aligned rows with inputs_embeds.masked_scatter.",
@@ -191,7 +191,7 @@ LLAVA_KIN = (
         summary="GOT-OCR 2.0: a SAM-style vision encoder and a strided-convolution projector around a Qwen2 "
                 "language model.",
         note="GotOcr2ForConditionalGeneration: model.{vision_tower (SAM-style encoder and neck), "
-             "multi_modal_projector (two strided convolutions, then one linear), language_model (Qwen2Model)} and "
+             "multi_modal_projector (two stride-2 convolutions, then one linear), language_model (Qwen2Model)} and "
              "lm_head; GotOcr2Model's forward places the projected rows with inputs_embeds.masked_scatter.",
         checkpoints=(Checkpoint("stepfun-ai/GOT-OCR-2.0-hf", "GOT-OCR-2.0"),),
         tiny={"config_class": "GotOcr2Config", "overrides": {
@@ -222,7 +222,7 @@ LLAVA_KIN = (
         classes=("Ovis2ForConditionalGeneration",),
         text_family="qwen2",
         summary="Ovis2: an AIMv2 vision tower whose outputs are probabilities over a visual vocabulary, embedded by a "
-                "visual embedding table, around a Qwen2.5 language model.",
+                "visual embedding table, around a Qwen2 language model.",
         note="Ovis2ForConditionalGeneration: model.{vision_tower (encoder, then a head giving a softmax over "
              "vision_config.vocab_size visual words), visual_embeddings_table (each position's probabilities times "
              "the table), language_model (Qwen2Model)} and lm_head. Ovis2Model's forward places the embedded rows "
@@ -247,9 +247,10 @@ LLAVA_KIN = (
         classes=("VideoLlama3ForConditionalGeneration",),
         text_family="qwen2",
         summary="VideoLLaMA 3: a native-resolution SigLIP vision encoder with 2D rotary positions and an MLP projector "
-                "around a Qwen2.5 language model.",
-        note="VideoLlama3ForConditionalGeneration: model.{vision_model (flattened patches with image_grid_thw, "
-             "average-pooled by image_merge_sizes), projector (MLP), language_model (Qwen2Model)} and lm_head; "
+                "around a Qwen2 language model.",
+        note="VideoLlama3ForConditionalGeneration: model.{vision_model (flattened patches with image_grid_thw, its "
+             "output resized by bilinear interpolation to 1/image_merge_sizes per side), projector (linear, GELU, "
+             "linear), language_model (Qwen2Model)} and lm_head; "
              "VideoLlama3Model's forward places the projected images with a first inputs_embeds.masked_scatter and "
              "video frames (pixel_values_videos, video_grid_thw) at video_token_id with a second.",
         vision=("model.vision_model", "model.projector"),
