@@ -295,6 +295,8 @@ class Family:
     accessors: dict[str, Callable] = field(default_factory=dict)
     #: a block preset (nnterp.blocks.Parallel): the sites, the kind and the order of the sum it implies
     block: Any = None
+    #: a mixture-of-experts preset (nnterp.routers.MoE): the router's and the experts' sites and accessors
+    moe: Any = None
     #: the block's own order of the sum, for the identity check: (x, attn, mlp) -> out
     block_sum: Callable = lambda x, attn, mlp: (x + attn) + mlp
     block_kind: Callable = lambda config: "sequential"
@@ -348,6 +350,9 @@ class Family:
         if self.block is not None:  # the preset's sites first: the printout lists declared values in this order
             self.sites = {**self.block.sites(), **self.sites}
             self.block_kind, self.block_sum = self.block.kind, self.block.sum
+        if self.moe is not None:  # after the declared sites, which it leaves as declared
+            self.sites = {**self.sites, **{k: v for k, v in self.moe.sites().items() if k not in self.sites}}
+            self.accessors = {**self.moe.accessors(), **self.accessors}
         # a sentence in place of a site: the common site, described in this family's words
         for name, declared in list(self.sites.items()):
             if isinstance(declared, str):
@@ -368,8 +373,11 @@ class Family:
                                                         if isinstance(native, str)))
         if self.block is not None:
             said.append(f"the block: {self.block.describe()}")
+        if self.moe is not None:
+            said.append(f"the MLP: {self.moe.describe()}")
         words = self.description_changes()
-        preset = self.block.sites() if self.block is not None else {}
+        preset = {**(self.block.sites() if self.block is not None else {}),
+                  **(self.moe.sites() if self.moe is not None else {})}
         own = [name for name in self.sites if name not in words and name not in preset]
         if own:
             said.append("read elsewhere: " + ", ".join(own))

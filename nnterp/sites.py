@@ -103,6 +103,28 @@ class Argument:
         return args, kwargs
 
 
+@dataclass(frozen=True)
+class ListItem:
+    """Item ``item`` of the list passed as argument ``index`` of a call (``torch.cat([scores, sinks])``)."""
+
+    index: int = 0
+    item: int = 0
+
+    def get(self, raw):
+        args, kwargs = raw
+        return (args[self.index] if self.index < len(args) else kwargs["tensors"])[self.item]
+
+    def put(self, raw, value):
+        args, kwargs = raw
+        if self.index < len(args):
+            items = list(args[self.index])
+            items[self.item] = value
+            return (*args[:self.index], items, *args[self.index + 1:]), kwargs
+        items = list(kwargs["tensors"])
+        items[self.item] = value
+        return args, {**kwargs, "tensors": items}
+
+
 # --------------------------------------------------------------------------- layouts
 class Same:
     """The native layout is the value's layout."""
@@ -161,7 +183,46 @@ class CallPositions(Same):
         return torch.cat([before, value, after], dim=self.dim)
 
 
-SAME, SPLIT_HEADS, HEADS_AFTER_POSITIONS = Same(), SplitHeads(), HeadsAfterPositions()
+def batch_rows() -> tuple[int, tuple[int, int] | None]:
+    """The rows of the run nnsight is interleaving, and (start, size) of the current invoke's rows among them
+    (None outside several invokes): the batch of a value the model computes on positions folded into rows."""
+    mediator = Mediator.current("the batch size")
+    batcher = mediator.interleaver.batcher
+    total = batcher.total if batcher is not None and batcher.total else 1
+    group = mediator.batch_group if batcher is not None and batcher.batching else None
+    return total, group
+
+
+class TokenRows(Same):
+    """``[tokens, ...]`` (the positions folded into rows batch-major: a router's input, OPT's MLP half) seen as
+    ``[batch seq ...]``: a view, so in-place edits reach the model. The batch is the rows of the call, which the
+    module never sees: it is read from the run nnsight is interleaving. Under several invokes each one sees its own
+    rows, as for every other value."""
+
+    def view(self, native, model):
+        if native.dim() != 2:
+            return native
+        total, group = batch_rows()
+        if group is None:
+            return native.unflatten(0, (total, -1))
+        start, size = group
+        if getattr(native, "_nnsight_batch", False) or native.shape[0] == size:
+            return native.unflatten(0, (size, -1))  # nnsight already narrowed it to this invoke's rows
+        return native.unflatten(0, (total, -1)).narrow(0, start, size)
+
+    def inverse(self, value, like, model):
+        if like.dim() != 2:
+            return value
+        rows = value.flatten(0, 1)
+        if rows.shape[0] == like.shape[0]:
+            return rows
+        total, (start, size) = batch_rows()  # this invoke's rows of the whole run's tensor
+        whole = like.clone()
+        whole.unflatten(0, (total, -1))[start:start + size] = value
+        return whole
+
+
+SAME, SPLIT_HEADS, HEADS_AFTER_POSITIONS, TOKEN_ROWS = Same(), SplitHeads(), HeadsAfterPositions(), TokenRows()
 
 
 # --------------------------------------------------------------------------- where
@@ -439,28 +500,40 @@ class Read(Site):
 
     def _carry_back(self, context, value, raw):
         host, model = context.host, context.model
-        if self.layout is not SAME and self._unapply(host, value) is None and _tracks_grad(value):
+        if self.layout is not SAME and self._is_live(host) and _tracks_grad(value):
             # a view the forward does not consume has no gradient: hand the forward the view's inverse, the same
             # values in the same storage, so value.grad flows through it
             return self.element.put(raw, self.layout.inverse(value, self.element.get(raw), model))
         if _version(value) == getattr(value, "_nnterp_version", None):
             return raw  # not edited: hand the model its own object back, bit for bit
-        native = self.element.get(raw)
-        value = self._unapply(host, value)
-        if value is None:
+        if self._is_live(host):
             return raw  # a view of the live tensor: the edit is already there
-        return self.element.put(raw, self.layout.inverse(value, native, model))
+        return self._put(context, raw, value)
+
+    def _is_live(self, host) -> bool:
+        """Whether the value handed out is the model's tensor (or a view of it), so edits are already there."""
+        return self._term(host) is None and self._factor(host) is None and not self.snapshot
 
     def _unapply(self, host, value):
         """The edited value without the term and the multiplier; None when it is the live tensor."""
-        term, factor = self._term(host), self._factor(host)
-        if term is None and factor is None and not self.snapshot:
+        if self._is_live(host):
             return None
+        term, factor = self._term(host), self._factor(host)
         if term is not None:
             value = value - term
         if factor is not None:
             value = value / factor
         return value.clone() if self.snapshot and term is None and factor is None else value
+
+    def _current(self, context, raw):
+        """The value as it stands in ``raw``, in the value's layout (what an assignment must match)."""
+        return self.layout.view(self.element.get(raw), context.model)
+
+    def _put(self, context, raw, value):
+        """``raw`` with ``value`` (an edit of what ``_present`` handed out) in place of the native value."""
+        unapplied = self._unapply(context.host, value)
+        value = value if unapplied is None else unapplied
+        return self.element.put(raw, self.layout.inverse(value, self.element.get(raw), context.model))
 
     def _location(self, host) -> str:
         """The location's full name (``model.layers.3.self_attn.source.attention_interface_1.input``),
@@ -494,7 +567,7 @@ class Read(Site):
         raw = Mediator.value(location)
         value = self._present(context, raw)
         native = self.element.get(raw)
-        if _tracks_grad(native) and self._unapply(context.host, value) is not None:
+        if _tracks_grad(native) and not self._is_live(context.host):
             # a copy or a product the forward never consumes: its gradient is the native tensor's, carried over
             native.register_hook(partial(_grad_of_copy, id(value), self, context))
         mediator.transform = WriteBack(partial(self._carry_back, context, value, raw), value, self, location, occurrence)
@@ -504,16 +577,13 @@ class Read(Site):
     def write(self, host, spec, value) -> None:
         location = self._location(host)
         raw = Mediator.value(location)
-        native = self.element.get(raw)
-        model = host.root
-        current = self.layout.view(native, model)
-        check_layout(spec, current, value, model)
+        context = _Context(host, host.root)
+        current = self._current(context, raw)
+        check_layout(spec, current, value, host.root)
         if self.shared:
             current.copy_(value)
             return
-        unapplied = self._unapply(host, value)
-        value = value if unapplied is None else unapplied
-        Mediator.swap(location, self.element.put(raw, self.layout.inverse(value, native, model)))
+        Mediator.swap(location, self._put(context, raw, value))
 
     def describe(self, module) -> str:
         sentence = self.where.describe(module)
@@ -560,6 +630,35 @@ class PlusEarlier(Read):
 
     def describe(self, module) -> str:
         return f"{self.where.describe(module)} plus {self.earlier.describe(module)}{self.words}"
+
+
+class EarlierFirst(Site):
+    """A site of a host whose PlusEarlier value needs an earlier module's output (Falcon-H1's Mamba
+    mixer runs before its attention): reading any value of the host reads that output first, while it
+    is still ahead of the forward, so attention_output can be read after the attention's interior."""
+
+    def __init__(self, inner: Site, plus: PlusEarlier) -> None:
+        self.inner, self.plus = inner, plus
+
+    served = property(lambda self: self.inner.served)
+    condition = property(lambda self: self.inner.condition)
+    description = property(lambda self: self.inner.description)
+
+    def __getattr__(self, name):
+        if name in ("inner", "plus") or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def read(self, host, spec):
+        self.plus._earlier(host)
+        return self.inner.read(host, spec)
+
+    def write(self, host, spec, value) -> None:
+        self.plus._earlier(host)
+        self.inner.write(host, spec, value)
+
+    def describe(self, module) -> str:
+        return self.inner.describe(module)
 
 
 @dataclass(eq=False)
@@ -890,3 +989,28 @@ def contributions_of(site: Site, module, value: str) -> Site:
         return Nowhere(f"{value} is not read at an output projection module's input here, so there is no "
                        "projection to split by head")
     return HeadContributions(site, condition=site.condition)
+
+
+# --------------------------------------------------------------------------- attention sinks
+SINKS = (
+    "; the softmax also takes one learned sink logit per head (self_attn.sinks), appended as a last key column and "
+    "dropped after it, so attention_probabilities = softmax([scores, sink])[..., :-1] and each row sums to less "
+    "than one"
+)
+
+
+@dataclass(eq=False)
+class SinkScores(Read):
+    """Attention scores that the model softmaxes together with a per-head sink logit."""
+
+    def softmax(self, scores, module):
+        """The probabilities the model computes from these scores: the sink column in, then out."""
+        sinks = module.sinks.reshape(1, -1, 1, 1).expand(*scores.shape[:-1], 1).to(scores.dtype)
+        return torch.cat([scores, sinks], dim=-1).float().softmax(-1)[..., :-1]
+
+
+def sink_scores(description: str = "The attention scores, masked, before the sink column is appended" + SINKS):
+    """attention_scores read as the first tensor ``torch.cat`` joins inside the eager kernel."""
+    return SinkScores(
+        Call("torch.cat", "input", inside="attention_interface", eager="eager_attention_forward"), ListItem(0, 0),
+        description=description, condition=EAGER_ONLY)

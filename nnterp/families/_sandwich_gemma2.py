@@ -11,10 +11,8 @@ import math
 import sys
 from dataclasses import dataclass
 
-from nnsight.intervention.interleaver import Mediator
-
 from nnterp import labels
-from nnterp.sites import EAGER_ONLY, Argument, Call, Read, Where, _version, check_layout
+from nnterp.sites import EAGER_ONLY, Argument, Call, Read, Where
 
 
 #: token_embeddings' description where embed_tokens scales inside its own forward
@@ -74,25 +72,20 @@ class DepthScaledDelta(Read):
         value._nnterp_version = value._version
         return value
 
-    def _branch_for(self, raw, value):
+    def _current(self, context, raw):
+        return self._present(context, raw)
+
+    def _is_live(self, host) -> bool:
+        return False  # the value is a difference the forward never holds
+
+    def _put(self, context, raw, value):
         (branch, residual, k, *rest), kwargs = raw
         branch_scale, residual_scale = _depth_scales(k)
         new_branch = (value + residual - residual * residual_scale) / branch_scale
         return (new_branch.to(branch.dtype), residual, k, *rest), kwargs
 
-    def _carry_back(self, context, value, raw):
-        if _version(value) == getattr(value, "_nnterp_version", None):
-            return raw  # not edited: the model's own objects, bit for bit
-        return self._branch_for(raw, value)
-
     def read(self, host, spec):
         return self._read_written_back(host)
-
-    def write(self, host, spec, value) -> None:
-        location = self._location(host)
-        raw = Mediator.value(location)
-        check_layout(spec, self._present(None, raw), value, host.root)
-        Mediator.swap(location, self._branch_for(raw, value))
 
     def describe(self, module) -> str:
         return self.where.describe(module)

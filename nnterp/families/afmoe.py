@@ -20,7 +20,7 @@ fused experts, and shared_experts, a gated MLP on every position added to the ro
 
 from nnterp.blocks import PostNorms
 from nnterp.family import Checkpoint, Family, HostContext
-from nnterp.families._moe import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
 from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Read
 
 from ._llama import TINY

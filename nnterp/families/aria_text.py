@@ -10,7 +10,7 @@ top_k logits and softmaxes them among themselves; the layer returns experts(x) +
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import TOPK_THEN_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import TOPK_THEN_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="aria_text",

@@ -14,8 +14,8 @@ routed_scaling_factor; fused experts; shared_experts on every token).
 from nnterp.family import Checkpoint, Family
 from nnterp.families._hybrid import mixer_interior
 from nnterp.families._mla import MLA_ACCESSORS, gated_outputs, mla_sites
-from nnterp.families._moe import moe_accessors
-from nnterp.families.deepseek_v3 import DEEPSEEK_V3_MOE
+from nnterp.routers import moe_accessors
+from nnterp.routers import DEEPSEEK_V3
 
 DELTA = ("a gated delta-rule linear-attention mixer: no softmax attention; it keeps a recurrent state, so there are no "
          "attention scores, pattern or per-head softmax outputs")
@@ -27,9 +27,9 @@ FAMILY = Family(
             "others, and a DeepSeek-V3 mixture of experts.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Latent attention (MLA)",
           "Gated attention", "Mixture of experts", "Shared experts"),
+    moe=DEEPSEEK_V3,
     sites={
         **mixer_interior(DELTA, {**mla_sites(), **gated_outputs("sigmoid(g_proj(x)), one gate per head")}),
-        **DEEPSEEK_V3_MOE,
     },
     accessors={**MLA_ACCESSORS, **moe_accessors(("num_local_experts", "num_experts"))},
     checkpoints=(

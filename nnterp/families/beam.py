@@ -24,7 +24,7 @@ times routed_scaling_factor. The logits are soft-capped in float32: cap * tanh(l
 from nnterp.readout import Readout
 from nnterp.vocabulary import FORWARD_ORDER, up_first
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
+from nnterp.routers import (
     DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites,
 )
 from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Read

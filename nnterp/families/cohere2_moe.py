@@ -11,7 +11,7 @@ output times logit_scale.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 from ._llama import tiny
 from ._parallel_cohere import COHERE_BLOCK, rotated_on_sliding_layers, times_logit_scale

@@ -16,7 +16,7 @@ routed_scaling_factor, not renormalized. The block returns experts(x) + shared_e
 
 from nnterp.family import Checkpoint, Family
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
-from nnterp.families._moe import LOGITS_BEFORE_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import LOGITS_BEFORE_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="deepseek_v2",

@@ -9,8 +9,8 @@ indexer's keys and the probabilities are zero elsewhere; other kernels receive t
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._mla import mla_sites
-from nnterp.families.deepseek_v3 import DEEPSEEK_V3_ACCESSORS, DEEPSEEK_V3_MOE
+from nnterp.families._mla import MLA_ACCESSORS, mla_sites
+from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="deepseek_v32",
@@ -19,8 +19,9 @@ FAMILY = Family(
             "attends to.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Mixture of experts",
           "Shared experts"),
-    sites={**mla_sites(indexed=True), **DEEPSEEK_V3_MOE},
-    accessors=DEEPSEEK_V3_ACCESSORS,
+    moe=DEEPSEEK_V3,
+    sites={**mla_sites(indexed=True)},
+    accessors=MLA_ACCESSORS,
     checkpoints=(
         Checkpoint("deepseek-ai/DeepSeek-V3.2-Exp", "DeepSeek-V3.2-Exp", {
             "architectures": ["DeepseekV32ForCausalLM"], "num_hidden_layers": 61, "hidden_size": 7168,

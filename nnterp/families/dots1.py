@@ -13,10 +13,7 @@ layer_types.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
-    DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, SIGMOID_WITH_BIAS, experts_sentence, moe_accessors, moe_block,
-    router_sites,
-)
+from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="dots1",
@@ -24,14 +21,7 @@ FAMILY = Family(
     summary="rednote's dots.llm1: per-head query/key norms, a dense first block, then DeepSeek-V3's sigmoid router "
             "choosing 6 of 128 experts per token beside shared experts.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Mixture of experts", "Shared experts"),
-    sites=moe_block(router_sites(
-        "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID,
-        weights_description=SIGMOID_WITH_BIAS + "; the shared experts run on every token unweighted",
-        choices_description=DEEPSEEK_CHOICES,
-    ), experts_sentence(
-        "experts.gate_up_proj [n_routed_experts, 2·moe_intermediate_size, hidden_size] and experts.down_proj "
-        "[n_routed_experts, hidden_size, moe_intermediate_size]")),
-    accessors=moe_accessors("n_routed_experts"),
+    moe=DEEPSEEK_V3,
     checkpoints=(
         Checkpoint("rednote-hilab/dots.llm1.base", "dots.llm1.base", {
             "architectures": ["Dots1ForCausalLM"], "num_hidden_layers": 62, "hidden_size": 4608,

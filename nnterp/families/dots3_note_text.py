@@ -14,8 +14,8 @@ router gate with e_score_correction_bias, fused experts, shared_experts).
 
 from nnterp.family import Checkpoint, Family
 from nnterp.families._mla import PER_LAYER_ACCESSORS, gated_outputs, mla_sites, per_layer_dims, premix_per_block
-from nnterp.families._moe import moe_accessors
-from nnterp.families.deepseek_v3 import DEEPSEEK_V3_MOE
+from nnterp.routers import moe_accessors
+from nnterp.routers import DEEPSEEK_V3
 
 GATE = "sigmoid(g_proj(x)), one gate per head"
 GATED = gated_outputs(GATE)
@@ -27,11 +27,11 @@ FAMILY = Family(
             "sliding-window layers, per-head output gates, and sigmoid-routed experts.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Sliding window",
           "Gated attention", "Mixture of experts", "Shared experts"),
+    moe=DEEPSEEK_V3,
     sites={
         **mla_sites(indexed=True),
         "attention_head_outputs": GATED["attention_head_outputs"],
         "attention_premix": premix_per_block(GATED["attention_premix"].description),
-        **DEEPSEEK_V3_MOE,
     },
     accessors={**PER_LAYER_ACCESSORS, **moe_accessors("n_routed_experts")},
     block_dims=per_layer_dims,

@@ -12,7 +12,7 @@ block returns experts(x) + shared_experts(x). Embeddings are tied to lm_head.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import LOGITS_BEFORE_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import LOGITS_BEFORE_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="ernie4_5_moe",

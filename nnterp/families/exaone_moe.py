@@ -12,10 +12,7 @@ multiplied by routed_scaling_factor; the block returns experts(x) + shared_exper
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
-    DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, SIGMOID_WITH_BIAS, experts_sentence, moe_accessors, moe_block,
-    router_sites,
-)
+from nnterp.routers import DEEPSEEK_V3, experts_sentence
 
 FAMILY = Family(
     name="exaone_moe",
@@ -23,12 +20,7 @@ FAMILY = Family(
     summary="LG's K-EXAONE: sliding-window layers with rotary interleaved with full NoPE layers, per-head "
             "query/key norms, and a DeepSeek-V3 sigmoid router beside a shared expert on its sparse blocks.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Sliding window", "Mixture of experts", "Shared experts"),
-    sites=moe_block(router_sites(
-        "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID,
-        weights_description=SIGMOID_WITH_BIAS + "; the shared experts run on every token unweighted",
-        choices_description=DEEPSEEK_CHOICES,
-    ), experts_sentence()),
-    accessors=moe_accessors("num_experts"),
+    moe=DEEPSEEK_V3.but(experts=experts_sentence(), num_experts="num_experts"),
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint
         Checkpoint("LGAI-EXAONE/K-EXAONE-236B-A23B", "K-EXAONE-236B-A23B", {

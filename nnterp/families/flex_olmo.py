@@ -12,7 +12,7 @@ gate_up_proj and down_proj).
 
 from nnterp.blocks import OLMO2_POSTNORMS
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
+from nnterp.routers import (
     LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, experts_sentence, moe_accessors, moe_block, router_sites,
 )
 

@@ -14,9 +14,8 @@ returns experts(x) + shared_expert(x).
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
-    LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites, sink_scores,
-)
+from nnterp.sites import sink_scores
+from nnterp.routers import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="flint",

@@ -29,7 +29,7 @@ final_logit_softcapping is set.
 from nnterp.blocks import SANDWICH
 from nnterp.vocabulary import FORWARD_ORDER
 from nnterp.family import COMMON_SITES, Checkpoint, Family, HostContext
-from nnterp.families._moe import InRouter, RouterRead
+from nnterp.routers import InRouter, RouterRead
 from nnterp.sites import Element, Nowhere, PlusEarlier, Read, Sibling
 from nnterp.readout import SOFTCAPPED
 

@@ -14,7 +14,8 @@ hidden_size]. The MLP returns (output, router_scores); the block adds element 0.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites, sink_scores
+from nnterp.sites import sink_scores
+from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="gpt_oss",

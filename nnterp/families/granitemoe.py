@@ -14,9 +14,8 @@ cast to float32, the top_k logits softmaxed among themselves) and experts (fused
 
 from nnterp.families._llama import logits_divided_by_scaling
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
-    TOPK_THEN_SOFTMAX, experts_sentence, granite_sites, moe_accessors, router_sites,
-)
+from nnterp.families._granite_moe import granite_sites
+from nnterp.routers import TOPK_THEN_SOFTMAX, experts_sentence, moe_accessors, router_sites
 
 GRANITE_ROUTER = router_sites(
     "router", "F.linear",

@@ -11,7 +11,8 @@ attention_premix, o_proj's input, is after it. The model runs only under eager a
 
 from nnterp.families._llama import logits_divided_by_scaling
 from nnterp.family import Checkpoint, Family, described
-from nnterp.families._moe import granite_sites, moe_accessors
+from nnterp.families._granite_moe import granite_sites
+from nnterp.routers import moe_accessors
 from nnterp.families.granitemoe import GRANITE_MULTIPLIERS, GRANITE_NEURONS, GRANITE_ROUTER
 from nnterp.family import COMMON_SITES
 from nnterp.sites import EAGER_ONLY, HEADS_AFTER_POSITIONS, Argument, Call, Element, Read

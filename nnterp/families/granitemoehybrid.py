@@ -16,7 +16,8 @@ self_attn, leaving the module's own attribute None.
 from nnterp.families._llama import logits_divided_by_scaling
 from nnterp.family import Checkpoint, Family
 from nnterp.families._hybrid import MAMBA2, mixer_interior
-from nnterp.families._moe import granite_sites, moe_accessors
+from nnterp.families._granite_moe import granite_sites
+from nnterp.routers import moe_accessors
 from nnterp.families.granitemoe import GRANITE_MULTIPLIERS, GRANITE_NEURONS, GRANITE_ROUTER
 
 FAMILY = Family(

@@ -10,7 +10,8 @@ shared_mlp's output (divided by the multiplier, minus the MoE block's output).
 """
 
 from nnterp.families._llama import logits_divided_by_scaling
-from nnterp.families._moe import granite_sites, moe_accessors
+from nnterp.families._granite_moe import granite_sites
+from nnterp.routers import moe_accessors
 from nnterp.families.granitemoe import GRANITE_MULTIPLIERS, GRANITE_NEURONS, GRANITE_ROUTER
 from nnterp.family import Checkpoint, Family
 

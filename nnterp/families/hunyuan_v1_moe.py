@@ -10,7 +10,7 @@ experts(x) + shared_mlp(x).
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
+from nnterp.routers import (
     LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK, experts_sentence, moe_accessors, moe_block, router_sites,
 )
 

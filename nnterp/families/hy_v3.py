@@ -12,7 +12,7 @@ enable_moe_fp32_combine).
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="hy_v3",

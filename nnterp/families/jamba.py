@@ -14,7 +14,7 @@ final_layernorm.
 
 from nnterp.family import Checkpoint, Family
 from nnterp.families._hybrid import JAMBA_RENAME, MAMBA, mixer_interior
-from nnterp.families._moe import LOGITS_BEFORE_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import LOGITS_BEFORE_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="jamba",

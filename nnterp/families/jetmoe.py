@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from nnterp.family import Checkpoint, Family, described
 from nnterp.sites import Argument, Call, Derived, Element, Nowhere, Read, Same
-from nnterp.families._moe import InRouter, RouterRead, moe_accessors
+from nnterp.routers import InRouter, RouterRead, moe_accessors
 
 
 class _ExpertHeads(Same):

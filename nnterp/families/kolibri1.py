@@ -17,7 +17,7 @@ not reached there.
 
 from nnterp.blocks import GLM4_POSTNORMS
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
 
 from ._llama import TINY
 from ._llama_renamed import normed_then_rotated_on_sliding_layers

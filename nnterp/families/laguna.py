@@ -15,7 +15,7 @@ normalized to sum to one; the block returns routed_scaling_factor · experts(x) 
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 from nnterp.families._mla import premix_per_block
 
 

@@ -11,7 +11,7 @@ added on every token. Embeddings are tied to lm_head.
 
 from nnterp.family import Checkpoint, Family
 from nnterp.families._hybrid import DELTANET, mixer_interior
-from nnterp.families._moe import (
+from nnterp.routers import (
     LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, experts_sentence, moe_accessors, moe_block, router_sites,
 )
 

@@ -11,7 +11,7 @@ fused experts (gate_up_proj [num_experts, 2·moe_intermediate_size, hidden_size]
 from nnterp.family import Checkpoint, Family
 from nnterp.families._hybrid import SHORT_CONV, mixer_interior
 from nnterp.families._lfm import LFM_RENAME, SILU
-from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="lfm2_moe",

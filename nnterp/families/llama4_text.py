@@ -18,9 +18,8 @@ being served as mlp_output in [batch seq hidden_size].
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
-    TOKEN_ROWS, InRouter, RouterRead, ScoresAtChoices, moe_accessors, moe_block,
-)
+from nnterp.sites import TOKEN_ROWS
+from nnterp.routers import InRouter, RouterRead, ScoresAtChoices, moe_accessors, moe_block
 from nnterp.family import COMMON_SITES
 from nnterp.sites import Element, Own, Read
 
@@ -30,11 +29,11 @@ ROUTED = {
         description="The router's score for every expert: the router is an nn.Linear, read at its super().forward "
                     "call"),
     "router_choices": ScoresAtChoices(
-        "router", choices=True,
+        InRouter("router"), Element(0), choices=True,
         description="The experts each position is sent to: the top_k logits, found where the router's dense score "
                     "map is nonzero; read-only"),
     "router_weights": ScoresAtChoices(
-        "router", description="sigmoid of the chosen experts' logits: the entries, at the chosen experts, of the dense "
+        InRouter("router"), Element(0), description="sigmoid of the chosen experts' logits: the entries, at the chosen experts, of the dense "
                               "score map the router returns; the block multiplies each expert's input (not its "
                               "output) by it"),
 }

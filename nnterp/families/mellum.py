@@ -11,7 +11,7 @@ layers are not built by the causal-LM class.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
+from nnterp.routers import (
     LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, experts_sentence, moe_accessors, moe_block, router_sites,
 )
 

@@ -17,10 +17,8 @@ routed_scaling_factor.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
-    DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, SIGMOID_WITH_BIAS, experts_sentence, moe_accessors, moe_block,
-    router_sites, sink_scores,
-)
+from nnterp.sites import sink_scores
+from nnterp.routers import DEEPSEEK_V3, SIGMOID_WITH_BIAS
 from nnterp.sites import EAGER_ONLY, Argument, Call, Read
 
 SINK_SCORES = sink_scores()
@@ -48,17 +46,11 @@ FAMILY = Family(
             "interleaved with full ones, value heads narrower than query/key heads, and a DeepSeek-V3 router.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Attention sinks", "Sliding window",
           "Partial rotary", "Mixture of experts"),
+    moe=DEEPSEEK_V3.but(weights_description=SIGMOID_WITH_BIAS),
     sites={
         "attention_scores": _scores,
-        **moe_block(router_sites(
-            "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID, weights_description=SIGMOID_WITH_BIAS,
-            choices_description=DEEPSEEK_CHOICES,
-        ), experts_sentence(
-            "experts.gate_up_proj [n_routed_experts, 2·moe_intermediate_size, hidden_size] and experts.down_proj "
-            "[n_routed_experts, hidden_size, moe_intermediate_size]")),
     },
     accessors={
-        **moe_accessors("n_routed_experts"),
         "head_dim": lambda c: c.v_head_dim,
         "qk_head_dim": lambda c: c.head_dim,
     },

@@ -20,7 +20,7 @@ gate_up_proj / down_proj looped over the chosen experts.
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import Argument, Child, Element, Nowhere, Own, Read
 from nnterp.families._mamba_ssm import ATTENTION_INTERIOR
-from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 LIGHTNING = ("a lightning attention: a block-wise linear attention with per-head exponential decay, with no softmax, "
              "so there are no scores or pattern to read")

@@ -11,7 +11,7 @@ sum to one. No shared expert.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="minimax_m2",

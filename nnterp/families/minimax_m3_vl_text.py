@@ -15,7 +15,7 @@ routed_scaling_factor · experts(x) + shared_experts(x).
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 from nnterp.sites import Nowhere
 
 INLINE_SWIGLU = ("a clamped SwiGLU written inline in the dense MLP's forward (gate·sigmoid(swiglu_alpha·gate) on the "

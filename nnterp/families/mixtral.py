@@ -12,7 +12,7 @@ block's output is the routed sum. The attention is Llama's, with an optional sli
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="mixtral",

@@ -20,7 +20,7 @@ from transformers.models.nemotron_h import modeling_nemotron_h as _native
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import Child, Nowhere, Read, Site
 from nnterp.families._mamba_ssm import ATTENTION_INTERIOR, MAMBA_MIXER, float_logits
-from nnterp.families._moe import moe_accessors, router_sites
+from nnterp.routers import moe_accessors, router_sites
 
 SINGLE = ("a Nemotron-H block has one sublayer (a Mamba-2 mixer, an attention, an MLP or a mixture of experts), so "
           "there is no stream between an attention and an MLP: the stream after the add is layer_output")

@@ -12,7 +12,7 @@ maximum. Always two experts, whatever num_experts_per_tok says. lm_head may carr
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="phimoe",

@@ -12,7 +12,7 @@ dense Qwen2MoeMLP of width intermediate_size instead, and serve the MLP's neuron
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="qwen2_moe",

@@ -10,7 +10,7 @@ weighted by sigmoid(shared_expert_gate(x)). RMSNorms compute x·(1 + weight).
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import moe_accessors
+from nnterp.routers import moe_accessors
 from nnterp.families.qwen3_next import QWEN_GATED_ATTENTION, QWEN_MOE
 
 FAMILY = Family(

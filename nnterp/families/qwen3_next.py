@@ -17,7 +17,7 @@ MLP.
 from nnterp.family import Checkpoint, Family
 from nnterp.families._hybrid import DELTANET, mixer_interior
 from nnterp.families._mla import gated_outputs
-from nnterp.families._moe import (
+from nnterp.routers import (
     LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, experts_sentence, moe_accessors, moe_block, router_sites,
 )
 

@@ -8,8 +8,7 @@ times routed_scaling_factor), fused experts and shared_experts added on every to
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import moe_accessors
-from nnterp.families.glm4_moe import GLM4_MOE_SITES
+from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="sarvam_moe",
@@ -18,8 +17,7 @@ FAMILY = Family(
             "experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Partial rotary", "Mixture of experts",
           "Shared experts"),
-    sites=GLM4_MOE_SITES,
-    accessors=moe_accessors("n_routed_experts"),
+    moe=DEEPSEEK_V3,
     checkpoints=(
         Checkpoint("sarvamai/sarvam-30b", "sarvam-30b", {
             "architectures": ["Glm4MoeForCausalLM"], "num_hidden_layers": 19, "hidden_size": 4096,

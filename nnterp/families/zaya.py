@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from nnterp import labels
 from nnterp.vocabulary import FORWARD_ORDER
-from nnterp.families._moe import InRouter, RouterRead, experts_sentence
+from nnterp.routers import InRouter, RouterRead, experts_sentence
 from nnterp.families._own_attention import WHOLE, Assigned
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Child, Element, Nowhere, Read, Where
