@@ -293,20 +293,11 @@ class Family:
     rename: dict = field(default_factory=dict)
     sites: dict[str, Site] = field(default_factory=dict)
     accessors: dict[str, Callable] = field(default_factory=dict)
-    #: a block preset (nnterp.blocks.Parallel): the sites, the kind and the order of the sum it implies
+    #: the block where it is not the common sequential pre-norm one (nnterp.blocks: Block, Parallel, PostNorms): its
+    #: kind, its own arithmetic and order, per-block dimensions, its mixers, and the sites a preset implies
     block: Any = None
     #: a mixture-of-experts preset (nnterp.routers.MoE): the router's and the experts' sites and accessors
     moe: Any = None
-    #: the block's own order of the sum, for the identity check: (x, attn, mlp) -> out
-    block_sum: Callable = lambda x, attn, mlp: (x + attn) + mlp
-    block_kind: Callable = lambda config: "sequential"
-    #: post-norm blocks (norms on the residual path: OPT's do_layer_norm_before=False, BLOOM's
-    #: apply_residual_connection_post_layernorm, OpenAI GPT) are no sum of the stream and the contributions:
-    #: (config) -> None where block_sum holds, else (layer module, x, attn, mlp) -> layer_output, checked instead
-    block_arithmetic: Callable = lambda config: None
-    #: where the stream after the attention is no sum either (Dory's interpolation): (config) -> None where
-    #: layer_mid == layer_input + attention_output, else (layer module, x, attn) -> layer_mid, checked instead
-    mid_arithmetic: Callable = lambda config: None
     #: whatever the model does past lm_head: a Readout declared from config keys, or (config, logits) -> logits
     readout: Callable = IDENTITY
     #: the map from the last block's output to lm_head's logits where it is not norm then lm_head
@@ -326,18 +317,9 @@ class Family:
     #: where a family cannot keep the whole contract (multi-stream residuals...), the exact reason
     #: and what it does serve; listed in the families table
     contract_note: str | None = None
-    #: dimensions that differ per block (a layer with more key/value heads): HostContext of the
-    #: layer -> {dimension: size}, overriding the model-wide accessors for that block
-    block_dims: Callable | None = None
-    #: the order the block computes its values in, where it is not FORWARD_ORDER["block"] (a router run
-    #: after the dense MLP); ("mlp", "output") marks where the MLP returns
-    block_order: tuple | None = None
     #: False where the logits mix more than the last block's output (depth attention over the block states):
     #: project_on_vocab is then a lens, not the readout, and the contract does not compare it with the logits
     exact_lens: bool = True
-    #: native names of the token mixer where a block keeps its own self_attn as None (GraniteMoeHybrid's mamba):
-    #: the mixer becomes that block's self_attn host, the module's None attribute untouched
-    mixers: tuple[str, ...] = ()
     #: why the model's forward cannot take position_ids (Reformer computes and pads its own), which a left-padded
     #: batch of prompts of different lengths needs; None where it can
     refuses_position_ids: str | None = None
@@ -347,9 +329,12 @@ class Family:
     module: Any = None
 
     def __post_init__(self) -> None:
-        if self.block is not None:  # the preset's sites first: the printout lists declared values in this order
-            self.sites = {**self.block.sites(), **self.sites}
-            self.block_kind, self.block_sum = self.block.kind, self.block.sum
+        from .blocks import Block
+
+        if self.block is None:
+            self.block = Block()
+        # the preset's sites first: the printout lists declared values in this order
+        self.sites = {**self.block.sites(), **self.sites}
         if self.moe is not None:  # after the declared sites, which it leaves as declared
             self.sites = {**self.sites, **{k: v for k, v in self.moe.sites().items() if k not in self.sites}}
             self.accessors = {**self.moe.accessors(), **self.accessors}
@@ -371,12 +356,12 @@ class Family:
         if self.rename:
             said.append("modules renamed: " + ", ".join(f"{native} as {alias}" for native, alias in self.rename.items()
                                                         if isinstance(native, str)))
-        if self.block is not None:
+        if self.block.describe() != "sequential":
             said.append(f"the block: {self.block.describe()}")
         if self.moe is not None:
             said.append(f"the MLP: {self.moe.describe()}")
         words = self.description_changes()
-        preset = {**(self.block.sites() if self.block is not None else {}),
+        preset = {**self.block.sites(),
                   **(self.moe.sites() if self.moe is not None else {})}
         own = [name for name in self.sites if name not in words and name not in preset]
         if own:

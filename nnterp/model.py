@@ -74,8 +74,8 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         self._nnterp_state = _State(family, config)
         self._nnterp_remote = remote
         envoys = _envoys_by_class(model, family) if isinstance(model, torch.nn.Module) else ENVOYS
-        if family.mixers:
-            envoys = {**ENVOYS, **{f"layers.*.{name}": AttentionEnvoy for name in family.mixers}}
+        if family.block.mixers:
+            envoys = {**ENVOYS, **{f"layers.*.{name}": AttentionEnvoy for name in family.block.mixers}}
         with _quiet_pipeline(family):
             super().__init__(model, *args, tokenizer=tokenizer, rename=family.all_rename, envoys=envoys, **load, **kwargs)
         self._bind_mixers(family)
@@ -100,7 +100,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         """Alias a block's token mixer as self_attn where the rename cannot: where the module's own self_attn is
         None, or a named member of a container self_attn ("self_attn.0": LongCat-Flash's two attentions, the
         others then reached with layers[i].get("self_attn.1"))."""
-        for name in family.mixers:
+        for name in family.block.mixers:
             for layer in self.layers:
                 native = getattr(layer._module, "self_attn", 0)
                 if native is None and name in layer._module._modules:
@@ -179,7 +179,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         from .names import resolve
         from .errors import UnavailableValue
 
-        path = resolve(name, self.num_layers, self.family.block_kind(self._nnterp_state.config))
+        path = resolve(name, self.num_layers, self.family.block.kind(self._nnterp_state.config))
         if not path.in_vocabulary:
             raise UnavailableValue(f"{name!r} is {path}, which this version of nnterp does not serve yet")
         host = self

@@ -210,7 +210,7 @@ def block_sums(family, config) -> bool:
 
 def block_kind_of(family, config) -> str:
     try:
-        return str(family.block_kind(config))
+        return str(family.block.kind(config))
     except Exception as error:  # a page still builds; the problem is listed on it
         return f"unknown ({type(error).__name__})"
 
@@ -258,7 +258,7 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
 
     start = time.perf_counter()
     sums = block_sums(family, config)
-    mid_sums = family.mid_arithmetic(config) is None
+    mid_sums = family.block.mid_arithmetic(config) is None
     module = module_for(family)
     load = getattr(module, "LOAD", default_load(family))
     modules = modules_of(printout)

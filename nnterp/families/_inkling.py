@@ -4,6 +4,7 @@ add, muP scaling of the head, unpadded vocabularies."""
 from __future__ import annotations
 
 
+from nnterp.blocks import Block
 from nnterp.readout import Readout
 from nnterp.family import COMMON_SITES
 from nnterp.sites import Argument, Child, Nowhere, Read
@@ -89,7 +90,7 @@ def inkling2_fields() -> dict:
     """What Inkling 2 and Inkling 2 Loop declare alike: the sites, the depth-mixing readout (a lens, not the logits),
     the block's arithmetic, the unpadded vocabulary, the soft-capped float32 logits and the one load."""
     return dict(
-        exact_lens=False, sites=inkling2_sites(), block_arithmetic=block_residual_arithmetic, readout=FLOAT_SOFT_CAP,
+        exact_lens=False, sites=inkling2_sites(), block=Block(arithmetic=block_residual_arithmetic), readout=FLOAT_SOFT_CAP,
         accessors={"vocab_size": lambda c: c.unpadded_vocab_size or c.vocab_size}, loads=("eager",))
 
 

@@ -23,6 +23,7 @@ times routed_scaling_factor. The logits are soft-capped in float32: cap * tanh(l
 
 from nnterp.readout import Readout
 from nnterp.vocabulary import FORWARD_ORDER, up_first
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.routers import (
     DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites,
@@ -56,6 +57,8 @@ FAMILY = Family(
             "gated attention heads, NoPE full-attention layers and a sigmoid-routed mixture of experts.",
     tags=("Sandwich norms", "RMSNorm", "Depth-scaled residual", "QK-norm", "Gated attention", "Sliding window",
           "Mixture of experts", "Logit softcap"),
+    # the MLP calls up_proj before the activation (gate and up first, then act(gate) · up)
+    block=Block(order=up_first(FORWARD_ORDER["block"])),
     sites={
         "attention_output": _delta(0, "attention"),
         "layer_mid": Read(Call(ADD, "output"),
@@ -84,6 +87,3 @@ FAMILY = Family(
         "layer_types": ["sliding_attention", "full_attention"]}},
 )
 
-
-# the MLP calls up_proj before the activation (gate and up first, then act(gate) · up)
-FAMILY.block_order = up_first(FORWARD_ORDER["block"])

@@ -21,6 +21,7 @@ batch.
 
 from nnterp.families._internal_residual import ATTENTION_BRANCH, MLP_BRANCH
 from nnterp.families._own_attention import BATCH_HEADS, WHOLE
+from nnterp.blocks import Block
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import SPLIT_HEADS, Argument, Call, Child, Element, Read
 
@@ -68,6 +69,7 @@ FAMILY = Family(
     summary="A sequential block whose attention and MLP add the residual inside themselves, ALiBi in place of "
             "position embeddings, and a LayerNorm on the embeddings.",
     tags=("Sequential block", "Residual inside modules", "ALiBi", "Fused qkv", "LayerNorm"),
+    block=Block(lambda config: "post-norm residual" if _post_ln_residual(config) else "sequential", arithmetic=lambda config: _post_ln_arithmetic if _post_ln_residual(config) else None, mid=lambda config: _post_ln_mid if _post_ln_residual(config) else None),
     rename={
         "transformer.word_embeddings": "embed_tokens", "transformer.h": "layers", "transformer.ln_f": "norm",
         "self_attention": "self_attn", "dense": "o_proj", "dense_h_to_4h": "up_proj", "dense_4h_to_h": "down_proj",
@@ -94,9 +96,6 @@ FAMILY = Family(
         "mlp_input": lambda context: (
             SHARED_MLP_INPUT if _post_ln_residual(context.config) else COMMON_SITES["mlp_input"]),
     },
-    block_kind=lambda config: "post-norm residual" if _post_ln_residual(config) else "sequential",
-    block_arithmetic=lambda config: _post_ln_arithmetic if _post_ln_residual(config) else None,
-    mid_arithmetic=lambda config: _post_ln_mid if _post_ln_residual(config) else None,
     accessors={"num_kv_heads": lambda c: c.num_attention_heads},
     loads=("eager",),
     variants={

@@ -26,6 +26,7 @@ stacks' configs do); the tiny recipe runs with use_cache=False, as the checkpoin
 """
 
 from nnterp.readout import Readout
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Child, Nowhere, Read
 
@@ -65,6 +66,7 @@ FAMILY = Family(
             "standard layers are the local decoder's.",
     tags=("Byte-level", "Byte latent patches", "Cross-attention", "Hash n-gram embeddings", "Sliding window",
           "RMSNorm", "Gated MLP"),
+    block=Block("byte latent (local decoder)"),
     rename={
         "model.local_decoder.layers": "layers", "model.local_encoder.embed_tokens": "embed_tokens",
         "model.local_decoder.norm": "norm",
@@ -79,7 +81,6 @@ FAMILY = Family(
         "intermediate_size": lambda c: c.decoder_config.intermediate_size,
     },
     readout=Readout(float32=True),
-    block_kind=lambda config: "byte latent (local decoder)",
     contract_note=NOTE,
     checkpoints=(
         # config.json of itazap/blt-1b-hf (a copy of the file in hlky/dinoml_v2's blt plans), its sub-configs'

@@ -12,6 +12,7 @@ k_norm and a dynamic mask: dt_proj of the values gives a per-key bias added to t
 num_experts embedding experts, down_embed / up_embed, plus a shared gated MLP).
 """
 
+from nnterp.blocks import Block
 from nnterp.family import COMMON_SITES, Checkpoint, Family, described
 from nnterp.sites import Element, Nowhere, Own, Read
 
@@ -44,6 +45,7 @@ FAMILY = Family(
     summary="A pre-norm block whose residual is scaled by learned gates before each add, with a dynamic-mask "
             "attention and an optional cross-domain mixture of experts.",
     tags=("Gated residual", "Dynamic mask attention", "QK norm", "RMSNorm", "Gated MLP", "Mixture of experts"),
+    block=Block("gated residual", arithmetic=_arithmetic, mid=lambda config: _mid),
     sites={
         # the sum is both post_attention_layernorm's input and the residual the MLP is added to: an assignment is
         # copied into it, so it reaches both holders as an in-place edit does
@@ -56,9 +58,6 @@ FAMILY = Family(
         "mlp_neurons": _dense_or("mlp_neurons"),
         "mlp_output": Read(Own("output"), Element(0)),
     },
-    block_arithmetic=_arithmetic,
-    mid_arithmetic=lambda config: _mid,
-    block_kind=lambda config: "gated residual",
     checkpoints=(
         Checkpoint("SmallDoge/Doge-320M", "Doge-320M"),
     ),

@@ -12,6 +12,7 @@ holds, per mlp_layer_types, a dense gated MLP or a DeepSeek-V3 mixture (sigmoid,
 router gate with e_score_correction_bias, fused experts, shared_experts).
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.families._mla import PER_LAYER_ACCESSORS, gated_outputs, mla_sites, per_layer_dims, premix_per_block
 from nnterp.routers import moe_accessors
@@ -28,13 +29,13 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Sliding window",
           "Gated attention", "Mixture of experts", "Shared experts"),
     moe=DEEPSEEK_V3,
+    block=Block(dims=per_layer_dims),
     sites={
         **mla_sites(indexed=True),
         "attention_head_outputs": GATED["attention_head_outputs"],
         "attention_premix": premix_per_block(GATED["attention_premix"].description),
     },
     accessors={**PER_LAYER_ACCESSORS, **moe_accessors("n_routed_experts")},
-    block_dims=per_layer_dims,
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint
         Checkpoint("dots-studio/dots3-note-prev", "dots3-note-prev (language model)", {

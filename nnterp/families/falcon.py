@@ -20,7 +20,7 @@ where the forward hands them to the cache beside the rotated keys (with ALiBi, w
 that branch, so they need no eager load; the head outputs are the dense projection's input.
 """
 
-from nnterp.blocks import PARALLEL_REASON
+from nnterp.blocks import Block, PARALLEL_REASON
 from nnterp.families._own_attention import KEY_VALUE_GROUPS, WHOLE, Assigned, eager_only
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import SPLIT_HEADS, Argument, Call, Child, Element, Nowhere, Own, Read
@@ -115,6 +115,7 @@ FAMILY = Family(
     summary="Three layouts in one class: a parallel block with one norm (7B) or two (40B, 180B) or a sequential one "
             "with ALiBi (RW), with a fused query_key_value, multi-query or grouped keys, and its own attention code.",
     tags=("Parallel block", "Fused qkv", "Multi-query", "Grouped keys/values", "ALiBi", "LayerNorm"),
+    block=Block(lambda config: "parallel" if _parallel(config) else "sequential", sum=lambda x, attn, mlp: x + (mlp + attn)),
     rename={
         "transformer.word_embeddings": "embed_tokens", "transformer.h": "layers", "transformer.ln_f": "norm",
         "self_attention": "self_attn", "dense": "o_proj", "dense_h_to_4h": "up_proj", "dense_4h_to_h": "down_proj",
@@ -129,8 +130,6 @@ FAMILY = Family(
             description="What the MLP adds to the residual stream: its output as returned, before the block adds "
                         "the attention into it in place"),
     },
-    block_sum=lambda x, attn, mlp: x + (mlp + attn),
-    block_kind=lambda config: "parallel" if _parallel(config) else "sequential",
     accessors={"num_kv_heads": _num_kv_heads, "intermediate_size": lambda c: c.ffn_hidden_size},
     variants={
         "new_decoder_architecture": {"new_decoder_architecture": True},

@@ -15,6 +15,7 @@ the logits (lm_head_multiplier, after lm_head). The final norm is final_layernor
 """
 
 from nnterp.readout import Readout
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.family import COMMON_SITES
 from nnterp.families._hybrid import ATTENTION_INTERIOR, JAMBA_RENAME
@@ -50,6 +51,8 @@ FAMILY = Family(
             "summed, with muP multipliers on embeddings, keys, MLP and logits.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba-2)", "Parallel mixers", "Multipliers",
           "Gated MLP"),
+    # the MLP calls up_proj before the activation: up_proj(x) * act(gate_proj(x) * gate_multiplier)
+    block=Block(order=up_first(FORWARD_ORDER["block"])),
     rename=JAMBA_RENAME_NO_MAMBA,
     sites={"attention_output": MIXERS_OUTPUT, **{name: EarlierFirst(COMMON_SITES[name], MIXERS_OUTPUT)
                                                 for name in ATTENTION_INTERIOR},
@@ -68,6 +71,3 @@ FAMILY = Family(
         "mlp_multipliers": [1.2, 1.0]}},
 )
 
-
-# the MLP calls up_proj before the activation: up_proj(x) * act(gate_proj(x) * gate_multiplier)
-FAMILY.block_order = up_first(FORWARD_ORDER["block"])

@@ -10,6 +10,7 @@ the residual in float32 (layer_output is float32 under a half-precision load), a
 returns float32 logits from a head run in the weights' dtype.
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.families._mamba_ssm import BLOCK_NORM_RENAME, SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
 
@@ -19,11 +20,11 @@ FAMILY = Family(
     summary="Mamba's pure state-space block, with weightless RMSNorms on the scan's dt, B and C: no attention, "
             "no MLP.",
     tags=("State-space mixer", "No attention", "No MLP", "RMSNorm"),
+    block=Block("ssm"),
     rename={**BLOCK_NORM_RENAME, **SSM_RENAME},
     sites=dict(SSM_SITES),
     accessors=dict(SSM_ACCESSORS),
     readout=float_logits,
-    block_kind=lambda config: "ssm",
     loads=("eager",),
     checkpoints=(
         Checkpoint("tiiuae/falcon-mamba-7b", "Falcon-Mamba 7B", {

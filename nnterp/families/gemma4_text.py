@@ -96,6 +96,15 @@ def _neurons(name):
     return site
 
 
+# The block runs its dense MLP, then the router and the experts it holds beside the MLP: the order the
+# contract reads a block's values in, ("mlp", "output") marking where the MLP returns.
+def _router_after_mlp(order):
+    order = [pair for pair in order if not pair[1].startswith("router_")]
+    at = order.index(("mlp", "mlp_output"))
+    router = [("mlp", "output"), ("mlp", "router_logits"), ("mlp", "router_weights"), ("mlp", "router_choices")]
+    return tuple(order[:at] + router + order[at:])
+
+
 FAMILY = Family(
     name="gemma4_text",
     model_types=("gemma4_text",),
@@ -103,7 +112,8 @@ FAMILY = Family(
             "stream at the end of every block, wider full-attention heads, and optional experts beside the MLP.",
     tags=("Sandwich norms", "RMSNorm", "Scaled embeddings", "QK-norm", "Sliding window", "Per-layer inputs",
           "Layer scalar", "Mixture of experts"),
-    block=SANDWICH,
+    block=SANDWICH.but(arithmetic=lambda config: layer_scalar_arithmetic, dims=gemma4_block_dims,
+                       order=_router_after_mlp(FORWARD_ORDER["block"])),
     sites={
         "mlp_output": _mlp_output,
         "token_embeddings": SCALED_EMBEDDINGS,
@@ -117,8 +127,6 @@ FAMILY = Family(
         "num_experts_per_token": lambda config: getattr(config, "top_k_experts", None) or 0,
     },
     readout=SOFTCAPPED,
-    block_arithmetic=lambda config: layer_scalar_arithmetic,
-    block_dims=gemma4_block_dims,
     variants={
         "moe": {"enable_moe_block": True, "num_experts": 4, "top_k_experts": 2, "moe_intermediate_size": 64},
         # the 31B's layout: no per-layer inputs, full-attention layers with fewer key heads whose keys are the values
@@ -148,14 +156,3 @@ FAMILY = Family(
         **TINY, "vocab_size_per_layer_input": 300, "head_dim": 16, "global_head_dim": 32,
         "hidden_size_per_layer_input": 16}},
 )
-
-# The block runs its dense MLP, then the router and the experts it holds beside the MLP: the order the
-# contract reads a block's values in, ("mlp", "output") marking where the MLP returns.
-def _router_after_mlp(order):
-    order = [pair for pair in order if not pair[1].startswith("router_")]
-    at = order.index(("mlp", "mlp_output"))
-    router = [("mlp", "output"), ("mlp", "router_logits"), ("mlp", "router_weights"), ("mlp", "router_choices")]
-    return tuple(order[:at] + router + order[at:])
-
-
-FAMILY.block_order = _router_after_mlp(FORWARD_ORDER["block"])

@@ -35,6 +35,7 @@ multiplies the kernel's output before o_proj. With token_type_ids and prefix_lm,
 token_type_ids is 1 attend to each other bidirectionally (a prefix-LM mask); a plain prompt is causal.
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family, described
 from nnterp.sites import Argument, Child, Read
 
@@ -53,6 +54,7 @@ FAMILY = Family(
             "weights.",
     tags=("Hierarchical recurrence", "Looped depth", "Sequential block", "RMSNorm without weight",
           "Gated attention output", "Scaled embeddings", "Prefix-LM mask"),
+    block=Block("sequential (hierarchical recurrence)"),
     rename={"model.H_module.layers": "layers", "model.H_module.final_norm": "norm", "model.L_module": "L_module"},
     sites={
         "token_embeddings": Read(
@@ -68,7 +70,6 @@ FAMILY = Family(
         "attention_head_outputs": described("attention_head_outputs", "The per-head outputs of the attention kernel, before the sigmoid gate and the output "
                                             "projection"),
     },
-    block_kind=lambda config: "sequential (hierarchical recurrence)",
     exact_lens=False,
     contract_note=NOTE,
     checkpoints=(

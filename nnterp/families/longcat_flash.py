@@ -47,6 +47,7 @@ import torch
 
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 from nnterp.routers import router_sites
+from nnterp.blocks import Block
 from nnterp.family import COMMON_SITES, Checkpoint, Family, described
 from nnterp.sites import Argument, Child, Nowhere, Read
 
@@ -73,7 +74,7 @@ LAYER_SITES = {
 
 # --------------------------------------------------------------------------- the attention
 def _attention_sites() -> dict:
-    """The attention's sites: the MLA interior of self_attn[0] (family.mixers makes it the block's attention)."""
+    """The attention's sites: the MLA interior of self_attn[0] (family.block.mixers makes it the block's attention)."""
     sites = {name: COMMON_SITES[name] for name in (
         "attention_scores", "attention_probabilities", "attention_head_outputs", "attention_premix")}
     sites.update(mla_sites())
@@ -141,7 +142,7 @@ FAMILY = Family(
             "experts.",
     tags=("Shortcut-connected MoE", "Two sublayer pairs per block", "Latent attention (MLA)", "Mixture of experts",
           "Zero-computation experts", "RMSNorm"),
-    mixers=("self_attn.0",),
+    block=Block("two sublayer pairs and a shortcut MoE", arithmetic=shortcut_arithmetic, mixers=("self_attn.0",)),
     sites={**LAYER_SITES, **_attention_sites(), **MOE_SITES},
     accessors={
         **MLA_ACCESSORS,
@@ -149,8 +150,6 @@ FAMILY = Family(
         "num_experts": lambda c: c.n_routed_experts + (c.zero_expert_num or 0),
         "num_experts_per_token": lambda c: c.moe_topk,
     },
-    block_arithmetic=shortcut_arithmetic,
-    block_kind=lambda config: "two sublayer pairs and a shortcut MoE",
     checkpoints=(
         Checkpoint("meituan-longcat/LongCat-Flash-Chat", "LongCat-Flash-Chat (560B)", {
             "architectures": ["LongcatFlashForCausalLM"], "num_layers": 28, "hidden_size": 6144,

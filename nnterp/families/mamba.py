@@ -12,6 +12,7 @@ checkpoints) keeps the residual in float32: under a half-precision load layer_ou
 The head runs in the weights' dtype and the model returns float32 logits.
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.families._mamba_ssm import BLOCK_NORM_RENAME, SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
 
@@ -21,11 +22,11 @@ FAMILY = Family(
     summary="A pure state-space model: each block is a pre-norm selective-scan mixer added to the stream, with "
             "no attention and no MLP.",
     tags=("State-space mixer", "No attention", "No MLP", "RMSNorm", "Tied embeddings"),
+    block=Block("ssm"),
     rename={**BLOCK_NORM_RENAME, **SSM_RENAME},
     sites=dict(SSM_SITES),
     accessors=dict(SSM_ACCESSORS),
     readout=float_logits,
-    block_kind=lambda config: "ssm",
     loads=("eager",),
     checkpoints=(
         Checkpoint("state-spaces/mamba-2.8b-hf", "Mamba 2.8B", {

@@ -14,6 +14,7 @@ block's norm keeps its native name: the mixer's gated norm is also called norm, 
 name input_layernorm would bind on both.
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.families._mamba_ssm import SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
 
@@ -23,11 +24,11 @@ FAMILY = Family(
     summary="A pure state-space model with multi-head SSD mixers and a gated RMSNorm before the output "
             "projection: no attention and no MLP.",
     tags=("State-space mixer", "No attention", "No MLP", "RMSNorm"),
+    block=Block("ssm"),
     rename=dict(SSM_RENAME),
     sites=dict(SSM_SITES),
     accessors=dict(SSM_ACCESSORS),
     readout=float_logits,
-    block_kind=lambda config: "ssm",
     loads=("eager",),
     checkpoints=(
         Checkpoint("mistralai/Mamba-Codestral-7B-v0.1", "Mamba-Codestral 7B", {

@@ -16,6 +16,7 @@ scores + e_score_correction_bias, the chosen scores normalized (norm_topk_prob) 
 routed_scaling_factor.
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import sink_scores
 from nnterp.routers import DEEPSEEK_V3, SIGMOID_WITH_BIAS
@@ -47,6 +48,7 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Attention sinks", "Sliding window",
           "Partial rotary", "Mixture of experts"),
     moe=DEEPSEEK_V3.but(weights_description=SIGMOID_WITH_BIAS),
+    block=Block(dims=_block_dims),
     sites={
         "attention_scores": _scores,
     },
@@ -54,7 +56,6 @@ FAMILY = Family(
         "head_dim": lambda c: c.v_head_dim,
         "qk_head_dim": lambda c: c.head_dim,
     },
-    block_dims=_block_dims,
     loads=("eager",),
     checkpoints=(
         Checkpoint("XiaomiMiMo/MiMo-V2-Flash", "MiMo-V2-Flash", {

@@ -17,6 +17,7 @@ softmax router (gate) over num_local_experts keeping the top-k, renormalized, an
 gate_up_proj / down_proj looped over the chosen experts.
 """
 
+from nnterp.blocks import Block
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import Argument, Child, Element, Nowhere, Own, Read
 from nnterp.families._mamba_ssm import ATTENTION_INTERIOR
@@ -62,6 +63,7 @@ FAMILY = Family(
             "and softmax attention, with a mixture-of-experts MLP on every block.",
     tags=("Residual on the normed stream", "DeepNorm factors", "Hybrid linear/softmax attention",
           "Mixture of experts", "RMSNorm", "Grouped keys/values"),
+    block=Block("normed residual", arithmetic=_arithmetic, mid=lambda config: _mid),
     sites={
         **{name: _interior(name) for name in ATTENTION_INTERIOR},
         "attention_output": lambda context: _LIGHTNING_OUT if _lightning(context.module) else _SOFTMAX_OUT,
@@ -90,9 +92,6 @@ FAMILY = Family(
                                        "mlp_beta_factor"),
     },
     accessors=moe_accessors("num_local_experts"),
-    block_arithmetic=_arithmetic,
-    mid_arithmetic=lambda config: _mid,
-    block_kind=lambda config: "normed residual",
     checkpoints=(
         Checkpoint("MiniMaxAI/MiniMax-Text-01-hf", "MiniMax-Text-01", {
             "architectures": ["MiniMaxForCausalLM"], "num_hidden_layers": 80, "hidden_size": 6144,

@@ -17,6 +17,7 @@ is also called norm). The model returns float32 logits.
 
 from transformers.models.nemotron_h import modeling_nemotron_h as _native
 
+from nnterp.blocks import Block
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import Child, Nowhere, Read, Site
 from nnterp.families._mamba_ssm import ATTENTION_INTERIOR, MAMBA_MIXER, float_logits
@@ -97,6 +98,7 @@ FAMILY = Family(
             "positional encoding, a squared-ReLU MLP or a mixture of experts.",
     tags=("Hybrid SSM/attention", "State-space mixer", "Single-sublayer blocks", "Mixture of experts", "No rotary",
           "Squared ReLU", "RMSNorm"),
+    block=Block("single-sublayer hybrid"),
     rename={
         "model.embeddings": "embed_tokens", "model.norm_f": "norm",
         _native.NemotronHMamba2Mixer: "self_attn", _native.NemotronHAttention: "self_attn",
@@ -112,7 +114,6 @@ FAMILY = Family(
     },
     accessors=moe_accessors("n_routed_experts"),
     readout=float_logits,
-    block_kind=lambda config: "single-sublayer hybrid",
     checkpoints=(
         Checkpoint("nvidia/Nemotron-H-8B-Base-8K", "Nemotron-H-8B-Base-8K", {
             "architectures": ["NemotronHForCausalLM"], "num_hidden_layers": 52, "hidden_size": 4096,

@@ -19,6 +19,7 @@ knows it under block 0's path only: mlp_activation is read where each block's ML
 """
 
 from nnterp.families._own_attention import KEYS_LAST, WHOLE
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, Child, Element, Nowhere, Read
 
@@ -37,6 +38,7 @@ FAMILY = Family(
     summary="The original GPT: a post-norm block (a LayerNorm after each residual add, no final norm) of Conv1D "
             "projections, learned positions, and its own attention code.",
     tags=("Post-norm block", "Fused qkv", "Learned positions", "LayerNorm", "Conv1D"),
+    block=Block("post-norm", arithmetic=lambda config: _post_norm_arithmetic),
     rename={
         "transformer.tokens_embed": "embed_tokens", "transformer.h": "layers", "attn": "self_attn",
         "ln_1": "post_attention_layernorm", "attn.c_proj": "attn.o_proj", "mlp.c_proj": "mlp.down_proj",
@@ -70,8 +72,6 @@ FAMILY = Family(
         "mlp_activation": Read(Call("self.act"), WHOLE,
                                description="The activation function's output, read where each block's MLP calls it"),
     },
-    block_kind=lambda config: "post-norm",
-    block_arithmetic=lambda config: _post_norm_arithmetic,
     # no final norm: lm_head reads the last block's output
     unembed=lambda model, hidden: model.lm_head(hidden),
     loads=("eager",),

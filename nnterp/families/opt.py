@@ -21,6 +21,7 @@ ReLU in the MLP, biases everywhere (enable_bias).
 from nnterp.families._fairseq_opt import (
     FAIRSEQ_RENAME, FLAT_MLP_SITES, FLAT_TOKENS,
 )
+from nnterp.blocks import Block
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import Argument, Child, Nowhere, Read
 
@@ -92,6 +93,7 @@ FAMILY = Family(
     summary="Meta's OPT: fairseq's names with no MLP module (fc1 and fc2 on the layer, run on flattened rows), "
             "learned positions, pre-scaled queries, and a post-norm 350M with projections around the stream.",
     tags=("Sequential block", "No MLP module", "Learned positions", "LayerNorm", "Post-norm variant"),
+    block=Block(lambda config: "post-norm" if _post_norm(config) else "sequential", arithmetic=lambda config: _post_norm_arithmetic if _post_norm(config) else None),
     rename={
         "model.decoder.embed_tokens": "embed_tokens", "model.decoder.layers": "layers",
         "model.decoder.final_layer_norm": "norm", "final_layer_norm": "post_attention_layernorm",
@@ -107,8 +109,6 @@ FAMILY = Family(
         **{name: _layer_site(name) for name in PRE},
         **FLAT_MLP_SITES,
     },
-    block_kind=lambda config: "post-norm" if _post_norm(config) else "sequential",
-    block_arithmetic=lambda config: _post_norm_arithmetic if _post_norm(config) else None,
     unembed=_unembed,
     accessors={"intermediate_size": lambda c: c.ffn_dim},
     variants={"post_ln_proj": {"do_layer_norm_before": False, "word_embed_proj_dim": 32}},

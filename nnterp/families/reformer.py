@@ -38,6 +38,7 @@ reason; prompts of one length run together.
 """
 
 from nnterp.vocabulary import FORWARD_ORDER
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import SPLIT_HEADS, Argument, CallPositions, Child, Nowhere, Own, Read
 from nnterp.families._reformer import (
@@ -106,6 +107,7 @@ FAMILY = Family(
             "axial position embeddings, and a final norm and head over the two streams concatenated.",
     tags=("Reversible residual", "Two streams", "LSH attention", "Local chunked attention",
           "Axial position embeddings", "LayerNorm", "Internal padding"),
+    block=Block("reversible", order=_mlp_input_before_its_norm(FORWARD_ORDER["block"])),
     rename={
         "reformer.embeddings.word_embeddings": "embed_tokens", "reformer.encoder.layers": "layers",
         "reformer.encoder.layer_norm": "norm", "attention": "self_attn", "feed_forward": "mlp",
@@ -166,8 +168,6 @@ FAMILY = Family(
         "qk_head_dim": lambda c: c.attention_head_size,
         "intermediate_size": lambda c: c.feed_forward_size,
     },
-    block_kind=lambda config: "reversible",
-    block_order=_mlp_input_before_its_norm(FORWARD_ORDER["block"]),
     contract_note=NOTE,
     hazard=_random_hashing_hazard,
     loads=("eager",),

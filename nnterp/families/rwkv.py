@@ -20,6 +20,7 @@ The attention mask is ignored by the model. The time mix's output projection is 
 output, which nnsight serves as E_output (output is the module's own output); o_proj is its alias.
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Argument, Call, Child, Own, Read
 from nnterp.families._mamba_ssm import no_attention
@@ -48,6 +49,7 @@ FAMILY = Family(
     summary="RWKV-4: a pre-norm block of two token-shift mixers, a WKV linear recurrence (time mix) and a "
             "receptance-gated squared-ReLU channel mix, with no attention.",
     tags=("Recurrent mixer", "No attention", "Token shift", "Gated channel mix", "LayerNorm"),
+    block=Block("recurrent"),
     rename={
         "rwkv.embeddings": "embed_tokens", "rwkv.blocks": "layers", "rwkv.ln_out": "norm", "head": "lm_head",
         "attention": "self_attn", "feed_forward": "mlp", "ln1": "input_layernorm",
@@ -72,7 +74,6 @@ FAMILY = Family(
         "intermediate_size": lambda c: c.intermediate_size or 4 * c.hidden_size,
     },
     unembed=_unembed,
-    block_kind=lambda config: "recurrent",
     loads=("eager",),
     checkpoints=(
         Checkpoint("RWKV/rwkv-4-169m-pile", "RWKV-4 169M (Pile)", {

@@ -15,6 +15,7 @@ mlstm_recurrent_step_native (matC_old has wrong shape), so the tiny recipe runs 
 
 
 from nnterp.readout import Readout
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Argument, Own, Read
 from nnterp.families._mamba_ssm import no_attention
@@ -35,6 +36,7 @@ FAMILY = Family(
     summary="A pre-norm block of an mLSTM matrix-memory recurrence and a gated feed-forward, with soft-capped "
             "logits: no attention.",
     tags=("Recurrent mixer", "No attention", "mLSTM", "Gated MLP", "RMSNorm", "Logit softcap"),
+    block=Block("recurrent"),
     rename={
         "backbone.embeddings": "embed_tokens", "backbone.blocks": "layers", "backbone.out_norm": "norm",
         "mlstm_layer": "self_attn", "ffn": "mlp", "norm_mlstm": "input_layernorm",
@@ -52,7 +54,6 @@ FAMILY = Family(
         "intermediate_size": _up_proj_dim,
     },
     readout=Readout(float32=True, softcap="output_logit_soft_cap"),
-    block_kind=lambda config: "recurrent",
     loads=("eager",),
     checkpoints=(
         Checkpoint("NX-AI/xLSTM-7b", "xLSTM 7B", {

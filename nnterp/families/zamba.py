@@ -16,6 +16,7 @@ layer_input + attention_output == layer_output, and the shared block's outputs a
 layers[i].self_attn.output and layers[i].mlp.output.
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.families._zamba import zamba_rename, zamba_sites
 
@@ -25,10 +26,10 @@ FAMILY = Family(
     summary="Mamba blocks, and hybrid blocks that run a weight-tied attention+MLP block on the stream and the "
             "embeddings and add its projected output to the Mamba mixer's input.",
     tags=("Hybrid SSM/attention", "State-space mixer", "Shared attention block", "RMSNorm", "Tied embeddings"),
+    block=Block("hybrid ssm"),
     rename=zamba_rename("shared_transf"),
     sites=zamba_sites("shared_transf", "(head_dim / 2)^-0.5"),
     accessors={"head_dim": lambda c: c.attention_head_dim, "qk_head_dim": lambda c: c.attention_head_dim},
-    block_kind=lambda config: "hybrid ssm",
     checkpoints=(
         Checkpoint("Zyphra/Zamba-7B-v1", "Zamba-7B-v1", {
             "architectures": ["ZambaForCausalLM"], "num_hidden_layers": 76, "hidden_size": 3712,

@@ -19,6 +19,7 @@ layers[i].self_attn.output; the shared MLP has no standard name (nothing of it i
 stream) and is read natively.
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.families._zamba import zamba_rename, zamba_sites
 
@@ -28,10 +29,10 @@ FAMILY = Family(
     summary="Mamba-2 blocks, and hybrid blocks that run a weight-tied attention+MLP block on the stream and the "
             "embeddings and add its projected output to the Mamba mixer's input.",
     tags=("Hybrid SSM/attention", "State-space mixer", "Shared attention block", "RMSNorm", "Tied embeddings"),
+    block=Block("hybrid ssm"),
     rename=zamba_rename("shared_transformer"),
     sites=zamba_sites("shared_transformer", "(head_dim / 2)^-0.5"),
     accessors={"head_dim": lambda c: c.attention_head_dim, "qk_head_dim": lambda c: c.attention_head_dim},
-    block_kind=lambda config: "hybrid ssm",
     checkpoints=(
         Checkpoint("Zyphra/Zamba2-2.7B", "Zamba2-2.7B", {
             "architectures": ["Zamba2ForCausalLM"], "num_hidden_layers": 54, "hidden_size": 2560,

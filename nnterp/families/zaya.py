@@ -39,6 +39,7 @@ from nnterp import labels
 from nnterp.vocabulary import FORWARD_ORDER
 from nnterp.routers import InRouter, RouterRead, experts_sentence
 from nnterp.families._own_attention import WHOLE, Assigned
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Child, Element, Nowhere, Read, Where
 
@@ -107,6 +108,7 @@ FAMILY = Family(
             "skip.",
     tags=("Sequential block", "Residual scaling", "Mixture of experts", "Convolutional attention", "QK-norm",
           "Partial rotary", "Grouped keys/values", "RMSNorm", "Float32 residual"),
+    block=Block("scaled residual", arithmetic=_arithmetic, mid=lambda config: _mid, order=_choices_before_weights(FORWARD_ORDER["block"])),
     rename={"qkv_proj.q_proj": "q_proj", "qkv_proj.k_proj": "k_proj"},
     sites={
         "token_embeddings": "embed_tokens' output; layers[0].input is (token_embeddings + input_hidden_states_bias) · "
@@ -147,10 +149,6 @@ FAMILY = Family(
         "num_experts": lambda c: c.num_experts + 1,
         "num_experts_per_token": lambda c: c.num_experts_per_tok,
     },
-    block_arithmetic=_arithmetic,
-    mid_arithmetic=lambda config: _mid,
-    block_kind=lambda config: "scaled residual",
-    block_order=_choices_before_weights(FORWARD_ORDER["block"]),
     checkpoints=(
         Checkpoint("Zyphra/ZAYA1-8B", "ZAYA1 8B (800M active)", {
             "architectures": ["ZayaForCausalLM"], "vocab_size": 262272, "hidden_size": 2048,

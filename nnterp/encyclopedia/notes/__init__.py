@@ -194,7 +194,7 @@ def _block_note(first: dict, rows, sums: bool, mid_sums: bool = True) -> list[st
     else:
         claim = ("The block is no plain sum of its input and its contributions (section 04 says why); its own "
                  "arithmetic, which the family module declares, gives `layer_output` from them:")
-        checks = ["arithmetic = model.family.block_arithmetic(model.config)",
+        checks = ["arithmetic = model.family.block.arithmetic(model.config)",
                   f"torch.testing.assert_close(arithmetic(model.layers[0]._module, {', '.join(names)}), out)"]
     if mid is not None and mid.status == "served" and "attn" in names and mid_sums:
         lead = f"`layer_mid` is read at {mid.read_at}: the stream after the attention add. "
@@ -204,7 +204,7 @@ def _block_note(first: dict, rows, sums: bool, mid_sums: bool = True) -> list[st
         lead = (f"`layer_mid` is read at {mid.read_at}: the stream after the attention's move, by the block's own "
                 "arithmetic. ")
         reads.append("    mid = model.layers[0].layer_mid.save()")
-        checks[:0] = ["mid_of = model.family.mid_arithmetic(model.config)",
+        checks[:0] = ["mid_of = model.family.block.mid_arithmetic(model.config)",
                       "torch.testing.assert_close(mid_of(model.layers[0]._module, x, attn), mid)"]
     else:
         lead = f"There is no `layer_mid`: {mid.note if mid is not None and mid.note else 'the family does not serve it'}. "
