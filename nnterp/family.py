@@ -335,8 +335,8 @@ class Family:
             self.block = Block()
         # the preset's sites first: the printout lists declared values in this order
         self.sites = {**self.block.sites(), **self.sites}
-        if self.moe is not None:  # after the declared sites, which it leaves as declared
-            self.sites = {**self.sites, **{k: v for k, v in self.moe.sites().items() if k not in self.sites}}
+        if self.moe is not None:  # the declared sites win; the MLP's values keep the router's first
+            self.sites = {**self.moe.sites(), **self.sites}
             self.accessors = {**self.moe.accessors(), **self.accessors}
         # a sentence in place of a site: the common site, described in this family's words
         for name, declared in list(self.sites.items()):

@@ -204,8 +204,7 @@ def modules_of(printout: str) -> dict[str, dict]:
 def block_sums(family, config) -> bool:
     """Whether the block is the sum of its input and its contributions (a post-norm block declares its own
     arithmetic instead)."""
-    arithmetic = getattr(family, "block_arithmetic", None)
-    return arithmetic is None or arithmetic(config) is None
+    return family.block.arithmetic(config) is None
 
 
 def block_kind_of(family, config) -> str:
