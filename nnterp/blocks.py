@@ -53,9 +53,11 @@ class Block:
     def sites(self) -> dict:
         return {}
 
+    def _shape(self) -> str:
+        return self._kind if isinstance(self._kind, str) else "its kind read from the config"
+
     def describe(self) -> str:
-        kind = self._kind if isinstance(self._kind, str) else "its kind read from the config"
-        said = [kind]
+        said = [self._shape()]
         if self._arithmetic is not None:
             said.append("its own arithmetic for layer_output")
         if self._mid is not None:
@@ -92,7 +94,7 @@ class Parallel(Block):
         self.no_mid = Nowhere(PARALLEL_REASON)
         self.mlp_norm_site = Read(Child(mlp_norm), description=description)
 
-    def describe(self) -> str:
+    def _shape(self) -> str:
         shared = "one norm feeds both sublayers" if self.mlp_norm == "input_layernorm" else f"the MLP reads {self.mlp_norm}"
         when = f" where config.{self.when} is set ({'the default' if self.default else 'off by default'})" \
             if self.when else ""
@@ -161,7 +163,7 @@ class PostNorms(Block):
                        + ("; nothing norms the sublayers' inputs" if not pre_norms else "")
                        + (f"; the MLP reads {pre_mlp}" if pre_mlp else ""))
 
-    def describe(self) -> str:
+    def _shape(self) -> str:
         return f"post-norms beside the sublayers: {self._words}"
 
     def sites(self) -> dict:

@@ -152,7 +152,7 @@ def _location_key(host, site):
 # --------------------------------------------------------------------------- size
 def _dims(model, layer, seq: int, batch: int) -> dict:
     config = model._nnterp_state.config
-    dims = {"batch": batch, "seq": seq, "query": seq, "key": seq + model.family.key_prefix(config)}
+    dims = {"batch": batch, "seq": seq, "query": seq, "key": seq + model.family.positions.ahead(config)}
     for name in DIMENSIONS:
         if name in dims:
             continue

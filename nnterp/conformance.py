@@ -154,7 +154,7 @@ def read_block(model, i, prompt):
 
 def _expected_shape(model, name, batch, seq, block=None):
     # positions ahead of the call's that the attention reads as keys (CPM-Ant's prompt): keys and values span them
-    keys = seq + (model.family.key_prefix(model._nnterp_state.config) if block is not None else 0)
+    keys = seq + (model.family.positions.ahead(model._nnterp_state.config) if block is not None else 0)
     positions = keys if BY_NAME[name].layout.kind in ("Keys", "Values") else seq
     dims = {"batch": batch, "seq": positions, "query": seq, "key": keys, **{
         d: getattr(model, d) for d in
@@ -180,7 +180,7 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
     # 3 and the model-level reads of 1
     top, readout = {}, {}  # made before the trace: nnsight keeps what the block saves into them
     # a multi-stream residual has no last layer_output to project; the flag is computed outside the trace
-    lens_is_readout = model.family.exact_lens and model.layers[-1]._nnterp_site("layer_output").served
+    lens_is_readout = model.family.readout.exact_lens and model.layers[-1]._nnterp_site("layer_output").served
     with model.trace(prompt):
         for name in FORWARD_ORDER["model"]:
             if BY_NAME[name].group == "core":  # a wrapper's image values are checked on a call with an image
@@ -427,7 +427,7 @@ def _at_call_positions(model, own, served):
     them, CPM-Ant's prompt before them) and the served value it is compared with is cut."""
     length = model._nnterp_state.call_length
     if length is not None and own.ndim >= 2 and served.ndim >= 2 and own.shape[1] > served.shape[1] == length:
-        ahead = model.family.key_prefix(model._nnterp_state.config) > 0  # positions ahead of the call's (CPM-Ant)
+        ahead = model.family.positions.ahead(model._nnterp_state.config) > 0  # positions ahead of the call's (CPM-Ant)
         return CallPositions(1, from_end=ahead).view(own, model)
     return own
 

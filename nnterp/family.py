@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache, partial
 from typing import Any, Callable
 
-from .readout import IDENTITY
+from .readout import IDENTITY, Readout
 from .errors import UnavailableValue, UnknownArchitecture
 from . import labels
 from .sites import (
@@ -282,6 +282,18 @@ class Checkpoint:
     not_buildable: str | None = None
 
 
+@dataclass(frozen=True)
+class Positions:
+    """A model's positions where they are not the call's own: ``refused`` says why its forward cannot take
+    position_ids (Reformer computes and pads its own), which a left-padded batch of prompts of different lengths
+    needs; ``ahead`` counts positions the blocks compute ahead of the call's, which every call position attends to
+    (CPM-Ant's prompt_length learned prompt tokens): (config) -> count, so keys, values and the pattern's key axis
+    span them."""
+
+    refused: str | None = None
+    ahead: Callable = lambda config: 0
+
+
 @dataclass
 class Family:
     """What a family declares; everything left out follows the common conventions."""
@@ -298,14 +310,9 @@ class Family:
     block: Any = None
     #: a mixture-of-experts preset (nnterp.routers.MoE): the router's and the experts' sites and accessors
     moe: Any = None
-    #: whatever the model does past lm_head: a Readout declared from config keys, or (config, logits) -> logits
-    readout: Callable = IDENTITY
-    #: the map from the last block's output to lm_head's logits where it is not norm then lm_head
-    #: (OPT-350M: project_out, no final norm): (model, hidden) -> lm_head's logits
-    unembed: Callable | None = None
-    #: what the model does between the final norm and lm_head (MiniCPM3 divides by logits_scaling):
-    #: (config, normed) -> what lm_head reads
-    pre_head: Callable | None = None
+    #: the readout where it is not norm then lm_head (nnterp.readout.Readout): what the model does past lm_head,
+    #: before it, and whether the logit lens is the readout
+    readout: Readout = IDENTITY
     #: attention implementations a load may name (None: what transformers accepts)
     loads: tuple[str, ...] = ("eager", "sdpa")
     #: (model) -> a warning sentence for a known numerical hazard of this load, or None
@@ -317,15 +324,8 @@ class Family:
     #: where a family cannot keep the whole contract (multi-stream residuals...), the exact reason
     #: and what it does serve; listed in the families table
     contract_note: str | None = None
-    #: False where the logits mix more than the last block's output (depth attention over the block states):
-    #: project_on_vocab is then a lens, not the readout, and the contract does not compare it with the logits
-    exact_lens: bool = True
-    #: why the model's forward cannot take position_ids (Reformer computes and pads its own), which a left-padded
-    #: batch of prompts of different lengths needs; None where it can
-    refuses_position_ids: str | None = None
-    #: positions the blocks compute ahead of the call's own, which every call position attends to (CPM-Ant's
-    #: prompt_length learned prompt tokens): (config) -> count; keys, values and the pattern's key axis span them
-    key_prefix: Callable = lambda config: 0
+    #: the positions where they are not the call's own, 0 to seq - 1 (nnterp.family.Positions)
+    positions: "Positions" = None
     module: Any = None
 
     def __post_init__(self) -> None:
@@ -333,6 +333,8 @@ class Family:
 
         if self.block is None:
             self.block = Block()
+        if self.positions is None:
+            self.positions = Positions()
         # the preset's sites first: the printout lists declared values in this order
         self.sites = {**self.block.sites(), **self.sites}
         if self.moe is not None:  # the declared sites win; the MLP's values keep the router's first
@@ -368,8 +370,18 @@ class Family:
             said.append("read elsewhere: " + ", ".join(own))
         if words:
             said.append("described in its own words: " + ", ".join(words))
-        if self.readout is not IDENTITY:
-            said.append(self.readout.formula() if hasattr(self.readout, "formula") else "its own readout past lm_head")
+        if not self.readout.past_head_identity:
+            said.append(self.readout.formula())
+        if self.readout.normed_divided_by:
+            said.append(f"lm_head reads the final norm's output divided by config.{self.readout.normed_divided_by}")
+        if self.readout.unembed is not None:
+            said.append("its own map from the last block's output to lm_head's logits")
+        if self.positions.refused:
+            said.append(f"refuses position_ids: {self.positions.refused}")
+        if self.positions.ahead is not Positions.__dataclass_fields__["ahead"].default:
+            said.append("the blocks compute positions ahead of the call's, which every position attends to")
+        if not self.readout.exact_lens:
+            said.append("the logits mix more than the last block's output: project_on_vocab is a lens")
         if self.loads != ("eager", "sdpa"):
             said.append(f"loads: {', '.join(self.loads) if self.loads else 'what transformers accepts'}")
         return said

@@ -12,7 +12,6 @@ from nnsight import TransformersModel
 from .envoys import ENVOYS, AttentionEnvoy, StandardHost, StandardValue, _addindent, block_hosts
 from .errors import BatchRefused, EmptyPrompt, LoadOptionRefused
 from .family import Family, family_for
-from .readout import head_input
 from .sites import where_of
 from .support import Support, build_support
 from .tracing import Captures, TurnTakingTracer
@@ -86,7 +85,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
     def _batch(self, invokes: list, fn: Any) -> tuple:
         batched = super()._batch(invokes, fn)
         kwargs = batched[1] if isinstance(batched, tuple) and len(batched) == 2 and isinstance(batched[1], dict) else {}
-        why = self.family.refuses_position_ids
+        why = self.family.positions.refused
         if why and "position_ids" in kwargs:
             raise BatchRefused(
                 f"prompts of different lengths are left-padded and need position_ids, which {self.family.name} cannot "
@@ -222,13 +221,8 @@ class StandardizedTransformer(StandardHost, TransformersModel):
     def project_on_vocab(self, hidden: torch.Tensor) -> torch.Tensor:
         """Final norm, lm_head and whatever the model does past lm_head: the last block's
         ``layer_output`` projects to exactly ``logits``."""
-        family, config = self.family, self._nnterp_state.config
-        if family.unembed is not None:
-            return family.readout(config, family.unembed(self, hidden))
-        normed = self.norm(hidden)
-        if family.pre_head is not None:
-            normed = family.pre_head(config, normed)
-        return family.readout(config, self.lm_head(head_input(self.lm_head._module, normed)))
+        readout = self.family.readout
+        return readout(self._nnterp_state.config, readout.head_logits(self, hidden))
 
     # ------------------------------------------------------------------ describing
     def support(self) -> Support:

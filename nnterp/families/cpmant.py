@@ -24,14 +24,14 @@ module, masked positions set back to 0, dropout, @ v, then attention_out. The ma
 prompt and call position, those after it included (the logits at a position depend on the tokens that follow it).
 Because the prompt positions are keys of every call position, attention_keys, attention_values and the key
 axis of attention_scores and attention_probabilities span prompt_length + seq positions, the prompt's first
-(the family's key_prefix); their query rows, the queries, head outputs and merged heads are the call's. The MLP is gated: w_out(gelu(w_0 x) · w_1 x), with w_0 the gate
+(the family's positions.ahead); their query rows, the queries, head outputs and merged heads are the call's. The MLP is gated: w_out(gelu(w_0 x) · w_1 x), with w_0 the gate
 and w_1 the up projection, dim_ff wide.
 """
 
 from __future__ import annotations
 
 from nnterp.families._own_attention import WHOLE, Assigned
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Checkpoint, Family, Positions
 from nnterp.sites import HEADS_AFTER_POSITIONS, SPLIT_HEADS, Argument, Call, CallPositions, Child, Element, Own, Read
 
 
@@ -44,7 +44,7 @@ MERGED_HEADS = CallPositions(1, SPLIT_HEADS, from_end=True)
 
 FAMILY = Family(
     name="cpmant",
-    key_prefix=lambda config: config.prompt_length,
+    positions=Positions(ahead=lambda config: config.prompt_length),
     model_types=("cpmant",),
     summary="OpenBMB's Chinese CPM-Ant: every call prefixed with learned prompt tokens, a sequential block whose "
             "halves add the residual themselves, relative position buckets, and attention that is not causal.",

@@ -36,6 +36,7 @@ token_type_ids is 1 attend to each other bidirectionally (a prefix-LM mask); a p
 """
 
 from nnterp.blocks import Block
+from nnterp.readout import Readout
 from nnterp.family import Checkpoint, Family, described
 from nnterp.sites import Argument, Child, Read
 
@@ -70,7 +71,7 @@ FAMILY = Family(
         "attention_head_outputs": described("attention_head_outputs", "The per-head outputs of the attention kernel, before the sigmoid gate and the output "
                                             "projection"),
     },
-    exact_lens=False,
+    readout=Readout(exact_lens=False),
     contract_note=NOTE,
     checkpoints=(
         # facts published for HRM-Text-1B (model card and transformers' HrmTextConfig, whose defaults name it): the

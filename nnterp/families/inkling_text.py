@@ -14,7 +14,7 @@ logits_mup_width_multiplier before lm_head and drops padded vocabulary rows (unp
 
 from nnterp.family import COMMON_SITES, Checkpoint, Family, described
 from nnterp.sites import Read, Sibling
-from nnterp.families._inkling import HEAD_INPUT, moe_neurons, mup_head, UNPADDED
+from nnterp.families._inkling import HEAD_INPUT, moe_neurons, MUP_UNPADDED
 
 _SCORES = COMMON_SITES["attention_scores"]
 
@@ -38,8 +38,7 @@ FAMILY = Family(
             description="What the MLP adds to the residual stream: its output after the short convolution mlp_sconv"),
         **moe_neurons(),
     },
-    pre_head=mup_head,
-    readout=UNPADDED,
+    readout=MUP_UNPADDED,
     checkpoints=(
         Checkpoint("thinkingmachines/Inkling", "Inkling", {
             "architectures": ["InklingForCausalLM"], "num_hidden_layers": 66, "hidden_size": 6144,

@@ -11,6 +11,7 @@ read where lm_head reads it, after that division.
 
 import math
 
+from nnterp.readout import Readout
 from nnterp.family import Checkpoint, Family
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 from nnterp.sites import Argument, Child, Element, Own, Read
@@ -18,10 +19,6 @@ from nnterp.sites import Argument, Child, Element, Own, Read
 
 def _residual_scale(config):
     return config.scale_depth / math.sqrt(config.num_hidden_layers)
-
-
-def _divide_by_logits_scaling(config, normed):
-    return normed / config.logits_scaling
 
 
 FAMILY = Family(
@@ -45,7 +42,7 @@ FAMILY = Family(
                         "(hidden_size/dim_model_base): what lm_head reads"),
     },
     accessors=MLA_ACCESSORS,
-    pre_head=_divide_by_logits_scaling,
+    readout=Readout(normed_divided_by="logits_scaling"),
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint
         Checkpoint("openbmb/MiniCPM3-4B", "MiniCPM3-4B", {"architectures": ["MiniCPM3ForCausalLM"],

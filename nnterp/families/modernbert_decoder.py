@@ -13,6 +13,7 @@ enters the prediction head, not the unembedding, so final_norm_output is not ser
 unembedding reads.
 """
 
+from nnterp.readout import Readout
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Argument, Child, Nowhere, Read
 
@@ -51,7 +52,7 @@ FAMILY = Family(
             Child("decoder"), description="The unembedding's logits (decoder, after the prediction head lm_head)"),
         "mlp_neurons": Read(Child("down_proj", "input"), Argument(0)),
     },
-    unembed=_unembed,
+    readout=Readout(unembed=_unembed),
     checkpoints=(Checkpoint("blab-jhu/test-32m-dec", "ModernBERT decoder 32M (test)"),),
     tiny={"config_class": "ModernBertDecoderConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,

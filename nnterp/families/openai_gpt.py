@@ -20,6 +20,7 @@ knows it under block 0's path only: mlp_activation is read where each block's ML
 
 from nnterp.families._own_attention import KEYS_LAST, WHOLE
 from nnterp.blocks import Block
+from nnterp.readout import Readout
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, Child, Element, Nowhere, Read
 
@@ -73,7 +74,7 @@ FAMILY = Family(
                                description="The activation function's output, read where each block's MLP calls it"),
     },
     # no final norm: lm_head reads the last block's output
-    unembed=lambda model, hidden: model.lm_head(hidden),
+    readout=Readout(unembed=lambda model, hidden: model.lm_head(hidden)),
     loads=("eager",),
     checkpoints=(
         Checkpoint("openai-community/openai-gpt", "GPT (117M)", {

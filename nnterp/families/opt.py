@@ -22,6 +22,7 @@ from nnterp.families._fairseq_opt import (
     FAIRSEQ_RENAME, FLAT_MLP_SITES, FLAT_TOKENS,
 )
 from nnterp.blocks import Block
+from nnterp.readout import Readout
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import Argument, Child, Nowhere, Read
 
@@ -109,7 +110,7 @@ FAMILY = Family(
         **{name: _layer_site(name) for name in PRE},
         **FLAT_MLP_SITES,
     },
-    unembed=_unembed,
+    readout=Readout(unembed=_unembed),
     accessors={"intermediate_size": lambda c: c.ffn_dim},
     variants={"post_ln_proj": {"do_layer_norm_before": False, "word_embed_proj_dim": 32}},
     checkpoints=(

@@ -14,6 +14,7 @@ shared expert. The model has no final norm: hyper_connection_mixer collapses the
 native output.
 """
 
+from nnterp.readout import Readout
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import Argument, Child, Nowhere, Read
 from nnterp.families._hyper import contract_note, moe_neurons, stream_sites
@@ -60,7 +61,7 @@ FAMILY = Family(
             Child("mlp", "input"), Argument(0),
             description="The stream the hyper-connection hands the MLP: the streams normed by hc_norm and mixed"),
     },
-    unembed=_unembed,
+    readout=Readout(unembed=_unembed),
     checkpoints=(
         Checkpoint("Qwen/Qwen4-Exp", "Qwen4-Exp (text model)", {
             "architectures": ["Qwen4ExpForCausalLM"], "num_hidden_layers": 40, "hidden_size": 2048,

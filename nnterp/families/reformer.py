@@ -39,7 +39,7 @@ reason; prompts of one length run together.
 
 from nnterp.vocabulary import FORWARD_ORDER
 from nnterp.blocks import Block
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Checkpoint, Family, Positions
 from nnterp.sites import SPLIT_HEADS, Argument, CallPositions, Child, Nowhere, Own, Read
 from nnterp.families._reformer import (
     AT_CALL, HEAD_OUTPUTS, LOCAL_KEYS, LOCAL_QUERIES, LOCAL_VALUES, LSH_QUERY_KEY, LSH_VALUES,
@@ -101,7 +101,7 @@ def _mlp_input_before_its_norm(order):
 
 FAMILY = Family(
     name="reformer",
-    refuses_position_ids="Reformer computes its positions itself and pads them with the ids inside its forward",
+    positions=Positions(refused="Reformer computes its positions itself and pads them with the ids inside its forward"),
     model_types=("reformer",),
     summary="A reversible residual of two streams around chunked local and LSH attentions with their own code, "
             "axial position embeddings, and a final norm and head over the two streams concatenated.",

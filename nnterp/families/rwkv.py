@@ -21,6 +21,7 @@ output, which nnsight serves as E_output (output is the module's own output); o_
 """
 
 from nnterp.blocks import Block
+from nnterp.readout import Readout
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Argument, Call, Child, Own, Read
 from nnterp.families._mamba_ssm import no_attention
@@ -73,7 +74,7 @@ FAMILY = Family(
         "qk_head_dim": lambda c: None,
         "intermediate_size": lambda c: c.intermediate_size or 4 * c.hidden_size,
     },
-    unembed=_unembed,
+    readout=Readout(unembed=_unembed),
     loads=("eager",),
     checkpoints=(
         Checkpoint("RWKV/rwkv-4-169m-pile", "RWKV-4 169M (Pile)", {

@@ -40,6 +40,7 @@ from nnterp.vocabulary import FORWARD_ORDER
 from nnterp.routers import InRouter, RouterRead, experts_sentence
 from nnterp.families._own_attention import WHOLE, Assigned
 from nnterp.blocks import Block
+from nnterp.readout import Readout
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Child, Element, Nowhere, Read, Where
 
@@ -101,7 +102,7 @@ def _unembed(model, hidden):
 
 FAMILY = Family(
     name="zaya",
-    unembed=_unembed,
+    readout=Readout(unembed=_unembed),
     model_types=("zaya",),
     summary="Zyphra's ZAYA1: a pre-norm block whose adds go through learned affine residual scalings, convolutional "
             "compressed attention, and a mixture of experts whose MLP router carries a state across blocks and may "

@@ -141,7 +141,7 @@ def _fallback(family, rows, block_kind: str, sums: bool = True, mid_sums: bool =
                  "`project_on_vocab` is the final norm, `lm_head` and whatever the model does past `lm_head`; the "
                  "last block serves no `layer_output` here, so it applies to the hidden state the family module "
                  "names (section 04), not to a standard value.", ""]
-    elif family.exact_lens:
+    elif family.readout.exact_lens:
         text += ["## The readout", "",
                  "`project_on_vocab` is the final norm, `lm_head` and whatever the model does past `lm_head`: "
                  "applied to the last block's `layer_output`, it gives `logits`, so a logit lens at any block "
@@ -151,7 +151,7 @@ def _fallback(family, rows, block_kind: str, sums: bool = True, mid_sums: bool =
                  "`project_on_vocab` is the final norm, `lm_head` and whatever the model does past `lm_head`, "
                  "but the logits are not that projection of the last block's `layer_output` (see above): on this "
                  "family a logit lens is an approximation, even at the last block.", ""]
-    if family.exact_lens and last_served:
+    if family.readout.exact_lens and last_served:
         text += ["```python", "with model.trace(prompt):", "    last = model.layers[-1].layer_output.save()",
                  "    logits = model.logits.save()", "",
                  "torch.testing.assert_close(model.project_on_vocab(last), logits)", "```", ""]

@@ -1423,7 +1423,7 @@ def readout_note(subject) -> str | None:
         prose.append(f"The {'final norm' if norm_bias else 'head'} has a bias, so every readout, a logit lens at any "
                      f"block included, adds the same logit vector whatever the input: `{' + '.join(terms)}`, what a "
                      "stream of zeros reads as.")
-    if not subject.family.exact_lens or not served:
+    if not subject.family.readout.exact_lens or not served:
         prose.append("`project_on_vocab` is the final norm, `lm_head` and whatever the model does past `lm_head`, but "
                      "the logits are not that projection of the last block's `layer_output` here: a logit lens is an "
                      "approximation, even at the last block.")
@@ -1467,9 +1467,7 @@ def _constant_holds(tiny, norm) -> bool:
 
 
 def subject_readout_identity(family) -> bool:
-    from ...family import Family
-
-    return family.readout is Family.__dataclass_fields__["readout"].default
+    return family.readout.past_head_identity
 
 
 #: What a model may do past lm_head, by config key: (words, expression of head, the tiny model's check).
