@@ -160,3 +160,25 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_kv_heads": 2,
         "ffn_hidden_size": 128, "vocab_size": 300}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'falcon': {'caveats': ['attention_queries/keys/values not observable at an interface call [obs]'],
+            'quirks': ['custom attention (no attention_interface; own sdpa/eager path) [obs: 0 kernel calls]',
+                       'multi-query by default; GQA with new_decoder_architecture [cfg]',
+                       'rotary or ALiBi (alibi=True) [src]',
+                       'layer returns (hidden, attn_weights) tuple [obs]',
+                       'does not support set_attn_implementation [obs warning]']}}
+#: ... and under the structural config switches the family checks as variants
+TRAPS_BY_VARIANT = {'falcon': {'new_decoder_architecture': {'caveats': [],
+                                         'note': 'falcon 40B/180B style: ln_attn + ln_mlp, '
+                                                 'parallel [obs]',
+                                         'quirks': ['falcon 40B/180B style: ln_attn + ln_mlp, '
+                                                    'parallel [obs]',
+                                                    'decoder layer returns tuple[2] [obs]']},
+            'rw_alibi_sequential': {'caveats': [],
+                                    'note': 'falcon-rw style: ALiBi, sequential, biases [obs]',
+                                    'quirks': ['falcon-rw style: ALiBi, sequential, biases [obs]',
+                                               'decoder layer returns tuple[2] [obs]']}}}

@@ -17,7 +17,6 @@ from types import ModuleType
 from .. import markdown
 from ...vocabulary import BY_NAME
 from ..rows import groups
-from . import catalogue
 
 
 def module_for(family) -> ModuleType | None:
@@ -52,14 +51,21 @@ def notes_for(family, rows, block_kind: str, sums: bool = True, mid_sums: bool =
     return found, module
 
 
+#: the release of transformers whose modeling code the catalogue's traps were found in
+TRANSFORMERS = "5.24.0"
+
+
 def traps(family) -> list[tuple[str, list[str]]]:
-    """(heading, items) of what the catalogue lists for the family's model types and their variants."""
+    """(heading, items) of what the catalogue found for the family's model types and their variants: the family
+    module's ``TRAPS`` and ``TRAPS_BY_VARIANT`` (a wrapper's are its text family's)."""
+    module = getattr(getattr(family, "text", None) or family, "module", None)
+    by_type, by_variant = getattr(module, "TRAPS", {}), getattr(module, "TRAPS_BY_VARIANT", {})
     found = []
     for model_type in family.model_types:
-        entry = catalogue.TRAPS.get(model_type)
+        entry = by_type.get(model_type)
         if entry:
             found.append((model_type, [*entry["quirks"], *(f"standard values: {c}" for c in entry["caveats"])]))
-        for variant, vary in catalogue.VARIANTS.get(model_type, {}).items():
+        for variant, vary in by_variant.get(model_type, {}).items():
             items = [q for q in vary["quirks"] if q != vary["note"]]
             items += [f"standard values: {c}" for c in vary["caveats"]]
             if items:
@@ -116,7 +122,7 @@ def _traps_text(family) -> str:
     for heading, items in traps(family):
         text += [f"## What the catalogue lists for {heading}", "",
                  "Traps met in the native model, from the catalogue of the decoder-only families of "
-                 f"transformers {catalogue.TRANSFORMERS}; the values above are served with them accounted for.",
+                 f"transformers {TRANSFORMERS}; the values above are served with them accounted for.",
                  ""]
         text += [f"- {_code_spans(_sentence_case(item))}" for item in items] + [""]
     return "\n".join(text)
