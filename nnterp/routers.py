@@ -30,7 +30,7 @@ from typing import Callable
 
 from . import labels
 from .errors import UnavailableValue
-from .sites import TOKEN_ROWS, Element, Nowhere, Read, Site, Where
+from .sites import TOKEN_ROWS, _block_of, Element, Nowhere, Read, Site, Where
 
 
 # --------------------------------------------------------------------------- where
@@ -49,6 +49,8 @@ class InRouter(Where):
     callee: str | None = None
     key: str = "output"
     occurrence: int = 0
+    #: the router is a module of the host's block, beside the MLP (Gemma 4's layers[i].router)
+    from_block: bool = False
 
     def _label(self, compiled_source):
         label = labels.call_label(compiled_source, self.callee, self.occurrence)
@@ -58,7 +60,7 @@ class InRouter(Where):
         return label
 
     def target(self, host):
-        envoy = _walk(host, self.router)
+        envoy = _walk(_block_of(host) if self.from_block else host, self.router)
         if self.callee is None:
             return envoy
         source = envoy.source
@@ -71,7 +73,8 @@ class InRouter(Where):
 
     def describe(self, module) -> str:
         if self.callee is None:
-            return f"the router {self.router}'s {self.key}"
+            where = "the block's router module" if self.from_block else "the router"
+            return f"{where} {self.router}'s {self.key}"
         label = self._label(labels.compiled_forward(_walk(module, self.router)))
         return f"inside the router {self.router}'s forward: the {self.key} of {label}"
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Callable
 
@@ -125,6 +125,20 @@ class ListItem:
         return args, {**kwargs, "tensors": items}
 
 
+@dataclass(frozen=True)
+class Whole:
+    """The whole value a location serves: a call that returns one tensor, not a tuple."""
+
+    def get(self, raw):
+        return raw
+
+    def put(self, raw, value):
+        return value
+
+
+WHOLE = Whole()
+
+
 # --------------------------------------------------------------------------- layouts
 class Same:
     """The native layout is the value's layout."""
@@ -225,6 +239,63 @@ class TokenRows(Same):
 SAME, SPLIT_HEADS, HEADS_AFTER_POSITIONS, TOKEN_ROWS = Same(), SplitHeads(), HeadsAfterPositions(), TokenRows()
 
 
+class KeyValueGroups(Same):
+    """``[batch num_heads seq dim]`` in which each key or value head is repeated for its group of query heads,
+    seen as ``[batch num_kv_heads seq dim]`` (the first head of each group); an edit is repeated back over the
+    group. Serve it with ``snapshot=True``, so that an in-place edit reaches every copy."""
+
+    def view(self, native, model):
+        return native[:, :: model.num_heads // model.num_kv_heads]
+
+    def inverse(self, value, like, model):
+        return value.repeat_interleave(model.num_heads // model.num_kv_heads, dim=1)
+
+
+KEY_VALUE_GROUPS = KeyValueGroups()
+
+
+class BatchHeads(Same):
+    """``[batch*num_heads seq dim]`` (heads folded into the batch for a bmm) seen as ``[batch seq num_heads dim]``;
+    a view, so in-place edits reach the model."""
+
+    def view(self, native, model):
+        return native.unflatten(0, (-1, model.num_heads)).transpose(1, 2)
+
+    def inverse(self, value, like, model):
+        return value.transpose(1, 2).flatten(0, 1)
+
+
+BATCH_HEADS = BatchHeads()
+
+
+class FoldedHeads(Same):
+    """``[batch*num_heads ...]`` (heads folded into the batch for a bmm) seen heads-first as
+    ``[batch num_heads ...]``; a view."""
+
+    def view(self, native, model):
+        return native.unflatten(0, (-1, model.num_heads))
+
+    def inverse(self, value, like, model):
+        return value.flatten(0, 1)
+
+
+FOLDED_HEADS = FoldedHeads()
+
+
+class KeysLast(Same):
+    """Keys handed over transposed, ``[batch num_heads head_dim seq]``, seen as ``[batch num_heads seq head_dim]``;
+    a view."""
+
+    def view(self, native, model):
+        return native.transpose(-1, -2)
+
+    def inverse(self, value, like, model):
+        return value.transpose(-1, -2)
+
+
+KEYS_LAST = KeysLast()
+
+
 # --------------------------------------------------------------------------- where
 class Where:
     """A location relative to a host envoy; ``key`` is ``"input"`` or ``"output"``."""
@@ -268,11 +339,11 @@ class Child(Where):
     from_block: bool = False
 
     def target(self, host):
-        return _walk(host.parent if self.from_block else host, self.name)
+        return _walk(_block_of(host) if self.from_block else host, self.name)
 
     def describe(self, module) -> str:
         if self.from_block:
-            return f"the block's child module {self.name}'s {self.key}"
+            return f"the block's {'module' if '.' in self.name else 'child module'} {self.name}'s {self.key}"
         if "." in self.name:
             return f"the module {self.name}'s {self.key}"
         return f"the child module {self.name}'s {self.key}"
@@ -281,6 +352,14 @@ class Child(Where):
 def Sibling(name: str, key: str = "output") -> Child:  # noqa: N802 - reads as the location it builds
     """A module of the host's block, beside the host."""
     return Child(name, key, from_block=True)
+
+
+def _block_of(host):
+    """The block a host belongs to (the host itself on a block)."""
+    node = host
+    while getattr(node, "_nnterp_host", None) != "layer":
+        node = node.parent
+    return node
 
 
 def _walk(node, path: str | None):
@@ -316,6 +395,11 @@ class Call(Where):
     #: the call is made in the forward of this module below the host (GPT-Neo's attention wrapper holds the
     #: module that does the arithmetic), not the host's own
     child: str | None = None
+    #: the call is made in the forward of the host's block (or of ``child`` below the block): the residual add
+    #: the block applies to a sublayer's output, read from that sublayer; ``forward_of`` names the class whose
+    #: forward that is, in the host's modeling module, to name the operation outside a trace
+    from_block: bool = False
+    forward_of: str | None = None
 
     def _label(self, compiled_source, callee):
         label = labels.call_label(compiled_source, callee, self.occurrence if callee == self.callee else 0)
@@ -323,8 +407,11 @@ class Call(Where):
             raise UnavailableValue(f"this forward makes no call of {callee}; the family module's site is out of date")
         return label
 
+    def _module_of(self, host):
+        return _walk(_block_of(host) if self.from_block else host, self.child)
+
     def target(self, host):
-        source = _walk(host, self.child).source
+        source = self._module_of(host).source
         if self.inside is None:
             return getattr(source, self._label(source.compiled, self.callee))
         outer = getattr(source, self._label(source.compiled, self.inside))
@@ -332,9 +419,12 @@ class Call(Where):
         return getattr(inner, self._label(inner.compiled, self.callee))
 
     def instrument(self, host) -> None:
-        _walk(host, self.child).source
+        self._module_of(host).source
 
     def labels_for(self, module) -> tuple[str, str | None]:
+        if self.from_block:  # a module does not know its block: its forward is named by class
+            forward = labels.compiled_function(getattr(sys.modules[type(module).__module__], self.forward_of).forward)
+            return self._label(forward, self.callee), None
         module = _walk(module, self.child)
         forward = labels.compiled_forward(module)
         if self.inside is None:
@@ -343,14 +433,60 @@ class Call(Where):
         function = _resolve_callable(module, self.eager or self.inside)
         return self._label(labels.compiled_function(function), self.callee), outer
 
+    def _forward_words(self) -> str:
+        if self.from_block:
+            return f"inside the block's {self.child} forward" if self.child else "inside the block's forward"
+        return f"inside {self.child}'s forward" if self.child else "inside the forward"
+
     def describe(self, module) -> str:
         label, outer = self.labels_for(module)
         what = "the arguments of" if self.key == "input" else "the output of"
-        forward = f"inside {self.child}'s forward" if self.child else "inside the forward"
         if outer is not None:
             what = "the input of" if self.key == "input" else "the output of"
-            return f"{forward}: {what} {label} inside {outer}"
-        return f"{forward}: {what} {label}"
+            return f"{self._forward_words()}: {what} {label} inside {outer}"
+        return f"{self._forward_words()}: {what} {label}"
+
+
+@dataclass(frozen=True)
+class Assigned(Call):
+    """The value the ``occurrence``-th assignment to ``callee`` (a local name) binds in the host's forward
+    (``-1``: the last one written).
+
+    nnsight instruments an assignment as an operation whose output is the assigned value, so an edit of it
+    is what the rest of the forward reads under that name.
+    """
+
+    def _label(self, compiled_source, callee):
+        prefix = callee.replace(".", "_") + "_"
+        calls = labels._call_labels(compiled_source.source, compiled_source.names)
+        found = [name for name in compiled_source.names
+                 if name not in calls and name.startswith(prefix) and name[len(prefix):].isdigit()]
+        if not -len(found) <= self.occurrence < len(found):
+            raise UnavailableValue(f"this forward does not make assignment {self.occurrence} of {callee}; "
+                                   f"the family module's site is out of date")
+        return found[self.occurrence]
+
+    def describe(self, module) -> str:
+        label, _ = self.labels_for(module)
+        return f"{self._forward_words()}: the value assigned to {self.callee} ({label})"
+
+
+@dataclass(frozen=True)
+class ByDtype(Call):
+    """A call made on one of two branches chosen by the model's dtype (XGLM takes its softmax in float32 on one
+    branch for float16 and directly on the other): ``occurrence`` under float16, ``otherwise`` under the rest."""
+
+    otherwise: int = 0
+
+    def _chosen(self, module):
+        half = next(module.parameters()).dtype == torch.float16
+        return replace(self, occurrence=self.occurrence if half else self.otherwise)
+
+    def target(self, host):
+        return Call.target(self._chosen(host._module), host)
+
+    def labels_for(self, module):
+        return Call.labels_for(self._chosen(module), module)
 
 
 # --------------------------------------------------------------------------- conditions
@@ -376,6 +512,12 @@ KERNEL_ARGUMENTS = Condition(
     'read at the attention kernel chosen at run time: served under attn_implementation="eager" or "sdpa", '
     "whose arguments and output are laid out heads-first as read; other kernels are not verified",
 )
+
+
+def eager_only(family: str, fused: str) -> Condition:
+    """The softmax of a family's own attention code runs only on its eager branch."""
+    return Condition(("eager",), f'needs attn_implementation="eager": under sdpa {family} calls {fused}, '
+                                 f"which computes the softmax inside one fused call")
 
 
 # --------------------------------------------------------------------------- sites

@@ -8,11 +8,9 @@ MLP: attention_output and mlp_output are read there (Sibling sites).
 """
 
 import math
-import sys
 from dataclasses import dataclass
 
-from nnterp import labels
-from nnterp.sites import EAGER_ONLY, Argument, Call, Read, Where
+from nnterp.sites import EAGER_ONLY, Argument, Call, Read
 
 
 #: token_embeddings' description where embed_tokens scales inside its own forward
@@ -29,30 +27,6 @@ def softcapped_scores(kernel="eager_attention_forward") -> Read:
 
 
 # --------------------------------------------------------------------------- Beam's depth-scaled adds
-@dataclass(frozen=True)
-class InBlock(Where):
-    """An operation of the block's forward, read from a host inside the block (the attention or
-    the MLP): the residual add the block applies to that host's output, after the host returns.
-    ``block_class`` names the decoder layer's class in the host's module, to name the operation
-    outside a trace. The block instruments its forward through a Call site of its own (layer_mid)."""
-
-    callee: str
-    key: str = "output"
-    occurrence: int = 0
-    block_class: str = ""
-
-    def _call(self) -> Call:
-        return Call(self.callee, self.key, occurrence=self.occurrence)
-
-    def target(self, host):
-        return self._call().target(host.parent)
-
-    def describe(self, module) -> str:
-        block = getattr(sys.modules[type(module).__module__], self.block_class)
-        label = self._call()._label(labels.compiled_function(block.forward), self.callee)
-        return f"inside the block's forward: the {'arguments' if self.key == 'input' else 'output'} of {label}"
-
-
 def _depth_scales(k):
     """depth_scaled_residual_add's factors for add number k: (branch scale, residual scale)."""
     return 1.0 / math.sqrt(k), math.sqrt((k - 1) / k)

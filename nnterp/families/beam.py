@@ -31,14 +31,14 @@ from nnterp.routers import (
 from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Read
 
 from ._llama import TINY
-from ._sandwich_gemma2 import DepthScaledDelta, InBlock
+from ._sandwich_gemma2 import DepthScaledDelta
 
 ADD = "depth_scaled_residual_add"
 
 
 def _delta(occurrence: int, what: str) -> DepthScaledDelta:
     return DepthScaledDelta(
-        InBlock(ADD, "input", occurrence=occurrence, block_class="BeamDecoderLayer"),
+        Call(ADD, "input", occurrence=occurrence, from_block=True, forward_of="BeamDecoderLayer"),
         description=f"What the {what} changes in the residual stream: the depth-scaled add minus its residual, "
                     f"branch / sqrt(k) - (1 - sqrt((k - 1) / k)) * residual, with the branch post-normed")
 

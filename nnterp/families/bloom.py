@@ -20,7 +20,7 @@ batch.
 """
 
 from nnterp.families._internal_residual import ATTENTION_BRANCH, MLP_BRANCH
-from nnterp.families._own_attention import BATCH_HEADS, WHOLE
+from nnterp.sites import BATCH_HEADS, WHOLE
 from nnterp.blocks import Block
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import SPLIT_HEADS, Argument, Call, Child, Element, Read

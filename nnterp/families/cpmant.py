@@ -30,7 +30,7 @@ and w_1 the up projection, dim_ff wide.
 
 from __future__ import annotations
 
-from nnterp.families._own_attention import WHOLE, Assigned
+from nnterp.sites import WHOLE, Assigned
 from nnterp.family import Checkpoint, Family, Positions
 from nnterp.sites import HEADS_AFTER_POSITIONS, SPLIT_HEADS, Argument, Call, CallPositions, Child, Element, Own, Read
 

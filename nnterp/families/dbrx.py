@@ -18,7 +18,7 @@ weights [moe_num_experts * ffn_hidden_size, d_model]; the weighted sum is mlp_ou
 from dataclasses import dataclass
 
 from nnterp.routers import RouterRead
-from nnterp.families._own_attention import WHOLE
+from nnterp.sites import WHOLE
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Call, Element, Nowhere
 

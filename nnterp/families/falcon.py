@@ -21,7 +21,7 @@ that branch, so they need no eager load; the head outputs are the dense projecti
 """
 
 from nnterp.blocks import Block, PARALLEL_REASON
-from nnterp.families._own_attention import KEY_VALUE_GROUPS, WHOLE, Assigned, eager_only
+from nnterp.sites import KEY_VALUE_GROUPS, WHOLE, Assigned, eager_only
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import SPLIT_HEADS, Argument, Call, Child, Element, Nowhere, Own, Read
 

@@ -54,25 +54,15 @@ def _mlp_output(context: HostContext):
     return _MLP_AND_PER_LAYER_INPUT if has_per_layer_input else _MLP_ONLY
 
 
-class BlockRouter(InRouter):
-    """The router a Gemma 4 block holds beside its MLP (layers[i].router), read from the MLP host."""
-
-    def target(self, host):
-        return super().target(host.parent)
-
-    def describe(self, module) -> str:
-        return f"the block's router module {self.router}'s {self.key}"
-
-
 NO_EXPERTS = "a dense block: enable_moe_block is false on this checkpoint, so the block has no router and no experts"
 _ROUTER = {
     "router_logits": RouterRead(
-        BlockRouter("router.proj"),
+        InRouter("router.proj", from_block=True),
         description="The router's score for every expert (router.proj on the RMS-normed, rescaled stream), before "
                     "the softmax over all experts"),
-    "router_choices": RouterRead(BlockRouter("router"), Element(2)),
+    "router_choices": RouterRead(InRouter("router", from_block=True), Element(2)),
     "router_weights": RouterRead(
-        BlockRouter("router"), Element(1),
+        InRouter("router", from_block=True), Element(1),
         description="The chosen experts' softmax probabilities, renormalized over the top_k and times "
                     "per_expert_scale"),
 }

@@ -15,7 +15,7 @@ dropout, @ v. q, k and v are views of one chunk() of Wqkv's output, which torch 
 autograd records: they are served as copies taken where the forward binds them, and an edit is carried back.
 """
 
-from nnterp.families._own_attention import WHOLE, Assigned
+from nnterp.sites import WHOLE, Assigned
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, Child, Read
 

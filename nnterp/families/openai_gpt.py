@@ -18,7 +18,7 @@ back into it. The activation act is one module object shared by every block (tra
 knows it under block 0's path only: mlp_activation is read where each block's MLP calls it.
 """
 
-from nnterp.families._own_attention import KEYS_LAST, WHOLE
+from nnterp.sites import KEYS_LAST, WHOLE
 from nnterp.blocks import Block
 from nnterp.readout import Readout
 from nnterp.family import Checkpoint, Family

@@ -14,7 +14,7 @@ values are read where the forward binds them folded for the bmm, and served head
 """
 
 from nnterp.families._fairseq_opt import FAIRSEQ_RENAME, MLP_INPUT, MLP_SITES
-from nnterp.families._own_attention import BATCH_HEADS, FOLDED_HEADS, WHOLE, Assigned, ByDtype
+from nnterp.sites import BATCH_HEADS, FOLDED_HEADS, WHOLE, Assigned, ByDtype
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Argument, Call, Read
 

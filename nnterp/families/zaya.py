@@ -32,40 +32,15 @@ are fused gate_up_proj / down_proj, a gated MLP with hidden_act.
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass
 
-from nnterp import labels
 from nnterp.vocabulary import FORWARD_ORDER
 from nnterp.routers import InRouter, RouterRead, experts_sentence
-from nnterp.families._own_attention import WHOLE, Assigned
+from nnterp.sites import WHOLE, Assigned
 from nnterp.blocks import Block
 from nnterp.readout import Readout
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import Child, Element, Nowhere, Read, Where
+from nnterp.sites import Child, Element, Nowhere, Read
 
-
-
-@dataclass(frozen=True)
-class InScaling(Where):
-    """The value bound to ``hidden_states`` inside the forward of the block's residual-scaling module ``module``
-    (a sibling of the attention and the MLP): the branch after its own bias and scale, before the residual is
-    added. Read beside the sublayer, after it returns."""
-
-    module: str
-    key: str = "output"
-
-    @property
-    def _inner(self) -> Assigned:
-        return Assigned("hidden_states")
-
-    def target(self, host):
-        return self._inner.target(getattr(host.parent, self.module))
-
-    def describe(self, module) -> str:
-        scaling = sys.modules[type(module).__module__].ZayaResidualScaling
-        label = self._inner._label(labels.compiled_function(scaling.forward), "hidden_states")
-        return f"inside the block's {self.module} forward: the value assigned to hidden_states ({label})"
 
 
 def _mid(layer, x, attn):
@@ -122,11 +97,11 @@ FAMILY = Family(
                         "residual_bias) · residual_scale, post_attention_residual_scale's output, which "
                         "post_attention_layernorm normalizes for the MLP and the block carries to its second add"),
         "attention_output": Read(
-            InScaling("post_attention_residual_scale"), WHOLE,
+            Assigned("hidden_states", child="post_attention_residual_scale", from_block=True, forward_of="ZayaResidualScaling"), WHOLE,
             description="What the attention adds to the residual stream: its output plus hidden_states_bias, times "
                         "hidden_states_scale, inside post_attention_residual_scale"),
         "mlp_output": Read(
-            InScaling("post_mlp_residual_scale"), WHOLE,
+            Assigned("hidden_states", child="post_mlp_residual_scale", from_block=True, forward_of="ZayaResidualScaling"), WHOLE,
             description="What the MoE block adds to the residual stream: its output plus hidden_states_bias, times "
                         "hidden_states_scale, inside post_mlp_residual_scale"),
         "router_logits": RouterRead(
