@@ -30,7 +30,7 @@ from typing import Callable
 
 from . import labels
 from .errors import UnavailableValue
-from .sites import TOKEN_ROWS, _block_of, Element, Nowhere, Read, Site, Where
+from .sites import TOKEN_ROWS, Call, Derived, Element, Nowhere, Read, Site, Where, _block_of
 
 
 # --------------------------------------------------------------------------- where
@@ -93,9 +93,19 @@ class RouterRead(Read):
 
     def describe(self, module) -> str:
         sentence = self.where.describe(module)
-        if isinstance(self.element, Element) and self.where.callee is None:
-            sentence += f", element {self.element.index}"
+        at_output = isinstance(self.where, Call) or getattr(self.where, "callee", None) is None
+        if isinstance(self.element, Element) and at_output:
+            sentence += f", element {self.element.index}"  # which element of what the router or the call returns
         return sentence
+
+
+@dataclass(eq=False)
+class TopKChoices(Derived):
+    """The experts chosen from a router value: its top num_experts_per_tok, as the router takes them (where the
+    router hands the experts no choices of its own: JetMoE returns its logits last)."""
+
+    def read(self, host, spec):
+        return self.source.read(host, spec).topk(host.root.num_experts_per_token, dim=-1).indices
 
 
 # --------------------------------------------------------------------------- sites

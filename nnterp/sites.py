@@ -151,10 +151,14 @@ class Same:
 
 
 class SplitHeads(Same):
-    """``[batch seq heads*dim]`` seen as ``[batch seq heads dim]``."""
+    """``[batch seq heads*dim]`` seen as ``[batch seq heads dim]``, with the model's head count, or the block's own
+    (``SplitHeads(heads)``: heterogeneous configs give each layer its own)."""
+
+    def __init__(self, heads: int | None = None) -> None:
+        self.heads = heads
 
     def view(self, native, model):
-        return native.unflatten(-1, (model.num_heads, -1))
+        return native.unflatten(-1, (self.heads or model.num_heads, -1))
 
     def inverse(self, value, like, model):
         return value.flatten(-2)

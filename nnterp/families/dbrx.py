@@ -15,7 +15,6 @@ runs each chosen expert's gated MLP (silu(x w1^T) * (x v1^T) @ w2) on the rows r
 weights [moe_num_experts * ffn_hidden_size, d_model]; the weighted sum is mlp_output.
 """
 
-from dataclasses import dataclass
 
 from nnterp.routers import RouterRead
 from nnterp.sites import WHOLE
@@ -27,15 +26,6 @@ NEURONS = (
     "which the experts call once per chosen expert on the rows routed to it with slices of the fused weights w1, "
     "v1 and w2 [moe_num_experts * ffn_hidden_size, d_model], so no [batch seq intermediate_size] tensor exists; "
     "the MoE block's output is mlp_output and the routing is router_logits, router_choices and router_weights")
-
-
-@dataclass(eq=False)
-class RoutedRead(RouterRead):
-    """A router value read at an element of a call of the MLP's forward (route_tokens_to_experts)."""
-
-    def describe(self, module) -> str:
-        sentence = self.where.describe(module)
-        return sentence + f", element {self.element.index}" if isinstance(self.element, Element) else sentence
 
 
 FAMILY = Family(
@@ -55,11 +45,11 @@ FAMILY = Family(
             Call("self.router"), WHOLE,
             description="The router's score for every expert (router.layer's output), before the softmax over all "
                         "experts"),
-        "router_weights": RoutedRead(
+        "router_weights": RouterRead(
             Call("self.route_tokens_to_experts"), Element(0),
             description="The chosen experts' softmax probabilities over all experts, divided by their p-norm "
                         "(moe_normalize_expert_weights; 1: renormalized to sum to one)"),
-        "router_choices": RoutedRead(Call("self.route_tokens_to_experts"), Element(1)),
+        "router_choices": RouterRead(Call("self.route_tokens_to_experts"), Element(1)),
         "mlp_activation": Nowhere(NEURONS),
         "mlp_neurons": Nowhere(NEURONS),
     },
