@@ -524,6 +524,45 @@ def eager_only(family: str, fused: str) -> Condition:
                                  f"which computes the softmax inside one fused call")
 
 
+# --------------------------------------------------------------------------- write-back
+def written_back(location: str, key, present: Callable, carry_back: Callable):
+    """The one place nnterp hands nnsight a value to carry back into the forward (nnsight's eproperty read with a
+    transform, without keeping an eproperty: sites must pickle for remote runs). ``present(raw)`` makes the value
+    from what the forward holds at ``location``; when the worker moves on, ``carry_back(value, raw)`` gives what
+    the forward gets instead. A second read before the worker moves on gets the same value (``key`` tells reads
+    apart), so both edits go back."""
+    mediator = Mediator.current(location)
+    occurrence = mediator.wanted(location)
+    waiting = mediator.transform
+    if waiting is not None and waiting.key == (key, location, occurrence):
+        return waiting.view
+    raw = Mediator.value(location)
+    value = present(raw)
+    mediator.transform = WriteBack(partial(carry_back, value, raw), value, key, location, occurrence)
+    return value
+
+
+def drop_pending(location: str, key):
+    """The value a read of ``key`` handed out at ``location`` and has not carried back yet, dropped (an assignment
+    right after a read replaces it); None where there is none."""
+    mediator = Mediator.current(location)
+    waiting = mediator.transform
+    if waiting is not None and waiting.key[:2] == (key, location):
+        mediator.transform = None
+        return waiting.view
+    return None
+
+
+def value_at(location: str):
+    """What the forward holds at ``location`` now (a module's output, a call's ``(args, kwargs)``)."""
+    return Mediator.value(location)
+
+
+def swap(location: str, value) -> None:
+    """Hand the forward ``value`` at ``location`` in place of what it holds (an assignment)."""
+    Mediator.swap(location, value)
+
+
 # --------------------------------------------------------------------------- sites
 class Site:
     """Base: a value's location, element, layout and how it reads, writes and describes itself."""
@@ -703,21 +742,16 @@ class Read(Site):
         return self._read_with_writeback(location, _Context(host, host.root))
 
     def _read_with_writeback(self, location, context):
-        """nnsight's eproperty read with a transform, without keeping an eproperty (sites must pickle
-        for remote runs): the view is handed out, and carried back when the worker moves on."""
-        mediator = Mediator.current(location)
-        occurrence = mediator.wanted(location)
-        waiting = mediator.transform
-        if waiting is not None and waiting.key == (self, location, occurrence):
-            return waiting.view  # read twice before moving on: the same view, so both edits go back
-        raw = Mediator.value(location)
-        value = self._present(context, raw)
-        native = self.element.get(raw)
-        if _tracks_grad(native) and not self._is_live(context.host):
-            # a copy or a product the forward never consumes: its gradient is the native tensor's, carried over
-            native.register_hook(partial(_grad_of_copy, id(value), self, context))
-        mediator.transform = WriteBack(partial(self._carry_back, context, value, raw), value, self, location, occurrence)
-        return value
+        """The value ``_present`` makes at ``location``, carried back by ``_carry_back`` when edited."""
+        def present(raw):
+            value = self._present(context, raw)
+            native = self.element.get(raw)
+            if _tracks_grad(native) and not self._is_live(context.host):
+                # a copy or a product the forward never consumes: its gradient is the native tensor's, carried over
+                native.register_hook(partial(_grad_of_copy, id(value), self, context))
+            return value
+
+        return written_back(location, self, present, partial(self._carry_back, context))
 
     # -- write
     def write(self, host, spec, value) -> None:
