@@ -1,12 +1,15 @@
-"""Block presets: the shapes of a block a family declares instead of spelling out its sites.
+"""The block a family declares: ``Family(block=...)``, where it is not the common sequential pre-norm block.
 
-A preset gives the sites that differ from the common sequential pre-norm block, the block's kind and its own
-order of the sum; ``Family(block=Parallel(...))`` is the whole declaration. The sites are made once per
-preset, so blocks of one kind share them (``support()`` groups blocks by their sites).
+``Block`` holds what the contract, the printout and the cache need to know of a block's shape: its kind, its own
+order of the sum, the arithmetic it checks where the block is no sum of the stream and the contributions, the
+order it computes its values in, per-block dimensions and the native names of its token mixer. The presets
+(``Parallel``, ``PostNorms``) add the sites that differ; ``Family(block=Parallel(...))`` is the whole declaration.
+The sites are made once per preset, so blocks of one kind share them (``support()`` groups blocks by their sites).
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Callable
 
 from .family import COMMON_SITES
@@ -19,7 +22,65 @@ def _sequential_sum(x, attn, mlp):
     return (x + attn) + mlp
 
 
-class Parallel:
+class Block:
+    """A block's shape. ``kind`` names it (a word, or config -> word); ``sum`` is the block's own order of the sum
+    (x, attn, mlp) -> out, for the identity; ``arithmetic`` is (config) -> None where that sum holds, else (layer
+    module, x, attn, mlp) -> layer_output, checked instead (post-norm blocks: OPT's do_layer_norm_before=False,
+    BLOOM's apply_residual_connection_post_layernorm); ``mid`` the same for the stream after the attention, (layer
+    module, x, attn) -> layer_mid (Dory's interpolation); ``order`` the order the block computes its values in where
+    it is not FORWARD_ORDER["block"] (("mlp", "output") marks where the MLP returns); ``dims`` a HostContext of the
+    layer -> {dimension: size} where dimensions differ per block; ``mixers`` the native names of the token mixer
+    where a block keeps its own self_attn as None (GraniteMoeHybrid's mamba): the mixer becomes that block's
+    self_attn host, the module's None attribute untouched."""
+
+    def __init__(self, kind: str | Callable = "sequential", sum: Callable = None, arithmetic: Callable = None,
+                 mid: Callable = None, order: tuple | None = None, dims: Callable | None = None,
+                 mixers: tuple[str, ...] = ()) -> None:
+        self._kind = kind
+        self.sum = sum or _sequential_sum
+        self._arithmetic, self._mid = arithmetic, mid
+        self.order, self.dims, self.mixers = order, dims, tuple(mixers)
+
+    def kind(self, config) -> str:
+        return self._kind(config) if callable(self._kind) else self._kind
+
+    def arithmetic(self, config):
+        return self._arithmetic(config) if self._arithmetic is not None else None
+
+    def mid_arithmetic(self, config):
+        return self._mid(config) if self._mid is not None else None
+
+    def sites(self) -> dict:
+        return {}
+
+    def _shape(self) -> str:
+        return self._kind if isinstance(self._kind, str) else "its kind read from the config"
+
+    def describe(self) -> str:
+        said = [self._shape()]
+        if self._arithmetic is not None:
+            said.append("its own arithmetic for layer_output")
+        if self._mid is not None:
+            said.append("its own arithmetic for layer_mid")
+        if self.order is not None:
+            said.append("its own order of computing its values")
+        if self.dims is not None:
+            said.append("dimensions that differ per block")
+        if self.mixers:
+            said.append(f"its token mixer {', '.join(self.mixers)} as self_attn")
+        return "; ".join(said)
+
+    def but(self, **changes) -> "Block":
+        """This block with Block fields changed (``SANDWICH.but(dims=...)``): a copy, the preset untouched."""
+        other = copy.copy(self)
+        fresh = Block(**changes)
+        for name in changes:
+            attribute = {"kind": "_kind", "arithmetic": "_arithmetic", "mid": "_mid"}.get(name, name)
+            setattr(other, attribute, getattr(fresh, attribute))
+        return other
+
+
+class Parallel(Block):
     """A parallel block: the attention and the MLP read the same input and the block adds both outputs to it, so
     there is no ``layer_mid``. ``mlp_norm`` is the norm whose output the MLP reads (the block's one input norm by
     default); ``when`` names a config flag under which the block is parallel (``default`` where the config leaves
@@ -27,12 +88,13 @@ class Parallel:
 
     def __init__(self, mlp_norm: str = "input_layernorm",
                  description: str = "The normed stream entering the MLP: the one norm feeds both sublayers",
-                 when: str | None = None, default: bool = False, sum: Callable = _sequential_sum) -> None:
-        self.mlp_norm, self.when, self.default, self.sum = mlp_norm, when, default, sum
+                 when: str | None = None, default: bool = False, sum: Callable = _sequential_sum, **block) -> None:
+        super().__init__(sum=sum, **block)
+        self.mlp_norm, self.when, self.default = mlp_norm, when, default
         self.no_mid = Nowhere(PARALLEL_REASON)
         self.mlp_norm_site = Read(Child(mlp_norm), description=description)
 
-    def describe(self) -> str:
+    def _shape(self) -> str:
         shared = "one norm feeds both sublayers" if self.mlp_norm == "input_layernorm" else f"the MLP reads {self.mlp_norm}"
         when = f" where config.{self.when} is set ({'the default' if self.default else 'off by default'})" \
             if self.when else ""
@@ -54,7 +116,7 @@ class Parallel:
         }
 
 
-class PostNorms:
+class PostNorms(Block):
     """A sequential block that normalizes each sublayer's output before adding it, with norms that are modules of
     the block beside the attention and the MLP: ``attention_output`` and ``mlp_output`` are those norms' outputs,
     what the stream receives (Gemma 2's sandwich, GLM-4's, OLMo 2's post-norms). ``pre_mlp`` names the norm the
@@ -63,9 +125,9 @@ class PostNorms:
     (config -> number)."""
 
     def __init__(self, attention: str = "post_attention_layernorm", mlp: str = "post_feedforward_layernorm",
-                 pre_mlp: str | None = None, pre_norms: bool = True, scale: Callable | None = None) -> None:
+                 pre_mlp: str | None = None, pre_norms: bool = True, scale: Callable | None = None, **block) -> None:
+        super().__init__(**block)
         times = " times residual_multiplier" if scale is not None else ""
-        self.sum = _sequential_sum
         contributions = {
             name: Read(Child(norm, from_block=True), scale=scale,
                        description=f"What the {what} adds to the residual stream: its output after the block's "
@@ -101,11 +163,8 @@ class PostNorms:
                        + ("; nothing norms the sublayers' inputs" if not pre_norms else "")
                        + (f"; the MLP reads {pre_mlp}" if pre_mlp else ""))
 
-    def describe(self) -> str:
+    def _shape(self) -> str:
         return f"post-norms beside the sublayers: {self._words}"
-
-    def kind(self, config) -> str:
-        return "sequential"
 
     def sites(self) -> dict:
         return dict(self._sites)

@@ -65,7 +65,7 @@ def _wanted(model, values) -> tuple[set | None, set, dict]:
         return None, set(), {}
     if isinstance(values, str):
         values = [values]
-    kind = model.family.block_kind(model._nnterp_state.config)
+    kind = model.family.block.kind(model._nnterp_state.config)
     everywhere, pinned, pending = set(), set(), {}
     for name in values:
         if name in BY_NAME or name in names.PENDING_HOSTS:
@@ -152,7 +152,7 @@ def _location_key(host, site):
 # --------------------------------------------------------------------------- size
 def _dims(model, layer, seq: int, batch: int) -> dict:
     config = model._nnterp_state.config
-    dims = {"batch": batch, "seq": seq, "query": seq, "key": seq + model.family.key_prefix(config)}
+    dims = {"batch": batch, "seq": seq, "query": seq, "key": seq + model.family.positions.ahead(config)}
     for name in DIMENSIONS:
         if name in dims:
             continue
@@ -161,8 +161,8 @@ def _dims(model, layer, seq: int, batch: int) -> dict:
             dims[name] = getattr(model, accessor)
         except Exception:  # a dimension this family has not (no router): no value of it is planned
             pass
-    if layer is not None and model.family.block_dims is not None:
-        dims.update(model.family.block_dims(model.layers[layer]._nnterp_context()))
+    if layer is not None and model.family.block.dims is not None:
+        dims.update(model.family.block.dims(model.layers[layer]._nnterp_context()))
     return dims
 
 
@@ -344,7 +344,7 @@ def build(model, prompts, values=None, layers=None, positions=None, device=None,
         batches = tqdm(batches, desc=f"caching {len(planned.reads)} values (about {_size(estimate)})", unit="batch")
     for batch in batches:
         parts.append(_run_one(model, batch, planned.reads, positions, device, dtype))
-    return Cache(_join(parts), planned, estimate, model.num_layers, model.family.block_kind(model._nnterp_state.config))
+    return Cache(_join(parts), planned, estimate, model.num_layers, model.family.block.kind(model._nnterp_state.config))
 
 
 # --------------------------------------------------------------------------- the cache

@@ -112,7 +112,7 @@ def _close(a, b) -> bool:
 def read_block(model, i, prompt):
     """Every served value of block ``i`` in one trace, in forward order: {name: tensor}."""
     hosts = _hosts(model, i)
-    block_order = model.family.block_order or FORWARD_ORDER["block"]
+    block_order = model.family.block.order or FORWARD_ORDER["block"]
     mlp_returns_at = block_order.index(("mlp", "output")) if ("mlp", "output") in block_order else None
     names = [(h, n) for h, n in block_order if h in hosts and n != "output"
              and _status(hosts[h], n, model) == "served"]
@@ -154,13 +154,13 @@ def read_block(model, i, prompt):
 
 def _expected_shape(model, name, batch, seq, block=None):
     # positions ahead of the call's that the attention reads as keys (CPM-Ant's prompt): keys and values span them
-    keys = seq + (model.family.key_prefix(model._nnterp_state.config) if block is not None else 0)
+    keys = seq + (model.family.positions.ahead(model._nnterp_state.config) if block is not None else 0)
     positions = keys if BY_NAME[name].layout.kind in ("Keys", "Values") else seq
     dims = {"batch": batch, "seq": positions, "query": seq, "key": keys, **{
         d: getattr(model, d) for d in
         ("hidden_size", "num_heads", "num_kv_heads", "head_dim", "qk_head_dim", "intermediate_size", "vocab_size")}}
-    if block is not None and model.family.block_dims is not None:
-        dims.update(model.family.block_dims(model.layers[block]._nnterp_context()))
+    if block is not None and model.family.block.dims is not None:
+        dims.update(model.family.block.dims(model.layers[block]._nnterp_context()))
     if "moe" in model.family.groups:
         dims.update(num_experts=model.num_experts, top_k=model.num_experts_per_token)
     return tuple(dims[d] for d in BY_NAME[name].layout.dims)
@@ -180,7 +180,7 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
     # 3 and the model-level reads of 1
     top, readout = {}, {}  # made before the trace: nnsight keeps what the block saves into them
     # a multi-stream residual has no last layer_output to project; the flag is computed outside the trace
-    lens_is_readout = model.family.exact_lens and model.layers[-1]._nnterp_site("layer_output").served
+    lens_is_readout = model.family.readout.exact_lens and model.layers[-1]._nnterp_site("layer_output").served
     with model.trace(prompt):
         for name in FORWARD_ORDER["model"]:
             if BY_NAME[name].group == "core":  # a wrapper's image values are checked on a call with an image
@@ -249,9 +249,9 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
     if x is not None:
         attn, mlp = v.get("attention_output", torch.zeros_like(x)), v.get("mlp_output", torch.zeros_like(x))
     if x is not None and out is not None and ("attention_output" in v or "mlp_output" in v):
-        arithmetic = model.family.block_arithmetic(model._nnterp_state.config)
+        arithmetic = model.family.block.arithmetic(model._nnterp_state.config)
         if arithmetic is None:
-            total = model.family.block_sum(x, attn, mlp)
+            total = model.family.block.sum(x, attn, mlp)
             label = "identity input + attention_output + mlp_output == layer_output"
         else:
             total = arithmetic(model.layers[i]._module, x, attn, mlp)
@@ -259,7 +259,7 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
         report.add(label, where, torch.equal(total, out) or _close(total, out), f"max diff {_diff(total, out):.3g}")
     if "layer_mid" in v and x is not None:
         mid = v["layer_mid"]
-        mid_of = model.family.mid_arithmetic(model._nnterp_state.config)
+        mid_of = model.family.block.mid_arithmetic(model._nnterp_state.config)
         expected = x + attn if mid_of is None else mid_of(model.layers[i]._module, x, attn)
         label = "layer_mid == layer_input + attention_output" if mid_of is None else \
             "the block's own arithmetic of layer_input and attention_output == layer_mid"
@@ -427,7 +427,7 @@ def _at_call_positions(model, own, served):
     them, CPM-Ant's prompt before them) and the served value it is compared with is cut."""
     length = model._nnterp_state.call_length
     if length is not None and own.ndim >= 2 and served.ndim >= 2 and own.shape[1] > served.shape[1] == length:
-        ahead = model.family.key_prefix(model._nnterp_state.config) > 0  # positions ahead of the call's (CPM-Ant)
+        ahead = model.family.positions.ahead(model._nnterp_state.config) > 0  # positions ahead of the call's (CPM-Ant)
         return CallPositions(1, from_end=ahead).view(own, model)
     return own
 

@@ -304,7 +304,7 @@ def _where_for_error(envoy) -> tuple:
     """(standard path, host, block index, block kind) of an envoy, for an UnknownName's message."""
     layer = None if envoy._nnterp_host == "model" else int(_block_of(envoy).path.rsplit(".", 1)[-1])
     state = envoy.root._nnterp_state
-    return standard_path(envoy), envoy._nnterp_host, layer, state.family.block_kind(state.config)
+    return standard_path(envoy), envoy._nnterp_host, layer, state.family.block.kind(state.config)
 
 
 def _addindent(text: str, spaces: int) -> str:

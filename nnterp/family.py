@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache, partial
 from typing import Any, Callable
 
-from .readout import IDENTITY
+from .readout import IDENTITY, Readout
 from .errors import UnavailableValue, UnknownArchitecture
 from . import labels
 from .sites import (
@@ -282,6 +282,18 @@ class Checkpoint:
     not_buildable: str | None = None
 
 
+@dataclass(frozen=True)
+class Positions:
+    """A model's positions where they are not the call's own: ``refused`` says why its forward cannot take
+    position_ids (Reformer computes and pads its own), which a left-padded batch of prompts of different lengths
+    needs; ``ahead`` counts positions the blocks compute ahead of the call's, which every call position attends to
+    (CPM-Ant's prompt_length learned prompt tokens): (config) -> count, so keys, values and the pattern's key axis
+    span them."""
+
+    refused: str | None = None
+    ahead: Callable = lambda config: 0
+
+
 @dataclass
 class Family:
     """What a family declares; everything left out follows the common conventions."""
@@ -293,26 +305,14 @@ class Family:
     rename: dict = field(default_factory=dict)
     sites: dict[str, Site] = field(default_factory=dict)
     accessors: dict[str, Callable] = field(default_factory=dict)
-    #: a block preset (nnterp.blocks.Parallel): the sites, the kind and the order of the sum it implies
+    #: the block where it is not the common sequential pre-norm one (nnterp.blocks: Block, Parallel, PostNorms): its
+    #: kind, its own arithmetic and order, per-block dimensions, its mixers, and the sites a preset implies
     block: Any = None
-    #: the block's own order of the sum, for the identity check: (x, attn, mlp) -> out
-    block_sum: Callable = lambda x, attn, mlp: (x + attn) + mlp
-    block_kind: Callable = lambda config: "sequential"
-    #: post-norm blocks (norms on the residual path: OPT's do_layer_norm_before=False, BLOOM's
-    #: apply_residual_connection_post_layernorm, OpenAI GPT) are no sum of the stream and the contributions:
-    #: (config) -> None where block_sum holds, else (layer module, x, attn, mlp) -> layer_output, checked instead
-    block_arithmetic: Callable = lambda config: None
-    #: where the stream after the attention is no sum either (Dory's interpolation): (config) -> None where
-    #: layer_mid == layer_input + attention_output, else (layer module, x, attn) -> layer_mid, checked instead
-    mid_arithmetic: Callable = lambda config: None
-    #: whatever the model does past lm_head: a Readout declared from config keys, or (config, logits) -> logits
-    readout: Callable = IDENTITY
-    #: the map from the last block's output to lm_head's logits where it is not norm then lm_head
-    #: (OPT-350M: project_out, no final norm): (model, hidden) -> lm_head's logits
-    unembed: Callable | None = None
-    #: what the model does between the final norm and lm_head (MiniCPM3 divides by logits_scaling):
-    #: (config, normed) -> what lm_head reads
-    pre_head: Callable | None = None
+    #: a mixture-of-experts preset (nnterp.routers.MoE): the router's and the experts' sites and accessors
+    moe: Any = None
+    #: the readout where it is not norm then lm_head (nnterp.readout.Readout): what the model does past lm_head,
+    #: before it, and whether the logit lens is the readout
+    readout: Readout = IDENTITY
     #: attention implementations a load may name (None: what transformers accepts)
     loads: tuple[str, ...] = ("eager", "sdpa")
     #: (model) -> a warning sentence for a known numerical hazard of this load, or None
@@ -324,30 +324,22 @@ class Family:
     #: where a family cannot keep the whole contract (multi-stream residuals...), the exact reason
     #: and what it does serve; listed in the families table
     contract_note: str | None = None
-    #: dimensions that differ per block (a layer with more key/value heads): HostContext of the
-    #: layer -> {dimension: size}, overriding the model-wide accessors for that block
-    block_dims: Callable | None = None
-    #: the order the block computes its values in, where it is not FORWARD_ORDER["block"] (a router run
-    #: after the dense MLP); ("mlp", "output") marks where the MLP returns
-    block_order: tuple | None = None
-    #: False where the logits mix more than the last block's output (depth attention over the block states):
-    #: project_on_vocab is then a lens, not the readout, and the contract does not compare it with the logits
-    exact_lens: bool = True
-    #: native names of the token mixer where a block keeps its own self_attn as None (GraniteMoeHybrid's mamba):
-    #: the mixer becomes that block's self_attn host, the module's None attribute untouched
-    mixers: tuple[str, ...] = ()
-    #: why the model's forward cannot take position_ids (Reformer computes and pads its own), which a left-padded
-    #: batch of prompts of different lengths needs; None where it can
-    refuses_position_ids: str | None = None
-    #: positions the blocks compute ahead of the call's own, which every call position attends to (CPM-Ant's
-    #: prompt_length learned prompt tokens): (config) -> count; keys, values and the pattern's key axis span them
-    key_prefix: Callable = lambda config: 0
+    #: the positions where they are not the call's own, 0 to seq - 1 (nnterp.family.Positions)
+    positions: "Positions" = None
     module: Any = None
 
     def __post_init__(self) -> None:
-        if self.block is not None:  # the preset's sites first: the printout lists declared values in this order
-            self.sites = {**self.block.sites(), **self.sites}
-            self.block_kind, self.block_sum = self.block.kind, self.block.sum
+        from .blocks import Block
+
+        if self.block is None:
+            self.block = Block()
+        if self.positions is None:
+            self.positions = Positions()
+        # the preset's sites first: the printout lists declared values in this order
+        self.sites = {**self.block.sites(), **self.sites}
+        if self.moe is not None:  # the declared sites win; the MLP's values keep the router's first
+            self.sites = {**self.moe.sites(), **self.sites}
+            self.accessors = {**self.moe.accessors(), **self.accessors}
         # a sentence in place of a site: the common site, described in this family's words
         for name, declared in list(self.sites.items()):
             if isinstance(declared, str):
@@ -366,17 +358,30 @@ class Family:
         if self.rename:
             said.append("modules renamed: " + ", ".join(f"{native} as {alias}" for native, alias in self.rename.items()
                                                         if isinstance(native, str)))
-        if self.block is not None:
+        if self.block.describe() != "sequential":
             said.append(f"the block: {self.block.describe()}")
+        if self.moe is not None:
+            said.append(f"the MLP: {self.moe.describe()}")
         words = self.description_changes()
-        preset = self.block.sites() if self.block is not None else {}
+        preset = {**self.block.sites(),
+                  **(self.moe.sites() if self.moe is not None else {})}
         own = [name for name in self.sites if name not in words and name not in preset]
         if own:
             said.append("read elsewhere: " + ", ".join(own))
         if words:
             said.append("described in its own words: " + ", ".join(words))
-        if self.readout is not IDENTITY:
-            said.append(self.readout.formula() if hasattr(self.readout, "formula") else "its own readout past lm_head")
+        if not self.readout.past_head_identity:
+            said.append(self.readout.formula())
+        if self.readout.normed_divided_by:
+            said.append(f"lm_head reads the final norm's output divided by config.{self.readout.normed_divided_by}")
+        if self.readout.unembed is not None:
+            said.append("its own map from the last block's output to lm_head's logits")
+        if self.positions.refused:
+            said.append(f"refuses position_ids: {self.positions.refused}")
+        if self.positions.ahead is not Positions.__dataclass_fields__["ahead"].default:
+            said.append("the blocks compute positions ahead of the call's, which every position attends to")
+        if not self.readout.exact_lens:
+            said.append("the logits mix more than the last block's output: project_on_vocab is a lens")
         if self.loads != ("eager", "sdpa"):
             said.append(f"loads: {', '.join(self.loads) if self.loads else 'what transformers accepts'}")
         return said

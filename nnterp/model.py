@@ -12,7 +12,6 @@ from nnsight import TransformersModel
 from .envoys import ENVOYS, AttentionEnvoy, StandardHost, StandardValue, _addindent, block_hosts
 from .errors import BatchRefused, EmptyPrompt, LoadOptionRefused
 from .family import Family, family_for
-from .readout import head_input
 from .sites import where_of
 from .support import Support, build_support
 from .tracing import Captures, TurnTakingTracer
@@ -74,8 +73,8 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         self._nnterp_state = _State(family, config)
         self._nnterp_remote = remote
         envoys = _envoys_by_class(model, family) if isinstance(model, torch.nn.Module) else ENVOYS
-        if family.mixers:
-            envoys = {**ENVOYS, **{f"layers.*.{name}": AttentionEnvoy for name in family.mixers}}
+        if family.block.mixers:
+            envoys = {**ENVOYS, **{f"layers.*.{name}": AttentionEnvoy for name in family.block.mixers}}
         with _quiet_pipeline(family):
             super().__init__(model, *args, tokenizer=tokenizer, rename=family.all_rename, envoys=envoys, **load, **kwargs)
         self._bind_mixers(family)
@@ -86,7 +85,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
     def _batch(self, invokes: list, fn: Any) -> tuple:
         batched = super()._batch(invokes, fn)
         kwargs = batched[1] if isinstance(batched, tuple) and len(batched) == 2 and isinstance(batched[1], dict) else {}
-        why = self.family.refuses_position_ids
+        why = self.family.positions.refused
         if why and "position_ids" in kwargs:
             raise BatchRefused(
                 f"prompts of different lengths are left-padded and need position_ids, which {self.family.name} cannot "
@@ -100,7 +99,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         """Alias a block's token mixer as self_attn where the rename cannot: where the module's own self_attn is
         None, or a named member of a container self_attn ("self_attn.0": LongCat-Flash's two attentions, the
         others then reached with layers[i].get("self_attn.1"))."""
-        for name in family.mixers:
+        for name in family.block.mixers:
             for layer in self.layers:
                 native = getattr(layer._module, "self_attn", 0)
                 if native is None and name in layer._module._modules:
@@ -179,7 +178,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         from .names import resolve
         from .errors import UnavailableValue
 
-        path = resolve(name, self.num_layers, self.family.block_kind(self._nnterp_state.config))
+        path = resolve(name, self.num_layers, self.family.block.kind(self._nnterp_state.config))
         if not path.in_vocabulary:
             raise UnavailableValue(f"{name!r} is {path}, which this version of nnterp does not serve yet")
         host = self
@@ -222,13 +221,8 @@ class StandardizedTransformer(StandardHost, TransformersModel):
     def project_on_vocab(self, hidden: torch.Tensor) -> torch.Tensor:
         """Final norm, lm_head and whatever the model does past lm_head: the last block's
         ``layer_output`` projects to exactly ``logits``."""
-        family, config = self.family, self._nnterp_state.config
-        if family.unembed is not None:
-            return family.readout(config, family.unembed(self, hidden))
-        normed = self.norm(hidden)
-        if family.pre_head is not None:
-            normed = family.pre_head(config, normed)
-        return family.readout(config, self.lm_head(head_input(self.lm_head._module, normed)))
+        readout = self.family.readout
+        return readout(self._nnterp_state.config, readout.head_logits(self, hidden))
 
     # ------------------------------------------------------------------ describing
     def support(self) -> Support:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import torch
 
@@ -19,10 +20,13 @@ def head_input(head, hidden: torch.Tensor) -> torch.Tensor:
 
 @dataclass(frozen=True)
 class Readout:
-    """What a model does to lm_head's logits before it returns them, declared from config keys; applied in this
-    order, as the models do: the padded vocabulary rows dropped, a cast to float32, a multiplier, a divisor, a
-    softcap. ``Readout()`` is the identity; a family whose readout is none of these passes its own
-    ``(config, logits) -> logits``."""
+    """The readout a family declares (``Family(readout=...)``): how the last block's output becomes the logits.
+
+    Past lm_head, from config keys, in this order, as the models do: the padded vocabulary rows dropped, a cast to
+    float32, a multiplier, a divisor, a softcap (``__call__``). Before it: a divisor of the final norm's output
+    (``normed_divided_by``), or the family's whole map from the last block's output to lm_head's logits where it
+    is not norm then lm_head (``unembed``). ``exact_lens=False`` where the logits mix more than the last block's
+    output, so that project_on_vocab is a lens, not the readout. ``Readout()`` is the common readout."""
 
     unpad_to: str | None = None      #: config key of the vocabulary rows kept (where it is set)
     float32: bool = False            #: the logits are cast to float32 first
@@ -30,6 +34,28 @@ class Readout:
     divided_by: str | None = None    #: config key the logits are divided by
     softcap: str | None = None       #: config key of cap: cap * tanh(logits / cap), where the config sets it
     softcap_in_float32: bool = False  #: the softcap, where it applies, is taken in float32
+    #: config key the final norm's output is divided by before lm_head (MiniCPM3's logits_scaling)
+    normed_divided_by: str | None = None
+    #: (model, last block's output) -> lm_head's logits, where that is not norm then lm_head (OPT-350M's
+    #: project_out and no final norm)
+    unembed: Callable | None = None
+    #: False where the logits mix more than the last block's output (depth attention over the block states): the
+    #: contract then does not compare project_on_vocab with the logits
+    exact_lens: bool = True
+
+    @property
+    def past_head_identity(self) -> bool:
+        """Whether the logits are lm_head's output as it is."""
+        return not (self.unpad_to or self.float32 or self.times or self.divided_by or self.softcap)
+
+    def head_logits(self, model, hidden: torch.Tensor) -> torch.Tensor:
+        """lm_head's logits from the last block's output, as the model computes them."""
+        if self.unembed is not None:
+            return self.unembed(model, hidden)
+        normed = model.norm(hidden)
+        if self.normed_divided_by:
+            normed = normed / getattr(model._nnterp_state.config, self.normed_divided_by)
+        return model.lm_head(head_input(model.lm_head._module, normed))
 
     def __call__(self, config, logits: torch.Tensor) -> torch.Tensor:
         size = getattr(config, self.unpad_to, None) if self.unpad_to else None

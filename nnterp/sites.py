@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Callable
 
@@ -103,6 +103,42 @@ class Argument:
         return args, kwargs
 
 
+@dataclass(frozen=True)
+class ListItem:
+    """Item ``item`` of the list passed as argument ``index`` of a call (``torch.cat([scores, sinks])``)."""
+
+    index: int = 0
+    item: int = 0
+
+    def get(self, raw):
+        args, kwargs = raw
+        return (args[self.index] if self.index < len(args) else kwargs["tensors"])[self.item]
+
+    def put(self, raw, value):
+        args, kwargs = raw
+        if self.index < len(args):
+            items = list(args[self.index])
+            items[self.item] = value
+            return (*args[:self.index], items, *args[self.index + 1:]), kwargs
+        items = list(kwargs["tensors"])
+        items[self.item] = value
+        return args, {**kwargs, "tensors": items}
+
+
+@dataclass(frozen=True)
+class Whole:
+    """The whole value a location serves: a call that returns one tensor, not a tuple."""
+
+    def get(self, raw):
+        return raw
+
+    def put(self, raw, value):
+        return value
+
+
+WHOLE = Whole()
+
+
 # --------------------------------------------------------------------------- layouts
 class Same:
     """The native layout is the value's layout."""
@@ -115,10 +151,14 @@ class Same:
 
 
 class SplitHeads(Same):
-    """``[batch seq heads*dim]`` seen as ``[batch seq heads dim]``."""
+    """``[batch seq heads*dim]`` seen as ``[batch seq heads dim]``, with the model's head count, or the block's own
+    (``SplitHeads(heads)``: heterogeneous configs give each layer its own)."""
+
+    def __init__(self, heads: int | None = None) -> None:
+        self.heads = heads
 
     def view(self, native, model):
-        return native.unflatten(-1, (model.num_heads, -1))
+        return native.unflatten(-1, (self.heads or model.num_heads, -1))
 
     def inverse(self, value, like, model):
         return value.flatten(-2)
@@ -161,7 +201,103 @@ class CallPositions(Same):
         return torch.cat([before, value, after], dim=self.dim)
 
 
-SAME, SPLIT_HEADS, HEADS_AFTER_POSITIONS = Same(), SplitHeads(), HeadsAfterPositions()
+def batch_rows() -> tuple[int, tuple[int, int] | None]:
+    """The rows of the run nnsight is interleaving, and (start, size) of the current invoke's rows among them
+    (None outside several invokes): the batch of a value the model computes on positions folded into rows."""
+    mediator = Mediator.current("the batch size")
+    batcher = mediator.interleaver.batcher
+    total = batcher.total if batcher is not None and batcher.total else 1
+    group = mediator.batch_group if batcher is not None and batcher.batching else None
+    return total, group
+
+
+class TokenRows(Same):
+    """``[tokens, ...]`` (the positions folded into rows batch-major: a router's input, OPT's MLP half) seen as
+    ``[batch seq ...]``: a view, so in-place edits reach the model. The batch is the rows of the call, which the
+    module never sees: it is read from the run nnsight is interleaving. Under several invokes each one sees its own
+    rows, as for every other value."""
+
+    def view(self, native, model):
+        if native.dim() != 2:
+            return native
+        total, group = batch_rows()
+        if group is None:
+            return native.unflatten(0, (total, -1))
+        start, size = group
+        if getattr(native, "_nnsight_batch", False) or native.shape[0] == size:
+            return native.unflatten(0, (size, -1))  # nnsight already narrowed it to this invoke's rows
+        return native.unflatten(0, (total, -1)).narrow(0, start, size)
+
+    def inverse(self, value, like, model):
+        if like.dim() != 2:
+            return value
+        rows = value.flatten(0, 1)
+        if rows.shape[0] == like.shape[0]:
+            return rows
+        total, (start, size) = batch_rows()  # this invoke's rows of the whole run's tensor
+        whole = like.clone()
+        whole.unflatten(0, (total, -1))[start:start + size] = value
+        return whole
+
+
+SAME, SPLIT_HEADS, HEADS_AFTER_POSITIONS, TOKEN_ROWS = Same(), SplitHeads(), HeadsAfterPositions(), TokenRows()
+
+
+class KeyValueGroups(Same):
+    """``[batch num_heads seq dim]`` in which each key or value head is repeated for its group of query heads,
+    seen as ``[batch num_kv_heads seq dim]`` (the first head of each group); an edit is repeated back over the
+    group. Serve it with ``snapshot=True``, so that an in-place edit reaches every copy."""
+
+    def view(self, native, model):
+        return native[:, :: model.num_heads // model.num_kv_heads]
+
+    def inverse(self, value, like, model):
+        return value.repeat_interleave(model.num_heads // model.num_kv_heads, dim=1)
+
+
+KEY_VALUE_GROUPS = KeyValueGroups()
+
+
+class BatchHeads(Same):
+    """``[batch*num_heads seq dim]`` (heads folded into the batch for a bmm) seen as ``[batch seq num_heads dim]``;
+    a view, so in-place edits reach the model."""
+
+    def view(self, native, model):
+        return native.unflatten(0, (-1, model.num_heads)).transpose(1, 2)
+
+    def inverse(self, value, like, model):
+        return value.transpose(1, 2).flatten(0, 1)
+
+
+BATCH_HEADS = BatchHeads()
+
+
+class FoldedHeads(Same):
+    """``[batch*num_heads ...]`` (heads folded into the batch for a bmm) seen heads-first as
+    ``[batch num_heads ...]``; a view."""
+
+    def view(self, native, model):
+        return native.unflatten(0, (-1, model.num_heads))
+
+    def inverse(self, value, like, model):
+        return value.flatten(0, 1)
+
+
+FOLDED_HEADS = FoldedHeads()
+
+
+class KeysLast(Same):
+    """Keys handed over transposed, ``[batch num_heads head_dim seq]``, seen as ``[batch num_heads seq head_dim]``;
+    a view."""
+
+    def view(self, native, model):
+        return native.transpose(-1, -2)
+
+    def inverse(self, value, like, model):
+        return value.transpose(-1, -2)
+
+
+KEYS_LAST = KeysLast()
 
 
 # --------------------------------------------------------------------------- where
@@ -207,11 +343,11 @@ class Child(Where):
     from_block: bool = False
 
     def target(self, host):
-        return _walk(host.parent if self.from_block else host, self.name)
+        return _walk(_block_of(host) if self.from_block else host, self.name)
 
     def describe(self, module) -> str:
         if self.from_block:
-            return f"the block's child module {self.name}'s {self.key}"
+            return f"the block's {'module' if '.' in self.name else 'child module'} {self.name}'s {self.key}"
         if "." in self.name:
             return f"the module {self.name}'s {self.key}"
         return f"the child module {self.name}'s {self.key}"
@@ -220,6 +356,14 @@ class Child(Where):
 def Sibling(name: str, key: str = "output") -> Child:  # noqa: N802 - reads as the location it builds
     """A module of the host's block, beside the host."""
     return Child(name, key, from_block=True)
+
+
+def _block_of(host):
+    """The block a host belongs to (the host itself on a block)."""
+    node = host
+    while getattr(node, "_nnterp_host", None) != "layer":
+        node = node.parent
+    return node
 
 
 def _walk(node, path: str | None):
@@ -255,6 +399,11 @@ class Call(Where):
     #: the call is made in the forward of this module below the host (GPT-Neo's attention wrapper holds the
     #: module that does the arithmetic), not the host's own
     child: str | None = None
+    #: the call is made in the forward of the host's block (or of ``child`` below the block): the residual add
+    #: the block applies to a sublayer's output, read from that sublayer; ``forward_of`` names the class whose
+    #: forward that is, in the host's modeling module, to name the operation outside a trace
+    from_block: bool = False
+    forward_of: str | None = None
 
     def _label(self, compiled_source, callee):
         label = labels.call_label(compiled_source, callee, self.occurrence if callee == self.callee else 0)
@@ -262,8 +411,11 @@ class Call(Where):
             raise UnavailableValue(f"this forward makes no call of {callee}; the family module's site is out of date")
         return label
 
+    def _module_of(self, host):
+        return _walk(_block_of(host) if self.from_block else host, self.child)
+
     def target(self, host):
-        source = _walk(host, self.child).source
+        source = self._module_of(host).source
         if self.inside is None:
             return getattr(source, self._label(source.compiled, self.callee))
         outer = getattr(source, self._label(source.compiled, self.inside))
@@ -271,9 +423,12 @@ class Call(Where):
         return getattr(inner, self._label(inner.compiled, self.callee))
 
     def instrument(self, host) -> None:
-        _walk(host, self.child).source
+        self._module_of(host).source
 
     def labels_for(self, module) -> tuple[str, str | None]:
+        if self.from_block:  # a module does not know its block: its forward is named by class
+            forward = labels.compiled_function(getattr(sys.modules[type(module).__module__], self.forward_of).forward)
+            return self._label(forward, self.callee), None
         module = _walk(module, self.child)
         forward = labels.compiled_forward(module)
         if self.inside is None:
@@ -282,14 +437,60 @@ class Call(Where):
         function = _resolve_callable(module, self.eager or self.inside)
         return self._label(labels.compiled_function(function), self.callee), outer
 
+    def _forward_words(self) -> str:
+        if self.from_block:
+            return f"inside the block's {self.child} forward" if self.child else "inside the block's forward"
+        return f"inside {self.child}'s forward" if self.child else "inside the forward"
+
     def describe(self, module) -> str:
         label, outer = self.labels_for(module)
         what = "the arguments of" if self.key == "input" else "the output of"
-        forward = f"inside {self.child}'s forward" if self.child else "inside the forward"
         if outer is not None:
             what = "the input of" if self.key == "input" else "the output of"
-            return f"{forward}: {what} {label} inside {outer}"
-        return f"{forward}: {what} {label}"
+            return f"{self._forward_words()}: {what} {label} inside {outer}"
+        return f"{self._forward_words()}: {what} {label}"
+
+
+@dataclass(frozen=True)
+class Assigned(Call):
+    """The value the ``occurrence``-th assignment to ``callee`` (a local name) binds in the host's forward
+    (``-1``: the last one written).
+
+    nnsight instruments an assignment as an operation whose output is the assigned value, so an edit of it
+    is what the rest of the forward reads under that name.
+    """
+
+    def _label(self, compiled_source, callee):
+        prefix = callee.replace(".", "_") + "_"
+        calls = labels._call_labels(compiled_source.source, compiled_source.names)
+        found = [name for name in compiled_source.names
+                 if name not in calls and name.startswith(prefix) and name[len(prefix):].isdigit()]
+        if not -len(found) <= self.occurrence < len(found):
+            raise UnavailableValue(f"this forward does not make assignment {self.occurrence} of {callee}; "
+                                   f"the family module's site is out of date")
+        return found[self.occurrence]
+
+    def describe(self, module) -> str:
+        label, _ = self.labels_for(module)
+        return f"{self._forward_words()}: the value assigned to {self.callee} ({label})"
+
+
+@dataclass(frozen=True)
+class ByDtype(Call):
+    """A call made on one of two branches chosen by the model's dtype (XGLM takes its softmax in float32 on one
+    branch for float16 and directly on the other): ``occurrence`` under float16, ``otherwise`` under the rest."""
+
+    otherwise: int = 0
+
+    def _chosen(self, module):
+        half = next(module.parameters()).dtype == torch.float16
+        return replace(self, occurrence=self.occurrence if half else self.otherwise)
+
+    def target(self, host):
+        return Call.target(self._chosen(host._module), host)
+
+    def labels_for(self, module):
+        return Call.labels_for(self._chosen(module), module)
 
 
 # --------------------------------------------------------------------------- conditions
@@ -315,6 +516,51 @@ KERNEL_ARGUMENTS = Condition(
     'read at the attention kernel chosen at run time: served under attn_implementation="eager" or "sdpa", '
     "whose arguments and output are laid out heads-first as read; other kernels are not verified",
 )
+
+
+def eager_only(family: str, fused: str) -> Condition:
+    """The softmax of a family's own attention code runs only on its eager branch."""
+    return Condition(("eager",), f'needs attn_implementation="eager": under sdpa {family} calls {fused}, '
+                                 f"which computes the softmax inside one fused call")
+
+
+# --------------------------------------------------------------------------- write-back
+def written_back(location: str, key, present: Callable, carry_back: Callable):
+    """The one place nnterp hands nnsight a value to carry back into the forward (nnsight's eproperty read with a
+    transform, without keeping an eproperty: sites must pickle for remote runs). ``present(raw)`` makes the value
+    from what the forward holds at ``location``; when the worker moves on, ``carry_back(value, raw)`` gives what
+    the forward gets instead. A second read before the worker moves on gets the same value (``key`` tells reads
+    apart), so both edits go back."""
+    mediator = Mediator.current(location)
+    occurrence = mediator.wanted(location)
+    waiting = mediator.transform
+    if waiting is not None and waiting.key == (key, location, occurrence):
+        return waiting.view
+    raw = Mediator.value(location)
+    value = present(raw)
+    mediator.transform = WriteBack(partial(carry_back, value, raw), value, key, location, occurrence)
+    return value
+
+
+def drop_pending(location: str, key):
+    """The value a read of ``key`` handed out at ``location`` and has not carried back yet, dropped (an assignment
+    right after a read replaces it); None where there is none."""
+    mediator = Mediator.current(location)
+    waiting = mediator.transform
+    if waiting is not None and waiting.key[:2] == (key, location):
+        mediator.transform = None
+        return waiting.view
+    return None
+
+
+def value_at(location: str):
+    """What the forward holds at ``location`` now (a module's output, a call's ``(args, kwargs)``)."""
+    return Mediator.value(location)
+
+
+def swap(location: str, value) -> None:
+    """Hand the forward ``value`` at ``location`` in place of what it holds (an assignment)."""
+    Mediator.swap(location, value)
 
 
 # --------------------------------------------------------------------------- sites
@@ -439,28 +685,40 @@ class Read(Site):
 
     def _carry_back(self, context, value, raw):
         host, model = context.host, context.model
-        if self.layout is not SAME and self._unapply(host, value) is None and _tracks_grad(value):
+        if self.layout is not SAME and self._is_live(host) and _tracks_grad(value):
             # a view the forward does not consume has no gradient: hand the forward the view's inverse, the same
             # values in the same storage, so value.grad flows through it
             return self.element.put(raw, self.layout.inverse(value, self.element.get(raw), model))
         if _version(value) == getattr(value, "_nnterp_version", None):
             return raw  # not edited: hand the model its own object back, bit for bit
-        native = self.element.get(raw)
-        value = self._unapply(host, value)
-        if value is None:
+        if self._is_live(host):
             return raw  # a view of the live tensor: the edit is already there
-        return self.element.put(raw, self.layout.inverse(value, native, model))
+        return self._put(context, raw, value)
+
+    def _is_live(self, host) -> bool:
+        """Whether the value handed out is the model's tensor (or a view of it), so edits are already there."""
+        return self._term(host) is None and self._factor(host) is None and not self.snapshot
 
     def _unapply(self, host, value):
         """The edited value without the term and the multiplier; None when it is the live tensor."""
-        term, factor = self._term(host), self._factor(host)
-        if term is None and factor is None and not self.snapshot:
+        if self._is_live(host):
             return None
+        term, factor = self._term(host), self._factor(host)
         if term is not None:
             value = value - term
         if factor is not None:
             value = value / factor
         return value.clone() if self.snapshot and term is None and factor is None else value
+
+    def _current(self, context, raw):
+        """The value as it stands in ``raw``, in the value's layout (what an assignment must match)."""
+        return self.layout.view(self.element.get(raw), context.model)
+
+    def _put(self, context, raw, value):
+        """``raw`` with ``value`` (an edit of what ``_present`` handed out) in place of the native value."""
+        unapplied = self._unapply(context.host, value)
+        value = value if unapplied is None else unapplied
+        return self.element.put(raw, self.layout.inverse(value, self.element.get(raw), context.model))
 
     def _location(self, host) -> str:
         """The location's full name (``model.layers.3.self_attn.source.attention_interface_1.input``),
@@ -484,36 +742,28 @@ class Read(Site):
         return self._read_with_writeback(location, _Context(host, host.root))
 
     def _read_with_writeback(self, location, context):
-        """nnsight's eproperty read with a transform, without keeping an eproperty (sites must pickle
-        for remote runs): the view is handed out, and carried back when the worker moves on."""
-        mediator = Mediator.current(location)
-        occurrence = mediator.wanted(location)
-        waiting = mediator.transform
-        if waiting is not None and waiting.key == (self, location, occurrence):
-            return waiting.view  # read twice before moving on: the same view, so both edits go back
-        raw = Mediator.value(location)
-        value = self._present(context, raw)
-        native = self.element.get(raw)
-        if _tracks_grad(native) and self._unapply(context.host, value) is not None:
-            # a copy or a product the forward never consumes: its gradient is the native tensor's, carried over
-            native.register_hook(partial(_grad_of_copy, id(value), self, context))
-        mediator.transform = WriteBack(partial(self._carry_back, context, value, raw), value, self, location, occurrence)
-        return value
+        """The value ``_present`` makes at ``location``, carried back by ``_carry_back`` when edited."""
+        def present(raw):
+            value = self._present(context, raw)
+            native = self.element.get(raw)
+            if _tracks_grad(native) and not self._is_live(context.host):
+                # a copy or a product the forward never consumes: its gradient is the native tensor's, carried over
+                native.register_hook(partial(_grad_of_copy, id(value), self, context))
+            return value
+
+        return written_back(location, self, present, partial(self._carry_back, context))
 
     # -- write
     def write(self, host, spec, value) -> None:
         location = self._location(host)
         raw = Mediator.value(location)
-        native = self.element.get(raw)
-        model = host.root
-        current = self.layout.view(native, model)
-        check_layout(spec, current, value, model)
+        context = _Context(host, host.root)
+        current = self._current(context, raw)
+        check_layout(spec, current, value, host.root)
         if self.shared:
             current.copy_(value)
             return
-        unapplied = self._unapply(host, value)
-        value = value if unapplied is None else unapplied
-        Mediator.swap(location, self.element.put(raw, self.layout.inverse(value, native, model)))
+        Mediator.swap(location, self._put(context, raw, value))
 
     def describe(self, module) -> str:
         sentence = self.where.describe(module)
@@ -560,6 +810,35 @@ class PlusEarlier(Read):
 
     def describe(self, module) -> str:
         return f"{self.where.describe(module)} plus {self.earlier.describe(module)}{self.words}"
+
+
+class EarlierFirst(Site):
+    """A site of a host whose PlusEarlier value needs an earlier module's output (Falcon-H1's Mamba
+    mixer runs before its attention): reading any value of the host reads that output first, while it
+    is still ahead of the forward, so attention_output can be read after the attention's interior."""
+
+    def __init__(self, inner: Site, plus: PlusEarlier) -> None:
+        self.inner, self.plus = inner, plus
+
+    served = property(lambda self: self.inner.served)
+    condition = property(lambda self: self.inner.condition)
+    description = property(lambda self: self.inner.description)
+
+    def __getattr__(self, name):
+        if name in ("inner", "plus") or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def read(self, host, spec):
+        self.plus._earlier(host)
+        return self.inner.read(host, spec)
+
+    def write(self, host, spec, value) -> None:
+        self.plus._earlier(host)
+        self.inner.write(host, spec, value)
+
+    def describe(self, module) -> str:
+        return self.inner.describe(module)
 
 
 @dataclass(eq=False)
@@ -890,3 +1169,28 @@ def contributions_of(site: Site, module, value: str) -> Site:
         return Nowhere(f"{value} is not read at an output projection module's input here, so there is no "
                        "projection to split by head")
     return HeadContributions(site, condition=site.condition)
+
+
+# --------------------------------------------------------------------------- attention sinks
+SINKS = (
+    "; the softmax also takes one learned sink logit per head (self_attn.sinks), appended as a last key column and "
+    "dropped after it, so attention_probabilities = softmax([scores, sink])[..., :-1] and each row sums to less "
+    "than one"
+)
+
+
+@dataclass(eq=False)
+class SinkScores(Read):
+    """Attention scores that the model softmaxes together with a per-head sink logit."""
+
+    def softmax(self, scores, module):
+        """The probabilities the model computes from these scores: the sink column in, then out."""
+        sinks = module.sinks.reshape(1, -1, 1, 1).expand(*scores.shape[:-1], 1).to(scores.dtype)
+        return torch.cat([scores, sinks], dim=-1).float().softmax(-1)[..., :-1]
+
+
+def sink_scores(description: str = "The attention scores, masked, before the sink column is appended" + SINKS):
+    """attention_scores read as the first tensor ``torch.cat`` joins inside the eager kernel."""
+    return SinkScores(
+        Call("torch.cat", "input", inside="attention_interface", eager="eager_attention_forward"), ListItem(0, 0),
+        description=description, condition=EAGER_ONLY)

@@ -68,7 +68,7 @@ def render() -> str:
             if row.status != "served":
                 notes.append((label, row))
         cells = _cells(support, names)
-        block = model.family.block_kind(model._nnterp_state.config)
+        block = model.family.block.kind(model._nnterp_state.config)
         lines.append(f"| {label} | {first_release(family_name)} | {type(model._module).__name__} | {block} | {counts['served']} | "
                      f"{counts['conditioned']} | {counts['unavailable']} | " + " | ".join(cells) + " |")
     lines += ["", "## Conditions and reasons", ""]

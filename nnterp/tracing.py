@@ -385,10 +385,10 @@ _PLANS: dict = {}
 def block_order(model) -> tuple:
     """The order this model's blocks compute their values in: the family's own, else FORWARD_ORDER's, with a
     parallel block's MLP norm beside the attention's (one norm, or two, before either sublayer)."""
-    if model.family.block_order:
-        return model.family.block_order
+    if model.family.block.order:
+        return model.family.block.order
     order = FORWARD_ORDER["block"]
-    if model.family.block_kind(model._nnterp_state.config) == "parallel":
+    if model.family.block.kind(model._nnterp_state.config) == "parallel":
         moved = [item for item in order if item in (("layer", "mlp_norm_scale"), ("layer", "mlp_norm_output"))]
         rest = [item for item in order if item not in moved]
         at = rest.index(("layer", "attention_norm_output")) + 1

@@ -173,7 +173,7 @@ def values_of(host: str, groups=("core",)) -> tuple[ValueSpec, ...]:
 
 #: The order a forward computes the values in, the one order errors, the contract, hazards and the cache
 #: follow: the model's inputs and embeddings, then each block's values by host, then the readout. A family
-#: whose block computes in another order declares its own ``Family.block_order`` from this one.
+#: whose block computes in another order declares its own ``Block(order=...)`` from this one.
 FORWARD_ORDER = {
     "model": ("input_ids", "attention_mask", "input_size", "token_embeddings"),
     # a norm's scale is computed from the norm's input and served at its output: before the output is read

@@ -34,7 +34,7 @@ def test_post_norm_blocks_follow_their_own_arithmetic(family, overrides):
     if type(model.layers[0].mlp).__name__ != "MLPEnvoy":
         pytest.skip("the mlp host is not built by class yet: /work/briefs/requests-custom.md, change 1")
     config = model._nnterp_state.config
-    arithmetic = registry()[family].block_arithmetic(config)
+    arithmetic = registry()[family].block.arithmetic(config)
     values, logits = _block_values(model)
     for layer, v in zip(model.layers, values):
         total = arithmetic(layer._module, v["x"], v["attn"], v["mlp"])

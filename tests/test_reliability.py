@@ -166,7 +166,7 @@ def test_random_prompts_and_edits(family, text, kind, pick, block, scale):
         mlp = model.layers[block].mlp.mlp_output.save()
         out = model.layers[block].layer_output.save()
         base = model.logits.save()
-    assert torch.equal(model.family.block_sum(x, attn, mlp), out)
+    assert torch.equal(model.family.block.sum(x, attn, mlp), out)
     with model.trace(text):
         getattr(host(model, kind, block), name)
         read = model.logits.save()

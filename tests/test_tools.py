@@ -56,7 +56,7 @@ def test_lens_at_the_last_block_equals_the_logits(family):
         return
     projected, logits = lens_logits(model, PROMPTS)              # every block that serves the stream
     assert projected.shape == (len(serving), *logits.shape)
-    if serving[-1] == model.num_layers - 1 and model.family.exact_lens:
+    if serving[-1] == model.num_layers - 1 and model.family.readout.exact_lens:
         assert torch.equal(projected[-1], logits)
     elif serving[-1] == model.num_layers - 1:  # the logits mix more than the last block's output
         assert not torch.equal(projected[-1], logits)

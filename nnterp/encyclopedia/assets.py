@@ -43,6 +43,8 @@ h1 { font-size: clamp(2rem, 5vw, 3.1rem); line-height: 1.1; margin: 0.3rem 0 0.9
 .checkpoints li code { color: var(--muted); margin-left: 0.35rem; font-size: 0.8rem; }
 .checkpoints li.shown { border-color: var(--stream); box-shadow: 0 0 0 1px var(--stream) inset; }
 .summary { font-size: 1.2rem; line-height: 1.55; max-width: 48rem; margin: 0 0 1rem; }
+.differences { max-width: 48rem; margin: 0 0 1rem; font-size: .95rem; }
+.differences ul { margin: .25rem 0 0; padding-left: 1.2rem; }
 .tags { list-style: none; display: flex; flex-wrap: wrap; gap: 0.4rem; margin: 0 0 1.2rem; padding: 0; }
 .tags li { background: var(--ink); color: var(--paper); border-radius: 6px; padding: 0.12rem 0.6rem;
   font-size: 0.82rem; font-weight: 600; }

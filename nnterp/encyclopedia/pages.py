@@ -204,13 +204,12 @@ def modules_of(printout: str) -> dict[str, dict]:
 def block_sums(family, config) -> bool:
     """Whether the block is the sum of its input and its contributions (a post-norm block declares its own
     arithmetic instead)."""
-    arithmetic = getattr(family, "block_arithmetic", None)
-    return arithmetic is None or arithmetic(config) is None
+    return family.block.arithmetic(config) is None
 
 
 def block_kind_of(family, config) -> str:
     try:
-        return str(family.block_kind(config))
+        return str(family.block.kind(config))
     except Exception as error:  # a page still builds; the problem is listed on it
         return f"unknown ({type(error).__name__})"
 
@@ -259,7 +258,7 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
 
     start = time.perf_counter()
     sums = block_sums(family, served)
-    mid_sums = family.mid_arithmetic(served) is None
+    mid_sums = family.block.mid_arithmetic(served) is None
     module = module_for(family)
     load = getattr(module, "LOAD", default_load(family))
     modules = modules_of(printout)

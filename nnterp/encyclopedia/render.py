@@ -217,6 +217,15 @@ def _docstring(page) -> str:
     return f'<div class="docstring">{body or "<p>The family module has no docstring.</p>"}</div>'
 
 
+def _differences_html(family) -> str:
+    """What the family module declares against the common (Llama) conventions, a sentence each."""
+    said = family.differences()
+    if not said:
+        return '<p class="differences">As Llama: the family module declares nothing against the common conventions.</p>'
+    items = "".join(f"<li>{_e(sentence)}</li>" for sentence in said)
+    return f'<div class="differences"><p>As Llama, except (what the family module declares):</p><ul>{items}</ul></div>'
+
+
 def family_page(page, versions: dict, built: str) -> str:
     family = page.family
     counts = page.rows.counts()
@@ -240,6 +249,7 @@ def family_page(page, versions: dict, built: str) -> str:
 <h1>{_e(page.title)}</h1>
 <ul class="checkpoints">{checkpoints}</ul>
 <p class="summary">{_e(family.summary)}</p>
+{_differences_html(family)}
 <ul class="tags">{tags}</ul>
 <dl class="facts"><div><dt>block</dt><dd>{_e(page.block_kind)}</dd></div><div><dt>values</dt><dd>{_e(values)}</dd></div>
 <div><dt>notes</dt><dd>{page.depth()['notes']} on this family · {snippet_counts['passed']} of {total} snippets passed</dd></div>

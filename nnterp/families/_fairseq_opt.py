@@ -6,9 +6,7 @@ the MLP half adds, aliased ``mlp`` beside ``down_proj``; its other values are re
 from __future__ import annotations
 
 
-from nnsight.intervention.interleaver import Mediator
-
-from nnterp.sites import Argument, Child, Own, Read, Same, Sibling
+from nnterp.sites import TOKEN_ROWS, Argument, Child, Own, Read, Sibling
 
 #: fairseq's names onto the standard ones (OPT adds its decoder's own on top)
 FAIRSEQ_RENAME = {
@@ -16,27 +14,8 @@ FAIRSEQ_RENAME = {
     "fc2": ["down_proj", "mlp"],
 }
 
-def _batch_rows(native) -> int:
-    """The batch of the current run (of this invoke's rows when nnsight narrowed the tensor to them)."""
-    mediator = Mediator.current("the batch size")
-    batcher = mediator.interleaver.batcher
-    if batcher.batching and mediator.batch_group is not None and getattr(native, "_nnsight_batch", False):
-        return mediator.batch_group[1]
-    return batcher.total
-
-
-class FlatTokens(Same):
-    """``[batch*seq dim]`` (the block folded the positions into the rows) seen as ``[batch seq dim]``: a view, so
-    in-place edits reach the model."""
-
-    def view(self, native, model):
-        return native.unflatten(0, (_batch_rows(native), -1))
-
-    def inverse(self, value, like, model):
-        return value.flatten(0, 1)
-
-
-FLAT_TOKENS = FlatTokens()
+#: fc1 to fc2 run on [batch*seq, hidden] rows
+FLAT_TOKENS = TOKEN_ROWS
 
 
 #: the MLP half, on the mlp host (fc2)

@@ -4,6 +4,7 @@ add, muP scaling of the head, unpadded vocabularies."""
 from __future__ import annotations
 
 
+from nnterp.blocks import Block
 from nnterp.readout import Readout
 from nnterp.family import COMMON_SITES
 from nnterp.sites import Argument, Child, Nowhere, Read
@@ -18,15 +19,13 @@ MOE_NEURONS = ("a mixture of experts: each position's neurons are those of its c
                "[batch seq intermediate_size] tensor exists; the block's output is mlp_output")
 
 
-def mup_head(config, normed):
-    """The model divides the final norm's output by logits_mup_width_multiplier before lm_head."""
-    return normed / config.logits_mup_width_multiplier
-
-
-#: the model drops the padded vocabulary rows (unpadded_vocab_size) and soft-caps where configured
-UNPADDED = Readout(unpad_to="unpadded_vocab_size", softcap="final_logit_softcapping")
-#: the model casts the logits to float32 and soft-caps them (Inkling2Softcap)
-FLOAT_SOFT_CAP = Readout(float32=True, softcap="final_logit_softcapping")
+#: the model drops the padded vocabulary rows (unpadded_vocab_size), soft-caps where configured, and divides the
+#: final norm's output by logits_mup_width_multiplier before lm_head (muP)
+MUP_UNPADDED = Readout(unpad_to="unpadded_vocab_size", softcap="final_logit_softcapping",
+                       normed_divided_by="logits_mup_width_multiplier")
+#: the model casts the logits to float32 and soft-caps them (Inkling2Softcap); its depth attention mixes the block
+#: states into the final norm's input, so project_on_vocab is a lens
+FLOAT_SOFT_CAP = Readout(float32=True, softcap="final_logit_softcapping", exact_lens=False)
 
 
 def moe_neurons(dense=None) -> dict:
@@ -89,7 +88,7 @@ def inkling2_fields() -> dict:
     """What Inkling 2 and Inkling 2 Loop declare alike: the sites, the depth-mixing readout (a lens, not the logits),
     the block's arithmetic, the unpadded vocabulary, the soft-capped float32 logits and the one load."""
     return dict(
-        exact_lens=False, sites=inkling2_sites(), block_arithmetic=block_residual_arithmetic, readout=FLOAT_SOFT_CAP,
+        sites=inkling2_sites(), block=Block(arithmetic=block_residual_arithmetic), readout=FLOAT_SOFT_CAP,
         accessors={"vocab_size": lambda c: c.unpadded_vocab_size or c.vocab_size}, loads=("eager",))
 
 

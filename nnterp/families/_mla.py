@@ -63,21 +63,10 @@ def gated_outputs(gate: str) -> dict:
     }
 
 
-class SplitInto(SplitHeads):
-    """``[batch seq heads*dim]`` seen as ``[batch seq heads dim]`` with the block's own head count
-    (heterogeneous configs give each layer its own)."""
-
-    def __init__(self, heads: int) -> None:
-        self.heads = heads
-
-    def view(self, native, model):
-        return native.unflatten(-1, (self.heads, -1))
-
-
 @lru_cache(maxsize=None)
 def _premix(heads: int, description: str | None) -> Read:
     common = COMMON_SITES["attention_premix"]
-    return Read(common.where, common.element, SplitInto(heads), description=description)
+    return Read(common.where, common.element, SplitHeads(heads), description=description)
 
 
 def premix_per_block(description: str | None = None):

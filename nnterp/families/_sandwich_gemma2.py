@@ -8,13 +8,9 @@ MLP: attention_output and mlp_output are read there (Sibling sites).
 """
 
 import math
-import sys
 from dataclasses import dataclass
 
-from nnsight.intervention.interleaver import Mediator
-
-from nnterp import labels
-from nnterp.sites import EAGER_ONLY, Argument, Call, Read, Where, _version, check_layout
+from nnterp.sites import EAGER_ONLY, Argument, Call, Read
 
 
 #: token_embeddings' description where embed_tokens scales inside its own forward
@@ -31,30 +27,6 @@ def softcapped_scores(kernel="eager_attention_forward") -> Read:
 
 
 # --------------------------------------------------------------------------- Beam's depth-scaled adds
-@dataclass(frozen=True)
-class InBlock(Where):
-    """An operation of the block's forward, read from a host inside the block (the attention or
-    the MLP): the residual add the block applies to that host's output, after the host returns.
-    ``block_class`` names the decoder layer's class in the host's module, to name the operation
-    outside a trace. The block instruments its forward through a Call site of its own (layer_mid)."""
-
-    callee: str
-    key: str = "output"
-    occurrence: int = 0
-    block_class: str = ""
-
-    def _call(self) -> Call:
-        return Call(self.callee, self.key, occurrence=self.occurrence)
-
-    def target(self, host):
-        return self._call().target(host.parent)
-
-    def describe(self, module) -> str:
-        block = getattr(sys.modules[type(module).__module__], self.block_class)
-        label = self._call()._label(labels.compiled_function(block.forward), self.callee)
-        return f"inside the block's forward: the {'arguments' if self.key == 'input' else 'output'} of {label}"
-
-
 def _depth_scales(k):
     """depth_scaled_residual_add's factors for add number k: (branch scale, residual scale)."""
     return 1.0 / math.sqrt(k), math.sqrt((k - 1) / k)
@@ -74,25 +46,20 @@ class DepthScaledDelta(Read):
         value._nnterp_version = value._version
         return value
 
-    def _branch_for(self, raw, value):
+    def _current(self, context, raw):
+        return self._present(context, raw)
+
+    def _is_live(self, host) -> bool:
+        return False  # the value is a difference the forward never holds
+
+    def _put(self, context, raw, value):
         (branch, residual, k, *rest), kwargs = raw
         branch_scale, residual_scale = _depth_scales(k)
         new_branch = (value + residual - residual * residual_scale) / branch_scale
         return (new_branch.to(branch.dtype), residual, k, *rest), kwargs
 
-    def _carry_back(self, context, value, raw):
-        if _version(value) == getattr(value, "_nnterp_version", None):
-            return raw  # not edited: the model's own objects, bit for bit
-        return self._branch_for(raw, value)
-
     def read(self, host, spec):
         return self._read_written_back(host)
-
-    def write(self, host, spec, value) -> None:
-        location = self._location(host)
-        raw = Mediator.value(location)
-        check_layout(spec, self._present(None, raw), value, host.root)
-        Mediator.swap(location, self._branch_for(raw, value))
 
     def describe(self, module) -> str:
         return self.where.describe(module)

@@ -13,36 +13,13 @@ attention's in the forward, before attention_output.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from nnterp.family import COMMON_SITES
-from nnterp.sites import Element, Nowhere, Read, Where
+from nnterp.sites import Child, Element, Nowhere, Read
 from nnterp.families._mamba_ssm import ATTENTION_INTERIOR, MLP_STREAM, MLP_VALUES
 
 MIXER = "a Mamba mixer: no softmax attention, so there are no queries, keys, heads or pattern"
 NO_MLP = "a Mamba block has no MLP: the mixer is its only sublayer, so the stream after its add is layer_output"
-
-
-@dataclass(frozen=True)
-class InBlock(Where):
-    """A module of the host's block, by dotted path from the block (the Mamba decoder inside a hybrid
-    block, whose output is what the stream receives)."""
-
-    path: str
-    key: str = "output"
-
-    def target(self, host):
-        from nnterp.envoys import LayerEnvoy
-
-        block = host
-        while not isinstance(block, LayerEnvoy):
-            block = block.parent
-        for part in self.path.split("."):
-            block = getattr(block, part)
-        return block
-
-    def describe(self, module) -> str:
-        return f"the block's module {self.path}'s {self.key}"
 
 
 def _hybrid(layer) -> bool:
@@ -62,7 +39,7 @@ def zamba_sites(shared: str, scale: str) -> dict:
         f"its output reaches the stream only through linear, added to the Mamba mixer's input; the stream receives "
         f"the mixer's output alone (attention_output), and the shared MLP is {shared}.feed_forward")
     mixer_output = Read(
-        InBlock("mamba_decoder.mamba"), Element(0),
+        Child("mamba_decoder.mamba", from_block=True), Element(0),
         description="What the block adds to the residual stream: the Mamba mixer's output, whose input is the stream "
                     "plus linear(the shared attention+MLP block's output)")
     sites = {

@@ -9,8 +9,8 @@ mlp_output on those blocks is after that norm.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._mla import mla_sites
-from nnterp.families.deepseek_v3 import DEEPSEEK_V3_ACCESSORS, DEEPSEEK_V3_MOE
+from nnterp.families._mla import MLA_ACCESSORS, mla_sites
+from nnterp.routers import DEEPSEEK_V3
 from nnterp.sites import Element, Own, Read
 
 FAMILY = Family(
@@ -19,12 +19,12 @@ FAMILY = Family(
     summary="SK Telecom's A.X K1: DeepSeek-V3's latent attention and sigmoid-routed experts, with an RMSNorm on the "
             "MoE block's output.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Mixture of experts", "Shared experts"),
+    moe=DEEPSEEK_V3,
     sites={
         **mla_sites(),
-        **DEEPSEEK_V3_MOE,
         "mlp_output": lambda context: MOE_OUTPUT if hasattr(context.module, "post_mlp_layernorm") else DENSE_OUTPUT,
     },
-    accessors=DEEPSEEK_V3_ACCESSORS,
+    accessors=MLA_ACCESSORS,
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint
         Checkpoint("skt/A.X-K1", "A.X-K1", {"architectures": ["AXK1ForCausalLM"], "dtype": "bfloat16"}),
@@ -39,3 +39,9 @@ FAMILY = Family(
 MOE_OUTPUT = Read(Own("output"), Element(0), description="What the MoE block adds to the residual stream: the routed "
                                                          "and shared experts' sum after post_mlp_layernorm")
 DENSE_OUTPUT = Read(Own("output"), Element(0))
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'axk1': {'caveats': [], 'quirks': ['MLA + MoE (deepseek_v3-like) [obs]']}}

@@ -12,8 +12,8 @@ groups, fused experts, shared_experts).
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._mla import gated_outputs, mla_sites
-from nnterp.families.deepseek_v3 import DEEPSEEK_V3_ACCESSORS, DEEPSEEK_V3_MOE
+from nnterp.families._mla import MLA_ACCESSORS, gated_outputs, mla_sites
+from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="axk2",
@@ -22,12 +22,12 @@ FAMILY = Family(
             "key choice, and sigmoid-routed experts.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Gated attention",
           "Mixture of experts", "Shared experts"),
+    moe=DEEPSEEK_V3,
     sites={
         **mla_sites(indexed=True),
         **gated_outputs("sigmoid(gate), the gate being each head's second part of q_gate_proj's output"),
-        **DEEPSEEK_V3_MOE,
     },
-    accessors=DEEPSEEK_V3_ACCESSORS,
+    accessors=MLA_ACCESSORS,
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint
         Checkpoint("skt/A.X-K2", "A.X-K2", {"architectures": ["AXK2ForCausalLM"], "dtype": "bfloat16"}),
@@ -39,3 +39,11 @@ FAMILY = Family(
         "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16, "index_head_dim": 32, "index_n_heads": 2,
         "index_topk": 4, "gated_norm_rank": 8, "bos_token_id": 1, "eos_token_id": 2}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'axk2': {'caveats': [],
+          'quirks': ['MLA + indexer; input_layernorm is a gated RMSNorm module with an inner mlp [obs]',
+                     'q_gate_proj attention-output gate [obs]']}}

@@ -14,8 +14,8 @@ routed_scaling_factor; fused experts; shared_experts on every token).
 from nnterp.family import Checkpoint, Family
 from nnterp.families._hybrid import mixer_interior
 from nnterp.families._mla import MLA_ACCESSORS, gated_outputs, mla_sites
-from nnterp.families._moe import moe_accessors
-from nnterp.families.deepseek_v3 import DEEPSEEK_V3_MOE
+from nnterp.routers import moe_accessors
+from nnterp.routers import DEEPSEEK_V3
 
 DELTA = ("a gated delta-rule linear-attention mixer: no softmax attention; it keeps a recurrent state, so there are no "
          "attention scores, pattern or per-head softmax outputs")
@@ -27,9 +27,9 @@ FAMILY = Family(
             "others, and a DeepSeek-V3 mixture of experts.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Latent attention (MLA)",
           "Gated attention", "Mixture of experts", "Shared experts"),
+    moe=DEEPSEEK_V3,
     sites={
         **mixer_interior(DELTA, {**mla_sites(), **gated_outputs("sigmoid(g_proj(x)), one gate per head")}),
-        **DEEPSEEK_V3_MOE,
     },
     accessors={**MLA_ACCESSORS, **moe_accessors(("num_local_experts", "num_experts"))},
     checkpoints=(
@@ -45,3 +45,13 @@ FAMILY = Family(
         "eos_token_id": 2, "layer_types": ["linear_attention", "full_attention"],
         "mlp_layer_types": ["dense", "sparse"]}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'bailing_hybrid': {'caveats': [],
+                    'quirks': ['delta/linear attention (BailingHybridDeltaAttention) in the self_attn slot with '
+                               'g_proj gate [obs]',
+                               'MLA on full layers [obs]',
+                               'MoE [obs]']}}

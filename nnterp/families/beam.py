@@ -23,21 +23,22 @@ times routed_scaling_factor. The logits are soft-capped in float32: cap * tanh(l
 
 from nnterp.readout import Readout
 from nnterp.vocabulary import FORWARD_ORDER, up_first
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
+from nnterp.routers import (
     DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites,
 )
 from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Read
 
 from ._llama import TINY
-from ._sandwich_gemma2 import DepthScaledDelta, InBlock
+from ._sandwich_gemma2 import DepthScaledDelta
 
 ADD = "depth_scaled_residual_add"
 
 
 def _delta(occurrence: int, what: str) -> DepthScaledDelta:
     return DepthScaledDelta(
-        InBlock(ADD, "input", occurrence=occurrence, block_class="BeamDecoderLayer"),
+        Call(ADD, "input", occurrence=occurrence, from_block=True, forward_of="BeamDecoderLayer"),
         description=f"What the {what} changes in the residual stream: the depth-scaled add minus its residual, "
                     f"branch / sqrt(k) - (1 - sqrt((k - 1) / k)) * residual, with the branch post-normed")
 
@@ -56,6 +57,8 @@ FAMILY = Family(
             "gated attention heads, NoPE full-attention layers and a sigmoid-routed mixture of experts.",
     tags=("Sandwich norms", "RMSNorm", "Depth-scaled residual", "QK-norm", "Gated attention", "Sliding window",
           "Mixture of experts", "Logit softcap"),
+    # the MLP calls up_proj before the activation (gate and up first, then act(gate) · up)
+    block=Block(order=up_first(FORWARD_ORDER["block"])),
     sites={
         "attention_output": _delta(0, "attention"),
         "layer_mid": Read(Call(ADD, "output"),
@@ -85,5 +88,11 @@ FAMILY = Family(
 )
 
 
-# the MLP calls up_proj before the activation (gate and up first, then act(gate) · up)
-FAMILY.block_order = up_first(FORWARD_ORDER["block"])
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'beam': {'caveats': [],
+          'quirks': ['residual adds via depth_scaled_residual_add(idx) [src]',
+                     'attention output gate (gate_proj), qk-norm [obs]',
+                     'final logit softcap 30 [src]',
+                     'MoE after dense first layers [obs]']}}

@@ -20,7 +20,8 @@ batch.
 """
 
 from nnterp.families._internal_residual import ATTENTION_BRANCH, MLP_BRANCH
-from nnterp.families._own_attention import BATCH_HEADS, WHOLE
+from nnterp.sites import BATCH_HEADS, WHOLE
+from nnterp.blocks import Block
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import SPLIT_HEADS, Argument, Call, Child, Element, Read
 
@@ -68,6 +69,7 @@ FAMILY = Family(
     summary="A sequential block whose attention and MLP add the residual inside themselves, ALiBi in place of "
             "position embeddings, and a LayerNorm on the embeddings.",
     tags=("Sequential block", "Residual inside modules", "ALiBi", "Fused qkv", "LayerNorm"),
+    block=Block(lambda config: "post-norm residual" if _post_ln_residual(config) else "sequential", arithmetic=lambda config: _post_ln_arithmetic if _post_ln_residual(config) else None, mid=lambda config: _post_ln_mid if _post_ln_residual(config) else None),
     rename={
         "transformer.word_embeddings": "embed_tokens", "transformer.h": "layers", "transformer.ln_f": "norm",
         "self_attention": "self_attn", "dense": "o_proj", "dense_h_to_4h": "up_proj", "dense_4h_to_h": "down_proj",
@@ -94,9 +96,6 @@ FAMILY = Family(
         "mlp_input": lambda context: (
             SHARED_MLP_INPUT if _post_ln_residual(context.config) else COMMON_SITES["mlp_input"]),
     },
-    block_kind=lambda config: "post-norm residual" if _post_ln_residual(config) else "sequential",
-    block_arithmetic=lambda config: _post_ln_arithmetic if _post_ln_residual(config) else None,
-    mid_arithmetic=lambda config: _post_ln_mid if _post_ln_residual(config) else None,
     accessors={"num_kv_heads": lambda c: c.num_attention_heads},
     loads=("eager",),
     variants={
@@ -118,3 +117,22 @@ FAMILY = Family(
     tiny={"config_class": "BloomConfig", "overrides": {
         "hidden_size": 64, "n_layer": 2, "n_head": 4, "vocab_size": 300}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'bloom': {'caveats': ['attention_output / mlp_output cannot be read as module outputs (they already include the '
+                       'residual) [src]'],
+           'quirks': ['self_attention(x_ln, residual) and mlp(x_ln, residual) return residual + branch [src]',
+                      'ALiBi (no RoPE); word_embeddings_layernorm right after the embedding [src]',
+                      'custom attention (baddbmm, no interface) [obs]',
+                      'apply_residual_connection_post_layernorm uses the normed input as residual [src]',
+                      'layer returns tuple [obs]']}}
+#: ... and under the structural config switches the family checks as variants
+TRAPS_BY_VARIANT = {'bloom': {'post_ln_residual': {'caveats': [],
+                                'note': 'apply_residual_connection_post_layernorm=True: residual '
+                                        'taken from normed input [obs]',
+                                'quirks': ['apply_residual_connection_post_layernorm=True: '
+                                           'residual taken from normed input [obs]',
+                                           'decoder layer returns tuple[2] [obs]']}}}

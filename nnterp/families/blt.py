@@ -26,6 +26,7 @@ stacks' configs do); the tiny recipe runs with use_cache=False, as the checkpoin
 """
 
 from nnterp.readout import Readout
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Child, Nowhere, Read
 
@@ -65,6 +66,7 @@ FAMILY = Family(
             "standard layers are the local decoder's.",
     tags=("Byte-level", "Byte latent patches", "Cross-attention", "Hash n-gram embeddings", "Sliding window",
           "RMSNorm", "Gated MLP"),
+    block=Block("byte latent (local decoder)"),
     rename={
         "model.local_decoder.layers": "layers", "model.local_encoder.embed_tokens": "embed_tokens",
         "model.local_decoder.norm": "norm",
@@ -79,7 +81,6 @@ FAMILY = Family(
         "intermediate_size": lambda c: c.decoder_config.intermediate_size,
     },
     readout=Readout(float32=True),
-    block_kind=lambda config: "byte latent (local decoder)",
     contract_note=NOTE,
     checkpoints=(
         # config.json of itazap/blt-1b-hf (a copy of the file in hlky/dinoml_v2's blt plans), its sub-configs'
@@ -122,3 +123,13 @@ FAMILY = Family(
         "global_config": {"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
                           "intermediate_size": 256}}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'blt': {'caveats': ['no single residual stream [src]'],
+         'quirks': ['three stacks (model.local_encoder.layers, model.global_transformer.layers, '
+                    'model.local_decoder.layers) + entropy patcher model [obs]',
+                    'llama-style layers inside each stack [obs hash]',
+                    '10 kernel calls per forward in the tiny model (patcher + stacks + cross-attn) [obs]']}}

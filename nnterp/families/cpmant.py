@@ -24,14 +24,14 @@ module, masked positions set back to 0, dropout, @ v, then attention_out. The ma
 prompt and call position, those after it included (the logits at a position depend on the tokens that follow it).
 Because the prompt positions are keys of every call position, attention_keys, attention_values and the key
 axis of attention_scores and attention_probabilities span prompt_length + seq positions, the prompt's first
-(the family's key_prefix); their query rows, the queries, head outputs and merged heads are the call's. The MLP is gated: w_out(gelu(w_0 x) · w_1 x), with w_0 the gate
+(the family's positions.ahead); their query rows, the queries, head outputs and merged heads are the call's. The MLP is gated: w_out(gelu(w_0 x) · w_1 x), with w_0 the gate
 and w_1 the up projection, dim_ff wide.
 """
 
 from __future__ import annotations
 
-from nnterp.families._own_attention import WHOLE, Assigned
-from nnterp.family import Checkpoint, Family
+from nnterp.sites import WHOLE, Assigned
+from nnterp.family import Checkpoint, Family, Positions
 from nnterp.sites import HEADS_AFTER_POSITIONS, SPLIT_HEADS, Argument, Call, CallPositions, Child, Element, Own, Read
 
 
@@ -44,7 +44,7 @@ MERGED_HEADS = CallPositions(1, SPLIT_HEADS, from_end=True)
 
 FAMILY = Family(
     name="cpmant",
-    key_prefix=lambda config: config.prompt_length,
+    positions=Positions(ahead=lambda config: config.prompt_length),
     model_types=("cpmant",),
     summary="OpenBMB's Chinese CPM-Ant: every call prefixed with learned prompt tokens, a sequential block whose "
             "halves add the residual themselves, relative position buckets, and attention that is not causal.",
@@ -138,3 +138,14 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "dim_ff": 128, "vocab_size": 300,
         "dim_head": 16}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'cpmant': {'caveats': ['self_att / ffn sub-block outputs include the residual (added inside) [src]'],
+            'quirks': ['cpmant.encoder.layers[i].{self_att.{layernorm_before_attention, self_attention}, '
+                       'ffn.{layernorm_before_ffn, ffn}} [obs]',
+                       'relative position bias; prompt/segment embeddings [src]',
+                       'custom attention (no interface) [obs]',
+                       'decoder layer returns tuple[2] [obs]']}}

@@ -15,10 +15,9 @@ runs each chosen expert's gated MLP (silu(x w1^T) * (x v1^T) @ w2) on the rows r
 weights [moe_num_experts * ffn_hidden_size, d_model]; the weighted sum is mlp_output.
 """
 
-from dataclasses import dataclass
 
-from nnterp.families._moe import RouterRead
-from nnterp.families._own_attention import WHOLE
+from nnterp.routers import RouterRead
+from nnterp.sites import WHOLE
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Call, Element, Nowhere
 
@@ -27,15 +26,6 @@ NEURONS = (
     "which the experts call once per chosen expert on the rows routed to it with slices of the fused weights w1, "
     "v1 and w2 [moe_num_experts * ffn_hidden_size, d_model], so no [batch seq intermediate_size] tensor exists; "
     "the MoE block's output is mlp_output and the routing is router_logits, router_choices and router_weights")
-
-
-@dataclass(eq=False)
-class RoutedRead(RouterRead):
-    """A router value read at an element of a call of the MLP's forward (route_tokens_to_experts)."""
-
-    def describe(self, module) -> str:
-        sentence = self.where.describe(module)
-        return sentence + f", element {self.element.index}" if isinstance(self.element, Element) else sentence
 
 
 FAMILY = Family(
@@ -55,11 +45,11 @@ FAMILY = Family(
             Call("self.router"), WHOLE,
             description="The router's score for every expert (router.layer's output), before the softmax over all "
                         "experts"),
-        "router_weights": RoutedRead(
+        "router_weights": RouterRead(
             Call("self.route_tokens_to_experts"), Element(0),
             description="The chosen experts' softmax probabilities over all experts, divided by their p-norm "
                         "(moe_normalize_expert_weights; 1: renormalized to sum to one)"),
-        "router_choices": RoutedRead(Call("self.route_tokens_to_experts"), Element(1)),
+        "router_choices": RouterRead(Call("self.route_tokens_to_experts"), Element(1)),
         "mlp_activation": Nowhere(NEURONS),
         "mlp_neurons": Nowhere(NEURONS),
     },
@@ -85,3 +75,14 @@ FAMILY = Family(
         "attn_config": {"kv_n_heads": 2, "rope_theta": 10000.0, "clip_qkv": 8.0},
         "ffn_config": {"ffn_hidden_size": 128, "moe_num_experts": 4, "moe_top_k": 2}}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'dbrx': {'caveats': ["layer_mid is the first element of norm_attn_norm's output tuple [src]"],
+          'quirks': ['transformer.blocks[i].norm_attn_norm.{norm_1, attn.{Wqkv,out_proj}, norm_2} returns '
+                     '(residual_after_attn, norm_2 output); ffn.{router, experts.mlp.{w1,v1,w2}} [obs]',
+                     'LayerNorm without bias; clip_qkv [src]',
+                     'library bug workarounds needed in 5.24.0: attn_config.rope_theta must be passed, and '
+                     'clip_qkv=None crashes torch.clamp [obs]']}}

@@ -14,20 +14,7 @@ prediction layers of the checkpoint are not built by the causal-LM class.
 
 from nnterp.family import Checkpoint, Family
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
-from nnterp.families._moe import (
-    DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, SIGMOID_WITH_BIAS, experts_sentence, moe_accessors, moe_block,
-    router_sites,
-)
-
-DEEPSEEK_V3_MOE = moe_block(router_sites(
-    "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID,
-    weights_description=SIGMOID_WITH_BIAS + "; the shared experts run on every token unweighted",
-    choices_description=DEEPSEEK_CHOICES,
-), experts_sentence(
-    "experts.gate_up_proj [n_routed_experts, 2·moe_intermediate_size, hidden_size] and experts.down_proj "
-    "[n_routed_experts, hidden_size, moe_intermediate_size]"))
-
-DEEPSEEK_V3_ACCESSORS = {**MLA_ACCESSORS, **moe_accessors("n_routed_experts")}
+from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="deepseek_v3",
@@ -35,8 +22,9 @@ FAMILY = Family(
     summary="DeepSeek-V3: Multi-head Latent Attention, three dense blocks, then a sigmoid router with a load-balancing "
             "bias and group-limited choice over 256 experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Mixture of experts", "Shared experts"),
-    sites={**mla_sites(), **DEEPSEEK_V3_MOE},
-    accessors=DEEPSEEK_V3_ACCESSORS,
+    moe=DEEPSEEK_V3,
+    sites=mla_sites(),
+    accessors=MLA_ACCESSORS,
     checkpoints=(
         Checkpoint("deepseek-ai/DeepSeek-V3", "DeepSeek-V3", {
             "architectures": ["DeepseekV3ForCausalLM"], "num_hidden_layers": 61, "hidden_size": 7168,
@@ -55,3 +43,12 @@ FAMILY = Family(
         "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "first_k_dense_replace": 1, "kv_lora_rank": 32,
         "q_lora_rank": 32, "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'deepseek_v3': {'caveats': [],
+                 'quirks': ['MLA; first_k_dense_replace dense layers then MoE [obs]',
+                            'interleaved rope (rope_interleave) [src]',
+                            'MTP layers not built [cfg]']}}

@@ -9,8 +9,8 @@ indexer's keys and the probabilities are zero elsewhere; other kernels receive t
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._mla import mla_sites
-from nnterp.families.deepseek_v3 import DEEPSEEK_V3_ACCESSORS, DEEPSEEK_V3_MOE
+from nnterp.families._mla import MLA_ACCESSORS, mla_sites
+from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="deepseek_v32",
@@ -19,8 +19,9 @@ FAMILY = Family(
             "attends to.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Mixture of experts",
           "Shared experts"),
-    sites={**mla_sites(indexed=True), **DEEPSEEK_V3_MOE},
-    accessors=DEEPSEEK_V3_ACCESSORS,
+    moe=DEEPSEEK_V3,
+    sites={**mla_sites(indexed=True)},
+    accessors=MLA_ACCESSORS,
     checkpoints=(
         Checkpoint("deepseek-ai/DeepSeek-V3.2-Exp", "DeepSeek-V3.2-Exp", {
             "architectures": ["DeepseekV32ForCausalLM"], "num_hidden_layers": 61, "hidden_size": 7168,
@@ -40,3 +41,11 @@ FAMILY = Family(
         "kv_lora_rank": 32, "q_lora_rank": 32, "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16,
         "index_head_dim": 32, "index_n_heads": 2, "index_topk": 4}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'deepseek_v32': {'caveats': ['sparse key selection happens inside attention; kernel args carry indices [obs]'],
+                  'quirks': ['MLA + lightning `indexer` (DSA sparse attention: top-k key selection, `indices` '
+                             'kwarg to kernel) [obs]']}}

@@ -12,6 +12,7 @@ k_norm and a dynamic mask: dt_proj of the values gives a per-key bias added to t
 num_experts embedding experts, down_embed / up_embed, plus a shared gated MLP).
 """
 
+from nnterp.blocks import Block
 from nnterp.family import COMMON_SITES, Checkpoint, Family, described
 from nnterp.sites import Element, Nowhere, Own, Read
 
@@ -44,6 +45,7 @@ FAMILY = Family(
     summary="A pre-norm block whose residual is scaled by learned gates before each add, with a dynamic-mask "
             "attention and an optional cross-domain mixture of experts.",
     tags=("Gated residual", "Dynamic mask attention", "QK norm", "RMSNorm", "Gated MLP", "Mixture of experts"),
+    block=Block("gated residual", arithmetic=_arithmetic, mid=lambda config: _mid),
     sites={
         # the sum is both post_attention_layernorm's input and the residual the MLP is added to: an assignment is
         # copied into it, so it reaches both holders as an in-place edit does
@@ -56,9 +58,6 @@ FAMILY = Family(
         "mlp_neurons": _dense_or("mlp_neurons"),
         "mlp_output": Read(Own("output"), Element(0)),
     },
-    block_arithmetic=_arithmetic,
-    mid_arithmetic=lambda config: _mid,
-    block_kind=lambda config: "gated residual",
     checkpoints=(
         Checkpoint("SmallDoge/Doge-320M", "Doge-320M"),
     ),
@@ -67,3 +66,17 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2}},
     variants={"moe": {"num_experts": 16, "num_experts_per_tok": 2, "is_moe": True}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'doge': {'caveats': [],
+          'quirks': ['dynamic-mask attention: dt_proj builds a per-key mask bias [src]',
+                     'qk-norm [obs]',
+                     'is_moe=True swaps the MLP for CDMoE (router_gate + up/down expert embeddings) [obs '
+                     'variant]']}}
+#: ... and under the structural config switches the family checks as variants
+TRAPS_BY_VARIANT = {'doge': {'moe': {'caveats': [],
+                  'note': 'is_moe=True: CDMoE MLP [obs]',
+                  'quirks': ['is_moe=True: CDMoE MLP [obs]']}}}

@@ -42,6 +42,7 @@ L2-normalizes act(gate)·up (ffn_sub_norm) before down_proj. lm_head multiplies 
 logit_scale·(1/initializer_range) per token; logits are lm_head's output, float32 under any dtype.
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family, described
 from nnterp.sites import Argument, Child, Nowhere, Read, Sibling
 
@@ -83,6 +84,7 @@ FAMILY = Family(
             "stream toward its normalized output at a learned per-channel rate.",
     tags=("Looped depth", "Normalized transformer (nGPT)", "L2 norm", "Interpolated residual", "Sandwich norms",
           "QK-norm", "Gated attention output", "Sliding window", "Scaled logits"),
+    block=Block("looped nGPT (interpolated residual)", arithmetic=lambda config: lerp_arithmetic, mid=lambda config: lerp_mid),
     sites={
         "attention_queries_unrotated": Nowhere(
             "the attention multiplies the rotated queries per channel by (sqk·sqk_scale)² before the kernel, so "
@@ -132,9 +134,6 @@ FAMILY = Family(
         "lm_head_output": "lm_head's logits: the projection in float32 times logit_scale·(1/initializer_range) per "
                           "token",
     },
-    block_arithmetic=lambda config: lerp_arithmetic,
-    mid_arithmetic=lambda config: lerp_mid,
-    block_kind=lambda config: "looped nGPT (interpolated residual)",
     contract_note=NOTE,
     checkpoints=(
         # config facts of the released checkpoint as transformers reads them (DoryConfig's defaults, which name it, and
@@ -158,3 +157,13 @@ FAMILY = Family(
         "layer_types": ["sliding_attention", "full_attention", "sliding_attention"],
         "n_input_layers": 1, "n_recurrent_layers": 1, "n_output_layers": 1, "n_recurrent_loops": 2}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'dory': {'caveats': ['hooks fire several times per forward; final norm also called mid-model [src]'],
+          'quirks': ['layers [input | recurrent block x n_recurrent_loops | output]; the same layer modules run '
+                     'several times per forward [obs: 4 kernel calls for 2 layers]',
+                     'model.norm reused inside the loop [src]',
+                     'L2Norm instead of RMSNorm; attention gate_proj + sub-norm [obs]']}}

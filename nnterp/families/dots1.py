@@ -13,10 +13,7 @@ layer_types.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
-    DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, SIGMOID_WITH_BIAS, experts_sentence, moe_accessors, moe_block,
-    router_sites,
-)
+from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="dots1",
@@ -24,14 +21,7 @@ FAMILY = Family(
     summary="rednote's dots.llm1: per-head query/key norms, a dense first block, then DeepSeek-V3's sigmoid router "
             "choosing 6 of 128 experts per token beside shared experts.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Mixture of experts", "Shared experts"),
-    sites=moe_block(router_sites(
-        "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID,
-        weights_description=SIGMOID_WITH_BIAS + "; the shared experts run on every token unweighted",
-        choices_description=DEEPSEEK_CHOICES,
-    ), experts_sentence(
-        "experts.gate_up_proj [n_routed_experts, 2·moe_intermediate_size, hidden_size] and experts.down_proj "
-        "[n_routed_experts, hidden_size, moe_intermediate_size]")),
-    accessors=moe_accessors("n_routed_experts"),
+    moe=DEEPSEEK_V3,
     checkpoints=(
         Checkpoint("rednote-hilab/dots.llm1.base", "dots.llm1.base", {
             "architectures": ["Dots1ForCausalLM"], "num_hidden_layers": 62, "hidden_size": 4608,
@@ -47,3 +37,12 @@ FAMILY = Family(
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "n_group": 1, "topk_group": 1,
         "n_routed_experts": 4, "num_experts_per_tok": 2, "n_shared_experts": 1, "first_k_dense_replace": 1}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'dots1': {'caveats': [],
+           'quirks': ['qk-norm; first_k_dense_replace dense layers [obs]',
+                      'default config (n_routed_experts=None) fails to build (TypeError in experts) [obs]; recipe '
+                      'sets experts']}}

@@ -12,10 +12,11 @@ holds, per mlp_layer_types, a dense gated MLP or a DeepSeek-V3 mixture (sigmoid,
 router gate with e_score_correction_bias, fused experts, shared_experts).
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.families._mla import PER_LAYER_ACCESSORS, gated_outputs, mla_sites, per_layer_dims, premix_per_block
-from nnterp.families._moe import moe_accessors
-from nnterp.families.deepseek_v3 import DEEPSEEK_V3_MOE
+from nnterp.routers import moe_accessors
+from nnterp.routers import DEEPSEEK_V3
 
 GATE = "sigmoid(g_proj(x)), one gate per head"
 GATED = gated_outputs(GATE)
@@ -27,14 +28,14 @@ FAMILY = Family(
             "sliding-window layers, per-head output gates, and sigmoid-routed experts.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Sliding window",
           "Gated attention", "Mixture of experts", "Shared experts"),
+    moe=DEEPSEEK_V3,
+    block=Block(dims=per_layer_dims),
     sites={
         **mla_sites(indexed=True),
         "attention_head_outputs": GATED["attention_head_outputs"],
         "attention_premix": premix_per_block(GATED["attention_premix"].description),
-        **DEEPSEEK_V3_MOE,
     },
     accessors={**PER_LAYER_ACCESSORS, **moe_accessors("n_routed_experts")},
-    block_dims=per_layer_dims,
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint
         Checkpoint("dots-studio/dots3-note-prev", "dots3-note-prev (language model)", {
@@ -49,3 +50,12 @@ FAMILY = Family(
         "bos_token_id": 1, "eos_token_id": 2, "layer_types": ["indexed_attention", "sliding_attention"],
         "mlp_layer_types": ["dense", "sparse"]}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'dots3_note_text': {'caveats': [],
+                     'quirks': ['MLA + indexer + g_proj output gate; sliding and indexed layers; partial rotary '
+                                '[obs]',
+                                'text part of a multimodal model [src]']}}

@@ -12,7 +12,7 @@ block returns experts(x) + shared_experts(x). Embeddings are tied to lm_head.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import LOGITS_BEFORE_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import LOGITS_BEFORE_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="ernie4_5_moe",
@@ -44,3 +44,9 @@ FAMILY = Family(
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "moe_num_experts": 4,
         "moe_k": 2}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'ernie4_5_moe': {'caveats': [], 'quirks': ['shared_experts; tied embeddings [obs]']}}

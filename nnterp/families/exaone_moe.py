@@ -12,10 +12,7 @@ multiplied by routed_scaling_factor; the block returns experts(x) + shared_exper
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
-    DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, SIGMOID_WITH_BIAS, experts_sentence, moe_accessors, moe_block,
-    router_sites,
-)
+from nnterp.routers import DEEPSEEK_V3, experts_sentence
 
 FAMILY = Family(
     name="exaone_moe",
@@ -23,12 +20,7 @@ FAMILY = Family(
     summary="LG's K-EXAONE: sliding-window layers with rotary interleaved with full NoPE layers, per-head "
             "query/key norms, and a DeepSeek-V3 sigmoid router beside a shared expert on its sparse blocks.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Sliding window", "Mixture of experts", "Shared experts"),
-    sites=moe_block(router_sites(
-        "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID,
-        weights_description=SIGMOID_WITH_BIAS + "; the shared experts run on every token unweighted",
-        choices_description=DEEPSEEK_CHOICES,
-    ), experts_sentence()),
-    accessors=moe_accessors("num_experts"),
+    moe=DEEPSEEK_V3.but(experts=experts_sentence(), num_experts="num_experts"),
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint
         Checkpoint("LGAI-EXAONE/K-EXAONE-236B-A23B", "K-EXAONE-236B-A23B", {
@@ -40,3 +32,9 @@ FAMILY = Family(
         "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "first_k_dense_replace": 1,
         "layer_types": ["sliding_attention", "full_attention"], "mlp_layer_types": ["dense", "sparse"]}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'exaone_moe': {'caveats': [], 'quirks': ['qk-norm; sliding/full layers [obs]']}}

@@ -20,8 +20,8 @@ where the forward hands them to the cache beside the rotated keys (with ALiBi, w
 that branch, so they need no eager load; the head outputs are the dense projection's input.
 """
 
-from nnterp.blocks import PARALLEL_REASON
-from nnterp.families._own_attention import KEY_VALUE_GROUPS, WHOLE, Assigned, eager_only
+from nnterp.blocks import Block, PARALLEL_REASON
+from nnterp.sites import KEY_VALUE_GROUPS, WHOLE, Assigned, eager_only
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import SPLIT_HEADS, Argument, Call, Child, Element, Nowhere, Own, Read
 
@@ -115,6 +115,7 @@ FAMILY = Family(
     summary="Three layouts in one class: a parallel block with one norm (7B) or two (40B, 180B) or a sequential one "
             "with ALiBi (RW), with a fused query_key_value, multi-query or grouped keys, and its own attention code.",
     tags=("Parallel block", "Fused qkv", "Multi-query", "Grouped keys/values", "ALiBi", "LayerNorm"),
+    block=Block(lambda config: "parallel" if _parallel(config) else "sequential", sum=lambda x, attn, mlp: x + (mlp + attn)),
     rename={
         "transformer.word_embeddings": "embed_tokens", "transformer.h": "layers", "transformer.ln_f": "norm",
         "self_attention": "self_attn", "dense": "o_proj", "dense_h_to_4h": "up_proj", "dense_4h_to_h": "down_proj",
@@ -129,8 +130,6 @@ FAMILY = Family(
             description="What the MLP adds to the residual stream: its output as returned, before the block adds "
                         "the attention into it in place"),
     },
-    block_sum=lambda x, attn, mlp: x + (mlp + attn),
-    block_kind=lambda config: "parallel" if _parallel(config) else "sequential",
     accessors={"num_kv_heads": _num_kv_heads, "intermediate_size": lambda c: c.ffn_hidden_size},
     variants={
         "new_decoder_architecture": {"new_decoder_architecture": True},
@@ -161,3 +160,25 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_kv_heads": 2,
         "ffn_hidden_size": 128, "vocab_size": 300}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'falcon': {'caveats': ['attention_queries/keys/values not observable at an interface call [obs]'],
+            'quirks': ['custom attention (no attention_interface; own sdpa/eager path) [obs: 0 kernel calls]',
+                       'multi-query by default; GQA with new_decoder_architecture [cfg]',
+                       'rotary or ALiBi (alibi=True) [src]',
+                       'layer returns (hidden, attn_weights) tuple [obs]',
+                       'does not support set_attn_implementation [obs warning]']}}
+#: ... and under the structural config switches the family checks as variants
+TRAPS_BY_VARIANT = {'falcon': {'new_decoder_architecture': {'caveats': [],
+                                         'note': 'falcon 40B/180B style: ln_attn + ln_mlp, '
+                                                 'parallel [obs]',
+                                         'quirks': ['falcon 40B/180B style: ln_attn + ln_mlp, '
+                                                    'parallel [obs]',
+                                                    'decoder layer returns tuple[2] [obs]']},
+            'rw_alibi_sequential': {'caveats': [],
+                                    'note': 'falcon-rw style: ALiBi, sequential, biases [obs]',
+                                    'quirks': ['falcon-rw style: ALiBi, sequential, biases [obs]',
+                                               'decoder layer returns tuple[2] [obs]']}}}

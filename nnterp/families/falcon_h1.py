@@ -15,10 +15,11 @@ the logits (lm_head_multiplier, after lm_head). The final norm is final_layernor
 """
 
 from nnterp.readout import Readout
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.family import COMMON_SITES
 from nnterp.families._hybrid import ATTENTION_INTERIOR, JAMBA_RENAME
-from nnterp.families._moe import EarlierFirst
+from nnterp.sites import EarlierFirst
 from nnterp.sites import Element, Own, PlusEarlier, Sibling
 from nnterp.vocabulary import FORWARD_ORDER, up_first
 
@@ -50,6 +51,8 @@ FAMILY = Family(
             "summed, with muP multipliers on embeddings, keys, MLP and logits.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba-2)", "Parallel mixers", "Multipliers",
           "Gated MLP"),
+    # the MLP calls up_proj before the activation: up_proj(x) * act(gate_proj(x) * gate_multiplier)
+    block=Block(order=up_first(FORWARD_ORDER["block"])),
     rename=JAMBA_RENAME_NO_MAMBA,
     sites={"attention_output": MIXERS_OUTPUT, **{name: EarlierFirst(COMMON_SITES[name], MIXERS_OUTPUT)
                                                 for name in ATTENTION_INTERIOR},
@@ -69,5 +72,11 @@ FAMILY = Family(
 )
 
 
-# the MLP calls up_proj before the activation: up_proj(x) * act(gate_proj(x) * gate_multiplier)
-FAMILY.block_order = up_first(FORWARD_ORDER["block"])
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'falcon_h1': {'caveats': ['attention_output is one of two summed mixer outputs [src]'],
+               'quirks': ['mamba and self_attn run in parallel on the same normed input, outputs scaled by '
+                          'ssm/attention multipliers and summed [src]',
+                          'muP multipliers on embeddings, lm_head, keys, mlp [src]',
+                          'layer returns 1-tuple [obs]']}}

@@ -10,6 +10,7 @@ the residual in float32 (layer_output is float32 under a half-precision load), a
 returns float32 logits from a head run in the weights' dtype.
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.families._mamba_ssm import BLOCK_NORM_RENAME, SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
 
@@ -19,11 +20,11 @@ FAMILY = Family(
     summary="Mamba's pure state-space block, with weightless RMSNorms on the scan's dt, B and C: no attention, "
             "no MLP.",
     tags=("State-space mixer", "No attention", "No MLP", "RMSNorm"),
+    block=Block("ssm"),
     rename={**BLOCK_NORM_RENAME, **SSM_RENAME},
     sites=dict(SSM_SITES),
     accessors=dict(SSM_ACCESSORS),
     readout=float_logits,
-    block_kind=lambda config: "ssm",
     loads=("eager",),
     checkpoints=(
         Checkpoint("tiiuae/falcon-mamba-7b", "Falcon-Mamba 7B", {
@@ -37,3 +38,12 @@ FAMILY = Family(
     tiny={"config_class": "FalconMambaConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'falcon_mamba': {'caveats': ['no attention/MLP values [obs]'],
+                  'quirks': ['mamba v1 mixer (in_proj, conv1d, x_proj, dt_proj, out_proj) [obs]',
+                             'falcon_mamba: extra weightless RMSNorms on dt/B/C [obs]',
+                             'residual kept in fp32 (residual_in_fp32) [src]']}}

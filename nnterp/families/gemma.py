@@ -34,3 +34,12 @@ FAMILY = Family(
     ),
     tiny=tiny("GemmaConfig", head_dim=16),
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'gemma': {'caveats': [],
+           'quirks': ['embeddings scaled by sqrt(hidden) inside GemmaTextScaledWordEmbedding [src]',
+                      'RMSNorm computes x*(1+weight) [src]',
+                      'GELU-tanh gated MLP; tied lm_head [obs]']}}

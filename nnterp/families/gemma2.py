@@ -47,3 +47,12 @@ FAMILY = Family(
     ),
     tiny=tiny("Gemma2Config", head_dim=16),
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'gemma2': {'caveats': [],
+            'quirks': ['attention logit softcap 50 (softcap kwarg) [obs]; final logit softcap 30 [src]',
+                       'alternating sliding/full [obs]; query_pre_attn_scalar scaling [obs]',
+                       'embed * sqrt(hidden); RMSNorm (1+w); default attn implementation resolves to eager [obs]']}}

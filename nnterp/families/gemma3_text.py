@@ -45,3 +45,12 @@ FAMILY = Family(
     # one sliding and one full layer, so both kinds are checked
     tiny=tiny("Gemma3TextConfig", head_dim=16, layer_types=["sliding_attention", "full_attention"]),
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'gemma3_text': {'caveats': [],
+                 'quirks': ['qk-norm (replaces softcapping) [obs]',
+                            '5:1 sliding/full with separate local rope [cfg/src]',
+                            'embed * sqrt(hidden); RMSNorm (1+w) [src]']}}

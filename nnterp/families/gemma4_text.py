@@ -29,7 +29,7 @@ final_logit_softcapping is set.
 from nnterp.blocks import SANDWICH
 from nnterp.vocabulary import FORWARD_ORDER
 from nnterp.family import COMMON_SITES, Checkpoint, Family, HostContext
-from nnterp.families._moe import InRouter, RouterRead
+from nnterp.routers import InRouter, RouterRead
 from nnterp.sites import Element, Nowhere, PlusEarlier, Read, Sibling
 from nnterp.readout import SOFTCAPPED
 
@@ -54,25 +54,15 @@ def _mlp_output(context: HostContext):
     return _MLP_AND_PER_LAYER_INPUT if has_per_layer_input else _MLP_ONLY
 
 
-class BlockRouter(InRouter):
-    """The router a Gemma 4 block holds beside its MLP (layers[i].router), read from the MLP host."""
-
-    def target(self, host):
-        return super().target(host.parent)
-
-    def describe(self, module) -> str:
-        return f"the block's router module {self.router}'s {self.key}"
-
-
 NO_EXPERTS = "a dense block: enable_moe_block is false on this checkpoint, so the block has no router and no experts"
 _ROUTER = {
     "router_logits": RouterRead(
-        BlockRouter("router.proj"),
+        InRouter("router.proj", from_block=True),
         description="The router's score for every expert (router.proj on the RMS-normed, rescaled stream), before "
                     "the softmax over all experts"),
-    "router_choices": RouterRead(BlockRouter("router"), Element(2)),
+    "router_choices": RouterRead(InRouter("router", from_block=True), Element(2)),
     "router_weights": RouterRead(
-        BlockRouter("router"), Element(1),
+        InRouter("router", from_block=True), Element(1),
         description="The chosen experts' softmax probabilities, renormalized over the top_k and times "
                     "per_expert_scale"),
 }
@@ -96,6 +86,15 @@ def _neurons(name):
     return site
 
 
+# The block runs its dense MLP, then the router and the experts it holds beside the MLP: the order the
+# contract reads a block's values in, ("mlp", "output") marking where the MLP returns.
+def _router_after_mlp(order):
+    order = [pair for pair in order if not pair[1].startswith("router_")]
+    at = order.index(("mlp", "mlp_output"))
+    router = [("mlp", "output"), ("mlp", "router_logits"), ("mlp", "router_weights"), ("mlp", "router_choices")]
+    return tuple(order[:at] + router + order[at:])
+
+
 FAMILY = Family(
     name="gemma4_text",
     model_types=("gemma4_text",),
@@ -103,7 +102,8 @@ FAMILY = Family(
             "stream at the end of every block, wider full-attention heads, and optional experts beside the MLP.",
     tags=("Sandwich norms", "RMSNorm", "Scaled embeddings", "QK-norm", "Sliding window", "Per-layer inputs",
           "Layer scalar", "Mixture of experts"),
-    block=SANDWICH,
+    block=SANDWICH.but(arithmetic=lambda config: layer_scalar_arithmetic, dims=gemma4_block_dims,
+                       order=_router_after_mlp(FORWARD_ORDER["block"])),
     sites={
         "mlp_output": _mlp_output,
         "token_embeddings": SCALED_EMBEDDINGS,
@@ -117,8 +117,6 @@ FAMILY = Family(
         "num_experts_per_token": lambda config: getattr(config, "top_k_experts", None) or 0,
     },
     readout=SOFTCAPPED,
-    block_arithmetic=lambda config: layer_scalar_arithmetic,
-    block_dims=gemma4_block_dims,
     variants={
         "moe": {"enable_moe_block": True, "num_experts": 4, "top_k_experts": 2, "moe_intermediate_size": 64},
         # the 31B's layout: no per-layer inputs, full-attention layers with fewer key heads whose keys are the values
@@ -149,13 +147,24 @@ FAMILY = Family(
         "hidden_size_per_layer_input": 16}},
 )
 
-# The block runs its dense MLP, then the router and the experts it holds beside the MLP: the order the
-# contract reads a block's values in, ("mlp", "output") marking where the MLP returns.
-def _router_after_mlp(order):
-    order = [pair for pair in order if not pair[1].startswith("router_")]
-    at = order.index(("mlp", "mlp_output"))
-    router = [("mlp", "output"), ("mlp", "router_logits"), ("mlp", "router_weights"), ("mlp", "router_choices")]
-    return tuple(order[:at] + router + order[at:])
 
-
-FAMILY.block_order = _router_after_mlp(FORWARD_ORDER["block"])
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'gemma4_text': {'caveats': ['layer_output != stream after the MLP add (scaled by layer_scalar, plus '
+                             'per-layer-input update) [src]'],
+                 'quirks': ['q_norm/k_norm/v_norm, kernel scaling=1.0 [obs]',
+                            'per-layer input embeddings (embed_tokens_per_layer, per_layer_input_gate/projection, '
+                            'post_per_layer_input_norm) added as a 3rd residual update [src]',
+                            'hidden *= layer_scalar at the end of every layer [src]',
+                            'optional KV sharing across layers (num_kv_shared_layers, attention_k_eq_v) [cfg/src]',
+                            'enable_moe_block adds router/experts as LAYER children whose output is summed with '
+                            'the dense mlp (extra post/pre_feedforward_layernorm_1/_2) [obs variant]',
+                            'partial rotary 0.25 (rope_type proportional) [obs cfg]']}}
+#: ... and under the structural config switches the family checks as variants
+TRAPS_BY_VARIANT = {'gemma4_text': {'moe': {'caveats': [],
+                         'note': 'enable_moe_block=True: router/experts as layer children summed '
+                                 'with dense mlp [obs]',
+                         'quirks': ['enable_moe_block=True: router/experts as layer children '
+                                    'summed with dense mlp [obs]',
+                                    'partial rotary ([0.25]) [obs cfg]']}}}

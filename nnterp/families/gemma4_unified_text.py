@@ -30,15 +30,13 @@ FAMILY = Family(
     summary="Gemma 4's sandwich block with a learned scalar on the stream at the end of every block and wider "
             "full-attention heads, as the text model of a vision-language model.",
     tags=("Sandwich norms", "RMSNorm", "Scaled embeddings", "QK-norm", "Sliding window", "Layer scalar"),
-    block=SANDWICH,
+    block=SANDWICH.but(arithmetic=lambda config: layer_scalar_arithmetic, dims=gemma4_block_dims),
     sites={
         "token_embeddings": SCALED_EMBEDDINGS,
         **gemma4_attention_sites(),
     },
     accessors=GEMMA4_ACCESSORS,
     readout=SOFTCAPPED,
-    block_arithmetic=lambda config: layer_scalar_arithmetic,
-    block_dims=gemma4_block_dims,
     checkpoints=(
         # text_config of google/gemma-4-12B's config.json (the base release of the same architecture), as fetched
         # from the Hub in a public session log
@@ -59,3 +57,13 @@ FAMILY = Family(
     ),
     tiny={"config_class": "Gemma4UnifiedTextConfig", "overrides": {**TINY, "head_dim": 16, "global_head_dim": 32}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'gemma4_unified_text': {'caveats': [],
+                         'quirks': ['q/k/v norms, scaling=1.0 [obs]',
+                                    'layer_scalar multiply [src]',
+                                    'bidirectional attention for vision tokens (use_bidirectional_attention) [cfg]',
+                                    'partial rotary ([0.25]) [obs cfg]']}}

@@ -13,18 +13,7 @@ experts(x) + shared_experts(x).
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
-    DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, SIGMOID_WITH_BIAS, experts_sentence, moe_accessors, moe_block,
-    router_sites,
-)
-
-GLM4_MOE_SITES = moe_block(router_sites(
-    "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID,
-    weights_description=SIGMOID_WITH_BIAS + "; the shared experts run on every token unweighted",
-    choices_description=DEEPSEEK_CHOICES,
-), experts_sentence(
-    "experts.gate_up_proj [n_routed_experts, 2·moe_intermediate_size, hidden_size] and experts.down_proj "
-    "[n_routed_experts, hidden_size, moe_intermediate_size]"))
+from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="glm4_moe",
@@ -33,8 +22,7 @@ FAMILY = Family(
             "sigmoid router with group-limited choice over fine-grained experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Partial rotary", "Biased q, k, v",
           "Mixture of experts", "Shared experts"),
-    sites=GLM4_MOE_SITES,
-    accessors=moe_accessors("n_routed_experts"),
+    moe=DEEPSEEK_V3,
     checkpoints=(
         Checkpoint("zai-org/GLM-4.5-Air", "GLM-4.5-Air", {
             "architectures": ["Glm4MoeForCausalLM"], "num_hidden_layers": 46, "hidden_size": 4096,
@@ -52,3 +40,11 @@ FAMILY = Family(
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "n_routed_experts": 4,
         "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "first_k_dense_replace": 1}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'glm4_moe': {'caveats': [],
+              'quirks': ['partial rotary 0.5; optional qk-norm (use_qk_norm) [obs cfg]',
+                         'sarvam_moe: model_type alias building Glm4MoeForCausalLM with use_qk_norm=True [obs]']}}

@@ -10,8 +10,8 @@ e_score_correction_bias, fused experts and shared_experts.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._mla import mla_sites
-from nnterp.families.deepseek_v3 import DEEPSEEK_V3_ACCESSORS, DEEPSEEK_V3_MOE
+from nnterp.families._mla import MLA_ACCESSORS, mla_sites
+from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="glm_moe_dsa",
@@ -20,8 +20,9 @@ FAMILY = Family(
             "router over experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Mixture of experts",
           "Shared experts"),
-    sites={**mla_sites(indexed=True), **DEEPSEEK_V3_MOE},
-    accessors=DEEPSEEK_V3_ACCESSORS,
+    moe=DEEPSEEK_V3,
+    sites={**mla_sites(indexed=True)},
+    accessors=MLA_ACCESSORS,
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint
         Checkpoint("zai-org/GLM-5", "GLM-5", {"architectures": ["GlmMoeDsaForCausalLM"], "dtype": "bfloat16"}),
@@ -33,3 +34,12 @@ FAMILY = Family(
         "kv_lora_rank": 32, "q_lora_rank": 32, "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16,
         "index_head_dim": 32, "index_n_heads": 2, "index_topk": 4}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'glm_moe_dsa': {'caveats': [],
+                 'quirks': ['MLA + indexer (DSA) [obs]',
+                            'decoder layer returns (hidden, topk_indices) tuple; attention returns 3 values '
+                            '[obs/src]']}}

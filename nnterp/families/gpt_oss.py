@@ -14,7 +14,8 @@ hidden_size]. The MLP returns (output, router_scores); the block adds element 0.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites, sink_scores
+from nnterp.sites import sink_scores
+from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="gpt_oss",
@@ -51,3 +52,14 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_local_experts": 4,
         "num_experts_per_tok": 2}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'gpt_oss': {'caveats': ['mlp_output hook gets a tuple [src]'],
+             'quirks': ['attention sinks (s_aux) [obs]; default attn implementation resolves to eager [obs]',
+                        'biases on q/k/v/o, router and experts [obs]',
+                        'mlp returns (hidden, router_scores) tuple [src]',
+                        'clamped SwiGLU (swiglu_limit) in experts; expert weights [E,in,out] [src/obs]',
+                        'alternating sliding(128)/full [obs]']}}

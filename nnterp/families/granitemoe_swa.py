@@ -11,7 +11,8 @@ attention_premix, o_proj's input, is after it. The model runs only under eager a
 
 from nnterp.families._llama import logits_divided_by_scaling
 from nnterp.family import Checkpoint, Family, described
-from nnterp.families._moe import granite_sites, moe_accessors
+from nnterp.families._granite_moe import granite_sites
+from nnterp.routers import moe_accessors
 from nnterp.families.granitemoe import GRANITE_MULTIPLIERS, GRANITE_NEURONS, GRANITE_ROUTER
 from nnterp.family import COMMON_SITES
 from nnterp.sites import EAGER_ONLY, HEADS_AFTER_POSITIONS, Argument, Call, Element, Read
@@ -56,3 +57,13 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "num_local_experts": 4, "num_experts_per_tok": 2,
         "layer_types": ["full_attention", "sliding_attention"], **GRANITE_MULTIPLIERS}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'granitemoe_swa': {'caveats': [],
+                    'quirks': ['MoE module named block_sparse_moe (router `router`) [obs]',
+                               'granite multipliers (residual/embedding/logits/attention) [src]',
+                               'granitemoeshared/_swa: optional shared_mlp added to MoE output [src]',
+                               'granitemoe_swa: sinks (s_aux) + sliding layers [obs]']}}

@@ -14,9 +14,11 @@ self_attn, leaving the module's own attribute None.
 """
 
 from nnterp.families._llama import logits_divided_by_scaling
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.families._hybrid import MAMBA2, mixer_interior
-from nnterp.families._moe import granite_sites, moe_accessors
+from nnterp.families._granite_moe import granite_sites
+from nnterp.routers import moe_accessors
 from nnterp.families.granitemoe import GRANITE_MULTIPLIERS, GRANITE_NEURONS, GRANITE_ROUTER
 
 FAMILY = Family(
@@ -26,11 +28,11 @@ FAMILY = Family(
             "MLP, and Granite's multipliers.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba-2)", "Multipliers",
           "Mixture of experts", "Shared experts"),
+    block=Block(mixers=("mamba",)),
     rename={"block_sparse_moe": "mlp"},
     sites={**mixer_interior(MAMBA2), **granite_sites(GRANITE_ROUTER, GRANITE_NEURONS)},
     accessors=moe_accessors("num_local_experts"),
     readout=logits_divided_by_scaling,
-    mixers=("mamba",),
     checkpoints=(
         Checkpoint("ibm-granite/granite-4.0-h-tiny", "granite-4.0-h-tiny", {
             "architectures": ["GraniteMoeHybridForCausalLM"], "dtype": "bfloat16"}),
@@ -41,3 +43,14 @@ FAMILY = Family(
         "num_experts_per_tok": 2, "mamba_n_heads": 4, "mamba_d_state": 16, "mamba_n_groups": 1,
         "layer_types": ["linear_attention", "full_attention"], **GRANITE_MULTIPLIERS}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'granitemoehybrid': {'caveats': [],
+                      'quirks': ['mamba2 mixer in `mamba` slot or self_attn [obs]',
+                                 'block_sparse_moe + always-on shared_mlp (input_linear/output_linear fused gated) '
+                                 '[obs]',
+                                 'granite multipliers; no rotary by default (position_embedding_type None) '
+                                 '[src/obs]']}}

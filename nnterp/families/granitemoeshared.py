@@ -10,7 +10,8 @@ shared_mlp's output (divided by the multiplier, minus the MoE block's output).
 """
 
 from nnterp.families._llama import logits_divided_by_scaling
-from nnterp.families._moe import granite_sites, moe_accessors
+from nnterp.families._granite_moe import granite_sites
+from nnterp.routers import moe_accessors
 from nnterp.families.granitemoe import GRANITE_MULTIPLIERS, GRANITE_NEURONS, GRANITE_ROUTER
 from nnterp.family import Checkpoint, Family
 
@@ -35,3 +36,13 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "num_local_experts": 4, "num_experts_per_tok": 2,
         "shared_intermediate_size": 64, **GRANITE_MULTIPLIERS}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'granitemoeshared': {'caveats': [],
+                      'quirks': ['MoE module named block_sparse_moe (router `router`) [obs]',
+                                 'granite multipliers (residual/embedding/logits/attention) [src]',
+                                 'granitemoeshared/_swa: optional shared_mlp added to MoE output [src]',
+                                 'granitemoe_swa: sinks (s_aux) + sliding layers [obs]']}}

@@ -35,6 +35,8 @@ multiplies the kernel's output before o_proj. With token_type_ids and prefix_lm,
 token_type_ids is 1 attend to each other bidirectionally (a prefix-LM mask); a plain prompt is causal.
 """
 
+from nnterp.blocks import Block
+from nnterp.readout import Readout
 from nnterp.family import Checkpoint, Family, described
 from nnterp.sites import Argument, Child, Read
 
@@ -53,6 +55,7 @@ FAMILY = Family(
             "weights.",
     tags=("Hierarchical recurrence", "Looped depth", "Sequential block", "RMSNorm without weight",
           "Gated attention output", "Scaled embeddings", "Prefix-LM mask"),
+    block=Block("sequential (hierarchical recurrence)"),
     rename={"model.H_module.layers": "layers", "model.H_module.final_norm": "norm", "model.L_module": "L_module"},
     sites={
         "token_embeddings": Read(
@@ -68,8 +71,7 @@ FAMILY = Family(
         "attention_head_outputs": described("attention_head_outputs", "The per-head outputs of the attention kernel, before the sigmoid gate and the output "
                                             "projection"),
     },
-    block_kind=lambda config: "sequential (hierarchical recurrence)",
-    exact_lens=False,
+    readout=Readout(exact_lens=False),
     contract_note=NOTE,
     checkpoints=(
         # facts published for HRM-Text-1B (model card and transformers' HrmTextConfig, whose defaults name it): the
@@ -88,3 +90,13 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
         "vocab_size": 300, "head_dim": 16}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'hrm_text': {'caveats': ['layer indices are not depth [src]'],
+              'quirks': ['layers live in model.H_module.layers and model.L_module.layers (guess picked L_module) '
+                         '[obs]',
+                         'each stack has its own final_norm; attention gate_proj output gate [obs]',
+                         '16 kernel calls for 2+2 layers [obs]']}}

@@ -12,7 +12,7 @@ enable_moe_fp32_combine).
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="hy_v3",
@@ -37,3 +37,9 @@ FAMILY = Family(
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
         "num_experts": 4, "num_experts_per_tok": 2}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'hy_v3': {'caveats': [], 'quirks': ['qk-norm; dense first layers (mlp_layer_types) [obs]']}}

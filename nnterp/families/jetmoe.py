@@ -19,11 +19,10 @@ output_linear [num_experts, hidden_size, intermediate_size], run on positions so
 router_logits); the block returns a bare tensor.
 """
 
-from dataclasses import dataclass
 
 from nnterp.family import Checkpoint, Family, described
-from nnterp.sites import Argument, Call, Derived, Element, Nowhere, Read, Same
-from nnterp.families._moe import InRouter, RouterRead, moe_accessors
+from nnterp.sites import Argument, Call, Element, Nowhere, Read, Same
+from nnterp.routers import InRouter, RouterRead, TopKChoices, moe_accessors
 
 
 class _ExpertHeads(Same):
@@ -35,15 +34,6 @@ class _ExpertHeads(Same):
 
     def inverse(self, value, like, model):
         return value.flatten(-2).unflatten(-1, (like.shape[-2], -1))
-
-
-@dataclass(eq=False)
-class _TopK(Derived):
-    """The experts chosen from the router's logits: their top num_experts_per_tok, as the router takes
-    them (the router returns the logits last, after the choice and the weights)."""
-
-    def read(self, host, spec):
-        return self.source.read(host, spec).topk(host.root.num_experts_per_token, dim=-1).indices
 
 
 NEURONS = (
@@ -76,7 +66,7 @@ FAMILY = Family(
                             "projections summed, plus the experts' bias",
         "router_logits": RouterRead(
             InRouter("router", "self.layer"), description="The router's score for every expert, before the top-k choice"),
-        "router_choices": _TopK(
+        "router_choices": TopKChoices(
             RouterRead(InRouter("router"), Element(4)), None,
             description="The experts each position is sent to: the top-k of the router's logits, which the router "
                         "returns last; read-only"),
@@ -106,3 +96,13 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_key_value_heads": 2, "intermediate_size": 128,
         "vocab_size": 300, "kv_channels": 16, "num_local_experts": 4, "num_experts_per_tok": 2}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'jetmoe': {'caveats': ['q_proj/o_proj do not exist as modules [obs]'],
+            'quirks': ['self_attention.{kv_proj, experts (MoA: input_linear gives q, output_linear gives o per '
+                       'expert)} [obs]',
+                       'attention returns 3 values (output, weights, router logits) [src]',
+                       'MLP experts are JetMoeParallelExperts, not the experts interface [obs]']}}

@@ -13,8 +13,8 @@ times routed_scaling_factor; fused experts; shared_experts on every token).
 from nnterp.family import Checkpoint, Family
 from nnterp.families._hybrid import KIMI_DELTA, mixer_interior
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
-from nnterp.families._moe import moe_accessors
-from nnterp.families.deepseek_v3 import DEEPSEEK_V3_MOE
+from nnterp.routers import moe_accessors
+from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="kimi_linear",
@@ -23,7 +23,8 @@ FAMILY = Family(
             "attention on the fourth, and a DeepSeek-V3 mixture of experts.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Latent attention (MLA)", "NoPE layers",
           "Mixture of experts", "Shared experts"),
-    sites={**mixer_interior(KIMI_DELTA, mla_sites()), **DEEPSEEK_V3_MOE},
+    moe=DEEPSEEK_V3,
+    sites={**mixer_interior(KIMI_DELTA, mla_sites())},
     accessors={**MLA_ACCESSORS, **moe_accessors(("num_local_experts", "num_experts"))},
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint
@@ -38,3 +39,13 @@ FAMILY = Family(
         "bos_token_id": 1, "eos_token_id": 2, "layer_types": ["linear_attention", "full_attention"],
         "mlp_layer_types": ["dense", "sparse"]}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'kimi_linear': {'caveats': [],
+                 'quirks': ['KimiDeltaAttention (KDA) in self_attn slot (no kernel) on linear layers; MLA (q_proj, '
+                            'kv_a_proj_with_mqa, kv_b_proj) on full layers [obs]',
+                            'full-attention (MLA) layers are NoPE: model has no rotary_emb module [obs]',
+                            'MoE after first dense layer [obs]']}}

@@ -14,8 +14,9 @@ sigmoid(logits) + e_score_correction_bias, and weights the chosen experts by the
 normalized to sum to one; the block returns routed_scaling_factor · experts(x) + shared_experts(x).
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 from nnterp.families._mla import premix_per_block
 
 
@@ -30,6 +31,7 @@ FAMILY = Family(
             "load-balancing bias over 256 experts, scaled and added to a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Gated attention", "Partial rotary",
           "Mixture of experts", "Shared experts"),
+    block=Block(dims=_heads),
     sites={
         "attention_head_outputs": "The per-head outputs of the attention kernel, before the output gate: the attention then "
                                   "multiplies them by softplus(g_proj(x)) and attention_premix is after it",
@@ -47,7 +49,6 @@ FAMILY = Family(
         ), experts_sentence()),
     },
     accessors=moe_accessors("num_experts"),
-    block_dims=_heads,
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint
         Checkpoint("poolside/laguna-XS.2", "laguna-XS.2", {"architectures": ["LagunaForCausalLM"],
@@ -59,3 +60,11 @@ FAMILY = Family(
         "vocab_size": 300, "head_dim": 16, "num_experts": 4, "num_experts_per_tok": 2}},
     variants={"heads_per_layer": {"num_attention_heads_per_layer": [4, 2]}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'laguna': {'caveats': ['attention_head_outputs (o_proj input) is gated, kernel output is pre-gate [src]'],
+            'quirks': ['attention output gate: attn_out * softplus(g_proj(x)) before o_proj [src]',
+                       'qk-norm; partial rotary 0.5 [obs]']}}

@@ -11,7 +11,7 @@ fused experts (gate_up_proj [num_experts, 2·moe_intermediate_size, hidden_size]
 from nnterp.family import Checkpoint, Family
 from nnterp.families._hybrid import SHORT_CONV, mixer_interior
 from nnterp.families._lfm import LFM_RENAME, SILU
-from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="lfm2_moe",
@@ -43,3 +43,14 @@ FAMILY = Family(
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "num_experts": 4,
         "num_experts_per_tok": 2, "num_dense_layers": 1, "layer_types": ["conv", "full_attention"]}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'lfm2_moe': {'caveats': [],
+              'quirks': ['short-conv layers (conv.{in_proj,conv,out_proj}) vs self_attn layers with '
+                         'q_layernorm/k_layernorm and out_proj [obs]',
+                         'MLP w1/w3/w2 (gated SwiGLU); lfm2_moe: MoE after num_dense_layers [obs]',
+                         'final norm is named embedding_norm [obs]',
+                         'default lfm2 config has only attention layers (full_attn_idxs=None) [obs]']}}

@@ -18,9 +18,8 @@ being served as mlp_output in [batch seq hidden_size].
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
-    TOKEN_ROWS, InRouter, RouterRead, ScoresAtChoices, moe_accessors, moe_block,
-)
+from nnterp.sites import TOKEN_ROWS
+from nnterp.routers import InRouter, RouterRead, ScoresAtChoices, moe_accessors, moe_block
 from nnterp.family import COMMON_SITES
 from nnterp.sites import Element, Own, Read
 
@@ -30,11 +29,11 @@ ROUTED = {
         description="The router's score for every expert: the router is an nn.Linear, read at its super().forward "
                     "call"),
     "router_choices": ScoresAtChoices(
-        "router", choices=True,
+        InRouter("router"), Element(0), choices=True,
         description="The experts each position is sent to: the top_k logits, found where the router's dense score "
                     "map is nonzero; read-only"),
     "router_weights": ScoresAtChoices(
-        "router", description="sigmoid of the chosen experts' logits: the entries, at the chosen experts, of the dense "
+        InRouter("router"), Element(0), description="sigmoid of the chosen experts' logits: the entries, at the chosen experts, of the dense "
                               "score map the router returns; the block multiplies each expert's input (not its "
                               "output) by it"),
 }
@@ -79,3 +78,15 @@ FAMILY = Family(
 MOE_OUTPUT = Read(Own("output"), Element(0), TOKEN_ROWS,
                   description="What the MoE block adds to the residual stream: element 0 of its output, computed on "
                               "the flattened positions [tokens, hidden_size] and served as [batch seq hidden_size]")
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'llama4_text': {'caveats': [],
+                 'quirks': ['MLP slot named feed_forward; MoE with router + shared_expert; dense layers possible '
+                            '(moe_layers) [obs]',
+                            'NoPE every 4th layer; L2 qk-norm only on RoPE layers; attention temperature tuning on '
+                            'NoPE layers [src]',
+                            'chunked local attention layers (attention_chunk_size) [cfg]',
+                            'experts not using the experts interface (own bmm forward) [src]']}}

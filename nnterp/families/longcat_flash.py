@@ -43,14 +43,13 @@ multi-token-prediction layers (model.mtp) are not built by the causal-LM class.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
-
 import torch
 
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
-from nnterp.families._moe import router_sites
+from nnterp.routers import router_sites
+from nnterp.blocks import Block
 from nnterp.family import COMMON_SITES, Checkpoint, Family, described
-from nnterp.sites import Argument, Call, Child, Nowhere, Read, Where
+from nnterp.sites import Argument, Child, Nowhere, Read
 
 # --------------------------------------------------------------------------- the block
 
@@ -74,59 +73,15 @@ LAYER_SITES = {
 }
 
 # --------------------------------------------------------------------------- the attention
-CONTAINER = ("self_attn is a ModuleList of the block's two attentions, and nnterp binds layers[i].self_attn to "
-             "its first only with the core's support for a dotted mixer (family.mixers); until then the "
-             "attention's own output is read natively: model.layers[i].self_attn[0].output[0]")
-
-
-@dataclass(frozen=True)
-class FirstAttention(Where):
-    """A location of the first attention, self_attn[0], from a host that is the ModuleList of both (what
-    layers[i].self_attn is without the core's binding of a dotted mixer)."""
-
-    inner: Where
-    key: str = "output"
-
-    def target(self, host):
-        return self.inner.target(host[0])
-
-    def describe(self, module) -> str:
-        return f"self_attn[0]: {self.inner.describe(module[0])}"
-
-
-@dataclass(eq=False)
-class FirstAttentionRead(Read):
-    """A Read through FirstAttention, described as the same read on self_attn[0] is (with its element)."""
-
-    def describe(self, module) -> str:
-        sentence = self.where.describe(module)
-        inner, index = self.where.inner, getattr(self.element, "index", None)
-        if isinstance(inner, Call) and inner.inside is None and index is not None:
-            sentence += f", element {index}"
-        return sentence
-
-
 def _attention_sites() -> dict:
-    """The attention's sites: the MLA interior of self_attn[0], read through the ModuleList when that is the host."""
-    plain = {name: COMMON_SITES[name] for name in (
+    """The attention's sites: the MLA interior of self_attn[0] (family.block.mixers makes it the block's attention)."""
+    sites = {name: COMMON_SITES[name] for name in (
         "attention_scores", "attention_probabilities", "attention_head_outputs", "attention_premix")}
-    plain.update(mla_sites())
-    plain["attention_output"] = Read(
-        COMMON_SITES["attention_output"].where, COMMON_SITES["attention_output"].element,
-        description="What the first attention adds to the stream (self_attn[0]'s output, added at h1); the second "
-                    "attention's is model.layers[i].self_attn[1].output[0]")
-
-    def through_container(site: Read) -> Read:
-        return FirstAttentionRead(FirstAttention(site.where, site.where.key), site.element, site.layout,
-                    description=site.description, condition=site.condition, snapshot=site.snapshot)
-
-    unavailable = Nowhere(CONTAINER)
-
-    def per_host(name, site):
-        wrapped = unavailable if name == "attention_output" else through_container(site)
-        return lambda context: wrapped if isinstance(context.module, torch.nn.ModuleList) else site
-
-    return {name: per_host(name, site) for name, site in plain.items()}
+    sites.update(mla_sites())
+    sites["attention_output"] = described(
+        "attention_output", "What the first attention adds to the stream (self_attn[0]'s output, added at h1); the "
+                            "second attention's is model.layers[i].self_attn[1].output[0]")
+    return sites
 
 
 # --------------------------------------------------------------------------- the MoE
@@ -187,7 +142,7 @@ FAMILY = Family(
             "experts.",
     tags=("Shortcut-connected MoE", "Two sublayer pairs per block", "Latent attention (MLA)", "Mixture of experts",
           "Zero-computation experts", "RMSNorm"),
-    mixers=("self_attn.0",),
+    block=Block("two sublayer pairs and a shortcut MoE", arithmetic=shortcut_arithmetic, mixers=("self_attn.0",)),
     sites={**LAYER_SITES, **_attention_sites(), **MOE_SITES},
     accessors={
         **MLA_ACCESSORS,
@@ -195,8 +150,6 @@ FAMILY = Family(
         "num_experts": lambda c: c.n_routed_experts + (c.zero_expert_num or 0),
         "num_experts_per_token": lambda c: c.moe_topk,
     },
-    block_arithmetic=shortcut_arithmetic,
-    block_kind=lambda config: "two sublayer pairs and a shortcut MoE",
     checkpoints=(
         Checkpoint("meituan-longcat/LongCat-Flash-Chat", "LongCat-Flash-Chat (560B)", {
             "architectures": ["LongcatFlashForCausalLM"], "num_layers": 28, "hidden_size": 6144,
@@ -214,3 +167,14 @@ FAMILY = Family(
         "n_routed_experts": 4, "moe_topk": 2, "kv_lora_rank": 32, "q_lora_rank": 32, "qk_rope_head_dim": 16,
         "qk_nope_head_dim": 16, "v_head_dim": 16}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'longcat_flash': {'caveats': ['layer_mid is ambiguous (two per layer) [src]'],
+                   'quirks': ['self_attn, mlps, input_layernorm, post_attention_layernorm are ModuleLists of '
+                              'length 2 inside each layer [obs]',
+                              'MoE output (computed from the first sublayer) added at the end [src]',
+                              'MLA attention; zero-experts in MoE [src/cfg]',
+                              '4 kernel calls for 2 layers [obs]']}}

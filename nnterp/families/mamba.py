@@ -12,6 +12,7 @@ checkpoints) keeps the residual in float32: under a half-precision load layer_ou
 The head runs in the weights' dtype and the model returns float32 logits.
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.families._mamba_ssm import BLOCK_NORM_RENAME, SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
 
@@ -21,11 +22,11 @@ FAMILY = Family(
     summary="A pure state-space model: each block is a pre-norm selective-scan mixer added to the stream, with "
             "no attention and no MLP.",
     tags=("State-space mixer", "No attention", "No MLP", "RMSNorm", "Tied embeddings"),
+    block=Block("ssm"),
     rename={**BLOCK_NORM_RENAME, **SSM_RENAME},
     sites=dict(SSM_SITES),
     accessors=dict(SSM_ACCESSORS),
     readout=float_logits,
-    block_kind=lambda config: "ssm",
     loads=("eager",),
     checkpoints=(
         Checkpoint("state-spaces/mamba-2.8b-hf", "Mamba 2.8B", {
@@ -42,3 +43,12 @@ FAMILY = Family(
     ),
     tiny={"config_class": "MambaConfig", "overrides": {"hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'mamba': {'caveats': ['no attention/MLP values [obs]'],
+           'quirks': ['mamba v1 mixer (in_proj, conv1d, x_proj, dt_proj, out_proj) [obs]',
+                      'falcon_mamba: extra weightless RMSNorms on dt/B/C [obs]',
+                      'residual kept in fp32 (residual_in_fp32) [src]']}}

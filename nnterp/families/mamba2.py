@@ -14,6 +14,7 @@ block's norm keeps its native name: the mixer's gated norm is also called norm, 
 name input_layernorm would bind on both.
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.families._mamba_ssm import SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
 
@@ -23,11 +24,11 @@ FAMILY = Family(
     summary="A pure state-space model with multi-head SSD mixers and a gated RMSNorm before the output "
             "projection: no attention and no MLP.",
     tags=("State-space mixer", "No attention", "No MLP", "RMSNorm"),
+    block=Block("ssm"),
     rename=dict(SSM_RENAME),
     sites=dict(SSM_SITES),
     accessors=dict(SSM_ACCESSORS),
     readout=float_logits,
-    block_kind=lambda config: "ssm",
     loads=("eager",),
     checkpoints=(
         Checkpoint("mistralai/Mamba-Codestral-7B-v0.1", "Mamba-Codestral 7B", {
@@ -42,3 +43,11 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300, "head_dim": 32, "num_heads": 4,
         "n_groups": 1}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'mamba2': {'caveats': ['no attention/MLP values [obs]'],
+            'quirks': ['mamba2 mixer (in_proj, conv1d, gated norm, out_proj) [obs]',
+                       'hidden*expand must equal num_heads*head_dim (validated) [obs]']}}

@@ -16,11 +16,10 @@ scores + e_score_correction_bias, the chosen scores normalized (norm_topk_prob) 
 routed_scaling_factor.
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
-    DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, SIGMOID_WITH_BIAS, experts_sentence, moe_accessors, moe_block,
-    router_sites, sink_scores,
-)
+from nnterp.sites import sink_scores
+from nnterp.routers import DEEPSEEK_V3, SIGMOID_WITH_BIAS
 from nnterp.sites import EAGER_ONLY, Argument, Call, Read
 
 SINK_SCORES = sink_scores()
@@ -48,21 +47,15 @@ FAMILY = Family(
             "interleaved with full ones, value heads narrower than query/key heads, and a DeepSeek-V3 router.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Attention sinks", "Sliding window",
           "Partial rotary", "Mixture of experts"),
+    moe=DEEPSEEK_V3.but(weights_description=SIGMOID_WITH_BIAS),
+    block=Block(dims=_block_dims),
     sites={
         "attention_scores": _scores,
-        **moe_block(router_sites(
-            "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID, weights_description=SIGMOID_WITH_BIAS,
-            choices_description=DEEPSEEK_CHOICES,
-        ), experts_sentence(
-            "experts.gate_up_proj [n_routed_experts, 2·moe_intermediate_size, hidden_size] and experts.down_proj "
-            "[n_routed_experts, hidden_size, moe_intermediate_size]")),
     },
     accessors={
-        **moe_accessors("n_routed_experts"),
         "head_dim": lambda c: c.v_head_dim,
         "qk_head_dim": lambda c: c.head_dim,
     },
-    block_dims=_block_dims,
     loads=("eager",),
     checkpoints=(
         Checkpoint("XiaomiMiMo/MiMo-V2-Flash", "MiMo-V2-Flash", {
@@ -78,3 +71,14 @@ FAMILY = Family(
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
         "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "v_head_dim": 8}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'mimo_v2_flash': {'caveats': [],
+                   'quirks': ['alternating sliding(129)/full layers; attention sinks (s_aux) on some layers; '
+                              'default attn implementation resolves to eager [obs]',
+                              'v_head_dim (128) != qk head_dim (192); values scaled by attention_value_scale; '
+                              'partial rotary 0.334 [cfg/obs]',
+                              'MoE after dense first layer, no shared expert [obs]']}}

@@ -11,6 +11,7 @@ read where lm_head reads it, after that division.
 
 import math
 
+from nnterp.readout import Readout
 from nnterp.family import Checkpoint, Family
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 from nnterp.sites import Argument, Child, Element, Own, Read
@@ -18,10 +19,6 @@ from nnterp.sites import Argument, Child, Element, Own, Read
 
 def _residual_scale(config):
     return config.scale_depth / math.sqrt(config.num_hidden_layers)
-
-
-def _divide_by_logits_scaling(config, normed):
-    return normed / config.logits_scaling
 
 
 FAMILY = Family(
@@ -45,7 +42,7 @@ FAMILY = Family(
                         "(hidden_size/dim_model_base): what lm_head reads"),
     },
     accessors=MLA_ACCESSORS,
-    pre_head=_divide_by_logits_scaling,
+    readout=Readout(normed_divided_by="logits_scaling"),
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint
         Checkpoint("openbmb/MiniCPM3-4B", "MiniCPM3-4B", {"architectures": ["MiniCPM3ForCausalLM"],
@@ -56,3 +53,12 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "kv_lora_rank": 32, "q_lora_rank": 32,
         "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 8}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'minicpm3': {'caveats': [],
+              'quirks': ['MLA (dense) [obs]',
+                         'embeddings * scale_emb (MiniCPM3ScaledWordEmbedding); residual branches * '
+                         'scale_depth/sqrt(L) (residual_scale); hidden / logits_scaling before lm_head [src]']}}

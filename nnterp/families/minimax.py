@@ -17,10 +17,11 @@ softmax router (gate) over num_local_experts keeping the top-k, renormalized, an
 gate_up_proj / down_proj looped over the chosen experts.
 """
 
+from nnterp.blocks import Block
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import Argument, Child, Element, Nowhere, Own, Read
 from nnterp.families._mamba_ssm import ATTENTION_INTERIOR
-from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 LIGHTNING = ("a lightning attention: a block-wise linear attention with per-head exponential decay, with no softmax, "
              "so there are no scores or pattern to read")
@@ -62,6 +63,7 @@ FAMILY = Family(
             "and softmax attention, with a mixture-of-experts MLP on every block.",
     tags=("Residual on the normed stream", "DeepNorm factors", "Hybrid linear/softmax attention",
           "Mixture of experts", "RMSNorm", "Grouped keys/values"),
+    block=Block("normed residual", arithmetic=_arithmetic, mid=lambda config: _mid),
     sites={
         **{name: _interior(name) for name in ATTENTION_INTERIOR},
         "attention_output": lambda context: _LIGHTNING_OUT if _lightning(context.module) else _SOFTMAX_OUT,
@@ -90,9 +92,6 @@ FAMILY = Family(
                                        "mlp_beta_factor"),
     },
     accessors=moe_accessors("num_local_experts"),
-    block_arithmetic=_arithmetic,
-    mid_arithmetic=lambda config: _mid,
-    block_kind=lambda config: "normed residual",
     checkpoints=(
         Checkpoint("MiniMaxAI/MiniMax-Text-01-hf", "MiniMax-Text-01", {
             "architectures": ["MiniMaxForCausalLM"], "num_hidden_layers": 80, "hidden_size": 6144,
@@ -113,3 +112,13 @@ FAMILY = Family(
         "full_attn_alpha_factor": 2.0, "full_attn_beta_factor": 0.5, "linear_attn_alpha_factor": 1.5,
         "linear_attn_beta_factor": 0.75, "mlp_alpha_factor": 2.5, "mlp_beta_factor": 1.25}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'minimax': {'caveats': ['layer_input is not on the residual path (the stream is the normed input) [src]'],
+             'quirks': ['lightning (linear) attention layers (qkv_proj, output_gate, norm, out_proj) interleaved '
+                        'with softmax attention [obs]',
+                        'alpha/beta residual factors per branch type [src]',
+                        'MoE every layer [obs]']}}

@@ -11,7 +11,7 @@ sum to one. No shared expert.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="minimax_m2",
@@ -44,3 +44,9 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_local_experts": 4,
         "num_experts_per_tok": 2, "bos_token_id": 1, "eos_token_id": 2}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'minimax_m2': {'caveats': [], 'quirks': ['qk-norm [obs]']}}

@@ -12,7 +12,7 @@ block's output is the routed sum. The attention is Llama's, with an optional sli
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="mixtral",
@@ -43,3 +43,11 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_local_experts": 4,
         "num_experts_per_tok": 2}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'mixtral': {'caveats': [],
+             'quirks': ['router `gate`, experts fused [obs]',
+                        'expert weights [E, out, in] (gate_up_proj [E,2I,H]) [obs]']}}

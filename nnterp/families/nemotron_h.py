@@ -17,10 +17,11 @@ is also called norm). The model returns float32 logits.
 
 from transformers.models.nemotron_h import modeling_nemotron_h as _native
 
+from nnterp.blocks import Block
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import Child, Nowhere, Read, Site
 from nnterp.families._mamba_ssm import ATTENTION_INTERIOR, MAMBA_MIXER, float_logits
-from nnterp.families._moe import moe_accessors, router_sites
+from nnterp.routers import moe_accessors, router_sites
 
 SINGLE = ("a Nemotron-H block has one sublayer (a Mamba-2 mixer, an attention, an MLP or a mixture of experts), so "
           "there is no stream between an attention and an MLP: the stream after the add is layer_output")
@@ -97,6 +98,7 @@ FAMILY = Family(
             "positional encoding, a squared-ReLU MLP or a mixture of experts.",
     tags=("Hybrid SSM/attention", "State-space mixer", "Single-sublayer blocks", "Mixture of experts", "No rotary",
           "Squared ReLU", "RMSNorm"),
+    block=Block("single-sublayer hybrid"),
     rename={
         "model.embeddings": "embed_tokens", "model.norm_f": "norm",
         _native.NemotronHMamba2Mixer: "self_attn", _native.NemotronHAttention: "self_attn",
@@ -112,7 +114,6 @@ FAMILY = Family(
     },
     accessors=moe_accessors("n_routed_experts"),
     readout=float_logits,
-    block_kind=lambda config: "single-sublayer hybrid",
     checkpoints=(
         Checkpoint("nvidia/Nemotron-H-8B-Base-8K", "Nemotron-H-8B-Base-8K", {
             "architectures": ["NemotronHForCausalLM"], "num_hidden_layers": 52, "hidden_size": 4096,
@@ -129,3 +130,13 @@ FAMILY = Family(
         "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "mamba_num_heads": 4,
         "mamba_head_dim": 32, "ssm_state_size": 16, "n_groups": 1}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'nemotron_h': {'caveats': ['layer_mid does not exist; attention and MLP live in different layer indices [obs]'],
+                'quirks': ["backbone-style block (model.layers[i].{norm, mixer}); a 'transformer layer' spans "
+                           'several blocks [obs]',
+                           'attention layers have no positional encoding [src]',
+                           'MoE experts have no gate (has_gate=False) with optional latent projections [src]']}}

@@ -18,7 +18,9 @@ back into it. The activation act is one module object shared by every block (tra
 knows it under block 0's path only: mlp_activation is read where each block's MLP calls it.
 """
 
-from nnterp.families._own_attention import KEYS_LAST, WHOLE
+from nnterp.sites import KEYS_LAST, WHOLE
+from nnterp.blocks import Block
+from nnterp.readout import Readout
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, Child, Element, Nowhere, Read
 
@@ -37,6 +39,7 @@ FAMILY = Family(
     summary="The original GPT: a post-norm block (a LayerNorm after each residual add, no final norm) of Conv1D "
             "projections, learned positions, and its own attention code.",
     tags=("Post-norm block", "Fused qkv", "Learned positions", "LayerNorm", "Conv1D"),
+    block=Block("post-norm", arithmetic=lambda config: _post_norm_arithmetic),
     rename={
         "transformer.tokens_embed": "embed_tokens", "transformer.h": "layers", "attn": "self_attn",
         "ln_1": "post_attention_layernorm", "attn.c_proj": "attn.o_proj", "mlp.c_proj": "mlp.down_proj",
@@ -70,10 +73,8 @@ FAMILY = Family(
         "mlp_activation": Read(Call("self.act"), WHOLE,
                                description="The activation function's output, read where each block's MLP calls it"),
     },
-    block_kind=lambda config: "post-norm",
-    block_arithmetic=lambda config: _post_norm_arithmetic,
     # no final norm: lm_head reads the last block's output
-    unembed=lambda model, hidden: model.lm_head(hidden),
+    readout=Readout(unembed=lambda model, hidden: model.lm_head(hidden)),
     loads=("eager",),
     checkpoints=(
         Checkpoint("openai-community/openai-gpt", "GPT (117M)", {
@@ -85,3 +86,13 @@ FAMILY = Family(
     tiny={"config_class": "OpenAIGPTConfig", "overrides": {
         "n_embd": 64, "n_layer": 2, "n_head": 4, "vocab_size": 300}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'openai-gpt': {'caveats': ['norms sit after the residual add; layer_mid is ln_1 output [src]'],
+                'quirks': ['gpt2-style names (transformer.tokens_embed/positions_embed, '
+                           'h[i].{attn.{c_attn,c_proj}, ln_1, mlp, ln_2}) but no final norm [obs]',
+                           'custom attention (no interface) [obs]',
+                           'layer returns a list [obs]']}}

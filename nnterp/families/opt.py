@@ -21,6 +21,8 @@ ReLU in the MLP, biases everywhere (enable_bias).
 from nnterp.families._fairseq_opt import (
     FAIRSEQ_RENAME, FLAT_MLP_SITES, FLAT_TOKENS,
 )
+from nnterp.blocks import Block
+from nnterp.readout import Readout
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import Argument, Child, Nowhere, Read
 
@@ -93,6 +95,7 @@ FAMILY = Family(
     summary="Meta's OPT: fairseq's names with no MLP module (fc1 and fc2 on the layer, run on flattened rows), "
             "learned positions, pre-scaled queries, and a post-norm 350M with projections around the stream.",
     tags=("Sequential block", "No MLP module", "Learned positions", "LayerNorm", "Post-norm variant"),
+    block=Block(lambda config: "post-norm" if _post_norm(config) else "sequential", arithmetic=lambda config: _post_norm_arithmetic if _post_norm(config) else None),
     rename={
         "model.decoder.embed_tokens": "embed_tokens", "model.decoder.layers": "layers",
         "model.decoder.final_layer_norm": "norm", "final_layer_norm": "post_attention_layernorm",
@@ -108,9 +111,7 @@ FAMILY = Family(
         **{name: _layer_site(name) for name in PRE},
         **FLAT_MLP_SITES,
     },
-    block_kind=lambda config: "post-norm" if _post_norm(config) else "sequential",
-    block_arithmetic=lambda config: _post_norm_arithmetic if _post_norm(config) else None,
-    unembed=_unembed,
+    readout=Readout(unembed=_unembed),
     accessors={"intermediate_size": lambda c: c.ffn_dim},
     variants={"post_ln_proj": {"do_layer_norm_before": False, "word_embed_proj_dim": 32}},
     checkpoints=(
@@ -132,3 +133,20 @@ FAMILY = Family(
     tiny={"config_class": "OPTConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "ffn_dim": 128, "vocab_size": 300}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'opt': {'caveats': ['attention_queries at the kernel call are already multiplied by 1/sqrt(d) [obs]'],
+         'quirks': ['queries pre-scaled in q_proj output, kernel scaling=1.0 [obs]',
+                    'learned positions with offset 2 [src]',
+                    '350m-style variant: project_in/project_out around the decoder, no final_layer_norm [obs '
+                    'variant]',
+                    'ReLU fc1/fc2 [obs]']}}
+#: ... and under the structural config switches the family checks as variants
+TRAPS_BY_VARIANT = {'opt': {'post_ln_proj': {'caveats': [],
+                          'note': 'do_layer_norm_before=False + word_embed_proj_dim (opt-350m): '
+                                  'post-LN, project_in/out, no final norm [obs]',
+                          'quirks': ['do_layer_norm_before=False + word_embed_proj_dim (opt-350m): '
+                                     'post-LN, project_in/out, no final norm [obs]']}}}

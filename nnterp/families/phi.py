@@ -44,3 +44,17 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
         "vocab_size": 300}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'phi': {'caveats': [],
+         'quirks': ['output projection named dense; final norm model.final_layernorm [obs]',
+                    'partial rotary 0.5; biases everywhere; optional qk_layernorm [obs]',
+                    'lm_head bias [obs]']}}
+#: ... and under the structural config switches the family checks as variants
+TRAPS_BY_VARIANT = {'phi': {'qk_layernorm': {'caveats': [],
+                          'note': 'qk_layernorm=True adds q_layernorm/k_layernorm [obs]',
+                          'quirks': ['qk_layernorm=True adds q_layernorm/k_layernorm [obs]',
+                                     'partial rotary ([0.5]) [obs cfg]']}}}

@@ -31,3 +31,11 @@ FAMILY = Family(
     ),
     tiny=tiny("Phi3Config", pad_token_id=0, eos_token_id=2),
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'phi3': {'caveats': [],
+          'quirks': ['fused qkv_proj and gate_up_proj; activation_fn [obs]',
+                     'resid_attn_dropout/resid_mlp_dropout modules [obs]']}}

@@ -26,3 +26,11 @@ FAMILY = Family(
     ),
     tiny=tiny("Qwen2Config"),
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'qwen2': {'caveats': [],
+           'quirks': ['q/k/v bias, no o_proj bias [obs]',
+                      'optional sliding window on top layers (use_sliding_window/max_window_layers) [src]']}}

@@ -12,7 +12,7 @@ dense Qwen2MoeMLP of width intermediate_size instead, and serve the MLP's neuron
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
     name="qwen2_moe",
@@ -44,3 +44,9 @@ FAMILY = Family(
         "intermediate_size": 128, "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64,
         "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'qwen2_moe': {'caveats': [], 'quirks': ['shared_expert + sigmoid shared_expert_gate [obs]', 'q/k/v bias [obs]']}}

@@ -31,3 +31,9 @@ FAMILY = Family(
     ),
     tiny=tiny("Qwen3Config", head_dim=16),
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'qwen3': {'caveats': [], 'quirks': ['qk-norm q_norm/k_norm (per-head RMSNorm, before RoPE) [src]']}}

@@ -11,7 +11,7 @@ hold a dense Qwen3MoeMLP and serve its neurons.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
+from nnterp.routers import (
     LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, experts_sentence, moe_accessors, moe_block, router_sites,
 )
 
@@ -40,3 +40,9 @@ FAMILY = Family(
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "num_experts": 4,
         "num_experts_per_tok": 2}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'qwen3_moe': {'caveats': [], 'quirks': ['qk-norm [obs]']}}

@@ -17,7 +17,7 @@ MLP.
 from nnterp.family import Checkpoint, Family
 from nnterp.families._hybrid import DELTANET, mixer_interior
 from nnterp.families._mla import gated_outputs
-from nnterp.families._moe import (
+from nnterp.routers import (
     LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, experts_sentence, moe_accessors, moe_block, router_sites,
 )
 
@@ -57,3 +57,15 @@ FAMILY = Family(
         "linear_value_head_dim": 16, "linear_num_key_heads": 2, "linear_num_value_heads": 4,
         "layer_types": ["linear_attention", "full_attention"]}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'qwen3_next': {'caveats': ['attention_head_outputs gated [src]'],
+                'quirks': ['3:1 GatedDeltaNet (linear_attn.{in_proj_qkvz,in_proj_ba,conv1d,norm,out_proj}) / full '
+                           'attention [obs]',
+                           'full attention: q_proj emits query+gate, output * sigmoid(gate) before o_proj; '
+                           'qk-norm; partial rotary 0.25 [src/obs]',
+                           'RMSNorm (1+w) [src]',
+                           'MoE with shared_expert + shared_expert_gate [obs]']}}

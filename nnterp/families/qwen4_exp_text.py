@@ -14,6 +14,7 @@ shared expert. The model has no final norm: hyper_connection_mixer collapses the
 native output.
 """
 
+from nnterp.readout import Readout
 from nnterp.family import COMMON_SITES, Checkpoint, Family
 from nnterp.sites import Argument, Child, Nowhere, Read
 from nnterp.families._hyper import contract_note, moe_neurons, stream_sites
@@ -60,7 +61,7 @@ FAMILY = Family(
             Child("mlp", "input"), Argument(0),
             description="The stream the hyper-connection hands the MLP: the streams normed by hc_norm and mixed"),
     },
-    unembed=_unembed,
+    readout=Readout(unembed=_unembed),
     checkpoints=(
         Checkpoint("Qwen/Qwen4-Exp", "Qwen4-Exp (text model)", {
             "architectures": ["Qwen4ExpForCausalLM"], "num_hidden_layers": 40, "hidden_size": 2048,
@@ -78,3 +79,15 @@ FAMILY = Family(
         "indexer_kv_heads": 1, "indexer_head_dim": 32, "indexer_budget": 8, "indexer_compress_ratio": 4,
         "layer_types": ["linear_attention", "indexed_attention"]}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'qwen4_exp_text': {'caveats': ['layer_input/output are multi-stream [src]'],
+                    'quirks': ['attn_hyper_connection / mlp_hyper_connection (hc_norm + low-rank mix weights) '
+                               '[obs]',
+                               'GatedDeltaNet + indexed (QSA) attention layers; optional n-gram per-layer '
+                               'embeddings (PLE) [obs/cfg]',
+                               'no model.norm; hyper_connection_mixer collapses streams at the end [obs]',
+                               'needs indexer_* config fields set for indexed layers [obs]']}}

@@ -38,7 +38,8 @@ reason; prompts of one length run together.
 """
 
 from nnterp.vocabulary import FORWARD_ORDER
-from nnterp.family import Checkpoint, Family
+from nnterp.blocks import Block
+from nnterp.family import Checkpoint, Family, Positions
 from nnterp.sites import SPLIT_HEADS, Argument, CallPositions, Child, Nowhere, Own, Read
 from nnterp.families._reformer import (
     AT_CALL, HEAD_OUTPUTS, LOCAL_KEYS, LOCAL_QUERIES, LOCAL_VALUES, LSH_QUERY_KEY, LSH_VALUES,
@@ -100,12 +101,13 @@ def _mlp_input_before_its_norm(order):
 
 FAMILY = Family(
     name="reformer",
-    refuses_position_ids="Reformer computes its positions itself and pads them with the ids inside its forward",
+    positions=Positions(refused="Reformer computes its positions itself and pads them with the ids inside its forward"),
     model_types=("reformer",),
     summary="A reversible residual of two streams around chunked local and LSH attentions with their own code, "
             "axial position embeddings, and a final norm and head over the two streams concatenated.",
     tags=("Reversible residual", "Two streams", "LSH attention", "Local chunked attention",
           "Axial position embeddings", "LayerNorm", "Internal padding"),
+    block=Block("reversible", order=_mlp_input_before_its_norm(FORWARD_ORDER["block"])),
     rename={
         "reformer.embeddings.word_embeddings": "embed_tokens", "reformer.encoder.layers": "layers",
         "reformer.encoder.layer_norm": "norm", "attention": "self_attn", "feed_forward": "mlp",
@@ -166,8 +168,6 @@ FAMILY = Family(
         "qk_head_dim": lambda c: c.attention_head_size,
         "intermediate_size": lambda c: c.feed_forward_size,
     },
-    block_kind=lambda config: "reversible",
-    block_order=_mlp_input_before_its_norm(FORWARD_ORDER["block"]),
     contract_note=NOTE,
     hazard=_random_hashing_hazard,
     loads=("eager",),
@@ -190,3 +190,13 @@ FAMILY = Family(
         "axial_pos_embds_dim": [32, 32], "max_position_embeddings": 16, "local_attn_chunk_length": 4,
         "lsh_attn_chunk_length": 4, "num_buckets": 2, "hash_seed": 0}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'reformer': {'caveats': ['no single residual stream [src]'],
+              'quirks': ['LSH / local chunked attention, axial position embeddings [src]',
+                         'attention and FFN blocks contain their own LayerNorm [obs]',
+                         'needs is_decoder=True; custom attention [obs]',
+                         'decoder layer returns ReformerOutput[4] [obs]']}}

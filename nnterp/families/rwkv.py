@@ -20,6 +20,8 @@ The attention mask is ignored by the model. The time mix's output projection is 
 output, which nnsight serves as E_output (output is the module's own output); o_proj is its alias.
 """
 
+from nnterp.blocks import Block
+from nnterp.readout import Readout
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Argument, Call, Child, Own, Read
 from nnterp.families._mamba_ssm import no_attention
@@ -48,6 +50,7 @@ FAMILY = Family(
     summary="RWKV-4: a pre-norm block of two token-shift mixers, a WKV linear recurrence (time mix) and a "
             "receptance-gated squared-ReLU channel mix, with no attention.",
     tags=("Recurrent mixer", "No attention", "Token shift", "Gated channel mix", "LayerNorm"),
+    block=Block("recurrent"),
     rename={
         "rwkv.embeddings": "embed_tokens", "rwkv.blocks": "layers", "rwkv.ln_out": "norm", "head": "lm_head",
         "attention": "self_attn", "feed_forward": "mlp", "ln1": "input_layernorm",
@@ -71,8 +74,7 @@ FAMILY = Family(
         "qk_head_dim": lambda c: None,
         "intermediate_size": lambda c: c.intermediate_size or 4 * c.hidden_size,
     },
-    unembed=_unembed,
-    block_kind=lambda config: "recurrent",
+    readout=Readout(unembed=_unembed),
     loads=("eager",),
     checkpoints=(
         Checkpoint("RWKV/rwkv-4-169m-pile", "RWKV-4 169M (Pile)", {
@@ -87,3 +89,14 @@ FAMILY = Family(
     # the stream halved between blocks and before ln_out, as on the checkpoints (every sixth block there)
     variants={"rescale_every": {"num_hidden_layers": 4, "rescale_every": 2}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'rwkv': {'caveats': ['no softmax attention [src]'],
+          'quirks': ['names rwkv.embeddings / rwkv.blocks[i].{pre_ln, ln1, attention (time-mix: '
+                     'key,value,receptance,output), ln2, feed_forward (channel-mix: key,receptance,value)} / '
+                     'ln_out / head [obs]',
+                     'rescale_every halves hidden states every N layers at inference [src]',
+                     'layer returns (hidden, state, attn) [obs]']}}

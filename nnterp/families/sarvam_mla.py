@@ -8,8 +8,8 @@ on every token.
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._mla import mla_sites
-from nnterp.families.deepseek_v3 import DEEPSEEK_V3_ACCESSORS, DEEPSEEK_V3_MOE
+from nnterp.families._mla import MLA_ACCESSORS, mla_sites
+from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="sarvam_mla",
@@ -17,8 +17,9 @@ FAMILY = Family(
     summary="DeepSeek-V3's architecture under Sarvam's name: latent attention, dense first blocks, then a sigmoid "
             "router beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Mixture of experts", "Shared experts"),
-    sites={**mla_sites(), **DEEPSEEK_V3_MOE},
-    accessors=DEEPSEEK_V3_ACCESSORS,
+    moe=DEEPSEEK_V3,
+    sites={**mla_sites()},
+    accessors=MLA_ACCESSORS,
     checkpoints=(
         # the config class's defaults, which its docstring names after this checkpoint
         Checkpoint("sarvamai/sarvam-105b", "sarvam-105b", {"architectures": ["DeepseekV3ForCausalLM"],
@@ -30,3 +31,10 @@ FAMILY = Family(
         "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "first_k_dense_replace": 1, "kv_lora_rank": 32,
         "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'sarvam_mla': {'caveats': [],
+                'quirks': ['model_type alias building DeepseekV3ForCausalLM; q_lora_rank None -> q_proj [obs]']}}

@@ -8,8 +8,7 @@ times routed_scaling_factor), fused experts and shared_experts added on every to
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import moe_accessors
-from nnterp.families.glm4_moe import GLM4_MOE_SITES
+from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="sarvam_moe",
@@ -18,8 +17,7 @@ FAMILY = Family(
             "experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Partial rotary", "Mixture of experts",
           "Shared experts"),
-    sites=GLM4_MOE_SITES,
-    accessors=moe_accessors("n_routed_experts"),
+    moe=DEEPSEEK_V3,
     checkpoints=(
         Checkpoint("sarvamai/sarvam-30b", "sarvam-30b", {
             "architectures": ["Glm4MoeForCausalLM"], "num_hidden_layers": 19, "hidden_size": 4096,
@@ -36,3 +34,11 @@ FAMILY = Family(
         "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1,
         "first_k_dense_replace": 1}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'sarvam_moe': {'caveats': [],
+                'quirks': ['partial rotary 0.5; optional qk-norm (use_qk_norm) [obs cfg]',
+                           'sarvam_moe: model_type alias building Glm4MoeForCausalLM with use_qk_norm=True [obs]']}}

@@ -11,10 +11,7 @@ returns experts(x) + shared_experts(x).
 """
 
 from nnterp.family import Checkpoint, Family
-from nnterp.families._moe import (
-    DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, SIGMOID_WITH_BIAS, experts_sentence, moe_accessors, moe_block,
-    router_sites,
-)
+from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="solar_open",
@@ -22,14 +19,8 @@ FAMILY = Family(
     summary="Upstage's open MoE: Llama's attention with DeepSeek-V3's sigmoid router choosing 8 of 128 experts "
             "per token beside a shared expert, on every block.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Mixture of experts", "Shared experts"),
-    sites=moe_block(router_sites(
-        "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID,
-        weights_description=SIGMOID_WITH_BIAS + "; the shared experts run on every token unweighted",
-        choices_description=DEEPSEEK_CHOICES,
-    ), experts_sentence(
-        "experts.gate_up_proj [n_routed_experts, 2·moe_intermediate_size, hidden_size] and experts.down_proj "
-        "[n_routed_experts, hidden_size, moe_intermediate_size]")),
-    accessors={**moe_accessors("n_routed_experts"), "intermediate_size": lambda c: c.moe_intermediate_size},
+    moe=DEEPSEEK_V3,
+    accessors={"intermediate_size": lambda c: c.moe_intermediate_size},
     checkpoints=(
         Checkpoint("upstage/Solar-Open-100B", "Solar-Open-100B", {
             "architectures": ["SolarOpenForCausalLM"], "num_hidden_layers": 48, "hidden_size": 4096,
@@ -44,3 +35,9 @@ FAMILY = Family(
         "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16, "n_routed_experts": 4,
         "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'solar_open': {'caveats': [], 'quirks': ['shared_experts [obs]']}}

@@ -28,3 +28,12 @@ FAMILY = Family(
     ),
     tiny=tiny("Starcoder2Config", bos_token_id=1, eos_token_id=2),
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'starcoder2': {'caveats': [],
+                'quirks': ['MLP c_fc/c_proj + act (GELU-tanh, non-gated) [obs]',
+                           'LayerNorm with bias; biases on all projections [obs]',
+                           'tied embeddings [obs]']}}

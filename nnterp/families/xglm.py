@@ -14,7 +14,7 @@ values are read where the forward binds them folded for the bmm, and served head
 """
 
 from nnterp.families._fairseq_opt import FAIRSEQ_RENAME, MLP_INPUT, MLP_SITES
-from nnterp.families._own_attention import BATCH_HEADS, FOLDED_HEADS, WHOLE, Assigned, ByDtype
+from nnterp.sites import BATCH_HEADS, FOLDED_HEADS, WHOLE, Assigned, ByDtype
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Argument, Call, Read
 
@@ -55,3 +55,12 @@ FAMILY = Family(
     tiny={"config_class": "XGLMConfig", "overrides": {
         "d_model": 64, "num_layers": 2, "attention_heads": 4, "ffn_dim": 128, "vocab_size": 300}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'xglm': {'caveats': ['attention values only observable by patching torch ops [obs]'],
+          'quirks': ['custom inline attention (bmm + softmax; no interface) [obs: 0 calls]',
+                     'sinusoidal positions; embed scaled by sqrt(d) [src]',
+                     'final norm model.layer_norm [obs]']}}

@@ -15,6 +15,7 @@ mlstm_recurrent_step_native (matC_old has wrong shape), so the tiny recipe runs 
 
 
 from nnterp.readout import Readout
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import Argument, Own, Read
 from nnterp.families._mamba_ssm import no_attention
@@ -35,6 +36,7 @@ FAMILY = Family(
     summary="A pre-norm block of an mLSTM matrix-memory recurrence and a gated feed-forward, with soft-capped "
             "logits: no attention.",
     tags=("Recurrent mixer", "No attention", "mLSTM", "Gated MLP", "RMSNorm", "Logit softcap"),
+    block=Block("recurrent"),
     rename={
         "backbone.embeddings": "embed_tokens", "backbone.blocks": "layers", "backbone.out_norm": "norm",
         "mlstm_layer": "self_attn", "ffn": "mlp", "norm_mlstm": "input_layernorm",
@@ -52,7 +54,6 @@ FAMILY = Family(
         "intermediate_size": _up_proj_dim,
     },
     readout=Readout(float32=True, softcap="output_logit_soft_cap"),
-    block_kind=lambda config: "recurrent",
     loads=("eager",),
     checkpoints=(
         Checkpoint("NX-AI/xLSTM-7b", "xLSTM 7B", {
@@ -64,3 +65,14 @@ FAMILY = Family(
     tiny={"config_class": "xLSTMConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300, "use_cache": False}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'xlstm': {'caveats': ['no softmax attention [src]'],
+           'quirks': ['names backbone.embeddings / backbone.blocks[i].{norm_mlstm, '
+                      'mlstm_layer.{q,k,v,igate/fgate/ogate_preact, multihead_norm, out_proj}, norm_ffn, '
+                      'ffn.{proj_up_gate,proj_up,proj_down,act_fn}} / out_norm [obs]',
+                      'logits soft-cap (output_logit_soft_cap 30) [src]',
+                      'layer returns (hidden, state) [obs]']}}

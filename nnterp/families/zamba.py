@@ -16,6 +16,7 @@ layer_input + attention_output == layer_output, and the shared block's outputs a
 layers[i].self_attn.output and layers[i].mlp.output.
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.families._zamba import zamba_rename, zamba_sites
 
@@ -25,10 +26,10 @@ FAMILY = Family(
     summary="Mamba blocks, and hybrid blocks that run a weight-tied attention+MLP block on the stream and the "
             "embeddings and add its projected output to the Mamba mixer's input.",
     tags=("Hybrid SSM/attention", "State-space mixer", "Shared attention block", "RMSNorm", "Tied embeddings"),
+    block=Block("hybrid ssm"),
     rename=zamba_rename("shared_transf"),
     sites=zamba_sites("shared_transf", "(head_dim / 2)^-0.5"),
     accessors={"head_dim": lambda c: c.attention_head_dim, "qk_head_dim": lambda c: c.attention_head_dim},
-    block_kind=lambda config: "hybrid ssm",
     checkpoints=(
         Checkpoint("Zyphra/Zamba-7B-v1", "Zamba-7B-v1", {
             "architectures": ["ZambaForCausalLM"], "num_hidden_layers": 76, "hidden_size": 3712,
@@ -43,3 +44,13 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "n_mamba_heads": 4, "mamba_d_state": 16,
         "layers_block_type": ["linear_attention", "hybrid", "hybrid"]}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'zamba': {'caveats': ['one attention module object is called at several depths [src]'],
+           'quirks': ['shared_transf(ormer) parameters are shared (tied) across hybrid layers; attention input = '
+                      'concat(hidden, original embeddings) -> 2*hidden width [src]',
+                      'zamba2: optional LoRA adapters per shared-block use; mamba2 mixers [cfg/src]',
+                      'tiny zamba needs >=2 hybrid layers (tie-weights regex) [obs]']}}

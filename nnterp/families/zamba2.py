@@ -19,6 +19,7 @@ layers[i].self_attn.output; the shared MLP has no standard name (nothing of it i
 stream) and is read natively.
 """
 
+from nnterp.blocks import Block
 from nnterp.family import Checkpoint, Family
 from nnterp.families._zamba import zamba_rename, zamba_sites
 
@@ -28,10 +29,10 @@ FAMILY = Family(
     summary="Mamba-2 blocks, and hybrid blocks that run a weight-tied attention+MLP block on the stream and the "
             "embeddings and add its projected output to the Mamba mixer's input.",
     tags=("Hybrid SSM/attention", "State-space mixer", "Shared attention block", "RMSNorm", "Tied embeddings"),
+    block=Block("hybrid ssm"),
     rename=zamba_rename("shared_transformer"),
     sites=zamba_sites("shared_transformer", "(head_dim / 2)^-0.5"),
     accessors={"head_dim": lambda c: c.attention_head_dim, "qk_head_dim": lambda c: c.attention_head_dim},
-    block_kind=lambda config: "hybrid ssm",
     checkpoints=(
         Checkpoint("Zyphra/Zamba2-2.7B", "Zamba2-2.7B", {
             "architectures": ["Zamba2ForCausalLM"], "num_hidden_layers": 54, "hidden_size": 2560,
@@ -46,3 +47,13 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "n_mamba_heads": 4, "mamba_d_state": 16, "mamba_ngroups": 1,
         "adapter_rank": 8, "layers_block_type": ["linear_attention", "hybrid"]}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'zamba2': {'caveats': ['one attention module object is called at several depths [src]'],
+            'quirks': ['shared_transf(ormer) parameters are shared (tied) across hybrid layers; attention input = '
+                       'concat(hidden, original embeddings) -> 2*hidden width [src]',
+                       'zamba2: optional LoRA adapters per shared-block use; mamba2 mixers [cfg/src]',
+                       'tiny zamba needs >=2 hybrid layers (tie-weights regex) [obs]']}}

@@ -32,38 +32,15 @@ are fused gate_up_proj / down_proj, a gated MLP with hidden_act.
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass
 
-from nnterp import labels
 from nnterp.vocabulary import FORWARD_ORDER
-from nnterp.families._moe import InRouter, RouterRead, experts_sentence
-from nnterp.families._own_attention import WHOLE, Assigned
+from nnterp.routers import InRouter, RouterRead, experts_sentence
+from nnterp.sites import WHOLE, Assigned
+from nnterp.blocks import Block
+from nnterp.readout import Readout
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import Child, Element, Nowhere, Read, Where
+from nnterp.sites import Child, Element, Nowhere, Read
 
-
-
-@dataclass(frozen=True)
-class InScaling(Where):
-    """The value bound to ``hidden_states`` inside the forward of the block's residual-scaling module ``module``
-    (a sibling of the attention and the MLP): the branch after its own bias and scale, before the residual is
-    added. Read beside the sublayer, after it returns."""
-
-    module: str
-    key: str = "output"
-
-    @property
-    def _inner(self) -> Assigned:
-        return Assigned("hidden_states")
-
-    def target(self, host):
-        return self._inner.target(getattr(host.parent, self.module))
-
-    def describe(self, module) -> str:
-        scaling = sys.modules[type(module).__module__].ZayaResidualScaling
-        label = self._inner._label(labels.compiled_function(scaling.forward), "hidden_states")
-        return f"inside the block's {self.module} forward: the value assigned to hidden_states ({label})"
 
 
 def _mid(layer, x, attn):
@@ -100,13 +77,14 @@ def _unembed(model, hidden):
 
 FAMILY = Family(
     name="zaya",
-    unembed=_unembed,
+    readout=Readout(unembed=_unembed),
     model_types=("zaya",),
     summary="Zyphra's ZAYA1: a pre-norm block whose adds go through learned affine residual scalings, convolutional "
             "compressed attention, and a mixture of experts whose MLP router carries a state across blocks and may "
             "skip.",
     tags=("Sequential block", "Residual scaling", "Mixture of experts", "Convolutional attention", "QK-norm",
           "Partial rotary", "Grouped keys/values", "RMSNorm", "Float32 residual"),
+    block=Block("scaled residual", arithmetic=_arithmetic, mid=lambda config: _mid, order=_choices_before_weights(FORWARD_ORDER["block"])),
     rename={"qkv_proj.q_proj": "q_proj", "qkv_proj.k_proj": "k_proj"},
     sites={
         "token_embeddings": "embed_tokens' output; layers[0].input is (token_embeddings + input_hidden_states_bias) · "
@@ -119,11 +97,11 @@ FAMILY = Family(
                         "residual_bias) · residual_scale, post_attention_residual_scale's output, which "
                         "post_attention_layernorm normalizes for the MLP and the block carries to its second add"),
         "attention_output": Read(
-            InScaling("post_attention_residual_scale"), WHOLE,
+            Assigned("hidden_states", child="post_attention_residual_scale", from_block=True, forward_of="ZayaResidualScaling"), WHOLE,
             description="What the attention adds to the residual stream: its output plus hidden_states_bias, times "
                         "hidden_states_scale, inside post_attention_residual_scale"),
         "mlp_output": Read(
-            InScaling("post_mlp_residual_scale"), WHOLE,
+            Assigned("hidden_states", child="post_mlp_residual_scale", from_block=True, forward_of="ZayaResidualScaling"), WHOLE,
             description="What the MoE block adds to the residual stream: its output plus hidden_states_bias, times "
                         "hidden_states_scale, inside post_mlp_residual_scale"),
         "router_logits": RouterRead(
@@ -147,10 +125,6 @@ FAMILY = Family(
         "num_experts": lambda c: c.num_experts + 1,
         "num_experts_per_token": lambda c: c.num_experts_per_tok,
     },
-    block_arithmetic=_arithmetic,
-    mid_arithmetic=lambda config: _mid,
-    block_kind=lambda config: "scaled residual",
-    block_order=_choices_before_weights(FORWARD_ORDER["block"]),
     checkpoints=(
         Checkpoint("Zyphra/ZAYA1-8B", "ZAYA1 8B (800M active)", {
             "architectures": ["ZayaForCausalLM"], "vocab_size": 262272, "hidden_size": 2048,
@@ -166,3 +140,15 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16, "num_experts": 4, "router_hidden_size": 8}},
 )
+
+
+#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
+#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
+#: caveats say what a standard value meets here. The page lists them under its traps.
+TRAPS = {'zaya': {'caveats': ['layer returns tuple [obs]'],
+          'quirks': ['CCA attention: qkv_proj is a conv-augmented projection module (ZayaCCAProjection), qk_norm '
+                     'module [obs]',
+                     'MoE router is an MLP (router_mlp) fed with previous layer router state; layer returns '
+                     '(hidden, prev_router_hidden_states) [obs]',
+                     'tied [obs]',
+                     'partial rotary ([0.5]) [obs cfg]']}}

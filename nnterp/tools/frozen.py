@@ -59,7 +59,7 @@ def _require(model) -> None:
     why = model.serves("final_norm_scale")
     if why is not None:
         raise ToolError(f"a frozen trace needs final_norm_scale, which this model does not serve: {why}")
-    if model.family.block_arithmetic(model._nnterp_state.config) is not None:
+    if model.family.block.arithmetic(model._nnterp_state.config) is not None:
         raise ToolError(f"{model.family.name}'s blocks put a norm on the residual path (post-norm), whose scale a "
                         "frozen trace does not fix: the map would not be linear")
 

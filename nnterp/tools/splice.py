@@ -20,10 +20,8 @@ from functools import partial
 from typing import Any
 
 import torch
-from nnsight.intervention.eproperty import WriteBack
-from nnsight.intervention.interleaver import Mediator
 
-from ..sites import SAME, Read, _version
+from ..sites import SAME, Read, _version, drop_pending, swap, value_at, written_back
 from ._common import ToolError
 
 #: The few TransformerLens residual hook names a splice needs, mapped here (the full table of hook names is
@@ -146,33 +144,27 @@ class Splice:
     def latents(self):
         """The SAE's latents at the residual, inside a trace (read, save, edit in place, or assign)."""
         location = self.site._location(self.host_of)
-        mediator = Mediator.current(location)
-        occurrence = mediator.wanted(location)
-        waiting = mediator.transform
-        if waiting is not None and waiting.key == (self, location, occurrence):
-            return waiting.view
-        raw = Mediator.value(location)
         context = _SpliceContext(self.host_of, self.model)
-        latents = self._present(context, raw)
-        mediator.transform = WriteBack(partial(self._carry_back, context, latents, raw), latents, self, location,
-                                       occurrence)
-        return latents
+
+        def present(raw):
+            latents = self._present(context, raw)
+            latents._nnterp_splice_context = context  # its error term, for an assignment right after
+            return latents
+
+        return written_back(location, self, present, partial(self._carry_back, context))
 
     @latents.setter
     def latents(self, value) -> None:
         location = self.site._location(self.host_of)
-        mediator = Mediator.current(location)
-        waiting = mediator.transform
-        if waiting is not None and waiting.key[:2] == (self, location):
-            context = waiting.fn.args[0]  # read just before: its error term
-            mediator.transform = None
-            raw = Mediator.value(location)
+        pending = drop_pending(location, self)
+        raw = value_at(location)
+        if pending is not None:
+            context = pending._nnterp_splice_context  # read just before: its error term
         else:
-            raw = Mediator.value(location)
             context = _SpliceContext(self.host_of, self.model)
             self._present(context, raw)
         native = self.site.element.get(raw)
-        Mediator.swap(location, self.site.element.put(raw, self._residual(context, value, native)))
+        swap(location, self.site.element.put(raw, self._residual(context, value, native)))
 
 
 def _hook_name(sae) -> str | None:

@@ -17,7 +17,6 @@ from types import ModuleType
 from .. import markdown
 from ...vocabulary import BY_NAME
 from ..rows import groups
-from . import catalogue
 
 
 def module_for(family) -> ModuleType | None:
@@ -52,14 +51,21 @@ def notes_for(family, rows, block_kind: str, sums: bool = True, mid_sums: bool =
     return found, module
 
 
+#: the release of transformers whose modeling code the catalogue's traps were found in
+TRANSFORMERS = "5.24.0"
+
+
 def traps(family) -> list[tuple[str, list[str]]]:
-    """(heading, items) of what the catalogue lists for the family's model types and their variants."""
+    """(heading, items) of what the catalogue found for the family's model types and their variants: the family
+    module's ``TRAPS`` and ``TRAPS_BY_VARIANT`` (a wrapper's are its text family's)."""
+    module = getattr(getattr(family, "text", None) or family, "module", None)
+    by_type, by_variant = getattr(module, "TRAPS", {}), getattr(module, "TRAPS_BY_VARIANT", {})
     found = []
     for model_type in family.model_types:
-        entry = catalogue.TRAPS.get(model_type)
+        entry = by_type.get(model_type)
         if entry:
             found.append((model_type, [*entry["quirks"], *(f"standard values: {c}" for c in entry["caveats"])]))
-        for variant, vary in catalogue.VARIANTS.get(model_type, {}).items():
+        for variant, vary in by_variant.get(model_type, {}).items():
             items = [q for q in vary["quirks"] if q != vary["note"]]
             items += [f"standard values: {c}" for c in vary["caveats"]]
             if items:
@@ -116,7 +122,7 @@ def _traps_text(family) -> str:
     for heading, items in traps(family):
         text += [f"## What the catalogue lists for {heading}", "",
                  "Traps met in the native model, from the catalogue of the decoder-only families of "
-                 f"transformers {catalogue.TRANSFORMERS}; the values above are served with them accounted for.",
+                 f"transformers {TRANSFORMERS}; the values above are served with them accounted for.",
                  ""]
         text += [f"- {_code_spans(_sentence_case(item))}" for item in items] + [""]
     return "\n".join(text)
@@ -141,7 +147,7 @@ def _fallback(family, rows, block_kind: str, sums: bool = True, mid_sums: bool =
                  "`project_on_vocab` is the final norm, `lm_head` and whatever the model does past `lm_head`; the "
                  "last block serves no `layer_output` here, so it applies to the hidden state the family module "
                  "names (section 04), not to a standard value.", ""]
-    elif family.exact_lens:
+    elif family.readout.exact_lens:
         text += ["## The readout", "",
                  "`project_on_vocab` is the final norm, `lm_head` and whatever the model does past `lm_head`: "
                  "applied to the last block's `layer_output`, it gives `logits`, so a logit lens at any block "
@@ -151,7 +157,7 @@ def _fallback(family, rows, block_kind: str, sums: bool = True, mid_sums: bool =
                  "`project_on_vocab` is the final norm, `lm_head` and whatever the model does past `lm_head`, "
                  "but the logits are not that projection of the last block's `layer_output` (see above): on this "
                  "family a logit lens is an approximation, even at the last block.", ""]
-    if family.exact_lens and last_served:
+    if family.readout.exact_lens and last_served:
         text += ["```python", "with model.trace(prompt):", "    last = model.layers[-1].layer_output.save()",
                  "    logits = model.logits.save()", "",
                  "torch.testing.assert_close(model.project_on_vocab(last), logits)", "```", ""]
@@ -194,7 +200,7 @@ def _block_note(first: dict, rows, sums: bool, mid_sums: bool = True) -> list[st
     else:
         claim = ("The block is no plain sum of its input and its contributions (section 04 says why); its own "
                  "arithmetic, which the family module declares, gives `layer_output` from them:")
-        checks = ["arithmetic = model.family.block_arithmetic(model.config)",
+        checks = ["arithmetic = model.family.block.arithmetic(model.config)",
                   f"torch.testing.assert_close(arithmetic(model.layers[0]._module, {', '.join(names)}), out)"]
     if mid is not None and mid.status == "served" and "attn" in names and mid_sums:
         lead = f"`layer_mid` is read at {mid.read_at}: the stream after the attention add. "
@@ -204,7 +210,7 @@ def _block_note(first: dict, rows, sums: bool, mid_sums: bool = True) -> list[st
         lead = (f"`layer_mid` is read at {mid.read_at}: the stream after the attention's move, by the block's own "
                 "arithmetic. ")
         reads.append("    mid = model.layers[0].layer_mid.save()")
-        checks[:0] = ["mid_of = model.family.mid_arithmetic(model.config)",
+        checks[:0] = ["mid_of = model.family.block.mid_arithmetic(model.config)",
                       "torch.testing.assert_close(mid_of(model.layers[0]._module, x, attn), mid)"]
     else:
         lead = f"There is no `layer_mid`: {mid.note if mid is not None and mid.note else 'the family does not serve it'}. "

@@ -732,6 +732,13 @@ def qk_norm_note(subject) -> str | None:
     return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
 
 
+def _by_layer_order(per_type: dict, config) -> list:
+    """A per-layer-type dict's items in the order the config's layer_types first lists each type (a stable order
+    however the dict was built)."""
+    order = list(dict.fromkeys(getattr(config, "layer_types", None) or ()))
+    return sorted(per_type.items(), key=lambda item: (order.index(item[0]) if item[0] in order else len(order), item[0]))
+
+
 def _rope_parameters(config) -> dict:
     params = getattr(config, "rope_parameters", None) or {}
     if params and all(isinstance(v, dict) for v in params.values()):
@@ -797,7 +804,7 @@ def rotary_note(subject) -> str | None:
         heading += f", at base {_num(float(base))}"
     elif "per_layer_type" in params:
         bases = [f"{_num(float(p['rope_theta']))} on {t.replace('_attention', '')} layers"
-                 for t, p in params["per_layer_type"].items() if "rope_theta" in p]
+                 for t, p in _by_layer_order(params["per_layer_type"], model.config) if "rope_theta" in p]
         heading += (", at base " + " and ".join(bases)) if bases else ""
     prose = [f"On {subject.named}, the rotary's `inv_freq` holds {rot // 2} frequencies: {rot} dimensions of each "
              f"{head_dim}-dimensional query and key head turn"]
@@ -806,7 +813,7 @@ def rotary_note(subject) -> str | None:
     prose[-1] += "."
     if "per_layer_type" in params:
         described = "; ".join(f"{layer_type}: {p.get('rope_type', 'default')}, base {_num(float(p['rope_theta']))}"
-                              for layer_type, p in params["per_layer_type"].items() if "rope_theta" in p)
+                              for layer_type, p in _by_layer_order(params["per_layer_type"], model.config) if "rope_theta" in p)
         prose.append(f"Each layer type has its own rotary ({described}).")
     elif kind and kind != "default":
         prose.append(f"The frequencies are scaled: `rope_type` is {kind}.")
@@ -1416,7 +1423,7 @@ def readout_note(subject) -> str | None:
         prose.append(f"The {'final norm' if norm_bias else 'head'} has a bias, so every readout, a logit lens at any "
                      f"block included, adds the same logit vector whatever the input: `{' + '.join(terms)}`, what a "
                      "stream of zeros reads as.")
-    if not subject.family.exact_lens or not served:
+    if not subject.family.readout.exact_lens or not served:
         prose.append("`project_on_vocab` is the final norm, `lm_head` and whatever the model does past `lm_head`, but "
                      "the logits are not that projection of the last block's `layer_output` here: a logit lens is an "
                      "approximation, even at the last block.")
@@ -1460,9 +1467,7 @@ def _constant_holds(tiny, norm) -> bool:
 
 
 def subject_readout_identity(family) -> bool:
-    from ...family import Family
-
-    return family.readout is Family.__dataclass_fields__["readout"].default
+    return family.readout.past_head_identity
 
 
 #: What a model may do past lm_head, by config key: (words, expression of head, the tiny model's check).

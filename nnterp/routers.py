@@ -25,58 +25,19 @@ them as usual: the sites are functions of the block, chosen from the module the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+from dataclasses import dataclass, replace
+from typing import Callable
 
-from nnsight.intervention.interleaver import Mediator
-
-from nnterp.errors import UnavailableValue
-from nnterp.family import COMMON_SITES
-from nnterp.sites import Element, Nowhere, PlusEarlier, Read, Same, Site, Where
-from nnterp import labels
-
-
-# --------------------------------------------------------------------------- layout
-class TokenRows(Same):
-    """``[tokens, ...]`` (positions flattened batch-major) seen as ``[batch seq ...]``.
-
-    The batch is the rows of the call, which the router never sees: it is read from the run
-    nnsight is interleaving (its batcher counts the rows every invoke contributed). Under several
-    invokes each one sees its own rows, as for every other value.
-    """
-
-    def view(self, native, model):
-        if native.dim() != 2:
-            return native
-        mediator = Mediator.current("a router value")
-        batcher = mediator.interleaver.batcher
-        total = batcher.total if batcher is not None and batcher.total else 1
-        group = mediator.batch_group if batcher is not None and batcher.batching else None
-        if group is None:
-            return native.unflatten(0, (total, -1))
-        start, size = group
-        if native.shape[0] == size:  # one position per row: nnsight already narrowed it
-            return native.unflatten(0, (size, 1))
-        return native.unflatten(0, (total, -1)).narrow(0, start, size)
-
-    def inverse(self, value, like, model):
-        return value.flatten(0, 1) if like.dim() == 2 else value
-
-
-TOKEN_ROWS = TokenRows()
+from . import labels
+from .errors import UnavailableValue
+from .sites import TOKEN_ROWS, Call, Derived, Element, Nowhere, Read, Site, Where, _block_of
 
 
 # --------------------------------------------------------------------------- where
-def _child(envoy, dotted: str):
+def _walk(node, dotted: str):
     for part in dotted.split("."):
-        envoy = getattr(envoy, part)
-    return envoy
-
-
-def _module(module, dotted: str):
-    for part in dotted.split("."):
-        module = getattr(module, part)
-    return module
+        node = getattr(node, part)
+    return node
 
 
 @dataclass(frozen=True)
@@ -88,6 +49,8 @@ class InRouter(Where):
     callee: str | None = None
     key: str = "output"
     occurrence: int = 0
+    #: the router is a module of the host's block, beside the MLP (Gemma 4's layers[i].router)
+    from_block: bool = False
 
     def _label(self, compiled_source):
         label = labels.call_label(compiled_source, self.callee, self.occurrence)
@@ -97,7 +60,7 @@ class InRouter(Where):
         return label
 
     def target(self, host):
-        envoy = _child(host, self.router)
+        envoy = _walk(_block_of(host) if self.from_block else host, self.router)
         if self.callee is None:
             return envoy
         source = envoy.source
@@ -106,12 +69,13 @@ class InRouter(Where):
     def instrument(self, host) -> None:
         """Install the router's operations now (model.instrument()), not at the first read."""
         if self.callee is not None:
-            _child(host, self.router).source
+            _walk(host, self.router).source
 
     def describe(self, module) -> str:
         if self.callee is None:
-            return f"the router {self.router}'s {self.key}"
-        label = self._label(labels.compiled_forward(_module(module, self.router)))
+            where = "the block's router module" if self.from_block else "the router"
+            return f"{where} {self.router}'s {self.key}"
+        label = self._label(labels.compiled_forward(_walk(module, self.router)))
         return f"inside the router {self.router}'s forward: the {self.key} of {label}"
 
 
@@ -129,9 +93,19 @@ class RouterRead(Read):
 
     def describe(self, module) -> str:
         sentence = self.where.describe(module)
-        if isinstance(self.element, Element) and self.where.callee is None:
-            sentence += f", element {self.element.index}"
+        at_output = isinstance(self.where, Call) or getattr(self.where, "callee", None) is None
+        if isinstance(self.element, Element) and at_output:
+            sentence += f", element {self.element.index}"  # which element of what the router or the call returns
         return sentence
+
+
+@dataclass(eq=False)
+class TopKChoices(Derived):
+    """The experts chosen from a router value: its top num_experts_per_tok, as the router takes them (where the
+    router hands the experts no choices of its own: JetMoE returns its logits last)."""
+
+    def read(self, host, spec):
+        return self.source.read(host, spec).topk(host.root.num_experts_per_token, dim=-1).indices
 
 
 # --------------------------------------------------------------------------- sites
@@ -186,6 +160,8 @@ def moe_block(
     ``dense`` overrides the common sites on the dense blocks. The site objects are built once, so
     blocks of one kind share them.
     """
+    from .family import COMMON_SITES
+
     is_moe = is_moe or (lambda module: hasattr(module, "experts"))
     unavailable = Nowhere(neurons_reason)
     dense_sites = {**{name: Nowhere(dense_reason) for name in routed}, **(dense or {})}
@@ -218,57 +194,6 @@ def moe_accessors(experts: str | tuple[str, ...], top_k: str | tuple[str, ...] =
     return {"num_experts": lambda c: first(c, experts), "num_experts_per_token": lambda c: first(c, top_k)}
 
 
-# --------------------------------------------------------------------------- attention sinks
-@dataclass(frozen=True)
-class ListItem:
-    """Item ``item`` of the list passed as argument ``index`` of a call (``torch.cat([scores, sinks])``)."""
-
-    index: int = 0
-    item: int = 0
-
-    def get(self, raw):
-        args, kwargs = raw
-        return (args[self.index] if self.index < len(args) else kwargs["tensors"])[self.item]
-
-    def put(self, raw, value):
-        args, kwargs = raw
-        if self.index < len(args):
-            items = list(args[self.index])
-            items[self.item] = value
-            return (*args[:self.index], items, *args[self.index + 1:]), kwargs
-        items = list(kwargs["tensors"])
-        items[self.item] = value
-        return args, {**kwargs, "tensors": items}
-
-
-SINKS = (
-    "; the softmax also takes one learned sink logit per head (self_attn.sinks), appended as a last key column and "
-    "dropped after it, so attention_probabilities = softmax([scores, sink])[..., :-1] and each row sums to less "
-    "than one"
-)
-
-
-@dataclass(eq=False)
-class SinkScores(Read):
-    """Attention scores that the model softmaxes together with a per-head sink logit."""
-
-    def softmax(self, scores, module):
-        """The probabilities the model computes from these scores: the sink column in, then out."""
-        import torch
-
-        sinks = module.sinks.reshape(1, -1, 1, 1).expand(*scores.shape[:-1], 1).to(scores.dtype)
-        return torch.cat([scores, sinks], dim=-1).float().softmax(-1)[..., :-1]
-
-
-def sink_scores(description: str = "The attention scores, masked, before the sink column is appended" + SINKS):
-    """attention_scores read as the first tensor ``torch.cat`` joins inside the eager kernel."""
-    from nnterp.sites import EAGER_ONLY, Call
-
-    return SinkScores(
-        Call("torch.cat", "input", inside="attention_interface", eager="eager_attention_forward"), ListItem(0, 0),
-        description=description, condition=EAGER_ONLY)
-
-
 # --------------------------------------------------------------------------- router words
 LOGITS_BEFORE_SOFTMAX = "The router's score for every expert, before the softmax over all experts"
 LOGITS_BEFORE_SIGMOID = "The router's score for every expert, before the sigmoid (computed in float32)"
@@ -283,68 +208,6 @@ DEEPSEEK_CHOICES = ("The experts each position is sent to: the top_k of sigmoid(
                     "within the topk_group best of n_group expert groups; read-only")
 
 
-# --------------------------------------------------------------------------- Granite MoE
-def _residual_multiplier(config):
-    return config.residual_multiplier
-
-
-class EarlierFirst(Site):
-    """A site of a host whose PlusEarlier value needs an earlier module's output (Falcon-H1's Mamba
-    mixer runs before its attention): reading any value of the host reads that output first, while it
-    is still ahead of the forward, so attention_output can be read after the attention's interior."""
-
-    def __init__(self, inner: Site, plus: PlusEarlier) -> None:
-        self.inner, self.plus = inner, plus
-
-    served = property(lambda self: self.inner.served)
-    condition = property(lambda self: self.inner.condition)
-    description = property(lambda self: self.inner.description)
-
-    def __getattr__(self, name):
-        if name in ("inner", "plus") or name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
-    def read(self, host, spec):
-        self.plus._earlier(host)
-        return self.inner.read(host, spec)
-
-    def write(self, host, spec, value) -> None:
-        self.plus._earlier(host)
-        self.inner.write(host, spec, value)
-
-    def describe(self, module) -> str:
-        return self.inner.describe(module)
-
-
-def granite_sites(routed: dict, neurons_reason: str) -> dict:
-    """Granite's MoE blocks: both contributions scaled by residual_multiplier; the layer's
-    shared_mlp (GraniteMoeShared, GraniteMoeSWA), when the checkpoint has one, is part of mlp_output."""
-    from nnterp.sites import Argument, Child, Own, Sibling
-
-    scaled = Read(Own("output"), Element(0), scale=_residual_multiplier,
-                  description="What the MoE block adds to the residual stream: its output times residual_multiplier")
-    with_shared = PlusEarlier(
-        Sibling("shared_mlp"), Element(0), scale=_residual_multiplier, earlier=Own("output"),
-        earlier_scale=_residual_multiplier, words=", times residual_multiplier",
-        description="What the MLP adds to the residual stream: the MoE block's output plus the block's shared_mlp "
-                    "output (a sibling module run on every token), times residual_multiplier")
-
-    def mlp_output(context):
-        shared = getattr(context.layer, "shared_mlp", None) if context is not None else None
-        return scaled if shared is None else with_shared
-
-    return {
-        # the MoE block and the shared_mlp read one tensor: an assignment is copied into it, so it reaches both
-        "mlp_input": Read(Child("mlp", "input"), Argument(0), shared=True),
-        "attention_output": Read(
-            Own("output"), Element(0), scale=_residual_multiplier,
-            description="What the attention adds to the residual stream: its output times residual_multiplier"),
-        "mlp_output": mlp_output,
-        **moe_block(routed, neurons_reason),
-    }
-
-
 # --------------------------------------------------------------------------- dense score maps
 def _top_k(host) -> int:
     state = host.root._nnterp_state
@@ -352,56 +215,102 @@ def _top_k(host) -> int:
 
 
 @dataclass(eq=False)
-class ScoresAtChoices(Site):
-    """Router weights a router hands the experts as a dense ``[tokens, num_experts]`` map, zero off
-    the chosen experts (Llama 4: sigmoid of the top_k logits): served as the map's entries at the
-    chosen experts, found as the map's top_k (the sigmoid keeps the logits' order). An edit is
+class ScoresAtChoices(Read):
+    """Router weights a router hands the experts as a dense ``[tokens, num_experts]`` map, zero off the chosen
+    experts (Llama 4: sigmoid of the top_k logits), read at the router's output element ``element``: served as the
+    map's entries at the chosen experts, found as the map's top_k (the sigmoid keeps the logits' order). An edit is
     scattered back into the map; ``choices=True`` serves the chosen experts instead (read-only)."""
 
-    router: str = "router"
-    scores: int = 0
     choices: bool = False
-    description: str | None = None
-    condition: Any = None
 
-    def _location(self, host):
-        return f"{_child(host, self.router).path}.output"
+    def _chosen(self, context, raw):
+        scores = self.element.get(raw)
+        return scores, scores.topk(_top_k(context.host), dim=-1).indices
 
-    def read(self, host, spec):
-        from nnsight.intervention.eproperty import WriteBack
-
-        location = self._location(host)
-        mediator = Mediator.current(location)
-        occurrence = mediator.wanted(location)
-        raw = Mediator.value(location)
-        scores = raw[self.scores]
-        indices = scores.topk(_top_k(host), dim=-1).indices
-        if self.choices:
-            return TOKEN_ROWS.view(indices, host.root)
-        picked = scores.gather(-1, indices)
-        value = TOKEN_ROWS.view(picked, host.root)
-        version = picked._version
-
-        def carry_back():
-            if picked._version == version:
-                return raw  # not edited: the model's own objects, bit for bit
-            return Element(self.scores).put(raw, scores.scatter(-1, indices, picked))
-
-        mediator.transform = WriteBack(carry_back, value, self, location, occurrence)
+    def _present(self, context, raw):
+        scores, indices = self._chosen(context, raw)
+        value = TOKEN_ROWS.view(indices if self.choices else scores.gather(-1, indices), context.model)
+        value._nnterp_version = value._version
         return value
 
-    def write(self, host, spec, value) -> None:
-        from nnterp.sites import check_layout
+    _current = _present
 
-        location = self._location(host)
-        raw = Mediator.value(location)
-        scores = raw[self.scores]
-        indices = scores.topk(_top_k(host), dim=-1).indices
-        current = TOKEN_ROWS.view(scores.gather(-1, indices), host.root)
-        check_layout(spec, current, value, host.root)
-        edited = scores.scatter(-1, indices, value.reshape(indices.shape))
-        Mediator.swap(location, Element(self.scores).put(raw, edited))
+    def _is_live(self, host) -> bool:
+        return False  # the entries are gathered out of the map
+
+    def _put(self, context, raw, value):
+        scores, indices = self._chosen(context, raw)
+        return self.element.put(raw, scores.scatter(-1, indices, value.reshape(indices.shape)))
+
+    def read(self, host, spec):
+        return self._read_written_back(host)
+
+    def write(self, host, spec, value) -> None:
+        if self.choices:
+            return Site.write(self, host, spec, value)
+        super().write(host, spec, value)
 
     def describe(self, module) -> str:
         what = "the top_k entries" if self.choices else "the entries at its top_k"
-        return f"the router {self.router}'s output, element {self.scores} (a dense score map): {what}"
+        return f"{self.where.describe(module)}, element {self.element.index} (a dense score map): {what}"
+
+
+# --------------------------------------------------------------------------- presets
+@dataclass(frozen=True)
+class Router:
+    """A router module returning ``(logits, weights, choices)``, declared once: the module, where its logits are
+    read (a call inside its forward, or a child Linear's output), which output elements hand the experts the
+    weights and the choices, and what each value means."""
+
+    module: str = "gate"
+    logits_call: str | None = "F.linear"
+    logits_module: str | None = None
+    weights: int | None = 1
+    choices: int = 2
+    logits: str | None = None
+    weights_description: str | None = None
+    choices_description: str | None = None
+
+    def sites(self) -> dict[str, Site]:
+        return router_sites(self.module, self.logits_call, self.logits_module, self.weights, self.choices,
+                            self.logits, self.weights_description, self.choices_description)
+
+
+@dataclass(frozen=True)
+class MoE:
+    """A mixture-of-experts MLP as a family declares it (``Family(moe=...)``): its router, why the experts' neurons
+    do not exist as one tensor, and the config keys of the expert count and the top_k. Its sites serve the MoE
+    blocks and leave a dense block's MLP as usual."""
+
+    router: Router
+    experts: str = experts_sentence()
+    num_experts: str | tuple[str, ...] = "num_experts"
+    top_k: str | tuple[str, ...] = "num_experts_per_tok"
+
+    def sites(self) -> dict:
+        return moe_block(self.router.sites(), self.experts)
+
+    def accessors(self) -> dict:
+        return moe_accessors(self.num_experts, self.top_k)
+
+    def but(self, **changes) -> "MoE":
+        """This preset with router fields (``weights_description=...``) or its own fields changed."""
+        router = {key: value for key, value in changes.items() if key in Router.__dataclass_fields__}
+        own = {key: value for key, value in changes.items() if key not in router}
+        return replace(self, router=replace(self.router, **router), **own)
+
+    def describe(self) -> str:
+        weights = self.router.weights_description or "the router's weights"
+        return f"a mixture of experts routed by {self.router.module}: {weights[0].lower()}{weights[1:]}"
+
+
+#: DeepSeek-V3's router: sigmoid scores, a load-balancing bias on the choice only, group-limited top_k, shared
+#: experts beside (DeepSeek-V3 and its kin: dots1, GLM-4.5, Solar Open, K-EXAONE, MiMo-V2-Flash...)
+DEEPSEEK_V3 = MoE(
+    Router("gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID,
+           weights_description=SIGMOID_WITH_BIAS + "; the shared experts run on every token unweighted",
+           choices_description=DEEPSEEK_CHOICES),
+    experts_sentence("experts.gate_up_proj [n_routed_experts, 2·moe_intermediate_size, hidden_size] and "
+                     "experts.down_proj [n_routed_experts, hidden_size, moe_intermediate_size]"),
+    num_experts="n_routed_experts",
+)
