@@ -201,9 +201,11 @@ def family_of(wrapper: Wrapper) -> WrapperFamily:
 
 
 def declared() -> tuple[Wrapper, ...]:
+    """Every declaration: declarations.py's, then those of the modules beside it (which borrow its recipe parts)."""
     from .declarations import WRAPPERS
+    from .own_text import OWN_TEXT
 
-    return WRAPPERS
+    return (*WRAPPERS, *OWN_TEXT)
 
 
 @lru_cache(maxsize=None)
