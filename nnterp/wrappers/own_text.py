@@ -39,6 +39,20 @@ def _packed(patches: int) -> tuple:
     return (1, 3, 4, 4 * patches)
 
 
+#: A one-layer Inkling 2 vision encoder: 4-pixel patches, each 2x2 of them one stream row.
+INKLING2_VISION = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
+                   "patch_size": 4, "posemb_grid_size": 4, "projection_hidden_dim": 64, "text_hidden_size": 64}
+#: One 8-pixel image: 4 stream rows (a 2x2 grid of merged patches), each an 8 x 8 x 3 block of pixels.
+INKLING2_IMAGE = {"tokens": 4, "pixel_values": (4, 8, 8, 3), "image_grid_thw": [[1, 2, 2]]}
+INKLING2_NOTE = (
+    "model.{vision_tower ({cls}VisionModel: patch embedding with a class token and an interpolated position grid, "
+    "rotary encoder layers, then a merger folding each spatial_merge_size^2 patches into one row, projected to the "
+    "text width), language_model ({cls}TextModel)} and lm_head, whose logits are soft-capped as the text "
+    "family's. The image comes as one pixel block per stream row (pixel_values [image tokens, patch_size x "
+    "spatial_merge_size, same, channels]) with image_grid_thw counted in stream rows; {cls}Model's forward places "
+    "the merger's rows with inputs_embeds.masked_scatter at image_token_id.")
+
+
 OWN_TEXT = (
     Wrapper(
         name="gemma4",
@@ -121,7 +135,7 @@ OWN_TEXT = (
              "unshuffles each downsample_factor^2 block of patches into one row, and Lfm2VlModel's forward places "
              "the projected rows with inputs_embeds.masked_scatter.",
         image_inputs=("pixel_values", "spatial_shapes", "pixel_attention_mask"),
-        checkpoints=(Checkpoint("LiquidAI/LFM2-VL-450M", "LFM2-VL-450M"),),
+        checkpoints=(Checkpoint("LiquidAI/LFM2-VL-1.6B", "LFM2-VL-1.6B"),),
         tiny={"config_class": "Lfm2VlConfig", "overrides": {
             "text_config": _text("lfm2"), "image_token_id": 299, "downsample_factor": 2,
             "projector_hidden_size": 64,
@@ -171,7 +185,7 @@ OWN_TEXT = (
              "masked_scatter).",
         vision=("model.vision_tower", "model.mm_projector"),
         image_inputs=("pixel_values", "image_grid_thw"),
-        checkpoints=(Checkpoint("moonshotai/Kimi-K2.5", "Kimi-K2.5"),),
+        checkpoints=(Checkpoint("moonshotai/Kimi-K2.6", "Kimi-K2.6"),),
         tiny={"config_class": "Kimi_K25Config", "overrides": {
             "text_config": _text("deepseek_v3"), **QWEN_IDS, "projection_hidden_size": 32,
             "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
@@ -190,7 +204,7 @@ OWN_TEXT = (
              "model's positions stay one-dimensional.",
         vision=("model.vision_tower", "model.merger"),
         image_inputs=("pixel_values", "target_sizes"),
-        checkpoints=(Checkpoint("openbmb/MiniCPM-OCR", "MiniCPM-OCR"),),
+        checkpoints=(Checkpoint("openbmb/MiniCPM-OCR-1.0", "MiniCPM-OCR-1.0"),),
         tiny={"config_class": "MiniCPMOcrConfig", "overrides": {
             "text_config": _text("qwen3_5_text"), "image_token_id": 299, "video_token_id": 298,
             "insert_layer_id": 0, "vision_config": MINICPM_VISION},
@@ -227,12 +241,343 @@ OWN_TEXT = (
              "target_sizes and the image and slice markers around each crop.",
         vision=("model.vision_tower", "model.merger"),
         image_inputs=("pixel_values", "target_sizes", "mm_token_type_ids"),
-        checkpoints=(Checkpoint("openbmb/MiniCPM-V-4.7", "MiniCPM-V-4.7"),),
+        checkpoints=(Checkpoint("openbmb/MiniCPM-V-4.7-1B", "MiniCPM-V-4.7-1B"),),
         tiny={"config_class": "MiniCPMV4_7Config", "overrides": {
             "text_config": _text("qwen3_5_text"), "image_token_id": 299, "video_token_id": 290,
             "image_start_id": 297, "image_end_id": 298, "slice_start_id": 293, "slice_end_id": 292,
             "newline_id": 291, "insert_layer_id": 0, "image_size": 32, "vision_config": MINICPM_VISION},
             "image": {"tokens": 4, "around": (297, 298), "types": "mm_token_type_ids", "pixel_values": _packed(64),
                       "target_sizes": [[8, 8]]}},
+    ),
+    Wrapper(
+        name="gemma4_unified",
+        title="Gemma 4 Unified",
+        model_types=("gemma4_unified",),
+        classes=("Gemma4UnifiedForConditionalGeneration",),
+        text_family="gemma4_unified_text",
+        summary="Gemma 4 Unified: encoder-free, each merged image patch is embedded (layer norms, a dense "
+                "projection, a factorized 2D position table, an RMS-normed projection) straight into the stream of "
+                "the Gemma 4 Unified text model.",
+        note="Gemma4UnifiedForConditionalGeneration: model.{embed_vision (Gemma4UnifiedVisionEmbedder: LayerNorm, "
+             "Linear, LayerNorm, factorized 2D position embedding, LayerNorm, then multimodal_embedder: an RMSNorm "
+             "without scale and one linear), embed_audio where the config has audio, language_model} and lm_head; "
+             "there is no vision tower. Images come as merged patches (pixel_values [batch, patches, 3 x "
+             "model_patch_size^2]) with their (x, y) image_position_ids, one stream row per patch that is not "
+             "padding; Gemma4UnifiedModel's forward embeds the ids with the multimodal placeholders as pad, then "
+             "places the embedded patches with inputs_embeds.masked_scatter (videos and audio next). With "
+             "use_bidirectional_attention 'vision' the image positions attend to each other both ways when "
+             "mm_token_type_ids are passed.",
+        vision=("model.embed_vision",),
+        image_inputs=("pixel_values", "image_position_ids"),
+        checkpoints=(Checkpoint("google/gemma-4-12B-it", "Gemma-4-12B-it"),),
+        tiny={"config_class": "Gemma4UnifiedConfig", "overrides": {
+            "text_config": _text("gemma4_unified_text"), "image_token_id": 299, "boi_token_id": 297,
+            "eoi_token_id": 298, "video_token_id": 295, "audio_token_id": 294,
+            "vision_config": {"patch_size": 2, "pooling_kernel_size": 2, "mm_embed_dim": 32, "mm_posemb_size": 4,
+                              "output_proj_dims": 32}},
+            "image": {"tokens": 4, "around": (297, 298), "pixel_values": (1, 4, 48),
+                      "image_position_ids": _grid(2, 2)}},
+    ),
+    Wrapper(
+        name="qwen4_exp",
+        title="Qwen4-Exp",
+        model_types=("qwen4_exp",),
+        classes=("Qwen4ExpForConditionalGeneration",),
+        text_family="qwen4_exp_text",
+        summary="Qwen4-Exp: Qwen3.5's vision transformer and patch merger around the Qwen4-Exp mixture-of-experts "
+                "decoder (gated delta-net and indexed attention, hyper-connected residual streams).",
+        note="Qwen4ExpForConditionalGeneration: model.{visual (patch embedding, blocks, merger), language_model "
+             "(Qwen4ExpTextModel)} and lm_head. The image comes as flattened patches with image_grid_thw; "
+             "Qwen4ExpModel's forward places the merger's rows with inputs_embeds.masked_scatter (videos next, by a "
+             "second masked_scatter) and passes the ids themselves, image placeholders included, as ple_input_ids "
+             "where the text config has per-layer embeddings. The residual is several streams, so there is no one "
+             "layers[0].layer_input: the merged embeddings are what the language model takes as inputs_embeds "
+             "and expands into its streams. Rotary positions are three-dimensional, computed "
+             "from image_grid_thw and mm_token_type_ids.",
+        vision=("model.visual",),
+        image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
+        checkpoints=(Checkpoint("Qwen/Qwen4-Exp", "Qwen4-Exp", {
+            "architectures": ["Qwen4ExpForConditionalGeneration"], "model_type": "qwen4_exp"}, not_buildable=(
+            "its indexed-attention layers need the QSA indexer sizes (indexer_budget, indexer_compress_ratio, ...), "
+            "which the config class leaves unset and which are not known offline")),),
+        tiny={"config_class": "Qwen4ExpConfig", "overrides": {
+            "text_config": _text("qwen4_exp_text"), **QWEN_IDS, "vision_config": QWEN3_VISION},
+            "image": QWEN_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="exaone4_5",
+        title="EXAONE 4.5",
+        model_types=("exaone4_5",),
+        classes=("Exaone4_5_ForConditionalGeneration",),
+        text_family="exaone4",
+        summary="EXAONE 4.5: a Qwen2.5-VL-style windowed vision transformer (grouped-query attention, 2D rotary) "
+                "with a 2x2 patch merger around an EXAONE 4 language model.",
+        note="Exaone4_5_ForConditionalGeneration: model.{visual (Exaone4_5_VisionModel: patch embedding, windowed "
+             "and full-attention blocks, merger), language_model (Exaone4Model)} and lm_head. The image comes as "
+             "flattened patches with image_grid_thw; Exaone4_5_Model's forward places the merger's rows with "
+             "inputs_embeds.masked_scatter (videos next, by a second masked_scatter). Unlike Qwen2.5-VL the "
+             "language model's positions stay one-dimensional: the 2D rotary is the vision encoder's only.",
+        vision=("model.visual",),
+        image_inputs=("pixel_values", "image_grid_thw"),
+        checkpoints=(Checkpoint("LGAI-EXAONE/EXAONE-4.5-33B", "EXAONE-4.5-33B"),),
+        tiny={"config_class": "Exaone4_5_Config", "overrides": {
+            "text_config": _text("exaone4", model_type="exaone4"), "image_token_id": 299, "video_token_id": 298,
+            "vision_config": {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64,
+                              "num_heads": 2, "num_key_value_heads": 1, "patch_size": 4, "window_size": 16,
+                              "fullatt_block_indexes": [0]}},
+            "image": {**QWEN_IMAGE, "around": (297,)}},
+    ),
+    Wrapper(
+        name="aria",
+        title="Aria",
+        model_types=("aria",),
+        classes=("AriaForConditionalGeneration",),
+        text_family="aria_text",
+        summary="Aria: an Idefics3 SigLIP vision tower and a cross-attention projector (learned queries over the "
+                "patches) around Aria's mixture-of-experts language model.",
+        note="AriaForConditionalGeneration: model.{vision_tower (Idefics3VisionTransformer), multi_modal_projector "
+             "(AriaProjector: projector_patch_to_query_dict[patches] learned queries cross-attend to the patches of "
+             "vision_feature_layer, layer norm, MLP), language_model (AriaTextModel)} and lm_head; pixel_mask, where "
+             "given, masks the padding patches. AriaModel's forward places the projector's rows with "
+             "inputs_embeds.masked_scatter.",
+        image_token="image_token_index",
+        image_inputs=("pixel_values", "pixel_mask"),
+        checkpoints=(Checkpoint("rhymes-ai/Aria", "Aria"),),
+        tiny={"config_class": "AriaConfig", "overrides": {
+            "text_config": _text("aria_text"), "image_token_index": 299, "projector_patch_to_query_dict": {16: 4},
+            "vision_config": {**SIGLIP, "model_type": "idefics3_vision"}},
+            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16)}},
+    ),
+    Wrapper(
+        name="apertus1p5",
+        title="Apertus 1.5",
+        model_types=("apertus1p5",),
+        classes=("Apertus1p5ForConditionalGeneration",),
+        text_family="apertus1p5_text",
+        summary="Apertus 1.5: a VQ image tokenizer (and a WavTokenizer audio encoder) whose codes are embedded by the "
+                "Apertus 1.5 text model's own embedding and placed at the image placeholders.",
+        note="Apertus1p5ForConditionalGeneration: model.{vision_tokenizer (a convolutional VQ encoder and codebook, "
+             "run in float32), audio_tokenizer (WavTokenizer's encoder), language_model (Apertus1p5TextModel)} and "
+             "lm_head. Each image is tokenized at its own size (image_sizes) into codebook indices, offset by "
+             "image_token_offset into the vocabulary and embedded by the language model's embed_tokens (a second "
+             "call of it, after the ids'); Apertus1p5Model's forward places those embeddings with "
+             "inputs_embeds.masked_scatter at image_token_id (audio next, by a second masked_scatter). So "
+             "image_features are rows of the embedding matrix, chosen by the image's codes. It loads under eager "
+             "attention only: transformers refuses sdpa for Apertus1p5VisionTokenizerModel.",
+        vision=("model.vision_tokenizer", "model.audio_tokenizer"),
+        loads=("eager",),
+        image_inputs=("pixel_values", "image_sizes"),
+        checkpoints=(Checkpoint("swiss-ai/Apertus-v1.5-8B", "Apertus-v1.5-8B"),),
+        tiny={"config_class": "Apertus1p5Config", "overrides": {
+            "text_config": _text("apertus1p5_text"), "image_token_id": 299, "audio_token_id": 298,
+            "image_token_offset": 200, "audio_token_offset": 216,
+            "vision_config": {"codebook_size": 16, "embed_dim": 8, "latent_channels": 32, "base_channels": 32,
+                              "channel_multiplier": [1, 1, 1], "num_res_blocks": 1, "attn_resolutions": [],
+                              "resolution": 16},
+            "audio_config": {"model_type": "wavtokenizer_encoder", "num_filters": 2, "hidden_size": 8,
+                             "codebook_size": 16, "codebook_dim": 8, "num_lstm_layers": 1,
+                             "upsampling_ratios": [2, 2], "decoder_hidden_size": 8, "decoder_intermediate_size": 16,
+                             "decoder_num_layers": 1, "decoder_attention_num_groups": 1}},
+            "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16), "image_sizes": [[16, 16]]}},
+    ),
+    Wrapper(
+        name="cohere_compass",
+        title="Cohere Compass",
+        model_types=("cohere_compass",),
+        classes=("CohereCompassForConditionalGeneration",),
+        text_family="cohere_compass_text",
+        summary="Cohere Compass: a Qwen3-VL-style vision transformer (2x2 merger, deepstack features) around a "
+                "Command R parallel-block language model with multimodal rotary positions.",
+        note="CohereCompassForConditionalGeneration: model.{visual (CohereCompassVisionModel: patch embedding, "
+             "blocks, merger, deepstack mergers), language_model (CohereCompassTextModel)} and lm_head, whose logits "
+             "are multiplied by logit_scale as Command R's. The image comes as flattened patches with "
+             "image_grid_thw; CohereCompassModel's forward places the merger's rows with "
+             "inputs_embeds.masked_scatter (image_features), and the vision blocks at deepstack_visual_indexes give "
+             "features of their own, which CohereCompassTextModel's forward adds at the image positions after each "
+             "of its first len(deepstack_visual_indexes) blocks: there layers[i + 1].layer_input is "
+             "layers[i].layer_output plus those features. Rotary positions are three-dimensional, computed from "
+             "image_grid_thw and mm_token_type_ids.",
+        vision=("model.visual",),
+        image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
+        checkpoints=(Checkpoint("CohereLabs/North-Micro-Vision-Instruct", "North-Micro-Vision-Instruct", {
+            "architectures": ["CohereCompassForConditionalGeneration"], "model_type": "cohere_compass"},
+            not_buildable=("its sizes are not recorded here, and CohereCompassConfig's defaults do not build (the "
+                           "text config's rope_parameters has no entry for its full_attention layers)")),),
+        tiny={"config_class": "CohereCompassConfig", "overrides": {
+            "text_config": _text("cohere_compass_text"), **QWEN_IDS,
+            "vision_config": {**QWEN3_VISION, "deepstack_visual_indexes": [0]}},
+            "image": QWEN_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="hyperclovax_vision_v2",
+        title="HyperCLOVA X Vision V2",
+        model_types=("hyperclovax_vision_v2",),
+        classes=("HyperCLOVAXVisionV2ForConditionalGeneration",),
+        text_family="hyperclovax",
+        summary="HyperCLOVA X SEED Vision V2: a Qwen2.5-VL vision transformer and one linear projector around a "
+                "HyperCLOVA X language model.",
+        note="HyperCLOVAXVisionV2ForConditionalGeneration: model.{vision_model (Qwen2_5_VLVisionModel: windowed "
+             "blocks and a 2x2 patch merger), projector (one linear), language_model (HyperCLOVAXModel)} and "
+             "lm_head. The image comes as flattened patches with image_grid_thw; HyperCLOVAXVisionV2Model's forward "
+             "places the projected rows with inputs_embeds.masked_scatter (videos next, by a second "
+             "masked_scatter); the language model's positions stay one-dimensional. HyperCLOVAXModel multiplies "
+             "every inputs_embeds row by embedding_multiplier, the image rows too, so image_features, like "
+             "token_embeddings, is read as that product: what enters the stream.",
+        vision=("model.vision_model", "model.projector"),
+        image_inputs=("pixel_values", "image_grid_thw"),
+        checkpoints=(Checkpoint("naver-hyperclovax/HyperCLOVAX-SEED-Think-32B", "HyperCLOVAX-SEED-Think-32B"),),
+        tiny={"config_class": "HyperCLOVAXVisionV2Config", "overrides": {
+            "text_config": _text("hyperclovax"), "image_token_id": 299, "video_token_id": 298,
+            "vision_config": {"model_type": "qwen2_5_vl_vision", "depth": 1, "hidden_size": 32,
+                              "out_hidden_size": 48, "intermediate_size": 64, "num_heads": 2, "patch_size": 4,
+                              "window_size": 16, "fullatt_block_indexes": [0]}},
+            "image": {**QWEN_IMAGE, "around": (297,)}},
+    ),
+    Wrapper(
+        name="inkling2",
+        title="Inkling 2",
+        model_types=("inkling2",),
+        classes=("Inkling2ForConditionalGeneration",),
+        text_family="inkling2_text",
+        summary="Inkling 2: a native-resolution vision encoder with a patch merger around the Inkling 2 "
+                "mixture-of-experts language model (block attention residuals).",
+        note="Inkling2ForConditionalGeneration: " + INKLING2_NOTE.replace("{cls}", "Inkling2"),
+        image_inputs=("pixel_values", "image_grid_thw"),
+        vision=("model.vision_tower",),
+        checkpoints=(Checkpoint("thinkingmachines/Inkling-2-Small-MXFP8", "Inkling-2-Small"),),
+        tiny={"config_class": "Inkling2Config", "overrides": {
+            "text_config": _text("inkling2_text"), "image_token_id": 299, "vision_config": INKLING2_VISION},
+            "image": INKLING2_IMAGE},
+    ),
+    Wrapper(
+        name="inkling2_loop",
+        title="Inkling 2 Loop",
+        model_types=("inkling2_loop",),
+        classes=("Inkling2LoopForConditionalGeneration",),
+        text_family="inkling2_loop_text",
+        summary="Inkling 2 Loop: Inkling 2's vision encoder around the looped-depth Inkling 2 Loop language model.",
+        note="Inkling2LoopForConditionalGeneration: " + INKLING2_NOTE.replace("{cls}", "Inkling2Loop").replace(
+            "(Inkling2LoopVisionModel", "(Inkling2VisionModel"),
+        image_inputs=("pixel_values", "image_grid_thw"),
+        vision=("model.vision_tower",),
+        checkpoints=(Checkpoint("thinkingmachines/Inkling-2-Mini", "Inkling-2-Mini"),),
+        tiny={"config_class": "Inkling2LoopConfig", "overrides": {
+            "text_config": _text("inkling2_loop_text"), "image_token_id": 299,
+            "vision_config": {**INKLING2_VISION, "model_type": "inkling2_vision"}},
+            "image": INKLING2_IMAGE},
+    ),
+    Wrapper(
+        name="inkling_mm_model",
+        title="Inkling",
+        model_types=("inkling_mm_model",),
+        classes=("InklingForConditionalGeneration",),
+        text_family="inkling_text",
+        summary="Inkling: an attention-free hierarchical MLP patch encoder (and a dMel audio encoder) whose last "
+                "layer projects each patch straight to one stream row of the Inkling language model.",
+        note="InklingForConditionalGeneration: model.{vision_tower (InklingVisionModel: linear layers that fold time "
+             "and space into depth, from plan_out_scales, then an RMSNorm at the text width), audio_tower "
+             "(InklingAudioModel), language_model (InklingTextModel)} and lm_head. Each patch (pixel_values "
+             "[patches, temporal_patch_size, patch_size, patch_size, channels]) becomes one stream row; "
+             "InklingModel's forward places them with inputs_embeds.masked_scatter at image_token_id (audio next, "
+             "by a second masked_scatter).",
+        vision=("model.vision_tower", "model.audio_tower"),
+        checkpoints=(Checkpoint("thinkingmachines/Inkling", "Inkling"),),
+        tiny={"config_class": "InklingConfig", "overrides": {
+            "text_config": _text("inkling_text"), "image_token_id": 299, "audio_token_id": 298,
+            # three layers over 2x2-pixel, two-frame patches: plan_out_scales' rows, with no scipy assignment
+            "vision_config": {"text_hidden_size": 64, "patch_size": 2, "temporal_patch_size": 2,
+                              "num_hidden_layers": 3},
+            "audio_config": {"text_hidden_size": 64, "n_mel_bins": 8, "mel_vocab_size": 16}},
+            "image": {"tokens": 4, "pixel_values": (4, 2, 2, 2, 3)}},
+    ),
+    Wrapper(
+        name="dots3_note",
+        title="dots3.note",
+        model_types=("dots3_note",),
+        classes=("Dots3NoteForConditionalGeneration",),
+        text_family="dots3_note_text",
+        summary="dots3.note: a native-resolution vision transformer (mixture-of-experts MLPs in its upper blocks) "
+                "with a 2x2 merger, and an audio encoder, around the dots3.note MLA mixture-of-experts language "
+                "model.",
+        note="Dots3NoteForConditionalGeneration: model.{vision_tower (Dots3NoteVisionModel: patch embedding, rotary "
+             "blocks, RMSNorm, merger folding each adapter_merge_size^2 patches into one row), audio_tower "
+             "(Dots3NoteAudioModel), language_model (Dots3NoteTextModel)} and lm_head. The image comes as "
+             "flattened patches (pixel_values [patches, 3 x patch_size^2]) with image_grid_thw; Dots3NoteModel's "
+             "forward places the merger's rows with inputs_embeds.masked_scatter (videos and audio next, by "
+             "masked_scatters of their own); the language model's positions stay one-dimensional.",
+        vision=("model.vision_tower", "model.audio_tower"),
+        image_inputs=("pixel_values", "image_grid_thw"),
+        checkpoints=(Checkpoint("dots-studio/dots3-note-prev", "dots3-note-prev"),),
+        tiny={"config_class": "Dots3NoteConfig", "overrides": {
+            # the sliding layers' own sizes (swa_*), else Dots3NoteTextConfig gives them the released 64 heads
+            "text_config": _text("dots3_note_text", swa_num_attention_heads=4, swa_num_key_value_heads=4,
+                                 swa_q_lora_rank=32, swa_kv_lora_rank=32, swa_head_dim=32,
+                                 swa_qk_nope_head_dim=16, swa_v_head_dim=16),
+            "image_token_id": 299, "video_token_id": 298,
+            "audio_token_id": 295,
+            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                              "num_attention_heads": 2, "patch_size": 4, "moe_intermediate_size": 32,
+                              "mlp_layer_types": ["dense"], "num_local_experts": 2, "adapter_in_dim": 32,
+                              "adapter_out_dim": 64, "adapter_merge_size": 2},
+            "audio_config": {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 1,
+                             "num_attention_heads": 2, "feature_size": 8, "downsample_hidden_size": 16,
+                             "adapter_input_size": 16, "adapter_out_dim": 64}},
+            "image": {"tokens": 4, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]]}},
+    ),
+    Wrapper(
+        name="minimax_m3_vl",
+        title="MiniMax-M3",
+        model_types=("minimax_m3_vl",),
+        classes=("MiniMaxM3SparseForConditionalGeneration",),
+        text_family="minimax_m3_vl_text",
+        summary="MiniMax-M3: a native-resolution vision transformer (partial 3D rotary) and a two-stage MLP "
+                "projector (per patch, then each 2x2 patches merged) around the MiniMax-M3 sparse mixture-of-experts "
+                "language model.",
+        note="MiniMaxM3SparseForConditionalGeneration: model.{vision_tower (MiniMaxM3VLVisionModel), "
+             "multi_modal_projector (linear, GELU, linear per patch, then each spatial_merge_size^2 patches side by "
+             "side through linear, GELU, linear), language_model (MiniMaxM3VLTextModel)} and lm_head. The image "
+             "comes as flattened patches (pixel_values [patches, 3 x temporal_patch_size x patch_size^2]) with "
+             "image_grid_thw; MiniMaxM3VLModel's forward places the projector's rows with "
+             "inputs_embeds.masked_scatter at image_token_index (videos next, by a second masked_scatter); the "
+             "language model's positions stay one-dimensional.",
+        image_token="image_token_index",
+        image_inputs=("pixel_values", "image_grid_thw"),
+        checkpoints=(Checkpoint("MiniMaxAI/MiniMax-M3", "MiniMax-M3"),),
+        tiny={"config_class": "MiniMaxM3VLConfig", "overrides": {
+            "text_config": _text("minimax_m3_vl_text"), "image_token_index": 299, "video_token_index": 298,
+            "projector_hidden_size": 64,
+            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                              "num_attention_heads": 2, "image_size": 16, "patch_size": 4}},
+            "image": {**QWEN_IMAGE, "around": (297,)}},
+    ),
+    Wrapper(
+        name="nemotron_h_omni",
+        title="Nemotron 3 Nano Omni",
+        model_types=("nemotron_h_omni",),
+        classes=("NemotronH_Omni_Reasoning_V3",),
+        text_family="nemotron_h",
+        summary="Nemotron 3 Nano Omni: a RADIO vision encoder with pixel shuffle and an MLP projector (and a "
+                "Parakeet audio encoder) around a whole Nemotron-H hybrid Mamba-attention causal LM.",
+        note="NemotronH_Omni_Reasoning_V3: vision_model (RADIO), vision_final_layernorm where the language model "
+             "has MTP layers, multi_modal_projector (RMSNorm, linear, activation, linear after a pixel shuffle by "
+             "downsample_ratio), audio_tower and embed_audio where the config has audio, and language_model, a whole "
+             "NemotronHForCausalLM (language_model.model, language_model.lm_head). The image comes as flattened "
+             "patches with image_grid_hw; the wrapper's own forward embeds the ids, places the projected rows with "
+             "inputs_embeds.masked_scatter (videos and audio next) and calls the language model with the merged "
+             "embeddings, returning its logits.",
+        language_model="language_model.model",
+        lm_head="language_model.lm_head",
+        merge="",
+        vision=("vision_model", "multi_modal_projector"),
+        image_inputs=("pixel_values", "image_grid_hw"),
+        checkpoints=(Checkpoint("nvidia/Nemotron-3-Nano-Omni-30B-A3B-Reasoning-BF16",
+                                "Nemotron-3-Nano-Omni-30B-A3B-Reasoning"),),
+        tiny={"config_class": "NemotronH_Omni_Reasoning_V3_Config", "overrides": {
+            "text_config": _text("nemotron_h"), "image_token_id": 299, "video_token_id": 298,
+            "vision_hidden_size": 32, "projector_hidden_size": 64, "downsample_ratio": 0.5,
+            "vision_config": {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
+                              "patch_size": 4, "image_size": 16, "max_img_size": 16, "num_cls_tokens": 1,
+                              "num_registers": 0, "model_type": "radio", "video_temporal_patch_size": 2}},
+            "image": {"tokens": 4, "pixel_values": (16, 48), "image_grid_hw": [[4, 4]]}},
     ),
 )
