@@ -407,7 +407,9 @@ WRAPPERS = (
              "embeds the ids, projects the flattened vision features and places them with "
              "inputs_embeds.masked_scatter, then calls the language model with the merged embeddings.",
         broken="transformers 5.24's Llama4ForConditionalGeneration.forward raises on every call (it builds its "
-               "output from outputs.image_outputs, which the language model's MoeCausalLMOutputWithPast has not); "
+               "output from outputs.image_outputs, which the language model's MoeCausalLMOutputWithPast has not; "
+               "the raise comes after the logits, but capture_outputs pops a return_dict=False argument, so only "
+               "setting the model's config.return_dict would skip it); "
                "its language model alone is served by llama4_text: load the checkpoint with "
                "AutoModelForCausalLM.from_pretrained(repo), which builds Llama4ForCausalLM from the text config, and "
                "pass that model",
@@ -547,9 +549,10 @@ NOT_SERVED = {
                  "family yet",
     "emu3": "images enter as VQ token ids in the text vocabulary; its language model alone (Emu3ForCausalLM) is "
             "served as emu3",
-    "gemma3n": "its vision tower is timm's MobileNetV5 (TimmWrapperModel), and timm is not among nnterp's "
-               "dependencies, so no tiny recipe builds here to check it; its language model alone "
-               "(Gemma3nForCausalLM) is served as gemma3n_text",
+    "gemma3n": "its vision tower is timm's MobileNetV5 (TimmWrapperModel), and timm imports torchvision, whose build "
+               "for torch 2.13.0 (torchvision 0.28.0) reaches this project only as PyPI's CUDA 13 wheel, which fails "
+               "to import beside the CPU torch (operator torchvision::nms does not exist): no tiny recipe builds here "
+               "to check it; its language model alone (Gemma3nForCausalLM) is served as gemma3n_text",
     "blip-2": _undeclared("opt"),
     "cosmos3_edge": _no_family("cosmos3_edge_text"),
     "cosmos3_omni": _no_family("qwen3_vl_text"),
