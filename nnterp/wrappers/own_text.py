@@ -60,7 +60,7 @@ OWN_TEXT = (
         model_types=("gemma4",),
         classes=("Gemma4ForConditionalGeneration",),
         text_family="gemma4_text",
-        summary="Gemma 4: a rotary vision encoder over patches with position-pooling, an RMS-normed projection, "
+        summary="Gemma 4: a rotary vision encoder over patches, pooled by position, and an RMS-normed projection "
                 "around Gemma 4's text model (and an optional audio tower).",
         note="Gemma4ForConditionalGeneration: model.{vision_tower (Gemma4VisionModel: patch embedder, encoder, "
              "pooler to pooling_kernel_size^2-patch averages), embed_vision (an RMSNorm without scale, then one "
