@@ -68,6 +68,9 @@ class Wrapper:
     readout: Callable | None = None
     #: the position id of the call's first token (PaliGemma's positions are 1-indexed: no token has rotary angle 0)
     first_position: int = 0
+    #: the attention implementations the wrapper builds under, where its vision side takes fewer than its text
+    #: family's loads (Apertus 1.5's VQ image tokenizer has no sdpa)
+    loads: tuple[str, ...] | None = None
     #: why transformers' own forward of this wrapper cannot run (then it is refused with this reason, and a test
     #: checks that the forward still fails, so that the day it runs the declaration is served)
     broken: str | None = None
@@ -186,8 +189,12 @@ def family_of(wrapper: Wrapper) -> WrapperFamily:
         "token_embeddings": _token_embeddings(token, text.name),
         "image_features": Read(
             InsideModule(wrapper.merge, wrapper.merge_call), wrapper.features_argument, IMAGE_ROWS,
+            # a language model that scales its inputs_embeds before the first block (HyperCLOVA X's
+            # embedding_multiplier) scales the merged image rows with the token rows: the stream holds the product
+            scale=token.scale if isinstance(token, Read) else None,
             description="The projected image features as the wrapper places them into the stream, one row per "
-                        "image position"),
+                        "image position" + (", times the scale the language model gives every embedding row"
+                                            if isinstance(token, Read) and token.scale else "")),
         "image_mask": _image_mask_site(wrapper),
     }
     shared.update(
@@ -196,14 +203,17 @@ def family_of(wrapper: Wrapper) -> WrapperFamily:
         checkpoints=wrapper.checkpoints, tiny=wrapper.tiny, variants={}, module=importlib.import_module(
             f"{__name__}.declarations"),
         readout=text.readout if wrapper.readout is None else wrapper.readout,
+        loads=text.loads if wrapper.loads is None else wrapper.loads,
     )
     return WrapperFamily(**shared, wrapper=wrapper, text=text)
 
 
 def declared() -> tuple[Wrapper, ...]:
+    """Every declaration: declarations.py's, then those of the modules beside it (which borrow its recipe parts)."""
     from .declarations import WRAPPERS
+    from .own_text import OWN_TEXT
 
-    return WRAPPERS
+    return (*WRAPPERS, *OWN_TEXT)
 
 
 @lru_cache(maxsize=None)
@@ -278,20 +288,26 @@ def has_image(model, inputs) -> bool:
 
 def check_image(model, inputs, report, base) -> None:
     """The contract where the image enters the stream, on a call with an image: image_mask marks the placeholders,
-    image_features has a row per image position, layers[0].layer_input is token_embeddings with image_features
-    merged at image_mask, and an edit of image_features reaches the logits while a read leaves them bit-identical.
+    image_features has a row per image position, layers[0].layer_input (the language model's inputs_embeds, where
+    the residual is several streams) is token_embeddings with image_features merged at image_mask, and an edit of image_features reaches the logits while a read leaves them bit-identical.
     On a text-only call: image_mask is all False and image_features is not computed."""
     import torch
 
     from ..conformance import _check_layout, _close, _diff, _logits_after
 
     dtype = next(model._module.parameters()).dtype
+    # a multi-stream residual has no one layers[0].layer_input: what enters is the language model's inputs_embeds
+    one_stream = model.layers[0]._nnterp_site("layer_input").served
+    entry = "layers[0].layer_input" if one_stream else "the language model's inputs_embeds"
     with model.trace(inputs):
         mask = model.image_mask.save()
         embedded = model.token_embeddings.save()
         if has_image(model, inputs):
             features = model.image_features.save()
-        entering = model.layers[0].layer_input.save()
+        if one_stream:
+            entering = model.layers[0].layer_input.save()
+        else:
+            entering = _descend(model, model.family.wrapper.language_model).inputs[1]["inputs_embeds"].save()
     _check_layout(report, "model", "image_mask", mask, tuple(entering.shape[:2]), dtype)
     if not has_image(model, inputs):
         report.add("a text-only call has no image position", "model.image_mask", not bool(mask.any()))
@@ -299,9 +315,9 @@ def check_image(model, inputs, report, base) -> None:
     positions = int(mask.sum())
     report.add("the call has image positions", "model.image_mask", positions > 0, f"{positions}")
     _check_layout(report, "model", "image_features", features, (positions, model.hidden_size), dtype)
-    report.add("layers[0].layer_input == image_features at image_mask", "model",
+    report.add(f"{entry} == image_features at image_mask", "model",
                torch.equal(entering[mask], features), f"max diff {_diff(entering[mask], features):.3g}")
-    report.add("layers[0].layer_input == token_embeddings off image_mask", "model",
+    report.add(f"{entry} == token_embeddings off image_mask", "model",
                torch.equal(entering[~mask], embedded[~mask]), f"max diff {_diff(entering[~mask], embedded[~mask]):.3g}")
     label = "model.image_features"
     read = _logits_after(model, inputs, lambda: model, "image_features", "read")
