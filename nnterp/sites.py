@@ -949,8 +949,10 @@ def _native_of(site, context):
     from .family import _family_of
 
     rename = _family_of(context).all_rename
-    names = [where.name] + [key.rsplit(".", 1)[-1] for key, alias in rename.items()
-                            if isinstance(key, str) and isinstance(alias, str) and alias.rsplit(".", 1)[-1] == where.name]
+    # a native path renamed to this name, as dotted from the root (a wrapper's language model's) or as its last name
+    renamed = [key for key, alias in rename.items()
+               if isinstance(key, str) and isinstance(alias, str) and alias.rsplit(".", 1)[-1] == where.name]
+    names = [where.name, *renamed, *(key.rsplit(".", 1)[-1] for key in renamed)]
     for name in names:
         try:
             found = _walk(root, name) if "." in name else root._modules.get(name)

@@ -284,7 +284,7 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
     seconds["notes"] = time.perf_counter() - start
     if len(page.family_notes()) < MIN_FAMILY_NOTES:
         problems.append(f"only {len(page.family_notes())} family-specific notes, fewer than {MIN_FAMILY_NOTES}: "
-                        f"add notes in nnterp/encyclopedia/notes/{family.name}.py (MORE)")
+                        f"add notes in nnterp/families/notes/{family.name}.py (MORE)")
     return page
 
 

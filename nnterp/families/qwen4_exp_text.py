@@ -31,7 +31,7 @@ def _interior(name):
 
 def _unembed(model, streams):
     """hyper_connection_mixer collapses the streams, then lm_head: the model has no final norm."""
-    return model.lm_head(model._module.model.hyper_connection_mixer(streams))
+    return model.lm_head(model.hyper_connection_mixer._module(streams))
 
 
 FAMILY = Family(
@@ -45,13 +45,13 @@ FAMILY = Family(
         "hc", "the model's values (embeddings, the collapsed stream lm_head reads, logits), and per block the mixer's "
               "and the MLP's inputs on the collapsed stream, the softmax attention's interior, attention_output and "
               "mlp_output"),
-    rename={"linear_attn": "self_attn"},
+    rename={"linear_attn": "self_attn", "model.hyper_connection_mixer": "hyper_connection_mixer"},
     sites={
         **stream_sites("hc"),
         **moe_neurons(),
         **{name: _interior(name) for name in ATTENTION_INTERIOR},
         "final_norm_output": Read(
-            Child("model.hyper_connection_mixer"),
+            Child("hyper_connection_mixer"),
             description="The streams collapsed by hyper_connection_mixer (hc_norm and a learned mix), what lm_head "
                         "reads: the model has no final norm"),
         "attention_norm_output": Read(

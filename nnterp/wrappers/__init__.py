@@ -68,12 +68,12 @@ class Wrapper:
     readout: Callable | None = None
     #: the position id of the call's first token (PaliGemma's positions are 1-indexed: no token has rotary angle 0)
     first_position: int = 0
+    #: the attention implementations the wrapper builds under, where its vision side takes fewer than its text
+    #: family's loads (Apertus 1.5's VQ image tokenizer has no sdpa, GOT-OCR 2's vision encoder neither)
+    loads: tuple[str, ...] | None = None
     #: why transformers' own forward of this wrapper cannot run (then it is refused with this reason, and a test
     #: checks that the forward still fails, so that the day it runs the declaration is served)
     broken: str | None = None
-    #: the attention implementations the wrapper's class accepts, where not all its text family's (GOT-OCR 2's
-    #: vision encoder has no SDPA, so neither has the wrapper)
-    loads: tuple[str, ...] | None = None
     #: the text configs' model types served, where the wrapper's config also takes others its text family is not
     #: (BLIP-2's Flan-T5 language models, encoder-decoders): a config with another is refused
     text_types: tuple[str, ...] = ()
@@ -200,8 +200,12 @@ def family_of(wrapper: Wrapper) -> WrapperFamily:
         "token_embeddings": _token_embeddings(token, text.name),
         "image_features": Read(
             InsideModule(wrapper.merge, wrapper.merge_call), wrapper.features_argument, IMAGE_ROWS,
+            # a language model that scales its inputs_embeds before the first block (HyperCLOVA X's
+            # embedding_multiplier) scales the merged image rows with the token rows: the stream holds the product
+            scale=token.scale if isinstance(token, Read) else None,
             description="The projected image features as the wrapper places them into the stream, one row per "
-                        "image position"),
+                        "image position" + (", times the scale the language model gives every embedding row"
+                                            if isinstance(token, Read) and token.scale else "")),
         "image_mask": _image_mask_site(wrapper),
     }
     shared.update(
@@ -216,9 +220,12 @@ def family_of(wrapper: Wrapper) -> WrapperFamily:
 
 
 def declared() -> tuple[Wrapper, ...]:
+    """Every declaration: declarations.py's, then those of the modules beside it (which borrow its recipe parts)."""
     from .declarations import WRAPPERS
+    from .llava_kin import LLAVA_KIN
+    from .own_text import OWN_TEXT
 
-    return WRAPPERS
+    return (*WRAPPERS, *OWN_TEXT, *LLAVA_KIN)
 
 
 @lru_cache(maxsize=None)
@@ -309,31 +316,40 @@ def _receiver(wrapper: Wrapper) -> str:
 
 def check_image(model, inputs, report, base) -> None:
     """The contract where the image enters the stream, on a call with an image: image_mask marks the placeholders,
-    image_features has a row per image position, the embeddings the language model receives are token_embeddings
-    with image_features merged at image_mask, layers[0].layer_input is them (plus what the language model adds
-    before its first block, where the wrapper names it), and an edit of image_features reaches the logits while a
-    read leaves them bit-identical. On a text-only call: image_mask is all False and image_features is not
-    computed."""
+    image_features has a row per image position, the embeddings the language model receives (its inputs_embeds) are
+    token_embeddings with image_features merged at image_mask, layers[0].layer_input is them (plus what the language
+    model adds before its first block, where the wrapper names it; not checked where the residual is several
+    streams), and an edit of image_features reaches the logits while a read leaves them bit-identical. On a
+    text-only call: image_mask is all False and image_features is not computed."""
     import torch
 
     from ..conformance import _check_layout, _close, _diff, _logits_after
 
     wrapper = model.family.wrapper
     dtype = next(model._module.parameters()).dtype
+    # a multi-stream residual has no one layers[0].layer_input: what enters is the language model's inputs_embeds
+    one_stream = model.layers[0]._nnterp_site("layer_input").served
     with model.trace(inputs):
         mask = model.image_mask.save()
         embedded = model.token_embeddings.save()
         if has_image(model, inputs):
             features = model.image_features.save()
         received = _descend(model, _receiver(wrapper)).inputs[1]["inputs_embeds"].save()
-        if wrapper.added_before_layers:
+        if one_stream and wrapper.added_before_layers:
             added = _descend(model, wrapper.added_before_layers).output.save()
-        entering = model.layers[0].layer_input.save()
-    expected = received + added if wrapper.added_before_layers else received
-    label = "layers[0].layer_input == the language model's inputs_embeds" + (
-        f" + {wrapper.added_before_layers}'s output" if wrapper.added_before_layers else "")
-    report.add(label, "model", torch.equal(entering, expected), f"max diff {_diff(entering, expected):.3g}")
-    _check_layout(report, "model", "image_mask", mask, tuple(entering.shape[:2]), dtype)
+        if one_stream:
+            entering = model.layers[0].layer_input.save()
+    # a language model that scales every inputs_embeds row before its first block (HyperCLOVA X's
+    # embedding_multiplier) serves token_embeddings and image_features with that scale: compare them with the product
+    token = model.family.sites.get("token_embeddings")
+    factor = token.scale(model._nnterp_state.config) if isinstance(token, Read) and token.scale else None
+    received = received * factor if factor is not None else received
+    if one_stream:
+        expected = received + added if wrapper.added_before_layers else received
+        label = "layers[0].layer_input == the language model's inputs_embeds (times its embedding scale)" + (
+            f" + {wrapper.added_before_layers}'s output" if wrapper.added_before_layers else "")
+        report.add(label, "model", torch.equal(entering, expected), f"max diff {_diff(entering, expected):.3g}")
+    _check_layout(report, "model", "image_mask", mask, tuple(received.shape[:2]), dtype)
     if not has_image(model, inputs):
         report.add("a text-only call has no image position", "model.image_mask", not bool(mask.any()))
         return

@@ -1,11 +1,12 @@
 """The notes of each family: what to know before you run, with code that runs when the site is built.
 
-A family with a module here, named as the family, writes its own notes: ``NOTES``, text in the format
-of ``nnterp.encyclopedia.markdown``; optionally ``LOAD``, the attention implementation its snippets
-run under (eager where the family has it, by default); and for a real checkpoint available offline,
-``CHECKPOINT``, ``load_checkpoint()`` and ``facts(scope)``, the numbers its ``python checkpoint``
-snippets measured, quoted in the text as ``{{name}}``. Any other family gets notes made from its own
-objects, the block and the readout with a checked snippet each, and the traps its catalogue entry lists.
+A family with a notes module beside its family module (``nnterp/families/notes/<family>.py``) writes its own
+notes: ``NOTES``, text in the format of ``nnterp.encyclopedia.markdown``, or ``MORE``, added to the derived ones;
+optionally ``LOAD``, the attention implementation its snippets run under (eager where the family has it, by
+default); and for a real checkpoint available offline, ``CHECKPOINT``, ``load_checkpoint()`` and
+``facts(scope)``, the numbers its ``python checkpoint`` snippets measured, quoted in the text as ``{{name}}``.
+Every family gets notes made from its own objects, the block and the readout with a checked snippet each, and
+the traps its family module lists.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from ..rows import groups
 
 
 def module_for(family) -> ModuleType | None:
-    """The family's own notes module, if it has one."""
+    """The family's own notes module, if it has one (beside the family modules, named as the family)."""
+    name = f"nnterp.families.notes.{family.name}"
     try:
-        return importlib.import_module(f"{__name__}.{family.name}")
+        return importlib.import_module(name)
     except ModuleNotFoundError as error:
-        if error.name != f"{__name__}.{family.name}":
+        if error.name != name:
             raise
         return None
 
