@@ -293,8 +293,8 @@ the printout and the config; {_e(_versions(versions))}. <a href="index.html">All
 
 # --------------------------------------------------------------------------- index
 def _depth(page, good: bool) -> str:
-    """A page's depth in the index: its family notes, its snippets (passed of all), its checkpoints with real
-    config facts; a page below the notes it must carry is marked."""
+    """A page's depth in the index: its family notes, its snippets (passed of all), its checkpoints checked from
+    their real configs; a page below the notes it must carry is marked."""
     from .pages import MIN_FAMILY_NOTES
 
     depth = page.depth()
@@ -303,8 +303,10 @@ def _depth(page, good: bool) -> str:
             f'family{"; fewer than " + str(MIN_FAMILY_NOTES) if thin else ""}">{depth["notes"]} notes</span>'
             f'<span class="checked {"ok" if good else "bad"}" title="snippets run when the page was built">'
             f'{"✓" if good else "✗"} {depth["passed"]}/{depth["snippets"]} snippets</span>'
-            f'<span class="configs" title="checkpoints whose real config facts the page is built from">'
-            f'{depth["configs"]}/{depth["checkpoints"]} real configs</span></div>')
+            f'<span class="configs" title="named checkpoints built from their real config facts that pass the '
+            f'contract in float32 and bfloat16 (python -m nnterp.encyclopedia.realconfigs); '
+            f'{depth["configs"]} carry real config facts">'
+            f'{depth["checked"]}/{depth["checkpoints"]} real configs checked</span></div>')
 
 
 def index_page(pages: list, versions: dict, built: str, seconds: float) -> str:
