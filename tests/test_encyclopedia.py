@@ -717,6 +717,28 @@ def test_the_real_config_caps_keep_each_reduced_config_valid():
     assert "architecture" in realconfigs.unbuilt(families["axk1"].checkpoints[0])
 
 
+def test_the_real_config_depth_cut_reaches_each_config_s_own_depth_keys():
+    """The depth is cut where each config keeps it: ExaoneConfig's num_layers, Dory's three sections, GPT-Neo's
+    attention_types, Emu3's text_config; a composite config that ignores flat facts (MllamaConfig) is not built."""
+    import torch
+
+    from nnterp.encyclopedia import realconfigs
+    from nnterp.family import registry
+
+    families = registry()
+
+    def planned(name):
+        family = families[name]
+        return realconfigs.plan(family, next(c for c in family.checkpoints if c.config), torch.bfloat16)
+
+    assert planned("exaone")["facts"]["num_layers"] == 1
+    dory = planned("dory")["facts"]
+    assert dory["n_input_layers"] + dory["n_recurrent_layers"] + dory["n_output_layers"] == dory["num_hidden_layers"]
+    assert planned("gpt_neo")["facts"]["attention_types"] == [[["global", "local"], 1]]
+    assert planned("emu3")["facts"]["text_config"]["num_hidden_layers"] == 1
+    assert "does not take the facts as given" in planned("mllama")["reason"]
+
+
 @pytest.mark.parametrize("family,overrides", [
     ("apertus1p5_text", {"output_vocab_size": 200}),   # Apertus-v1.5-8B's head is 131072 of 266752 rows
     ("cohere_compass_text", {"logit_scale": None}),    # North Micro Vision's config leaves logit_scale unset

@@ -44,8 +44,12 @@ BASE_GB = 1.5
 RESULTS = Path(__file__).with_name("realconfigs.json")
 COMMAND = "python -m nnterp.encyclopedia.realconfigs --out nnterp/encyclopedia/realconfigs.json"
 
+#: Config keys of the blocks in each section of a looped stack, which add up to its depth.
+SECTION_KEYS = ("n_input_layers", "n_recurrent_layers", "n_output_layers")
+#: Config keys that give the number of blocks.
+LAYER_KEYS = ("num_hidden_layers", "num_layers", "n_layer", "n_layers")
 #: Config attributes that list each block's kind, as the config class computes them from the facts.
-PATTERN_KEYS = ("layer_types", "layers_block_type", "block_types")
+PATTERN_KEYS = ("layer_types", "layers_block_type", "block_types", "attention_layers")
 
 
 def pattern_of(config) -> list | None:
@@ -63,7 +67,7 @@ def pattern_of(config) -> list | None:
 def depth_for(facts: dict, types=None, least: int = 1) -> int:
     """The fewest blocks holding one block of each layer type the pattern lists, and the dense blocks first (at
     least ``least``)."""
-    layers = facts.get("num_hidden_layers") or 2
+    layers = next((facts[key] for key in LAYER_KEYS if isinstance(facts.get(key), int)), None) or 2
     types = types if types is not None else facts.get("layer_types")
     need = least
     if isinstance(types, (list, tuple)) and types:
@@ -102,10 +106,39 @@ def reduced(facts: dict, types=None, least: int = 1, dense: bool = True) -> dict
             if isinstance(out.get(key), int) and out[key] > 1:
                 out[key] = 1
         facts = out
+    if isinstance(out.get("text_config"), dict):  # a composite config's facts (Emu3): the text config is cut
+        out["text_config"] = reduced(out["text_config"], types, least, dense)
+        return out
     depth = depth_for(facts, types, least)
-    out["num_hidden_layers"] = depth
-    if isinstance(out.get("layer_types"), (list, tuple)):
-        out["layer_types"] = list(out["layer_types"])[:depth]
+    sections = [key for key in SECTION_KEYS if isinstance(out.get(key), int)]
+    if sections:  # sections that must add up to the depth (Dory's input, recurrent, output): one block at each end
+        for key in sections:
+            out[key] = min(out[key], 1)
+        if "n_recurrent_layers" in sections:
+            out["n_recurrent_layers"] = max(1, depth - sum(out[key] for key in sections if key != "n_recurrent_layers"))
+        depth = max(depth, sum(out[key] for key in sections))
+    if isinstance(facts.get("attn_layer_period"), int) and isinstance(facts.get("attn_layer_offset"), int):
+        # Zamba's shared block is tied across its hybrid layers: transformers needs two of them to tie
+        depth = max(depth, facts["attn_layer_offset"] + facts["attn_layer_period"] + 1)
+    if "num_hidden_layers" in facts or not any(key in facts for key in LAYER_KEYS):
+        out["num_hidden_layers"] = depth
+    if isinstance(out.get("num_kv_shared_layers"), int) and out["num_kv_shared_layers"]:
+        # the last blocks reuse earlier blocks' keys and values (Gemma 3n): as many sharing blocks as shared ones
+        out["num_kv_shared_layers"] = depth
+        depth *= 2
+        out["num_hidden_layers"] = depth
+        if isinstance(out.get("layer_types"), (list, tuple)):
+            out["layer_types"] = list(out["layer_types"])[:depth // 2] * 2
+    if isinstance(out.get("attention_types"), list) and types:  # GPT-Neo's [[kinds, repeats]]: one of each kind
+        kinds = list(dict.fromkeys(map(str, types)))
+        out["attention_types"], depth = [[kinds, 1]], len(kinds)
+        out["num_hidden_layers"] = depth
+    for key in LAYER_KEYS:  # the config's own name for the depth (ExaoneConfig's num_layers)
+        if isinstance(out.get(key), int):
+            out[key] = depth
+    for key in PATTERN_KEYS:
+        if isinstance(out.get(key), (list, tuple)):
+            out[key] = list(out[key])[:depth]
     out = _experts_capped(out)
     for key in VOCAB_KEYS:
         if isinstance(out.get(key), int) and out[key] > MAX_VOCAB:
@@ -126,7 +159,14 @@ def _config(family, facts: dict):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return config_class(family)(**facts)
+        config = config_class(family)(**facts)
+    # a special id the class defaults to past the capped vocabulary (Emu3's pad_token_id) names the last row
+    for held in {id(config): config, id(config.get_text_config()): config.get_text_config()}.values():
+        for token in ("pad_token_id", "bos_token_id", "eos_token_id"):
+            value, rows = getattr(held, token, None), getattr(held, "vocab_size", None)
+            if isinstance(value, int) and isinstance(rows, int) and value >= rows:
+                setattr(held, token, rows - 1)
+    return config
 
 
 def _weights(config) -> int:
@@ -139,19 +179,64 @@ def _weights(config) -> int:
     return sum(t.numel() for t in model.parameters()) + sum(t.numel() for t in model.buffers())
 
 
-def plan(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_GB) -> dict:
+def _blocks(facts: dict) -> int | None:
+    """The reduced depth, at the top or in a composite config's text config."""
+    for held in (facts, facts.get("text_config") or {}):
+        found = next((held[key] for key in LAYER_KEYS if isinstance(held.get(key), int)), None)
+        if found:
+            return found
+    return None
+
+
+def _size(family, checkpoint) -> int:
+    """The parameters of the reduced build (0 where the config does not build: it fails at once)."""
+    try:
+        kinds = pattern_of(_config(family, checkpoint.config))
+        return _weights(_config(family, reduced(checkpoint.config, kinds)))
+    except Exception:
+        return 0
+
+
+#: Facts every config keeps as given; where the built model's text config differs, the facts did not reach it.
+KEPT_KEYS = ("hidden_size", "num_hidden_layers", "intermediate_size", "num_attention_heads")
+
+
+def _not_reached(facts: dict, config) -> str | None:
+    """Which facts the config built from them does not hold (a composite config whose text config keeps its
+    defaults: MllamaConfig), in words, or None."""
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    missed = [f"its text config keeps {key} {getattr(text, key)} where the reduced facts say {facts[key]}"
+              for key in KEPT_KEYS
+              if isinstance(facts.get(key), int) and isinstance(getattr(text, key, None), int)
+              and getattr(text, key) != facts[key]]
+    return "; ".join(missed) or None
+
+
+def plan(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_GB, least: int = 1) -> dict:
     """The reduced config facts that fit under ``memory_gb`` in ``dtype`` (the fewest blocks that cover each kind
     and the dense blocks first, else one dense block for those), or the reason none does: {"facts", "blocks",
     "gb"} or {"reason"}."""
     kinds = pattern_of(_config(family, checkpoint.config))
     size = torch.empty((), dtype=dtype).element_size()
     estimate = None
-    for least, dense in ((1, True), (1, False)):
+    for dense in (True, False):
         facts = reduced(checkpoint.config, kinds, least, dense)
-        estimate = _weights(_config(family, facts)) * size / 1e9
+        try:
+            config = _config(family, facts)
+        except Exception:
+            if not kinds or "layer_types" in facts:
+                raise
+            # a class whose default pattern is as long as the released depth (Zamba2): the cut pattern, given
+            facts = dict(facts, layer_types=list(kinds)[:_blocks(facts)])
+            config = _config(family, facts)
+        missed = _not_reached(facts, config)
+        if missed:
+            return {"reason": f"the config class does not take the facts as given: {missed}",
+                    "blocks": None, "gb": None}
+        estimate = _weights(config) * size / 1e9
         if estimate + BASE_GB <= memory_gb:
-            return {"facts": facts, "blocks": facts["num_hidden_layers"], "gb": round(estimate, 2)}
-    blocks = facts["num_hidden_layers"]
+            return {"facts": facts, "blocks": _blocks(facts), "gb": round(estimate, 2)}
+    blocks = _blocks(facts)
     what = "one block" if blocks == 1 else f"{blocks} blocks (one of each layer type)"
     caps = [f"{MAX_EXPERTS} experts"] if _experts_capped(checkpoint.config) != checkpoint.config else []
     caps += [f"{MAX_VOCAB} vocabulary rows"] if facts.get("vocab_size") != checkpoint.config.get("vocab_size") else []
@@ -183,10 +268,24 @@ def check_one(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_
         torch.manual_seed(0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            hf = AutoModelForCausalLM.from_config(config, dtype=dtype, attn_implementation=load).eval()
+            try:
+                hf = AutoModelForCausalLM.from_config(config, dtype=dtype, attn_implementation=load).eval()
+            except ZeroDivisionError:  # an init that spaces values over the blocks (RWKV's): two blocks at least
+                planned = plan(family, checkpoint, dtype, memory_gb, least=2)
+                result.update(blocks=planned["blocks"], least_blocks=2, weights_gb=planned["gb"])
+                if "reason" in planned:
+                    result.update(status="not checked", passed=False, reason=planned["reason"])
+                    return result
+                config = _config(family, planned["facts"])
+                hf = AutoModelForCausalLM.from_config(config, dtype=dtype, attn_implementation=load).eval()
             # as the tiny recipes do: a constant the init leaves (a zero router, unit norms) would make checks vacuous
             tiny._perturb_constants(hf)
-            model = StandardizedTransformer(hf, tokenizer=tiny.tokenizer(min(config.vocab_size, 300)))
+            tokenizer = tiny.tokenizer(min(config.get_text_config().vocab_size, 300))
+            own = _own_forward_error(hf, tokenizer)
+            if own:  # the model itself does not run: transformers' failure, not the contract's
+                result.update(status="not checked", passed=False, reason=own)
+                return result
+            model = StandardizedTransformer(hf, tokenizer=tokenizer)
             report = model.check(raise_on_failure=False)
         failures = [f"{r.check} at {r.where}: {r.detail}" for r in report.failures]
         result.update(status="failed" if failures else "passed", passed=not failures, failures=failures[:5])
@@ -197,6 +296,19 @@ def check_one(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_
         result["seconds"] = round(time.perf_counter() - started, 2)
         gc.collect()
     return result
+
+
+def _own_forward_error(hf, tokenizer) -> str | None:
+    """Why transformers' own forward of the build fails on the contract's prompt, without nnterp, or None."""
+    from nnterp.conformance import PROMPT
+
+    try:
+        with torch.no_grad():
+            hf(**tokenizer(PROMPT, return_tensors="pt"))
+    except Exception as error:
+        first = str(error).splitlines()[0] if str(error) else ""
+        return f"transformers' own forward of this build fails, without nnterp: {type(error).__name__}: {first}"
+    return None
 
 
 def _resident_gb(pid: int) -> float:
@@ -354,7 +466,8 @@ def run(families=None, dtypes=("float32", "bfloat16"), memory_gb: float = MEMORY
     started = time.perf_counter()
     skipped = [{"family": f.name, "checkpoint": c.repo, "dtype": name, "status": "not checked", "passed": False,
                 "reason": unbuilt(c)} for f, c in named if unbuilt(c) for name in dtypes]
-    built = [(f, c) for f, c in named if not unbuilt(c)]
+    # the smallest builds first, so a run cut short has checked the most checkpoints
+    built = sorted(((f, c) for f, c in named if not unbuilt(c)), key=lambda job: _size(*job))
     for result in itertools.chain(skipped, isolated(built, dtypes, memory_gb, timeout_s)):
         record["results"].append(result)
         if progress:

@@ -243,7 +243,7 @@ def family_page(page, versions: dict, built: str) -> str:
 <ul class="tags">{tags}</ul>
 <dl class="facts"><div><dt>block</dt><dd>{_e(page.block_kind)}</dd></div><div><dt>values</dt><dd>{_e(values)}</dd></div>
 <div><dt>notes</dt><dd>{page.depth()['notes']} on this family · {snippet_counts['passed']} of {total} snippets passed</dd></div>
-<div><dt>model types</dt><dd>{_e(", ".join(family.model_types))}</dd></div></dl>
+<div><dt>model types</dt><dd>{_e(", ".join(family.model_types))}</dd></div>{_real_configs(family)}</dl>
 {problems}
 </section>
 <section id="block">
@@ -289,6 +289,15 @@ the printout and the config; {_e(_versions(versions))}. <a href="index.html">All
            '<a href="#module">module</a></nav>')
     crumb = f"{_e(family.name)} · {_e(family.module.__name__ if family.module else 'nnterp.families.' + family.name)}"
     return document(f"{page.title} · nnterp encyclopedia", crumb, body, assets.PAGE_JS, data, nav)
+
+
+def _real_configs(family) -> str:
+    """What the committed real-config run (python -m nnterp.encyclopedia.realconfigs) found for each checkpoint."""
+    from .realconfigs import sentence
+
+    found = [(c, sentence(family.name, c.repo)) for c in family.checkpoints]
+    items = "".join(f"<li>{_e(c.label)}: {_e(said)}</li>" for c, said in found if said)
+    return f'<div class="real-configs"><dt>real configs</dt><dd><ul>{items}</ul></dd></div>' if items else ""
 
 
 # --------------------------------------------------------------------------- index

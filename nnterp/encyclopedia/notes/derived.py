@@ -233,7 +233,8 @@ def notes(subject: Subject, drop=()) -> list[str]:
     """The derived notes' texts, in page order; ``drop``: names of makers whose note a hand-written one replaces."""
     makers = (block_note, post_norm_note, embedding_scale_note, projections_note, grouped_note, qk_norm_note,
               qk_norm_property_note, rotary_note, ssm_note, scale_note, sliding_note,
-              mlp_note, moe_note, norm_note, readout_note, past_head_note, loading_note, checkpoints_note)
+              mlp_note, moe_note, norm_note, readout_note, past_head_note, vocabulary_note, loading_note,
+              checkpoints_note)
     found = []
     for make in makers:
         if make.__name__ in drop:
@@ -1628,6 +1629,46 @@ def _file_dtype(checkpoint) -> str | None:
         if checkpoint.config.get(key):
             return str(checkpoint.config[key]).removeprefix("torch.")
     return None
+
+
+def vocabulary_note(subject) -> str | None:
+    """The vocabulary as the checkpoint's config facts give it: the embeddings' rows, lm_head's, tied or not, the
+    special ids recorded; the tokenizer's size only where the facts give it (they do not, here)."""
+    checkpoint = subject.checkpoint
+    if subject.real is None or checkpoint is None or "vocab_size" not in checkpoint.config:
+        return None
+    try:
+        real = _module(subject.real)
+        embedding, head = real.get_input_embeddings(), real.get_output_embeddings()
+        rows, head_rows = embedding.weight.shape[0], head.weight.shape[0]
+        tied = head.weight is embedding.weight
+    except Exception:
+        return None
+    facts = checkpoint.config
+    vocab = facts["vocab_size"]
+    if rows != vocab:
+        return None
+    narrower = head_rows != rows
+    heading = (f"{checkpoint.label}'s vocabulary: {rows:,} embedding rows, "
+               + (f"{head_rows:,} logits (`output_vocab_size`)" if narrower else f"{head_rows:,} logits")
+               + (", lm_head tied to the embeddings" if tied else ", lm_head its own matrix"))
+    prose = [f"Its config's `vocab_size` is {vocab:,}: `embed_tokens` has that many rows"
+             + (f", and lm_head only {head_rows:,}: the logits score the first {head_rows:,} ids, the ids past them "
+                "can be read but never predicted" if narrower else ", and lm_head as many: the logits' last dim")
+             + (". lm_head is the embedding matrix itself (tied), so an edit of one is an edit of the other"
+                if tied else ". lm_head is a matrix of its own (untied)") + "."]
+    ids = [f"`{key}` {facts[key]}" for key in ("bos_token_id", "eos_token_id", "pad_token_id") if key in facts]
+    if ids:
+        prose.append(f"The special ids the facts record: {_list(ids)}.")
+    prose.append("The tokenizer's own size is not among the config facts recorded here, so this page does not say "
+                 "how many of the rows, if any, are padding no token maps to.")
+    code = [*_meta_lines(subject), "", "embedding = real.get_input_embeddings().weight",
+            "head = real.get_output_embeddings().weight",
+            f"assert embedding.shape[0] == facts[\"vocab_size\"] == {rows}",
+            f"assert head.shape[0] == {head_rows}" + ("   # output_vocab_size: the head keeps the first ids"
+                                                       if narrower else ""),
+            "assert head is embedding   # tied" if tied else "assert head is not embedding   # untied"]
+    return "\n".join([f"## {heading}", "", " ".join(prose), "", "```python", *code, "```", ""])
 
 
 def loading_note(subject) -> str | None:
