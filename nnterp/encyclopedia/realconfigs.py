@@ -468,7 +468,17 @@ def run(families=None, dtypes=("float32", "bfloat16"), memory_gb: float = MEMORY
                 "reason": unbuilt(c)} for f, c in named if unbuilt(c) for name in dtypes]
     # the smallest builds first, so a run cut short has checked the most checkpoints
     built = sorted(((f, c) for f, c in named if not unbuilt(c)), key=lambda job: _size(*job))
-    for result in itertools.chain(skipped, isolated(built, dtypes, memory_gb, timeout_s)):
+    results = itertools.chain(skipped, isolated(built, dtypes, memory_gb, timeout_s))
+    while True:
+        try:
+            result = next(results)
+        except StopIteration:
+            break
+        except KeyboardInterrupt:  # stopped by hand: what it had not reached is recorded as such
+            close_unreached(record, "the run was stopped before it reached this checkpoint", dtypes)
+            if out:
+                Path(out).write_text(json.dumps(record, indent=1) + "\n")
+            raise
         record["results"].append(result)
         if progress:
             progress(_line(result), flush=True)
@@ -480,6 +490,22 @@ def run(families=None, dtypes=("float32", "bfloat16"), memory_gb: float = MEMORY
         record["summary"] = summary(record["results"])
         if out:
             Path(out).write_text(json.dumps(record, indent=1) + "\n")
+    return record
+
+
+def close_unreached(record: dict, why: str, dtypes=("float32", "bfloat16")) -> dict:
+    """A run stopped before its end: each named checkpoint it has no line for is "not checked", with ``why``."""
+    have = {(r["family"], r["checkpoint"], r["dtype"]) for r in record["results"]}
+    order = {(f.name, c.repo): i for i, (f, c) in enumerate(checkpoints(every=True))}
+    for family, checkpoint in checkpoints(every=True):
+        for name in dtypes:
+            if (family.name, checkpoint.repo, name) not in have:
+                record["results"].append({"family": family.name, "checkpoint": checkpoint.repo, "dtype": name,
+                                          "status": "not checked", "passed": False,
+                                          "reason": unbuilt(checkpoint) or why})
+    record["results"].sort(key=lambda r: (order.get((r["family"], r["checkpoint"]), len(order)),
+                                          dtypes.index(r["dtype"]) if r["dtype"] in dtypes else 0))
+    record["summary"] = summary(record["results"])
     return record
 
 
@@ -559,7 +585,7 @@ def table_section(record=None) -> list[str]:
              f"{record['memory_gb']:g} GB memory ceiling: a build whose weights cannot fit under it is not started, "
              "one that grows past it is stopped, and either is \"not checked\", never a pass. "
              f"The builds took {record['seconds']} s ({record['wall_seconds']} s of wall clock, the subprocesses' "
-             "imports included) on 2 shared cores.", "",
+             "imports included) on 2 shared cores." + (f" {record['note']}" if record.get("note") else ""), "",
              "| dtype | passed | failed | not checked |", "|---|---|---|---|"]
     for key in [*dtypes, "all"]:
         c = counts[key]
