@@ -361,7 +361,8 @@ def _check_new_values(model, v, hosts, where, report):
             report.add(f"{label} == attention_{kind} at position 0", where, _close(*first),
                        f"max diff {_diff(*first):.3g}")
         if norm is None:  # a norm after the rotary weighs the dims: the rotation keeps only its mean square
-            norms = (rotated.float().norm(dim=-1), unrotated.float().norm(dim=-1))
+            # summed in float32, compared at the values' own precision (a bfloat16 rotation rounds each dim)
+            norms = (rotated.float().norm(dim=-1).to(rotated.dtype), unrotated.float().norm(dim=-1).to(rotated.dtype))
             report.add(f"{label} has attention_{kind}'s norms", where, _close(*norms), f"max diff {_diff(*norms):.3g}")
         rotary = _rotary_dims(hosts["attention"]._module, rotated.shape[-1])
         past = (rotated[..., rotary:], unrotated[..., rotary:])

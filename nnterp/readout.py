@@ -30,7 +30,7 @@ class Readout:
 
     unpad_to: str | None = None      #: config key of the vocabulary rows kept (where it is set)
     float32: bool = False            #: the logits are cast to float32 first
-    times: str | None = None         #: config key the logits are multiplied by
+    times: str | None = None         #: config key the logits are multiplied by, where the config sets it
     divided_by: str | None = None    #: config key the logits are divided by
     softcap: str | None = None       #: config key of cap: cap * tanh(logits / cap), where the config sets it
     softcap_in_float32: bool = False  #: the softcap, where it applies, is taken in float32
@@ -63,8 +63,9 @@ class Readout:
             logits = logits[..., :size]
         if self.float32:
             logits = logits.float()
-        if self.times:
-            logits = logits * getattr(config, self.times)
+        factor = getattr(config, self.times, None) if self.times else None
+        if factor is not None:  # an unset multiplier is 1 (Cohere Compass' logit_scale: None)
+            logits = logits * factor
         if self.divided_by:
             logits = logits / getattr(config, self.divided_by)
         cap = getattr(config, self.softcap, None) if self.softcap else None
@@ -80,7 +81,7 @@ class Readout:
         if self.float32:
             steps.append("cast to float32")
         if self.times:
-            steps.append(f"times config.{self.times}")
+            steps.append(f"times config.{self.times} (where set)")
         if self.divided_by:
             steps.append(f"divided by config.{self.divided_by}")
         if self.softcap:

@@ -95,6 +95,9 @@ def render() -> str:
     from .wrappers import table_section
 
     lines += table_section(lambda model, names: _cells(model.support(), names))
+    from .encyclopedia.realconfigs import table_section as real_configs
+
+    lines += real_configs()
     unsupported = [(n, f) for n, f in registry().items() if getattr(f, "contract_note", None)]
     if unsupported:
         lines += ["", "## Families that cannot keep the whole contract", ""]

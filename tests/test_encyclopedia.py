@@ -650,7 +650,7 @@ def test_every_page_carries_six_family_notes_and_the_index_shows_its_depth(site,
         row = index[index.index(f'href="{name}.html"'):]
         row = row[:row.index("</tr>")]
         assert f'{depth["notes"]} notes' in row and f'{depth["passed"]}/{depth["snippets"]} snippets' in row, name
-        assert f'{depth["configs"]}/{depth["checkpoints"]} real configs' in row, name
+        assert f'{depth["checked"]}/{depth["checkpoints"]} real configs checked' in row, name
 
 
 #: Facts read in the modeling code of transformers that the pages must state, each with the snippet that proves it.
@@ -694,6 +694,105 @@ def test_a_named_checkpoint_built_from_its_real_config_at_reduced_depth_passes_t
     family = registry()["gpt2"]
     result = realconfigs.check_one(family, family.checkpoints[0], torch.bfloat16)
     assert result["passed"], result
+
+
+def test_the_real_config_caps_keep_each_reduced_config_valid():
+    """What the full run found in its own caps: they reach nested expert counts (DBRX's ffn_config) and every top-k
+    key (Aria's moe_topk), and keep an output vocabulary smaller than the input's (Apertus 1.5) within it, so each
+    reduced config builds; a checkpoint whose facts are only its architecture is not built at all."""
+    from nnterp.encyclopedia import realconfigs
+    from nnterp.encyclopedia.pages import config_class
+    from nnterp.family import registry
+
+    families = registry()
+    dbrx = realconfigs.reduced(families["dbrx"].checkpoints[0].config)
+    assert dbrx["ffn_config"]["moe_num_experts"] == realconfigs.MAX_EXPERTS >= dbrx["ffn_config"]["moe_top_k"]
+    aria = realconfigs.reduced(families["aria_text"].checkpoints[0].config)
+    assert aria["moe_num_experts"] == realconfigs.MAX_EXPERTS >= aria["moe_topk"]
+    apertus = config_class(families["apertus1p5_text"])(
+        **realconfigs.reduced(families["apertus1p5_text"].checkpoints[0].config))
+    assert apertus.output_vocab_size < apertus.vocab_size == realconfigs.MAX_VOCAB
+    for name in ("dbrx", "aria_text"):
+        config_class(families[name])(**realconfigs.reduced(families[name].checkpoints[0].config))
+    assert "architecture" in realconfigs.unbuilt(families["axk1"].checkpoints[0])
+
+
+def test_the_real_config_depth_cut_reaches_each_config_s_own_depth_keys():
+    """The depth is cut where each config keeps it: ExaoneConfig's num_layers, Dory's three sections, GPT-Neo's
+    attention_types, Emu3's text_config; a composite config that ignores flat facts (MllamaConfig) is not built."""
+    import torch
+
+    from nnterp.encyclopedia import realconfigs
+    from nnterp.family import registry
+
+    families = registry()
+
+    def planned(name):
+        family = families[name]
+        return realconfigs.plan(family, next(c for c in family.checkpoints if c.config), torch.bfloat16)
+
+    assert planned("exaone")["facts"]["num_layers"] == 1
+    dory = planned("dory")["facts"]
+    assert dory["n_input_layers"] + dory["n_recurrent_layers"] + dory["n_output_layers"] == dory["num_hidden_layers"]
+    assert planned("gpt_neo")["facts"]["attention_types"] == [[["global", "local"], 1]]
+    assert planned("emu3")["facts"]["text_config"]["num_hidden_layers"] == 1
+    assert "does not take the facts as given" in planned("mllama")["reason"]
+
+
+@pytest.mark.parametrize("family,overrides", [
+    ("apertus1p5_text", {"output_vocab_size": 200}),   # Apertus-v1.5-8B's head is 131072 of 266752 rows
+    ("cohere_compass_text", {"logit_scale": None}),    # North Micro Vision's config leaves logit_scale unset
+])
+def test_what_the_real_config_run_found_holds_on_the_tiny_model(family, overrides):
+    """Two failures of the full run were nnterp's: the logits' layout read vocab_size where lm_head is
+    output_vocab_size wide, and the readout multiplied by an unset logit_scale (the model takes it as 1)."""
+    from nnterp import tiny
+
+    model = tiny.load(family, **overrides)
+    assert model.vocab_size == model._module.lm_head.out_features
+    report = model.check(raise_on_failure=False)
+    assert report.ok, str(report)
+
+
+def test_a_build_past_the_memory_ceiling_is_not_checked_never_a_pass():
+    """The full run's guard: a checkpoint whose weights cannot fit under the ceiling is not started, and a build that
+    grows past it is stopped; either is "not checked", with the reason."""
+    import torch
+
+    from nnterp.encyclopedia import realconfigs
+    from nnterp.family import registry
+
+    bloom = registry()["bloom"]
+    planned = realconfigs.plan(bloom, bloom.checkpoints[1], torch.float32, memory_gb=8)
+    assert planned["blocks"] == 1 and "9.9 GB of weights in float32" in planned["reason"]
+    gpt2 = registry()["gpt2"]
+    results = list(realconfigs.isolated([(gpt2, gpt2.checkpoints[0])], ("float32",), memory_gb=0.05))
+    assert [r["status"] for r in results] == ["not checked"] and "ceiling" in results[0]["reason"], results
+
+
+def test_the_committed_real_config_run_covers_every_named_checkpoint_and_the_pages_say_what_it_found(site, record):
+    """nnterp/encyclopedia/realconfigs.json (python -m nnterp.encyclopedia.realconfigs) has a line per named
+    checkpoint and dtype; a page says "checked from its real config" exactly for the checkpoints that passed in
+    both dtypes, and FAMILIES.md's section is generated from the same record (test_families_table_is_current)."""
+    from nnterp.encyclopedia import realconfigs
+    from nnterp.family import registry
+
+    run = realconfigs.load()
+    lines = {(r["family"], r["checkpoint"], r["dtype"]) for r in run["results"]}
+    families = registry()
+    for name, family in families.items():
+        for checkpoint in family.checkpoints:
+            assert {(name, checkpoint.repo, d) for d in ("float32", "bfloat16")} <= lines, (name, checkpoint.repo)
+    for name, fam in record["families"].items():
+        if name not in families:
+            continue
+        top = page_sections(site, name)["top"]
+        verdicts = {c.repo: realconfigs.verdict(name, c.repo) for c in families[name].checkpoints}
+        checked = [repo for repo, found in verdicts.items() if found["status"] == "checked"]
+        for repo in checked:
+            assert squeeze(realconfigs.sentence(name, repo)) in top, (name, repo)
+        assert top.count(squeeze("checked from its real config in float32 and bfloat16")) == len(checked), name
+        assert fam["depth"]["checked"] == len(checked), name
 
 
 # --------------------------------------------------------------------------- in a browser

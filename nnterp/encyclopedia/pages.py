@@ -64,11 +64,16 @@ class Page:
         return [note for note in self.notes if not note.shared]
 
     def depth(self) -> dict[str, int]:
-        """How deep the page goes: its family notes, its snippets, and the checkpoints with real config facts."""
+        """How deep the page goes: its family notes, its snippets, the checkpoints with real config facts and those the
+        committed real-config run checked (python -m nnterp.encyclopedia.realconfigs)."""
         counts = self.snippet_counts()
+        from . import realconfigs
+
         with_facts = sum(1 for c in self.family.checkpoints if c.config and not c.not_buildable)
+        checked = sum(1 for c in self.family.checkpoints
+                      if (realconfigs.verdict(self.family.name, c.repo) or {}).get("status") == "checked")
         return {"notes": len(self.family_notes()), "snippets": sum(counts.values()), "passed": counts["passed"],
-                "configs": with_facts, "checkpoints": len(self.family.checkpoints)}
+                "configs": with_facts, "checked": checked, "checkpoints": len(self.family.checkpoints)}
 
     def snippets(self) -> list[markdown.Code]:
         return [code for note in self.notes for code in note.codes() if code.kind in markdown.RUNNABLE]

@@ -1,31 +1,55 @@
 """Every checkpoint a family names, built from its real config facts and checked against the contract.
 
-``python -m nnterp.encyclopedia.realconfigs [--family NAME ...] [--dtype float32 --dtype bfloat16] [--out FILE]``
-builds each checkpoint that carries config facts with random weights: widths, heads, rotary, windows and caps as
-released, the depth cut to the fewest blocks that hold one block of each layer type its pattern lists (and the
-dense blocks before the first routed one), the experts and the vocabulary capped. Each build runs
-``model.check()`` in each dtype; the result, per checkpoint and dtype, is printed and written as JSON. Too heavy for
-every CI run: the test suite checks a sample.
+``python -m nnterp.encyclopedia.realconfigs [--family NAME ...] [--dtype float32 --dtype bfloat16] [--memory-gb 8]
+[--out FILE]`` builds each checkpoint that carries config facts with random weights: widths, heads, rotary, windows
+and caps as released, the depth cut to the fewest blocks that hold one block of each layer type its pattern lists
+(and the dense blocks before the first routed one; one dense block stands for those where they do not fit), the
+experts and the vocabulary capped. Each checkpoint runs in its own ``nice`` subprocess, one at a time, under a memory ceiling: a build whose
+weights alone (counted on the meta device) cannot fit under it is not started, and one that grows past it is
+stopped; either is "not checked", with the reason, never a pass. Each build runs ``model.check()`` in each dtype;
+the result, per checkpoint and dtype, is printed and written as JSON (``--out``; the committed run is
+``nnterp/encyclopedia/realconfigs.json``, which FAMILIES.md and the pages read). Too heavy for every CI run: the
+test suite checks a sample.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import itertools
 import json
+import os
+import platform
+import subprocess
+import sys
+import threading
 import time
 import warnings
+from pathlib import Path
 
 import torch
 
 #: Caps on what only multiplies the cost: experts per block and vocabulary rows.
 MAX_EXPERTS, MAX_VOCAB = 4, 512
 EXPERT_KEYS = ("n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts")
-TOP_K_KEYS = ("num_experts_per_tok", "moe_k", "top_k", "num_experts_per_token")
+TOP_K_KEYS = ("num_experts_per_tok", "moe_k", "moe_topk", "moe_top_k", "top_k", "num_experts_per_token")
 DENSE_FIRST_KEYS = ("first_k_dense_replace", "first_dense_layers", "num_dense_layers")
+#: Vocabulary-sized tables besides the embeddings (Gemma 3n's per-layer embeddings).
+VOCAB_KEYS = ("vocab_size", "vocab_size_per_layer_input")
+#: The memory ceiling of one build (GB of resident memory) and the wall-clock limit of one checkpoint (s).
+MEMORY_GB, TIMEOUT_S = 8.0, 900
+#: What a process holds besides the weights (the interpreter, torch, transformers, the traces), in GB.
+BASE_GB = 1.5
+#: The committed full run.
+RESULTS = Path(__file__).with_name("realconfigs.json")
+COMMAND = "python -m nnterp.encyclopedia.realconfigs --out nnterp/encyclopedia/realconfigs.json"
 
-
+#: Config keys of the blocks in each section of a looped stack, which add up to its depth.
+SECTION_KEYS = ("n_input_layers", "n_recurrent_layers", "n_output_layers")
+#: Config keys that give the number of blocks.
+LAYER_KEYS = ("num_hidden_layers", "num_layers", "n_layer", "n_layers")
 #: Config attributes that list each block's kind, as the config class computes them from the facts.
-PATTERN_KEYS = ("layer_types", "layers_block_type", "block_types")
+PATTERN_KEYS = ("layer_types", "layers_block_type", "block_types", "attention_layers")
 
 
 def pattern_of(config) -> list | None:
@@ -40,11 +64,12 @@ def pattern_of(config) -> list | None:
     return None
 
 
-def depth_for(facts: dict, types=None) -> int:
-    """The fewest blocks holding one block of each layer type the pattern lists, and the dense blocks first."""
-    layers = facts.get("num_hidden_layers") or 2
+def depth_for(facts: dict, types=None, least: int = 1) -> int:
+    """The fewest blocks holding one block of each layer type the pattern lists, and the dense blocks first (at
+    least ``least``)."""
+    layers = next((facts[key] for key in LAYER_KEYS if isinstance(facts.get(key), int)), None) or 2
     types = types if types is not None else facts.get("layer_types")
-    need = 2
+    need = least
     if isinstance(types, (list, tuple)) and types:
         firsts = {}
         for index, kind in enumerate(types):
@@ -56,14 +81,10 @@ def depth_for(facts: dict, types=None) -> int:
     return min(layers, need)
 
 
-def reduced(facts: dict, types=None) -> dict:
-    """The config facts with the depth cut (to cover ``types``, each block's kind) and the experts and vocabulary
-    capped."""
-    out = dict(facts)
-    depth = depth_for(facts, types)
-    out["num_hidden_layers"] = depth
-    if isinstance(out.get("layer_types"), (list, tuple)):
-        out["layer_types"] = list(out["layer_types"])[:depth]
+def _experts_capped(facts: dict) -> dict:
+    """``facts`` with at most MAX_EXPERTS experts and a top-k within them, in nested dicts too (DBRX's
+    ffn_config)."""
+    out = {key: _experts_capped(value) if isinstance(value, dict) else value for key, value in facts.items()}
     for key in EXPERT_KEYS:
         if isinstance(out.get(key), int) and out[key] > MAX_EXPERTS:
             out[key] = MAX_EXPERTS
@@ -73,79 +94,541 @@ def reduced(facts: dict, types=None) -> dict:
             for group in ("n_group", "topk_group"):
                 if group in out:
                     out[group] = 1
-    if isinstance(out.get("vocab_size"), int) and out["vocab_size"] > MAX_VOCAB:
-        out["vocab_size"] = MAX_VOCAB
+    return out
+
+
+def reduced(facts: dict, types=None, least: int = 1, dense: bool = True) -> dict:
+    """The config facts with the depth cut (to cover ``types``, each block's kind) and the experts and vocabulary
+    capped; without ``dense``, one dense block stands for the dense blocks before the first routed one."""
+    out = dict(facts)
+    if not dense:
+        for key in DENSE_FIRST_KEYS:
+            if isinstance(out.get(key), int) and out[key] > 1:
+                out[key] = 1
+        facts = out
+    if isinstance(out.get("text_config"), dict):  # a composite config's facts (Emu3): the text config is cut
+        out["text_config"] = reduced(out["text_config"], types, least, dense)
+        return out
+    depth = depth_for(facts, types, least)
+    sections = [key for key in SECTION_KEYS if isinstance(out.get(key), int)]
+    if sections:  # sections that must add up to the depth (Dory's input, recurrent, output): one block at each end
+        for key in sections:
+            out[key] = min(out[key], 1)
+        if "n_recurrent_layers" in sections:
+            out["n_recurrent_layers"] = max(1, depth - sum(out[key] for key in sections if key != "n_recurrent_layers"))
+        depth = max(depth, sum(out[key] for key in sections))
+    if isinstance(facts.get("attn_layer_period"), int) and isinstance(facts.get("attn_layer_offset"), int):
+        # Zamba's shared block is tied across its hybrid layers: transformers needs two of them to tie
+        depth = max(depth, facts["attn_layer_offset"] + facts["attn_layer_period"] + 1)
+    if "num_hidden_layers" in facts or not any(key in facts for key in LAYER_KEYS):
+        out["num_hidden_layers"] = depth
+    if isinstance(out.get("num_kv_shared_layers"), int) and out["num_kv_shared_layers"]:
+        # the last blocks reuse earlier blocks' keys and values (Gemma 3n): as many sharing blocks as shared ones
+        out["num_kv_shared_layers"] = depth
+        depth *= 2
+        out["num_hidden_layers"] = depth
+        if isinstance(out.get("layer_types"), (list, tuple)):
+            out["layer_types"] = list(out["layer_types"])[:depth // 2] * 2
+    if isinstance(out.get("attention_types"), list) and types:  # GPT-Neo's [[kinds, repeats]]: one of each kind
+        kinds = list(dict.fromkeys(map(str, types)))
+        out["attention_types"], depth = [[kinds, 1]], len(kinds)
+        out["num_hidden_layers"] = depth
+    for key in LAYER_KEYS:  # the config's own name for the depth (ExaoneConfig's num_layers)
+        if isinstance(out.get(key), int):
+            out[key] = depth
+    for key in PATTERN_KEYS:
+        if isinstance(out.get(key), (list, tuple)):
+            out[key] = list(out[key])[:depth]
+    out = _experts_capped(out)
+    for key in VOCAB_KEYS:
+        if isinstance(out.get(key), int) and out[key] > MAX_VOCAB:
+            out[key] = MAX_VOCAB
+    # an output vocabulary smaller than the input's (Apertus 1.5) stays smaller, and within it
+    output, vocab = facts.get("output_vocab_size"), facts.get("vocab_size")
+    if isinstance(output, int) and isinstance(vocab, int) and out["vocab_size"] != vocab:
+        out["output_vocab_size"] = min(output, out["vocab_size"] // 2 if output < vocab else out["vocab_size"])
+    if out.get("vocab_size") == MAX_VOCAB:
         for token in ("pad_token_id", "bos_token_id", "eos_token_id", "decoder_start_token_id"):
             if isinstance(out.get(token), int) and out[token] >= MAX_VOCAB:
                 out[token] = MAX_VOCAB - 1
     return out
 
 
-def check_one(family, checkpoint, dtype: torch.dtype) -> dict:
-    """Build one checkpoint's reduced config in ``dtype`` and run the contract; a dict of what happened."""
+def _config(family, facts: dict):
+    from .pages import config_class
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        config = config_class(family)(**facts)
+    # a special id the class defaults to past the capped vocabulary (Emu3's pad_token_id) names the last row
+    for held in {id(config): config, id(config.get_text_config()): config.get_text_config()}.values():
+        for token in ("pad_token_id", "bos_token_id", "eos_token_id"):
+            value, rows = getattr(held, token, None), getattr(held, "vocab_size", None)
+            if isinstance(value, int) and isinstance(rows, int) and value >= rows:
+                setattr(held, token, rows - 1)
+    return config
+
+
+def _weights(config) -> int:
+    """The parameters and buffers of the model ``config`` builds, counted on the meta device."""
+    from transformers import AutoModelForCausalLM
+
+    with torch.device("meta"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = AutoModelForCausalLM.from_config(config)
+    return sum(t.numel() for t in model.parameters()) + sum(t.numel() for t in model.buffers())
+
+
+def _blocks(facts: dict) -> int | None:
+    """The reduced depth, at the top or in a composite config's text config."""
+    for held in (facts, facts.get("text_config") or {}):
+        found = next((held[key] for key in LAYER_KEYS if isinstance(held.get(key), int)), None)
+        if found:
+            return found
+    return None
+
+
+def _size(family, checkpoint) -> int:
+    """The parameters of the reduced build (0 where the config does not build: it fails at once)."""
+    try:
+        kinds = pattern_of(_config(family, checkpoint.config))
+        return _weights(_config(family, reduced(checkpoint.config, kinds)))
+    except Exception:
+        return 0
+
+
+#: Facts every config keeps as given; where the built model's text config differs, the facts did not reach it.
+KEPT_KEYS = ("hidden_size", "num_hidden_layers", "intermediate_size", "num_attention_heads")
+
+
+def _not_reached(facts: dict, config) -> str | None:
+    """Which facts the config built from them does not hold (a composite config whose text config keeps its
+    defaults: MllamaConfig), in words, or None."""
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    missed = [f"its text config keeps {key} {getattr(text, key)} where the reduced facts say {facts[key]}"
+              for key in KEPT_KEYS
+              if isinstance(facts.get(key), int) and isinstance(getattr(text, key, None), int)
+              and getattr(text, key) != facts[key]]
+    return "; ".join(missed) or None
+
+
+def plan(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_GB, least: int = 1) -> dict:
+    """The reduced config facts that fit under ``memory_gb`` in ``dtype`` (the fewest blocks that cover each kind
+    and the dense blocks first, else one dense block for those), or the reason none does: {"facts", "blocks",
+    "gb"} or {"reason"}."""
+    kinds = pattern_of(_config(family, checkpoint.config))
+    size = torch.empty((), dtype=dtype).element_size()
+    estimate = None
+    for dense in (True, False):
+        facts = reduced(checkpoint.config, kinds, least, dense)
+        try:
+            config = _config(family, facts)
+        except Exception:
+            if not kinds or "layer_types" in facts:
+                raise
+            # a class whose default pattern is as long as the released depth (Zamba2): the cut pattern, given
+            facts = dict(facts, layer_types=list(kinds)[:_blocks(facts)])
+            config = _config(family, facts)
+        missed = _not_reached(facts, config)
+        if missed:
+            return {"reason": f"the config class does not take the facts as given: {missed}",
+                    "blocks": None, "gb": None}
+        estimate = _weights(config) * size / 1e9
+        if estimate + BASE_GB <= memory_gb:
+            return {"facts": facts, "blocks": _blocks(facts), "gb": round(estimate, 2)}
+    blocks = _blocks(facts)
+    what = "one block" if blocks == 1 else f"{blocks} blocks (one of each layer type)"
+    caps = [f"{MAX_EXPERTS} experts"] if _experts_capped(checkpoint.config) != checkpoint.config else []
+    caps += [f"{MAX_VOCAB} vocabulary rows"] if facts.get("vocab_size") != checkpoint.config.get("vocab_size") else []
+    capped = f", with {' and '.join(caps)}," if caps else ""
+    return {"reason": f"{what} at the released width{capped} holds {estimate:.1f} GB of weights in "
+                      f"{str(dtype).removeprefix('torch.')}, which with the process's {BASE_GB:g} GB is over this "
+                      f"run's {memory_gb:g} GB ceiling",
+            "blocks": blocks, "gb": round(estimate, 2)}
+
+
+def check_one(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_GB) -> dict:
+    """Build one checkpoint's reduced config in ``dtype`` and run the contract; a dict of what happened, its
+    ``status`` "passed", "failed" or "not checked" (with the reason)."""
     from transformers import AutoModelForCausalLM
 
     from nnterp import StandardizedTransformer, tiny
 
-    from .pages import config_class
-
     started = time.perf_counter()
     result = {"family": family.name, "checkpoint": checkpoint.repo, "dtype": str(dtype).removeprefix("torch.")}
     try:
-        cls = config_class(family)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            facts = reduced(checkpoint.config, pattern_of(cls(**checkpoint.config)))
-            result["blocks"] = facts["num_hidden_layers"]
-            config = cls(**facts)
+        planned = plan(family, checkpoint, dtype, memory_gb)
+        result.update(blocks=planned["blocks"], least_blocks=1, weights_gb=planned["gb"])
+        if "reason" in planned:
+            result.update(status="not checked", passed=False, reason=planned["reason"])
+            return result
+        config = _config(family, planned["facts"])
         result["kinds"] = sorted(set(map(str, pattern_of(config) or ["one kind"])))
         load = "eager" if family.loads is None or "eager" in family.loads else family.loads[0]
         torch.manual_seed(0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            hf = AutoModelForCausalLM.from_config(config, dtype=dtype, attn_implementation=load).eval()
-            model = StandardizedTransformer(hf, tokenizer=tiny.tokenizer(min(config.vocab_size, 300)))
+            try:
+                hf = AutoModelForCausalLM.from_config(config, dtype=dtype, attn_implementation=load).eval()
+            except ZeroDivisionError:  # an init that spaces values over the blocks (RWKV's): two blocks at least
+                planned = plan(family, checkpoint, dtype, memory_gb, least=2)
+                result.update(blocks=planned["blocks"], least_blocks=2, weights_gb=planned["gb"])
+                if "reason" in planned:
+                    result.update(status="not checked", passed=False, reason=planned["reason"])
+                    return result
+                config = _config(family, planned["facts"])
+                hf = AutoModelForCausalLM.from_config(config, dtype=dtype, attn_implementation=load).eval()
+            # as the tiny recipes do: a constant the init leaves (a zero router, unit norms) would make checks vacuous
+            tiny._perturb_constants(hf)
+            tokenizer = tiny.tokenizer(min(config.get_text_config().vocab_size, 300))
+            own = _own_forward_error(hf, tokenizer)
+            if own:  # the model itself does not run: transformers' failure, not the contract's
+                result.update(status="not checked", passed=False, reason=own)
+                return result
+            model = StandardizedTransformer(hf, tokenizer=tokenizer)
             report = model.check(raise_on_failure=False)
         failures = [f"{r.check} at {r.where}: {r.detail}" for r in report.failures]
-        result.update(passed=not failures, failures=failures[:5])
+        result.update(status="failed" if failures else "passed", passed=not failures, failures=failures[:5])
     except Exception as error:  # the run goes on; the checkpoint's line says why
-        result.update(passed=False, failures=[f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"])
-    result["seconds"] = round(time.perf_counter() - started, 2)
+        first = str(error).splitlines()[0] if str(error) else ""
+        result.update(status="failed", passed=False, failures=[f"{type(error).__name__}: {first}"])
+    finally:
+        result["seconds"] = round(time.perf_counter() - started, 2)
+        gc.collect()
     return result
 
 
-def run(families=None, dtypes=("float32", "bfloat16"), progress=print) -> list[dict]:
+def _own_forward_error(hf, tokenizer) -> str | None:
+    """Why transformers' own forward of the build fails on the contract's prompt, without nnterp, or None."""
+    from nnterp.conformance import PROMPT
+
+    try:
+        with torch.no_grad():
+            hf(**tokenizer(PROMPT, return_tensors="pt"))
+    except Exception as error:
+        first = str(error).splitlines()[0] if str(error) else ""
+        return f"transformers' own forward of this build fails, without nnterp: {type(error).__name__}: {first}"
+    return None
+
+
+def _resident_gb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1e6
+    except OSError:
+        pass
+    return 0.0
+
+
+#: A worker whose resident memory stays above this after a build is freed hands on to a fresh one (GB).
+RESTART_GB = 3.0
+
+
+def isolated(jobs, dtypes, memory_gb: float = MEMORY_GB, timeout_s: float = TIMEOUT_S):
+    """``check_one`` for each (family, checkpoint) of ``jobs`` and each dtype, yielded as they finish: a ``nice``
+    subprocess works through them one build at a time, freeing each before the next, and is stopped when its
+    resident memory passes ``memory_gb`` or one checkpoint runs past ``timeout_s``; that checkpoint is then "not
+    checked" for the dtypes it had not finished, with the reason, and a fresh subprocess goes on with the rest."""
+    import queue
+
+    pending = list(jobs)
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    while pending:
+        command = ["nice", "-n", "10", sys.executable, "-m", "nnterp.encyclopedia.realconfigs", "--memory-gb",
+                   str(memory_gb), *[arg for d in dtypes for arg in ("--dtype", d)],
+                   *[arg for family, checkpoint in pending for arg in ("--child", family.name, checkpoint.repo)]]
+        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+        lines: queue.Queue = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in child.stdout] + [lines.put(None)],
+                         daemon=True).start()
+        current, done, began, peak, stopped = None, set(), time.perf_counter(), 0.0, None
+        while True:
+            try:
+                line = lines.get(timeout=0.2)
+            except queue.Empty:
+                line = ""
+            if line is None:
+                break
+            if line.startswith("{"):
+                event = json.loads(line)
+                if "start" in event:
+                    current, done, began, peak = pending[0], set(), time.perf_counter(), 0.0
+                elif "end" in event:
+                    pending.pop(0)
+                    current = None
+                else:
+                    done.add(event["dtype"])
+                    yield dict(event, process_seconds=round(time.perf_counter() - began, 1))
+            peak = max(peak, _resident_gb(child.pid))
+            if current is not None and peak > memory_gb:
+                stopped = f"its build grew past this run's {memory_gb:g} GB memory ceiling and was stopped"
+            elif current is not None and time.perf_counter() - began > timeout_s:
+                stopped = f"it ran past this run's {timeout_s:g} s limit and was stopped"
+            if stopped:
+                child.kill()
+                break
+        child.wait()
+        if current is not None or (pending and not stopped and child.returncode):
+            family, checkpoint = pending.pop(0)
+            why = stopped or f"its process ended with status {child.returncode} before the check finished"
+            for name in dtypes:
+                if name not in done:
+                    yield {"family": family.name, "checkpoint": checkpoint.repo, "dtype": name,
+                           "status": "not checked", "passed": False, "reason": why, "peak_gb": round(peak, 2),
+                           "process_seconds": round(time.perf_counter() - began, 1)}
+
+
+def _work(jobs, dtypes, memory_gb: float) -> None:
+    """The subprocess's side: each checkpoint's results as JSON lines between a start and an end line; it exits
+    where a freed build leaves it holding more than RESTART_GB, and the parent starts a fresh one for the rest."""
+    from ..family import registry
+
+    for name, repo in jobs:
+        family = registry()[name]
+        checkpoint = next(c for c in family.checkpoints if c.repo == repo)
+        print(json.dumps({"start": repo}), flush=True)
+        for dtype in dtypes:
+            print(json.dumps(check_one(family, checkpoint, getattr(torch, dtype), memory_gb)), flush=True)
+        print(json.dumps({"end": repo}), flush=True)
+        gc.collect()
+        if _resident_gb(os.getpid()) > RESTART_GB:
+            return
+
+
+#: Config keys that name the checkpoint's classes and files, not its sizes.
+NAMING_KEYS = frozenset({"architectures", "dtype", "torch_dtype", "model_type"})
+
+
+def unbuilt(checkpoint) -> str | None:
+    """Why a named checkpoint is not built from real config facts here, or None where it is."""
+    if not checkpoint.config:
+        return "no config facts are recorded in the family module"
+    if checkpoint.not_buildable:
+        return checkpoint.not_buildable
+    if set(checkpoint.config) <= NAMING_KEYS:
+        return ("its recorded config facts are only the architecture and the dtype: a build would check the config "
+                "class's defaults, not the checkpoint's sizes")
+    return None
+
+
+def checkpoints(families=None, every: bool = False):
+    """(family, checkpoint) for every checkpoint with real config facts that builds here (``every``: every one
+    the family modules name)."""
     from ..family import registry
 
     chosen = registry() if not families else {name: registry()[name] for name in families}
-    results = []
     for family in chosen.values():
         for checkpoint in family.checkpoints:
-            if not checkpoint.config or checkpoint.not_buildable:
-                continue
-            for name in dtypes:
-                result = check_one(family, checkpoint, getattr(torch, name))
-                results.append(result)
-                if progress:
-                    mark = "ok " if result["passed"] else "FAIL"
-                    progress(f"{mark} {family.name} {checkpoint.repo} {result['dtype']} ({result.get('blocks')} blocks, "
-                             f"{result['seconds']} s){'' if result['passed'] else ': ' + '; '.join(result['failures'])}")
-    return results
+            if every or unbuilt(checkpoint) is None:
+                yield family, checkpoint
+
+
+def _line(result: dict) -> str:
+    mark = {"passed": "ok  ", "failed": "FAIL", "not checked": "skip"}[result["status"]]
+    detail = "" if result["status"] == "passed" else ": " + (result.get("reason") or "; ".join(result["failures"]))
+    return (f"{mark} {result['family']} {result['checkpoint']} {result['dtype']} ({result.get('blocks')} blocks, "
+            f"{result.get('seconds', '-')} s){detail}")
+
+
+def seconds(results: list[dict]) -> float:
+    """The builds' time: each checkpoint's, from its start in the subprocess to its last dtype's result."""
+    walls = {(r["family"], r["checkpoint"]): r.get("process_seconds", r.get("seconds", 0)) for r in results}
+    return round(sum(walls.values()))
+
+
+def summary(results: list[dict]) -> dict:
+    """Counts per status, overall and per dtype."""
+    counts: dict = {}
+    for result in results:
+        for key in ("all", result["dtype"]):
+            bucket = counts.setdefault(key, {"passed": 0, "failed": 0, "not checked": 0})
+            bucket[result["status"]] += 1
+    return counts
+
+
+def run(families=None, dtypes=("float32", "bfloat16"), memory_gb: float = MEMORY_GB, timeout_s: float = TIMEOUT_S,
+        progress=print, out=None, update: bool = False) -> dict:
+    """Every checkpoint, one subprocess at a time; the run's record (written to ``out`` after each checkpoint).
+    With ``update``, the record already at ``out`` keeps its other checkpoints and these replace their own."""
+    import transformers
+
+    record = {"command": COMMAND, "memory_gb": memory_gb, "max_experts": MAX_EXPERTS, "max_vocab": MAX_VOCAB,
+              "versions": f"transformers {transformers.__version__}, torch {torch.__version__}, "
+                          f"Python {platform.python_version()}", "results": []}
+    previous = load(out) if update and out else None
+    named = list(checkpoints(families, every=True))
+    order = {(f.name, c.repo): i for i, (f, c) in enumerate(checkpoints(every=True))}
+    if previous:
+        again = {(f.name, c.repo) for f, c in named}
+        record["results"] = [r for r in previous["results"] if (r["family"], r["checkpoint"]) not in again]
+    started = time.perf_counter()
+    skipped = [{"family": f.name, "checkpoint": c.repo, "dtype": name, "status": "not checked", "passed": False,
+                "reason": unbuilt(c)} for f, c in named if unbuilt(c) for name in dtypes]
+    # the smallest builds first, so a run cut short has checked the most checkpoints
+    built = sorted(((f, c) for f, c in named if not unbuilt(c)), key=lambda job: _size(*job))
+    results = itertools.chain(skipped, isolated(built, dtypes, memory_gb, timeout_s))
+    while True:
+        try:
+            result = next(results)
+        except StopIteration:
+            break
+        except KeyboardInterrupt:  # stopped by hand: what it had not reached is recorded as such
+            close_unreached(record, "the run was stopped before it reached this checkpoint", dtypes)
+            if out:
+                Path(out).write_text(json.dumps(record, indent=1) + "\n")
+            raise
+        record["results"].append(result)
+        if progress:
+            progress(_line(result), flush=True)
+        record["results"].sort(key=lambda r: (order.get((r["family"], r["checkpoint"]), len(order)),
+                                              dtypes.index(r["dtype"]) if r["dtype"] in dtypes else 0))
+        record["seconds"] = seconds(record["results"])
+        # the whole run's wall clock, imports and restarts included (an update keeps the full run's)
+        record["wall_seconds"] = (previous or {}).get("wall_seconds") or round(time.perf_counter() - started)
+        record["summary"] = summary(record["results"])
+        if out:
+            Path(out).write_text(json.dumps(record, indent=1) + "\n")
+    return record
+
+
+def close_unreached(record: dict, why: str, dtypes=("float32", "bfloat16")) -> dict:
+    """A run stopped before its end: each named checkpoint it has no line for is "not checked", with ``why``."""
+    have = {(r["family"], r["checkpoint"], r["dtype"]) for r in record["results"]}
+    order = {(f.name, c.repo): i for i, (f, c) in enumerate(checkpoints(every=True))}
+    for family, checkpoint in checkpoints(every=True):
+        for name in dtypes:
+            if (family.name, checkpoint.repo, name) not in have:
+                record["results"].append({"family": family.name, "checkpoint": checkpoint.repo, "dtype": name,
+                                          "status": "not checked", "passed": False,
+                                          "reason": unbuilt(checkpoint) or why})
+    record["results"].sort(key=lambda r: (order.get((r["family"], r["checkpoint"]), len(order)),
+                                          dtypes.index(r["dtype"]) if r["dtype"] in dtypes else 0))
+    record["summary"] = summary(record["results"])
+    return record
+
+
+def load(path=RESULTS) -> dict | None:
+    """The committed run's record, or None where there is none."""
+    path = Path(path)
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+_COMMITTED: dict = {}
+
+
+def committed() -> dict | None:
+    """The committed run's record (read once)."""
+    if "record" not in _COMMITTED:
+        _COMMITTED["record"] = load()
+    return _COMMITTED["record"]
+
+
+def verdict(family_name: str, repo: str, record=None) -> dict | None:
+    """What the committed run found for one checkpoint: {"status", "dtypes", "blocks", "detail"}, status
+    "checked" (passed in every dtype run), "failed" or "not checked"; None where the run has no line for it."""
+    record = record if record is not None else committed()
+    results = [r for r in (record or {}).get("results", []) if r["family"] == family_name and r["checkpoint"] == repo]
+    if not results:
+        return None
+    dtypes = [r["dtype"] for r in results]
+    failed = [r for r in results if r["status"] == "failed"]
+    unchecked = [r for r in results if r["status"] == "not checked"]
+    blocks = max((r.get("blocks") or 0 for r in results), default=0) or None
+    if failed:
+        return {"status": "failed", "dtypes": [r["dtype"] for r in failed], "blocks": blocks,
+                "detail": failed[0]["failures"][0] if failed[0].get("failures") else ""}
+    if unchecked:
+        return {"status": "not checked", "dtypes": [r["dtype"] for r in unchecked], "blocks": blocks,
+                "detail": unchecked[0]["reason"], "passed": [r["dtype"] for r in results if r["status"] == "passed"]}
+    return {"status": "checked", "dtypes": dtypes, "blocks": blocks, "detail": ""}
+
+
+def sentence(family_name: str, repo: str, record=None) -> str | None:
+    """The page's words for one checkpoint's verdict in the committed run."""
+    found = verdict(family_name, repo, record)
+    if found is None:
+        return None
+    blocks = f"{found['blocks']} block{'s' if found['blocks'] != 1 else ''}" if found["blocks"] else None
+    if found["status"] == "checked":
+        return (f"checked from its real config in {' and '.join(found['dtypes'])} "
+                f"({blocks} at the released width, random weights)")
+    if found["status"] == "failed":
+        return f"fails the contract from its real config in {' and '.join(found['dtypes'])}: {found['detail']}"
+    passed = found.get("passed")
+    also = f"checked in {' and '.join(passed)} only; " if passed else ""
+    return f"{also}not checked in {' and '.join(found['dtypes'])}: {found['detail']}"
+
+
+def table_section(record=None) -> list[str]:
+    """FAMILIES.md's section on the committed real-config run: the counts per dtype, the time, the command, and
+    each checkpoint that failed or was not checked, with why."""
+    record = record if record is not None else committed()
+    if not record:
+        return []
+    results = record["results"]
+    counts = record["summary"]
+    dtypes = [key for key in counts if key != "all"]
+    named = len({(r["family"], r["checkpoint"]) for r in results})
+    early = sum(1 for r in results if r.get("blocks") and "least_blocks" not in r)
+    older = f"; {early} builds, made before the least depth was lowered to one, have two blocks at least" if early else ""
+    lines = ["", "## Real configs", "",
+             f"Generated from `nnterp/encyclopedia/realconfigs.json`, the run of `{record['command']}` "
+             f"({record['versions']}). Each of the {named} checkpoints the family modules name is built from its real "
+             "config facts with random weights: widths, heads, rotary, windows and caps as released, the depth cut to "
+             "the fewest blocks that hold one block of each layer type its pattern lists and the dense blocks before "
+             "the first routed one (where those do not fit, one dense block stands for them; each line of the JSON "
+             f"gives its `blocks`{older}), at most "
+             f"{record['max_experts']} experts per block and {record['max_vocab']} vocabulary rows; then "
+             "`model.check()` runs on it in each dtype. One build at a time, each in a `nice` subprocess under a "
+             f"{record['memory_gb']:g} GB memory ceiling: a build whose weights cannot fit under it is not started, "
+             "one that grows past it is stopped, and either is \"not checked\", never a pass. "
+             f"The builds took {record['seconds']} s ({record['wall_seconds']} s of wall clock, the subprocesses' "
+             "imports included) on 2 shared cores." + (f" {record['note']}" if record.get("note") else ""), "",
+             "| dtype | passed | failed | not checked |", "|---|---|---|---|"]
+    for key in [*dtypes, "all"]:
+        c = counts[key]
+        lines.append(f"| {'all builds' if key == 'all' else key} | {c['passed']} | {c['failed']} | {c['not checked']} |")
+    both = sum(1 for f, repo in dict.fromkeys((r["family"], r["checkpoint"]) for r in results)
+               if (verdict(f, repo, record) or {}).get("status") == "checked")
+    lines += ["", f"{both} of the {named} named checkpoints pass in {' and '.join(dtypes)}.", ""]
+    grouped: dict[tuple, dict[str, list[str]]] = {}
+    for result in results:
+        if result["status"] == "passed":
+            continue
+        why = result.get("reason") or "; ".join(result.get("failures", []))
+        where = grouped.setdefault((result["status"], why), {})
+        where.setdefault(f"{result['family']} `{result['checkpoint']}`", []).append(result["dtype"])
+    for status in ("failed", "not checked"):
+        for (kind, why), where in grouped.items():
+            if kind == status:
+                lines.append(f"- {status}: {why} ("
+                             + ", ".join(f"{name} in {' and '.join(d)}" if d != dtypes else name
+                                         for name, d in where.items()) + ")")
+    return lines
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--family", action="append", help="only this family (repeatable)")
     parser.add_argument("--dtype", action="append", choices=("float32", "bfloat16", "float16"))
-    parser.add_argument("--out", help="write the results as JSON here")
+    parser.add_argument("--memory-gb", type=float, default=MEMORY_GB, help="the memory ceiling of one build")
+    parser.add_argument("--timeout", type=float, default=TIMEOUT_S, help="the time limit of one checkpoint (s)")
+    parser.add_argument("--out", help="write the run's record as JSON here")
+    parser.add_argument("--update", action="store_true",
+                        help="re-run only the chosen families, keeping the other checkpoints' results in --out")
+    parser.add_argument("--child", nargs=2, action="append", metavar=("FAMILY", "REPO"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    results = run(args.family, tuple(args.dtype or ("float32", "bfloat16")))
-    passed = sum(1 for r in results if r["passed"])
-    print(f"{passed} of {len(results)} checkpoint builds pass the contract")
-    if args.out:
-        with open(args.out, "w") as handle:
-            json.dump(results, handle, indent=1)
+    dtypes = tuple(args.dtype or ("float32", "bfloat16"))
+    if args.child:
+        _work(args.child, dtypes, args.memory_gb)
+        return
+    record = run(args.family, dtypes, args.memory_gb, args.timeout, out=args.out, update=args.update)
+    counts = record["summary"].get("all", {})
+    print(f"{counts.get('passed', 0)} of {len(record['results'])} checkpoint builds pass the contract, "
+          f"{counts.get('failed', 0)} fail, {counts.get('not checked', 0)} not checked ({record['seconds']} s)")
 
 
 if __name__ == "__main__":

@@ -253,7 +253,7 @@ def family_page(page, versions: dict, built: str) -> str:
 <ul class="tags">{tags}</ul>
 <dl class="facts"><div><dt>block</dt><dd>{_e(page.block_kind)}</dd></div><div><dt>values</dt><dd>{_e(values)}</dd></div>
 <div><dt>notes</dt><dd>{page.depth()['notes']} on this family · {snippet_counts['passed']} of {total} snippets passed</dd></div>
-<div><dt>model types</dt><dd>{_e(", ".join(family.model_types))}</dd></div></dl>
+<div><dt>model types</dt><dd>{_e(", ".join(family.model_types))}</dd></div>{_real_configs(family)}</dl>
 {problems}
 </section>
 <section id="block">
@@ -301,10 +301,19 @@ the printout and the config; {_e(_versions(versions))}. <a href="index.html">All
     return document(f"{page.title} · nnterp encyclopedia", crumb, body, assets.PAGE_JS, data, nav)
 
 
+def _real_configs(family) -> str:
+    """What the committed real-config run (python -m nnterp.encyclopedia.realconfigs) found for each checkpoint."""
+    from .realconfigs import sentence
+
+    found = [(c, sentence(family.name, c.repo)) for c in family.checkpoints]
+    items = "".join(f"<li>{_e(c.label)}: {_e(said)}</li>" for c, said in found if said)
+    return f'<div class="real-configs"><dt>real configs</dt><dd><ul>{items}</ul></dd></div>' if items else ""
+
+
 # --------------------------------------------------------------------------- index
 def _depth(page, good: bool) -> str:
-    """A page's depth in the index: its family notes, its snippets (passed of all), its checkpoints with real
-    config facts; a page below the notes it must carry is marked."""
+    """A page's depth in the index: its family notes, its snippets (passed of all), its checkpoints checked from
+    their real configs; a page below the notes it must carry is marked."""
     from .pages import MIN_FAMILY_NOTES
 
     depth = page.depth()
@@ -313,8 +322,10 @@ def _depth(page, good: bool) -> str:
             f'family{"; fewer than " + str(MIN_FAMILY_NOTES) if thin else ""}">{depth["notes"]} notes</span>'
             f'<span class="checked {"ok" if good else "bad"}" title="snippets run when the page was built">'
             f'{"✓" if good else "✗"} {depth["passed"]}/{depth["snippets"]} snippets</span>'
-            f'<span class="configs" title="checkpoints whose real config facts the page is built from">'
-            f'{depth["configs"]}/{depth["checkpoints"]} real configs</span></div>')
+            f'<span class="configs" title="named checkpoints built from their real config facts that pass the '
+            f'contract in float32 and bfloat16 (python -m nnterp.encyclopedia.realconfigs); '
+            f'{depth["configs"]} carry real config facts">'
+            f'{depth["checked"]}/{depth["checkpoints"]} real configs checked</span></div>')
 
 
 def index_page(pages: list, versions: dict, built: str, seconds: float) -> str:

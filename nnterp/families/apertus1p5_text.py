@@ -22,6 +22,8 @@ FAMILY = Family(
         "attention_queries": normed_then_rotated("q_norm", "queries"),
         "attention_keys": normed_then_rotated("k_norm", "keys"),
     },
+    # lm_head is output_vocab_size wide where the checkpoint prunes its head (Apertus-v1.5-8B: 131072 of 266752)
+    accessors={"vocab_size": lambda c: c.output_vocab_size or c.vocab_size},
     checkpoints=(
         # text_config of swiss-ai/Apertus-v1.5-8B's config.json, as reproduced in ollama's apertus config test
         # (TestParseConfigApertus1p5Exact8B)

@@ -232,8 +232,9 @@ def _meta_lines(subject, name="real") -> list[str]:
 def notes(subject: Subject, drop=()) -> list[str]:
     """The derived notes' texts, in page order; ``drop``: names of makers whose note a hand-written one replaces."""
     makers = (block_note, post_norm_note, embedding_scale_note, projections_note, grouped_note, qk_norm_note,
-              rotary_note, ssm_note, scale_note, sliding_note,
-              mlp_note, moe_note, norm_note, readout_note, past_head_note, loading_note, checkpoints_note)
+              qk_norm_property_note, rotary_note, ssm_note, scale_note, sliding_note,
+              mlp_note, moe_note, norm_note, readout_note, past_head_note, vocabulary_note, loading_note,
+              checkpoints_note)
     found = []
     for make in makers:
         if make.__name__ in drop:
@@ -729,6 +730,106 @@ def qk_norm_note(subject) -> str | None:
             f"attention = model.layers[{index}].self_attn", "with model.trace(prompt):",
             "    q_raw = attention.q_proj.output.save()", f"    q_normed = attention.{q_name}.output.save()",
             "    q = attention.attention_queries.save()", "", *checks]
+    return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
+
+
+_QK_NORM_NAMES = ("q_norm", "query_layernorm", "q_layernorm", "qk_norm")
+
+
+def qk_norm_property_note(subject) -> str | None:
+    """Where qk_norm_note does not apply (a norm without a weight, after the rotary, one module for both, a fused
+    or gated projection): what the query norm makes of each head, measured on the tiny model and asserted."""
+    if qk_norm_note(subject) is not None:
+        return None
+    tiny = subject.tiny
+    index = next((i for i in range(tiny.num_layers) if _serves(tiny, "attention_queries", i)
+                  and any(n in _children(_attention_module(tiny, i)) for n in _QK_NORM_NAMES)), None)
+    if index is None:
+        return None
+    children = _children(_attention_module(tiny, index))
+    name = next(n for n in _QK_NORM_NAMES if n in children)
+    norm = children[name]
+    weight = getattr(norm, "weight", None)
+    weight = weight if isinstance(weight, torch.Tensor) else None
+    bias = getattr(norm, "bias", None)
+    bias = bias if isinstance(bias, torch.Tensor) else None
+    host = tiny.layers[index].self_attn
+    try:
+        tiny.instrument()
+        saved = _trace(tiny, {"normed": lambda: getattr(host, name).output, "q": lambda: host.attention_queries})
+    except Exception:
+        return None
+    normed, q = saved["normed"], saved["q"]
+    read = f"attention.{name}.output"
+    if isinstance(normed, tuple):  # one module for the queries and the keys returns both (Zaya's qk_norm)
+        normed, read = normed[0], f"attention.{name}.output[0]"
+    if not isinstance(normed, torch.Tensor):
+        return None
+    d = q.shape[-1]
+    if normed.shape[-1] != d and normed.shape[-1] % d:
+        return None
+    lines, heads = [], normed
+    if normed.shape[-1] != d:
+        lines.append(f"heads = q_normed.view(*q_normed.shape[:-1], -1, {d})   # one row per head")
+        heads = normed.view(*normed.shape[:-1], -1, d)
+    else:
+        lines.append("heads = q_normed")
+    if weight is not None and weight.numel() != d:
+        return None
+    # what the norm makes of each head, measured: the candidates for undoing its weight, then its property
+    undo = [("heads", heads.float(), None)]
+    if weight is not None:
+        w = f"attention.{name}.weight"
+        shifted = heads.float() - (bias.float() if bias is not None else 0)
+        minus = f"(heads - attention.{name}.bias)" if bias is not None else "heads"
+        undo = [(f"{minus} / {w}", shifted / weight.float(), "the norm's weight"),
+                (f"{minus} / (1 + {w})", shifted / (1 + weight.float()), "one plus the norm's weight")]
+    properties = (
+        ("zero mean and unit variance", lambda u: torch.allclose(u.mean(-1), torch.zeros(()), atol=1e-3)
+         and torch.allclose(u.var(-1, unbiased=False), torch.ones(()), atol=2e-2),
+         ["assert torch.allclose(unit.mean(-1), torch.zeros(()), atol=1e-3)   # centred per head",
+          "assert torch.allclose(unit.var(-1, unbiased=False), torch.ones(()), atol=2e-2)   # unit variance"]),
+        ("unit root mean square", lambda u: torch.allclose(u.pow(2).mean(-1), torch.ones(()), atol=2e-2),
+         ["assert torch.allclose(unit.pow(2).mean(-1), torch.ones(()), atol=2e-2)   # unit RMS per head"]),
+        ("unit length", lambda u: torch.allclose(u.norm(dim=-1), torch.ones(()), atol=1e-3),
+         ["assert torch.allclose(unit.norm(dim=-1), torch.ones(()), atol=1e-3)   # unit length per head"]),
+    )
+    found = next(((expr, scaled, what, asserts) for expr, unit, scaled in undo
+                  for what, holds, asserts in properties if holds(unit)), None)
+    if found is None:
+        return None
+    expr, scaled, what, asserts = found
+    lines += [f"unit = {expr}", *asserts]
+    kind = type(norm).__name__
+    weighs = (f"then scales each of its dims by {scaled} (one head's width, shared by the heads)"
+              if scaled else "and has no weight: every head leaves the norm at the same scale")
+    # where it sits against the rotary: the queries the kernel takes, laid out [batch heads seq dim]
+    if heads.dim() == 4 and heads.shape[1] == q.shape[1] and heads.shape[2] == q.shape[2]:
+        as_q, layout = heads, "heads"
+    elif heads.dim() == 4 and heads.shape[2] == q.shape[1]:
+        as_q, layout = heads.transpose(1, 2), "heads.transpose(1, 2)"
+    else:
+        as_q, layout = None, None
+    where = "`attention_queries` are read after it"
+    if as_q is not None and as_q.shape == q.shape:
+        if torch.equal(as_q, q):
+            lines.append(f"assert torch.equal({layout}, q)   # the kernel takes the normed queries as they are")
+            where = ("the kernel takes its output as it is: on this block `attention_queries` is the normed query "
+                     "(a rotary, where the block has one, turns the projection before the norm)")
+        elif torch.equal(as_q[:, :, 0], q[:, :, 0]):
+            lines.append(f"assert torch.equal({layout}[:, :, 0], q[:, :, 0])   # position 0: no turn, the normed "
+                         "query enters")
+            where = "the rotary turns its output: `attention_queries` equal it at position 0, where nothing turns"
+    shared = " (one module normalizes both the queries and the keys)" if name == "qk_norm" else ""
+    heading = f"`{name}` ({kind}) brings each query head to {what} before the attention"
+    prose = (f"`self_attn.{name}`{shared} brings every query head to {what}, measured on its output, {weighs}; "
+             f"{where}. The queries' "
+             "scale is set by the norm, not by the stream's size. Read on block "
+             f"{index} of the tiny model, whose attention serves the queries.")
+    code = ["model.instrument()   # the trace reads a child's output and a value inside the same forward",
+            f"attention = model.layers[{index}].self_attn", "with model.trace(prompt):",
+            f"    q_normed = {read}.save()", "    q = attention.attention_queries.save()", "",
+            *lines]
     return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
 
 
@@ -1535,6 +1636,46 @@ def _file_dtype(checkpoint) -> str | None:
     return None
 
 
+def vocabulary_note(subject) -> str | None:
+    """The vocabulary as the checkpoint's config facts give it: the embeddings' rows, lm_head's, tied or not, the
+    special ids recorded; the tokenizer's size only where the facts give it (they do not, here)."""
+    checkpoint = subject.checkpoint
+    if subject.real is None or checkpoint is None or "vocab_size" not in checkpoint.config:
+        return None
+    try:
+        real = _module(subject.real)
+        embedding, head = real.get_input_embeddings(), real.get_output_embeddings()
+        rows, head_rows = embedding.weight.shape[0], head.weight.shape[0]
+        tied = head.weight is embedding.weight
+    except Exception:
+        return None
+    facts = checkpoint.config
+    vocab = facts["vocab_size"]
+    if rows != vocab:
+        return None
+    narrower = head_rows != rows
+    heading = (f"{checkpoint.label}'s vocabulary: {rows:,} embedding rows, "
+               + (f"{head_rows:,} logits (`output_vocab_size`)" if narrower else f"{head_rows:,} logits")
+               + (", lm_head tied to the embeddings" if tied else ", lm_head its own matrix"))
+    prose = [f"Its config's `vocab_size` is {vocab:,}: `embed_tokens` has that many rows"
+             + (f", and lm_head only {head_rows:,}: the logits score the first {head_rows:,} ids, the ids past them "
+                "can be read but never predicted" if narrower else ", and lm_head as many: the logits' last dim")
+             + (". lm_head is the embedding matrix itself (tied), so an edit of one is an edit of the other"
+                if tied else ". lm_head is a matrix of its own (untied)") + "."]
+    ids = [f"`{key}` {facts[key]}" for key in ("bos_token_id", "eos_token_id", "pad_token_id") if key in facts]
+    if ids:
+        prose.append(f"The special ids the facts record: {_list(ids)}.")
+    prose.append("The tokenizer's own size is not among the config facts recorded here, so this page does not say "
+                 "how many of the rows, if any, are padding no token maps to.")
+    code = [*_meta_lines(subject), "", "embedding = real.get_input_embeddings().weight",
+            "head = real.get_output_embeddings().weight",
+            f"assert embedding.shape[0] == facts[\"vocab_size\"] == {rows}",
+            f"assert head.shape[0] == {head_rows}" + ("   # output_vocab_size: the head keeps the first ids"
+                                                       if narrower else ""),
+            "assert head is embedding   # tied" if tied else "assert head is not embedding   # untied"]
+    return "\n".join([f"## {heading}", "", " ".join(prose), "", "```python", *code, "```", ""])
+
+
 def loading_note(subject) -> str | None:
     if subject.real is None:
         return None
@@ -1561,6 +1702,12 @@ def loading_note(subject) -> str | None:
     code = [*_meta_lines(subject), "", "count = sum(p.numel() for p in real.parameters())   # tied matrices once",
             f"assert count == {count}"]
     return "\n".join([f"## {heading}", "", " ".join(prose), "", "```python", *code, "```", ""])
+
+
+def realconfigs_sentence(family_name: str, repo: str) -> str | None:
+    from ..realconfigs import sentence  # imported here: ``python -m nnterp.encyclopedia.realconfigs`` runs it as main
+
+    return sentence(family_name, repo)
 
 
 def checkpoints_note(subject) -> str | None:
@@ -1601,9 +1748,12 @@ def checkpoints_note(subject) -> str | None:
             facts.append(f"vocabulary {vocab}")
         dtype = _file_dtype(checkpoint)
         facts.append(f"{dtype} files" if dtype else "no file dtype recorded")
-        lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): " + ", ".join(facts))
+        run = realconfigs_sentence(family.name, checkpoint.repo)
+        lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): " + ", ".join(facts) + (f"; {run}" if run else ""))
     count = len(family.checkpoints)
     heading = f"{'One checkpoint' if count == 1 else f'{count} checkpoints'} named by the family module"
     prose = ("The sizes, from each checkpoint's config facts built on the meta device (parameters counted with "
-             "tied matrices once):")
+             "tied matrices once), and what the real-config run (`python -m nnterp.encyclopedia.realconfigs`: the "
+             "config as released, the depth cut to one block of each layer type, experts and vocabulary capped, "
+             "random weights, the contract in float32 and bfloat16) found:")
     return "\n".join([f"## {heading}", "", prose, "", *lines, ""])
