@@ -44,7 +44,7 @@ def block_values(model, residual_only: bool) -> list[tuple[str, str]]:
     """The (host, name) pairs this model serves under its load, in forward order."""
     from nnterp.vocabulary import BY_NAME
 
-    order = PARALLEL_ORDER if model.family.block_kind(model._nnterp_state.config) == "parallel" else BLOCK_ORDER
+    order = PARALLEL_ORDER if model.family.block.kind(model._nnterp_state.config) == "parallel" else BLOCK_ORDER
     layer = model.layers[0]
     chosen = []
     for host, name in order:
