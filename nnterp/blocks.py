@@ -12,8 +12,10 @@ from __future__ import annotations
 import copy
 from typing import Callable
 
+from dataclasses import dataclass
+
 from .family import COMMON_SITES
-from .sites import Argument, Child, Nowhere, Read
+from .sites import Argument, Child, Element, Nowhere, Own, Read
 
 PARALLEL_REASON = "a parallel block: the attention and the MLP read the same input, so there is no stream between them"
 
@@ -176,3 +178,37 @@ SANDWICH = PostNorms(pre_mlp="pre_feedforward_layernorm")
 GLM4_POSTNORMS = PostNorms("post_self_attn_layernorm", "post_mlp_layernorm")
 #: OLMo 2's block: the sublayers read the stream itself and their outputs are normed
 OLMO2_POSTNORMS = PostNorms(pre_norms=False)
+
+
+@dataclass(frozen=True)
+class ConfigKey:
+    """A multiplier read from the config (``scale=ConfigKey("residual_multiplier")``): a value, so sites pickle."""
+
+    key: str
+
+    def __call__(self, config):
+        return getattr(config, self.key)
+
+
+class Multiplied(Block):
+    """A sequential block that adds each sublayer's output times ``config.<key>`` (Granite's residual_multiplier):
+    ``attention_output`` and ``mlp_output`` are the products the stream receives, an edit carried back divided."""
+
+    def __init__(self, key: str = "residual_multiplier", **block) -> None:
+        super().__init__(**block)
+        self.key = key
+        self._sites = {
+            name: Read(Own("output"), Element(0), scale=ConfigKey(key),
+                       description=f"What the {what} adds to the residual stream: its output times {key}")
+            for name, what in (("attention_output", "attention"), ("mlp_output", "MLP"))
+        }
+
+    def _shape(self) -> str:
+        return f"sequential, each sublayer's output times config.{self.key} before the add"
+
+    def sites(self) -> dict:
+        return dict(self._sites)
+
+
+#: Granite's block: both contributions times residual_multiplier
+GRANITE_BLOCK = Multiplied()

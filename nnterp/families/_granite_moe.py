@@ -1,5 +1,6 @@
 """Granite's mixtures of experts (GraniteMoe, GraniteMoeShared, GraniteMoeHybrid): both contributions scaled by
-residual_multiplier, and the layer's shared_mlp, when the checkpoint has one, part of mlp_output."""
+residual_multiplier (their block is nnterp.blocks.GRANITE_BLOCK), and the layer's shared_mlp, when the checkpoint
+has one, part of mlp_output."""
 
 from __future__ import annotations
 
@@ -28,9 +29,6 @@ def granite_sites(routed: dict, neurons_reason: str) -> dict:
     return {
         # the MoE block and the shared_mlp read one tensor: an assignment is copied into it, so it reaches both
         "mlp_input": Read(Child("mlp", "input"), Argument(0), shared=True),
-        "attention_output": Read(
-            Own("output"), Element(0), scale=_residual_multiplier,
-            description="What the attention adds to the residual stream: its output times residual_multiplier"),
         "mlp_output": mlp_output,
         **moe_block(routed, neurons_reason),
     }

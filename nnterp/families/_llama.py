@@ -5,6 +5,7 @@ self_attn, post_attention_layernorm, mlp}, model.norm, lm_head) and its sequenti
 what differs is a multiplier, a norm's arithmetic or an extra module inside a sublayer.
 """
 
+from nnterp.blocks import ConfigKey
 from nnterp.readout import Readout
 from nnterp.sites import Child, Read
 
@@ -21,28 +22,11 @@ def tiny(config_class: str, **overrides) -> dict:
 
 
 # --------------------------------------------------------------------------- Granite's multipliers
-def residual_multiplier(config) -> float:
-    return config.residual_multiplier
-
-
-def granite_sites() -> dict:
-    """Granite's multipliers as sites: the block adds each sublayer's output times
-    residual_multiplier, and the model multiplies the embeddings by embedding_multiplier before the
-    first block; the values are the products the stream receives, edits carried back divided."""
-    from nnterp.sites import Element, Own
-
-    return {
-        "token_embeddings": Read(
-            Child("embed_tokens"), scale=lambda config: config.embedding_multiplier,
-            description="The embeddings as the first block receives them: embed_tokens' output times "
-                        "embedding_multiplier"),
-        "attention_output": Read(
-            Own("output"), Element(0), scale=residual_multiplier,
-            description="What the attention adds to the residual stream: its output times residual_multiplier"),
-        "mlp_output": Read(
-            Own("output"), Element(0), scale=residual_multiplier,
-            description="What the MLP adds to the residual stream: its output times residual_multiplier"),
-    }
+#: the model multiplies the embeddings by embedding_multiplier before the first block (its block multiplies each
+#: contribution by residual_multiplier: nnterp.blocks.GRANITE_BLOCK)
+EMBEDDINGS_MULTIPLIED = Read(
+    Child("embed_tokens"), scale=ConfigKey("embedding_multiplier"),
+    description="The embeddings as the first block receives them: embed_tokens' output times embedding_multiplier")
 
 
 #: Granite's readout: lm_head's logits divided by logits_scaling

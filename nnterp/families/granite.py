@@ -11,7 +11,9 @@ by logits_scaling.
 
 from nnterp.family import Checkpoint, Family
 
-from ._llama import GRANITE_TINY, granite_sites, logits_divided_by_scaling, tiny
+from nnterp.blocks import GRANITE_BLOCK
+
+from ._llama import EMBEDDINGS_MULTIPLIED, GRANITE_TINY, logits_divided_by_scaling, tiny
 
 FAMILY = Family(
     name="granite",
@@ -19,7 +21,8 @@ FAMILY = Family(
     summary="Llama's block with multipliers on the embeddings, on each sublayer's contribution and on the "
             "attention scores, and logits divided by logits_scaling.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Residual multiplier", "Scaled logits", "Gated MLP"),
-    sites=granite_sites(),
+    block=GRANITE_BLOCK,
+    sites={"token_embeddings": EMBEDDINGS_MULTIPLIED},
     readout=logits_divided_by_scaling,
     checkpoints=(
         Checkpoint("ibm-granite/granite-3.0-8b-instruct", "Granite-3.0-8B-Instruct", {

@@ -16,7 +16,9 @@ factor is applied between them and o_proj.
 from nnterp.family import Checkpoint, Family
 from nnterp.sites import EAGER_ONLY, HEADS_AFTER_POSITIONS, Argument, Call, Read
 
-from ._llama import GRANITE_TINY, granite_sites, logits_divided_by_scaling, tiny
+from nnterp.blocks import GRANITE_BLOCK
+
+from ._llama import EMBEDDINGS_MULTIPLIED, GRANITE_TINY, logits_divided_by_scaling, tiny
 
 FAMILY = Family(
     name="granite_swa",
@@ -25,8 +27,9 @@ FAMILY = Family(
             "values are mixed.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Residual multiplier", "Scaled logits",
           "Sliding window", "Attention sink"),
+    block=GRANITE_BLOCK,
     sites={
-        **granite_sites(),
+        "token_embeddings": EMBEDDINGS_MULTIPLIED,
         "attention_scores": Read(
             Call("F.softmax", "input", inside="attention_interface", eager="eager_attention_forward"),
             Argument(0), condition=EAGER_ONLY,

@@ -13,6 +13,7 @@ cast to float32, the top_k logits softmaxed among themselves) and experts (fused
 """
 
 from nnterp.families._llama import logits_divided_by_scaling
+from nnterp.blocks import GRANITE_BLOCK
 from nnterp.family import Checkpoint, Family
 from nnterp.families._granite_moe import granite_sites
 from nnterp.routers import TOPK_THEN_SOFTMAX, experts_sentence, moe_accessors, router_sites
@@ -34,6 +35,7 @@ FAMILY = Family(
             "MLP is a top-k-then-softmax mixture of experts.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Multipliers", "Mixture of experts"),
     rename={"block_sparse_moe": "mlp"},
+    block=GRANITE_BLOCK,
     sites=granite_sites(GRANITE_ROUTER, GRANITE_NEURONS),
     accessors=moe_accessors("num_local_experts"),
     readout=logits_divided_by_scaling,

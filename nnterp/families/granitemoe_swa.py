@@ -10,6 +10,7 @@ attention_premix, o_proj's input, is after it. The model runs only under eager a
 """
 
 from nnterp.families._llama import logits_divided_by_scaling
+from nnterp.blocks import GRANITE_BLOCK
 from nnterp.family import Checkpoint, Family, described
 from nnterp.families._granite_moe import granite_sites
 from nnterp.routers import moe_accessors
@@ -27,6 +28,7 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Multipliers", "Attention sinks", "Sliding window",
           "Mixture of experts"),
     rename={"block_sparse_moe": "mlp"},
+    block=GRANITE_BLOCK,
     sites={
         "attention_scores": Read(
             Call("F.softmax", "input", inside="attention_interface", eager="eager_attention_forward"), Argument(0),

@@ -14,7 +14,7 @@ self_attn, leaving the module's own attribute None.
 """
 
 from nnterp.families._llama import logits_divided_by_scaling
-from nnterp.blocks import Block
+from nnterp.blocks import Multiplied
 from nnterp.family import Checkpoint, Family
 from nnterp.families._hybrid import MAMBA2, mixer_interior
 from nnterp.families._granite_moe import granite_sites
@@ -28,9 +28,11 @@ FAMILY = Family(
             "MLP, and Granite's multipliers.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba-2)", "Multipliers",
           "Mixture of experts", "Shared experts"),
-    block=Block(mixers=("mamba",)),
+    block=Multiplied(mixers=("mamba",)),
     rename={"block_sparse_moe": "mlp"},
-    sites={**mixer_interior(MAMBA2), **granite_sites(GRANITE_ROUTER, GRANITE_NEURONS)},
+    # attention_output is the block's product on every block, the Mamba mixer's included
+    sites={**{name: site for name, site in mixer_interior(MAMBA2).items() if name != "attention_output"},
+           **granite_sites(GRANITE_ROUTER, GRANITE_NEURONS)},
     accessors=moe_accessors("num_local_experts"),
     readout=logits_divided_by_scaling,
     checkpoints=(

@@ -13,6 +13,7 @@ from nnterp.families._llama import logits_divided_by_scaling
 from nnterp.families._granite_moe import granite_sites
 from nnterp.routers import moe_accessors
 from nnterp.families.granitemoe import GRANITE_MULTIPLIERS, GRANITE_NEURONS, GRANITE_ROUTER
+from nnterp.blocks import GRANITE_BLOCK
 from nnterp.family import Checkpoint, Family
 
 FAMILY = Family(
@@ -23,6 +24,7 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Multipliers", "Mixture of experts",
           "Shared experts"),
     rename={"block_sparse_moe": "mlp"},
+    block=GRANITE_BLOCK,
     sites=granite_sites(GRANITE_ROUTER, GRANITE_NEURONS),
     accessors=moe_accessors("num_local_experts"),
     readout=logits_divided_by_scaling,

@@ -10,11 +10,10 @@ kernel scales scores by attention_multiplier, and the logits are lm_head's outpu
 logits_scaling (Granite divides), which project_on_vocab applies.
 """
 
-from nnterp.blocks import PostNorms
+from nnterp.blocks import ConfigKey, PostNorms
 from nnterp.family import Checkpoint, Family
-from nnterp.sites import Child, Read
 
-from ._llama import GRANITE_TINY, logits_times_scaling, residual_multiplier, tiny
+from ._llama import EMBEDDINGS_MULTIPLIED, GRANITE_TINY, logits_times_scaling, tiny
 
 FAMILY = Family(
     name="hyperclovax",
@@ -22,12 +21,9 @@ FAMILY = Family(
     summary="A sandwich block with Granite-style multipliers: post-normed contributions times residual_multiplier, "
             "scaled embeddings, and logits multiplied by logits_scaling.",
     tags=("Sandwich norms", "RMSNorm", "Residual multiplier", "Scaled logits", "Gated MLP"),
+    block=PostNorms("post_norm1", "post_norm2", scale=ConfigKey("residual_multiplier")),
     sites={
-        "token_embeddings": Read(
-            Child("embed_tokens"), scale=lambda config: config.embedding_multiplier,
-            description="The embeddings as the first block receives them: embed_tokens' output times "
-                        "embedding_multiplier"),
-        **PostNorms("post_norm1", "post_norm2", scale=residual_multiplier).sites(),
+        "token_embeddings": EMBEDDINGS_MULTIPLIED,
     },
     readout=logits_times_scaling,
     checkpoints=(
