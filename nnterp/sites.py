@@ -437,9 +437,11 @@ class Call(Where):
         function = _resolve_callable(module, self.eager or self.inside)
         return self._label(labels.compiled_function(function), self.callee), outer
 
-    def _forward_words(self) -> str:
+    def _forward_words(self, module=None) -> str:
         if self.from_block:
             return f"inside the block's {self.child} forward" if self.child else "inside the block's forward"
+        if self.child and module is not None:
+            return f"inside {type(_walk(module, self.child)).__name__}'s forward ({self.child})"
         return f"inside {self.child}'s forward" if self.child else "inside the forward"
 
     def describe(self, module) -> str:
@@ -447,8 +449,8 @@ class Call(Where):
         what = "the arguments of" if self.key == "input" else "the output of"
         if outer is not None:
             what = "the input of" if self.key == "input" else "the output of"
-            return f"{self._forward_words()}: {what} {label} inside {outer}"
-        return f"{self._forward_words()}: {what} {label}"
+            return f"{self._forward_words(module)}: {what} {label} inside {outer}"
+        return f"{self._forward_words(module)}: {what} {label}"
 
 
 @dataclass(frozen=True)
@@ -472,7 +474,7 @@ class Assigned(Call):
 
     def describe(self, module) -> str:
         label, _ = self.labels_for(module)
-        return f"{self._forward_words()}: the value assigned to {self.callee} ({label})"
+        return f"{self._forward_words(module)}: the value assigned to {self.callee} ({label})"
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from typing import Callable
 
 from ..errors import UnknownArchitecture
 from ..family import COMMON_SITES, Checkpoint, Family, family_named
-from ..sites import Argument, Call, Derived, Own, Read, Same, Where
+from ..sites import Argument, Call, Derived, Own, Read, Same
 
 #: The text family's native paths start with its base model's attribute on the CausalLM.
 TEXT_PREFIX = "model."
@@ -109,26 +109,6 @@ def merge_host(model, wrapper: Wrapper):
     return _descend(model, wrapper.merge)
 
 
-@dataclass(frozen=True)
-class InsideModule(Where):
-    """An operation inside the forward of a module under the host (the wrapper's merge, in its base model)."""
-
-    path: str
-    call: Call
-
-    @property
-    def key(self) -> str:
-        return self.call.key
-
-    def target(self, host):
-        return self.call.target(_descend(host, self.path))
-
-    def describe(self, module) -> str:
-        inner = module.get_submodule(self.path) if self.path else module
-        where = f"{type(inner).__name__}'s forward" + (f" (model.{self.path})" if self.path else "")
-        return f"inside {where}: " + self.call.describe(inner).removeprefix("inside the forward: ")
-
-
 def _image_mask_site(wrapper: Wrapper):
     def site(context):
         token = getattr(context.module.config, wrapper.image_token)
@@ -199,7 +179,7 @@ def family_of(wrapper: Wrapper) -> WrapperFamily:
         **text.sites,
         "token_embeddings": _token_embeddings(token, text.name),
         "image_features": Read(
-            InsideModule(wrapper.merge, wrapper.merge_call), wrapper.features_argument, IMAGE_ROWS,
+            dataclasses.replace(wrapper.merge_call, child=wrapper.merge or None), wrapper.features_argument, IMAGE_ROWS,
             # a language model that scales its inputs_embeds before the first block (HyperCLOVA X's
             # embedding_multiplier) scales the merged image rows with the token rows: the stream holds the product
             scale=token.scale if isinstance(token, Read) else None,
