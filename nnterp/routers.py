@@ -30,16 +30,10 @@ from typing import Callable
 
 from . import labels
 from .errors import UnavailableValue
-from .sites import TOKEN_ROWS, Call, Derived, Element, Nowhere, Read, Site, Where, _block_of
+from .sites import TOKEN_ROWS, Call, Derived, Element, Nowhere, Read, Site, Where, _block_of, _walk
 
 
 # --------------------------------------------------------------------------- where
-def _walk(node, dotted: str):
-    for part in dotted.split("."):
-        node = getattr(node, part)
-    return node
-
-
 @dataclass(frozen=True)
 class InRouter(Where):
     """The router module ``router`` (dotted, below the MLP host): its own output when ``callee`` is

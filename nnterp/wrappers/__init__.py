@@ -23,7 +23,7 @@ from typing import Callable
 
 from ..errors import UnknownArchitecture
 from ..family import COMMON_SITES, Checkpoint, Family, family_named
-from ..sites import Argument, Call, Derived, Own, Read, Same
+from ..sites import Argument, Call, Derived, Own, Read, Same, _walk
 
 #: The text family's native paths start with its base model's attribute on the CausalLM.
 TEXT_PREFIX = "model."
@@ -98,15 +98,9 @@ class ImageRows(Same):
 IMAGE_ROWS = ImageRows()
 
 
-def _descend(envoy, path: str):
-    for part in path.split(".") if path else ():
-        envoy = getattr(envoy, part)
-    return envoy
-
-
 def merge_host(model, wrapper: Wrapper):
     """The envoy of the module whose forward places the image features into the stream."""
-    return _descend(model, wrapper.merge)
+    return _walk(model, wrapper.merge)
 
 
 def _image_mask_site(wrapper: Wrapper):
@@ -314,9 +308,9 @@ def check_image(model, inputs, report, base) -> None:
         embedded = model.token_embeddings.save()
         if has_image(model, inputs):
             features = model.image_features.save()
-        received = _descend(model, _receiver(wrapper)).inputs[1]["inputs_embeds"].save()
+        received = _walk(model, _receiver(wrapper)).inputs[1]["inputs_embeds"].save()
         if one_stream and wrapper.added_before_layers:
-            added = _descend(model, wrapper.added_before_layers).output.save()
+            added = _walk(model, wrapper.added_before_layers).output.save()
         if one_stream:
             entering = model.layers[0].layer_input.save()
     # a language model that scales every inputs_embeds row before its first block (HyperCLOVA X's

@@ -25,6 +25,12 @@ def _text(family: str, **extra):
 #: A tiny CLIP vision tower (LLaVA's): one layer, 16-pixel images in 4-pixel patches (16 patches and a CLS).
 CLIP = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
         "image_size": 16, "patch_size": 4, "projection_dim": 32}
+#: A tiny Pixtral vision tower (Mistral Small 3's, LightOnOCR's): one layer, 16-pixel images in 4-pixel patches.
+PIXTRAL = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2, "head_dim": 16,
+           "image_size": 16, "patch_size": 4}
+#: A tiny InternViT vision tower (InternVL's, Qianfan-OCR's): one layer, 16-pixel images in 4-pixel patches.
+INTERNVIT = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
+             "image_size": [16, 16], "patch_size": [4, 4]}
 #: The rotary sections of Qwen's multimodal rotary (temporal, height, width) for a 16-wide head.
 MROPE = {"rope_type": "default", "mrope_section": [2, 3, 3], "rope_theta": 10000.0}
 #: One 16-pixel image in 4-pixel patches, two frames per temporal patch: 16 patches of 3*2*4*4 values, merged 2x2
@@ -127,8 +133,7 @@ WRAPPERS = (
         ),
         tiny={"config_class": "Mistral3Config", "overrides": {
             "text_config": _text("mistral"), "image_token_id": 299,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "head_dim": 16, "image_size": 16, "patch_size": 4}},
+            "vision_config": PIXTRAL},
             "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16), "image_sizes": [[16, 16]]}},
     ),
     Wrapper(
@@ -347,8 +352,7 @@ WRAPPERS = (
         checkpoints=(Checkpoint("OpenGVLab/InternVL3-1B-hf", "InternVL3-1B"),),
         tiny={"config_class": "InternVLConfig", "overrides": {
             "text_config": _text("qwen2"), "image_token_id": 299, "downsample_ratio": 0.5,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "image_size": [16, 16], "patch_size": [4, 4]}},
+            "vision_config": INTERNVIT},
             "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16)}},
     ),
     Wrapper(
@@ -367,8 +371,7 @@ WRAPPERS = (
         checkpoints=(Checkpoint("lightonai/LightOnOCR-1B-1025", "LightOnOCR-1B"),),
         tiny={"config_class": "LightOnOcrConfig", "overrides": {
             "text_config": _text("qwen3"), "image_token_id": 299,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "head_dim": 16, "image_size": 16, "patch_size": 4}},
+            "vision_config": PIXTRAL},
             "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16), "image_sizes": [[16, 16]]}},
     ),
     Wrapper(

@@ -7,7 +7,7 @@ from nnterp.family import Checkpoint
 from nnterp.sites import Call
 
 from . import Wrapper
-from .declarations import CLIP, SIGLIP, _text
+from .declarations import CLIP, INTERNVIT, SIGLIP, _text
 
 #: A tiny SAM-style vision encoder (GOT-OCR 2's): one windowless global layer over 64-pixel images in 16-pixel patches.
 SAM = {"hidden_size": 32, "output_channels": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": 64,
@@ -277,8 +277,7 @@ LLAVA_KIN = (
         checkpoints=(Checkpoint("baidu/Qianfan-OCR", "Qianfan-OCR"),),
         tiny={"config_class": "QianfanOCRConfig", "overrides": {
             "text_config": _text("qwen3"), "image_token_id": 299, "downsample_ratio": 0.5,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "image_size": [16, 16], "patch_size": [4, 4]}},
+            "vision_config": INTERNVIT},
             "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16)}},
     ),
     Wrapper(
