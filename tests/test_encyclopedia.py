@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from nnterp.family import Checkpoint
+
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts" / "encyclopedia"
 CHROMIUM = "/usr/bin/chromium"
@@ -714,7 +716,31 @@ def test_the_real_config_caps_keep_each_reduced_config_valid():
     assert apertus.output_vocab_size < apertus.vocab_size == realconfigs.MAX_VOCAB
     for name in ("dbrx", "aria_text"):
         config_class(families[name])(**realconfigs.reduced(families[name].checkpoints[0].config))
-    assert "architecture" in realconfigs.unbuilt(families["axk1"].checkpoints[0])
+    named_only = Checkpoint("skt/A.X-K1", "A.X-K1", {"architectures": ["AXK1ForCausalLM"], "dtype": "bfloat16"})
+    assert "architecture" in realconfigs.unbuilt(named_only)
+
+
+def test_a_config_json_becomes_the_checkpoint_a_family_module_declares():
+    """``--facts`` turns a checkpoint's config.json into its Checkpoint: the keys that shape the model as released
+    (legacy rope keys, a nested text config), torch_dtype as dtype, and nothing of files, training or tokens; the
+    literal it prints evaluates back to those facts and builds the config."""
+    from transformers import Qwen3Config
+
+    from nnterp.encyclopedia import realconfigs
+
+    released = {"_name_or_path": "x", "architectures": ["Qwen3ForCausalLM"], "attention_dropout": 0.0,
+                "bos_token_id": 151643, "hidden_size": 4096, "num_hidden_layers": 36, "rope_theta": 1000000,
+                "rope_scaling": None, "torch_dtype": "bfloat16", "transformers_version": "4.51.0",
+                "use_cache": True, "tie_word_embeddings": False, "text_config": {"hidden_dropout": 0.1, "a": 1}}
+    facts = realconfigs.facts_of(released)
+    assert facts == {"architectures": ["Qwen3ForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 36,
+                     "rope_theta": 1000000, "rope_scaling": None, "dtype": "bfloat16", "tie_word_embeddings": False,
+                     "text_config": {"a": 1}}
+    literal = realconfigs.checkpoint_literal("Qwen/Qwen3-8B", "Qwen3-8B", facts)
+    assert max(map(len, literal.splitlines())) <= 120
+    assert eval(literal.rstrip(",")) == Checkpoint("Qwen/Qwen3-8B", "Qwen3-8B", facts)
+    built = Qwen3Config(**{k: v for k, v in facts.items() if k != "text_config"})
+    assert (built.num_hidden_layers, built.rope_parameters["rope_theta"]) == (36, 1000000)
 
 
 def test_the_real_config_depth_cut_reaches_each_config_s_own_depth_keys():

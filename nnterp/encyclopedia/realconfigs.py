@@ -397,6 +397,52 @@ def _work(jobs, dtypes, memory_gb: float) -> None:
             return
 
 
+#: Keys of a config.json that say nothing of the model's shape or arithmetic: its files, its training, its
+#: generation and its tokens (a dropout is off under eval, and special ids point into the capped vocabulary).
+UNSHAPED_KEYS = frozenset({
+    "_name_or_path", "transformers_version", "auto_map", "quantization_config", "compression_config", "use_cache",
+    "initializer_range", "model_type", "task_specific_params", "tokenizer_class", "gradient_checkpointing",
+    "bos_token_id", "eos_token_id", "pad_token_id", "sep_token_id", "decoder_start_token_id", "unsloth_fixed",
+    "unsloth_version", "_attn_implementation", "attn_implementation", "output_attentions", "output_hidden_states",
+    "return_dict", "torchscript", "use_return_dict", "summary_type", "summary_use_proj", "summary_activation",
+    "summary_proj_to_labels", "summary_first_dropout", "_commit_hash", "id2label", "label2id",
+})
+
+
+def facts_of(config_json: dict) -> dict:
+    """The config facts of a checkpoint's config.json: every key that shapes the model, as released (its legacy
+    rope_theta and rope_scaling included: the config class reads them), ``torch_dtype`` named ``dtype``."""
+    facts = {"architectures": config_json["architectures"]} if "architectures" in config_json else {}
+    for key, value in config_json.items():
+        if key in UNSHAPED_KEYS or "dropout" in key or key.endswith("pdrop"):
+            continue
+        if isinstance(value, dict) and key.endswith("_config") and key != "rope_config":
+            value = facts_of(value)
+        facts["dtype" if key == "torch_dtype" else key] = value
+    return facts
+
+
+def _literal(value) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k)}: {_literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    return json.dumps(value) if isinstance(value, str) else repr(value)
+
+
+def checkpoint_literal(repo: str, label: str, facts: dict, indent: int = 8, width: int = 120) -> str:
+    """``Checkpoint(repo, label, {facts})`` as a family module writes it, wrapped at ``width``."""
+    lines, line = [], " " * (indent + 4)
+    for item in (f"{json.dumps(k)}: {_literal(v)}," for k, v in facts.items()):
+        if len(line) + len(item) + 1 > width and line.strip():
+            lines.append(line.rstrip())
+            line = " " * (indent + 4)
+        line += item + " "
+    lines.append(line.rstrip())
+    return (" " * indent + f"Checkpoint({json.dumps(repo)}, {json.dumps(label)}, {{\n" + "\n".join(lines) + "\n"
+            + " " * indent + "}),")
+
+
 #: Config keys that name the checkpoint's classes and files, not its sizes.
 NAMING_KEYS = frozenset({"architectures", "dtype", "torch_dtype", "model_type"})
 
@@ -449,16 +495,17 @@ def summary(results: list[dict]) -> dict:
 
 
 def run(families=None, dtypes=("float32", "bfloat16"), memory_gb: float = MEMORY_GB, timeout_s: float = TIMEOUT_S,
-        progress=print, out=None, update: bool = False) -> dict:
-    """Every checkpoint, one subprocess at a time; the run's record (written to ``out`` after each checkpoint).
-    With ``update``, the record already at ``out`` keeps its other checkpoints and these replace their own."""
+        progress=print, out=None, update: bool = False, repos=None) -> dict:
+    """Every checkpoint (of ``families``; only ``repos`` where given), one subprocess at a time; the run's record
+    (written to ``out`` after each checkpoint). With ``update``, the record already at ``out`` keeps its other
+    checkpoints and these replace their own."""
     import transformers
 
     record = {"command": COMMAND, "memory_gb": memory_gb, "max_experts": MAX_EXPERTS, "max_vocab": MAX_VOCAB,
               "versions": f"transformers {transformers.__version__}, torch {torch.__version__}, "
                           f"Python {platform.python_version()}", "results": []}
     previous = load(out) if update and out else None
-    named = list(checkpoints(families, every=True))
+    named = [(f, c) for f, c in checkpoints(families, every=True) if not repos or c.repo in repos]
     order = {(f.name, c.repo): i for i, (f, c) in enumerate(checkpoints(every=True))}
     if previous:
         again = {(f.name, c.repo) for f, c in named}
@@ -616,16 +663,24 @@ def main(argv=None) -> None:
     parser.add_argument("--memory-gb", type=float, default=MEMORY_GB, help="the memory ceiling of one build")
     parser.add_argument("--timeout", type=float, default=TIMEOUT_S, help="the time limit of one checkpoint (s)")
     parser.add_argument("--out", help="write the run's record as JSON here")
+    parser.add_argument("--checkpoint", action="append", metavar="REPO", help="only this checkpoint (repeatable)")
     parser.add_argument("--update", action="store_true",
                         help="re-run only the chosen families, keeping the other checkpoints' results in --out")
+    parser.add_argument("--facts", nargs=3, metavar=("CONFIG_JSON", "REPO", "LABEL"),
+                        help="print the Checkpoint a family module declares for this config.json, and stop")
     parser.add_argument("--child", nargs=2, action="append", metavar=("FAMILY", "REPO"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.facts:
+        path, repo, label = args.facts
+        print(checkpoint_literal(repo, label, facts_of(json.loads(Path(path).read_text()))))
+        return
     torch.set_num_threads(1)
     dtypes = tuple(args.dtype or ("float32", "bfloat16"))
     if args.child:
         _work(args.child, dtypes, args.memory_gb)
         return
-    record = run(args.family, dtypes, args.memory_gb, args.timeout, out=args.out, update=args.update)
+    record = run(args.family, dtypes, args.memory_gb, args.timeout, out=args.out, update=args.update,
+                 repos=args.checkpoint)
     counts = record["summary"].get("all", {})
     print(f"{counts.get('passed', 0)} of {len(record['results'])} checkpoint builds pass the contract, "
           f"{counts.get('failed', 0)} fail, {counts.get('not checked', 0)} not checked ({record['seconds']} s)")
