@@ -136,9 +136,12 @@ def reduced(facts: dict, types=None, least: int = 1, dense: bool = True) -> dict
     for key in LAYER_KEYS:  # the config's own name for the depth (ExaoneConfig's num_layers)
         if isinstance(out.get(key), int):
             out[key] = depth
-    for key in PATTERN_KEYS:
-        if isinstance(out.get(key), (list, tuple)):
-            out[key] = list(out[key])[:depth]
+    released = next((facts[key] for key in LAYER_KEYS if isinstance(facts.get(key), int)), None)
+    for key, value in list(out.items()):  # the pattern, and any other per-layer list (Laguna's heads per layer)
+        if isinstance(value, (list, tuple)) and (key in PATTERN_KEYS or "layer" in key and len(value) == released):
+            out[key] = list(value)[:depth]
+        elif isinstance(value, str) and "pattern" in key and len(value) == released:  # Nemotron-H's "MEM*E..."
+            out[key] = value[:depth]
     out = _experts_capped(out)
     for key in VOCAB_KEYS:
         if isinstance(out.get(key), int) and out[key] > MAX_VOCAB:
@@ -422,25 +425,93 @@ def facts_of(config_json: dict) -> dict:
     return facts
 
 
+def _runs(items: list) -> list:
+    """[(item, count)] of a list's consecutive repeats."""
+    runs: list = []
+    for item in items:
+        if runs and runs[-1][0] == item:
+            runs[-1][1] += 1
+        else:
+            runs.append([item, 1])
+    return runs
+
+
+def _list_literal(items: list) -> str:
+    """A list as its shortest spelling: literal, a repeated period (``[a, b, b] * 10``), runs (``[a] + [b] * 39``)
+    or, for two kinds, where the rarer one stands (``["attention" if i in (2, 6) else "conv" for i in range(24)]``)."""
+    plain = "[" + ", ".join(map(_literal, items)) + "]"
+    spellings = [plain]
+    for period in range(1, len(items) // 2 + 1):
+        if len(items) % period == 0 and items == items[:period] * (len(items) // period):
+            inner = _list_literal(items[:period])
+            bare = inner.startswith("[") and inner.endswith("]") and " + " not in inner
+            spellings.append(f"{inner if bare else f'({inner})'} * {len(items) // period}")
+            break
+    runs = _runs(items)
+    if 1 < len(runs) < len(items):
+        spellings.append(" + ".join(f"[{_literal(item)}]" + (f" * {count}" if count > 1 else "")
+                                    for item, count in runs))
+    scalar = all(isinstance(item, (str, int)) and not isinstance(item, bool) for item in items)
+    distinct = list(dict.fromkeys(items)) if scalar else []
+    if len(distinct) == 2:
+        rare, common = sorted(distinct, key=items.count)
+        where = tuple(i for i, item in enumerate(items) if item == rare)
+        spellings.append(f"[{_literal(rare)} if i in {where} else {_literal(common)} for i in range({len(items)})]")
+    return min(spellings, key=len)
+
+
 def _literal(value) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{json.dumps(k)}: {_literal(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):
-        return "[" + ", ".join(_literal(v) for v in value) + "]"
+        return _list_literal(value) if value else "[]"
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return f'float("{value}")'
     return json.dumps(value) if isinstance(value, str) else repr(value)
+
+
+def _packed(parts, indent: int, width: int) -> list[str]:
+    """Comma-ended parts packed into lines at ``indent`` up to ``width``."""
+    lines, line = [], " " * indent
+    for part in parts:
+        if line.strip() and len(line) + len(part) + 1 > width:
+            lines.append(line.rstrip())
+            line = " " * indent
+        line += part + ", "
+    return lines + [line.rstrip()]
+
+
+def _items(facts: dict, indent: int, width: int) -> list[str]:
+    """The lines of a dict's items at ``indent``, packed up to ``width``; an item too long for one line opens a
+    dict of its own lines (a nested config, per-layer rotary parameters)."""
+    lines, line, pad = [], "", " " * indent
+    for key, value in facts.items():
+        item = f"{json.dumps(key)}: {_literal(value)},"
+        if len(pad) + len(item) > width and isinstance(value, dict) and value:
+            if line:
+                lines.append(pad + line.rstrip())
+                line = ""
+            lines += [pad + f"{json.dumps(key)}: {{", *_items(value, indent + 4, width), pad + "},"]
+            continue
+        if len(pad) + len(item) > width and isinstance(value, list) and value:
+            if line:
+                lines.append(pad + line.rstrip())
+                line = ""
+            lines += [pad + f"{json.dumps(key)}: [", *_packed(map(_literal, value), indent + 4, width), pad + "],"]
+            continue
+        if line and len(pad) + len(line) + len(item) > width:
+            lines.append(pad + line.rstrip())
+            line = ""
+        line += item + " "
+    if line:
+        lines.append(pad + line.rstrip())
+    return lines
 
 
 def checkpoint_literal(repo: str, label: str, facts: dict, indent: int = 8, width: int = 120) -> str:
     """``Checkpoint(repo, label, {facts})`` as a family module writes it, wrapped at ``width``."""
-    lines, line = [], " " * (indent + 4)
-    for item in (f"{json.dumps(k)}: {_literal(v)}," for k, v in facts.items()):
-        if len(line) + len(item) + 1 > width and line.strip():
-            lines.append(line.rstrip())
-            line = " " * (indent + 4)
-        line += item + " "
-    lines.append(line.rstrip())
-    return (" " * indent + f"Checkpoint({json.dumps(repo)}, {json.dumps(label)}, {{\n" + "\n".join(lines) + "\n"
-            + " " * indent + "}),")
+    return "\n".join([" " * indent + f"Checkpoint({json.dumps(repo)}, {json.dumps(label)}, {{",
+                      *_items(facts, indent + 4, width), " " * indent + "}),"])
 
 
 #: Config keys that name the checkpoint's classes and files, not its sizes.

@@ -43,7 +43,17 @@ FAMILY = Family(
             "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0, "tie_word_embeddings": True,
             "dtype": "float32",
         }),
-        Checkpoint("google/gemma-2-9b", "Gemma-2-9B"),
+        # config.json of unsloth/gemma-2-9b, a re-upload of google/gemma-2-9b's weights (mirrored in hlky/dinoml_v2
+        # agents/plans/transformers/gemma2/_sources/unsloth/gemma-2-9b.config.json)
+        Checkpoint("google/gemma-2-9b", "Gemma-2-9B", {
+            "architectures": ["Gemma2ForCausalLM"], "attention_bias": False, "attn_logit_softcapping": 50.0,
+            "cache_implementation": "hybrid", "final_logit_softcapping": 30.0, "head_dim": 256,
+            "hidden_act": "gelu_pytorch_tanh", "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 3584,
+            "intermediate_size": 14336, "layer_types": ["sliding_attention", "full_attention"] * 21,
+            "max_position_embeddings": 8192, "num_attention_heads": 16, "num_hidden_layers": 42,
+            "num_key_value_heads": 8, "query_pre_attn_scalar": 256, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
+            "sliding_window": 4096, "sliding_window_size": 4096, "dtype": "bfloat16", "vocab_size": 256000,
+        }),
     ),
     tiny=tiny("Gemma2Config", head_dim=16),
 )

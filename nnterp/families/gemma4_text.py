@@ -123,9 +123,25 @@ FAMILY = Family(
         "k_eq_v": {"attention_k_eq_v": True, "num_global_key_value_heads": 1, "hidden_size_per_layer_input": 0},
     },
     checkpoints=(
-        Checkpoint("google/gemma-4-e2b-it", "Gemma 4 E2B"),
-        # text_config of google/gemma-4-31B-it's config.json, as printed in full in a public model report (E2B's
-        # own config.json was not found, so the page shows the 31B, the first checkpoint with facts)
+        # text_config of google/gemma-4-E2B-it's config.json (mirrored in hlky/dinoml_v2
+        # agents/plans/transformers/gemma4/_sources/google_gemma-4-E2B-it__config.json)
+        Checkpoint("google/gemma-4-e2b-it", "Gemma 4 E2B", {
+            "attention_bias": False, "attention_k_eq_v": False, "dtype": "bfloat16", "enable_moe_block": False,
+            "expert_intermediate_size": None, "final_logit_softcapping": 30.0, "global_head_dim": 512, "head_dim": 256,
+            "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 1536, "hidden_size_per_layer_input": 256,
+            "intermediate_size": 6144, "layer_types": (["sliding_attention"] * 4 + ["full_attention"]) * 7,
+            "max_position_embeddings": 131072, "num_attention_heads": 8, "num_experts": None,
+            "num_global_key_value_heads": None, "num_hidden_layers": 35, "num_key_value_heads": 1,
+            "num_kv_shared_layers": 20, "rms_norm_eps": 1e-06,
+            "rope_parameters": {
+                "full_attention": {"partial_rotary_factor": 0.25, "rope_theta": 1000000.0, "rope_type": "proportional"},
+                "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
+            },
+            "sliding_window": 512, "tie_word_embeddings": True, "top_k_experts": None,
+            "use_bidirectional_attention": None, "use_double_wide_mlp": True, "vocab_size": 262144,
+            "vocab_size_per_layer_input": 262144,
+        }),
+        # text_config of google/gemma-4-31B-it's config.json, as printed in full in a public model report
         Checkpoint("google/gemma-4-31B-it", "Gemma 4 31B", {
             "num_hidden_layers": 60, "hidden_size": 5376, "intermediate_size": 21504, "num_attention_heads": 32,
             "num_key_value_heads": 16, "head_dim": 256, "num_global_key_value_heads": 4, "global_head_dim": 512,

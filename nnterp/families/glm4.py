@@ -29,7 +29,19 @@ FAMILY = Family(
             "vocab_size": 151552, "max_position_embeddings": 32768, "hidden_act": "silu", "rms_norm_eps": 1e-05,
             "partial_rotary_factor": 0.5, "attention_bias": True, "tie_word_embeddings": False, "dtype": "bfloat16",
         }),
-        Checkpoint("zai-org/GLM-OCR", "GLM-OCR"),
+        # text_config of zai-org/GLM-OCR's config.json (mirrored in hlky/dinoml_v2
+        # agents/plans/transformers/glm_ocr/_sources/zai-org_GLM-OCR_config.json)
+        Checkpoint("zai-org/GLM-OCR", "GLM-OCR", {
+            "vocab_size": 59392, "attention_bias": False, "head_dim": 128, "hidden_act": "silu", "hidden_size": 1536,
+            "intermediate_size": 4608, "max_position_embeddings": 131072, "num_attention_heads": 16,
+            "num_hidden_layers": 16, "num_nextn_predict_layers": 1, "num_key_value_heads": 8, "rms_norm_eps": 1e-05,
+            "dtype": "bfloat16",
+            "rope_parameters": {
+                "rope_type": "default", "mrope_section": [16, 24, 24], "partial_rotary_factor": 1.0,
+                "rope_theta": 10000,
+            },
+            "tie_word_embeddings": False,
+        }),
     ),
     tiny=tiny("Glm4Config", head_dim=16, pad_token_id=0),
 )

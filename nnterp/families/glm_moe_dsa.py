@@ -24,8 +24,22 @@ FAMILY = Family(
     sites={**mla_sites(indexed=True)},
     accessors=MLA_ACCESSORS,
     checkpoints=(
-        # the config class's defaults, which its docstring names after this checkpoint
-        Checkpoint("zai-org/GLM-5", "GLM-5", {"architectures": ["GlmMoeDsaForCausalLM"], "dtype": "bfloat16"}),
+        # config.json of zai-org/GLM-5 (mirrored in hlky/dinoml_v2
+        # agents/plans/transformers/glm_moe_dsa/_sources/hf_config_zai-org_GLM-5_main.json)
+        Checkpoint("zai-org/GLM-5", "GLM-5", {
+            "architectures": ["GlmMoeDsaForCausalLM"], "attention_bias": False, "dtype": "bfloat16", "ep_size": 1,
+            "first_k_dense_replace": 3, "hidden_act": "silu", "head_dim": 64, "hidden_size": 6144,
+            "index_head_dim": 128, "index_n_heads": 32, "index_topk": 2048, "indexer_rope_interleave": True,
+            "intermediate_size": 12288, "kv_lora_rank": 512, "max_position_embeddings": 202752,
+            "moe_intermediate_size": 2048, "moe_layer_freq": 1, "n_group": 1, "n_routed_experts": 256,
+            "n_shared_experts": 1, "norm_topk_prob": True, "num_attention_heads": 64, "num_experts_per_tok": 8,
+            "num_hidden_layers": 78, "num_key_value_heads": 64, "num_nextn_predict_layers": 1, "pretraining_tp": 1,
+            "q_lora_rank": 2048, "qk_head_dim": 256, "qk_nope_head_dim": 192, "qk_rope_head_dim": 64,
+            "rms_norm_eps": 1e-05, "rope_interleave": True,
+            "rope_parameters": {"rope_theta": 1000000, "rope_type": "default"}, "routed_scaling_factor": 2.5,
+            "scoring_func": "sigmoid", "tie_word_embeddings": False, "topk_group": 1, "topk_method": "noaux_tc",
+            "v_head_dim": 256, "vocab_size": 154880,
+        }),
     ),
     tiny={"config_class": "GlmMoeDsaConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,

@@ -48,7 +48,16 @@ FAMILY = Family(
             "max_position_embeddings": 4096, "hidden_act": "silu", "rms_norm_eps": 1e-06,
             "tie_word_embeddings": True, "rope_theta": 10000.0, "dtype": "bfloat16",
         }),
-        Checkpoint("ibm-granite/granite-3.0-3b-a800m-base", "granite-3.0-3b-a800m-base"),
+        # config.json of ibm-granite/granite-3.0-3b-a800m-base (mirrored in hlky/dinoml_v2
+        # agents/plans/transformers/granitemoe/_sources/ibm-granite_granite-3.0-3b-a800m-base_config.json)
+        Checkpoint("ibm-granite/granite-3.0-3b-a800m-base", "granite-3.0-3b-a800m-base", {
+            "architectures": ["GraniteMoeForCausalLM"], "attention_bias": False, "attention_multiplier": 0.015625,
+            "embedding_multiplier": 12.0, "hidden_act": "silu", "hidden_size": 1536, "intermediate_size": 512,
+            "logits_scaling": 6.0, "max_position_embeddings": 4096, "num_attention_heads": 24, "num_experts_per_tok": 8,
+            "num_hidden_layers": 32, "num_key_value_heads": 8, "num_local_experts": 40, "output_router_logits": False,
+            "residual_multiplier": 0.22, "rms_norm_eps": 1e-06, "rope_scaling": None, "rope_theta": 10000,
+            "router_aux_loss_coef": 0.001, "tie_word_embeddings": True, "vocab_size": 49152,
+        }),
     ),
     tiny={"config_class": "GraniteMoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,

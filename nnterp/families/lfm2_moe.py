@@ -31,12 +31,17 @@ FAMILY = Family(
     },
     accessors=moe_accessors("num_experts"),
     checkpoints=(
-        # the config class's defaults, which its docstring names after this checkpoint, and its block pattern
-        # (attention at blocks 2, 6, 10, 14, 18 and 21 of 24), which the class leaves unset
+        # config.json of LiquidAI/LFM2-8B-A1B (mirrored in hlky/dinoml_v2
+        # agents/plans/transformers/lfm2_moe/_sources/LiquidAI_LFM2-8B-A1B_config.json)
         Checkpoint("LiquidAI/LFM2-8B-A1B", "LFM2-8B-A1B", {
-            "architectures": ["Lfm2MoeForCausalLM"], "num_hidden_layers": 24,
+            "architectures": ["Lfm2MoeForCausalLM"], "conv_L_cache": 3, "conv_bias": False, "dtype": "bfloat16",
+            "hidden_size": 2048, "intermediate_size": 7168,
             "layer_types": ["full_attention" if i in (2, 6, 10, 14, 18, 21) else "conv" for i in range(24)],
-            "dtype": "bfloat16"}),
+            "max_position_embeddings": 128000, "moe_intermediate_size": 1792, "norm_eps": 1e-05, "norm_topk_prob": True,
+            "num_attention_heads": 32, "num_dense_layers": 2, "num_experts": 32, "num_experts_per_tok": 4,
+            "num_hidden_layers": 24, "num_key_value_heads": 8, "rope_theta": 1000000.0, "routed_scaling_factor": 1.0,
+            "use_expert_bias": True, "vocab_size": 65536,
+        }),
     ),
     tiny={"config_class": "Lfm2MoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,

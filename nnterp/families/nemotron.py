@@ -24,7 +24,15 @@ FAMILY = Family(
             "vocab_size": 256000, "max_position_embeddings": 4096, "hidden_act": "relu2", "norm_eps": 1e-05,
             "partial_rotary_factor": 0.5, "tie_word_embeddings": False, "dtype": "bfloat16",
         }),
-        Checkpoint("thhaus/nemotron3-8b", "Nemotron-3-8B"),
+        # config.json of thhaus/nemotron3-8b (mirrored in hlky/dinoml_v2
+        # agents/plans/transformers/nemotron/config_thhaus_nemotron3_8b.json)
+        Checkpoint("thhaus/nemotron3-8b", "Nemotron-3-8B", {
+            "architectures": ["NemotronForCausalLM"], "attention_bias": False, "head_dim": 128, "hidden_act": "relu2",
+            "hidden_size": 4096, "intermediate_size": 16384, "max_position_embeddings": 4096, "mlp_bias": False,
+            "norm_eps": 1e-05, "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 32,
+            "partial_rotary_factor": 0.5, "rope_theta": 10000, "tie_word_embeddings": False, "dtype": "bfloat16",
+            "vocab_size": 256000,
+        }),
     ),
     tiny=tiny("NemotronConfig", head_dim=16),
 )

@@ -26,7 +26,14 @@ FAMILY = Family(
             "max_position_embeddings": 2048, "hidden_act": "silu", "clip_qkv": None, "tie_word_embeddings": True,
             "dtype": "float32",
         }),
-        Checkpoint("allenai/OLMo-7B-hf", "OLMo-7B"),
+        # config.json of allenai/OLMo-7B-hf (mirrored in hlky/dinoml_v2
+        # agents/plans/transformers/olmo/_sources/allenai__OLMo-7B-hf.config.json)
+        Checkpoint("allenai/OLMo-7B-hf", "OLMo-7B", {
+            "architectures": ["OlmoForCausalLM"], "attention_bias": False, "clip_qkv": None, "hidden_act": "silu",
+            "hidden_size": 4096, "intermediate_size": 11008, "max_position_embeddings": 2048, "num_attention_heads": 32,
+            "num_hidden_layers": 32, "num_key_value_heads": 32, "pretraining_tp": 1, "rope_scaling": None,
+            "rope_theta": 10000.0, "tie_word_embeddings": False, "dtype": "float32", "vocab_size": 50304,
+        }),
     ),
     tiny=tiny("OlmoConfig", eos_token_id=2),
 )

@@ -32,7 +32,14 @@ FAMILY = Family(
             "max_position_embeddings": 4096, "hidden_act": "silu", "rms_norm_eps": 1e-06,
             "tie_word_embeddings": False, "dtype": "float32",
         }),
-        Checkpoint("allenai/OLMo-2-1124-7B", "OLMo-2-7B"),
+        # config.json of allenai/OLMo-2-1124-7B (mirrored in hlky/dinoml_v2
+        # agents/plans/transformers/olmo2/_sources/allenai_OLMo-2-1124-7B_config.json)
+        Checkpoint("allenai/OLMo-2-1124-7B", "OLMo-2-7B", {
+            "architectures": ["Olmo2ForCausalLM"], "attention_bias": False, "hidden_act": "silu", "hidden_size": 4096,
+            "intermediate_size": 11008, "max_position_embeddings": 4096, "num_attention_heads": 32,
+            "num_hidden_layers": 32, "num_key_value_heads": 32, "rms_norm_eps": 1e-06, "rope_scaling": None,
+            "rope_theta": 500000, "tie_word_embeddings": False, "dtype": "float32", "vocab_size": 100352,
+        }),
     ),
     tiny=tiny("Olmo2Config", eos_token_id=2),
 )

@@ -27,7 +27,15 @@ FAMILY = Family(
             "vocab_size": 151936, "max_position_embeddings": 40960, "hidden_act": "silu", "rms_norm_eps": 1e-06,
             "tie_word_embeddings": True, "dtype": "bfloat16",
         }),
-        Checkpoint("Qwen/Qwen3-8B", "Qwen3-8B"),
+        # config.json of Qwen/Qwen3-8B (mirrored in hlky/dinoml_v2
+        # agents/plans/transformers/qwen3/_sources/Qwen__Qwen3-8B.config.json)
+        Checkpoint("Qwen/Qwen3-8B", "Qwen3-8B", {
+            "architectures": ["Qwen3ForCausalLM"], "attention_bias": False, "head_dim": 128, "hidden_act": "silu",
+            "hidden_size": 4096, "intermediate_size": 12288, "max_position_embeddings": 40960, "max_window_layers": 36,
+            "num_attention_heads": 32, "num_hidden_layers": 36, "num_key_value_heads": 8, "rms_norm_eps": 1e-06,
+            "rope_scaling": None, "rope_theta": 1000000, "sliding_window": None, "tie_word_embeddings": False,
+            "dtype": "bfloat16", "use_sliding_window": False, "vocab_size": 151936,
+        }),
     ),
     tiny=tiny("Qwen3Config", head_dim=16),
 )

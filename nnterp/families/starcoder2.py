@@ -24,7 +24,15 @@ FAMILY = Family(
             "max_position_embeddings": 16384, "hidden_act": "gelu_pytorch_tanh", "norm_epsilon": 1e-05,
             "sliding_window": 4096, "use_bias": True, "tie_word_embeddings": True, "dtype": "bfloat16",
         }),
-        Checkpoint("bigcode/starcoder2-15b", "StarCoder2-15B"),
+        # config.json of bigcode/starcoder2-15b (mirrored in hlky/dinoml_v2
+        # agents/plans/transformers/starcoder2/_sources/bigcode__starcoder2-15b.config.json)
+        Checkpoint("bigcode/starcoder2-15b", "StarCoder2-15B", {
+            "architectures": ["Starcoder2ForCausalLM"], "hidden_act": "gelu_pytorch_tanh", "hidden_size": 6144,
+            "intermediate_size": 24576, "max_position_embeddings": 16384, "mlp_type": "default", "norm_epsilon": 1e-05,
+            "norm_type": "layer_norm", "num_attention_heads": 48, "num_hidden_layers": 40, "num_key_value_heads": 4,
+            "rope_theta": 100000, "sliding_window": 4096, "tie_word_embeddings": False, "dtype": "float32",
+            "use_bias": True, "vocab_size": 49152,
+        }),
     ),
     tiny=tiny("Starcoder2Config", bos_token_id=1, eos_token_id=2),
 )

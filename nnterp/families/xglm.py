@@ -50,7 +50,13 @@ FAMILY = Family(
             "ffn_dim": 4096, "vocab_size": 256008, "max_position_embeddings": 2048, "activation_function": "gelu",
             "scale_embedding": True, "tie_word_embeddings": True,
         }),
-        Checkpoint("facebook/xglm-7.5B", "XGLM-7.5B"),
+        # config.json of facebook/xglm-7.5B (mirrored in hlky/dinoml_v2
+        # agents/plans/transformers/xglm/_sources/facebook__xglm-7.5B/config.json)
+        Checkpoint("facebook/xglm-7.5B", "XGLM-7.5B", {
+            "architectures": ["XGLMForCausalLM"], "activation_function": "gelu", "attention_heads": 32, "d_model": 4096,
+            "ffn_dim": 16384, "init_std": 0.02, "layerdrop": 0.0, "max_position_embeddings": 2048, "num_layers": 32,
+            "scale_embedding": True, "vocab_size": 256008,
+        }),
     ),
     tiny={"config_class": "XGLMConfig", "overrides": {
         "d_model": 64, "num_layers": 2, "attention_heads": 4, "ffn_dim": 128, "vocab_size": 300}},
