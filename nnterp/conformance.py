@@ -353,7 +353,7 @@ def _check_new_values(model, v, hosts, where, report):
         if norm is not None:  # RoPE then norm: the norm of what enters the rotary, compared with what leaves both
             unrotated = getattr(hosts["attention"]._module, norm)(unrotated)
         # a rope that scales cos and sin (YaRN's attention_scaling) scales every rotated head
-        unrotated = unrotated * _rope_scaling(model)
+        unrotated = unrotated * _rope_scaling(model, hosts["attention"]._module)
         label = f"attention_{kind}_unrotated" if norm is None else f"{norm}(attention_{kind}_unrotated)"
         # the rotary leaves the token at position id 0 as it is; a model counting from 1 (PaliGemma) has none
         if getattr(getattr(model.family, "wrapper", None), "first_position", 0) == 0:
@@ -370,11 +370,21 @@ def _check_new_values(model, v, hosts, where, report):
                    f"max diff {_diff(*past):.3g}")
 
 
-def _rope_scaling(model) -> float:
-    """The factor the model's rotary embedding scales cos and sin by (YaRN's attention_scaling), 1 without one."""
-    factors = {float(getattr(m, "attention_scaling")) for m in model._module.modules()
-               if isinstance(getattr(m, "attention_scaling", None), (int, float))}
-    return factors.pop() if len(factors) == 1 else 1.0
+def _rope_scaling(model, attention) -> float:
+    """The factor the model's rotary embedding scales cos and sin by (YaRN's attention_scaling) for this attention,
+    1 without one; a rotary per layer type (Olmo 3's YaRN on full attention only) keeps one per type."""
+    plain, per_type = set(), {}
+    for module in model._module.modules():
+        for name, value in vars(module).items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                if name == "attention_scaling":
+                    plain.add(float(value))
+                elif name.endswith("_attention_scaling"):
+                    per_type[name.removesuffix("_attention_scaling")] = float(value)
+    kind = getattr(attention, "attention_type", None) or getattr(attention, "layer_type", None)
+    if per_type and kind in per_type:
+        return per_type[kind]
+    return plain.pop() if len(plain) == 1 else 1.0
 
 
 def _rotary_dims(attention, width) -> int:

@@ -151,3 +151,19 @@ def test_interior_after_a_child_needs_instrument(prompt):
         q = model.layers[0].self_attn.q_proj.output.save()
         v = model.layers[0].self_attn.attention_values.save()
     assert v.shape[1] == model.num_kv_heads
+
+
+def test_a_rotary_per_layer_type_is_checked_with_its_own_scaling():
+    """Olmo 3's released rotary: YaRN on the full-attention layers (cos and sin times its attention_factor), the
+    default on the sliding ones. The contract compares each layer's rotation at position 0 with its own type's
+    factor; with one factor for every layer it would fail the full layers or pass the sliding ones vacuously."""
+    from nnterp import conformance
+
+    yarn = {"rope_type": "yarn", "rope_theta": 500000.0, "factor": 8.0, "original_max_position_embeddings": 8192,
+            "attention_factor": 1.2, "beta_fast": 32.0, "beta_slow": 1.0}
+    model = tiny.load("olmo3", rope_parameters={"full_attention": yarn, "sliding_attention": {
+        "rope_type": "default", "rope_theta": 500000.0}}, max_position_embeddings=65536)
+    kinds = model._module.config.layer_types
+    factors = [conformance._rope_scaling(model, layer.self_attn._module) for layer in model.layers]
+    assert factors == [1.2 if kind == "full_attention" else 1.0 for kind in kinds] and len(set(factors)) == 2
+    assert not model.check(raise_on_failure=False).failures
