@@ -136,6 +136,10 @@ def reduced(facts: dict, types=None, least: int = 1, dense: bool = True) -> dict
     for key in LAYER_KEYS:  # the config's own name for the depth (ExaoneConfig's num_layers)
         if isinstance(out.get(key), int):
             out[key] = depth
+    stack, total = facts.get("num_layers_per_stack"), facts.get("num_hidden_layers")
+    if isinstance(stack, int) and isinstance(total, int) and total % stack == 0:
+        # blocks run as slots of recurrent stacks (HRM's H and L cycles): the stack is cut, the slots keep its multiple
+        out["num_layers_per_stack"], out["num_hidden_layers"] = depth, depth * (total // stack)
     released = next((facts[key] for key in LAYER_KEYS if isinstance(facts.get(key), int)), None)
     for key, value in list(out.items()):  # the pattern, and any other per-layer list (Laguna's heads per layer)
         if isinstance(value, (list, tuple)) and (key in PATTERN_KEYS or "layer" in key and len(value) == released):
