@@ -53,7 +53,9 @@ PATTERN_KEYS = ("layer_types", "layers_block_type", "block_types", "attention_la
 
 
 def pattern_of(config) -> list | None:
-    """Each block's kind, as the full config lists it (the config class fills it in when the facts do not)."""
+    """Each block's kind, as the full config lists it (the config class fills it in when the facts do not); a
+    wrapper's, as its language model's config lists it."""
+    config = config.get_text_config() if hasattr(config, "get_text_config") else config
     for key in PATTERN_KEYS:
         try:
             value = getattr(config, key, None)
@@ -176,13 +178,18 @@ def _config(family, facts: dict):
     return config
 
 
-def _weights(config) -> int:
-    """The parameters and buffers of the model ``config`` builds, counted on the meta device."""
-    from transformers import AutoModelForCausalLM
+def _auto(family):
+    """The auto class that builds the family's models: a wrapper's, vision side included."""
+    from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
 
+    return AutoModelForImageTextToText if getattr(family, "wrapper", None) else AutoModelForCausalLM
+
+
+def _weights(config, family=None) -> int:
+    """The parameters and buffers of the model ``config`` builds, counted on the meta device."""
     with torch.device("meta"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = AutoModelForCausalLM.from_config(config)
+        model = _auto(family).from_config(config)
     return sum(t.numel() for t in model.parameters()) + sum(t.numel() for t in model.buffers())
 
 
@@ -199,7 +206,7 @@ def _size(family, checkpoint) -> int:
     """The parameters of the reduced build (0 where the config does not build: it fails at once)."""
     try:
         kinds = pattern_of(_config(family, checkpoint.config))
-        return _weights(_config(family, reduced(checkpoint.config, kinds)))
+        return _weights(_config(family, reduced(checkpoint.config, kinds)), family)
     except Exception:
         return 0
 
@@ -212,11 +219,26 @@ def _not_reached(facts: dict, config) -> str | None:
     """Which facts the config built from them does not hold (a composite config whose text config keeps its
     defaults: MllamaConfig), in words, or None."""
     text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    facts = facts["text_config"] if isinstance(facts.get("text_config"), dict) else facts
     missed = [f"its text config keeps {key} {getattr(text, key)} where the reduced facts say {facts[key]}"
               for key in KEPT_KEYS
               if isinstance(facts.get(key), int) and isinstance(getattr(text, key, None), int)
               and getattr(text, key) != facts[key]]
     return "; ".join(missed) or None
+
+
+#: Config keys of a vision tower's depth.
+VISION_DEPTH_KEYS = ("num_hidden_layers", "depth", "num_layers")
+
+
+def _vision_cut(facts: dict) -> dict:
+    """A wrapper's facts with its vision tower cut to one block: the run's calls are text-only, so the tower is
+    built at its released width but never called."""
+    vision = facts.get("vision_config")
+    if not isinstance(vision, dict):
+        return facts
+    return {**facts, "vision_config": {**vision, **{key: 1 for key in VISION_DEPTH_KEYS
+                                                    if isinstance(vision.get(key), int)}}}
 
 
 def plan(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_GB, least: int = 1) -> dict:
@@ -228,6 +250,8 @@ def plan(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_GB, l
     estimate = None
     for dense in (True, False):
         facts = reduced(checkpoint.config, kinds, least, dense)
+        if getattr(family, "wrapper", None):
+            facts = _vision_cut(facts)
         try:
             config = _config(family, facts)
         except Exception:
@@ -240,7 +264,7 @@ def plan(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_GB, l
         if missed:
             return {"reason": f"the config class does not take the facts as given: {missed}",
                     "blocks": None, "gb": None}
-        estimate = _weights(config) * size / 1e9
+        estimate = _weights(config, family) * size / 1e9
         if estimate + BASE_GB <= memory_gb:
             return {"facts": facts, "blocks": _blocks(facts), "gb": round(estimate, 2)}
     blocks = _blocks(facts)
@@ -257,12 +281,19 @@ def plan(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_GB, l
 def check_one(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_GB) -> dict:
     """Build one checkpoint's reduced config in ``dtype`` and run the contract; a dict of what happened, its
     ``status`` "passed", "failed" or "not checked" (with the reason)."""
-    from transformers import AutoModelForCausalLM
-
     from nnterp import StandardizedTransformer, tiny
 
     started = time.perf_counter()
     result = {"family": family.name, "checkpoint": checkpoint.repo, "dtype": str(dtype).removeprefix("torch.")}
+    wrapper = getattr(family, "wrapper", None)
+    if wrapper is not None:  # the contract on text-only calls: no image input is made at the released vision sizes
+        result["calls"] = "text only"
+        if wrapper.image_required:
+            result.update(status="not checked", passed=False, reason=(
+                f"its forward needs an image ({wrapper.image_required}), and this run makes no image input at the "
+                "released vision sizes"))
+            result["seconds"] = 0.0
+            return result
     try:
         planned = plan(family, checkpoint, dtype, memory_gb)
         result.update(blocks=planned["blocks"], least_blocks=1, weights_gb=planned["gb"])
@@ -271,12 +302,13 @@ def check_one(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_
             return result
         config = _config(family, planned["facts"])
         result["kinds"] = sorted(set(map(str, pattern_of(config) or ["one kind"])))
-        load = "eager" if family.loads is None or "eager" in family.loads else family.loads[0]
+        loads = (wrapper.loads if wrapper is not None and wrapper.loads else None) or family.loads
+        load = "eager" if loads is None or "eager" in loads else loads[0]
         torch.manual_seed(0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                hf = AutoModelForCausalLM.from_config(config, dtype=dtype, attn_implementation=load).eval()
+                hf = _auto(family).from_config(config, dtype=dtype, attn_implementation=load).eval()
             except ZeroDivisionError:  # an init that spaces values over the blocks (RWKV's): two blocks at least
                 planned = plan(family, checkpoint, dtype, memory_gb, least=2)
                 result.update(blocks=planned["blocks"], least_blocks=2, weights_gb=planned["gb"])
@@ -284,7 +316,7 @@ def check_one(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_
                     result.update(status="not checked", passed=False, reason=planned["reason"])
                     return result
                 config = _config(family, planned["facts"])
-                hf = AutoModelForCausalLM.from_config(config, dtype=dtype, attn_implementation=load).eval()
+                hf = _auto(family).from_config(config, dtype=dtype, attn_implementation=load).eval()
             # as the tiny recipes do: a constant the init leaves (a zero router, unit norms) would make checks vacuous
             tiny._perturb_constants(hf)
             tokenizer = tiny.tokenizer(min(config.get_text_config().vocab_size, 300))
@@ -387,13 +419,19 @@ def isolated(jobs, dtypes, memory_gb: float = MEMORY_GB, timeout_s: float = TIME
                            "process_seconds": round(time.perf_counter() - began, 1)}
 
 
+def all_families() -> dict:
+    """Every family that names checkpoints: the text families and the wrappers."""
+    from ..family import registry
+    from ..wrappers import wrapper_registry
+
+    return {**registry(), **wrapper_registry()}
+
+
 def _work(jobs, dtypes, memory_gb: float) -> None:
     """The subprocess's side: each checkpoint's results as JSON lines between a start and an end line; it exits
     where a freed build leaves it holding more than RESTART_GB, and the parent starts a fresh one for the rest."""
-    from ..family import registry
-
     for name, repo in jobs:
-        family = registry()[name]
+        family = all_families()[name]
         checkpoint = next(c for c in family.checkpoints if c.repo == repo)
         print(json.dumps({"start": repo}), flush=True)
         for dtype in dtypes:
@@ -416,15 +454,20 @@ UNSHAPED_KEYS = frozenset({
 })
 
 
-def facts_of(config_json: dict) -> dict:
+def facts_of(config_json: dict, model_type: bool = False) -> dict:
     """The config facts of a checkpoint's config.json: every key that shapes the model, as released (its legacy
-    rope_theta and rope_scaling included: the config class reads them), ``torch_dtype`` named ``dtype``."""
+    rope_theta and rope_scaling included: the config class reads them), ``torch_dtype`` named ``dtype``; a nested
+    config keeps its model_type, which picks its class (a wrapper's text and vision configs), and so does the
+    top level with ``model_type``."""
     facts = {"architectures": config_json["architectures"]} if "architectures" in config_json else {}
     for key, value in config_json.items():
+        if key == "model_type" and model_type:
+            facts[key] = value
+            continue
         if key in UNSHAPED_KEYS or "dropout" in key or key.endswith("pdrop"):
             continue
         if isinstance(value, dict) and key.endswith("_config") and key != "rope_config":
-            value = facts_of(value)
+            value = facts_of(value, model_type=True)
         facts["dtype" if key == "torch_dtype" else key] = value
     return facts
 
@@ -461,7 +504,8 @@ def _list_literal(items: list) -> str:
         rare, common = sorted(distinct, key=items.count)
         where = tuple(i for i, item in enumerate(items) if item == rare)
         spellings.append(f"[{_literal(rare)} if i in {where} else {_literal(common)} for i in range({len(items)})]")
-    return min(spellings, key=len)
+    # a spelling other than the plain list only where it saves a good part of it
+    return min(spellings, key=lambda spelling: len(spelling) if spelling == plain else len(spelling) + 12)
 
 
 def _literal(value) -> str:
@@ -537,9 +581,8 @@ def unbuilt(checkpoint) -> str | None:
 def checkpoints(families=None, every: bool = False):
     """(family, checkpoint) for every checkpoint with real config facts that builds here (``every``: every one
     the family modules name)."""
-    from ..family import registry
-
-    chosen = registry() if not families else {name: registry()[name] for name in families}
+    known = all_families()
+    chosen = known if not families else {name: known[name] for name in families}
     for family in chosen.values():
         for checkpoint in family.checkpoints:
             if every or unbuilt(checkpoint) is None:
@@ -664,7 +707,8 @@ def verdict(family_name: str, repo: str, record=None) -> dict | None:
     if unchecked:
         return {"status": "not checked", "dtypes": [r["dtype"] for r in unchecked], "blocks": blocks,
                 "detail": unchecked[0]["reason"], "passed": [r["dtype"] for r in results if r["status"] == "passed"]}
-    return {"status": "checked", "dtypes": dtypes, "blocks": blocks, "detail": ""}
+    return {"status": "checked", "dtypes": dtypes, "blocks": blocks, "detail": "",
+            "text_only": any(r.get("calls") == "text only" for r in results)}
 
 
 def sentence(family_name: str, repo: str, record=None) -> str | None:
@@ -674,8 +718,10 @@ def sentence(family_name: str, repo: str, record=None) -> str | None:
         return None
     blocks = f"{found['blocks']} block{'s' if found['blocks'] != 1 else ''}" if found["blocks"] else None
     if found["status"] == "checked":
+        calls = "; text-only calls, the vision tower built at its released width with one block" \
+            if found.get("text_only") else ""
         return (f"checked from its real config in {' and '.join(found['dtypes'])} "
-                f"({blocks} at the released width, random weights)")
+                f"({blocks} at the released width, random weights{calls})")
     if found["status"] == "failed":
         return f"fails the contract from its real config in {' and '.join(found['dtypes'])}: {found['detail']}"
     passed = found.get("passed")

@@ -349,7 +349,32 @@ WRAPPERS = (
         note="InternVLForConditionalGeneration: model.{vision_tower (InternViT), multi_modal_projector (layer norm, "
              "linear, GELU, linear after a pixel shuffle by downsample_ratio), language_model} and lm_head; "
              "InternVLModel's forward places the projected features with inputs_embeds.masked_scatter.",
-        checkpoints=(Checkpoint("OpenGVLab/InternVL3-1B-hf", "InternVL3-1B"),),
+        checkpoints=(
+            # config.json of OpenGVLab/InternVL3-1B-hf (mirrored in hlky/dinoml_v2
+            # agents/plans/transformers/internvl/_sources/)
+            Checkpoint("OpenGVLab/InternVL3-1B-hf", "InternVL3-1B", {
+                "architectures": ["InternVLForConditionalGeneration"], "downsample_ratio": 0.5, "image_seq_length": 256,
+                "image_token_id": 151667, "model_type": "internvl", "projector_hidden_act": "gelu",
+                "text_config": {
+                    "architectures": ["Qwen2ForCausalLM"], "hidden_act": "silu", "hidden_size": 896,
+                    "intermediate_size": 4864, "max_position_embeddings": 32768, "max_window_layers": 70,
+                    "model_type": "qwen2", "num_attention_heads": 14, "num_hidden_layers": 24, "num_key_value_heads": 2,
+                    "rms_norm_eps": 1e-06, "rope_scaling": {"factor": 2.0, "rope_type": "dynamic", "type": "dynamic"},
+                    "rope_theta": 1000000.0, "sliding_window": None, "dtype": "bfloat16", "use_sliding_window": False,
+                    "vocab_size": 151674,
+                },
+                "dtype": "bfloat16",
+                "vision_config": {
+                    "architectures": ["InternVisionModel"], "attention_bias": True, "hidden_act": "gelu",
+                    "hidden_size": 1024, "image_size": [448, 448], "initializer_factor": 0.1, "intermediate_size": 4096,
+                    "layer_norm_eps": 1e-06, "layer_scale_init_value": 0.1, "model_type": "internvl_vision",
+                    "norm_type": "layer_norm", "num_attention_heads": 16, "num_channels": 3, "num_hidden_layers": 24,
+                    "patch_size": [14, 14], "dtype": "bfloat16", "use_absolute_position_embeddings": True,
+                    "use_mask_token": False, "use_mean_pooling": True, "use_qk_norm": False,
+                },
+                "vision_feature_layer": -1, "vision_feature_select_strategy": "default",
+            }),
+        ),
         tiny={"config_class": "InternVLConfig", "overrides": {
             "text_config": _text("qwen2"), "image_token_id": 299, "downsample_ratio": 0.5,
             "vision_config": INTERNVIT},
@@ -507,7 +532,45 @@ WRAPPERS = (
                                   "patch_size": 16},
                 "dtype": "bfloat16",
             }),
-            Checkpoint("HuggingFaceTB/SmolVLM2-2.2B-Instruct", "SmolVLM2-2.2B-Instruct"),
+            # config.json of HuggingFaceTB/SmolVLM2-2.2B-Instruct (mirrored in hlky/dinoml_v2
+            # agents/plans/transformers/smolvlm/_sources/)
+            Checkpoint("HuggingFaceTB/SmolVLM2-2.2B-Instruct", "SmolVLM2-2.2B-Instruct", {
+                "architectures": ["SmolVLMForConditionalGeneration"], "image_token_id": 49190, "model_type": "smolvlm",
+                "scale_factor": 3,
+                "text_config": {
+                    "architectures": ["VLlama3ForCausalLM"], "_flash_attn_2_enabled": True, "head_dim": 64,
+                    "hidden_size": 2048, "intermediate_size": 8192, "max_position_embeddings": 8192,
+                    "model_type": "llama", "neftune_noise_alpha": 0.0, "num_hidden_layers": 24,
+                    "perceiver_config": {
+                        "architectures": None, "_attn_implementation_autoset": False, "add_cross_attention": False,
+                        "bad_words_ids": None, "begin_suppress_tokens": None, "chunk_size_feed_forward": 0,
+                        "cross_attention_hidden_size": None, "diversity_penalty": 0.0, "do_sample": False,
+                        "early_stopping": False, "encoder_no_repeat_ngram_size": 0,
+                        "exponential_decay_length_penalty": None, "finetuning_task": None, "forced_bos_token_id": None,
+                        "forced_eos_token_id": None, "hidden_act": "silu", "is_decoder": False,
+                        "is_encoder_decoder": False, "length_penalty": 1.0, "max_length": 20, "min_length": 0,
+                        "model_type": "vllama3", "no_repeat_ngram_size": 0, "num_beam_groups": 1, "num_beams": 1,
+                        "num_key_value_heads": 1, "num_return_sequences": 1, "output_scores": False, "prefix": None,
+                        "problem_type": None, "pruned_heads": {}, "qk_layer_norms_perceiver": False,
+                        "remove_invalid_values": False, "repetition_penalty": 1.0, "resampler_depth": 6,
+                        "resampler_head_dim": 96, "resampler_n_heads": 16, "resampler_n_latents": 64,
+                        "return_dict_in_generate": False, "suppress_tokens": None, "temperature": 1.0,
+                        "tf_legacy_loss": False, "tie_encoder_decoder": False, "tie_word_embeddings": True, "top_k": 50,
+                        "top_p": 1.0, "dtype": None, "typical_p": 1.0, "use_bfloat16": False,
+                    },
+                    "pixel_shuffle_factor": 3, "qk_layer_norms": False, "rms_norm_eps": 1e-05, "rope_theta": 130000,
+                    "dtype": "bfloat16",
+                    "transformers.js_config": {"kv_cache_dtype": {"fp16": "float16", "q4f16": "float16"}},
+                    "use_resampler": False, "vocab_size": 49280,
+                },
+                "tie_word_embeddings": False, "dtype": "float32", "use_reentrant_checkpointing": False,
+                "vision_config": {
+                    "image_size": 384, "intermediate_size": 4304, "max_image_size": {"longest_edge": 384},
+                    "model_type": "smolvlm_vision", "num_hidden_layers": 27, "patch_size": 14,
+                    "size": {"longest_edge": 1920}, "tie_word_embeddings": False, "use_base_siglip": False,
+                },
+                "vocab_size": 49280,
+            }),
         ),
         tiny={"config_class": "SmolVLMConfig", "overrides": {
             "text_config": _text("llama"), "vision_config": SIGLIP, "scale_factor": 2, "image_token_id": 299},

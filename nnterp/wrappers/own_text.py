@@ -71,7 +71,56 @@ OWN_TEXT = (
              "inputs_embeds.masked_scatter (videos and audio next, by masked_scatters of their own).",
         vision=("model.vision_tower", "model.embed_vision"),
         image_inputs=("pixel_values", "image_position_ids"),
-        checkpoints=(Checkpoint("google/gemma-4-e2b-it", "Gemma-4-E2B-it"),),
+        checkpoints=(
+            # config.json of google/gemma-4-E2B-it (mirrored in hlky/dinoml_v2
+            # agents/plans/transformers/gemma4/_sources/)
+            Checkpoint("google/gemma-4-e2b-it", "Gemma-4-E2B-it", {
+                "architectures": ["Gemma4ForConditionalGeneration"],
+                "audio_config": {
+                    "architectures": None, "attention_chunk_size": 12, "attention_context_left": 13,
+                    "attention_context_right": 0, "attention_invalid_logits_value": -1000000000.0,
+                    "attention_logit_cap": 50.0, "chunk_size_feed_forward": 0, "conv_kernel_size": 5,
+                    "dtype": "bfloat16", "gradient_clipping": 10000000000.0, "hidden_act": "silu", "hidden_size": 1024,
+                    "is_encoder_decoder": False, "model_type": "gemma4_audio", "num_attention_heads": 8,
+                    "num_hidden_layers": 12, "output_proj_dims": 1536, "problem_type": None, "residual_weight": 0.5,
+                    "rms_norm_eps": 1e-06, "subsampling_conv_channels": [128, 32], "use_clipped_linears": True,
+                },
+                "audio_token_id": 258881, "boa_token_id": 256000, "boi_token_id": 255999, "dtype": "bfloat16",
+                "eoa_token_id": 258883, "eoa_token_index": 258883, "eoi_token_id": 258882, "image_token_id": 258880,
+                "model_type": "gemma4",
+                "text_config": {
+                    "attention_bias": False, "attention_k_eq_v": False, "dtype": "bfloat16", "enable_moe_block": False,
+                    "expert_intermediate_size": None, "final_logit_softcapping": 30.0, "global_head_dim": 512,
+                    "head_dim": 256, "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 1536,
+                    "hidden_size_per_layer_input": 256, "intermediate_size": 6144,
+                    "layer_types": (["sliding_attention"] * 4 + ["full_attention"]) * 7,
+                    "max_position_embeddings": 131072, "model_type": "gemma4_text", "num_attention_heads": 8,
+                    "num_experts": None, "num_global_key_value_heads": None, "num_hidden_layers": 35,
+                    "num_key_value_heads": 1, "num_kv_shared_layers": 20, "rms_norm_eps": 1e-06,
+                    "rope_parameters": {
+                        "full_attention": {
+                            "partial_rotary_factor": 0.25, "rope_theta": 1000000.0, "rope_type": "proportional",
+                        },
+                        "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
+                    },
+                    "sliding_window": 512, "tie_word_embeddings": True, "top_k_experts": None,
+                    "use_bidirectional_attention": None, "use_double_wide_mlp": True, "vocab_size": 262144,
+                    "vocab_size_per_layer_input": 262144,
+                },
+                "tie_word_embeddings": True, "video_token_id": 258884,
+                "vision_config": {
+                    "architectures": None, "attention_bias": False, "chunk_size_feed_forward": 0,
+                    "default_output_length": 280, "dtype": "bfloat16", "global_head_dim": 64, "head_dim": 64,
+                    "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 768, "intermediate_size": 3072,
+                    "is_encoder_decoder": False, "max_position_embeddings": 131072, "model_type": "gemma4_vision",
+                    "num_attention_heads": 12, "num_hidden_layers": 16, "num_key_value_heads": 12, "patch_size": 16,
+                    "pooling_kernel_size": 3, "position_embedding_size": 10240, "problem_type": None,
+                    "rms_norm_eps": 1e-06, "rope_parameters": {"rope_theta": 100.0, "rope_type": "default"},
+                    "standardize": False, "use_clipped_linears": True,
+                },
+                "vision_soft_tokens_per_image": 280,
+            }),
+        ),
         tiny={"config_class": "Gemma4Config", "overrides": {
             "text_config": _text("gemma4_text"), "image_token_id": 299, "boi_token_id": 297, "eoi_token_id": 298,
             "video_token_id": 295, "audio_token_id": 294,
@@ -135,7 +184,36 @@ OWN_TEXT = (
              "unshuffles each downsample_factor^2 block of patches into one row, and Lfm2VlModel's forward places "
              "the projected rows with inputs_embeds.masked_scatter.",
         image_inputs=("pixel_values", "spatial_shapes", "pixel_attention_mask"),
-        checkpoints=(Checkpoint("LiquidAI/LFM2-VL-1.6B", "LFM2-VL-1.6B"),),
+        checkpoints=(
+            # config.json of LiquidAI/LFM2-VL-1.6B (mirrored in hlky/dinoml_v2
+            # agents/plans/transformers/lfm2_vl/_sources/)
+            Checkpoint("LiquidAI/LFM2-VL-1.6B", "LFM2-VL-1.6B", {
+                "architectures": ["Lfm2VlForConditionalGeneration"], "do_image_splitting": True, "downsample_factor": 2,
+                "dtype": "bfloat16", "encoder_patch_size": 16, "image_token_id": 396, "image_token_index": 396,
+                "max_image_tokens": 256, "max_num_patches": 1024, "max_pixels_tolerance": 1.5, "max_tiles": 10,
+                "min_image_tokens": 64, "min_tiles": 2, "model_type": "lfm2_vl", "projector_bias": True,
+                "projector_hidden_act": "gelu", "projector_hidden_size": 2560,
+                "text_config": {
+                    "architectures": ["Lfm2ForCausalLM"], "block_auto_adjust_ff_dim": True, "block_dim": 2048,
+                    "block_ff_dim": 12288, "block_ffn_dim_multiplier": 1.0, "block_mlp_init_scale": 1.0,
+                    "block_multiple_of": 256, "block_norm_eps": 1e-05, "block_out_init_scale": 1.0,
+                    "block_use_swiglu": True, "block_use_xavier_init": True, "conv_L_cache": 3, "conv_bias": False,
+                    "conv_dim": 2048, "conv_dim_out": 2048, "conv_use_xavier_init": True, "dtype": "bfloat16",
+                    "hidden_size": 2048, "intermediate_size": 12288,
+                    "layer_types": ["full_attention" if i in (2, 5, 8, 10, 12, 14) else "conv" for i in range(16)],
+                    "max_position_embeddings": 128000, "model_type": "lfm2", "norm_eps": 1e-05,
+                    "num_attention_heads": 32, "num_heads": 32, "num_hidden_layers": 16, "num_key_value_heads": 8,
+                    "rope_theta": 1000000.0, "use_pos_enc": True, "vocab_size": 65536,
+                },
+                "tile_size": 512, "use_image_special_tokens": True, "use_thumbnail": True,
+                "vision_config": {
+                    "dtype": "bfloat16", "hidden_act": "gelu_pytorch_tanh", "hidden_size": 1152,
+                    "intermediate_size": 4304, "layer_norm_eps": 1e-06, "model_type": "siglip2_vision_model",
+                    "num_attention_heads": 16, "num_channels": 3, "num_hidden_layers": 26, "num_patches": 256,
+                    "patch_size": 16, "vision_use_head": False,
+                },
+            }),
+        ),
         tiny={"config_class": "Lfm2VlConfig", "overrides": {
             "text_config": _text("lfm2"), "image_token_id": 299, "downsample_factor": 2,
             "projector_hidden_size": 64,
