@@ -36,7 +36,15 @@ FAMILY = Family(
             "hidden_act": "silu", "rms_norm_eps": 1e-05, "rope_theta": 1000000.0, "sliding_window": None,
             "tie_word_embeddings": False, "router_aux_loss_coef": 0.02, "dtype": "bfloat16",
         }),
-        Checkpoint("mistralai/Mixtral-8x22B-v0.1", "Mixtral-8x22B-v0.1"),
+        # config.json of mistralai/Mixtral-8x22B-v0.1 (mirrored in ai-dynamo/aiconfigurator
+        # aic-core/src/aiconfigurator_core/model_configs/mistralai--Mixtral-8x22B-v0.1_config.json)
+        Checkpoint("mistralai/Mixtral-8x22B-v0.1", "Mixtral-8x22B-v0.1", {
+            "architectures": ["MixtralForCausalLM"], "hidden_act": "silu", "hidden_size": 6144,
+            "intermediate_size": 16384, "max_position_embeddings": 65536, "num_attention_heads": 48,
+            "num_experts_per_tok": 2, "num_hidden_layers": 56, "num_key_value_heads": 8, "num_local_experts": 8,
+            "output_router_logits": False, "rms_norm_eps": 1e-05, "rope_theta": 1000000, "router_aux_loss_coef": 0.001,
+            "sliding_window": None, "tie_word_embeddings": False, "dtype": "bfloat16", "vocab_size": 32000,
+        }),
     ),
     tiny={"config_class": "MixtralConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
