@@ -31,7 +31,13 @@ FAMILY = Family(
             "vocab_size": 50257, "n_positions": 1024, "activation_function": "gelu_new",
             "layer_norm_epsilon": 1e-05, "tie_word_embeddings": True, "scale_attn_weights": True,
         }),
-        Checkpoint("openai-community/gpt2-medium", "GPT-2 Medium"),
+        # config.json of openai-community/gpt2-medium, as copied into mlc-ai/mlc-llm
+        # python/mlc_llm/model/model_preset.py (preset "gpt2_medium")
+        Checkpoint("openai-community/gpt2-medium", "GPT-2 Medium", {
+            "architectures": ["GPT2LMHeadModel"], "activation_function": "gelu_new", "layer_norm_epsilon": 1e-05,
+            "n_ctx": 1024, "n_embd": 1024, "n_head": 16, "n_layer": 24, "n_positions": 1024, "n_special": 0,
+            "predict_special_tokens": True, "vocab_size": 50257,
+        }),
         Checkpoint("openai-community/gpt2-large", "GPT-2 Large"),
         Checkpoint("openai-community/gpt2-xl", "GPT-2 XL"),
     ),
