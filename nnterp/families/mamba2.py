@@ -37,7 +37,6 @@ FAMILY = Family(
             "chunk_size": 256, "vocab_size": 32768, "layer_norm_epsilon": 1e-05, "residual_in_fp32": True,
             "tie_word_embeddings": False, "use_bias": False, "use_conv_bias": True, "hidden_act": "silu",
         }),
-        Checkpoint("state-spaces/mamba2-2.8b", "Mamba-2 2.8B"),
     ),
     tiny={"config_class": "Mamba2Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300, "head_dim": 32, "num_heads": 4,
