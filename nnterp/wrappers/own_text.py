@@ -146,7 +146,35 @@ OWN_TEXT = (
              "image_grid_thw and mm_token_type_ids.",
         vision=("model.visual",),
         image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
-        checkpoints=(Checkpoint("Qwen/Qwen3.5-27B", "Qwen3.5-27B"),),
+        checkpoints=(
+            # config.json of Qwen/Qwen3.5-27B (copied into ai-dynamo/aiconfigurator
+            # aic-core/src/aiconfigurator_core/model_configs/Qwen--Qwen3.5-27B_config.json)
+            Checkpoint("Qwen/Qwen3.5-27B", "Qwen3.5-27B", {
+                "architectures": ["Qwen3_5ForConditionalGeneration"], "image_token_id": 248056, "model_type": "qwen3_5",
+                "text_config": {
+                    "attention_bias": False, "attn_output_gate": True, "dtype": "bfloat16",
+                    "full_attention_interval": 4, "head_dim": 256, "hidden_act": "silu", "hidden_size": 5120,
+                    "intermediate_size": 17408, "layer_types": (["linear_attention"] * 3 + ["full_attention"]) * 16,
+                    "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_num_key_heads": 16,
+                    "linear_num_value_heads": 48, "linear_value_head_dim": 128, "max_position_embeddings": 262144,
+                    "mlp_only_layers": [], "model_type": "qwen3_5_text", "mtp_num_hidden_layers": 1,
+                    "mtp_use_dedicated_embeddings": False, "num_attention_heads": 24, "num_hidden_layers": 64,
+                    "num_key_value_heads": 4, "rms_norm_eps": 1e-06, "vocab_size": 248320, "mamba_ssm_dtype": "float32",
+                    "rope_parameters": {
+                        "mrope_interleaved": True, "mrope_section": [11, 11, 10], "rope_type": "default",
+                        "rope_theta": 10000000, "partial_rotary_factor": 0.25,
+                    },
+                },
+                "tie_word_embeddings": False, "video_token_id": 248057,
+                "vision_config": {
+                    "deepstack_visual_indexes": [], "depth": 27, "hidden_act": "gelu_pytorch_tanh", "hidden_size": 1152,
+                    "in_channels": 3, "intermediate_size": 4304, "model_type": "qwen3_5", "num_heads": 16,
+                    "num_position_embeddings": 2304, "out_hidden_size": 5120, "patch_size": 16, "spatial_merge_size": 2,
+                    "temporal_patch_size": 2,
+                },
+                "vision_end_token_id": 248054, "vision_start_token_id": 248053,
+            }),
+        ),
         tiny={"config_class": "Qwen3_5Config", "overrides": {
             "text_config": _text("qwen3_5_text"), **QWEN_IDS, "vision_config": QWEN3_VISION},
             "image": QWEN_PLACEHOLDERS},
@@ -164,7 +192,38 @@ OWN_TEXT = (
              "inputs_embeds.masked_scatter, multimodal rotary positions in the language model.",
         vision=("model.visual",),
         image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
-        checkpoints=(Checkpoint("Qwen/Qwen3.5-35B-A3B", "Qwen3.5-35B-A3B"),),
+        checkpoints=(
+            # config.json of Qwen/Qwen3.5-35B-A3B (copied into ai-dynamo/aiconfigurator
+            # aic-core/src/aiconfigurator_core/model_configs/Qwen--Qwen3.5-35B-A3B_config.json)
+            Checkpoint("Qwen/Qwen3.5-35B-A3B", "Qwen3.5-35B-A3B", {
+                "architectures": ["Qwen3_5MoeForConditionalGeneration"], "image_token_id": 248056,
+                "model_type": "qwen3_5_moe",
+                "text_config": {
+                    "attention_bias": False, "attn_output_gate": True, "dtype": "bfloat16",
+                    "full_attention_interval": 4, "head_dim": 256, "hidden_act": "silu", "hidden_size": 2048,
+                    "layer_types": (["linear_attention"] * 3 + ["full_attention"]) * 10, "linear_conv_kernel_dim": 4,
+                    "linear_key_head_dim": 128, "linear_num_key_heads": 16, "linear_num_value_heads": 32,
+                    "linear_value_head_dim": 128, "max_position_embeddings": 262144, "mlp_only_layers": [],
+                    "model_type": "qwen3_5_moe_text", "moe_intermediate_size": 512, "mtp_num_hidden_layers": 1,
+                    "mtp_use_dedicated_embeddings": False, "num_attention_heads": 16, "num_experts": 256,
+                    "num_experts_per_tok": 8, "num_hidden_layers": 40, "num_key_value_heads": 2, "rms_norm_eps": 1e-06,
+                    "router_aux_loss_coef": 0.001, "shared_expert_intermediate_size": 512, "vocab_size": 248320,
+                    "mamba_ssm_dtype": "float32",
+                    "rope_parameters": {
+                        "mrope_interleaved": True, "mrope_section": [11, 11, 10], "rope_type": "default",
+                        "rope_theta": 10000000, "partial_rotary_factor": 0.25,
+                    },
+                },
+                "tie_word_embeddings": False, "video_token_id": 248057,
+                "vision_config": {
+                    "deepstack_visual_indexes": [], "depth": 27, "hidden_act": "gelu_pytorch_tanh", "hidden_size": 1152,
+                    "in_channels": 3, "intermediate_size": 4304, "model_type": "qwen3_5_moe", "num_heads": 16,
+                    "num_position_embeddings": 2304, "out_hidden_size": 2048, "patch_size": 16, "spatial_merge_size": 2,
+                    "temporal_patch_size": 2,
+                },
+                "vision_end_token_id": 248054, "vision_start_token_id": 248053,
+            }),
+        ),
         tiny={"config_class": "Qwen3_5MoeConfig", "overrides": {
             "text_config": _text("qwen3_5_moe_text"), **QWEN_IDS, "vision_config": QWEN3_VISION},
             "image": QWEN_PLACEHOLDERS},
