@@ -606,10 +606,24 @@ LLAVA_KIN = (
         image_required=Q_FORMER_NEEDS_IMAGE,
         vision=("vision_model", "qformer", "language_projection"),
         image_inputs=("pixel_values", "qformer_input_ids", "qformer_attention_mask"),
-        checkpoints=(Checkpoint("Salesforce/instructblip-vicuna-7b", "InstructBLIP-Vicuna-7B", {
-            "architectures": ["InstructBlipForConditionalGeneration"], "model_type": "instructblip"}, not_buildable=(
-            "its sizes are not recorded here, and InstructBlipConfig's defaults build an OPT language model, which "
-            "this wrapper does not serve")),),
+        checkpoints=(
+            # config.json of Salesforce/instructblip-vicuna-7b (mirrored in hlky/dinoml_v2
+            # agents/plans/transformers/instructblipvideo/)
+            Checkpoint("Salesforce/instructblip-vicuna-7b", "InstructBLIP-Vicuna-7B", {
+                "architectures": ["InstructBlipForConditionalGeneration"], "image_token_index": 32001,
+                "initializer_factor": 1.0, "model_type": "instructblip", "num_query_tokens": 32,
+                "qformer_config": {"model_type": "instructblip_qformer", "vocab_size": 30523},
+                "text_config": {
+                    "architectures": ["LLaMAForCausalLM"], "attention_bias": False, "head_dim": 128,
+                    "hidden_act": "silu", "hidden_size": 4096, "intermediate_size": 11008, "max_sequence_length": 2048,
+                    "mlp_bias": False, "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 32,
+                    "num_key_value_heads": 32, "pretraining_tp": 1, "rms_norm_eps": 1e-06, "rope_scaling": None,
+                    "rope_theta": 10000.0, "tie_word_embeddings": False, "dtype": "float16", "vocab_size": 32064,
+                },
+                "tie_word_embeddings": False, "dtype": "float32", "use_decoder_only_language_model": True,
+                "video_token_index": 32002, "vision_config": {"model_type": "instructblip_vision_model"},
+            }),
+        ),
         tiny={"config_class": "InstructBlipConfig", "overrides": {
             "text_config": _text("llama", model_type="llama"), "vision_config": BLIP_VISION, "qformer_config": QFORMER,
             "num_query_tokens": 4, "image_token_id": 299},
@@ -637,11 +651,25 @@ LLAVA_KIN = (
         image_required=Q_FORMER_NEEDS_IMAGE.replace("pixel_values", "pixel_values (the video's frames)"),
         vision=("vision_model", "qformer", "language_projection"),
         image_inputs=("pixel_values", "qformer_input_ids", "qformer_attention_mask"),
-        checkpoints=(Checkpoint("Salesforce/instructblip-vicuna-7b", "InstructBLIP-Vicuna-7B (video)", {
-            "architectures": ["InstructBlipVideoForConditionalGeneration"], "model_type": "instructblipvideo"},
-            not_buildable=(
-            "its sizes are not recorded here, and InstructBlipVideoConfig's defaults build an OPT language model, "
-            "which this wrapper does not serve")),),
+        checkpoints=(
+            # config.json of Salesforce/instructblip-vicuna-7b (mirrored in hlky/dinoml_v2
+            # agents/plans/transformers/instructblipvideo/); its model_type instructblip left out, as
+            # InstructBlipVideoConfig takes the same sizes
+            Checkpoint("Salesforce/instructblip-vicuna-7b", "InstructBLIP-Vicuna-7B (video)", {
+                "architectures": ["InstructBlipForConditionalGeneration"], "image_token_index": 32001,
+                "initializer_factor": 1.0, "num_query_tokens": 32,
+                "qformer_config": {"model_type": "instructblip_qformer", "vocab_size": 30523},
+                "text_config": {
+                    "architectures": ["LLaMAForCausalLM"], "attention_bias": False, "head_dim": 128,
+                    "hidden_act": "silu", "hidden_size": 4096, "intermediate_size": 11008, "max_sequence_length": 2048,
+                    "mlp_bias": False, "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 32,
+                    "num_key_value_heads": 32, "pretraining_tp": 1, "rms_norm_eps": 1e-06, "rope_scaling": None,
+                    "rope_theta": 10000.0, "tie_word_embeddings": False, "dtype": "float16", "vocab_size": 32064,
+                },
+                "tie_word_embeddings": False, "dtype": "float32", "use_decoder_only_language_model": True,
+                "video_token_index": 32002, "vision_config": {"model_type": "instructblip_vision_model"},
+            }),
+        ),
         tiny={"config_class": "InstructBlipVideoConfig", "overrides": {
             "text_config": _text("llama", model_type="llama"), "vision_config": BLIP_VISION, "qformer_config": QFORMER,
             "num_query_tokens": 4, "video_token_id": 299},
