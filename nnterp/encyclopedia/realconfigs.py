@@ -143,11 +143,7 @@ def reduced(facts: dict, types=None, least: int = 1, dense: bool = True) -> dict
         # blocks run as slots of recurrent stacks (HRM's H and L cycles): the stack is cut, the slots keep its multiple
         out["num_layers_per_stack"], out["num_hidden_layers"] = depth, depth * (total // stack)
     released = next((facts[key] for key in LAYER_KEYS if isinstance(facts.get(key), int)), None)
-    for key, value in list(out.items()):  # the pattern, and any other per-layer list (Laguna's heads per layer)
-        if isinstance(value, (list, tuple)) and (key in PATTERN_KEYS or "layer" in key and len(value) == released):
-            out[key] = list(value)[:depth]
-        elif isinstance(value, str) and "pattern" in key and len(value) == released:  # Nemotron-H's "MEM*E..."
-            out[key] = value[:depth]
+    out = _per_layer_cut(out, released, depth)
     out = _experts_capped(out)
     for key in VOCAB_KEYS:
         if isinstance(out.get(key), int) and out[key] > MAX_VOCAB:
@@ -225,6 +221,22 @@ def _not_reached(facts: dict, config) -> str | None:
               if isinstance(facts.get(key), int) and isinstance(getattr(text, key, None), int)
               and getattr(text, key) != facts[key]]
     return "; ".join(missed) or None
+
+
+def _per_layer_cut(facts: dict, released, depth: int, top: bool = True) -> dict:
+    """``facts`` with each per-layer list cut to ``depth``: the pattern, any list a key names per layer or per
+    block frequency (Laguna's heads per layer, MiniMax-M3's moe_layer_freq and its sparse attention's
+    sparse_attention_freq) as long as the released depth, and a pattern string (Nemotron-H's "MEM*E...")."""
+    out = dict(facts)
+    for key, value in facts.items():
+        per_layer = "layer" in key or key.endswith("_freq")
+        if isinstance(value, (list, tuple)) and (top and key in PATTERN_KEYS or per_layer and len(value) == released):
+            out[key] = list(value)[:depth]
+        elif isinstance(value, str) and "pattern" in key and len(value) == released:
+            out[key] = value[:depth]
+        elif isinstance(value, dict) and not any(name in value for name in LAYER_KEYS):  # not a sub-model's config
+            out[key] = _per_layer_cut(value, released, depth, top=False)
+    return out
 
 
 #: Config keys of a vision tower's depth.
