@@ -63,6 +63,8 @@ FAMILY = Family(
     },
     readout=Readout(unembed=_unembed),
     checkpoints=(
+        # the config class's defaults, which its docstring names after this id; no config.json of Qwen/Qwen4-Exp
+        # was found (the configs of model type qwen4_exp found elsewhere are other checkpoints' sizes)
         Checkpoint("Qwen/Qwen4-Exp", "Qwen4-Exp (text model)", {
             "architectures": ["Qwen4ExpForCausalLM"], "num_hidden_layers": 40, "hidden_size": 2048,
             "moe_intermediate_size": 512, "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256,
