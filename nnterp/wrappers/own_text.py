@@ -322,7 +322,52 @@ OWN_TEXT = (
              "masked_scatter).",
         vision=("model.vision_tower", "model.mm_projector"),
         image_inputs=("pixel_values", "image_grid_thw"),
-        checkpoints=(Checkpoint("moonshotai/Kimi-K2.6", "Kimi-K2.6"),),
+        checkpoints=(
+            # config.json of nvidia/Kimi-K2.6-NVFP4, NVIDIA's NVFP4 re-upload of these weights, its quantization left
+            # out (copied into ai-dynamo/aiconfigurator aic-core/src/aiconfigurator_core/model_configs/
+            # nvidia--Kimi-K2.6-NVFP4_config.json)
+            Checkpoint("moonshotai/Kimi-K2.6", "Kimi-K2.6", {
+                "architectures": ["KimiK25ForConditionalGeneration"], "dtype": "bfloat16", "ignore_index": -100,
+                "media_placeholder_token_id": 163605, "model_type": "kimi_k25",
+                "text_config": {
+                    "architectures": ["DeepseekV3ForCausalLM"], "add_cross_attention": False, "attention_bias": False,
+                    "aux_loss_alpha": 0.001, "bad_words_ids": None, "begin_suppress_tokens": None,
+                    "chunk_size_feed_forward": 0, "cross_attention_hidden_size": None, "diversity_penalty": 0.0,
+                    "do_sample": False, "dtype": "bfloat16", "early_stopping": False, "encoder_no_repeat_ngram_size": 0,
+                    "ep_size": 1, "exponential_decay_length_penalty": None, "finetuning_task": None,
+                    "first_k_dense_replace": 1, "forced_bos_token_id": None, "forced_eos_token_id": None,
+                    "hidden_act": "silu", "hidden_size": 7168, "intermediate_size": 18432, "is_decoder": False,
+                    "is_encoder_decoder": False, "kv_lora_rank": 512, "length_penalty": 1.0, "max_length": 20,
+                    "max_position_embeddings": 262144, "min_length": 0, "model_type": "deepseek_v3",
+                    "moe_intermediate_size": 2048, "moe_layer_freq": 1, "n_group": 1, "n_routed_experts": 384,
+                    "n_shared_experts": 1, "no_repeat_ngram_size": 0, "norm_topk_prob": True, "num_attention_heads": 64,
+                    "num_beam_groups": 1, "num_beams": 1, "num_experts_per_tok": 8, "num_hidden_layers": 61,
+                    "num_key_value_heads": 64, "num_nextn_predict_layers": 0, "num_return_sequences": 1,
+                    "output_scores": False, "prefix": None, "pretraining_tp": 1, "problem_type": None,
+                    "pruned_heads": {}, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+                    "remove_invalid_values": False, "repetition_penalty": 1.0, "return_dict_in_generate": False,
+                    "rms_norm_eps": 1e-05,
+                    "rope_scaling": {
+                        "beta_fast": 32.0, "beta_slow": 1.0, "factor": 64.0, "mscale": 1.0, "mscale_all_dim": 1.0,
+                        "original_max_position_embeddings": 4096, "type": "yarn",
+                    },
+                    "rope_theta": 50000.0, "routed_scaling_factor": 2.827, "scoring_func": "sigmoid", "seq_aux": True,
+                    "suppress_tokens": None, "temperature": 1.0, "tf_legacy_loss": False, "tie_encoder_decoder": False,
+                    "tie_word_embeddings": False, "top_k": 50, "top_p": 1.0, "topk_group": 1, "topk_method": "noaux_tc",
+                    "typical_p": 1.0, "use_bfloat16": False, "v_head_dim": 128, "vocab_size": 163840,
+                },
+                "tie_word_embeddings": False, "use_unified_vision_chunk": True,
+                "video_placeholder": "<|kimi_k25_video_placeholder|>",
+                "vision_config": {
+                    "init_pos_emb_height": 64, "init_pos_emb_time": 4, "init_pos_emb_width": 64,
+                    "merge_kernel_size": [2, 2], "merge_type": "sd2_tpool", "mm_hidden_size": 1152,
+                    "mm_projector_type": "patchmerger", "model_type": "", "patch_size": 14,
+                    "pos_emb_type": "divided_fixed", "projector_hidden_act": "gelu", "projector_ln_eps": 1e-05,
+                    "text_hidden_size": 7168, "video_attn_type": "spatial_temporal", "vt_hidden_size": 1152,
+                    "vt_intermediate_size": 4304, "vt_num_attention_heads": 16, "vt_num_hidden_layers": 27,
+                },
+            }),
+        ),
         tiny={"config_class": "Kimi_K25Config", "overrides": {
             "text_config": _text("deepseek_v3"), **QWEN_IDS, "projection_hidden_size": 32,
             "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
@@ -679,7 +724,52 @@ OWN_TEXT = (
              "language model's positions stay one-dimensional.",
         image_token="image_token_index",
         image_inputs=("pixel_values", "image_grid_thw"),
-        checkpoints=(Checkpoint("MiniMaxAI/MiniMax-M3", "MiniMax-M3"),),
+        checkpoints=(
+            # config.json of nvidia/MiniMax-M3-NVFP4, NVIDIA's NVFP4 re-upload of these weights, less its quantization
+            # and its text config's num_mtp_modules (one MTP module there, seven in the BF16 release), copied into
+            # ai-dynamo/aiconfigurator aic-core/src/aiconfigurator_core/model_configs/
+            # nvidia--MiniMax-M3-NVFP4_config.json
+            Checkpoint("MiniMaxAI/MiniMax-M3", "MiniMax-M3", {
+                "architectures": ["MiniMaxM3SparseForConditionalGeneration"], "model_type": "minimax_m3_vl",
+                "text_config": {
+                    "architectures": ["MiniMaxM3SparseForCausalLM"], "dtype": "bfloat16", "hidden_size": 6144,
+                    "intermediate_size": 3072, "num_hidden_layers": 60, "num_attention_heads": 64,
+                    "num_key_value_heads": 4, "head_dim": 128, "vocab_size": 200064, "max_position_embeddings": 1048576,
+                    "rms_norm_eps": 1e-06, "use_gemma_norm": True, "attention_output_gate": False,
+                    "rope_theta": 5000000, "rotary_dim": 64, "partial_rotary_factor": 0.5, "hidden_act": "swigluoai",
+                    "use_qk_norm": True, "tie_word_embeddings": False, "dense_intermediate_size": 12288,
+                    "shared_intermediate_size": 3072, "num_local_experts": 128, "num_experts_per_tok": 4,
+                    "n_shared_experts": 1, "scoring_func": "sigmoid", "use_routing_bias": True,
+                    "moe_layer_freq": [0] * 3 + [1] * 57, "qk_norm_type": "per_head", "swiglu_alpha": 1.702,
+                    "swiglu_limit": 7.0, "routed_scaling_factor": 2.0,
+                    "sparse_attention_config": {
+                        "use_sparse_attention": True, "sparse_index_dim": 128, "sparse_num_index_heads": 4,
+                        "sparse_topk_blocks": 16, "sparse_block_size": 128,
+                        "sparse_disable_index_value": [0] * 3 + [1] * 57, "sparse_score_type": "max",
+                        "sparse_init_block": 0, "sparse_local_block": 1, "sparse_attention_freq": [0] * 3 + [1] * 57,
+                    },
+                },
+                "vision_config": {
+                    "hidden_size": 1280, "num_attention_heads": 16, "num_hidden_layers": 32, "intermediate_size": 5120,
+                    "patch_size": 14, "image_size": 2016, "projection_dim": 6144, "position_embedding_type": "rope",
+                    "rope_mode": "3d", "rope_theta": 10000.0, "hidden_act": "gelu", "initializer_factor": 1.0,
+                    "layer_norm_eps": 1e-05, "model_type": "clip_vision_model", "num_channels": 3, "vocab_size": 32000,
+                    "img_token_compression_config": {
+                        "image_token_compression_method": "patch_merge", "spatial_merge_size": 2,
+                        "temporal_patch_size": 2,
+                    },
+                    "vision_segment_max_frames": 4,
+                },
+                "img_token_compression_config": {
+                    "image_token_compression_method": "patch_merge", "spatial_merge_size": 2, "temporal_patch_size": 2,
+                },
+                "image_grid_pinpoints": "[(336, 336), (336, 672), (336, 1008), (336, 1344), (336, 1680), (336, 2016), (672, 336), (672, 672), (672, 1008), (672, 1344), (672, 1680), (672, 2016), (1008, 336), (1008, 672), (1008, 1008), (1008, 1344), (1008, 1680), (1008, 2016), (1344, 336), (1344, 672), (1344, 1008), (1344, 1344), (1344, 1680), (1344, 2016), (1680, 336), (1680, 672), (1680, 1008), (1680, 1344), (1680, 1680), (1680, 2016), (2016, 336), (2016, 672), (2016, 1008), (2016, 1344), (2016, 1680), (2016, 2016)]",
+                "image_seq_length": 576, "image_token_index": 200025, "video_token_index": 200026,
+                "multimodal_projector_bias": True, "num_reward_heads": 0, "process_image_mode": "dynamic_res",
+                "projector_hidden_act": "gelu", "vision_feature_layer": -1, "vision_feature_select_strategy": "full",
+                "dtype": "bfloat16", "projector_hidden_size": 6144,
+            }),
+        ),
         tiny={"config_class": "MiniMaxM3VLConfig", "overrides": {
             "text_config": _text("minimax_m3_vl_text"), "image_token_index": 299, "video_token_index": 298,
             "projector_hidden_size": 64,
