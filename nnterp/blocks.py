@@ -24,6 +24,22 @@ def _sequential_sum(x, attn, mlp):
     return (x + attn) + mlp
 
 
+def attention_dims(context) -> dict:
+    """A block's attention dimensions as its attention module keeps them, for configs that give some blocks other
+    heads (Laguna's heads per layer; Inkling's sliding blocks, sized by swa_num_attention_heads,
+    swa_num_key_value_heads and swa_head_dim)."""
+    attention = getattr(context.layer, "self_attn", None)
+    found = {}
+    for dim, names in (("num_heads", ("num_heads",)), ("num_kv_heads", ("num_key_value_heads", "num_kv_heads")),
+                       ("head_dim", ("head_dim",))):
+        value = next((getattr(attention, n) for n in names if isinstance(getattr(attention, n, None), int)), None)
+        if value:
+            found[dim] = value
+    if "head_dim" in found:
+        found["qk_head_dim"] = found["head_dim"]
+    return found
+
+
 class Block:
     """A block's shape. ``kind`` names it (a word, or config -> word); ``sum`` is the block's own order of the sum
     (x, attn, mlp) -> out, for the identity; ``arithmetic`` is (config) -> None where that sum holds, else (layer

@@ -12,6 +12,7 @@ experts with shared experts. The model divides the final norm's output by
 logits_mup_width_multiplier before lm_head and drops padded vocabulary rows (unpadded_vocab_size).
 """
 
+from nnterp.blocks import Block, attention_dims
 from nnterp.family import COMMON_SITES, Checkpoint, Family, described
 from nnterp.sites import Read, Sibling
 from nnterp.families._inkling import HEAD_INPUT, moe_neurons, MUP_UNPADDED
@@ -25,6 +26,8 @@ FAMILY = Family(
             "relative-logit attention without rotary and a mixture of experts.",
     tags=("Sequential block", "Short convolutions", "Relative position logits", "QK norm", "Sliding window",
           "Mixture of experts", "muP head", "RMSNorm"),
+    # sliding blocks have their own heads (swa_num_key_value_heads 16 against 8 on Inkling)
+    block=Block(dims=attention_dims),
     sites={
         "final_norm_output": HEAD_INPUT,
         "attention_scores": described("attention_scores", "The attention scores entering the softmax, masked: q·k scaled, plus the relative logits "
@@ -50,7 +53,7 @@ FAMILY = Family(
     tiny={"config_class": "InklingTextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16, "swa_head_dim": 16,
-        "n_routed_experts": 4, "num_experts_per_tok": 2, "swa_num_attention_heads": 4, "swa_num_key_value_heads": 2,
+        "n_routed_experts": 4, "num_experts_per_tok": 2, "swa_num_attention_heads": 4, "swa_num_key_value_heads": 4,
         "layer_types": ["hybrid_sliding", "hybrid"], "mlp_layer_types": ["sparse", "sparse"]}},
 )
 

@@ -14,15 +14,11 @@ sigmoid(logits) + e_score_correction_bias, and weights the chosen experts by the
 normalized to sum to one; the block returns routed_scaling_factor · experts(x) + shared_experts(x).
 """
 
-from nnterp.blocks import Block
+from nnterp.blocks import Block, attention_dims
 from nnterp.family import Checkpoint, Family
 from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 from nnterp.families._mla import premix_per_block
 
-
-def _heads(context) -> dict:
-    """num_attention_heads_per_layer may give each block its own head count."""
-    return {"num_heads": context.layer.self_attn.num_heads}
 
 FAMILY = Family(
     name="laguna",
@@ -31,7 +27,7 @@ FAMILY = Family(
             "load-balancing bias over 256 experts, scaled and added to a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Gated attention", "Partial rotary",
           "Mixture of experts", "Shared experts"),
-    block=Block(dims=_heads),
+    block=Block(dims=attention_dims),  # num_attention_heads_per_layer gives each block its heads
     sites={
         "attention_head_outputs": "The per-head outputs of the attention kernel, before the output gate: the attention then "
                                   "multiplies them by softplus(g_proj(x)) and attention_premix is after it",

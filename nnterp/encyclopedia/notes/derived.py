@@ -81,15 +81,26 @@ class Subject:
                 continue
         return None
 
-    def standard(self, *names, model=None) -> int | None:
+    def standard(self, *names, model=None, model_wide: bool = False) -> int | None:
         """The first block serving all ``names`` with their standard meaning (a family that redefines one,
-        around a sink say, explains its own)."""
+        around a sink say, explains its own); with ``model_wide``, the first whose heads are the model's."""
         model = model or self.tiny
         for index in range(model.num_layers):
             if all(_serves(model, name, index) for name in names) and all(
-                    _standard_meaning(model, name, index) for name in names):
+                    _standard_meaning(model, name, index) for name in names) and (
+                    not model_wide or not _own_heads(model, index)):
                 return index
         return None
+
+
+def _own_heads(model, index) -> dict:
+    """The head counts block ``index`` has where they are not the model's (Inkling's sliding blocks), else {}."""
+    dims = model.family.block.dims
+    if dims is None:
+        return {}
+    own = dims(model.layers[index]._nnterp_context())
+    wide = {"num_heads": model.num_heads, "num_kv_heads": model.num_kv_heads}
+    return {dim: own[dim] for dim in wide if dim in own and own[dim] != wide[dim]}
 
 
 def _standard_meaning(model, name, index) -> bool:
@@ -631,7 +642,8 @@ def _fused_cut(subject, index, fused):
 
 
 def grouped_note(subject) -> str | None:
-    index = subject.standard("attention_values", "attention_probabilities", "attention_head_outputs")
+    index = subject.standard("attention_values", "attention_probabilities", "attention_head_outputs",
+                             model_wide=True)
     if index is None:
         return None
     real = subject.real if subject.real is not None else subject.tiny
@@ -657,11 +669,22 @@ def grouped_note(subject) -> str | None:
     tiny = subject.tiny
     if tiny.num_kv_heads != kv:
         prose += f" (The tiny model has {tiny.num_heads} query heads over {tiny.num_kv_heads}.)"
+    other = next((i for i in range(tiny.num_layers) if _own_heads(tiny, i)), None)
+    if other is not None:
+        own = _own_heads(tiny, other)
+        prose += (f" Some blocks have heads of their own (on the tiny model, layers[{other}] has "
+                  + ", ".join(f"{dim} {count}" for dim, count in own.items())
+                  + "): they group by their attention's own counts, which the values' shapes follow.")
+    others = []
+    if other is not None and "num_kv_heads" in _own_heads(tiny, other) and _serves(tiny, "attention_values", other):
+        others = [f"    v_own = model.layers[{other}].self_attn.attention_values.save()   # a block with its own heads"]
     code = [f"attention = model.layers[{index}].self_attn", "with model.trace(prompt):",
             "    v = attention.attention_values.save()", "    p = attention.attention_probabilities.save()",
-            "    heads = attention.attention_head_outputs.save()", "",
+            "    heads = attention.attention_head_outputs.save()", *others, "",
             "group = model.num_heads // model.num_kv_heads", "assert v.shape[1] == model.num_kv_heads",
             "torch.testing.assert_close((p @ v.repeat_interleave(group, dim=1)).transpose(1, 2), heads)"]
+    if others:
+        code.append(f"assert v_own.shape[1] == model.layers[{other}].self_attn.num_key_value_heads != model.num_kv_heads")
     return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
 
 
