@@ -267,6 +267,9 @@ def plan(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_GB, l
         try:
             config = _config(family, facts)
         except Exception:
+            if not dense and estimate is not None:  # one dense block for several is not this config's to take
+                facts = previous
+                break
             if not kinds or "layer_types" in facts:
                 raise
             # a class whose default pattern is as long as the released depth (Zamba2): the cut pattern, given
@@ -276,7 +279,7 @@ def plan(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_GB, l
         if missed:
             return {"reason": f"the config class does not take the facts as given: {missed}",
                     "blocks": None, "gb": None}
-        estimate = _weights(config, family) * size / 1e9
+        estimate, previous = _weights(config, family) * size / 1e9, facts
         if estimate + BASE_GB <= memory_gb:
             return {"facts": facts, "blocks": _blocks(facts), "gb": round(estimate, 2)}
     blocks = _blocks(facts)
