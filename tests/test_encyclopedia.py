@@ -798,14 +798,13 @@ def test_a_build_past_the_memory_ceiling_is_not_checked_never_a_pass():
 
 def test_the_committed_real_config_run_covers_every_named_checkpoint_and_the_pages_say_what_it_found(site, record):
     """nnterp/encyclopedia/realconfigs.json (python -m nnterp.encyclopedia.realconfigs) has a line per named
-    checkpoint and dtype; a page says "checked from its real config" exactly for the checkpoints that passed in
-    both dtypes, and FAMILIES.md's section is generated from the same record (test_families_table_is_current)."""
+    checkpoint and dtype, the wrappers' included; a page says "checked from its real config" exactly for the
+    checkpoints that passed in both dtypes, and FAMILIES.md's section is generated from the same record (test_families_table_is_current)."""
     from nnterp.encyclopedia import realconfigs
-    from nnterp.family import registry
 
     run = realconfigs.load()
     lines = {(r["family"], r["checkpoint"], r["dtype"]) for r in run["results"]}
-    families = registry()
+    families = realconfigs.all_families()
     for name, family in families.items():
         for checkpoint in family.checkpoints:
             assert {(name, checkpoint.repo, d) for d in ("float32", "bfloat16")} <= lines, (name, checkpoint.repo)
