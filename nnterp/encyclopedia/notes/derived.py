@@ -684,7 +684,8 @@ def grouped_note(subject) -> str | None:
             "group = model.num_heads // model.num_kv_heads", "assert v.shape[1] == model.num_kv_heads",
             "torch.testing.assert_close((p @ v.repeat_interleave(group, dim=1)).transpose(1, 2), heads)"]
     if others:
-        code.append(f"assert v_own.shape[1] == model.layers[{other}].self_attn.num_key_value_heads != model.num_kv_heads")
+        code.append(f"assert v_own.shape[1] == {_own_heads(tiny, other)['num_kv_heads']} != model.num_kv_heads   "
+                    "# its own key and value heads")
     return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
 
 
