@@ -190,8 +190,9 @@ def _weights(config, family=None) -> int:
 
 
 def _blocks(facts: dict) -> int | None:
-    """The reduced depth, at the top or in a composite config's text config."""
-    for held in (facts, facts.get("text_config") or {}):
+    """The reduced depth: a composite config's text config's, else the top's (Fuyu's top keeps the released
+    depth beside a text config that the cut sized)."""
+    for held in (facts.get("text_config") or {}, facts):
         found = next((held[key] for key in LAYER_KEYS if isinstance(held.get(key), int)), None)
         if found:
             return found
