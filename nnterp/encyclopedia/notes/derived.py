@@ -184,6 +184,21 @@ def _trace(model, reads):
     return saved
 
 
+def _instrumented_trace(model, reads) -> dict | None:
+    """``_trace`` on the instrumented model (the reads take children's outputs beside values), or None where a read
+    does not run on it."""
+    try:
+        model.instrument()
+        return _trace(model, reads)
+    except Exception:
+        return None
+
+
+def _note(heading: str, prose: str, code: list[str]) -> str:
+    """A note as the page renders it: its heading, its prose, its snippet."""
+    return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
+
+
 def _parameters(module) -> int:
     return sum(p.numel() for p in module.parameters())
 
@@ -473,7 +488,7 @@ def embedding_scale_note(subject) -> str | None:
             "assert torch.equal(embed.weight[ids] * embed.embed_scale.to(embed.weight.dtype), x)",
             f"assert torch.tensor({scale!r}).to(torch.bfloat16).item() == {halves['bfloat16']!r}"
             f"   # {subject.named}'s scale in bfloat16"]
-    return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
+    return _note(heading, prose, code)
 
 
 # --------------------------------------------------------------------------- the attention
@@ -603,11 +618,9 @@ def _fused_cut(subject, index, fused):
         saved = _trace(model, {"raw": lambda: getattr(attention, fused).output,
                                "v": lambda: attention.attention_values})
     except Exception:
-        try:
-            model.instrument()
-            saved = _trace(model, {"raw": lambda: getattr(attention, fused).output,
-                                   "v": lambda: attention.attention_values})
-        except Exception:
+        saved = _instrumented_trace(model, {"raw": lambda: getattr(attention, fused).output,
+                                            "v": lambda: attention.attention_values})
+        if saved is None:
             return None
     raw, v = saved["raw"], saved["v"]
     if not isinstance(raw, torch.Tensor) or raw.dim() != 3 or v.dim() != 4:
@@ -686,7 +699,7 @@ def grouped_note(subject) -> str | None:
     if others:
         code.append(f"assert v_own.shape[1] == {_own_heads(tiny, other)['num_kv_heads']} != model.num_kv_heads   "
                     "# its own key and value heads")
-    return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
+    return _note(heading, prose, code)
 
 
 _QK_NORMS = (("q_norm", "k_norm"), ("query_layernorm", "key_layernorm"), ("q_layernorm", "k_layernorm"))
@@ -709,11 +722,10 @@ def qk_norm_note(subject) -> str | None:
     head_dim = (subject.real or tiny).qk_head_dim
     per_head = real_norm.weight.numel() == head_dim
     host = tiny.layers[index].self_attn
-    try:
-        tiny.instrument()
-        saved = _trace(tiny, {"raw": lambda: host.q_proj.output, "normed": lambda: getattr(host, q_name).output,
-                              "q": lambda: host.attention_queries})
-    except Exception:
+    saved = _instrumented_trace(tiny, {"raw": lambda: host.q_proj.output,
+                                       "normed": lambda: getattr(host, q_name).output,
+                                       "q": lambda: host.attention_queries})
+    if saved is None:
         return None
     raw, normed, q = saved["raw"], saved["normed"], saved["q"]
     d = q.shape[-1]
@@ -754,7 +766,7 @@ def qk_norm_note(subject) -> str | None:
             f"attention = model.layers[{index}].self_attn", "with model.trace(prompt):",
             "    q_raw = attention.q_proj.output.save()", f"    q_normed = attention.{q_name}.output.save()",
             "    q = attention.attention_queries.save()", "", *checks]
-    return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
+    return _note(heading, prose, code)
 
 
 def latent_attention_note(subject) -> str | None:
@@ -771,12 +783,10 @@ def latent_attention_note(subject) -> str | None:
         return None
     nope, rope, width = dims["qk_nope_head_dim"], dims["qk_rope_head_dim"], dims["v_head_dim"]
     host = tiny.layers[index].self_attn
-    try:
-        tiny.instrument()
-        saved = _trace(tiny, {"latent": lambda: host.kv_a_proj_with_mqa.output,
-                              "normed": lambda: host.kv_a_layernorm.output,
-                              "k": lambda: host.attention_keys, "v": lambda: host.attention_values})
-    except Exception:
+    saved = _instrumented_trace(tiny, {"latent": lambda: host.kv_a_proj_with_mqa.output,
+                                       "normed": lambda: host.kv_a_layernorm.output,
+                                       "k": lambda: host.attention_keys, "v": lambda: host.attention_values})
+    if saved is None:
         return None
     latent, normed, k, v = saved["latent"], saved["normed"], saved["k"], saved["v"]
     with torch.no_grad():
@@ -823,7 +833,7 @@ def latent_attention_note(subject) -> str | None:
             "    latent = attention.kv_a_proj_with_mqa.output.save()",
             "    normed = attention.kv_a_layernorm.output.save()", "    k = attention.attention_keys.save()",
             "    v = attention.attention_values.save()", "", *checks]
-    return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
+    return _note(heading, prose, code)
 
 
 _QK_NORM_NAMES = ("q_norm", "query_layernorm", "q_layernorm", "qk_norm")
@@ -847,10 +857,9 @@ def qk_norm_property_note(subject) -> str | None:
     bias = getattr(norm, "bias", None)
     bias = bias if isinstance(bias, torch.Tensor) else None
     host = tiny.layers[index].self_attn
-    try:
-        tiny.instrument()
-        saved = _trace(tiny, {"normed": lambda: getattr(host, name).output, "q": lambda: host.attention_queries})
-    except Exception:
+    saved = _instrumented_trace(tiny, {"normed": lambda: getattr(host, name).output,
+                                       "q": lambda: host.attention_queries})
+    if saved is None:
         return None
     normed, q = saved["normed"], saved["q"]
     read = f"attention.{name}.output"
@@ -923,7 +932,7 @@ def qk_norm_property_note(subject) -> str | None:
             f"attention = model.layers[{index}].self_attn", "with model.trace(prompt):",
             f"    q_normed = {read}.save()", "    q = attention.attention_queries.save()", "",
             *lines]
-    return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
+    return _note(heading, prose, code)
 
 
 def _by_layer_order(per_type: dict, config) -> list:
@@ -1060,7 +1069,7 @@ def _absolute_positions_note(subject) -> str | None:
     code = [f"positions = model._module.{path}", "with model.trace(prompt):", "    ids = model.input_ids.save()",
             "    x = model.layers[0].layer_input.save()", "",
             "n = ids.shape[-1]", "torch.testing.assert_close(model.embed_tokens.weight[ids] + positions.weight[:n], x)"]
-    return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
+    return _note(heading, prose, code)
 
 
 def _rotary_snippet(subject, index, attention, tiny_rotary):
@@ -1072,10 +1081,9 @@ def _rotary_snippet(subject, index, attention, tiny_rotary):
         return None
     source = "q_norm" if "q_norm" in children else "q_proj"
     host = model.layers[index].self_attn
-    try:
-        model.instrument()
-        saved = _trace(model, {"pre": lambda: getattr(host, source).output, "q": lambda: host.attention_queries})
-    except Exception:
+    saved = _instrumented_trace(model, {"pre": lambda: getattr(host, source).output,
+                                        "q": lambda: host.attention_queries})
+    if saved is None:
         return None
     pre, q = saved["pre"], saved["q"]
     if not isinstance(pre, torch.Tensor) or q.dim() != 4:
@@ -1334,7 +1342,7 @@ def ssm_note(subject) -> str | None:
             return None
     indexed = re.sub(r"[.](\d+)(?=[.]|$)", r"[\1]", path)   # backbone.layers.0.mixer -> backbone.layers[0].mixer
     code = [f"mixer = model._module.{indexed}", *checks]
-    return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
+    return _note(heading, prose, code)
 
 
 # --------------------------------------------------------------------------- the MLP
@@ -1395,7 +1403,7 @@ def mlp_note(subject) -> str | None:
         return None
     if key:
         prose += f" The activation is the config's `{key}`."
-    return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
+    return _note(heading, prose, code)
 
 
 def _close(a, b) -> bool:
@@ -1576,7 +1584,7 @@ def norm_note(subject) -> str | None:
     code = [f"norm = model.layers[0].{native}", "with model.trace(prompt):",
             "    x = model.layers[0].layer_input.save()", "    h = model.layers[0].attention_norm_output.save()", "",
             f"torch.testing.assert_close({expression.format(eps=_num(eps) if eps >= 1e-3 else repr(eps))}, h)"]
-    return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
+    return _note(heading, prose, code)
 
 
 # --------------------------------------------------------------------------- the readout
@@ -1709,13 +1717,13 @@ def past_head_note(subject) -> str | None:
                 code.append("cap = model.config.final_logit_softcapping")
             cast = "" if again.dtype == logits.dtype else ".to(logits.dtype)"
             code.append(f"assert torch.equal(({expression}){cast}, logits)")
-            return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
+            return _note(heading, prose, code)
     if logits.dtype != head.dtype and torch.equal(head.to(logits.dtype), logits):
         heading = f"The logits are lm_head's output cast to {str(logits.dtype).removeprefix('torch.')}"
         prose = ("`logits` is `lm_head_output` cast to float32 by the model, whatever the load's dtype.")
         code = ["with model.trace(prompt):", "    head = model.lm_head_output.save()", "    logits = model.logits.save()",
                 "", "assert torch.equal(head.float(), logits)"]
-        return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
+        return _note(heading, prose, code)
     return None
 
 
