@@ -67,14 +67,12 @@ def config(family: str, **overrides):
 
 def build(family: str, attn_implementation: str | None = None, seed: int = 0, dtype=torch.float32, **overrides):
     """A tiny random ``transformers`` model of ``family`` in eval mode, and its tokenizer."""
-    from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
+    from .wrappers import auto_class
 
     cfg = config(family, **overrides)
     torch.manual_seed(seed)
     kwargs = {"attn_implementation": attn_implementation} if attn_implementation else {}
-    # a wrapper is built by its own auto class, vision tower included
-    auto = AutoModelForImageTextToText if getattr(_family(family), "wrapper", None) else AutoModelForCausalLM
-    model = auto.from_config(cfg, dtype=dtype, **kwargs).eval()
+    model = auto_class(_family(family)).from_config(cfg, dtype=dtype, **kwargs).eval()
     _perturb_constants(model)
     return model, tokenizer(cfg.get_text_config().vocab_size)
 

@@ -801,10 +801,11 @@ def test_the_committed_real_config_run_covers_every_named_checkpoint_and_the_pag
     checkpoint and dtype, the wrappers' included; a page says "checked from its real config" exactly for the
     checkpoints that passed in both dtypes, and FAMILIES.md's section is generated from the same record (test_families_table_is_current)."""
     from nnterp.encyclopedia import realconfigs
+    from nnterp.wrappers import every_family
 
     run = realconfigs.load()
     lines = {(r["family"], r["checkpoint"], r["dtype"]) for r in run["results"]}
-    families = realconfigs.all_families()
+    families = every_family()
     for name, family in families.items():
         for checkpoint in family.checkpoints:
             assert {(name, checkpoint.repo, d) for d in ("float32", "bfloat16")} <= lines, (name, checkpoint.repo)

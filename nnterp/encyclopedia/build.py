@@ -61,14 +61,13 @@ def build(out, families=None, progress=None) -> Report:
     """Write ``index.html`` and ``<family>.html`` for every family (or those named) into ``out``."""
     from transformers.utils import logging as hf_logging
 
-    from ..family import registry
+    from ..wrappers import every_family
 
     start, cpu = time.perf_counter(), time.process_time()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    from ..wrappers import wrapper_registry
 
-    every = {**registry(), **wrapper_registry()}  # a page per family and per wrapper
+    every = every_family()  # a page per family and per wrapper
     chosen = every if families is None else {name: every[name] for name in families}
     report = Report(out)
     built = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

@@ -137,16 +137,13 @@ def representative_config(family):
 
 def build_on_meta(family):
     """The representative checkpoint as a StandardizedTransformer on the meta device: real sizes, no weights."""
-    from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
-
     from nnterp import StandardizedTransformer, tiny
+    from nnterp.wrappers import auto_class
 
     config, shown_on = representative_config(family)
-    # a wrapper is built by its own auto class, vision side included
-    auto = AutoModelForImageTextToText if getattr(family, "wrapper", None) is not None else AutoModelForCausalLM
     with torch.device("meta"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        hf = auto.from_config(config)
+        hf = auto_class(family).from_config(config)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = StandardizedTransformer(hf, tokenizer=tiny.tokenizer(), device=torch.device("meta"))

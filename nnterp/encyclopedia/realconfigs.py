@@ -66,10 +66,15 @@ def pattern_of(config) -> list | None:
     return None
 
 
+def _depth_of(facts: dict) -> int | None:
+    """The depth the facts give, under the config's own name for it."""
+    return next((facts[key] for key in LAYER_KEYS if isinstance(facts.get(key), int)), None)
+
+
 def depth_for(facts: dict, types=None, least: int = 1) -> int:
     """The fewest blocks holding one block of each layer type the pattern lists, and the dense blocks first (at
     least ``least``)."""
-    layers = next((facts[key] for key in LAYER_KEYS if isinstance(facts.get(key), int)), None) or 2
+    layers = _depth_of(facts) or 2
     types = types if types is not None else facts.get("layer_types")
     need = least
     if isinstance(types, (list, tuple)) and types:
@@ -142,8 +147,7 @@ def reduced(facts: dict, types=None, least: int = 1, dense: bool = True) -> dict
     if isinstance(stack, int) and isinstance(total, int) and total % stack == 0:
         # blocks run as slots of recurrent stacks (HRM's H and L cycles): the stack is cut, the slots keep its multiple
         out["num_layers_per_stack"], out["num_hidden_layers"] = depth, depth * (total // stack)
-    released = next((facts[key] for key in LAYER_KEYS if isinstance(facts.get(key), int)), None)
-    out = _per_layer_cut(out, released, depth)
+    out = _per_layer_cut(out, _depth_of(facts), depth)
     out = _experts_capped(out)
     for key in VOCAB_KEYS:
         if isinstance(out.get(key), int) and out[key] > MAX_VOCAB:
@@ -174,29 +178,20 @@ def _config(family, facts: dict):
     return config
 
 
-def _auto(family):
-    """The auto class that builds the family's models: a wrapper's, vision side included."""
-    from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
-
-    return AutoModelForImageTextToText if getattr(family, "wrapper", None) else AutoModelForCausalLM
-
-
 def _weights(config, family=None) -> int:
     """The parameters and buffers of the model ``config`` builds, counted on the meta device."""
+    from ..wrappers import auto_class
+
     with torch.device("meta"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = _auto(family).from_config(config)
+        model = auto_class(family).from_config(config)
     return sum(t.numel() for t in model.parameters()) + sum(t.numel() for t in model.buffers())
 
 
 def _blocks(facts: dict) -> int | None:
     """The reduced depth: a composite config's text config's, else the top's (Fuyu's top keeps the released
     depth beside a text config that the cut sized)."""
-    for held in (facts.get("text_config") or {}, facts):
-        found = next((held[key] for key in LAYER_KEYS if isinstance(held.get(key), int)), None)
-        if found:
-            return found
-    return None
+    return _depth_of(facts.get("text_config") or {}) or _depth_of(facts)
 
 
 def _size(family, checkpoint) -> int:
@@ -260,7 +255,7 @@ def plan(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_GB, l
     "gb"} or {"reason"}."""
     kinds = pattern_of(_config(family, checkpoint.config))
     size = torch.empty((), dtype=dtype).element_size()
-    estimate = None
+    estimate = previous = None  # the dense build's size and facts, for the reason where none fits
     for dense in (True, False):
         facts = reduced(checkpoint.config, kinds, least, dense)
         if getattr(family, "wrapper", None):
@@ -268,7 +263,7 @@ def plan(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_GB, l
         try:
             config = _config(family, facts)
         except Exception:
-            if not dense and estimate is not None:  # one dense block for several is not this config's to take
+            if previous is not None:  # one dense block for several is not this config's to take
                 facts = previous
                 break
             if not kinds or "layer_types" in facts:
@@ -298,6 +293,7 @@ def check_one(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_
     """Build one checkpoint's reduced config in ``dtype`` and run the contract; a dict of what happened, its
     ``status`` "passed", "failed" or "not checked" (with the reason)."""
     from nnterp import StandardizedTransformer, tiny
+    from nnterp.wrappers import auto_class
 
     started = time.perf_counter()
     result = {"family": family.name, "checkpoint": checkpoint.repo, "dtype": str(dtype).removeprefix("torch.")}
@@ -324,7 +320,7 @@ def check_one(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                hf = _auto(family).from_config(config, dtype=dtype, attn_implementation=load).eval()
+                hf = auto_class(family).from_config(config, dtype=dtype, attn_implementation=load).eval()
             except ZeroDivisionError:  # an init that spaces values over the blocks (RWKV's): two blocks at least
                 planned = plan(family, checkpoint, dtype, memory_gb, least=2)
                 result.update(blocks=planned["blocks"], least_blocks=2, weights_gb=planned["gb"])
@@ -332,7 +328,7 @@ def check_one(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_
                     result.update(status="not checked", passed=False, reason=planned["reason"])
                     return result
                 config = _config(family, planned["facts"])
-                hf = _auto(family).from_config(config, dtype=dtype, attn_implementation=load).eval()
+                hf = auto_class(family).from_config(config, dtype=dtype, attn_implementation=load).eval()
             # as the tiny recipes do: a constant the init leaves (a zero router, unit norms) would make checks vacuous
             tiny._perturb_constants(hf)
             tokenizer = tiny.tokenizer(min(config.get_text_config().vocab_size, 300))
@@ -435,19 +431,13 @@ def isolated(jobs, dtypes, memory_gb: float = MEMORY_GB, timeout_s: float = TIME
                            "process_seconds": round(time.perf_counter() - began, 1)}
 
 
-def all_families() -> dict:
-    """Every family that names checkpoints: the text families and the wrappers."""
-    from ..family import registry
-    from ..wrappers import wrapper_registry
-
-    return {**registry(), **wrapper_registry()}
-
-
 def _work(jobs, dtypes, memory_gb: float) -> None:
     """The subprocess's side: each checkpoint's results as JSON lines between a start and an end line; it exits
     where a freed build leaves it holding more than RESTART_GB, and the parent starts a fresh one for the rest."""
+    from ..wrappers import every_family
+
     for name, repo in jobs:
-        family = all_families()[name]
+        family = every_family()[name]
         checkpoint = next(c for c in family.checkpoints if c.repo == repo)
         print(json.dumps({"start": repo}), flush=True)
         for dtype in dtypes:
@@ -597,7 +587,9 @@ def unbuilt(checkpoint) -> str | None:
 def checkpoints(families=None, every: bool = False):
     """(family, checkpoint) for every checkpoint with real config facts that builds here (``every``: every one
     the family modules name)."""
-    known = all_families()
+    from ..wrappers import every_family
+
+    known = every_family()
     chosen = known if not families else {name: known[name] for name in families}
     for family in chosen.values():
         for checkpoint in family.checkpoints:

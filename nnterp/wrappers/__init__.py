@@ -208,6 +208,20 @@ def wrapper_registry() -> dict[str, WrapperFamily]:
     return {w.name: family_of(w) for w in declared() if w.broken is None}
 
 
+def every_family() -> dict:
+    """Every family that names checkpoints and has a page: the text families and the wrappers, by name."""
+    from ..family import registry
+
+    return {**registry(), **wrapper_registry()}
+
+
+def auto_class(family):
+    """The transformers auto class that builds a family's models: a wrapper's own, vision side included."""
+    from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
+
+    return AutoModelForImageTextToText if getattr(family, "wrapper", None) is not None else AutoModelForCausalLM
+
+
 def wrapper_for(config, architecture: str | None = None) -> WrapperFamily | None:
     """The wrapper serving a config, or None; a model type a text family also claims (mllama) is the wrapper's
     only when the class is the wrapper's."""
