@@ -83,8 +83,16 @@ class Runner:
         def StandardizedTransformer(source, *args, **kwargs):  # noqa: N802 - the name the snippet uses
             return nnterp.StandardizedTransformer(local() if source in repos else source, *args, **kwargs)
 
+        facts = {checkpoint.repo: checkpoint.config for checkpoint in self.family.checkpoints}
+
+        def released(repo: str) -> dict:
+            """The config.json facts recorded for one of the family's checkpoints, as released."""
+            if not facts.get(repo):
+                raise KeyError(f"{self.family.name} records no config facts for {repo}; add them, with their source")
+            return dict(facts[repo])
+
         return {"model": model, "prompt": self.prompt(), "torch": torch, "nnterp": nnterp,
-                "StandardizedTransformer": StandardizedTransformer}
+                "StandardizedTransformer": StandardizedTransformer, "released": released}
 
     def prompt(self):
         """The snippets' call: the text, or where every call needs an image (BLIP-2) the tiny image call."""

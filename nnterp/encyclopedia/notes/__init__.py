@@ -5,7 +5,9 @@ notes: ``NOTES``, text in the format of ``nnterp.encyclopedia.markdown``, or ``M
 optionally ``LOAD``, the attention implementation its snippets run under (eager where the family has it, by
 default); and for a real checkpoint available offline, ``CHECKPOINT``, ``load_checkpoint()`` and
 ``facts(scope)``, the numbers its ``python checkpoint`` snippets measured, quoted in the text as ``{{name}}``.
-Every family gets notes made from its own objects, the block and the readout with a checked snippet each, and
+A snippet's names are ``model`` (the tiny model), ``prompt``, ``torch``, ``nnterp``, ``StandardizedTransformer``
+and ``released(repo)``, the config.json facts recorded for one of the family's checkpoints, so that a number a
+note quotes as a checkpoint's is asserted against its released config. Every family gets notes made from its own objects, the block and the readout with a checked snippet each, and
 the traps its family module lists.
 """
 
