@@ -2,18 +2,25 @@
 
 ``resolve("blocks.3.hook_resid_post")`` is ``layers[3].layer_output``; ``resolve("layers.3.self_attn.attention_probabilities")``
 is the same value by its own path. The cache keys on these paths, ``model.value(name)`` reads and writes through
-them, and the error suggestions answer a foreign name with its standard path. Where TransformerLens's tensor is not
-the same as nnterp's under the same name (a layout, a norm's gain folded away, a family's own convention), the
-row says how, as data that the docs and ``support()`` show.
+them, and the error suggestions answer a foreign name with its standard path.
+
+A name is a contract: under TransformerLens's name comes TransformerLens's tensor, as
+``HookedTransformer.from_pretrained_no_processing`` computes it (the checkpoint's own weights). Where it is not
+nnterp's value as it stands (a layout, a norm's divisor where nnterp keeps the factor, the input before the norm's
+gain), the name's ``Convention`` computes it from nnterp's values, and carries a write in TransformerLens's layout
+back; a name whose tensor nnterp cannot produce is refused, saying why.
 
 The TransformerLens names are HookedTransformer's (TransformerLens 2.x and 3.x, ``transformer_lens/components``):
-every hook of its block, attention, MLP and norms, and the model-level ones.
+every hook of its block, attention, MLP and norms, and the model-level ones; and TransformerBridge's
+(TransformerLens 4.x, ``transformer_lens/model_bridge``): the hook_in and hook_out of each bridged component.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+import torch
 
 from .vocabulary import BY_NAME, HOSTS
 
@@ -26,30 +33,191 @@ PENDING_HOSTS = {
 
 _HOST_PREFIX = {"model": "", "layer": "", "attention": "self_attn.", "mlp": "mlp."}
 
-#: TransformerLens folds each norm's gain and bias into the weights after it (fold_ln, from_pretrained's default)
-_BEFORE_GAIN = ("before the norm's gain and bias, which TransformerLens folds into the next weights by default "
-                "(fold_ln); nnterp's value is after them: {value} == weight * hook_normalized (+ bias)")
-_SCALE = ("TransformerLens's hook_scale is the divisor sqrt(mean(x²) + eps), [batch pos 1]; nnterp's {value} is the "
-          "factor the norm multiplies by, [batch seq]: hook_scale == 1 / {value}[..., None]")
-_HEADS_SECOND = ("TransformerLens lays it out [batch pos head_index d_head]; nnterp heads-first, "
-                 "[batch {heads} seq {dim}]: value.transpose(1, 2) is TransformerLens's layout")
-_CENTRED = ("under from_pretrained's default processing, a LayerNorm model's residual values are centred over "
-            "hidden_size (center_writing_weights); from_pretrained_no_processing gives nnterp's tensors")
+
+# --------------------------------------------------------------------------- TransformerLens's conventions
+class WriteRefused(KeyError):
+    """A write under a TransformerLens name whose tensor cannot be carried back into the model's."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+@dataclass(frozen=True)
+class Convention:
+    """How TransformerLens's tensor under a name follows from nnterp's values: ``text`` says it; ``to_tl`` computes
+    it from the values ``reads`` names (in forward order); ``from_tl`` carries a tensor in TransformerLens's layout
+    back to the one value a write replaces, or refuses it saying why."""
+
+    #: what TransformerLens's tensor is, ``{value}`` standing for nnterp's value
+    text: str = "the same tensor"
+
+    def reads(self, path: "Path", num_layers: int | None, block_kind: str | None = None) -> list["Path"]:
+        return [Path(path.value, path.layer)]
+
+    def to_tl(self, values: list, info: "ConventionInfo"):
+        return values[0]
+
+    def from_tl(self, tensor, info: "ConventionInfo"):
+        return tensor
+
+    @property
+    def same(self) -> bool:
+        """Whether TransformerLens's tensor is nnterp's value itself."""
+        return type(self) is Convention
+
+
+SAME_TENSOR = Convention()
+
+
+@dataclass(frozen=True)
+class HeadsSecond(Convention):
+    """nnterp's heads-first [batch heads seq dim] as TransformerLens's [batch pos head_index d_head]."""
+
+    text: str = "{value}.transpose(1, 2): [batch pos head_index d_head]"
+
+    def to_tl(self, values, info):
+        return values[0].transpose(1, 2)
+
+    def from_tl(self, tensor, info):
+        return tensor.transpose(1, 2)
+
+
+@dataclass(frozen=True)
+class PerHeadCopies(Convention):
+    """The stream repeated along a head axis, one copy per query head (``heads="num_heads"``) or key-value head."""
+
+    heads: str = "num_heads"
+
+    def to_tl(self, values, info):
+        value = values[0]
+        return value[:, :, None].expand(value.shape[0], value.shape[1], getattr(info, self.heads), value.shape[-1])
+
+    def from_tl(self, tensor, info):
+        first = tensor[:, :, :1]
+        if not bool((tensor == first).all()):
+            raise WriteRefused("TransformerLens gives each head its own copy of the stream here, and the model has one "
+                               "stream that every head reads: write the same tensor to every head, or write layer_input")
+        return first[:, :, 0]
+
+
+@dataclass(frozen=True)
+class Divisor(Convention):
+    """A norm's divisor sqrt(mean(x_c²) + eps), [batch pos 1], from nnterp's factor 1 / that, [batch seq]."""
+
+    text: str = "1 / {value}[..., None]: the norm's divisor sqrt(mean(x_c²) + eps), [batch pos 1]"
+
+    def to_tl(self, values, info):
+        return 1 / values[0][..., None]
+
+    def from_tl(self, tensor, info):
+        return 1 / tensor[..., 0]
+
+
+@dataclass(frozen=True)
+class Normalized(Convention):
+    """A norm's input, centred under a LayerNorm, times the norm's factor: x_c / sqrt(mean(x_c²) + eps), before the
+    gain and bias. ``input`` is the norm's input on the same block (``parallel_input`` on a parallel block);
+    ``last``: the last block's (the final norm's input)."""
+
+    input: str = "layer_input"
+    parallel_input: str | None = None
+    last: bool = False
+
+    def reads(self, path, num_layers, block_kind=None):
+        source = self.parallel_input if block_kind == "parallel" and self.parallel_input else self.input
+        layer = (num_layers - 1 if num_layers is not None else -1) if self.last else path.layer
+        return [Path(source, layer), Path(path.value, path.layer)]
+
+    def to_tl(self, values, info):
+        x, scale = values
+        centred = x.float()
+        if info.centres(self):
+            centred = centred - centred.mean(-1, keepdim=True)
+        return (centred * scale[..., None].float()).to(x.dtype)
+
+    def from_tl(self, tensor, info):
+        raise WriteRefused("TransformerLens's hook_normalized is the norm's input before its gain and bias, and the "
+                           "model holds no such tensor to replace: write the norm's output (attention_norm_output, "
+                           "mlp_norm_output, final_norm_output), which is after them")
+
+
+@dataclass(frozen=True)
+class MinusInfinityMask(Convention):
+    """Masked scores as TransformerLens fills them (-inf), where the model's kernel adds the dtype's minimum."""
+
+    text: str = ("{value} with its masked entries at -inf: the kernel adds its mask (the dtype's minimum), "
+                 "TransformerLens fills masked entries with -inf")
+
+    def to_tl(self, values, info):
+        scores = values[0]
+        return scores.masked_fill(scores <= torch.finfo(scores.dtype).min / 2, float("-inf"))
+
+    def from_tl(self, tensor, info):
+        return tensor.masked_fill(torch.isneginf(tensor), torch.finfo(tensor.dtype).min)
+
+
+class ConventionInfo:
+    """What a convention needs of the model: its head counts, and whether a norm centres (a LayerNorm)."""
+
+    def __init__(self, model) -> None:
+        self.num_heads, self.num_kv_heads = model.num_heads, model.num_kv_heads
+        self._model, self._centres = model, {}
+
+    def centres(self, normalized: Normalized) -> bool:
+        if normalized not in self._centres:
+            self._centres[normalized] = _norm_centres(self._model, normalized)
+        return self._centres[normalized]
+
+
+def _norm_centres(model, normalized: Normalized) -> bool:
+    from .envoys import block_hosts
+    from .sites import norm_centres
+
+    if normalized.last:
+        host, value = model, "final_norm_scale"
+    else:
+        host = block_hosts(model.layers[0])["layer"]
+        value = "attention_norm_scale" if normalized is _LN1 else "mlp_norm_scale"
+    return norm_centres(host._nnterp_site(value).where.target(host)._module)
+
+
+_LN1 = Normalized(input="layer_input", text="x_c · scale, x = layers.{i}.layer_input (resid_pre), centred under a "
+                  "LayerNorm, scale = attention_norm_scale: before the norm's gain and bias")
+_LN2 = Normalized(input="layer_mid", parallel_input="layer_input", text="x_c · scale, x = layers.{i}.layer_mid (resid_mid; layer_input on "
+                  "a parallel block), centred under a LayerNorm, scale = mlp_norm_scale: before the gain and bias")
+_LN_FINAL = Normalized(input="layer_output", last=True, text="x_c · scale, x = layers.{-1}.layer_output, centred under a "
+                       "LayerNorm, scale = final_norm_scale: before the gain and bias")
+
+#: from_pretrained's default processing, where it changes what a hook holds
+_FOLDED = ("from_pretrained (fold_ln, center_writing_weights) leaves this tensor as it is; the norm's gain and bias "
+           "are folded into the next weights, which changes what comes after it")
+_CENTRED = ("from_pretrained's center_writing_weights centres every write to the stream over d_model, so there this "
+            "is the value less its mean over hidden_size; from_pretrained_no_processing gives this tensor")
+_AFTER_FOLD = ("from_pretrained's fold_ln folds the norm's gain and bias into these weights and "
+               "center_writing_weights centres the stream, which changes this tensor; from_pretrained_no_processing "
+               "gives this one")
+_UNROTATED_NORMED = ("OLMo 2 normalises the whole projection (q_norm, k_norm) before it splits the heads; "
+                     "TransformerLens's {name} is before that norm, nnterp's unrotated {what} after it, and nnterp has "
+                     "no standard value of the projection's output: read self_attn.{proj}.output and split it by head")
 
 
 @dataclass(frozen=True)
 class Name:
     """One foreign name and the standard value it is: ``value`` on ``host`` (None where nnterp has none, with
-    ``note`` saying why); ``note`` says how the tensors differ where they do; ``families`` maps a family name (or
-    a block kind, "parallel") to how the meaning differs there; ``parallel`` is the value on a parallel block
-    where that is another one."""
+    ``note`` saying why); ``convention`` computes TransformerLens's tensor from it; ``note`` says what else bears on
+    it (a load option, from_pretrained's default processing); ``families`` maps a family name (or a block kind,
+    "parallel") to how the meaning differs there, and ``family_values`` to the standard path it is there (None:
+    refused there, for the reason ``families`` gives); ``parallel`` is the value on a parallel block where that is
+    another one."""
 
     name: str
     value: str | None
     note: str = ""
     families: dict = field(default_factory=dict)
     parallel: str | None = None
-    source: str = "TransformerLens"
+    source: str = "TransformerLens 3.x"
+    convention: Convention = SAME_TENSOR
+    family_values: dict = field(default_factory=dict)
 
     @property
     def host(self) -> str | None:
@@ -59,51 +227,57 @@ class Name:
         return spec.host if spec is not None else PENDING_HOSTS[self.value]
 
 
-def _tl(name, value, note="", families=None, parallel=None) -> Name:
-    return Name(name, value, note, dict(families or {}), parallel)
+def _tl(name, value, note="", families=None, parallel=None, convention=SAME_TENSOR, family_values=None,
+        source="TransformerLens 3.x") -> Name:
+    return Name(name, value, note, dict(families or {}), parallel, source, convention, dict(family_values or {}))
 
+
+_Q_IN = PerHeadCopies(heads="num_heads", text="layer_input[:, :, None] repeated over the query heads: [batch pos n_heads d_model]")
+_KV_IN = PerHeadCopies(heads="num_kv_heads", text="layer_input[:, :, None] repeated over the key-value heads: "
+                       "[batch pos n_key_value_heads d_model]")
 
 #: Per block, under ``blocks.{i}.``: every hook of HookedTransformer's TransformerBlock, its attention, MLPs and norms.
 TRANSFORMERLENS_BLOCK: dict[str, Name] = {n.name: n for n in (
     _tl("hook_resid_pre", "layer_input", _CENTRED),
-    _tl("hook_attn_in", "layer_input", "resid_pre repeated along a head axis, [batch pos n_heads d_model], present "
-        "under use_attn_in: layer_input[:, :, None].expand(...) is each head's copy"),
-    _tl("hook_q_input", "layer_input", "resid_pre repeated along a head axis, present under use_split_qkv_input"),
-    _tl("hook_k_input", "layer_input", "resid_pre repeated along a key-value head axis, present under "
-        "use_split_qkv_input"),
-    _tl("hook_v_input", "layer_input", "resid_pre repeated along a key-value head axis, present under "
-        "use_split_qkv_input"),
-    _tl("ln1.hook_scale", "attention_norm_scale", _SCALE.format(value="attention_norm_scale")),
-    _tl("ln1.hook_normalized", "attention_norm_output", _BEFORE_GAIN.format(value="attention_norm_output")),
-    _tl("attn.hook_q", "attention_queries_unrotated",
-        _HEADS_SECOND.format(heads="num_heads", dim="qk_head_dim") + "; before the rotary (hook_rot_q is after it)",
+    _tl("hook_attn_in", "layer_input", "present under use_attn_in", convention=_Q_IN),
+    _tl("hook_q_input", "layer_input", "present under use_split_qkv_input", convention=_Q_IN),
+    _tl("hook_k_input", "layer_input", "present under use_split_qkv_input", convention=_KV_IN),
+    _tl("hook_v_input", "layer_input", "present under use_split_qkv_input", convention=_KV_IN),
+    _tl("ln1.hook_scale", "attention_norm_scale", "", convention=Divisor()),
+    _tl("ln1.hook_normalized", "attention_norm_scale", _FOLDED, convention=_LN1),
+    _tl("attn.hook_q", "attention_queries_unrotated", "before the rotary (hook_rot_q is after it)",
         {"opt": "OPT scales q_proj's output by head_dim ** -0.5 before the kernel: nnterp's queries are pre-scaled, "
-                "TransformerLens's hook_q is not (it divides the scores instead)"}),
-    _tl("attn.hook_k", "attention_keys_unrotated",
-        _HEADS_SECOND.format(heads="num_kv_heads", dim="qk_head_dim") + "; before the rotary (hook_rot_k is after it)"),
-    _tl("attn.hook_v", "attention_values", _HEADS_SECOND.format(heads="num_kv_heads", dim="head_dim")),
-    _tl("attn.hook_rot_q", "attention_queries",
-        _HEADS_SECOND.format(heads="num_heads", dim="qk_head_dim") + "; present on rotary models",
-        {"opt": "OPT's queries are pre-scaled by head_dim ** -0.5 in nnterp (see attn.hook_q)"}),
-    _tl("attn.hook_rot_k", "attention_keys",
-        _HEADS_SECOND.format(heads="num_kv_heads", dim="qk_head_dim") + "; present on rotary models"),
-    _tl("attn.hook_attn_scores", "attention_scores",
-        "TransformerLens fills masked positions with -inf; the model's kernel adds its mask (the dtype's minimum): "
-        "equal where unmasked",
+                "TransformerLens's hook_q is not (it divides the scores instead); hook_q = attention_queries_unrotated "
+                "* head_dim ** 0.5, transposed",
+         "olmo2": _UNROTATED_NORMED.format(name="hook_q", what="queries", proj="q_proj")},
+        convention=HeadsSecond(), family_values={"opt": None, "olmo2": None}),
+    _tl("attn.hook_k", "attention_keys_unrotated", "before the rotary (hook_rot_k is after it); grouped keys keep "
+        "their own heads, n_key_value_heads",
+        {"olmo2": _UNROTATED_NORMED.format(name="hook_k", what="keys", proj="k_proj")},
+        convention=HeadsSecond(), family_values={"olmo2": None}),
+    _tl("attn.hook_v", "attention_values", "grouped values keep their own heads, n_key_value_heads",
+        convention=HeadsSecond()),
+    _tl("attn.hook_rot_q", "attention_queries", "present on rotary models",
+        {"opt": "OPT's queries are pre-scaled by head_dim ** -0.5 in nnterp (see attn.hook_q)"},
+        convention=HeadsSecond(), family_values={"opt": None}),
+    _tl("attn.hook_rot_k", "attention_keys", "present on rotary models; grouped keys keep their own heads",
+        convention=HeadsSecond()),
+    _tl("attn.hook_attn_scores", "attention_scores", "",
         {"bloom": "both include ALiBi; BLOOM counts the bias's key positions along the attention mask (left padding "
                   "shifts them), TransformerLens from position 0",
-         "gemma2": "both after the attention's logit softcap"}),
+         "gemma2": "both after the attention's logit softcap"}, convention=MinusInfinityMask()),
     _tl("attn.hook_pattern", "attention_probabilities"),
     _tl("attn.hook_z", "attention_premix", "the same layout, [batch pos head_index d_head]"),
     _tl("attn.hook_result", "attention_head_contributions",
-        "each head through the output projection, [batch pos head_index d_model], present under use_attn_result"),
+        "each head through the output projection, without its bias, [batch pos head_index d_model], present under "
+        "use_attn_result"),
     _tl("attn.hook_attn_input", None, "the queries' and keys' input with shortformer positions added: no family "
         "nnterp serves has shortformer positions"),
     _tl("hook_attn_out", "attention_output", "",
         {"gemma2": "both after the post-attention norm (TransformerLens's ln1_post); the attention module's own "
                    "output, before that norm, is model.layers[i].self_attn.output"}),
-    _tl("ln1_post.hook_normalized", "attention_output",
-        "Gemma 2's post-attention norm, " + _BEFORE_GAIN.format(value="attention_output")),
+    _tl("ln1_post.hook_normalized", None, "Gemma 2's post-attention norm: its input (the attention module's output) "
+        "and its scale have no standard value, so nnterp cannot give it before the gain"),
     _tl("ln1_post.hook_scale", None, "the post-attention norm's scale (Gemma 2) has no standard value"),
     _tl("hook_resid_mid", "layer_mid", _CENTRED,
         {"parallel": "a parallel block (GPT-J, Phi, GPT-NeoX with use_parallel_residual) has no stream between "
@@ -112,39 +286,53 @@ TRANSFORMERLENS_BLOCK: dict[str, Name] = {n.name: n for n in (
         "the stream before ln2 (a copy of resid_mid), present under use_hook_mlp_in; the MLP's own input, after "
         "ln2, is mlp_input", {"parallel": "on a parallel block it is a copy of resid_pre: layer_input"},
         parallel="layer_input"),
-    _tl("ln2.hook_scale", "mlp_norm_scale", _SCALE.format(value="mlp_norm_scale")),
-    _tl("ln2.hook_normalized", "mlp_norm_output", _BEFORE_GAIN.format(value="mlp_norm_output")),
-    _tl("mlp.hook_pre", "mlp_preactivation", "what the activation function reads: the gate projection on a gated MLP"),
-    _tl("mlp.hook_pre_linear", "mlp_up", "the up projection of a gated MLP"),
+    _tl("ln2.hook_scale", "mlp_norm_scale", "", convention=Divisor()),
+    _tl("ln2.hook_normalized", "mlp_norm_scale", _FOLDED, convention=_LN2),
+    _tl("mlp.hook_pre", "mlp_preactivation", "what the activation function reads: the gate projection on a gated "
+        "MLP; " + _AFTER_FOLD),
+    _tl("mlp.hook_pre_linear", "mlp_up", "the up projection of a gated MLP; " + _AFTER_FOLD),
     _tl("mlp.hook_mid", "mlp_activation", "SoLU's activation before its LayerNorm (TransformerLens's SoLU models)"),
     _tl("mlp.hook_post", "mlp_neurons", "what the down projection receives: act(gate) * up on a gated MLP"),
     _tl("mlp.ln.hook_scale", None, "SoLU's LayerNorm inside the MLP: no family nnterp serves has one"),
     _tl("mlp.ln.hook_normalized", None, "SoLU's LayerNorm inside the MLP: no family nnterp serves has one"),
-    _tl("mlp.hook_expert_weights", "router_weights",
-        "TransformerLens's is the softmax over every expert, [batch*pos num_experts], before the top-k; router_weights "
-        "are the chosen experts' weights, [batch seq top_k]"),
-    _tl("mlp.hook_expert_indices", "router_choices", "[batch*pos top_k] in TransformerLens, [batch seq top_k] here"),
+    _tl("mlp.hook_expert_weights", None,
+        "TransformerLens's is the softmax over every expert, [batch*pos num_experts], before the top-k; nnterp's "
+        "router_weights are the chosen experts' weights, [batch seq top_k], another quantity"),
+    _tl("mlp.hook_expert_indices", None, "TransformerLens's is [batch*pos top_k] in its own expert order; read "
+        "router_choices, [batch seq top_k]"),
     _tl("mlp.hook_gate", None, "a gated MoE expert's gate (under mlp.experts.{e}.): nnterp has no per-expert value"),
     _tl("hook_mlp_out", "mlp_output", "",
         {"gemma2": "both after the post-feedforward norm (TransformerLens's ln2_post)"}),
-    _tl("ln2_post.hook_normalized", "mlp_output",
-        "Gemma 2's post-feedforward norm, " + _BEFORE_GAIN.format(value="mlp_output")),
+    _tl("ln2_post.hook_normalized", None, "Gemma 2's post-feedforward norm: its input (the MLP's own output) and its "
+        "scale have no standard value, so nnterp cannot give it before the gain"),
     _tl("ln2_post.hook_scale", None, "the post-feedforward norm's scale (Gemma 2) has no standard value"),
     _tl("hook_resid_post", "layer_output", _CENTRED),
 )}
 
 #: Model-level hooks.
 TRANSFORMERLENS_MODEL: dict[str, Name] = {n.name: n for n in (
-    _tl("hook_tokens", "input_ids"),
-    _tl("hook_embed", "token_embeddings"),
+    _tl("hook_tokens", "input_ids", "present under use_hook_tokens"),
+    _tl("hook_embed", "token_embeddings", "the token embeddings alone; a model with learned positions adds them "
+        "after this (hook_pos_embed)",
+        {"bloom": "TransformerLens's hook_embed is after BLOOM's embedding LayerNorm (word_embeddings_layernorm): "
+                  "the first block's input, layers.0.layer_input",
+         "gemma2": "TransformerLens's hook_embed is after Gemma's sqrt(hidden_size) scale: layers.0.layer_input"},
+        family_values={"bloom": "layers.0.layer_input", "gemma2": "layers.0.layer_input"}),
     _tl("hook_pos_embed", None, "the learned position embeddings have no standard value; on a family with them "
         "(GPT-2, OPT, GPT-Neo) layers[0].layer_input - token_embeddings is what they add"),
-    _tl("ln_final.hook_scale", "final_norm_scale", _SCALE.format(value="final_norm_scale")),
-    _tl("ln_final.hook_normalized", "final_norm_output", _BEFORE_GAIN.format(value="final_norm_output")),
+    _tl("ln_final.hook_scale", "final_norm_scale", "", convention=Divisor()),
+    _tl("ln_final.hook_normalized", "final_norm_scale", _FOLDED, convention=_LN_FINAL),
     _tl("unembed.hook_in", "final_norm_output", "what the unembedding reads",
-        {"minicpm3": "MiniCPM3 divides the final norm's output by logits_scaling before lm_head"}),
-    _tl("unembed.hook_out", "lm_head_output", "before anything the model does past lm_head (Gemma 2's logit softcap)"),
+        {"minicpm3": "MiniCPM3 divides the final norm's output by logits_scaling before lm_head"},
+        family_values={"minicpm3": None}),
+    _tl("unembed.hook_out", "lm_head_output", "before anything the model does past lm_head (Gemma 2's logit "
+        "softcap, applied after unembed in TransformerLens too); from_pretrained's center_unembed subtracts each "
+        "position's mean over the vocabulary from it"),
 )}
+
+#: TransformerBridge's names (TransformerLens 4.x), per block and model-level: filled below.
+BRIDGE_BLOCK: dict[str, Name] = {}
+BRIDGE_MODEL: dict[str, Name] = {}
 
 #: nnterp 1.x's accessors (StandardizedTransformer 1.3), on the model, indexed by layer: ``model.layers_output[3]``.
 NNTERP1_LAYERED: dict[str, str] = {
@@ -221,6 +409,15 @@ class Path:
     def in_vocabulary(self) -> bool:
         return self.value in BY_NAME
 
+    @property
+    def convention(self) -> Convention:
+        """How TransformerLens's tensor follows from this value (the same tensor for a standard path)."""
+        return self.via.convention if self.via is not None else SAME_TENSOR
+
+    def reads(self, num_layers: int | None = None, block_kind: str | None = None) -> list["Path"]:
+        """The standard values TransformerLens's tensor under this name is computed from, in forward order."""
+        return self.convention.reads(self, num_layers, block_kind)
+
     def __str__(self) -> str:
         return self.attribute
 
@@ -236,27 +433,30 @@ _STANDARD = re.compile(r"^(?:model\.)?layers[.\[](-?\d+)\]?\.(?:(self_attn|mlp)\
 _BLOCK = re.compile(r"^blocks\.(-?\d+)\.(.+)$")
 
 
-def resolve(name: str, num_layers: int | None = None, block_kind: str | None = None) -> Path:
+def resolve(name: str, num_layers: int | None = None, block_kind: str | None = None,
+            family: str | None = None) -> Path:
     """The standard path ``name`` denotes: a standard path (``layers.3.layer_output``, ``model.layers[3].mlp.mlp_output``,
     ``logits``), a TransformerLens hook name (``blocks.3.hook_resid_post``) or a model-level one (``hook_embed``).
 
     ``num_layers`` turns a negative block index into a count from the end; ``block_kind`` ("parallel") picks a
-    TransformerLens name's value on a parallel block. A name nnterp has no value for raises ``UnknownPath`` with the
-    reason; a value not yet in the vocabulary resolves (``Path.in_vocabulary`` says so)."""
+    TransformerLens name's value on a parallel block, ``family`` its value on a family where it means another
+    one. A TransformerLens name's ``Path.via`` carries the name, whose ``convention`` gives TransformerLens's tensor.
+    A name nnterp has no value for raises ``UnknownPath`` with the reason; a value not yet in the vocabulary
+    resolves (``Path.in_vocabulary`` says so)."""
     text = name.strip()
     match = _BLOCK.match(text)
     if match:
         index, rest = int(match.group(1)), match.group(2)
         rest = re.sub(r"^mlp\.experts\.\d+\.", "mlp.experts.", rest)
-        entry = TRANSFORMERLENS_BLOCK.get(rest)
+        entry = TRANSFORMERLENS_BLOCK.get(rest) or BRIDGE_BLOCK.get(rest)
         if entry is None and rest.startswith("mlp.experts."):
             raise UnknownPath(f"{name!r} is a TransformerLens hook of one expert: nnterp has no per-expert value")
         if entry is None:
-            raise UnknownPath(_unknown(name, [f"blocks.{index}.{n}" for n in TRANSFORMERLENS_BLOCK]))
-        return Path(_for_block(entry, block_kind), _index(index, num_layers), entry)
-    entry = TRANSFORMERLENS_MODEL.get(text)
+            raise UnknownPath(_unknown(name, [f"blocks.{index}.{n}" for n in [*TRANSFORMERLENS_BLOCK, *BRIDGE_BLOCK]]))
+        return _entry_path(entry, _index(index, num_layers), num_layers, block_kind, family)
+    entry = TRANSFORMERLENS_MODEL.get(text) or BRIDGE_MODEL.get(text)
     if entry is not None:
-        return Path(_for_block(entry, block_kind), None, entry)
+        return _entry_path(entry, None, num_layers, block_kind, family)
     match = _STANDARD.match(text)
     if match:
         index, host_part, value = int(match.group(1)), match.group(2), match.group(3)
@@ -266,6 +466,16 @@ def resolve(name: str, num_layers: int | None = None, block_kind: str | None = N
     if value in BY_NAME and BY_NAME[value].host == "model" or PENDING_HOSTS.get(value) == "model":
         return Path(value)
     raise UnknownPath(_unknown(name, _all_paths()))
+
+
+def _entry_path(entry: Name, layer, num_layers, block_kind, family) -> Path:
+    if family in entry.family_values:
+        there = entry.family_values[family]
+        if there is None:
+            raise UnknownPath(f"{entry.name!r} on {family}: {entry.families[family]}")
+        path = resolve(there, num_layers)
+        return Path(path.value, path.layer, entry)
+    return Path(_for_block(entry, block_kind), layer, entry)
 
 
 def _for_block(entry: Name, block_kind: str | None) -> str:
@@ -295,7 +505,8 @@ def _check_host(name: str, value: str, host_part: str | None) -> None:
 def _all_paths() -> list[str]:
     paths = [f"layers.{{i}}.{_HOST_PREFIX[spec.host]}{spec.name}" if spec.host != "model" else spec.name
              for spec in BY_NAME.values()]
-    return paths + [f"blocks.{{i}}.{n}" for n in TRANSFORMERLENS_BLOCK] + list(TRANSFORMERLENS_MODEL)
+    return (paths + [f"blocks.{{i}}.{n}" for n in [*TRANSFORMERLENS_BLOCK, *BRIDGE_BLOCK]]
+            + [*TRANSFORMERLENS_MODEL, *BRIDGE_MODEL])
 
 
 def _unknown(name: str, candidates) -> str:
@@ -332,7 +543,8 @@ def suggestion(name: str, host: str, layer: int | None = None, block_kind: str |
         hook = name if name.startswith("hook_") else f"hook_{name}"
         for table in (TRANSFORMERLENS_BLOCK, TRANSFORMERLENS_MODEL):
             for key, entry in table.items():
-                if entry.value is not None and (key == name or key.rsplit(".", 1)[-1] == hook):
+                if entry.value is not None and not isinstance(entry.convention, Normalized) and (
+                        key == name or key.rsplit(".", 1)[-1] == hook):
                     value = _for_block(entry, block_kind)
                     break
             if value is not None:
@@ -345,14 +557,28 @@ def suggestion(name: str, host: str, layer: int | None = None, block_kind: str |
     return Path(value, "i" if layer is None else layer)
 
 
-def rows():
-    """Every TransformerLens name with its standard path and how it differs, for the docs and ``support()``:
-    (TransformerLens name, standard path or None, note, {family or block kind: how it differs there})."""
-    for entry in TRANSFORMERLENS_MODEL.values():
-        yield entry.name, entry.value, entry.note, entry.families
-    for entry in TRANSFORMERLENS_BLOCK.values():
-        path = None if entry.value is None else Path(entry.value, 0).key.replace("layers.0.", "layers.{i}.")
-        yield f"blocks.{{i}}.{entry.name}", path, entry.note, entry.families
+def returns(entry: Name, model_level: bool) -> str:
+    """What a name returns, in words: the standard path, and how TransformerLens's tensor is computed from it."""
+    if entry.value is None:
+        return "refused: " + entry.note
+    path = entry.value if model_level and Path(entry.value).host == "model" else \
+        Path(entry.value, 0).key.replace("layers.0.", "layers.{i}.")
+    if entry.convention.same:
+        return path
+    if isinstance(entry.convention, Normalized):
+        return entry.convention.text
+    return f"{path}, as {entry.convention.text.format(value=entry.value)}"
+
+
+def rows(tables=None):
+    """Every TransformerLens name with what it returns and how it differs, for the docs and ``support()``:
+    (TransformerLens name, what it returns, note, {family or block kind: how it differs there}). ``tables`` picks
+    (model table, block table) pairs: HookedTransformer's by default."""
+    for model_table, block_table in tables or [(TRANSFORMERLENS_MODEL, TRANSFORMERLENS_BLOCK)]:
+        for entry in model_table.values():
+            yield entry.name, returns(entry, True), entry.note, entry.families
+        for entry in block_table.values():
+            yield f"blocks.{{i}}.{entry.name}", returns(entry, False), entry.note, entry.families
 
 
 def transformerlens_names(value: str) -> list[str]:
@@ -362,10 +588,14 @@ def transformerlens_names(value: str) -> list[str]:
 
 
 def _check_table() -> None:
-    for entry in [*TRANSFORMERLENS_BLOCK.values(), *TRANSFORMERLENS_MODEL.values()]:
+    for entry in [*TRANSFORMERLENS_BLOCK.values(), *TRANSFORMERLENS_MODEL.values(), *BRIDGE_BLOCK.values(),
+                  *BRIDGE_MODEL.values()]:
         assert entry.value is None or entry.value in BY_NAME or entry.value in PENDING_HOSTS, entry
         assert entry.value is not None or entry.note, entry
-    assert all(entry.host != "model" for entry in TRANSFORMERLENS_BLOCK.values() if entry.value), "block hooks"
+    assert all(entry.host != "model" for entry in [*TRANSFORMERLENS_BLOCK.values(), *BRIDGE_BLOCK.values()]
+               if entry.value), "block hooks"
+    for entry in [*TRANSFORMERLENS_BLOCK.values(), *TRANSFORMERLENS_MODEL.values()]:
+        assert all(family in entry.families for family in entry.family_values), entry
     assert all(v in BY_NAME or v in PENDING_HOSTS for v in [*WORDS.values(), *NNTERP1_LAYERED.values()])
     assert set(_HOST_PREFIX) == set(HOSTS)
 
