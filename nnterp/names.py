@@ -266,6 +266,8 @@ TRANSFORMERLENS_BLOCK: dict[str, Name] = {n.name: n for n in (
         {"bloom": "both include ALiBi; BLOOM counts the bias's key positions along the attention mask (left padding "
                   "shifts them), TransformerLens from position 0",
          "gemma2": "both after the attention's logit softcap"}, convention=MinusInfinityMask()),
+    # TransformerLens 4.x's bridge keeps the kernel's mask (the dtype's minimum) under this name: there it is
+    # layers.{i}.self_attn.attention_scores as it stands, equal to this one wherever a key is not masked
     _tl("attn.hook_pattern", "attention_probabilities"),
     _tl("attn.hook_z", "attention_premix", "the same layout, [batch pos head_index d_head]"),
     _tl("attn.hook_result", "attention_head_contributions",
@@ -330,9 +332,85 @@ TRANSFORMERLENS_MODEL: dict[str, Name] = {n.name: n for n in (
         "position's mean over the vocabulary from it"),
 )}
 
-#: TransformerBridge's names (TransformerLens 4.x), per block and model-level: filled below.
-BRIDGE_BLOCK: dict[str, Name] = {}
-BRIDGE_MODEL: dict[str, Name] = {}
+
+def _bridge(name, value, note="", families=None, convention=SAME_TENSOR, family_values=None, parallel=None) -> Name:
+    return _tl(name, value, note, families, parallel, convention, family_values, source="TransformerLens 4.x")
+
+
+_NOT_GATED = ("gpt2", "gpt_neox", "gpt_neo", "gptj", "opt", "bloom", "phi", "codegen", "falcon", "gpt_bigcode",
+              "starcoder2")
+_GEMMA2_PRE_NORM = {"gemma2": "on Gemma 2 this is the {what}'s own output, before its post-norm "
+                              "({norm}), which has no standard value; the stream receives {norm}.hook_out"}
+
+#: TransformerBridge's names (TransformerLens 4.x, transformer_lens/model_bridge): the hook_in and hook_out of each
+#: bridged component, under ``blocks.{i}.``; the bridge also answers HookedTransformer's names above, as aliases.
+BRIDGE_BLOCK: dict[str, Name] = {n.name: n for n in (
+    _bridge("hook_in", "layer_input", "the block's input, resid_pre"),
+    _bridge("hook_out", "layer_output", "the block's output, resid_post"),
+    _bridge("ln1.hook_in", "layer_input", "what the attention's norm reads"),
+    _bridge("ln1.hook_out", "attention_norm_output", "the norm's output, after its gain and bias"),
+    _bridge("attn.hook_in", "attention_norm_output", "what the attention module reads"),
+    _bridge("attn.q.hook_in", "attention_norm_output", "what the query projection reads"),
+    _bridge("attn.k.hook_in", "attention_norm_output", "what the key projection reads"),
+    _bridge("attn.v.hook_in", "attention_norm_output", "what the value projection reads"),
+    _bridge("attn.q.hook_out", "attention_queries_unrotated", "the query projection split by head, hook_q",
+            {"olmo2": TRANSFORMERLENS_BLOCK["attn.hook_q"].families["olmo2"]}, HeadsSecond(), {"olmo2": None}),
+    _bridge("attn.k.hook_out", "attention_keys_unrotated", "the key projection split by head, hook_k",
+            {"olmo2": TRANSFORMERLENS_BLOCK["attn.hook_k"].families["olmo2"]}, HeadsSecond(), {"olmo2": None}),
+    _bridge("attn.v.hook_out", "attention_values", "the value projection split by head, hook_v", {}, HeadsSecond()),
+    _bridge("attn.o.hook_in", "attention_premix", "what the output projection reads, hook_z"),
+    _bridge("attn.o.hook_out", "attention_output", "the output projection's output",
+            {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="attention", norm="ln1_post")},
+            family_values={"gemma2": None}),
+    _bridge("attn.hook_out", "attention_output", "the attention module's output",
+            {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="attention", norm="ln1_post")},
+            family_values={"gemma2": None}),
+    _bridge("attn.hook_hidden_states", "attention_output", "the attention module's first output, its hidden states",
+            {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="attention", norm="ln1_post")},
+            family_values={"gemma2": None}),
+    _bridge("attn.hook_cos", None, "the rotary's cosines: nnterp has no standard value of them"),
+    _bridge("attn.hook_sin", None, "the rotary's sines: nnterp has no standard value of them"),
+    _bridge("ln1_post.hook_in", None, "Gemma 2's post-attention norm's input, the attention module's own output: "
+            "no standard value"),
+    _bridge("ln1_post.hook_out", "attention_output", "Gemma 2's post-attention norm's output: what the stream "
+            "receives"),
+    _bridge("ln2.hook_in", "layer_mid", "what the MLP's norm reads", {"parallel": "layer_input on a parallel block"},
+            parallel="layer_input"),
+    _bridge("ln2.hook_out", "mlp_norm_output", "the norm's output, after its gain and bias"),
+    _bridge("mlp.hook_in", "mlp_input", "what the MLP module reads"),
+    _bridge("mlp.gate.hook_in", "mlp_input", "what the gate projection reads"),
+    _bridge("mlp.gate.hook_out", "mlp_preactivation", "the gate projection's output, hook_pre"),
+    _bridge("mlp.in.hook_in", "mlp_input", "what the input projection reads"),
+    _bridge("mlp.in.hook_out", "mlp_up", "the up projection (hook_pre_linear) of a gated MLP; an MLP without a gate's "
+            "input projection, hook_pre",
+            {family: "an MLP without a gate: the input projection's output is what the activation reads, "
+                     "mlp_preactivation" for family in _NOT_GATED},
+            family_values={family: "mlp_preactivation" for family in _NOT_GATED}),
+    _bridge("mlp.out.hook_in", "mlp_neurons", "what the down projection reads, hook_post"),
+    _bridge("mlp.out.hook_out", "mlp_output", "the down projection's output",
+            {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="MLP", norm="ln2_post")}, family_values={"gemma2": None}),
+    _bridge("mlp.hook_out", "mlp_output", "the MLP module's output",
+            {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="MLP", norm="ln2_post")}, family_values={"gemma2": None}),
+    _bridge("ln2_post.hook_in", None, "Gemma 2's post-feedforward norm's input, the MLP's own output: no standard "
+            "value"),
+    _bridge("ln2_post.hook_out", "mlp_output", "Gemma 2's post-feedforward norm's output: what the stream receives"),
+)}
+
+BRIDGE_MODEL: dict[str, Name] = {n.name: n for n in (
+    _bridge("embed.hook_in", "input_ids", "the token ids the embedding reads"),
+    _bridge("embed.hook_out", "token_embeddings", "the embedding module's output",
+            {"gemma2": "the embedding module's output is after Gemma's sqrt(hidden_size) scale: layers.0.layer_input"},
+            family_values={"gemma2": "layers.0.layer_input"}),
+    _bridge("pos_embed.hook_in", None, "the position ids: nnterp has no standard value of them"),
+    _bridge("pos_embed.hook_out", None, TRANSFORMERLENS_MODEL["hook_pos_embed"].note),
+    _bridge("hook_pos_embed", None, TRANSFORMERLENS_MODEL["hook_pos_embed"].note),
+    _bridge("rotary_emb.hook_in", None, "the rotary embedding's input: nnterp has no standard value of it"),
+    _bridge("rotary_emb.hook_cos", None, "the rotary's cosines: nnterp has no standard value of them"),
+    _bridge("rotary_emb.hook_sin", None, "the rotary's sines: nnterp has no standard value of them"),
+    _bridge("ln_final.hook_in", "layers.-1.layer_output", "what the final norm reads: the last block's output"),
+    _bridge("ln_final.hook_out", "final_norm_output", "the final norm's output, after its gain and bias"),
+    _bridge("hook_unembed", "lm_head_output", "the unembedding's output (unembed.hook_out)"),
+)}
 
 #: nnterp 1.x's accessors (StandardizedTransformer 1.3), on the model, indexed by layer: ``model.layers_output[3]``.
 NNTERP1_LAYERED: dict[str, str] = {
@@ -473,9 +551,15 @@ def _entry_path(entry: Name, layer, num_layers, block_kind, family) -> Path:
         there = entry.family_values[family]
         if there is None:
             raise UnknownPath(f"{entry.name!r} on {family}: {entry.families[family]}")
+        if "." not in there:  # a value of the same block
+            return Path(there, layer, entry)
         path = resolve(there, num_layers)
         return Path(path.value, path.layer, entry)
-    return Path(_for_block(entry, block_kind), layer, entry)
+    value = _for_block(entry, block_kind)
+    if "." in value:  # a model-level name of a block's value (the last block's output)
+        path = resolve(value, num_layers)
+        return Path(path.value, path.layer, entry)
+    return Path(value, layer, entry)
 
 
 def _for_block(entry: Name, block_kind: str | None) -> str:
@@ -561,6 +645,8 @@ def returns(entry: Name, model_level: bool) -> str:
     """What a name returns, in words: the standard path, and how TransformerLens's tensor is computed from it."""
     if entry.value is None:
         return "refused: " + entry.note
+    if "." in entry.value:
+        return entry.value.replace("-1", "{-1}")
     path = entry.value if model_level and Path(entry.value).host == "model" else \
         Path(entry.value, 0).key.replace("layers.0.", "layers.{i}.")
     if entry.convention.same:
@@ -590,7 +676,7 @@ def transformerlens_names(value: str) -> list[str]:
 def _check_table() -> None:
     for entry in [*TRANSFORMERLENS_BLOCK.values(), *TRANSFORMERLENS_MODEL.values(), *BRIDGE_BLOCK.values(),
                   *BRIDGE_MODEL.values()]:
-        assert entry.value is None or entry.value in BY_NAME or entry.value in PENDING_HOSTS, entry
+        assert entry.value is None or entry.value in BY_NAME or entry.value in PENDING_HOSTS or "." in entry.value, entry
         assert entry.value is not None or entry.note, entry
     assert all(entry.host != "model" for entry in [*TRANSFORMERLENS_BLOCK.values(), *BRIDGE_BLOCK.values()]
                if entry.value), "block hooks"

@@ -1,17 +1,25 @@
-"""TransformerLens 3.9 as the oracle of nnterp's TransformerLens names: on four tiny checkpoints loaded by both,
-every key of HookedTransformer's ``run_with_cache`` is TransformerLens's tensor in nnterp's cache (allclose at the
-float32 tolerance of ``tests.oracle.transformerlens.tolerance``) or refused with a reason; none is another quantity."""
+"""TransformerLens as the oracle of nnterp's TransformerLens names, on four tiny checkpoints loaded by both.
 
+3.9 (the test extra installs it): every key of HookedTransformer's ``run_with_cache`` is TransformerLens's tensor in
+nnterp's cache (allclose at the float32 tolerance of ``tests.oracle.transformerlens.tolerance``) or refused with a
+reason; none is another quantity. 4.3's TransformerBridge cannot share an environment with 3.9 (one package name):
+its run was recorded (``python -m tests.oracle.transformerlens --bridge --record`` with transformer-lens 4.3), and
+every recorded key's tensor is held to nnterp's cache by its fingerprint."""
+
+import importlib.util
+import json
 import os
 
 import pytest
 
-if os.environ.get("CI"):  # CI installs the test extra, which has it: a missing oracle fails there
-    import transformer_lens  # noqa: F401
-else:
-    pytest.importorskip("transformer_lens", reason="the test extra installs TransformerLens 3.9, the oracle")
+from nnterp.errors import NnterpError
+from tests.oracle.transformerlens import (  # noqa: E402
+    ARCHITECTURES, RECORD, compare, fingerprint, fingerprint_differs, nnterp_cache,
+)
 
-from tests.oracle.transformerlens import ARCHITECTURES, compare  # noqa: E402
+needs_transformer_lens = pytest.mark.skipif(
+    not os.environ.get("CI") and importlib.util.find_spec("transformer_lens") is None,
+    reason="the test extra installs TransformerLens 3.9, the oracle (CI runs it: there a missing oracle fails)")
 
 #: the names each architecture refuses, and the words of the reason: what nnterp cannot produce there
 REFUSED = {
@@ -23,6 +31,7 @@ REFUSED = {
 }
 
 
+@needs_transformer_lens
 @pytest.mark.parametrize("label, family, overrides", ARCHITECTURES, ids=[a[0] for a in ARCHITECTURES])
 def test_every_transformerlens_key_is_its_tensor_or_refused(label, family, overrides):
     found = compare(label, family, overrides)
@@ -35,3 +44,27 @@ def test_every_transformerlens_key_is_its_tensor_or_refused(label, family, overr
                 "blocks.1.ln1.hook_scale", "blocks.1.ln1.hook_normalized", "ln_final.hook_normalized",
                 "blocks.1.attn.hook_result", "blocks.1.hook_q_input"):
         assert key in found.equal, key
+
+
+#: the one name whose tensor differs between the generations: HookedTransformer fills masked scores with -inf,
+#: the bridge keeps the kernel's mask (the dtype's minimum); nnterp gives 3.x's, equal to the bridge's elsewhere
+BRIDGE_MASK = {f"blocks.{i}.attn.hook_attn_scores" for i in (0, 1)}
+
+
+@pytest.mark.parametrize("label, family, overrides", ARCHITECTURES, ids=[a[0] for a in ARCHITECTURES])
+def test_every_bridge_key_is_its_tensor_or_refused(label, family, overrides):
+    record = json.loads(RECORD.read_text())["architectures"][label]
+    cache, rtol = nnterp_cache(family, overrides)
+    assert set(record["different"]) == BRIDGE_MASK, record["different"]
+    for key, theirs in record["fingerprints"].items():
+        if key in record["refused"]:
+            with pytest.raises((KeyError, NnterpError)):
+                cache[key]
+            continue
+        ours = fingerprint(cache[key])
+        why = fingerprint_differs(ours, theirs, rtol)
+        assert why is None, f"{key}: {why}"
+        if key in BRIDGE_MASK:
+            assert (ours["masked_as"], theirs["masked_as"]) == ("-inf", "min"), key
+        else:
+            assert ours["masked_as"] == theirs["masked_as"], key

@@ -3,7 +3,9 @@ locally, loaded by both (``HookedTransformer.from_pretrained_no_processing`` wit
 run on the same tokens; every key of TransformerLens's ``run_with_cache`` is looked up in nnterp's cache under the
 same name and is equal (allclose), refused (with nnterp's reason), or different.
 
-``python -m tests.oracle.transformerlens`` prints the count per architecture.
+``python -m tests.oracle.transformerlens`` prints the count per architecture (``--bridge``: against TransformerLens
+4.x's TransformerBridge, in an environment with transformer-lens 4.3; ``--record`` writes those results to
+bridge_4.3.json, which tests/test_transformerlens_oracle.py holds nnterp's names to).
 """
 
 from __future__ import annotations
@@ -138,6 +140,84 @@ def _gemma2_config(directory: str) -> dict:
     }
 
 
+PROBES = 4
+
+
+def fingerprint(tensor: torch.Tensor) -> dict:
+    """A tensor in a few numbers, enough to tell another quantity from it: its shape, its masked entries (-inf, or
+    the dtype's minimum a kernel adds) and how they are written, and the projections of the rest (masked entries
+    as 0), in float64, onto ``PROBES`` fixed Gaussian directions, with its norm."""
+    values = tensor.detach().double()
+    if not tensor.is_floating_point():
+        masked = torch.zeros_like(values, dtype=torch.bool)
+    else:
+        masked = torch.isneginf(values) | (values <= torch.finfo(tensor.dtype).min / 2)
+    values = values.masked_fill(masked, 0).flatten()
+    probes = torch.randn(PROBES, values.numel(), generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    return {
+        "shape": list(tensor.shape), "masked": int(masked.sum()),
+        "masked_as": "-inf" if bool(torch.isneginf(tensor.double()).any()) else "min" if bool(masked.any()) else None,
+        "mask_projection": (probes @ masked.flatten().double()).tolist(),
+        "projections": (probes @ values).tolist(), "norm": float(values.norm()),
+    }
+
+
+def fingerprint_differs(ours: dict, theirs: dict, rtol: float) -> str | None:
+    """None where two fingerprints are of one tensor (their masks written alike or not), else how they differ: a
+    projection of the difference onto a unit-variance direction is at most its norm, so each may differ by
+    rtol · norm · sqrt(numel)."""
+    if ours["shape"] != theirs["shape"] or ours["masked"] != theirs["masked"]:
+        return f"shape {ours['shape']} with {ours['masked']} masked, recorded {theirs['shape']} with {theirs['masked']}"
+    if any(abs(a - b) > 1e-6 for a, b in zip(ours["mask_projection"], theirs["mask_projection"])):
+        return "other entries masked"
+    numel = max(1, int(torch.tensor(theirs["shape"]).prod()))
+    allowed = rtol * max(theirs["norm"], 1e-30) * numel ** 0.5
+    worst = max(abs(a - b) for a, b in zip(ours["projections"], theirs["projections"]))
+    return None if worst <= allowed else f"projections differ by {worst:.3g}, allowed {allowed:.3g}"
+
+
+def nnterp_cache(family: str, overrides: dict):
+    """nnterp's cache of the tiny checkpoint on the prompt, as the oracle reads it, and the tolerance."""
+    with tempfile.TemporaryDirectory() as parent:
+        import os
+
+        model, hf_model, tokenizer = _load(family, overrides, os.path.join(parent, "checkpoint"))
+    tokens = tokenizer(PROMPT, return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        return model.cache(tokens), tolerance(hf_model.config)
+
+
+def compare_bridge(label: str, family: str, overrides: dict, prints: dict | None = None) -> Comparison:
+    """The same comparison against TransformerLens 4.x's TransformerBridge (booted from the local directory)."""
+    import os
+
+    from transformer_lens.model_bridge import TransformerBridge
+
+    from nnterp.errors import NnterpError
+
+    result = Comparison(label)
+    with tempfile.TemporaryDirectory() as parent:
+        directory = os.path.join(parent, "checkpoint")
+        model, hf_model, tokenizer = _load(family, overrides, directory)
+        bridge = TransformerBridge.boot_transformers(directory, device="cpu", dtype=torch.float32)
+    tokens = tokenizer(PROMPT, return_tensors="pt")["input_ids"]
+    rtol = tolerance(hf_model.config)
+    with torch.no_grad():
+        cache = model.cache(tokens)
+        _, theirs = bridge.run_with_cache(tokens)
+    for key, tensor in theirs.items():
+        if prints is not None:
+            prints[key] = fingerprint(tensor)
+        try:
+            ours = cache[key]
+        except (KeyError, NnterpError) as refusal:
+            result.refused[key] = str(refusal)
+            continue
+        why = _close(ours, tensor, rtol)
+        (result.equal.append(key) if why is None else result.different.__setitem__(key, why))
+    return result
+
+
 def compare(label: str, family: str, overrides: dict) -> Comparison:
     import os
 
@@ -178,14 +258,29 @@ def compare(label: str, family: str, overrides: dict) -> Comparison:
     return result
 
 
+RECORD = __import__("pathlib").Path(__file__).with_name("bridge_4.3.json")
+
 if __name__ == "__main__":
+    import json
     import sys
 
+    run = compare_bridge if "--bridge" in sys.argv else compare
+    record = {}
     for label, family, overrides in ARCHITECTURES:
-        found = compare(label, family, overrides)
+        prints = {}
+        found = run(label, family, overrides, prints) if run is compare_bridge else run(label, family, overrides)
+        record[label] = {"equal": sorted(found.equal), "refused": dict(sorted(found.refused.items())),
+                         "different": dict(sorted(found.different.items())), "fingerprints": prints}
         print(found.line())
         for key, why in found.different.items():
             print("   different", key, why)
         if "-v" in sys.argv:
             for key, why in found.refused.items():
                 print("   refused", key, why)
+    if "--record" in sys.argv:  # TransformerLens 4.x cannot share CI's environment with 3.9: its results are kept
+        import transformer_lens
+
+        record = {"transformer_lens": transformer_lens.__version__ if hasattr(transformer_lens, "__version__")
+                  else __import__("importlib.metadata").metadata.version("transformer-lens"),
+                  "prompt": PROMPT, "architectures": record}
+        RECORD.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
