@@ -60,6 +60,10 @@ class Convention:
     def from_tl(self, tensor, info: "ConventionInfo"):
         return tensor
 
+    def said(self, value: str) -> str:
+        """What TransformerLens's tensor is, in words, of nnterp's ``value``."""
+        return self.text.replace("{value}", value)
+
     @property
     def same(self) -> bool:
         """Whether TransformerLens's tensor is nnterp's value itself."""
@@ -653,7 +657,7 @@ def returns(entry: Name, model_level: bool) -> str:
         return path
     if isinstance(entry.convention, Normalized):
         return entry.convention.text
-    return f"{path}, as {entry.convention.text.format(value=entry.value)}"
+    return f"{path}, as {entry.convention.said(entry.value)}"
 
 
 def rows(tables=None):
