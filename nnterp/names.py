@@ -195,11 +195,11 @@ _LN_FINAL = Normalized(input="layer_output", last=True, text="x_c · scale, x = 
 #: from_pretrained's default processing, where it changes what a hook holds
 _FOLDED = ("from_pretrained (fold_ln, center_writing_weights) leaves this tensor as it is; the norm's gain and bias "
            "are folded into the next weights, which changes what comes after it")
-_CENTRED = ("from_pretrained's center_writing_weights centres every write to the stream over d_model, so there this "
-            "is the value less its mean over hidden_size; from_pretrained_no_processing gives this tensor")
-_AFTER_FOLD = ("from_pretrained's fold_ln folds the norm's gain and bias into these weights and "
-               "center_writing_weights centres the stream, which changes this tensor; from_pretrained_no_processing "
-               "gives this one")
+_CENTRED = ("on a LayerNorm model, from_pretrained's center_writing_weights centres every write to the stream over "
+            "d_model, so there this is the value less its mean over hidden_size; from_pretrained_no_processing gives "
+            "this tensor")
+_VALUE_BIAS = ("from_pretrained's fold_value_biases moves a value bias into the output projection's bias, so there this "
+               "lacks b_V; from_pretrained_no_processing gives this tensor")
 _UNROTATED_NORMED = ("OLMo 2 normalises the whole projection (q_norm, k_norm) before it splits the heads; "
                      "TransformerLens's {name} is before that norm, nnterp's unrotated {what} after it, and nnterp has "
                      "no standard value of the projection's output: read self_attn.{proj}.output and split it by head")
@@ -259,7 +259,7 @@ TRANSFORMERLENS_BLOCK: dict[str, Name] = {n.name: n for n in (
         "their own heads, n_key_value_heads",
         {"olmo2": _UNROTATED_NORMED.format(name="hook_k", what="keys", proj="k_proj")},
         convention=HeadsSecond(), family_values={"olmo2": None}),
-    _tl("attn.hook_v", "attention_values", "grouped values keep their own heads, n_key_value_heads",
+    _tl("attn.hook_v", "attention_values", "grouped values keep their own heads, n_key_value_heads; " + _VALUE_BIAS,
         convention=HeadsSecond()),
     _tl("attn.hook_rot_q", "attention_queries", "present on rotary models",
         {"opt": "OPT's queries are pre-scaled by head_dim ** -0.5 in nnterp (see attn.hook_q)"},
@@ -273,13 +273,13 @@ TRANSFORMERLENS_BLOCK: dict[str, Name] = {n.name: n for n in (
     # TransformerLens 4.x's bridge keeps the kernel's mask (the dtype's minimum) under this name: there it is
     # layers.{i}.self_attn.attention_scores as it stands, equal to this one wherever a key is not masked
     _tl("attn.hook_pattern", "attention_probabilities"),
-    _tl("attn.hook_z", "attention_premix", "the same layout, [batch pos head_index d_head]"),
+    _tl("attn.hook_z", "attention_premix", "the same layout, [batch pos head_index d_head]; " + _VALUE_BIAS),
     _tl("attn.hook_result", "attention_head_contributions",
         "each head through the output projection, without its bias, [batch pos head_index d_model], present under "
         "use_attn_result"),
     _tl("attn.hook_attn_input", None, "the queries' and keys' input with shortformer positions added: no family "
         "nnterp serves has shortformer positions"),
-    _tl("hook_attn_out", "attention_output", "",
+    _tl("hook_attn_out", "attention_output", _CENTRED,
         {"gemma2": "both after the post-attention norm (TransformerLens's ln1_post); the attention module's own "
                    "output, before that norm, is model.layers[i].self_attn.output"}),
     _tl("ln1_post.hook_normalized", None, "Gemma 2's post-attention norm: its input (the attention module's output) "
@@ -295,8 +295,8 @@ TRANSFORMERLENS_BLOCK: dict[str, Name] = {n.name: n for n in (
     _tl("ln2.hook_scale", "mlp_norm_scale", "", convention=Divisor()),
     _tl("ln2.hook_normalized", "mlp_norm_scale", _FOLDED, convention=_LN2),
     _tl("mlp.hook_pre", "mlp_preactivation", "what the activation function reads: the gate projection on a gated "
-        "MLP; " + _AFTER_FOLD),
-    _tl("mlp.hook_pre_linear", "mlp_up", "the up projection of a gated MLP; " + _AFTER_FOLD),
+        "MLP"),
+    _tl("mlp.hook_pre_linear", "mlp_up", "the up projection of a gated MLP"),
     _tl("mlp.hook_mid", "mlp_activation", "SoLU's activation before its LayerNorm (TransformerLens's SoLU models)"),
     _tl("mlp.hook_post", "mlp_neurons", "what the down projection receives: act(gate) * up on a gated MLP"),
     _tl("mlp.ln.hook_scale", None, "SoLU's LayerNorm inside the MLP: no family nnterp serves has one"),
@@ -307,7 +307,7 @@ TRANSFORMERLENS_BLOCK: dict[str, Name] = {n.name: n for n in (
     _tl("mlp.hook_expert_indices", None, "TransformerLens's is [batch*pos top_k] in its own expert order; read "
         "router_choices, [batch seq top_k]"),
     _tl("mlp.hook_gate", None, "a gated MoE expert's gate (under mlp.experts.{e}.): nnterp has no per-expert value"),
-    _tl("hook_mlp_out", "mlp_output", "",
+    _tl("hook_mlp_out", "mlp_output", _CENTRED,
         {"gemma2": "both after the post-feedforward norm (TransformerLens's ln2_post)"}),
     _tl("ln2_post.hook_normalized", None, "Gemma 2's post-feedforward norm: its input (the MLP's own output) and its "
         "scale have no standard value, so nnterp cannot give it before the gain"),
@@ -319,7 +319,7 @@ TRANSFORMERLENS_BLOCK: dict[str, Name] = {n.name: n for n in (
 TRANSFORMERLENS_MODEL: dict[str, Name] = {n.name: n for n in (
     _tl("hook_tokens", "input_ids", "present under use_hook_tokens"),
     _tl("hook_embed", "token_embeddings", "the token embeddings alone; a model with learned positions adds them "
-        "after this (hook_pos_embed)",
+        "after this (hook_pos_embed); " + _CENTRED,
         {"bloom": "TransformerLens's hook_embed is after BLOOM's embedding LayerNorm (word_embeddings_layernorm): "
                   "the first block's input, layers.0.layer_input",
          "gemma2": "TransformerLens's hook_embed is after Gemma's sqrt(hidden_size) scale: layers.0.layer_input"},
@@ -328,7 +328,8 @@ TRANSFORMERLENS_MODEL: dict[str, Name] = {n.name: n for n in (
         "(GPT-2, OPT, GPT-Neo) layers[0].layer_input - token_embeddings is what they add"),
     _tl("ln_final.hook_scale", "final_norm_scale", "", convention=Divisor()),
     _tl("ln_final.hook_normalized", "final_norm_scale", _FOLDED, convention=_LN_FINAL),
-    _tl("unembed.hook_in", "final_norm_output", "what the unembedding reads",
+    _tl("unembed.hook_in", "final_norm_output", "what the unembedding reads; from_pretrained's fold_ln folds the "
+        "final norm's gain and bias into the unembedding, so there this is ln_final.hook_normalized",
         {"minicpm3": "MiniCPM3 divides the final norm's output by logits_scaling before lm_head"},
         family_values={"minicpm3": None}),
     _tl("unembed.hook_out", "lm_head_output", "before anything the model does past lm_head (Gemma 2's logit "
@@ -422,6 +423,29 @@ NNTERP1_LAYERED: dict[str, str] = {
     "attentions_input": "attention_norm_output", "attentions_output": "attention_output",
     "mlps_input": "mlp_input", "mlps_output": "mlp_output", "attention_probabilities": "attention_probabilities",
 }
+
+#: The rest of nnterp 1.x's API, as it is written now: (1.x, now), for the migration guide.
+NNTERP1_API: tuple[tuple[str, str], ...] = (
+    ("`model.attentions[i]`, `model.mlps[i]`", "`model.layers[i].self_attn`, `model.layers[i].mlp`"),
+    ("`StandardizedTransformer(..., enable_attention_probs=True)`", "`StandardizedTransformer(..., "
+     "attn_implementation=\"eager\")` (scores and probabilities need a kernel that computes them)"),
+    ("`check_renaming=True` / `False`", "`model.check()`: the conformance contract on this model, when you ask for it"),
+    ("`rename_config=RenameConfig(...)`", "a family module (see [families.md](families.md))"),
+    ("`model.ln_final`", "`model.norm`"),
+    ("`model.token_embeddings`, `model.logits`, `model.next_token_probs`, `model.input_ids`, `model.attention_mask`, "
+     "`model.input_size`", "the same names"),
+    ("`model.project_on_vocab(h)`", "the same, and it now includes whatever the model does past `lm_head` (Cohere's "
+     "logit scale, Gemma 2's softcap)"),
+    ("`model.steer(layers, steering_vector, factor, positions)`", "`nnterp.tools.steer(steering_vector, layers, "
+     "coefficient=factor, positions=positions)(model)` inside a trace"),
+    ("`model.skip_layer(i)`, `model.skip_layers(a, b)`", "`nnterp.tools.skip_blocks([i])(model)`, "
+     "`skip_blocks(range(a, b + 1))(model)`"),
+    ("`model.get_topk_closest_tokens(h, k)`", "`model.project_on_vocab(h).softmax(-1).topk(k)`"),
+    ("`nnterp.interventions.logit_lens(model, prompts)`", "`nnterp.tools.lens_logits(model, prompts)` (the "
+     "projections) or `logit_lens(model, prompt)` (tables, targets, a plot)"),
+    ("`nnterp.interventions.patchscope_lens(...)`", "`nnterp.tools.patchscope(model, source, target, layers=..., "
+     "target_layers=...)`"),
+)
 
 #: Words researchers reach for, on the host they mean (TransformerLens's short names, nnterp 1.x's singulars).
 WORDS: dict[str, str] = {
@@ -671,6 +695,54 @@ def rows(tables=None):
             yield f"blocks.{{i}}.{entry.name}", returns(entry, False), entry.note, entry.families
 
 
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _notes(entry: Name) -> str:
+    said = [entry.note] if entry.note and entry.value is not None else []
+    said += [f"{'on a ' + where + ' block' if where == 'parallel' else 'on ' + where}: {how}"
+             for where, how in entry.families.items()]
+    return _cell("; ".join(said))
+
+
+def markdown(section: str) -> str:
+    """A table of the migration guide, from these tables: ``"transformerlens3"`` (HookedTransformer's names),
+    ``"transformerlens4"`` (TransformerBridge's own names), ``"nnterp1"`` (nnterp 1.x's API)."""
+    if section == "nnterp1":
+        lines = ["| nnterp 1.x | now |", "|---|---|"]
+        lines += [f"| `model.{old}[i]` | `{Path(new, 'i').attribute.replace('[i]', '[i]')}` |"
+                  for old, new in NNTERP1_LAYERED.items()]
+        lines += [f"| {_cell(old)} | {_cell(new)} |" for old, new in NNTERP1_API]
+        return "\n".join(lines)
+    tables = {"transformerlens3": (TRANSFORMERLENS_MODEL, TRANSFORMERLENS_BLOCK),
+              "transformerlens4": (BRIDGE_MODEL, BRIDGE_BLOCK)}[section]
+    generation = "3.x" if section == "transformerlens3" else "4.x bridge"
+    lines = [f"| TransformerLens {generation} name | what nnterp returns under it | notes |", "|---|---|---|"]
+    for model_table, block_table in [tables]:
+        for prefix, table in (("", model_table), ("blocks.{i}.", block_table)):
+            for entry in table.values():
+                lines.append(f"| `{prefix}{entry.name}` | {_cell(returns(entry, not prefix))} | {_notes(entry)} |")
+    return "\n".join(lines)
+
+
+#: the generated tables of docs/migrating.md sit between these markers
+GENERATED = "<!-- generated from nnterp.names: python -m nnterp.names docs/migrating.md ({section}) -->"
+GENERATED_END = "<!-- end of the generated table -->"
+
+
+def regenerate(text: str) -> str:
+    """``text`` with each generated table replaced by the table these names make now."""
+    for section in ("transformerlens3", "transformerlens4", "nnterp1"):
+        start = GENERATED.format(section=section)
+        if start not in text:
+            continue
+        head, rest = text.split(start, 1)
+        _, tail = rest.split(GENERATED_END, 1)
+        text = f"{head}{start}\n{markdown(section)}\n{GENERATED_END}{tail}"
+    return text
+
+
 def transformerlens_names(value: str) -> list[str]:
     """The TransformerLens names of a standard value (``layer_output`` -> ``["blocks.{i}.hook_resid_post"]``)."""
     found = [f"blocks.{{i}}.{n}" for n, e in TRANSFORMERLENS_BLOCK.items() if e.value == value]
@@ -691,3 +763,11 @@ def _check_table() -> None:
 
 
 _check_table()
+
+
+if __name__ == "__main__":  # python -m nnterp.names docs/migrating.md: rewrite its generated tables
+    import sys
+    from pathlib import Path as _File
+
+    for page in sys.argv[1:]:
+        _File(page).write_text(regenerate(_File(page).read_text()))
