@@ -173,8 +173,12 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         return build(self, prompts, values, layers, positions, device, dtype, batch_size, progress, max_bytes)
 
     def value(self, name: str, *new_value):
-        """Inside a trace, the value a standard path (``"layers.3.self_attn.attention_probabilities"``) or a
-        TransformerLens name (``"blocks.3.attn.hook_pattern"``) denotes; ``model.value(name, tensor)`` writes it."""
+        """Inside a trace, the value a standard path (``"layers.3.self_attn.attention_probabilities"``) denotes, or
+        under a TransformerLens name (``"blocks.3.attn.hook_q"``) TransformerLens's tensor, in its layout and
+        convention (``nnterp.names``); ``model.value(name, tensor)`` writes it, a TransformerLens name's tensor in
+        TransformerLens's layout. An in-place edit reaches the model through a name whose tensor is a view of
+        nnterp's (the layouts: hook_q, hook_v, hook_z, ...); one whose tensor is computed (hook_scale,
+        hook_normalized, hook_attn_scores, hook_q_input) is written by assignment."""
         from .errors import UnavailableValue
         from .names import ConventionInfo, WriteRefused, resolve
 

@@ -179,3 +179,15 @@ def test_family_meanings_refuse_or_move(llama):
         resolve("blocks.0.attn.hook_q", family="opt")
     with pytest.raises(UnknownPath, match="router_choices"):
         resolve("blocks.0.mlp.hook_expert_indices")
+
+
+def test_an_in_place_edit_under_a_transformerlens_layout_reaches_the_model(llama, prompt):
+    with llama.trace(prompt):
+        llama.layers[0].self_attn.attention_values[:, 1] = 0  # key-value head 1, nnterp's layout
+        by_path = llama.logits.save()
+    with llama.trace(prompt):
+        llama.value("blocks.0.attn.hook_v")[:, :, 1] = 0  # the same head, TransformerLens's layout
+        by_name = llama.logits.save()
+    with llama.trace(prompt):
+        plain = llama.logits.save()
+    assert torch.equal(by_path, by_name) and not torch.equal(by_name, plain)
