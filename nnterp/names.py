@@ -267,11 +267,13 @@ TRANSFORMERLENS_BLOCK: dict[str, Name] = {n.name: n for n in (
     _tl("attn.hook_rot_k", "attention_keys", "present on rotary models; grouped keys keep their own heads",
         convention=HeadsSecond()),
     _tl("attn.hook_attn_scores", "attention_scores", "",
-        {"bloom": "both include ALiBi; BLOOM counts the bias's key positions along the attention mask (left padding "
-                  "shifts them), TransformerLens from position 0",
-         "gemma2": "both after the attention's logit softcap"}, convention=MinusInfinityMask()),
-    # TransformerLens 4.x's bridge keeps the kernel's mask (the dtype's minimum) under this name: there it is
-    # layers.{i}.self_attn.attention_scores as it stands, equal to this one wherever a key is not masked
+        {"bloom": "BLOOM adds its ALiBi bias as slope · key position (counted along the attention mask), "
+                  "TransformerLens as slope · (key position - query position): each row of scores differs by "
+                  "slope · query position, and the probabilities (hook_pattern) are the same",
+         "gemma2": "both after the attention's logit softcap"}, convention=MinusInfinityMask(),
+        family_values={"bloom": None}),
+    # TransformerLens 4.x's bridge keeps the kernel's mask (the dtype's minimum) under this name, and on OPT hooks
+    # the scores before the mask: equal to this one wherever a key is not masked
     _tl("attn.hook_pattern", "attention_probabilities"),
     _tl("attn.hook_z", "attention_premix", "the same layout, [batch pos head_index d_head]; " + _VALUE_BIAS),
     _tl("attn.hook_result", "attention_head_contributions",
@@ -326,6 +328,10 @@ TRANSFORMERLENS_MODEL: dict[str, Name] = {n.name: n for n in (
         family_values={"bloom": "layers.0.layer_input", "gemma2": "layers.0.layer_input"}),
     _tl("hook_pos_embed", None, "the learned position embeddings have no standard value; on a family with them "
         "(GPT-2, OPT, GPT-Neo) layers[0].layer_input - token_embeddings is what they add"),
+    _tl("embed.ln.hook_scale", None, "BLOOM's embedding LayerNorm (word_embeddings_layernorm): its scale has no "
+        "standard value"),
+    _tl("embed.ln.hook_normalized", None, "BLOOM's embedding LayerNorm (word_embeddings_layernorm): its scale has no "
+        "standard value, so nnterp cannot give its input before the gain"),
     _tl("ln_final.hook_scale", "final_norm_scale", "", convention=Divisor()),
     _tl("ln_final.hook_normalized", "final_norm_scale", _FOLDED, convention=_LN_FINAL),
     _tl("unembed.hook_in", "final_norm_output", "what the unembedding reads; from_pretrained's fold_ln folds the "
@@ -359,7 +365,8 @@ BRIDGE_BLOCK: dict[str, Name] = {n.name: n for n in (
     _bridge("attn.k.hook_in", "attention_norm_output", "what the key projection reads"),
     _bridge("attn.v.hook_in", "attention_norm_output", "what the value projection reads"),
     _bridge("attn.q.hook_out", "attention_queries_unrotated", "the query projection split by head, hook_q",
-            {"olmo2": TRANSFORMERLENS_BLOCK["attn.hook_q"].families["olmo2"]}, HeadsSecond(), {"olmo2": None}),
+            {"olmo2": TRANSFORMERLENS_BLOCK["attn.hook_q"].families["olmo2"],
+             "opt": TRANSFORMERLENS_BLOCK["attn.hook_q"].families["opt"]}, HeadsSecond(), {"olmo2": None, "opt": None}),
     _bridge("attn.k.hook_out", "attention_keys_unrotated", "the key projection split by head, hook_k",
             {"olmo2": TRANSFORMERLENS_BLOCK["attn.hook_k"].families["olmo2"]}, HeadsSecond(), {"olmo2": None}),
     _bridge("attn.v.hook_out", "attention_values", "the value projection split by head, hook_v", {}, HeadsSecond()),
@@ -368,11 +375,15 @@ BRIDGE_BLOCK: dict[str, Name] = {n.name: n for n in (
             {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="attention", norm="ln1_post")},
             family_values={"gemma2": None}),
     _bridge("attn.hook_out", "attention_output", "the attention module's output",
-            {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="attention", norm="ln1_post")},
-            family_values={"gemma2": None}),
+            {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="attention", norm="ln1_post"),
+             "bloom": "BLOOM's attention module adds the residual itself (dropout_add): its output is the stream after "
+                       "the attention, layer_mid"},
+            family_values={"gemma2": None, "bloom": "layer_mid"}),
     _bridge("attn.hook_hidden_states", "attention_output", "the attention module's first output, its hidden states",
-            {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="attention", norm="ln1_post")},
-            family_values={"gemma2": None}),
+            {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="attention", norm="ln1_post"),
+             "bloom": "BLOOM's attention module adds the residual itself (dropout_add): its output is the stream after "
+                       "the attention, layer_mid"},
+            family_values={"gemma2": None, "bloom": "layer_mid"}),
     _bridge("attn.hook_cos", None, "the rotary's cosines: nnterp has no standard value of them"),
     _bridge("attn.hook_sin", None, "the rotary's sines: nnterp has no standard value of them"),
     _bridge("ln1_post.hook_in", None, "Gemma 2's post-attention norm's input, the attention module's own output: "
@@ -395,7 +406,9 @@ BRIDGE_BLOCK: dict[str, Name] = {n.name: n for n in (
     _bridge("mlp.out.hook_out", "mlp_output", "the down projection's output",
             {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="MLP", norm="ln2_post")}, family_values={"gemma2": None}),
     _bridge("mlp.hook_out", "mlp_output", "the MLP module's output",
-            {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="MLP", norm="ln2_post")}, family_values={"gemma2": None}),
+            {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="MLP", norm="ln2_post"),
+             "bloom": "BLOOM's MLP module adds the residual itself (dropout_add): its output is the block's, "
+                      "layer_output"}, family_values={"gemma2": None, "bloom": "layer_output"}),
     _bridge("ln2_post.hook_in", None, "Gemma 2's post-feedforward norm's input, the MLP's own output: no standard "
             "value"),
     _bridge("ln2_post.hook_out", "mlp_output", "Gemma 2's post-feedforward norm's output: what the stream receives"),
@@ -406,6 +419,11 @@ BRIDGE_MODEL: dict[str, Name] = {n.name: n for n in (
     _bridge("embed.hook_out", "token_embeddings", "the embedding module's output",
             {"gemma2": "the embedding module's output is after Gemma's sqrt(hidden_size) scale: layers.0.layer_input"},
             family_values={"gemma2": "layers.0.layer_input"}),
+    _bridge("embed_ln.hook_in", "token_embeddings", "BLOOM's embedding LayerNorm's input: the token embeddings"),
+    _bridge("embed_ln.hook_out", "layers.0.layer_input", "BLOOM's embedding LayerNorm's output: the first block's "
+            "input"),
+    _bridge("embed_ln.hook_scale", None, TRANSFORMERLENS_MODEL["embed.ln.hook_scale"].note),
+    _bridge("embed_ln.hook_normalized", None, TRANSFORMERLENS_MODEL["embed.ln.hook_normalized"].note),
     _bridge("pos_embed.hook_in", None, "the position ids: nnterp has no standard value of them"),
     _bridge("pos_embed.hook_out", None, TRANSFORMERLENS_MODEL["hook_pos_embed"].note),
     _bridge("hook_pos_embed", None, TRANSFORMERLENS_MODEL["hook_pos_embed"].note),

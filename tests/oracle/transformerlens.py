@@ -22,6 +22,10 @@ ARCHITECTURES = (
     ("llama", "llama", {}),                     # RMSNorm, rotary, grouped keys (4 query heads, 2 key-value heads)
     ("gemma2", "gemma2", {"sliding_window": 4}),  # post-norms, softcaps, a sliding window shorter than the prompt
     ("gpt_neox", "gpt_neox", {}),               # parallel block, partial rotary
+    # two families whose names mean something else: BLOOM (hook_embed after the embedding norm, ALiBi scores)
+    # and OPT (queries pre-scaled in nnterp, not in TransformerLens)
+    ("bloom", "bloom", {}),
+    ("opt", "opt", {}),
 )
 
 #: the default run first (a key is compared in the first run that has it), then the hooks that are off by default
