@@ -761,10 +761,20 @@ def regenerate(text: str) -> str:
     return text
 
 
-def transformerlens_names(value: str) -> list[str]:
-    """The TransformerLens names of a standard value (``layer_output`` -> ``["blocks.{i}.hook_resid_post"]``)."""
-    found = [f"blocks.{{i}}.{n}" for n, e in TRANSFORMERLENS_BLOCK.items() if e.value == value]
-    return found + [n for n, e in TRANSFORMERLENS_MODEL.items() if e.value == value]
+def transformerlens_names(value: str, bridge: bool = False) -> list[str]:
+    """The TransformerLens names of a standard value, in TransformerLens's layout and convention where it has its
+    own (``layer_output`` -> ``["blocks.{i}.hook_resid_post"]``; ``attention_norm_scale`` -> ``ln1.hook_scale``,
+    its divisor); not the names computed from it with other values (hook_normalized) or copied per head.
+    ``bridge``: TransformerBridge's names too."""
+    tables = [(TRANSFORMERLENS_BLOCK, TRANSFORMERLENS_MODEL)] + ([(BRIDGE_BLOCK, BRIDGE_MODEL)] if bridge else [])
+
+    def its(entry):
+        return entry.value == value and not isinstance(entry.convention, (Normalized, PerHeadCopies))
+
+    found = []
+    for block, model in tables:
+        found += [f"blocks.{{i}}.{n}" for n, e in block.items() if its(e)] + [n for n, e in model.items() if its(e)]
+    return found
 
 
 def _check_table() -> None:

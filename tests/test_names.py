@@ -84,6 +84,8 @@ def test_the_table_says_where_meanings_differ():
     assert table["blocks.{i}.ln1_post.hook_normalized"][0].startswith("refused: ")
     assert table["blocks.{i}.attn.hook_pattern"][0] == "layers.{i}.self_attn.attention_probabilities"
     assert transformerlens_names("layer_output") == ["blocks.{i}.hook_resid_post"]
+    assert transformerlens_names("layer_output", bridge=True) == ["blocks.{i}.hook_resid_post", "blocks.{i}.hook_out"]
+    assert transformerlens_names("final_norm_scale") == ["ln_final.hook_scale"]  # not hook_normalized
 
 
 def message(get) -> str:
