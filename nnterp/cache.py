@@ -3,8 +3,9 @@
 The values are read in one trace per batch, in the forward order (``vocabulary.FORWARD_ORDER``, or the family's
 ``block_order``), through the same sites a trace reads, so each is the tensor a traced read gives. A cache is
 reached by the model's paths (``cache.layers[3].self_attn.attention_probabilities``), by key
-(``cache["layers.3.layer_output"]``) or by a TransformerLens name (``cache["blocks.3.hook_resid_post"]``); what it
-does not hold raises ``NotCached`` saying why.
+(``cache["layers.3.layer_output"]``) or by a TransformerLens name (``cache["blocks.3.attn.hook_q"]``), which gives
+TransformerLens's tensor, computed from the values cached (``nnterp.names``); what it does not hold raises
+``NotCached`` saying why.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def _wanted(model, values) -> tuple[set | None, set, dict]:
         for read in reads:
             if read.value not in BY_NAME:
                 pending[name] = f"{name} is {read.value}, which this version of nnterp does not serve yet"
-            elif anywhere and read.layer in (None, 0):
+            elif read.layer is None or anywhere and read.layer == 0:  # a model value, or a block's on every block
                 everywhere.add(read.value)
             else:
                 pinned.add((read.layer, read.value))
@@ -384,7 +385,13 @@ class Cache:
         if not convention.same:  # a TransformerLens name: its tensor, computed from the values it reads
             converted = (path.via.name, path.key)
             if converted not in self._converted:
-                values = [self[read] for read in path.reads(self._num_layers, self._block_kind)]
+                values = []
+                for read in path.reads(self._num_layers, self._block_kind):
+                    try:
+                        values.append(self[read])
+                    except NotCached as missing:
+                        raise NotCached(f"{key!r} is TransformerLens's tensor, computed from {read.key}; {missing}") \
+                            from None
                 self._converted[converted] = convention.to_tl(values, self._info)
             return self._converted[converted]
         found = self._values.get(path.key)

@@ -76,6 +76,17 @@ def test_paths_tensors_and_transformerlens_names_reach_the_same_tensor(llama, pr
     assert torch.equal(llama.project_on_vocab(cache.layers[-1].layer_output), cache.logits)
 
 
+def test_a_transformerlens_name_asks_for_the_values_its_tensor_is_computed_from(llama, prompt):
+    cache = llama.cache(prompt, values=["ln_final.hook_normalized", "hook_q"])
+    last = llama.num_layers - 1
+    assert set(cache.keys()) == {f"layers.{last}.layer_output", "final_norm_scale",
+                                 *(f"layers.{i}.self_attn.attention_queries_unrotated" for i in range(llama.num_layers))}
+    assert cache.stack("hook_q").shape[-2:] == (llama.num_heads, llama.qk_head_dim)  # [layers batch pos heads d_head]
+    with pytest.raises(NotCached, match="'blocks.1.attn.hook_v' is TransformerLens's tensor, computed from "
+                                        "layers.1.self_attn.attention_values; .* not asked for"):
+        cache["blocks.1.attn.hook_v"]
+
+
 def test_a_parallel_blocks_mlp_in_is_its_layer_input(phi, prompt):
     cache = phi.cache(prompt, values=["layer_input", "hook_mlp_in"])
     assert cache["blocks.0.hook_mlp_in"] is cache.layers[0].layer_input
