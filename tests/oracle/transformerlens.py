@@ -43,21 +43,26 @@ class Comparison:
     equal: list = field(default_factory=list)
     refused: dict = field(default_factory=dict)
     different: dict = field(default_factory=dict)
+    #: the largest relative error among the equal keys, and the tolerance
+    worst: float = 0.0
+    allowed: float = 0.0
 
     def line(self) -> str:
         return (f"{self.label}: {len(self.equal)} equal, {len(self.refused)} refused, "
-                f"{len(self.different)} different")
+                f"{len(self.different)} different (largest relative error {self.worst:.2g}, allowed {self.allowed:.2g})")
 
 
-def tolerance(config) -> float:
-    """The relative error float32 allows after the model's reductions: each of the about 8 matrix products or
-    reductions per block (q, k, v, scores, mix, output, up, down) and the norms sums at most K terms, K the longest
-    reduction (hidden, intermediate or head width, or the prompt's positions), each adding up to K · eps of its
-    magnitude; two implementations that order the sums differently differ by at most that, over the depth."""
+def tolerance(config, positions: int = 32) -> float:
+    """The relative error float32 allows between two implementations of the same arithmetic: each of the about 8
+    reductions of a block (q, k, v, the scores, the mix, the output, the MLP's up and down) sums at most K terms,
+    K the longest reduction (the hidden or MLP width, or the prompt's positions), and two orders of summation
+    differ by up to K · eps of the magnitude; over the depth, plus the embedding and the final norm."""
     text = config.get_text_config()
-    widths = [getattr(text, name, None) or 0 for name in ("hidden_size", "intermediate_size", "n_embd", "n_inner")]
+    hidden = getattr(text, "hidden_size", None) or text.n_embd
+    mlp = getattr(text, "intermediate_size", None) or getattr(text, "n_inner", None) or getattr(text, "ffn_dim", None) \
+        or 4 * hidden
     depth = getattr(text, "num_hidden_layers", None) or text.n_layer
-    return 8 * (depth + 1) * max(max(widths), 4 * max(widths)) * EPS
+    return 8 * (depth + 1) * max(hidden, mlp, positions) * EPS
 
 
 def _load(family: str, overrides: dict, directory: str):
@@ -91,6 +96,7 @@ def _close(ours: torch.Tensor, theirs: torch.Tensor, rtol: float) -> str | None:
     error = (ours - theirs).abs().max().item() if theirs.numel() else 0.0
     if error > rtol * max(scale, 1e-30):
         return f"max error {error:.3g} of magnitude {scale:.3g} (relative {error / max(scale, 1e-30):.3g}, allowed {rtol:.3g})"
+    _close.last = error / max(scale, 1e-30)
     return None
 
 
@@ -188,7 +194,7 @@ def nnterp_cache(family: str, overrides: dict):
         model, hf_model, tokenizer = _load(family, overrides, os.path.join(parent, "checkpoint"))
     tokens = tokenizer(PROMPT, return_tensors="pt")["input_ids"]
     with torch.no_grad():
-        return model.cache(tokens), tolerance(hf_model.config)
+        return model.cache(tokens), tolerance(hf_model.config, tokens.shape[-1])
 
 
 def compare_bridge(label: str, family: str, overrides: dict, prints: dict | None = None) -> Comparison:
@@ -205,7 +211,7 @@ def compare_bridge(label: str, family: str, overrides: dict, prints: dict | None
         model, hf_model, tokenizer = _load(family, overrides, directory)
         bridge = TransformerBridge.boot_transformers(directory, device="cpu", dtype=torch.float32)
     tokens = tokenizer(PROMPT, return_tensors="pt")["input_ids"]
-    rtol = tolerance(hf_model.config)
+    rtol = result.allowed = tolerance(hf_model.config, tokens.shape[-1])
     with torch.no_grad():
         cache = model.cache(tokens)
         _, theirs = bridge.run_with_cache(tokens)
@@ -237,7 +243,7 @@ def compare(label: str, family: str, overrides: dict) -> Comparison:
         tl = HookedTransformer.from_pretrained_no_processing(directory, hf_model=hf_model, tokenizer=tokenizer,
                                                             dtype=torch.float32, device="cpu")
     tokens = tokenizer(PROMPT, return_tensors="pt")["input_ids"]
-    rtol = tolerance(hf_model.config)
+    rtol = result.allowed = tolerance(hf_model.config, tokens.shape[-1])
     with torch.no_grad():
         cache = model.cache(tokens)
         for setting in SETTINGS:
@@ -257,8 +263,10 @@ def compare(label: str, family: str, overrides: dict) -> Comparison:
                 except (KeyError, NnterpError) as refusal:
                     result.refused[key] = str(refusal)
                     continue
+                _close.last = 0.0
                 why = _close(ours, tensor, rtol)
                 (result.equal.append(key) if why is None else result.different.__setitem__(key, why))
+                result.worst = max(result.worst, _close.last if why is None else 0.0)
     return result
 
 
