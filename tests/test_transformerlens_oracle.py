@@ -13,7 +13,7 @@ import os
 import pytest
 
 from nnterp.errors import NnterpError
-from tests.oracle.transformerlens import (  # noqa: E402
+from oracle.transformerlens import (  # tests/ is on the path, as for conftest
     ARCHITECTURES, RECORD, compare, fingerprint, fingerprint_differs, nnterp_cache,
 )
 
