@@ -223,8 +223,10 @@ def compare_bridge(label: str, family: str, overrides: dict, prints: dict | None
         except (KeyError, NnterpError) as refusal:
             result.refused[key] = str(refusal)
             continue
+        _close.last = 0.0
         why = _close(ours, tensor, rtol)
         (result.equal.append(key) if why is None else result.different.__setitem__(key, why))
+        result.worst = max(result.worst, _close.last if why is None else 0.0)
     return result
 
 
@@ -295,4 +297,8 @@ if __name__ == "__main__":
         record = {"transformer_lens": transformer_lens.__version__ if hasattr(transformer_lens, "__version__")
                   else __import__("importlib.metadata").metadata.version("transformer-lens"),
                   "prompt": PROMPT, "architectures": record}
-        RECORD.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+        import re
+
+        text = json.dumps(record, indent=1, ensure_ascii=False)
+        text = re.sub(r"\[\s+([^\[\]{}]*?)\s+\]", lambda found: "[" + " ".join(found.group(1).split()) + "]", text)
+        RECORD.write_text(text + "\n")  # a list of numbers on one line
