@@ -3,8 +3,9 @@
 The values are read in one trace per batch, in the forward order (``vocabulary.FORWARD_ORDER``, or the family's
 ``block_order``), through the same sites a trace reads, so each is the tensor a traced read gives. A cache is
 reached by the model's paths (``cache.layers[3].self_attn.attention_probabilities``), by key
-(``cache["layers.3.layer_output"]``) or by a TransformerLens name (``cache["blocks.3.hook_resid_post"]``); what it
-does not hold raises ``NotCached`` saying why.
+(``cache["layers.3.layer_output"]``) or by a TransformerLens name (``cache["blocks.3.attn.hook_q"]``), which gives
+TransformerLens's tensor, computed from the values cached (``nnterp.names``); what it does not hold raises
+``NotCached`` saying why.
 """
 
 from __future__ import annotations
@@ -65,21 +66,25 @@ def _wanted(model, values) -> tuple[set | None, set, dict]:
         return None, set(), {}
     if isinstance(values, str):
         values = [values]
-    kind = model.family.block.kind(model._nnterp_state.config)
+    kind, family = model.family.block.kind(model._nnterp_state.config), model.family.name
     everywhere, pinned, pending = set(), set(), {}
     for name in values:
         if name in BY_NAME or name in names.PENDING_HOSTS:
-            value, layer = name, None
+            reads, anywhere = [names.Path(name)], True
         elif names.block_hook(name) is not None:  # a block's hook without its index: on every chosen block
             hook = names.block_hook(name).name
-            value, layer = names.resolve(f"blocks.0.{hook}", block_kind=kind).value, None
-        else:
-            path = names.resolve(name, model.num_layers, kind)
-            value, layer = path.value, path.layer
-        if value not in BY_NAME:
-            pending[name] = f"{name} is {value}, which this version of nnterp does not serve yet"
-            continue
-        (everywhere.add(value) if layer is None else pinned.add((layer, value)))
+            reads = names.resolve(f"blocks.0.{hook}", block_kind=kind, family=family).reads(model.num_layers, kind)
+            anywhere = True
+        else:  # a path, or a TransformerLens name: the values its tensor is computed from
+            reads = names.resolve(name, model.num_layers, kind, family).reads(model.num_layers, kind)
+            anywhere = False
+        for read in reads:
+            if read.value not in BY_NAME:
+                pending[name] = f"{name} is {read.value}, which this version of nnterp does not serve yet"
+            elif read.layer is None or anywhere and read.layer == 0:  # a model value, or a block's on every block
+                everywhere.add(read.value)
+            else:
+                pinned.add((read.layer, read.value))
     return everywhere, pinned, pending
 
 
@@ -344,7 +349,7 @@ def build(model, prompts, values=None, layers=None, positions=None, device=None,
         batches = tqdm(batches, desc=f"caching {len(planned.reads)} values (about {_size(estimate)})", unit="batch")
     for batch in batches:
         parts.append(_run_one(model, batch, planned.reads, positions, device, dtype))
-    return Cache(_join(parts), planned, estimate, model.num_layers, model.family.block.kind(model._nnterp_state.config))
+    return Cache(_join(parts), planned, estimate, model)
 
 
 # --------------------------------------------------------------------------- the cache
@@ -356,22 +361,39 @@ class Cache:
     ([layers ...] over the cached blocks). ``keys()`` lists what it holds; ``left_out`` says why each other value
     is not there."""
 
-    def __init__(self, values: dict, planned: Plan, estimated_bytes: int, num_layers: int, block_kind: str) -> None:
+    def __init__(self, values: dict, planned: Plan, estimated_bytes: int, model) -> None:
         self._values = values
         self.left_out = dict(planned.left_out)
         self.layers_cached = planned.layers
         self.estimated_bytes = estimated_bytes
-        self._num_layers, self._block_kind = num_layers, block_kind
+        self._num_layers = model.num_layers
+        self._block_kind = model.family.block.kind(model._nnterp_state.config)
+        self._family = model.family.name
+        self._info = names.ConventionInfo(model)
+        self._converted: dict = {}  # TransformerLens's tensors, computed once per name
         self.layers = _Layers(self)
 
     # -- by key
     def _path(self, key) -> names.Path:
         if isinstance(key, names.Path):
             return key
-        return names.resolve(key, self._num_layers, self._block_kind)
+        return names.resolve(key, self._num_layers, self._block_kind, self._family)
 
     def __getitem__(self, key):
         path = self._path(key)
+        convention = path.convention
+        if not convention.same:  # a TransformerLens name: its tensor, computed from the values it reads
+            converted = (path.via.name, path.key)
+            if converted not in self._converted:
+                values = []
+                for read in path.reads(self._num_layers, self._block_kind):
+                    try:
+                        values.append(self[read])
+                    except NotCached as missing:
+                        raise NotCached(f"{key!r} is TransformerLens's tensor, computed from {read.key}; {missing}") \
+                            from None
+                self._converted[converted] = convention.to_tl(values, self._info)
+            return self._converted[converted]
         found = self._values.get(path.key)
         if found is not None or path.key in self._values:
             return found
@@ -388,9 +410,10 @@ class Cache:
 
     def __contains__(self, key) -> bool:
         try:
-            return self._path(key).key in self._values
+            path = self._path(key)
         except KeyError:
             return False
+        return all(read.key in self._values for read in path.reads(self._num_layers, self._block_kind))
 
     def keys(self):
         return self._values.keys()
@@ -423,17 +446,17 @@ class Cache:
     def stack(self, name: str) -> torch.Tensor:
         """A block value of every cached block, stacked: [layers ...] (``stack("layer_output")``, or by its
         TransformerLens name, ``stack("hook_resid_post")``)."""
-        return torch.stack([self[_block_path(name, i, self._block_kind)] for i in self.layers_cached])
+        return torch.stack([self[_block_path(name, i, self._block_kind, self._family)] for i in self.layers_cached])
 
     def __repr__(self) -> str:
         blocks = f"{len(self.layers_cached)} of {self._num_layers} blocks"
         return f"Cache({len(self)} values, {_size(self.nbytes)}, {blocks}; cache.keys() lists them)"
 
 
-def _block_path(name: str, layer: int, block_kind: str) -> names.Path:
+def _block_path(name: str, layer: int, block_kind: str, family: str | None = None) -> names.Path:
     hook = names.block_hook(name)
     if hook is not None:
-        return names.resolve(f"blocks.{layer}.{hook.name}", block_kind=block_kind)
+        return names.resolve(f"blocks.{layer}.{hook.name}", block_kind=block_kind, family=family)
     if name not in BY_NAME and name not in names.PENDING_HOSTS:
         raise names.UnknownPath(names._unknown(name, [*BY_NAME, *names.TRANSFORMERLENS_BLOCK]))
     path = names.Path(name, layer)

@@ -173,26 +173,41 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         return build(self, prompts, values, layers, positions, device, dtype, batch_size, progress, max_bytes)
 
     def value(self, name: str, *new_value):
-        """Inside a trace, the value a standard path (``"layers.3.self_attn.attention_probabilities"``) or a
-        TransformerLens name (``"blocks.3.attn.hook_pattern"``) denotes; ``model.value(name, tensor)`` writes it."""
-        from .names import resolve
+        """Inside a trace, the value a standard path (``"layers.3.self_attn.attention_probabilities"``) denotes, or
+        under a TransformerLens name (``"blocks.3.attn.hook_q"``) TransformerLens's tensor, in its layout and
+        convention (``nnterp.names``); ``model.value(name, tensor)`` writes it, a TransformerLens name's tensor in
+        TransformerLens's layout. An in-place edit reaches the model through a name whose tensor is a view of
+        nnterp's (the layouts: hook_q, hook_v, hook_z, ...); one whose tensor is computed (hook_scale,
+        hook_normalized, hook_attn_scores, hook_q_input) is written by assignment."""
         from .errors import UnavailableValue
+        from .names import ConventionInfo, WriteRefused, resolve
 
-        path = resolve(name, self.num_layers, self.family.block.kind(self._nnterp_state.config))
-        if not path.in_vocabulary:
-            raise UnavailableValue(f"{name!r} is {path}, which this version of nnterp does not serve yet")
-        host = self
-        if path.layer is not None:
-            host = block_hosts(self.layers[path.layer]).get(path.host)
-            if host is None:
-                from .envoys import absent_host_reason
+        kind = self.family.block.kind(self._nnterp_state.config)
+        path = resolve(name, self.num_layers, kind, self.family.name)
+        reads = path.reads(self.num_layers, kind)
+        hosts = []
+        for read in reads:
+            if not read.in_vocabulary:
+                raise UnavailableValue(f"{name!r} is {read}, which this version of nnterp does not serve yet")
+            host = self
+            if read.layer is not None:
+                host = block_hosts(self.layers[read.layer]).get(read.host)
+                if host is None:
+                    from .envoys import absent_host_reason
 
-                raise UnavailableValue(f"{path} is unavailable: "
-                                       f"{absent_host_reason(self, self.layers[path.layer], path.host)}")
-        if new_value:
-            setattr(host, path.value, *new_value)
+                    raise UnavailableValue(f"{read} is unavailable: "
+                                           f"{absent_host_reason(self, self.layers[read.layer], read.host)}")
+            hosts.append(host)
+        convention = path.convention
+        if new_value:  # TransformerLens's layout carried back to the one value the tensor is
+            try:
+                native = convention.from_tl(*new_value, ConventionInfo(self))
+            except WriteRefused as refused:
+                raise UnavailableValue(f"cannot write {name!r}: {refused}") from None
+            setattr(hosts[-1], reads[-1].value, native)
             return None
-        return getattr(host, path.value)
+        values = [getattr(host, read.value) for host, read in zip(hosts, reads)]
+        return values[0] if convention.same else convention.to_tl(values, ConventionInfo(self))
 
     # ------------------------------------------------------------------ identity
     @property

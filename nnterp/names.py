@@ -2,18 +2,25 @@
 
 ``resolve("blocks.3.hook_resid_post")`` is ``layers[3].layer_output``; ``resolve("layers.3.self_attn.attention_probabilities")``
 is the same value by its own path. The cache keys on these paths, ``model.value(name)`` reads and writes through
-them, and the error suggestions answer a foreign name with its standard path. Where TransformerLens's tensor is not
-the same as nnterp's under the same name (a layout, a norm's gain folded away, a family's own convention), the
-row says how, as data that the docs and ``support()`` show.
+them, and the error suggestions answer a foreign name with its standard path.
+
+A name is a contract: under TransformerLens's name comes TransformerLens's tensor, as
+``HookedTransformer.from_pretrained_no_processing`` computes it (the checkpoint's own weights). Where it is not
+nnterp's value as it stands (a layout, a norm's divisor where nnterp keeps the factor, the input before the norm's
+gain), the name's ``Convention`` computes it from nnterp's values, and carries a write in TransformerLens's layout
+back; a name whose tensor nnterp cannot produce is refused, saying why.
 
 The TransformerLens names are HookedTransformer's (TransformerLens 2.x and 3.x, ``transformer_lens/components``):
-every hook of its block, attention, MLP and norms, and the model-level ones.
+every hook of its block, attention, MLP and norms, and the model-level ones; and TransformerBridge's
+(TransformerLens 4.x, ``transformer_lens/model_bridge``): the hook_in and hook_out of each bridged component.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+import torch
 
 from .vocabulary import BY_NAME, HOSTS
 
@@ -26,30 +33,195 @@ PENDING_HOSTS = {
 
 _HOST_PREFIX = {"model": "", "layer": "", "attention": "self_attn.", "mlp": "mlp."}
 
-#: TransformerLens folds each norm's gain and bias into the weights after it (fold_ln, from_pretrained's default)
-_BEFORE_GAIN = ("before the norm's gain and bias, which TransformerLens folds into the next weights by default "
-                "(fold_ln); nnterp's value is after them: {value} == weight * hook_normalized (+ bias)")
-_SCALE = ("TransformerLens's hook_scale is the divisor sqrt(mean(x²) + eps), [batch pos 1]; nnterp's {value} is the "
-          "factor the norm multiplies by, [batch seq]: hook_scale == 1 / {value}[..., None]")
-_HEADS_SECOND = ("TransformerLens lays it out [batch pos head_index d_head]; nnterp heads-first, "
-                 "[batch {heads} seq {dim}]: value.transpose(1, 2) is TransformerLens's layout")
-_CENTRED = ("under from_pretrained's default processing, a LayerNorm model's residual values are centred over "
-            "hidden_size (center_writing_weights); from_pretrained_no_processing gives nnterp's tensors")
+
+# --------------------------------------------------------------------------- TransformerLens's conventions
+class WriteRefused(KeyError):
+    """A write under a TransformerLens name whose tensor cannot be carried back into the model's."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+@dataclass(frozen=True)
+class Convention:
+    """How TransformerLens's tensor under a name follows from nnterp's values: ``text`` says it; ``to_tl`` computes
+    it from the values ``reads`` names (in forward order); ``from_tl`` carries a tensor in TransformerLens's layout
+    back to the one value a write replaces, or refuses it saying why."""
+
+    #: what TransformerLens's tensor is, ``{value}`` standing for nnterp's value
+    text: str = "the same tensor"
+
+    def reads(self, path: "Path", num_layers: int | None, block_kind: str | None = None) -> list["Path"]:
+        return [Path(path.value, path.layer)]
+
+    def to_tl(self, values: list, info: "ConventionInfo"):
+        return values[0]
+
+    def from_tl(self, tensor, info: "ConventionInfo"):
+        return tensor
+
+    def said(self, value: str) -> str:
+        """What TransformerLens's tensor is, in words, of nnterp's ``value``."""
+        return self.text.replace("{value}", value)
+
+    @property
+    def same(self) -> bool:
+        """Whether TransformerLens's tensor is nnterp's value itself."""
+        return type(self) is Convention
+
+
+SAME_TENSOR = Convention()
+
+
+@dataclass(frozen=True)
+class HeadsSecond(Convention):
+    """nnterp's heads-first [batch heads seq dim] as TransformerLens's [batch pos head_index d_head]."""
+
+    text: str = "{value}.transpose(1, 2): [batch pos head_index d_head]"
+
+    def to_tl(self, values, info):
+        return values[0].transpose(1, 2)
+
+    def from_tl(self, tensor, info):
+        return tensor.transpose(1, 2)
+
+
+@dataclass(frozen=True)
+class PerHeadCopies(Convention):
+    """The stream repeated along a head axis, one copy per query head (``heads="num_heads"``) or key-value head."""
+
+    heads: str = "num_heads"
+
+    def to_tl(self, values, info):
+        value = values[0]
+        return value[:, :, None].expand(value.shape[0], value.shape[1], getattr(info, self.heads), value.shape[-1])
+
+    def from_tl(self, tensor, info):
+        first = tensor[:, :, :1]
+        if not bool((tensor == first).all()):
+            raise WriteRefused("TransformerLens gives each head its own copy of the stream here, and the model has one "
+                               "stream that every head reads: write the same tensor to every head, or write layer_input")
+        return first[:, :, 0]
+
+
+@dataclass(frozen=True)
+class Divisor(Convention):
+    """A norm's divisor sqrt(mean(x_c²) + eps), [batch pos 1], from nnterp's factor 1 / that, [batch seq]."""
+
+    text: str = "1 / {value}[..., None]: the norm's divisor sqrt(mean(x_c²) + eps), [batch pos 1]"
+
+    def to_tl(self, values, info):
+        return 1 / values[0][..., None]
+
+    def from_tl(self, tensor, info):
+        return 1 / tensor[..., 0]
+
+
+@dataclass(frozen=True)
+class Normalized(Convention):
+    """A norm's input, centred under a LayerNorm, times the norm's factor: x_c / sqrt(mean(x_c²) + eps), before the
+    gain and bias. ``input`` is the norm's input on the same block (``parallel_input`` on a parallel block);
+    ``last``: the last block's (the final norm's input)."""
+
+    input: str = "layer_input"
+    parallel_input: str | None = None
+    last: bool = False
+
+    def reads(self, path, num_layers, block_kind=None):
+        source = self.parallel_input if block_kind == "parallel" and self.parallel_input else self.input
+        layer = (num_layers - 1 if num_layers is not None else -1) if self.last else path.layer
+        return [Path(source, layer), Path(path.value, path.layer)]
+
+    def to_tl(self, values, info):
+        x, scale = values
+        centred = x.float()
+        if info.centres(self):
+            centred = centred - centred.mean(-1, keepdim=True)
+        return (centred * scale[..., None].float()).to(x.dtype)
+
+    def from_tl(self, tensor, info):
+        raise WriteRefused("TransformerLens's hook_normalized is the norm's input before its gain and bias, and the "
+                           "model holds no such tensor to replace: write the norm's output (attention_norm_output, "
+                           "mlp_norm_output, final_norm_output), which is after them")
+
+
+@dataclass(frozen=True)
+class MinusInfinityMask(Convention):
+    """Masked scores as TransformerLens fills them (-inf), where the model's kernel adds the dtype's minimum."""
+
+    text: str = ("{value} with its masked entries at -inf: the kernel adds its mask (the dtype's minimum), "
+                 "TransformerLens fills masked entries with -inf")
+
+    def to_tl(self, values, info):
+        scores = values[0]
+        return scores.masked_fill(scores <= torch.finfo(scores.dtype).min / 2, float("-inf"))
+
+    def from_tl(self, tensor, info):
+        return tensor.masked_fill(torch.isneginf(tensor), torch.finfo(tensor.dtype).min)
+
+
+class ConventionInfo:
+    """What a convention needs of the model: its head counts, and whether a norm centres (a LayerNorm)."""
+
+    def __init__(self, model) -> None:
+        self.num_heads, self.num_kv_heads = model.num_heads, model.num_kv_heads
+        self._model, self._centres = model, {}
+
+    def centres(self, normalized: Normalized) -> bool:
+        if normalized not in self._centres:
+            self._centres[normalized] = _norm_centres(self._model, normalized)
+        return self._centres[normalized]
+
+
+def _norm_centres(model, normalized: Normalized) -> bool:
+    from .envoys import block_hosts
+    from .sites import norm_centres
+
+    if normalized.last:
+        host, value = model, "final_norm_scale"
+    else:
+        host = block_hosts(model.layers[0])["layer"]
+        value = "attention_norm_scale" if normalized is _LN1 else "mlp_norm_scale"
+    return norm_centres(host._nnterp_site(value).where.target(host)._module)
+
+
+_LN1 = Normalized(input="layer_input", text="x_c · scale, x = layers.{i}.layer_input (resid_pre), centred under a "
+                  "LayerNorm, scale = attention_norm_scale: before the norm's gain and bias")
+_LN2 = Normalized(input="layer_mid", parallel_input="layer_input", text="x_c · scale, x = layers.{i}.layer_mid (resid_mid; layer_input on "
+                  "a parallel block), centred under a LayerNorm, scale = mlp_norm_scale: before the gain and bias")
+_LN_FINAL = Normalized(input="layer_output", last=True, text="x_c · scale, x = layers.{-1}.layer_output, centred under a "
+                       "LayerNorm, scale = final_norm_scale: before the gain and bias")
+
+#: from_pretrained's default processing, where it changes what a hook holds
+_FOLDED = ("from_pretrained (fold_ln, center_writing_weights) leaves this tensor as it is; the norm's gain and bias "
+           "are folded into the next weights, which changes what comes after it")
+_CENTRED = ("on a LayerNorm model, from_pretrained's center_writing_weights centres every write to the stream over "
+            "d_model, so there this is the value less its mean over hidden_size; from_pretrained_no_processing gives "
+            "this tensor")
+_VALUE_BIAS = ("from_pretrained's fold_value_biases moves a value bias into the output projection's bias, so there this "
+               "lacks b_V; from_pretrained_no_processing gives this tensor")
+_UNROTATED_NORMED = ("OLMo 2 normalises the whole projection (q_norm, k_norm) before it splits the heads; "
+                     "TransformerLens's {name} is before that norm, nnterp's unrotated {what} after it, and nnterp has "
+                     "no standard value of the projection's output: read self_attn.{proj}.output and split it by head")
 
 
 @dataclass(frozen=True)
 class Name:
     """One foreign name and the standard value it is: ``value`` on ``host`` (None where nnterp has none, with
-    ``note`` saying why); ``note`` says how the tensors differ where they do; ``families`` maps a family name (or
-    a block kind, "parallel") to how the meaning differs there; ``parallel`` is the value on a parallel block
-    where that is another one."""
+    ``note`` saying why); ``convention`` computes TransformerLens's tensor from it; ``note`` says what else bears on
+    it (a load option, from_pretrained's default processing); ``families`` maps a family name (or a block kind,
+    "parallel") to how the meaning differs there, and ``family_values`` to the standard path it is there (None:
+    refused there, for the reason ``families`` gives); ``parallel`` is the value on a parallel block where that is
+    another one."""
 
     name: str
     value: str | None
     note: str = ""
     families: dict = field(default_factory=dict)
     parallel: str | None = None
-    source: str = "TransformerLens"
+    source: str = "TransformerLens 3.x"
+    convention: Convention = SAME_TENSOR
+    family_values: dict = field(default_factory=dict)
 
     @property
     def host(self) -> str | None:
@@ -59,51 +231,61 @@ class Name:
         return spec.host if spec is not None else PENDING_HOSTS[self.value]
 
 
-def _tl(name, value, note="", families=None, parallel=None) -> Name:
-    return Name(name, value, note, dict(families or {}), parallel)
+def _tl(name, value, note="", families=None, parallel=None, convention=SAME_TENSOR, family_values=None,
+        source="TransformerLens 3.x") -> Name:
+    return Name(name, value, note, dict(families or {}), parallel, source, convention, dict(family_values or {}))
 
+
+_Q_IN = PerHeadCopies(heads="num_heads", text="layer_input[:, :, None] repeated over the query heads: [batch pos n_heads d_model]")
+_KV_IN = PerHeadCopies(heads="num_kv_heads", text="layer_input[:, :, None] repeated over the key-value heads: "
+                       "[batch pos n_key_value_heads d_model]")
 
 #: Per block, under ``blocks.{i}.``: every hook of HookedTransformer's TransformerBlock, its attention, MLPs and norms.
 TRANSFORMERLENS_BLOCK: dict[str, Name] = {n.name: n for n in (
     _tl("hook_resid_pre", "layer_input", _CENTRED),
-    _tl("hook_attn_in", "layer_input", "resid_pre repeated along a head axis, [batch pos n_heads d_model], present "
-        "under use_attn_in: layer_input[:, :, None].expand(...) is each head's copy"),
-    _tl("hook_q_input", "layer_input", "resid_pre repeated along a head axis, present under use_split_qkv_input"),
-    _tl("hook_k_input", "layer_input", "resid_pre repeated along a key-value head axis, present under "
-        "use_split_qkv_input"),
-    _tl("hook_v_input", "layer_input", "resid_pre repeated along a key-value head axis, present under "
-        "use_split_qkv_input"),
-    _tl("ln1.hook_scale", "attention_norm_scale", _SCALE.format(value="attention_norm_scale")),
-    _tl("ln1.hook_normalized", "attention_norm_output", _BEFORE_GAIN.format(value="attention_norm_output")),
-    _tl("attn.hook_q", "attention_queries_unrotated",
-        _HEADS_SECOND.format(heads="num_heads", dim="qk_head_dim") + "; before the rotary (hook_rot_q is after it)",
+    _tl("hook_attn_in", "layer_input", "present under use_attn_in", convention=_Q_IN),
+    _tl("hook_q_input", "layer_input", "present under use_split_qkv_input", convention=_Q_IN),
+    _tl("hook_k_input", "layer_input", "present under use_split_qkv_input", convention=_KV_IN),
+    _tl("hook_v_input", "layer_input", "present under use_split_qkv_input", convention=_KV_IN),
+    _tl("ln1.hook_scale", "attention_norm_scale", "", convention=Divisor()),
+    _tl("ln1.hook_normalized", "attention_norm_scale", _FOLDED, convention=_LN1),
+    _tl("attn.hook_q", "attention_queries_unrotated", "before the rotary (hook_rot_q is after it)",
         {"opt": "OPT scales q_proj's output by head_dim ** -0.5 before the kernel: nnterp's queries are pre-scaled, "
-                "TransformerLens's hook_q is not (it divides the scores instead)"}),
-    _tl("attn.hook_k", "attention_keys_unrotated",
-        _HEADS_SECOND.format(heads="num_kv_heads", dim="qk_head_dim") + "; before the rotary (hook_rot_k is after it)"),
-    _tl("attn.hook_v", "attention_values", _HEADS_SECOND.format(heads="num_kv_heads", dim="head_dim")),
-    _tl("attn.hook_rot_q", "attention_queries",
-        _HEADS_SECOND.format(heads="num_heads", dim="qk_head_dim") + "; present on rotary models",
-        {"opt": "OPT's queries are pre-scaled by head_dim ** -0.5 in nnterp (see attn.hook_q)"}),
-    _tl("attn.hook_rot_k", "attention_keys",
-        _HEADS_SECOND.format(heads="num_kv_heads", dim="qk_head_dim") + "; present on rotary models"),
-    _tl("attn.hook_attn_scores", "attention_scores",
-        "TransformerLens fills masked positions with -inf; the model's kernel adds its mask (the dtype's minimum): "
-        "equal where unmasked",
-        {"bloom": "both include ALiBi; BLOOM counts the bias's key positions along the attention mask (left padding "
-                  "shifts them), TransformerLens from position 0",
-         "gemma2": "both after the attention's logit softcap"}),
+                "TransformerLens's hook_q is not (it divides the scores instead); hook_q = attention_queries_unrotated "
+                "* head_dim ** 0.5, transposed",
+         "olmo2": _UNROTATED_NORMED.format(name="hook_q", what="queries", proj="q_proj")},
+        convention=HeadsSecond(), family_values={"opt": None, "olmo2": None}),
+    _tl("attn.hook_k", "attention_keys_unrotated", "before the rotary (hook_rot_k is after it); grouped keys keep "
+        "their own heads, n_key_value_heads",
+        {"olmo2": _UNROTATED_NORMED.format(name="hook_k", what="keys", proj="k_proj")},
+        convention=HeadsSecond(), family_values={"olmo2": None}),
+    _tl("attn.hook_v", "attention_values", "grouped values keep their own heads, n_key_value_heads; " + _VALUE_BIAS,
+        convention=HeadsSecond()),
+    _tl("attn.hook_rot_q", "attention_queries", "present on rotary models",
+        {"opt": "OPT's queries are pre-scaled by head_dim ** -0.5 in nnterp (see attn.hook_q)"},
+        convention=HeadsSecond(), family_values={"opt": None}),
+    _tl("attn.hook_rot_k", "attention_keys", "present on rotary models; grouped keys keep their own heads",
+        convention=HeadsSecond()),
+    _tl("attn.hook_attn_scores", "attention_scores", "",
+        {"bloom": "BLOOM adds its ALiBi bias as slope · key position (counted along the attention mask), "
+                  "TransformerLens as slope · (key position - query position): each row of scores differs by "
+                  "slope · query position, and the probabilities (hook_pattern) are the same",
+         "gemma2": "both after the attention's logit softcap"}, convention=MinusInfinityMask(),
+        family_values={"bloom": None}),
+    # TransformerLens 4.x's bridge keeps the kernel's mask (the dtype's minimum) under this name, and on OPT hooks
+    # the scores before the mask: equal to this one wherever a key is not masked
     _tl("attn.hook_pattern", "attention_probabilities"),
-    _tl("attn.hook_z", "attention_premix", "the same layout, [batch pos head_index d_head]"),
+    _tl("attn.hook_z", "attention_premix", "the same layout, [batch pos head_index d_head]; " + _VALUE_BIAS),
     _tl("attn.hook_result", "attention_head_contributions",
-        "each head through the output projection, [batch pos head_index d_model], present under use_attn_result"),
+        "each head through the output projection, without its bias, [batch pos head_index d_model], present under "
+        "use_attn_result"),
     _tl("attn.hook_attn_input", None, "the queries' and keys' input with shortformer positions added: no family "
         "nnterp serves has shortformer positions"),
-    _tl("hook_attn_out", "attention_output", "",
+    _tl("hook_attn_out", "attention_output", _CENTRED,
         {"gemma2": "both after the post-attention norm (TransformerLens's ln1_post); the attention module's own "
                    "output, before that norm, is model.layers[i].self_attn.output"}),
-    _tl("ln1_post.hook_normalized", "attention_output",
-        "Gemma 2's post-attention norm, " + _BEFORE_GAIN.format(value="attention_output")),
+    _tl("ln1_post.hook_normalized", None, "Gemma 2's post-attention norm: its input (the attention module's output) "
+        "and its scale have no standard value, so nnterp cannot give it before the gain"),
     _tl("ln1_post.hook_scale", None, "the post-attention norm's scale (Gemma 2) has no standard value"),
     _tl("hook_resid_mid", "layer_mid", _CENTRED,
         {"parallel": "a parallel block (GPT-J, Phi, GPT-NeoX with use_parallel_residual) has no stream between "
@@ -112,38 +294,145 @@ TRANSFORMERLENS_BLOCK: dict[str, Name] = {n.name: n for n in (
         "the stream before ln2 (a copy of resid_mid), present under use_hook_mlp_in; the MLP's own input, after "
         "ln2, is mlp_input", {"parallel": "on a parallel block it is a copy of resid_pre: layer_input"},
         parallel="layer_input"),
-    _tl("ln2.hook_scale", "mlp_norm_scale", _SCALE.format(value="mlp_norm_scale")),
-    _tl("ln2.hook_normalized", "mlp_norm_output", _BEFORE_GAIN.format(value="mlp_norm_output")),
-    _tl("mlp.hook_pre", "mlp_preactivation", "what the activation function reads: the gate projection on a gated MLP"),
+    _tl("ln2.hook_scale", "mlp_norm_scale", "", convention=Divisor()),
+    _tl("ln2.hook_normalized", "mlp_norm_scale", _FOLDED, convention=_LN2),
+    _tl("mlp.hook_pre", "mlp_preactivation", "what the activation function reads: the gate projection on a gated "
+        "MLP"),
     _tl("mlp.hook_pre_linear", "mlp_up", "the up projection of a gated MLP"),
     _tl("mlp.hook_mid", "mlp_activation", "SoLU's activation before its LayerNorm (TransformerLens's SoLU models)"),
     _tl("mlp.hook_post", "mlp_neurons", "what the down projection receives: act(gate) * up on a gated MLP"),
     _tl("mlp.ln.hook_scale", None, "SoLU's LayerNorm inside the MLP: no family nnterp serves has one"),
     _tl("mlp.ln.hook_normalized", None, "SoLU's LayerNorm inside the MLP: no family nnterp serves has one"),
-    _tl("mlp.hook_expert_weights", "router_weights",
-        "TransformerLens's is the softmax over every expert, [batch*pos num_experts], before the top-k; router_weights "
-        "are the chosen experts' weights, [batch seq top_k]"),
-    _tl("mlp.hook_expert_indices", "router_choices", "[batch*pos top_k] in TransformerLens, [batch seq top_k] here"),
+    _tl("mlp.hook_expert_weights", None,
+        "TransformerLens's is the softmax over every expert, [batch*pos num_experts], before the top-k; nnterp's "
+        "router_weights are the chosen experts' weights, [batch seq top_k], another quantity"),
+    _tl("mlp.hook_expert_indices", None, "TransformerLens's is [batch*pos top_k] in its own expert order; read "
+        "router_choices, [batch seq top_k]"),
     _tl("mlp.hook_gate", None, "a gated MoE expert's gate (under mlp.experts.{e}.): nnterp has no per-expert value"),
-    _tl("hook_mlp_out", "mlp_output", "",
+    _tl("hook_mlp_out", "mlp_output", _CENTRED,
         {"gemma2": "both after the post-feedforward norm (TransformerLens's ln2_post)"}),
-    _tl("ln2_post.hook_normalized", "mlp_output",
-        "Gemma 2's post-feedforward norm, " + _BEFORE_GAIN.format(value="mlp_output")),
+    _tl("ln2_post.hook_normalized", None, "Gemma 2's post-feedforward norm: its input (the MLP's own output) and its "
+        "scale have no standard value, so nnterp cannot give it before the gain"),
     _tl("ln2_post.hook_scale", None, "the post-feedforward norm's scale (Gemma 2) has no standard value"),
     _tl("hook_resid_post", "layer_output", _CENTRED),
 )}
 
 #: Model-level hooks.
 TRANSFORMERLENS_MODEL: dict[str, Name] = {n.name: n for n in (
-    _tl("hook_tokens", "input_ids"),
-    _tl("hook_embed", "token_embeddings"),
+    _tl("hook_tokens", "input_ids", "present under use_hook_tokens"),
+    _tl("hook_embed", "token_embeddings", "the token embeddings alone; a model with learned positions adds them "
+        "after this (hook_pos_embed); " + _CENTRED,
+        {"bloom": "TransformerLens's hook_embed is after BLOOM's embedding LayerNorm (word_embeddings_layernorm): "
+                  "the first block's input, layers.0.layer_input",
+         "gemma2": "TransformerLens's hook_embed is after Gemma's sqrt(hidden_size) scale: layers.0.layer_input"},
+        family_values={"bloom": "layers.0.layer_input", "gemma2": "layers.0.layer_input"}),
     _tl("hook_pos_embed", None, "the learned position embeddings have no standard value; on a family with them "
         "(GPT-2, OPT, GPT-Neo) layers[0].layer_input - token_embeddings is what they add"),
-    _tl("ln_final.hook_scale", "final_norm_scale", _SCALE.format(value="final_norm_scale")),
-    _tl("ln_final.hook_normalized", "final_norm_output", _BEFORE_GAIN.format(value="final_norm_output")),
-    _tl("unembed.hook_in", "final_norm_output", "what the unembedding reads",
-        {"minicpm3": "MiniCPM3 divides the final norm's output by logits_scaling before lm_head"}),
-    _tl("unembed.hook_out", "lm_head_output", "before anything the model does past lm_head (Gemma 2's logit softcap)"),
+    _tl("embed.ln.hook_scale", None, "BLOOM's embedding LayerNorm (word_embeddings_layernorm): its scale has no "
+        "standard value"),
+    _tl("embed.ln.hook_normalized", None, "BLOOM's embedding LayerNorm (word_embeddings_layernorm): its scale has no "
+        "standard value, so nnterp cannot give its input before the gain"),
+    _tl("ln_final.hook_scale", "final_norm_scale", "", convention=Divisor()),
+    _tl("ln_final.hook_normalized", "final_norm_scale", _FOLDED, convention=_LN_FINAL),
+    _tl("unembed.hook_in", "final_norm_output", "what the unembedding reads; from_pretrained's fold_ln folds the "
+        "final norm's gain and bias into the unembedding, so there this is ln_final.hook_normalized",
+        {"minicpm3": "MiniCPM3 divides the final norm's output by logits_scaling before lm_head"},
+        family_values={"minicpm3": None}),
+    _tl("unembed.hook_out", "lm_head_output", "before anything the model does past lm_head (Gemma 2's logit "
+        "softcap, applied after unembed in TransformerLens too); from_pretrained's center_unembed subtracts each "
+        "position's mean over the vocabulary from it"),
+)}
+
+
+def _bridge(name, value, note="", families=None, convention=SAME_TENSOR, family_values=None, parallel=None) -> Name:
+    return _tl(name, value, note, families, parallel, convention, family_values, source="TransformerLens 4.x")
+
+
+_NOT_GATED = ("gpt2", "gpt_neox", "gpt_neo", "gptj", "opt", "bloom", "phi", "codegen", "falcon", "gpt_bigcode",
+              "starcoder2")
+_GEMMA2_PRE_NORM = {"gemma2": "on Gemma 2 this is the {what}'s own output, before its post-norm "
+                              "({norm}), which has no standard value; the stream receives {norm}.hook_out"}
+
+#: TransformerBridge's names (TransformerLens 4.x, transformer_lens/model_bridge): the hook_in and hook_out of each
+#: bridged component, under ``blocks.{i}.``; the bridge also answers HookedTransformer's names above, as aliases.
+BRIDGE_BLOCK: dict[str, Name] = {n.name: n for n in (
+    _bridge("hook_in", "layer_input", "the block's input, resid_pre"),
+    _bridge("hook_out", "layer_output", "the block's output, resid_post"),
+    _bridge("ln1.hook_in", "layer_input", "what the attention's norm reads"),
+    _bridge("ln1.hook_out", "attention_norm_output", "the norm's output, after its gain and bias"),
+    _bridge("attn.hook_in", "attention_norm_output", "what the attention module reads"),
+    _bridge("attn.q.hook_in", "attention_norm_output", "what the query projection reads"),
+    _bridge("attn.k.hook_in", "attention_norm_output", "what the key projection reads"),
+    _bridge("attn.v.hook_in", "attention_norm_output", "what the value projection reads"),
+    _bridge("attn.q.hook_out", "attention_queries_unrotated", "the query projection split by head, hook_q",
+            {"olmo2": TRANSFORMERLENS_BLOCK["attn.hook_q"].families["olmo2"],
+             "opt": TRANSFORMERLENS_BLOCK["attn.hook_q"].families["opt"]}, HeadsSecond(), {"olmo2": None, "opt": None}),
+    _bridge("attn.k.hook_out", "attention_keys_unrotated", "the key projection split by head, hook_k",
+            {"olmo2": TRANSFORMERLENS_BLOCK["attn.hook_k"].families["olmo2"]}, HeadsSecond(), {"olmo2": None}),
+    _bridge("attn.v.hook_out", "attention_values", "the value projection split by head, hook_v", {}, HeadsSecond()),
+    _bridge("attn.o.hook_in", "attention_premix", "what the output projection reads, hook_z"),
+    _bridge("attn.o.hook_out", "attention_output", "the output projection's output",
+            {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="attention", norm="ln1_post")},
+            family_values={"gemma2": None}),
+    _bridge("attn.hook_out", "attention_output", "the attention module's output",
+            {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="attention", norm="ln1_post"),
+             "bloom": "BLOOM's attention module adds the residual itself (dropout_add): its output is the stream after "
+                       "the attention, layer_mid"},
+            family_values={"gemma2": None, "bloom": "layer_mid"}),
+    _bridge("attn.hook_hidden_states", "attention_output", "the attention module's first output, its hidden states",
+            {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="attention", norm="ln1_post"),
+             "bloom": "BLOOM's attention module adds the residual itself (dropout_add): its output is the stream after "
+                       "the attention, layer_mid"},
+            family_values={"gemma2": None, "bloom": "layer_mid"}),
+    _bridge("attn.hook_cos", None, "the rotary's cosines: nnterp has no standard value of them"),
+    _bridge("attn.hook_sin", None, "the rotary's sines: nnterp has no standard value of them"),
+    _bridge("ln1_post.hook_in", None, "Gemma 2's post-attention norm's input, the attention module's own output: "
+            "no standard value"),
+    _bridge("ln1_post.hook_out", "attention_output", "Gemma 2's post-attention norm's output: what the stream "
+            "receives"),
+    _bridge("ln2.hook_in", "layer_mid", "what the MLP's norm reads", {"parallel": "layer_input on a parallel block"},
+            parallel="layer_input"),
+    _bridge("ln2.hook_out", "mlp_norm_output", "the norm's output, after its gain and bias"),
+    _bridge("mlp.hook_in", "mlp_input", "what the MLP module reads"),
+    _bridge("mlp.gate.hook_in", "mlp_input", "what the gate projection reads"),
+    _bridge("mlp.gate.hook_out", "mlp_preactivation", "the gate projection's output, hook_pre"),
+    _bridge("mlp.in.hook_in", "mlp_input", "what the input projection reads"),
+    _bridge("mlp.in.hook_out", "mlp_up", "the up projection (hook_pre_linear) of a gated MLP; an MLP without a gate's "
+            "input projection, hook_pre",
+            {family: "an MLP without a gate: the input projection's output is what the activation reads, "
+                     "mlp_preactivation" for family in _NOT_GATED},
+            family_values={family: "mlp_preactivation" for family in _NOT_GATED}),
+    _bridge("mlp.out.hook_in", "mlp_neurons", "what the down projection reads, hook_post"),
+    _bridge("mlp.out.hook_out", "mlp_output", "the down projection's output",
+            {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="MLP", norm="ln2_post")}, family_values={"gemma2": None}),
+    _bridge("mlp.hook_out", "mlp_output", "the MLP module's output",
+            {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="MLP", norm="ln2_post"),
+             "bloom": "BLOOM's MLP module adds the residual itself (dropout_add): its output is the block's, "
+                      "layer_output"}, family_values={"gemma2": None, "bloom": "layer_output"}),
+    _bridge("ln2_post.hook_in", None, "Gemma 2's post-feedforward norm's input, the MLP's own output: no standard "
+            "value"),
+    _bridge("ln2_post.hook_out", "mlp_output", "Gemma 2's post-feedforward norm's output: what the stream receives"),
+)}
+
+BRIDGE_MODEL: dict[str, Name] = {n.name: n for n in (
+    _bridge("embed.hook_in", "input_ids", "the token ids the embedding reads"),
+    _bridge("embed.hook_out", "token_embeddings", "the embedding module's output",
+            {"gemma2": "the embedding module's output is after Gemma's sqrt(hidden_size) scale: layers.0.layer_input"},
+            family_values={"gemma2": "layers.0.layer_input"}),
+    _bridge("embed_ln.hook_in", "token_embeddings", "BLOOM's embedding LayerNorm's input: the token embeddings"),
+    _bridge("embed_ln.hook_out", "layers.0.layer_input", "BLOOM's embedding LayerNorm's output: the first block's "
+            "input"),
+    _bridge("embed_ln.hook_scale", None, TRANSFORMERLENS_MODEL["embed.ln.hook_scale"].note),
+    _bridge("embed_ln.hook_normalized", None, TRANSFORMERLENS_MODEL["embed.ln.hook_normalized"].note),
+    _bridge("pos_embed.hook_in", None, "the position ids: nnterp has no standard value of them"),
+    _bridge("pos_embed.hook_out", None, TRANSFORMERLENS_MODEL["hook_pos_embed"].note),
+    _bridge("hook_pos_embed", None, TRANSFORMERLENS_MODEL["hook_pos_embed"].note),
+    _bridge("rotary_emb.hook_in", None, "the rotary embedding's input: nnterp has no standard value of it"),
+    _bridge("rotary_emb.hook_cos", None, "the rotary's cosines: nnterp has no standard value of them"),
+    _bridge("rotary_emb.hook_sin", None, "the rotary's sines: nnterp has no standard value of them"),
+    _bridge("ln_final.hook_in", "layers.-1.layer_output", "what the final norm reads: the last block's output"),
+    _bridge("ln_final.hook_out", "final_norm_output", "the final norm's output, after its gain and bias"),
+    _bridge("hook_unembed", "lm_head_output", "the unembedding's output (unembed.hook_out)"),
 )}
 
 #: nnterp 1.x's accessors (StandardizedTransformer 1.3), on the model, indexed by layer: ``model.layers_output[3]``.
@@ -152,6 +441,29 @@ NNTERP1_LAYERED: dict[str, str] = {
     "attentions_input": "attention_norm_output", "attentions_output": "attention_output",
     "mlps_input": "mlp_input", "mlps_output": "mlp_output", "attention_probabilities": "attention_probabilities",
 }
+
+#: The rest of nnterp 1.x's API, as it is written now: (1.x, now), for the migration guide.
+NNTERP1_API: tuple[tuple[str, str], ...] = (
+    ("`model.attentions[i]`, `model.mlps[i]`", "`model.layers[i].self_attn`, `model.layers[i].mlp`"),
+    ("`StandardizedTransformer(..., enable_attention_probs=True)`", "`StandardizedTransformer(..., "
+     "attn_implementation=\"eager\")` (scores and probabilities need a kernel that computes them)"),
+    ("`check_renaming=True` / `False`", "`model.check()`: the conformance contract on this model, when you ask for it"),
+    ("`rename_config=RenameConfig(...)`", "a family module (see [families.md](families.md))"),
+    ("`model.ln_final`", "`model.norm`"),
+    ("`model.token_embeddings`, `model.logits`, `model.next_token_probs`, `model.input_ids`, `model.attention_mask`, "
+     "`model.input_size`", "the same names"),
+    ("`model.project_on_vocab(h)`", "the same, and it now includes whatever the model does past `lm_head` (Cohere's "
+     "logit scale, Gemma 2's softcap)"),
+    ("`model.steer(layers, steering_vector, factor, positions)`", "`nnterp.tools.steer(steering_vector, layers, "
+     "coefficient=factor, positions=positions)(model)` inside a trace"),
+    ("`model.skip_layer(i)`, `model.skip_layers(a, b)`", "`nnterp.tools.skip_blocks([i])(model)`, "
+     "`skip_blocks(range(a, b + 1))(model)`"),
+    ("`model.get_topk_closest_tokens(h, k)`", "`model.project_on_vocab(h).softmax(-1).topk(k)`"),
+    ("`nnterp.interventions.logit_lens(model, prompts)`", "`nnterp.tools.lens_logits(model, prompts)` (the "
+     "projections) or `logit_lens(model, prompt)` (tables, targets, a plot)"),
+    ("`nnterp.interventions.patchscope_lens(...)`", "`nnterp.tools.patchscope(model, source, target, layers=..., "
+     "target_layers=...)`"),
+)
 
 #: Words researchers reach for, on the host they mean (TransformerLens's short names, nnterp 1.x's singulars).
 WORDS: dict[str, str] = {
@@ -221,6 +533,15 @@ class Path:
     def in_vocabulary(self) -> bool:
         return self.value in BY_NAME
 
+    @property
+    def convention(self) -> Convention:
+        """How TransformerLens's tensor follows from this value (the same tensor for a standard path)."""
+        return self.via.convention if self.via is not None else SAME_TENSOR
+
+    def reads(self, num_layers: int | None = None, block_kind: str | None = None) -> list["Path"]:
+        """The standard values TransformerLens's tensor under this name is computed from, in forward order."""
+        return self.convention.reads(self, num_layers, block_kind)
+
     def __str__(self) -> str:
         return self.attribute
 
@@ -236,27 +557,30 @@ _STANDARD = re.compile(r"^(?:model\.)?layers[.\[](-?\d+)\]?\.(?:(self_attn|mlp)\
 _BLOCK = re.compile(r"^blocks\.(-?\d+)\.(.+)$")
 
 
-def resolve(name: str, num_layers: int | None = None, block_kind: str | None = None) -> Path:
+def resolve(name: str, num_layers: int | None = None, block_kind: str | None = None,
+            family: str | None = None) -> Path:
     """The standard path ``name`` denotes: a standard path (``layers.3.layer_output``, ``model.layers[3].mlp.mlp_output``,
     ``logits``), a TransformerLens hook name (``blocks.3.hook_resid_post``) or a model-level one (``hook_embed``).
 
     ``num_layers`` turns a negative block index into a count from the end; ``block_kind`` ("parallel") picks a
-    TransformerLens name's value on a parallel block. A name nnterp has no value for raises ``UnknownPath`` with the
-    reason; a value not yet in the vocabulary resolves (``Path.in_vocabulary`` says so)."""
+    TransformerLens name's value on a parallel block, ``family`` its value on a family where it means another
+    one. A TransformerLens name's ``Path.via`` carries the name, whose ``convention`` gives TransformerLens's tensor.
+    A name nnterp has no value for raises ``UnknownPath`` with the reason; a value not yet in the vocabulary
+    resolves (``Path.in_vocabulary`` says so)."""
     text = name.strip()
     match = _BLOCK.match(text)
     if match:
         index, rest = int(match.group(1)), match.group(2)
         rest = re.sub(r"^mlp\.experts\.\d+\.", "mlp.experts.", rest)
-        entry = TRANSFORMERLENS_BLOCK.get(rest)
+        entry = TRANSFORMERLENS_BLOCK.get(rest) or BRIDGE_BLOCK.get(rest)
         if entry is None and rest.startswith("mlp.experts."):
             raise UnknownPath(f"{name!r} is a TransformerLens hook of one expert: nnterp has no per-expert value")
         if entry is None:
-            raise UnknownPath(_unknown(name, [f"blocks.{index}.{n}" for n in TRANSFORMERLENS_BLOCK]))
-        return Path(_for_block(entry, block_kind), _index(index, num_layers), entry)
-    entry = TRANSFORMERLENS_MODEL.get(text)
+            raise UnknownPath(_unknown(name, [f"blocks.{index}.{n}" for n in [*TRANSFORMERLENS_BLOCK, *BRIDGE_BLOCK]]))
+        return _entry_path(entry, _index(index, num_layers), num_layers, block_kind, family)
+    entry = TRANSFORMERLENS_MODEL.get(text) or BRIDGE_MODEL.get(text)
     if entry is not None:
-        return Path(_for_block(entry, block_kind), None, entry)
+        return _entry_path(entry, None, num_layers, block_kind, family)
     match = _STANDARD.match(text)
     if match:
         index, host_part, value = int(match.group(1)), match.group(2), match.group(3)
@@ -266,6 +590,22 @@ def resolve(name: str, num_layers: int | None = None, block_kind: str | None = N
     if value in BY_NAME and BY_NAME[value].host == "model" or PENDING_HOSTS.get(value) == "model":
         return Path(value)
     raise UnknownPath(_unknown(name, _all_paths()))
+
+
+def _entry_path(entry: Name, layer, num_layers, block_kind, family) -> Path:
+    if family in entry.family_values:
+        there = entry.family_values[family]
+        if there is None:
+            raise UnknownPath(f"{entry.name!r} on {family}: {entry.families[family]}")
+        if "." not in there:  # a value of the same block
+            return Path(there, layer, entry)
+        path = resolve(there, num_layers)
+        return Path(path.value, path.layer, entry)
+    value = _for_block(entry, block_kind)
+    if "." in value:  # a model-level name of a block's value (the last block's output)
+        path = resolve(value, num_layers)
+        return Path(path.value, path.layer, entry)
+    return Path(value, layer, entry)
 
 
 def _for_block(entry: Name, block_kind: str | None) -> str:
@@ -295,7 +635,8 @@ def _check_host(name: str, value: str, host_part: str | None) -> None:
 def _all_paths() -> list[str]:
     paths = [f"layers.{{i}}.{_HOST_PREFIX[spec.host]}{spec.name}" if spec.host != "model" else spec.name
              for spec in BY_NAME.values()]
-    return paths + [f"blocks.{{i}}.{n}" for n in TRANSFORMERLENS_BLOCK] + list(TRANSFORMERLENS_MODEL)
+    return (paths + [f"blocks.{{i}}.{n}" for n in [*TRANSFORMERLENS_BLOCK, *BRIDGE_BLOCK]]
+            + [*TRANSFORMERLENS_MODEL, *BRIDGE_MODEL])
 
 
 def _unknown(name: str, candidates) -> str:
@@ -332,7 +673,8 @@ def suggestion(name: str, host: str, layer: int | None = None, block_kind: str |
         hook = name if name.startswith("hook_") else f"hook_{name}"
         for table in (TRANSFORMERLENS_BLOCK, TRANSFORMERLENS_MODEL):
             for key, entry in table.items():
-                if entry.value is not None and (key == name or key.rsplit(".", 1)[-1] == hook):
+                if entry.value is not None and not isinstance(entry.convention, Normalized) and (
+                        key == name or key.rsplit(".", 1)[-1] == hook):
                     value = _for_block(entry, block_kind)
                     break
             if value is not None:
@@ -345,29 +687,115 @@ def suggestion(name: str, host: str, layer: int | None = None, block_kind: str |
     return Path(value, "i" if layer is None else layer)
 
 
-def rows():
-    """Every TransformerLens name with its standard path and how it differs, for the docs and ``support()``:
-    (TransformerLens name, standard path or None, note, {family or block kind: how it differs there})."""
-    for entry in TRANSFORMERLENS_MODEL.values():
-        yield entry.name, entry.value, entry.note, entry.families
-    for entry in TRANSFORMERLENS_BLOCK.values():
-        path = None if entry.value is None else Path(entry.value, 0).key.replace("layers.0.", "layers.{i}.")
-        yield f"blocks.{{i}}.{entry.name}", path, entry.note, entry.families
+def returns(entry: Name, model_level: bool) -> str:
+    """What a name returns, in words: the standard path, and how TransformerLens's tensor is computed from it."""
+    if entry.value is None:
+        return "refused: " + entry.note
+    if "." in entry.value:
+        return entry.value.replace("-1", "{-1}")
+    path = entry.value if model_level and Path(entry.value).host == "model" else \
+        Path(entry.value, 0).key.replace("layers.0.", "layers.{i}.")
+    if entry.convention.same:
+        return path
+    if isinstance(entry.convention, Normalized):
+        return entry.convention.text
+    return f"{path}, as {entry.convention.said(entry.value)}"
 
 
-def transformerlens_names(value: str) -> list[str]:
-    """The TransformerLens names of a standard value (``layer_output`` -> ``["blocks.{i}.hook_resid_post"]``)."""
-    found = [f"blocks.{{i}}.{n}" for n, e in TRANSFORMERLENS_BLOCK.items() if e.value == value]
-    return found + [n for n, e in TRANSFORMERLENS_MODEL.items() if e.value == value]
+def rows(tables=None):
+    """Every TransformerLens name with what it returns and how it differs, for the docs and ``support()``:
+    (TransformerLens name, what it returns, note, {family or block kind: how it differs there}). ``tables`` picks
+    (model table, block table) pairs: HookedTransformer's by default."""
+    for model_table, block_table in tables or [(TRANSFORMERLENS_MODEL, TRANSFORMERLENS_BLOCK)]:
+        for entry in model_table.values():
+            yield entry.name, returns(entry, True), entry.note, entry.families
+        for entry in block_table.values():
+            yield f"blocks.{{i}}.{entry.name}", returns(entry, False), entry.note, entry.families
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _notes(entry: Name) -> str:
+    said = [entry.note] if entry.note and entry.value is not None else []
+    said += [f"{'on a ' + where + ' block' if where == 'parallel' else 'on ' + where}: {how}"
+             for where, how in entry.families.items()]
+    return _cell("; ".join(said))
+
+
+def markdown(section: str) -> str:
+    """A table of the migration guide, from these tables: ``"transformerlens3"`` (HookedTransformer's names),
+    ``"transformerlens4"`` (TransformerBridge's own names), ``"nnterp1"`` (nnterp 1.x's API)."""
+    if section == "nnterp1":
+        lines = ["| nnterp 1.x | now |", "|---|---|"]
+        lines += [f"| `model.{old}[i]` | `{Path(new, 'i').attribute.replace('[i]', '[i]')}` |"
+                  for old, new in NNTERP1_LAYERED.items()]
+        lines += [f"| {_cell(old)} | {_cell(new)} |" for old, new in NNTERP1_API]
+        return "\n".join(lines)
+    tables = {"transformerlens3": (TRANSFORMERLENS_MODEL, TRANSFORMERLENS_BLOCK),
+              "transformerlens4": (BRIDGE_MODEL, BRIDGE_BLOCK)}[section]
+    generation = "3.x" if section == "transformerlens3" else "4.x bridge"
+    lines = [f"| TransformerLens {generation} name | what nnterp returns under it | notes |", "|---|---|---|"]
+    for model_table, block_table in [tables]:
+        for prefix, table in (("", model_table), ("blocks.{i}.", block_table)):
+            for entry in table.values():
+                lines.append(f"| `{prefix}{entry.name}` | {_cell(returns(entry, not prefix))} | {_notes(entry)} |")
+    return "\n".join(lines)
+
+
+#: the generated tables of docs/migrating.md sit between these markers
+GENERATED = "<!-- generated from nnterp.names: python -m nnterp.names docs/migrating.md ({section}) -->"
+GENERATED_END = "<!-- end of the generated table -->"
+
+
+def regenerate(text: str) -> str:
+    """``text`` with each generated table replaced by the table these names make now."""
+    for section in ("transformerlens3", "transformerlens4", "nnterp1"):
+        start = GENERATED.format(section=section)
+        if start not in text:
+            continue
+        head, rest = text.split(start, 1)
+        _, tail = rest.split(GENERATED_END, 1)
+        text = f"{head}{start}\n{markdown(section)}\n{GENERATED_END}{tail}"
+    return text
+
+
+def transformerlens_names(value: str, bridge: bool = False) -> list[str]:
+    """The TransformerLens names of a standard value, in TransformerLens's layout and convention where it has its
+    own (``layer_output`` -> ``["blocks.{i}.hook_resid_post"]``; ``attention_norm_scale`` -> ``ln1.hook_scale``,
+    its divisor); not the names computed from it with other values (hook_normalized) or copied per head.
+    ``bridge``: TransformerBridge's names too."""
+    tables = [(TRANSFORMERLENS_BLOCK, TRANSFORMERLENS_MODEL)] + ([(BRIDGE_BLOCK, BRIDGE_MODEL)] if bridge else [])
+
+    def its(entry):
+        return entry.value == value and not isinstance(entry.convention, (Normalized, PerHeadCopies))
+
+    found = []
+    for block, model in tables:
+        found += [f"blocks.{{i}}.{n}" for n, e in block.items() if its(e)] + [n for n, e in model.items() if its(e)]
+    return found
 
 
 def _check_table() -> None:
-    for entry in [*TRANSFORMERLENS_BLOCK.values(), *TRANSFORMERLENS_MODEL.values()]:
-        assert entry.value is None or entry.value in BY_NAME or entry.value in PENDING_HOSTS, entry
+    for entry in [*TRANSFORMERLENS_BLOCK.values(), *TRANSFORMERLENS_MODEL.values(), *BRIDGE_BLOCK.values(),
+                  *BRIDGE_MODEL.values()]:
+        assert entry.value is None or entry.value in BY_NAME or entry.value in PENDING_HOSTS or "." in entry.value, entry
         assert entry.value is not None or entry.note, entry
-    assert all(entry.host != "model" for entry in TRANSFORMERLENS_BLOCK.values() if entry.value), "block hooks"
+    assert all(entry.host != "model" for entry in [*TRANSFORMERLENS_BLOCK.values(), *BRIDGE_BLOCK.values()]
+               if entry.value), "block hooks"
+    for entry in [*TRANSFORMERLENS_BLOCK.values(), *TRANSFORMERLENS_MODEL.values()]:
+        assert all(family in entry.families for family in entry.family_values), entry
     assert all(v in BY_NAME or v in PENDING_HOSTS for v in [*WORDS.values(), *NNTERP1_LAYERED.values()])
     assert set(_HOST_PREFIX) == set(HOSTS)
 
 
 _check_table()
+
+
+if __name__ == "__main__":  # python -m nnterp.names docs/migrating.md: rewrite its generated tables
+    import sys
+    from pathlib import Path as _File
+
+    for page in sys.argv[1:]:
+        _File(page).write_text(regenerate(_File(page).read_text()))

@@ -384,11 +384,13 @@ _PLANS: dict = {}
 
 def block_order(model) -> tuple:
     """The order this model's blocks compute their values in: the family's own, else FORWARD_ORDER's, with a
-    parallel block's MLP norm beside the attention's (one norm, or two, before either sublayer)."""
+    parallel block's one shared norm read before the attention for both sublayers (a parallel block with a norm of
+    its MLP's own, GPT-NeoX's post_attention_layernorm, calls it after the attention, in FORWARD_ORDER's place)."""
     if model.family.block.order:
         return model.family.block.order
     order = FORWARD_ORDER["block"]
-    if model.family.block.kind(model._nnterp_state.config) == "parallel":
+    block = model.family.block
+    if block.kind(model._nnterp_state.config) == "parallel" and getattr(block, "mlp_norm", None) == "input_layernorm":
         moved = [item for item in order if item in (("layer", "mlp_norm_scale"), ("layer", "mlp_norm_output"))]
         rest = [item for item in order if item not in moved]
         at = rest.index(("layer", "attention_norm_output")) + 1

@@ -64,12 +64,27 @@ def test_paths_tensors_and_transformerlens_names_reach_the_same_tensor(llama, pr
     assert cache["blocks.1.attn.hook_pattern"] is cache["model.layers[1].self_attn.attention_probabilities"]
     assert cache["blocks.-1.hook_resid_post"] is cache.layers[last].layer_output is cache.layers[-1].layer_output
     assert cache["hook_embed"] is cache.token_embeddings
-    assert cache["ln_final.hook_normalized"] is cache.final_norm_output
+    # TransformerLens's hook_normalized is before the final norm's gain: the gain times it is nnterp's output
+    gain = llama.norm._module.weight
+    torch.testing.assert_close(gain * cache["ln_final.hook_normalized"], cache.final_norm_output)
+    assert cache["ln_final.hook_normalized"] is cache["ln_final.hook_normalized"]  # computed once
+    assert torch.equal(cache["blocks.0.attn.hook_q"], cache.layers[0].self_attn.attention_queries_unrotated.transpose(1, 2))
     stacked = cache.stack("layer_output")
     assert stacked.shape[0] == llama.num_layers
     assert all(torch.equal(stacked[i], cache.layers[i].layer_output) for i in range(llama.num_layers))
     assert torch.equal(cache.stack("hook_resid_pre"), cache.stack("layer_input"))
     assert torch.equal(llama.project_on_vocab(cache.layers[-1].layer_output), cache.logits)
+
+
+def test_a_transformerlens_name_asks_for_the_values_its_tensor_is_computed_from(llama, prompt):
+    cache = llama.cache(prompt, values=["ln_final.hook_normalized", "hook_q"])
+    last = llama.num_layers - 1
+    assert set(cache.keys()) == {f"layers.{last}.layer_output", "final_norm_scale",
+                                 *(f"layers.{i}.self_attn.attention_queries_unrotated" for i in range(llama.num_layers))}
+    assert cache.stack("hook_q").shape[-2:] == (llama.num_heads, llama.qk_head_dim)  # [layers batch pos heads d_head]
+    with pytest.raises(NotCached, match="'blocks.1.attn.hook_v' is TransformerLens's tensor, computed from "
+                                        "layers.1.self_attn.attention_values; .* not asked for"):
+        cache["blocks.1.attn.hook_v"]
 
 
 def test_a_parallel_blocks_mlp_in_is_its_layer_input(phi, prompt):

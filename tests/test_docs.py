@@ -308,3 +308,14 @@ def test_support_shows_itself_in_a_notebook(family):
         cells = [c.strip().replace("\\|", "|").replace("\\\\", "\\") for c in re.split(r"(?<!\\)\|", line)[1:-1]]
         note = rows._note(row)
         assert cells == [f"`{row.name}`", row.layout, row.description + (f"<br>*{note}*" if note else ""), row.read_at]
+
+
+def test_migrating_name_tables_are_the_names_module():
+    """docs/migrating.md's name tables are generated from nnterp.names (python -m nnterp.names docs/migrating.md):
+    a table edited by hand, or a name changed in the code and not in the page, fails here."""
+    from nnterp import names
+
+    text = (ROOT / "docs" / "migrating.md").read_text()
+    for section in ("transformerlens3", "transformerlens4", "nnterp1"):
+        assert names.GENERATED.format(section=section) in text, section
+    assert names.regenerate(text) == text, "run python -m nnterp.names docs/migrating.md"

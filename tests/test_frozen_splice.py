@@ -118,6 +118,20 @@ def test_splice_refuses_what_it_cannot_take(llama):
         splice(llama, LocalSAE.identity(llama.hidden_size))
     with pytest.raises(ValueError, match="block 9"):
         splice(llama, LocalSAE.identity(llama.hidden_size), at="blocks.9.hook_resid_post")
+    # TransformerLens's hook_normalized is before the norm's gain: no tensor of the model's to splice into
+    with pytest.raises(ValueError, match="before the norm.s gain and bias, not a tensor the model holds"):
+        splice(llama, LocalSAE.identity(llama.hidden_size), at="blocks.0.ln1.hook_normalized")
+    with pytest.raises(ValueError, match="residual value"):
+        splice(llama, LocalSAE.identity(llama.hidden_size), at="blocks.0.attn.hook_z")
+
+
+def test_splice_takes_transformerlens_names_of_the_tensors_the_model_holds(llama):
+    assert splice(llama, LocalSAE.identity(llama.hidden_size), at="blocks.1.ln2.hook_out").path == \
+        "model.layers[1].mlp_norm_output"  # TransformerLens 4.x's name of the norm's output
+    assert splice(llama, LocalSAE.identity(llama.hidden_size), at="blocks.1.hook_mlp_in").path == \
+        "model.layers[1].layer_mid"
+    assert splice(llama, LocalSAE.identity(llama.hidden_size), at="ln_final.hook_out").path == \
+        "model.final_norm_output"
 
 
 def test_a_saelens_sae_splices_as_it_is(llama):

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from nnterp import UnknownName
+from nnterp.errors import UnavailableValue
 from nnterp.names import (
     PENDING_HOSTS, TRANSFORMERLENS_BLOCK, TRANSFORMERLENS_MODEL, UnknownPath, resolve, rows, transformerlens_names,
 )
@@ -40,7 +41,8 @@ def test_every_model_hook_resolves(hook):
 def test_the_issue_examples():
     assert resolve("blocks.3.hook_resid_post").attribute == "model.layers[3].layer_output"
     assert resolve("blocks.3.attn.hook_pattern").key == "layers.3.self_attn.attention_probabilities"
-    assert resolve("ln_final.hook_normalized").value == "final_norm_output"
+    normalized = resolve("ln_final.hook_normalized", num_layers=4)
+    assert [read.key for read in normalized.reads(4)] == ["layers.3.layer_output", "final_norm_scale"]
     assert resolve("blocks.0.attn.hook_z").value == "attention_premix"
     assert resolve("blocks.0.attn.hook_rot_q").value == "attention_queries"
     assert resolve("blocks.0.attn.hook_q").value == "attention_queries_unrotated"
@@ -77,9 +79,13 @@ def test_the_table_says_where_meanings_differ():
     assert "opt" in table["blocks.{i}.attn.hook_q"][2]
     assert "bloom" in table["blocks.{i}.attn.hook_attn_scores"][2]
     assert "parallel" in table["blocks.{i}.hook_resid_mid"][2]
-    assert "1 / attention_norm_scale" in table["blocks.{i}.ln1.hook_scale"][1]
+    assert "1 / attention_norm_scale[..., None]" in table["blocks.{i}.ln1.hook_scale"][0]
+    assert table["blocks.{i}.attn.hook_q"][0].endswith("transpose(1, 2): [batch pos head_index d_head]")
+    assert table["blocks.{i}.ln1_post.hook_normalized"][0].startswith("refused: ")
     assert table["blocks.{i}.attn.hook_pattern"][0] == "layers.{i}.self_attn.attention_probabilities"
     assert transformerlens_names("layer_output") == ["blocks.{i}.hook_resid_post"]
+    assert transformerlens_names("layer_output", bridge=True) == ["blocks.{i}.hook_resid_post", "blocks.{i}.hook_out"]
+    assert transformerlens_names("final_norm_scale") == ["ln_final.hook_scale"]  # not hook_normalized
 
 
 def message(get) -> str:
@@ -113,3 +119,77 @@ def test_value_is_served_inside_a_trace_by_any_name(phi, prompt):
         out = phi.value("blocks.1.hook_resid_post").save()
         attribute = phi.layers[1].layer_output.save()
     assert torch.equal(by_hook, by_path) and torch.equal(out, attribute)
+
+
+# --------------------------------------------------------------------------- TransformerLens's tensors, by name
+def test_a_transformerlens_name_reads_transformerlens_layout_and_convention(llama, prompt):
+    with llama.trace(prompt):  # TransformerLens's names, then (the same run again) nnterp's values
+        q_tl = llama.value("blocks.1.attn.hook_q").save()
+        k_tl = llama.value("blocks.1.attn.hook_k").save()
+        scores_tl = llama.value("blocks.1.attn.hook_attn_scores").save()
+        normalized_tl = llama.value("blocks.1.ln2.hook_normalized").save()
+    with llama.trace(prompt):
+        scale_tl = llama.value("blocks.1.ln2.hook_scale").save()
+    with llama.trace(prompt):
+        q = llama.layers[1].self_attn.attention_queries_unrotated.save()
+        scores = llama.layers[1].self_attn.attention_scores.save()
+        mid = llama.layers[1].layer_mid.save()
+        scale = llama.layers[1].mlp_norm_scale.save()
+        normed = llama.layers[1].mlp_norm_output.save()
+    batch, seq = q.shape[0], q.shape[2]
+    assert q_tl.shape == (batch, seq, llama.num_heads, llama.qk_head_dim) and torch.equal(q_tl, q.transpose(1, 2))
+    assert k_tl.shape == (batch, seq, llama.num_kv_heads, llama.qk_head_dim)  # grouped keys keep their own heads
+    above = torch.ones(seq, seq, dtype=torch.bool).triu(1)
+    assert torch.isneginf(scores_tl[..., above]).all() and torch.equal(scores_tl[..., ~above], scores[..., ~above])
+    assert scale_tl.shape == (batch, seq, 1)
+    divisor = (mid.pow(2).mean(-1, keepdim=True) + llama.layers[1].post_attention_layernorm._module.variance_epsilon).sqrt()
+    torch.testing.assert_close(scale_tl, divisor)  # TransformerLens's sqrt(mean(x²) + eps), not nnterp's factor
+    torch.testing.assert_close(scale_tl[..., 0], 1 / scale)
+    torch.testing.assert_close(normalized_tl, mid / divisor)  # before the gain
+    torch.testing.assert_close(llama.layers[1].post_attention_layernorm._module.weight * normalized_tl, normed)
+
+
+def test_a_write_under_a_transformerlens_name_takes_its_layout(llama, prompt):
+    head = 1
+    with llama.trace(prompt):
+        z = llama.layers[0].self_attn.attention_premix
+        z[:, :, head] = 0
+        by_nnterp = llama.logits.save()
+    with llama.trace(prompt):
+        q_tl = llama.value("blocks.0.attn.hook_v")
+        llama.value("blocks.0.attn.hook_v", torch.zeros_like(q_tl))  # [batch pos heads d_head], TL's layout
+        zeroed_v = llama.layers[0].self_attn.attention_values.save()
+        written_scale = llama.value("blocks.1.ln1.hook_scale")
+        llama.value("blocks.1.ln1.hook_scale", written_scale * 2)  # the divisor doubled: the norm's output halved
+        halved = llama.layers[1].attention_norm_output.save()
+    with llama.trace(prompt):
+        plain = llama.layers[1].attention_norm_output.save()
+    assert torch.equal(zeroed_v, torch.zeros_like(zeroed_v))
+    assert not torch.allclose(halved, plain)
+    with pytest.raises(UnavailableValue, match="before its gain and bias"):
+        with llama.trace(prompt):
+            llama.value("blocks.0.ln1.hook_normalized", torch.zeros(1))
+    assert by_nnterp is not None
+
+
+def test_family_meanings_refuse_or_move(llama):
+    assert resolve("hook_embed", family="bloom").key == "layers.0.layer_input"  # after BLOOM's embedding norm
+    assert resolve("hook_embed", family="gemma2").key == "layers.0.layer_input"  # after Gemma's sqrt(d) scale
+    with pytest.raises(UnknownPath, match="before that norm"):
+        resolve("blocks.0.attn.hook_q", family="olmo2")
+    with pytest.raises(UnknownPath, match="pre-scaled"):
+        resolve("blocks.0.attn.hook_q", family="opt")
+    with pytest.raises(UnknownPath, match="router_choices"):
+        resolve("blocks.0.mlp.hook_expert_indices")
+
+
+def test_an_in_place_edit_under_a_transformerlens_layout_reaches_the_model(llama, prompt):
+    with llama.trace(prompt):
+        llama.layers[0].self_attn.attention_values[:, 1] = 0  # key-value head 1, nnterp's layout
+        by_path = llama.logits.save()
+    with llama.trace(prompt):
+        llama.value("blocks.0.attn.hook_v")[:, :, 1] = 0  # the same head, TransformerLens's layout
+        by_name = llama.logits.save()
+    with llama.trace(prompt):
+        plain = llama.logits.save()
+    assert torch.equal(by_path, by_name) and not torch.equal(by_name, plain)

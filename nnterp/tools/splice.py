@@ -2,7 +2,8 @@
 
 The SAE is duck typed: anything with ``encode(x) -> latents`` and ``decode(latents) -> x_hat`` (SAELens's
 ``SAE`` objects as they are), ``at`` a standard path (``"layers[3].layer_output"``), a TransformerLens
-residual hook name (``"blocks.3.hook_resid_post"``), or left out to take the SAE's own ``cfg.hook_name`` (``cfg.metadata.hook_name`` on SAELens 6).
+hook name of a residual the model holds (``"blocks.3.hook_resid_post"``, ``"blocks.3.ln2.hook_out"``; names.resolve
+reads it, and refuses one whose TransformerLens tensor the model does not hold), or left out to take the SAE's own ``cfg.hook_name`` (``cfg.metadata.hook_name`` on SAELens 6).
 Inside a trace, ``spliced.latents`` reads the residual there, encodes it and hands the latents out as a value
 of the trace: read them, save them, edit them in place or assign them (``spliced.latents = new``). When the
 forward moves on, the residual becomes ``decode(latents) + error``, where ``error = x - decode(encode(x))`` is
@@ -24,13 +25,6 @@ import torch
 from ..sites import SAME, Read, _version, drop_pending, swap, value_at, written_back
 from ._common import ToolError
 
-#: The few TransformerLens residual hook names a splice needs, mapped here (the full table of hook names is
-#: nnterp.names'): blocks.{i}.hook_resid_pre / _mid / _post and ln_final.hook_normalized.
-_TL_RESIDUAL = {
-    "hook_resid_pre": "layer_input",
-    "hook_resid_mid": "layer_mid",
-    "hook_resid_post": "layer_output",
-}
 RESIDUAL_VALUES = ("layer_input", "layer_mid", "layer_output", "attention_norm_output", "mlp_norm_output",
                    "mlp_input")
 MODEL_RESIDUALS = ("token_embeddings", "final_norm_output")
@@ -67,17 +61,25 @@ class LocalSAE(torch.nn.Module):
 
 
 def resolve_at(model, at: str) -> tuple[Any, str, str]:
-    """(host envoy, value name, standard path) for a standard path or a TransformerLens residual hook name."""
+    """(host envoy, value name, standard path) for a standard path or a TransformerLens hook name (``nnterp.names``:
+    a name whose TransformerLens tensor is not one the model holds, such as hook_normalized before the gain, is
+    refused)."""
+    from .. import names
+
     text = at.strip()
     if text.startswith("model."):
         text = text[len("model."):]
-    found = re.fullmatch(r"blocks\.(\d+)\.(hook_resid_\w+)", text)
-    if found and found.group(2) in _TL_RESIDUAL:
-        text = f"layers[{found.group(1)}].{_TL_RESIDUAL[found.group(2)]}"
-    elif text == "ln_final.hook_normalized":
-        text = "final_norm_output"
-    elif text == "hook_embed":
-        text = "token_embeddings"
+    if re.fullmatch(r"blocks\.-?\d+\..+", text) or text in names.TRANSFORMERLENS_MODEL or text in names.BRIDGE_MODEL:
+        kind = model.family.block.kind(model._nnterp_state.config)
+        try:
+            path = names.resolve(text, model.num_layers, kind, model.family.name)
+        except names.UnknownPath as unknown:
+            raise ToolError(f"cannot splice at {at!r}: {unknown}") from None
+        if not path.convention.same:
+            raise ToolError(f"cannot splice at {at!r}: TransformerLens's tensor there is "
+                            f"{path.convention.said(path.value)}, not a tensor the model holds; splice "
+                            f"at a residual value the model holds, such as the norm's output or layer_input")
+        text = path.value if path.layer is None else f"layers[{path.layer}].{path.value}"
     found = re.fullmatch(r"layers\[(\d+)\]\.(\w+)", text)
     if found and found.group(2) in RESIDUAL_VALUES:
         index = int(found.group(1))
