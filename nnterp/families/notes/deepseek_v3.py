@@ -147,7 +147,7 @@ with half.trace(prompt):
 assert logits.dtype == weights.dtype == torch.float32 and out.dtype == torch.bfloat16
 ```
 
-## The rope dimensions come out de-interleaved, and `config.head_dim` is only they
+## The rope dimensions come out de-interleaved, and `config.head_dim` counts only them
 
 `rope_interleave` is not in DeepSeek-V3's config.json; the class default, true, applies: the 64 rope dimensions of a query or key are rotated as adjacent pairs (0, 1), (2, 3), …, and `apply_rotary_pos_emb_interleave` returns the rotated evens first, then the rotated odds. The rope part of `attention_queries` and `attention_keys` is therefore not in the projection's order: at position 0, where the rotation is the identity, it is the projection's dimensions 0, 2, 4, … followed by 1, 3, 5, …. `config.head_dim` is `qk_rope_head_dim`, 64 on DeepSeek-V3, the width of that part alone; nnterp's `model.qk_head_dim` is 192 and `model.head_dim` is `v_head_dim`, 128.
 
