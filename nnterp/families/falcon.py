@@ -143,6 +143,9 @@ FAMILY = Family(
             "new_decoder_architecture": False, "alibi": False, "bias": False, "vocab_size": 65024,
             "layer_norm_epsilon": 1e-05, "tie_word_embeddings": True, "dtype": "bfloat16",
         }),
+        # partial: hidden_size, heads (n_head 128, n_head_kv 8), depth (n_layer 60), parallel_attn, alibi, bias, vocab,
+        # eps and dtype agree with the RefinedWeb-era config.json mirrored in Decentralised-AI/falcon-40b config.json,
+        # whose RefinedWeb model type transformers' conversion maps to new_decoder_architecture
         Checkpoint("tiiuae/falcon-40b", "Falcon-40B", {
             "architectures": ["FalconForCausalLM"], "num_hidden_layers": 60, "hidden_size": 8192,
             "num_attention_heads": 128, "num_kv_heads": 8, "new_decoder_architecture": True, "parallel_attn": True,
@@ -161,24 +164,3 @@ FAMILY = Family(
         "ffn_hidden_size": 128, "vocab_size": 300}},
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'falcon': {'caveats': ['attention_queries/keys/values not observable at an interface call [obs]'],
-            'quirks': ['custom attention (no attention_interface; own sdpa/eager path) [obs: 0 kernel calls]',
-                       'multi-query by default; GQA with new_decoder_architecture [cfg]',
-                       'rotary or ALiBi (alibi=True) [src]',
-                       'layer returns (hidden, attn_weights) tuple [obs]',
-                       'does not support set_attn_implementation [obs warning]']}}
-#: ... and under the structural config switches the family checks as variants
-TRAPS_BY_VARIANT = {'falcon': {'new_decoder_architecture': {'caveats': [],
-                                         'note': 'falcon 40B/180B style: ln_attn + ln_mlp, '
-                                                 'parallel [obs]',
-                                         'quirks': ['falcon 40B/180B style: ln_attn + ln_mlp, '
-                                                    'parallel [obs]',
-                                                    'decoder layer returns tuple[2] [obs]']},
-            'rw_alibi_sequential': {'caveats': [],
-                                    'note': 'falcon-rw style: ALiBi, sequential, biases [obs]',
-                                    'quirks': ['falcon-rw style: ALiBi, sequential, biases [obs]',
-                                               'decoder layer returns tuple[2] [obs]']}}}

@@ -37,11 +37,3 @@ FAMILY = Family(
     tiny=tiny("GraniteConfig", **GRANITE_TINY),
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'granite': {'caveats': [],
-             'quirks': ['residual_multiplier scales each branch before the add; embedding_multiplier on '
-                        'embeddings; logits divided by logits_scaling; attention scaling = attention_multiplier '
-                        '(kernel scaling=1.0 in tiny cfg) [src/obs]']}}

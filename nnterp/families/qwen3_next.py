@@ -58,14 +58,3 @@ FAMILY = Family(
         "layer_types": ["linear_attention", "full_attention"]}},
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'qwen3_next': {'caveats': ['attention_head_outputs gated [src]'],
-                'quirks': ['3:1 GatedDeltaNet (linear_attn.{in_proj_qkvz,in_proj_ba,conv1d,norm,out_proj}) / full '
-                           'attention [obs]',
-                           'full attention: q_proj emits query+gate, output * sigmoid(gate) before o_proj; '
-                           'qk-norm; partial rotary 0.25 [src/obs]',
-                           'RMSNorm (1+w) [src]',
-                           'MoE with shared_expert + shared_expert_gate [obs]']}}

@@ -18,11 +18,16 @@ FAMILY = Family(
     tags=("Sequential block", "LayerNorm", "Biased q, k, v", "Grouped keys/values", "Sliding window", "Tied embeddings"),
     rename={"c_fc": "up_proj", "c_proj": "down_proj", "act": "act_fn"},
     checkpoints=(
+        # config.json of bigcode/starcoder2-3b at revision 733247c55e3f (mirrored in AshishKumar4/dew
+        # tests/fixtures/hf/starcoder2-3b/config.json, pinned by its source.json); the file sets neither
+        # torch_dtype nor tie_word_embeddings (the class default, true, ties the head)
         Checkpoint("bigcode/starcoder2-3b", "StarCoder2-3B", {
-            "architectures": ["Starcoder2ForCausalLM"], "num_hidden_layers": 30, "hidden_size": 3072,
-            "intermediate_size": 12288, "num_attention_heads": 24, "num_key_value_heads": 2, "vocab_size": 49152,
-            "max_position_embeddings": 16384, "hidden_act": "gelu_pytorch_tanh", "norm_epsilon": 1e-05,
-            "sliding_window": 4096, "use_bias": True, "tie_word_embeddings": True, "dtype": "bfloat16",
+            "architectures": ["Starcoder2ForCausalLM"], "attention_dropout": 0.1, "residual_dropout": 0.1,
+            "embedding_dropout": 0.1, "bos_token_id": 0, "eos_token_id": 0, "hidden_act": "gelu_pytorch_tanh",
+            "hidden_size": 3072, "initializer_range": 0.018042, "intermediate_size": 12288,
+            "max_position_embeddings": 16384, "mlp_type": "default", "norm_epsilon": 1e-05, "norm_type": "layer_norm",
+            "num_attention_heads": 24, "num_hidden_layers": 30, "num_key_value_heads": 2,
+            "rope_theta": 999999.4420358813, "sliding_window": 4096, "use_bias": True, "vocab_size": 49152,
         }),
         # config.json of bigcode/starcoder2-15b (mirrored in hlky/dinoml_v2
         # agents/plans/transformers/starcoder2/_sources/bigcode__starcoder2-15b.config.json)
@@ -37,11 +42,3 @@ FAMILY = Family(
     tiny=tiny("Starcoder2Config", bos_token_id=1, eos_token_id=2),
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'starcoder2': {'caveats': [],
-                'quirks': ['MLP c_fc/c_proj + act (GELU-tanh, non-gated) [obs]',
-                           'LayerNorm with bias; biases on all projections [obs]',
-                           'tied embeddings [obs]']}}
