@@ -61,7 +61,7 @@ assert not torch.allclose(thirds, q)
 
 ## The embedding is normed before the first block
 
-`BloomModel` applies `word_embeddings_layernorm`, a LayerNorm with its own weight and bias, to `word_embeddings`' output before the first block. `token_embeddings` is the raw embedding row; `layers[0].input` is its normed form, so the first block never sees the embedding matrix's scale, and a vector added to `token_embeddings` is normed away with it (add it to `layers[0].input` to reach the stream as written). The head is tied to the raw `word_embeddings`, not to the normed rows.
+`BloomModel` applies `word_embeddings_layernorm`, a LayerNorm with its own weight and bias, to `word_embeddings`' output before the first block. `token_embeddings` is the raw embedding row; `layers[0].input` is its normed form, so the first block never sees the embedding matrix's scale, and a vector added to `token_embeddings` passes through that LayerNorm with the embedding, which recentres and rescales the sum (add it to `layers[0].input` to reach the stream as written). The head is tied to the raw `word_embeddings`, not to the normed rows.
 
 ```python
 with model.trace(prompt):

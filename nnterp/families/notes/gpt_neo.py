@@ -41,6 +41,7 @@ from nnterp import tiny
 
 facts = released("EleutherAI/gpt-neo-125m")
 assert facts["attention_types"] == [[["global", "local"], 6]] and facts["window_size"] == 256
+assert not hasattr(model.config, "layer_types") and not hasattr(model.config, "sliding_window")
 windowed = tiny.load("gpt_neo", window_size=4)          # blocks: global, local
 assert [windowed.layers[i]._module.attn.attention.attention_type for i in range(2)] == ["global", "local"]
 with windowed.trace(prompt):

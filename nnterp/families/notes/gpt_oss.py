@@ -134,7 +134,8 @@ torch.testing.assert_close(again, out)
 g = experts._apply_gate(torch.tensor([[10.0, -10.0]]))
 torch.testing.assert_close(g, torch.tensor([[(-7.0 + 1) * 7.0 * torch.sigmoid(torch.tensor(1.702 * 7.0))]]))
 assert alpha == 1.702 and released("openai/gpt-oss-120b")["swiglu_limit"] == 7.0 == released("openai/gpt-oss-20b")["swiglu_limit"]
-assert released("openai/gpt-oss-20b")["intermediate_size"] == released("openai/gpt-oss-20b")["hidden_size"] == 2880
+for repo in ("openai/gpt-oss-20b", "openai/gpt-oss-120b"):
+    assert released(repo)["intermediate_size"] == released(repo)["hidden_size"] == 2880
 ```
 ## The heads are 64 wide, not hidden_size / num_heads: the attention is wider than the stream
 
