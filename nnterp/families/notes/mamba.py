@@ -151,4 +151,24 @@ m = model.layers[0].self_attn._module
 assert m.x_proj.out_features == m.time_step_rank + 2 * m.ssm_state_size
 assert m.in_proj.out_features == 2 * model.config.intermediate_size
 ```
+## Left padding is exact: the mixer zeroes padded positions before they reach the state
+
+Mamba has no attention mask to hide pads, but `MambaMixer` multiplies its input by the attention mask before `in_proj` and the conv branch by it again after the conv (`apply_mask_to_padding_states`), so a padded position feeds zeros into the conv and the scan: it adds nothing to the state, and the state a real token meets is the one it would meet alone (the conv's own zero padding looks the same). A left-padded row of a batch therefore gives, at its real tokens, the logits the prompt gives on its own, up to float32 rounding. This holds only with the mask: the same padded ids passed without an `attention_mask` run the pad tokens as tokens, and their state changes what follows.
+
+```python
+short = "The Eiffel"
+assert model.tokenizer.padding_side == "left"
+with model.trace([short, prompt]):                     # the short row is padded on the left
+    batched = model.logits.save()
+with model.trace(short):
+    alone = model.logits.save()
+
+n = alone.shape[1]
+torch.testing.assert_close(batched[0, -n:], alone[0])
+
+padded = model.tokenizer([short, prompt], padding=True, return_tensors="pt").input_ids
+with model.trace(padded[:1]):                         # no attention mask: the pads count as tokens
+    unmasked = model.logits.save()
+assert not torch.allclose(unmasked[0, -n:], alone[0], atol=1e-4)
+```
 '''
