@@ -2,9 +2,9 @@
 GPTNeoSelfAttention._attn casts the queries and keys to float32, multiplies them without any scale, writes the
 float32 minimum where its own `bias` buffer (causal, and on a local block also windowed) is false, then adds the
 model's causal mask; GPT_NEO_ATTENTION_CLASSES holds eager and flash_attention_2 only; GPTNeoBlock builds
-4 * hidden_size neurons when intermediate_size is None; GPTNeoModel counts positions with arange. The derived scale
-note, which cannot say what the scores are, is replaced, and so is the derived positions note, which the one on
-positions here contains."""
+4 * hidden_size neurons when intermediate_size is None; GPTNeoModel counts positions with arange when no
+position_ids come (nnsight supplies them for a left-padded batch). The derived scale note, which cannot say what the
+scores are, is replaced, and so is the derived positions note, which the one on positions here contains."""
 
 DROP = ("scale_note", "rotary_note")
 
@@ -113,20 +113,30 @@ assert inner.q_proj.bias is None and inner.k_proj.bias is None and inner.v_proj.
 assert inner.out_proj.bias is not None
 ```
 
-## Learned positions counted from 0, whatever the padding
+## Learned positions: `arange` in the native model, the mask's count in a traced batch
 
-`wpe` holds `max_position_embeddings` = 2048 learned rows, added to `wte`'s output before the first block: `token_embeddings` is `wte`'s output alone and `layers[0].input` is it plus rows 0 to n − 1 (`embed_dropout` is inert in eval). `GPTNeoModel` numbers positions with `arange`, not from the attention mask, so under left padding a row's first real token does not sit at position 0; pass `position_ids` yourself or pad on the right.
+`wpe` holds `max_position_embeddings` = 2048 learned rows, added to `wte`'s output before the first block: `token_embeddings` is `wte`'s output alone and `layers[0].input` is it plus rows 0 to n − 1 (`embed_dropout` is inert in eval). When no `position_ids` are passed, `GPTNeoModel` numbers positions with `arange`, not from the attention mask (OPT and BLOOM count from the mask): the native model called on a left-padded row and its mask puts the row's first real token at the position after the pads, a position it never had alone. A batch of prompts traced through nnterp is not affected: nnsight supplies `position_ids` counted from the mask, so a left-padded row's tokens keep their own positions. Code that calls the native model itself on padded batches must pass `position_ids`.
 
 ```python
-with model.trace(prompt):
-    tokens = model.token_embeddings.save()
-    x = model.layers[0].input.save()
-
-n = x.shape[1]
 wpe = model._module.transformer.wpe
 assert wpe.weight.shape[0] == model.config.max_position_embeddings
 assert released("EleutherAI/gpt-neo-125m")["max_position_embeddings"] == 2048
+with model.trace(prompt):
+    tokens = model.token_embeddings.save()
+    x = model.layers[0].input.save()
+n = x.shape[1]
 assert torch.equal(tokens + wpe.weight[:n], x)
+
+short = "The Eiffel"                                      # padded on the left in a batch with the prompt
+with model.trace([short, prompt]):
+    tokens = model.token_embeddings.save()
+    x = model.layers[0].input.save()
+batch = model.tokenizer([short, prompt], padding=True, return_tensors="pt")
+pads = int((batch.attention_mask[0] == 0).sum())
+assert torch.equal(tokens[0, pads:] + wpe.weight[:n - pads], x[0, pads:])     # traced: the row's own positions
+
+native = model._module.transformer(**batch, output_hidden_states=True).hidden_states[0]
+assert torch.equal(tokens[0, pads:] + wpe.weight[pads:n], native[0, pads:])   # native, no position_ids: shifted
 ```
 
 ## The MLP is 4 × hidden wide because `intermediate_size` is null
