@@ -16,7 +16,7 @@ BLOOM has no position embeddings: `build_alibi_tensor` gives every head h a slop
 For a power of two n of heads the slopes are 2^(−8h/n), h = 1 … n: on BLOOM-560M's 16 heads, 2^−0.5 = 0.707, 2^−1, …, 2^−8 = 0.0039, a geometric sequence from a head that looks a few tokens back to one that barely discounts distance. BLOOM-176B's 112 heads are not a power of two: its first 64 slopes are 2^(−h/8) and the other 48 are the odd powers 1, 3, …, 95 of 2^(−1/16), taken from the 128-head sequence, so the slopes are not sorted by head index.
 
 ```python
-from transformers.models.bloom.modeling_bloom import _get_alibi_slopes
+from transformers.models.bloom.modeling_bloom import _get_alibi_slopes, build_alibi_tensor
 
 attention = model.layers[0].self_attn
 with model.trace(prompt):
@@ -29,6 +29,8 @@ slopes = torch.tensor([2 ** (-8 * h / heads) for h in range(1, heads + 1)])
 by_key = slopes[:, None, None] * torch.arange(n)                  # m_h · j, the same for every query
 causal = torch.ones(n, n, dtype=torch.bool).tril()
 torch.testing.assert_close((q @ k.transpose(-1, -2) / model.head_dim ** 0.5 + by_key)[..., causal], scores[..., causal])
+left_padded = build_alibi_tensor(torch.tensor([[0, 0, 1, 1, 1]]), heads, torch.float32)    # two pads, three tokens
+torch.testing.assert_close(left_padded, slopes[:, None, None] * torch.tensor([0.0, 0, 0, 1, 2]))
 
 assert released("bigscience/bloom-560m")["hidden_size"] // released("bigscience/bloom-560m")["n_head"] == 64
 assert released("bigscience/bloom-560m")["n_head"] == 16 and released("bigscience/bloom")["n_head"] == 112
