@@ -105,6 +105,12 @@ from transformers.models.gpt_neo.modeling_gpt_neo import GPT_NEO_ATTENTION_CLASS
 from nnterp import tiny
 
 assert set(GPT_NEO_ATTENTION_CLASSES) == {"eager", "flash_attention_2"}
+try:
+    tiny.load("gpt_neo", attn_implementation="sdpa")
+except ValueError as error:
+    assert "scaled_dot_product_attention" in str(error)
+else:
+    raise AssertionError("an sdpa load was accepted")
 default = tiny.load("gpt_neo")                                   # no attn_implementation given
 assert default.config._attn_implementation == "eager"
 assert default.serves("attention_scores", 0) is None and default.serves("attention_probabilities", 0) is None
@@ -149,7 +155,8 @@ from nnterp import tiny
 facts = released("EleutherAI/gpt-neo-125m")
 assert facts["intermediate_size"] is None and facts["activation_function"] == "gelu_new"
 unset = tiny.load("gpt_neo", intermediate_size=None)
-assert unset._module.transformer.h[0].mlp.c_fc.out_features == 4 * unset.config.hidden_size
+c_fc = unset._module.transformer.h[0].mlp.c_fc
+assert isinstance(c_fc, torch.nn.Linear) and c_fc.weight.shape == (4 * unset.config.hidden_size, unset.config.hidden_size)
 
 mlp = model.layers[0].mlp
 with model.trace(prompt):

@@ -10,7 +10,7 @@ DROP = ("scale_note",)
 MORE = r'''
 ## The queries are scaled before the product: the scores are exactly q · kᵀ
 
-`OPTAttention` multiplies `q_proj`'s output by `self.scaling` = `head_dim ** -0.5` (64 ** -0.5 = 0.125 on every released OPT: `hidden_size / num_attention_heads` is 768 / 12 on opt-125m and 1024 / 16 on opt-350m) and then calls the kernel with `scaling=1.0`. So `attention_queries` are already scaled, 1/8 of the projection's output, and `attention_scores` are the plain product of `attention_queries` and `attention_keys`, plus the mask, with nothing multiplied after. Dividing the product by `√head_dim` yourself, as on Llama, scales it twice, and a query vector patched in from another model or a steering vector added to `attention_queries` is not scaled again. The sdpa path receives the same pre-scaled queries with `scale=1.0`, so `attention_queries` mean the same under both loads.
+`OPTAttention` multiplies `q_proj`'s output by `self.scaling` = `head_dim ** -0.5` (64 ** -0.5 = 0.125 on opt-125m and opt-350m: `hidden_size / num_attention_heads` is 768 / 12 and 1024 / 16) and then calls the kernel with `scaling=1.0`. So `attention_queries` are already scaled, 1/8 of the projection's output, and `attention_scores` are the plain product of `attention_queries` and `attention_keys`, plus the mask, with nothing multiplied after. Dividing the product by `√head_dim` yourself, as on Llama, scales it twice, and a query vector patched in from another model or a steering vector added to `attention_queries` is not scaled again. The sdpa path receives the same pre-scaled queries with `scale=1.0`, so `attention_queries` mean the same under both loads.
 
 ```python
 attention = model.layers[1].self_attn
@@ -28,6 +28,14 @@ causal = torch.ones(n, n, dtype=torch.bool).tril()
 assert torch.equal((q @ k.transpose(-1, -2))[..., causal], scores[..., causal])   # nothing applied after
 assert released("facebook/opt-125m")["hidden_size"] // released("facebook/opt-125m")["num_attention_heads"] == 64
 assert released("facebook/opt-350m")["hidden_size"] // released("facebook/opt-350m")["num_attention_heads"] == 64
+
+from nnterp import tiny                                          # the same weights under sdpa: the same queries
+sdpa = tiny.load("opt", attn_implementation="sdpa")
+with sdpa.trace(prompt):
+    q_sdpa = sdpa.layers[0].self_attn.attention_queries.save()   # block 0: no earlier kernel's rounding
+with model.trace(prompt):
+    q_eager = model.layers[0].self_attn.attention_queries.save()
+assert torch.equal(q_sdpa, q_eager)
 ```
 
 ## Position p reads row p + 2 of `embed_positions`, counted from the first unpadded token
@@ -88,7 +96,7 @@ assert released("facebook/opt-350m")["activation_function"] == "relu"
 
 ## opt-350m is post-norm: each LayerNorm follows its add, and the decoder has no final norm
 
-Every released OPT but opt-350m sets `do_layer_norm_before` true. opt-350m sets it false, and the same `OPTDecoderLayer` then computes `h = self_attn_layer_norm(x + attn)` and `out = final_layer_norm(h + mlp)`: nothing normalizes the attention's input, the two norms sit on the residual path, and the block is not the sum of its input and its contributions (`layer_mid`, the stream after the attention add, is `self_attn_layer_norm`'s input, and what the MLP is added to is that norm's output). Every block's output has just been through a LayerNorm, so the stream's scale is reset at each block, and the decoder builds no `final_layer_norm` (`model.decoder.final_layer_norm` is `None`): the readout has no norm to apply. The snippet builds a tiny OPT with opt-350m's switch and checks the block's arithmetic.
+opt-125m sets `do_layer_norm_before` true; opt-350m sets it false, and the same `OPTDecoderLayer` then computes `h = self_attn_layer_norm(x + attn)` and `out = final_layer_norm(h + mlp)`: nothing normalizes the attention's input, the two norms sit on the residual path, and the block is not the sum of its input and its contributions (`layer_mid`, the stream after the attention add, is `self_attn_layer_norm`'s input, and what the MLP is added to is that norm's output). Every block's output has just been through a LayerNorm, so the stream's scale is reset at each block, and the decoder builds no `final_layer_norm` (`model.decoder.final_layer_norm` is `None`): the readout has no norm to apply. The snippet builds a tiny OPT with opt-350m's switch and checks the block's arithmetic.
 
 ```python
 from nnterp import tiny
@@ -111,7 +119,7 @@ assert post._module.model.decoder.final_layer_norm is None
 
 ## opt-350m embeds at 512 and maps into and out of the 1024-wide stream
 
-opt-350m's `word_embed_proj_dim` is 512 against a `hidden_size` of 1024. `embed_tokens` is 512 wide; `project_in` (a Linear without bias, 512 → 1024) maps it into the stream before the positions are added, and `project_out` (1024 → 512) maps the last block's output back before `lm_head`, which is tied to the 512-wide `embed_tokens`. So `token_embeddings` is `project_in`'s output, the readout is `lm_head(project_out(h))`, and a logit lens or an embedding comparison in the stream's 1024 dimensions goes through these two matrices, which are separate weights, not each other's transpose. On opt-125m `word_embed_proj_dim` equals `hidden_size` (768) and neither projection exists.
+opt-350m's `word_embed_proj_dim` is 512 against a `hidden_size` of 1024. `embed_tokens` is 512 wide; `project_in` (a Linear without bias, 512 → 1024) maps it into the stream before the positions are added, and `project_out` (1024 → 512) maps the last block's output back before `lm_head`, which is tied to the 512-wide `embed_tokens`. So `token_embeddings` is `project_in`'s output, the readout is `lm_head(project_out(h))`, and a logit lens or an embedding comparison in the stream's 1024 dimensions goes through these two matrices, which are two separate parameters. On opt-125m `word_embed_proj_dim` equals `hidden_size` (768) and neither projection exists.
 
 ```python
 from nnterp import tiny
@@ -121,6 +129,7 @@ assert released("facebook/opt-125m")["word_embed_proj_dim"] == released("faceboo
 post = tiny.load("opt", attn_implementation="eager", do_layer_norm_before=False, word_embed_proj_dim=32)
 decoder = post._module.model.decoder
 assert decoder.project_in.bias is None and decoder.project_out.bias is None
+assert decoder.project_in.weight is not decoder.project_out.weight
 assert post.lm_head.weight is decoder.embed_tokens.weight and post.lm_head.weight.shape[1] == 32
 ids = post.tokenizer(prompt, return_tensors="pt").input_ids
 with post.trace(prompt):
