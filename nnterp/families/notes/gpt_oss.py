@@ -30,7 +30,7 @@ assert GptOssPreTrainedModel._supports_sdpa is False and model.config._attn_impl
 
 ## Sliding layers (128 keys) alternate with full ones, sliding first
 
-Both released checkpoints' `layer_types` run sliding, full, sliding, ...: the even blocks (0, 2, 4, ...) are `sliding_attention`, with `sliding_window` 128, and the odd ones attend to the whole context; gpt-oss-20b has 24 blocks, gpt-oss-120b 36. On a sliding block query i sees keys i − 127 to i, 128 keys itself included; the mask carries the rest, so `attention_scores` there hold the dtype's minimum. A probe or an attention-pattern statistic averaged over blocks mixes two kinds of heads. The snippet loads a tiny gpt-oss with a window of 4.
+Both released checkpoints' `layer_types` run sliding, full, sliding, ...: the even blocks (0, 2, 4, ...) are `sliding_attention`, with `sliding_window` 128, and the odd ones attend to the whole context; gpt-oss-20b has 24 blocks, gpt-oss-120b 36. On a sliding block query i sees keys i − 127 to i, 128 keys itself included; the mask carries the rest, so `attention_scores` there hold about the dtype's minimum. A probe or an attention-pattern statistic averaged over blocks mixes two kinds of heads. The snippet loads a tiny gpt-oss with a window of 4.
 
 ```python
 from nnterp import tiny
@@ -55,7 +55,7 @@ assert (full[..., back >= 0] > masked).all()
 
 ## YaRN makes the rotary grow every query and key by 1.3466
 
-gpt-oss-120b's config.json scales the rope by YaRN: `rope_theta` 150000, `factor` 32 over `original_max_position_embeddings` 4096 (so `max_position_embeddings` 131072 = 32 × 4096), `beta_fast` 32, `beta_slow` 1, `truncate` false. YaRN leaves the fastest frequencies as they are and divides the slowest by 32, and it also returns an `attention_scaling` of 0.1 · ln(32) + 1 = 1.3466 that `GptOssRotaryEmbedding` multiplies into both cos and sin. The rotation is then no longer norm-preserving: every rotated query and key head is 1.3466 times the projection's, and the scores, still scaled by `head_dim ** -0.5` (64 ** -0.5 = 1/8), are 1.3466² = 1.813 times the product of the unrotated vectors' norms and angle. `attention_queries` and `attention_keys` are read after the rotary, with that factor in. The rotation pairs dimension i with i + head_dim/2 (the two halves), not neighbours.
+gpt-oss-120b's config.json scales the rope by YaRN: `rope_theta` 150000, `factor` 32 over `original_max_position_embeddings` 4096 (so `max_position_embeddings` 131072 = 32 × 4096), `beta_fast` 32, `beta_slow` 1, `truncate` false. YaRN leaves the fastest frequencies as they are and divides the slowest by 32, and it also returns an `attention_scaling` of 0.1 · ln(32) + 1 = 1.3466 that `GptOssRotaryEmbedding` multiplies into both cos and sin. The rotation is then no longer norm-preserving: every rotated query and key head is 1.3466 times the projection's, and the scores, still scaled by `head_dim ** -0.5` (64 ** -0.5 = 1/8), are 1.3466² = 1.813 times what the same rotation without the factor gives. `attention_queries` and `attention_keys` are read after the rotary, with that factor in. The rotation pairs dimension i with i + head_dim/2 (the two halves), not neighbours.
 
 ```python
 import math
@@ -82,6 +82,10 @@ b, n, _ = q_raw.shape
 q_pre = q_raw.view(b, n, -1, model.head_dim).transpose(1, 2)
 growth = model._module.model.rotary_emb.attention_scaling          # the tiny model has the same YaRN
 torch.testing.assert_close(q.norm(dim=-1), growth * q_pre.norm(dim=-1))
+cos, sin = model._module.model.rotary_emb(q_pre, torch.arange(n)[None])   # [1, n, head_dim / 2], scaled
+first, second = q_pre.chunk(2, dim=-1)                                  # i pairs with i + head_dim / 2
+turned = torch.cat((first * cos - second * sin, second * cos + first * sin), dim=-1)
+torch.testing.assert_close(turned, q)
 ```
 
 ## The router takes the top k logits first, then softmaxes only those
