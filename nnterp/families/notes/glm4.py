@@ -104,6 +104,7 @@ with model.trace(prompt):
 
 fused = mlp.gate_up_proj
 assert fused.out_features == 2 * model.config.intermediate_size and fused.bias is None
+assert mlp.down_proj.bias is None
 gate, up = fused(h).chunk(2, dim=-1)
 assert torch.equal(torch.nn.functional.silu(gate), act)
 assert torch.equal(act * up, neurons)

@@ -115,12 +115,14 @@ assert mixer.conv1d.groups == mixer.conv1d.in_channels and mixer.conv1d.kernel_s
 
 ## The residual is float32 and so are the logits, whatever the load's dtype
 
-`residual_in_fp32` is true on the released checkpoints: `MambaBlock` casts the residual to float32 before adding the mixer's output, so under a bfloat16 or float16 load every block's `layer_output` is float32, while `attention_norm_output` (the norm casts its input to the weights' dtype) and `attention_output` are in the load's dtype. The next block's norm casts the float32 stream back down. `MambaForCausalLM` casts the final hidden state to `lm_head`'s dtype and returns `logits` as float32. Compare streams across loads in float32, and expect `layer_output` to take twice the memory of the weights' dtype.
+`residual_in_fp32` is true on Mamba 2.8B (and is the config class's default): `MambaBlock` casts the residual to float32 before adding the mixer's output, so under a bfloat16 or float16 load every block's `layer_output` is float32, while `attention_norm_output` (the norm casts its input to the weights' dtype) and `attention_output` are in the load's dtype. The next block's norm casts the float32 stream back down. `MambaForCausalLM` casts the final hidden state to `lm_head`'s dtype and returns `logits` as float32. Compare streams across loads in float32, and expect `layer_output` to take twice the memory of the weights' dtype.
 
 ```python
 from nnterp import tiny
 
-assert released("state-spaces/mamba-2.8b-hf")["residual_in_fp32"] is True
+from transformers import MambaConfig
+
+assert released("state-spaces/mamba-2.8b-hf")["residual_in_fp32"] is True and MambaConfig().residual_in_fp32 is True
 half = tiny.load("mamba", dtype=torch.bfloat16)
 layer = half.layers[0]
 with half.trace(prompt):

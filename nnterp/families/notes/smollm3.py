@@ -46,7 +46,7 @@ assert torch.equal(pre[:, :, 0], q[:, :, 0]) and not torch.allclose(pre, q)   # 
 
 ## The rotary base is 5,000,000, with no scaling
 
-SmolLM3-3B's `rope_parameters` are `rope_type` default with `rope_theta` 5,000,000, for a `max_position_embeddings` of 65536, and nothing rescales the frequencies (no YaRN, no linear factor): `attention_scaling` is 1. Its heads are 2048 / 16 = 128 wide, all turned on the rotary blocks: 64 frequencies from 1 down to 5e6 ** (−126 / 128) = 2.5e-7 radians per position, the slowest turning once in about 2.5e7 positions. A Llama-style 10000 base (or Llama 3's 500000) is not SmolLM3's.
+SmolLM3-3B's `rope_parameters` are `rope_type` default with `rope_theta` 5,000,000, for a `max_position_embeddings` of 65536, and nothing rescales the frequencies (no YaRN, no linear factor): `attention_scaling` is 1. Its heads are 2048 / 16 = 128 wide, all turned on the rotary blocks: 64 frequencies from 1 down to 5e6 ** (−126 / 128) = 2.5e-7 radians per position, the slowest turning once in about 2.5e7 positions. A rotary recomputed at Llama's default base of 10000 is not SmolLM3's.
 
 ```python
 from transformers import SmolLM3Config
@@ -58,6 +58,8 @@ assert facts["max_position_embeddings"] == 65536 and facts["hidden_size"] // fac
 rotary = SmolLM3RotaryEmbedding(SmolLM3Config(**{**facts, "rope_parameters": dict(facts["rope_parameters"])}))
 assert rotary.attention_scaling == 1.0 and rotary.inv_freq.shape == (64,)
 torch.testing.assert_close(rotary.inv_freq, 5e6 ** (-torch.arange(0, 128, 2) / 128))
+from transformers import LlamaConfig
+assert LlamaConfig().rope_parameters["rope_theta"] == 10000.0           # Llama's class default, another rotary
 ```
 
 ## No sliding window as released; with one switched on, the NoPE blocks are the ones that slide
@@ -87,7 +89,7 @@ assert (nope[..., (back >= 0) & (back < 4)] > masked).all() and (nope[..., back 
 
 ## The head is tied because the config says nothing
 
-SmolLM3-3B's config.json has no `tie_word_embeddings` key, and `SmolLM3Config`'s default is true, so `lm_head.weight` is `embed_tokens.weight`, one 128256 × 2048 matrix: an edit of the unembedding is an edit of the embedding, and a logit lens reads the stream against the input embeddings themselves. The same config's `eos_token_id` is 128012 (`<|im_end|>`), not the class default 128001, with `bos_token_id` 128000 and `pad_token_id` 128004: code that builds a config from the class defaults stops generation on the wrong token.
+SmolLM3-3B's config.json has no `tie_word_embeddings` key, and `SmolLM3Config`'s default is true, so `lm_head.weight` is `embed_tokens.weight`, one 128256 × 2048 matrix: an edit of the unembedding is an edit of the embedding, and a logit lens reads the stream against the input embeddings themselves. The same config's `eos_token_id` is 128012, not the class default 128001, with `bos_token_id` 128000 and `pad_token_id` 128004: code that builds a config from the class defaults stops generation on the wrong token.
 
 ```python
 from transformers import SmolLM3Config
