@@ -136,4 +136,28 @@ with model.trace(prompt):                                                # as re
     attn = model.layers[0].self_attn.attention_output.save()
 torch.testing.assert_close(model.layers[0].self_attn._module.dense(premix.flatten(-2)), attn)
 ```
+## One attention code path: no sdpa, and the interior is always served
+
+BLOOM's attention is its own code, with no `attention_interface` to switch: transformers refuses `attn_implementation="sdpa"` for it at load time, and every load runs the same `baddbmm`, softmax (in float32, cast back to the model's dtype) and `bmm`, so `attention_scores` and `attention_probabilities` are served under the default load. The heads are folded into the batch inside the module (`[batch · heads, seq, head_dim]` for the `bmm`); nnterp serves `attention_head_outputs` unfolded, `[batch, seq, heads, head_dim]`, as the pattern times the values.
+
+```python
+from nnterp import tiny
+
+try:
+    tiny.load("bloom", attn_implementation="sdpa")
+except ValueError as error:
+    assert "scaled_dot_product_attention" in str(error)
+else:
+    raise AssertionError("an sdpa load was accepted")
+default = tiny.load("bloom")
+assert default.config._attn_implementation == "eager" and default.serves("attention_probabilities", 0) is None
+
+attention = model.layers[0].self_attn
+with model.trace(prompt):
+    p = attention.attention_probabilities.save()
+    v = attention.attention_values.save()
+    heads = attention.attention_head_outputs.save()
+assert heads.shape == (1, p.shape[-1], model.num_heads, model.head_dim)
+torch.testing.assert_close((p @ v).transpose(1, 2), heads)
+```
 '''
