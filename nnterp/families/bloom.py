@@ -118,21 +118,3 @@ FAMILY = Family(
         "hidden_size": 64, "n_layer": 2, "n_head": 4, "vocab_size": 300}},
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'bloom': {'caveats': ['attention_output / mlp_output cannot be read as module outputs (they already include the '
-                       'residual) [src]'],
-           'quirks': ['self_attention(x_ln, residual) and mlp(x_ln, residual) return residual + branch [src]',
-                      'ALiBi (no RoPE); word_embeddings_layernorm right after the embedding [src]',
-                      'custom attention (baddbmm, no interface) [obs]',
-                      'apply_residual_connection_post_layernorm uses the normed input as residual [src]',
-                      'layer returns tuple [obs]']}}
-#: ... and under the structural config switches the family checks as variants
-TRAPS_BY_VARIANT = {'bloom': {'post_ln_residual': {'caveats': [],
-                                'note': 'apply_residual_connection_post_layernorm=True: residual '
-                                        'taken from normed input [obs]',
-                                'quirks': ['apply_residual_connection_post_layernorm=True: '
-                                           'residual taken from normed input [obs]',
-                                           'decoder layer returns tuple[2] [obs]']}}}

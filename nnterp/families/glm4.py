@@ -46,11 +46,3 @@ FAMILY = Family(
     tiny=tiny("Glm4Config", head_dim=16, pad_token_id=0),
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'glm4': {'caveats': [],
-          'quirks': ['post_self_attn_layernorm on attn output; post_attention_layernorm is the pre-MLP norm; '
-                     'post_mlp_layernorm on MLP output [src]',
-                     'fused gate_up_proj + activation_fn; q/k/v bias; partial rotary 0.5 [obs]']}}

@@ -60,12 +60,3 @@ FAMILY = Family(
         "eos_token_id": 2, "attention_types": [[["global", "local"], 1]]}},
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'gpt_neo': {'caveats': [],
-             'quirks': ['attention nested: attn.attention.{q_proj,k_proj,v_proj,out_proj} (no bias on q/k/v) [obs]',
-                        'alternating global/local (window 256) layers [cfg]',
-                        'custom _attn, no query scaling [src; obs: 0 kernel calls]',
-                        'layer returns tuple [obs]']}}

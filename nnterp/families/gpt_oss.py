@@ -67,13 +67,3 @@ FAMILY = Family(
         "num_experts_per_tok": 2}},
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'gpt_oss': {'caveats': ['mlp_output hook gets a tuple [src]'],
-             'quirks': ['attention sinks (s_aux) [obs]; default attn implementation resolves to eager [obs]',
-                        'biases on q/k/v/o, router and experts [obs]',
-                        'mlp returns (hidden, router_scores) tuple [src]',
-                        'clamped SwiGLU (swiglu_limit) in experts; expert weights [E,in,out] [src/obs]',
-                        'alternating sliding(128)/full [obs]']}}

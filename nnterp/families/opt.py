@@ -134,19 +134,3 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "ffn_dim": 128, "vocab_size": 300}},
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'opt': {'caveats': ['attention_queries at the kernel call are already multiplied by 1/sqrt(d) [obs]'],
-         'quirks': ['queries pre-scaled in q_proj output, kernel scaling=1.0 [obs]',
-                    'learned positions with offset 2 [src]',
-                    '350m-style variant: project_in/project_out around the decoder, no final_layer_norm [obs '
-                    'variant]',
-                    'ReLU fc1/fc2 [obs]']}}
-#: ... and under the structural config switches the family checks as variants
-TRAPS_BY_VARIANT = {'opt': {'post_ln_proj': {'caveats': [],
-                          'note': 'do_layer_norm_before=False + word_embed_proj_dim (opt-350m): '
-                                  'post-LN, project_in/out, no final norm [obs]',
-                          'quirks': ['do_layer_norm_before=False + word_embed_proj_dim (opt-350m): '
-                                     'post-LN, project_in/out, no final norm [obs]']}}}

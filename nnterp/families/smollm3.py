@@ -41,9 +41,3 @@ FAMILY = Family(
     tiny=tiny("SmolLM3Config", pad_token_id=0, bos_token_id=1, eos_token_id=2, no_rope_layers=[1, 0]),
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'smollm3': {'caveats': [],
-             'quirks': ['NoPE on every 4th layer (no_rope_layers) [src/cfg]', 'tied embeddings by default [obs]']}}
