@@ -11,6 +11,7 @@ model needs, and records the first transformers release serving it.
 from __future__ import annotations
 
 import ast
+import copy
 import importlib
 import re
 import pkgutil
@@ -280,6 +281,10 @@ class Checkpoint:
     config: dict = field(default_factory=dict)
     #: why its printout cannot be built from the facts known here (the page then shows the tiny model)
     not_buildable: str | None = None
+
+    def facts(self) -> dict:
+        """A deep copy of the config facts: a config class built from them writes into nested dicts (rope_scaling)."""
+        return copy.deepcopy(self.config)
 
 
 @dataclass(frozen=True)

@@ -129,7 +129,7 @@ def representative_config(family):
     cls = config_class(family)
     checkpoint = representative(family)
     if checkpoint is not None:
-        return cls(**checkpoint.config), checkpoint.repo
+        return cls(**checkpoint.facts()), checkpoint.repo
     reproduced = reproduced_checkpoint(cls)
     like = f", which the transformers docs give as {reproduced}'s" if reproduced else ""
     return cls(), f"the defaults of {cls.__name__}{like}"

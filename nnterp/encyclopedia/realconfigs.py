@@ -15,6 +15,7 @@ test suite checks a sample.
 from __future__ import annotations
 
 import argparse
+import copy
 import gc
 import itertools
 import json
@@ -168,7 +169,7 @@ def _config(family, facts: dict):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        config = config_class(family)(**facts)
+        config = config_class(family)(**copy.deepcopy(facts))
     # a special id the class defaults to past the capped vocabulary (Emu3's pad_token_id) names the last row
     for held in {id(config): config, id(config.get_text_config()): config.get_text_config()}.values():
         for token in ("pad_token_id", "bos_token_id", "eos_token_id"):

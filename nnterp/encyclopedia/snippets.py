@@ -83,13 +83,13 @@ class Runner:
         def StandardizedTransformer(source, *args, **kwargs):  # noqa: N802 - the name the snippet uses
             return nnterp.StandardizedTransformer(local() if source in repos else source, *args, **kwargs)
 
-        facts = {checkpoint.repo: checkpoint.config for checkpoint in self.family.checkpoints}
+        recorded = {checkpoint.repo: checkpoint for checkpoint in self.family.checkpoints if checkpoint.config}
 
         def released(repo: str) -> dict:
-            """The config.json facts recorded for one of the family's checkpoints, as released."""
-            if not facts.get(repo):
+            """The config.json facts recorded for one of the family's checkpoints, as released (a copy)."""
+            if repo not in recorded:
                 raise KeyError(f"{self.family.name} records no config facts for {repo}; add them, with their source")
-            return dict(facts[repo])
+            return recorded[repo].facts()
 
         return {"model": model, "prompt": self.prompt(), "torch": torch, "nnterp": nnterp,
                 "StandardizedTransformer": StandardizedTransformer, "released": released}

@@ -221,7 +221,7 @@ def _meta_build(family, checkpoint):
     try:
         with torch.device("meta"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return _auto_class(family).from_config(config_class(family)(**checkpoint.config))
+            return _auto_class(family).from_config(config_class(family)(**checkpoint.facts()))
     except Exception:
         return None
 
