@@ -52,9 +52,9 @@ factor = math.sqrt(1 + math.log(128 / 16) / math.log(16))
 torch.testing.assert_close(q.norm(dim=-1), factor * raw.norm(dim=-1))
 ```
 
-## Past 4096 tokens every position's rotation changes, the first 4096 included
+## Past 4096 tokens every position after the first turns by other angles, the first 4096 included
 
-The factors are chosen per call from the whole sequence: `longrope_frequency_update` switches to `long_factor` when the largest position id reaches `original_max_position_embeddings`. A prompt of 4097 tokens therefore rotates its first token differently from the same first token in a prompt of 4096: activations of a prefix are not comparable across prompts on the two sides of the boundary, and a cache built on a short prompt is invalid after it. `Phi3ForCausalLM.prepare_inputs_for_generation` drops the cache and recomputes the whole sequence when generation crosses the boundary. On the tiny model with an original context of 16, the first block's queries at the first positions change as soon as the prompt passes 16 tokens:
+The factors are chosen per call from the whole sequence: `longrope_frequency_update` switches to `long_factor` when the largest position id reaches `original_max_position_embeddings`. A prompt of 4097 tokens therefore rotates its second token (and every later one) differently from the same token in a prompt of 4096; only position 0, whose angle is 0, is the same: activations of a prefix are not comparable across prompts on the two sides of the boundary, and a cache built on a short prompt is invalid after it. `Phi3ForCausalLM.prepare_inputs_for_generation` drops the cache and recomputes the whole sequence when generation crosses the boundary. On the tiny model with an original context of 16, the first block's queries at the first positions change as soon as the prompt passes 16 tokens:
 
 ```python
 from nnterp import tiny
