@@ -65,7 +65,7 @@ FAMILY = Family(
             "num_key_value_heads": 32, "original_max_position_embeddings": 4096, "rms_norm_eps": 1e-05,
             "rope_scaling": {"type": "longrope", "long_factor": _PHI35_LONG, "short_factor": _PHI35_SHORT},
             "rope_theta": 10000.0, "sliding_window": 262144, "tie_word_embeddings": False, "dtype": "bfloat16",
-            "vocab_size": 32064,
+            "vocab_size": 32064, "resid_pdrop": 0.0, "embd_pdrop": 0.0, "attention_dropout": 0.0,
         }),
         Checkpoint("microsoft/Phi-4-mini-instruct", "Phi-4-mini-instruct"),
     ),

@@ -143,4 +143,24 @@ for head in range(KV):
     rows = slice((H + KV) * d + head * d, (H + KV) * d + (head + 1) * d)
     torch.testing.assert_close(h @ W[rows].T, v[:, head])
 ```
+
+## Each contribution passes a dropout before the add, inert on the released configs even in training mode
+
+`Phi3DecoderLayer` wraps the attention's output in `resid_attn_dropout` and the MLP's in `resid_mlp_dropout` before adding them; `attention_output` and `mlp_output` are read before those modules. In eval they are identities. In a training-mode forward (`model.train()`, as for fine-tuning or for gradients through dropout-bearing code) with a nonzero `resid_pdrop`, the stream receives a dropped-out, rescaled copy, so `layer_input + attention_output` is no longer `layer_mid`. Phi-3.5-mini-instruct's config sets `resid_pdrop`, `embd_pdrop` and `attention_dropout` to 0.0: on it, even a training-mode forward adds exactly what is read.
+
+```python
+from nnterp import tiny
+
+facts = released("microsoft/Phi-3.5-mini-instruct")
+assert facts["resid_pdrop"] == facts["embd_pdrop"] == facts["attention_dropout"] == 0.0
+for p, exact in ((0.0, True), (0.5, False)):
+    train = tiny.load("phi3", attn_implementation="eager", resid_pdrop=p)
+    train._module.train()
+    with train.trace(prompt):
+        x = train.layers[0].layer_input.save()
+        attn = train.layers[0].self_attn.attention_output.save()
+        mid = train.layers[0].layer_mid.save()
+    assert torch.equal(x + attn, mid) is exact
+    assert isinstance(train.layers[0]._module.resid_attn_dropout, torch.nn.Dropout)
+```
 '''
