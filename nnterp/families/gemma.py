@@ -24,22 +24,17 @@ FAMILY = Family(
                             "layers[0].input is this tensor",
     },
     checkpoints=(
+        # hidden_act, rope_theta and the token ids as in google/gemma-2b's config.json of its first release
+        # (transformers 4.38.0.dev0), copied into an earlier version of kohya-ss/sd-scripts library/lumina_util.py
         Checkpoint("google/gemma-2b", "Gemma-2B", {
             "architectures": ["GemmaForCausalLM"], "num_hidden_layers": 18, "hidden_size": 2048,
             "intermediate_size": 16384, "num_attention_heads": 8, "num_key_value_heads": 1, "head_dim": 256,
             "vocab_size": 256000, "max_position_embeddings": 8192, "hidden_activation": "gelu_pytorch_tanh",
-            "rms_norm_eps": 1e-06, "tie_word_embeddings": True, "dtype": "bfloat16",
+            "rms_norm_eps": 1e-06, "tie_word_embeddings": True, "dtype": "bfloat16", "hidden_act": "gelu",
+            "rope_theta": 10000.0, "bos_token_id": 2, "eos_token_id": 1, "pad_token_id": 0,
         }),
         Checkpoint("google/gemma-7b", "Gemma-7B"),
     ),
     tiny=tiny("GemmaConfig", head_dim=16),
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'gemma': {'caveats': [],
-           'quirks': ['embeddings scaled by sqrt(hidden) inside GemmaTextScaledWordEmbedding [src]',
-                      'RMSNorm computes x*(1+weight) [src]',
-                      'GELU-tanh gated MLP; tied lm_head [obs]']}}

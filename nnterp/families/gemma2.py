@@ -54,15 +54,18 @@ FAMILY = Family(
             "num_key_value_heads": 8, "query_pre_attn_scalar": 256, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
             "sliding_window": 4096, "sliding_window_size": 4096, "dtype": "bfloat16", "vocab_size": 256000,
         }),
+        # config.json of unsloth/gemma-2-27b-it, a re-upload of google/gemma-2-27b-it's weights (mirrored in
+        # hlky/dinoml_v2 agents/plans/transformers/gemma2/_sources/unsloth__gemma-2-27b-it.config.json)
+        Checkpoint("google/gemma-2-27b-it", "Gemma-2-27B-IT", {
+            "architectures": ["Gemma2ForCausalLM"], "attention_bias": False, "attn_logit_softcapping": 50.0,
+            "cache_implementation": "hybrid", "final_logit_softcapping": 30.0, "head_dim": 128,
+            "hidden_act": "gelu_pytorch_tanh", "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 4608,
+            "intermediate_size": 36864, "max_position_embeddings": 8192, "num_attention_heads": 32,
+            "num_hidden_layers": 46, "num_key_value_heads": 16, "query_pre_attn_scalar": 144, "rms_norm_eps": 1e-06,
+            "rope_theta": 10000.0, "sliding_window": 4096, "sliding_window_size": 4096, "dtype": "bfloat16",
+            "vocab_size": 256000, "bos_token_id": 2, "eos_token_id": 1, "pad_token_id": 0,
+        }),
     ),
     tiny=tiny("Gemma2Config", head_dim=16),
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'gemma2': {'caveats': [],
-            'quirks': ['attention logit softcap 50 (softcap kwarg) [obs]; final logit softcap 30 [src]',
-                       'alternating sliding/full [obs]; query_pre_attn_scalar scaling [obs]',
-                       'embed * sqrt(hidden); RMSNorm (1+w); default attn implementation resolves to eager [obs]']}}

@@ -41,16 +41,18 @@ FAMILY = Family(
             "rms_norm_eps": 1e-06, "query_pre_attn_scalar": 256, "sliding_window": 512,
             "tie_word_embeddings": True, "dtype": "bfloat16",
         }),
+        # config.json of google/gemma-3-1b-it (transformers 4.52.4), as quoted in Liwink/gemma-jax models/README.md
+        Checkpoint("google/gemma-3-1b-it", "Gemma-3-1B-IT", {
+            "architectures": ["Gemma3ForCausalLM"], "attention_bias": False, "attn_logit_softcapping": None,
+            "bos_token_id": 2, "cache_implementation": "hybrid", "eos_token_id": [1, 106],
+            "final_logit_softcapping": None, "head_dim": 256, "hidden_activation": "gelu_pytorch_tanh",
+            "hidden_size": 1152, "intermediate_size": 6912, "max_position_embeddings": 32768, "num_attention_heads": 4,
+            "num_hidden_layers": 26, "num_key_value_heads": 1, "pad_token_id": 0, "query_pre_attn_scalar": 256,
+            "rms_norm_eps": 1e-06, "rope_local_base_freq": 10000, "rope_scaling": None, "rope_theta": 1000000,
+            "sliding_window": 512, "sliding_window_pattern": 6, "dtype": "bfloat16", "vocab_size": 262144,
+        }),
     ),
     # one sliding and one full layer, so both kinds are checked
     tiny=tiny("Gemma3TextConfig", head_dim=16, layer_types=["sliding_attention", "full_attention"]),
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'gemma3_text': {'caveats': [],
-                 'quirks': ['qk-norm (replaces softcapping) [obs]',
-                            '5:1 sliding/full with separate local rope [cfg/src]',
-                            'embed * sqrt(hidden); RMSNorm (1+w) [src]']}}

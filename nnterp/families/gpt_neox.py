@@ -52,16 +52,3 @@ FAMILY = Family(
         "vocab_size": 300}},
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'gpt_neox': {'caveats': ['no layer_mid in the default (parallel) config [src]'],
-              'quirks': ['parallel: h = x + attn(input_layernorm(x)) + mlp(post_attention_layernorm(x)) [src]',
-                         'partial rotary 0.25; untied lm_head (named lm_head in 5.x) [obs]',
-                         'kernel via attention_interface [obs]']}}
-#: ... and under the structural config switches the family checks as variants
-TRAPS_BY_VARIANT = {'gpt_neox': {'sequential': {'caveats': [],
-                             'note': 'use_parallel_residual=False -> sequential pre-norm [obs]',
-                             'quirks': ['use_parallel_residual=False -> sequential pre-norm [obs]',
-                                        'partial rotary ([0.25]) [obs cfg]']}}}
