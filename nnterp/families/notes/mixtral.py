@@ -10,8 +10,8 @@ MORE = r'''
 `gate` is a `MixtralTopKRouter`, not a Linear: a bare `weight` of [num_local_experts, hidden_size] and no bias. On the positions flattened to [tokens, hidden_size] it computes `router_logits = F.linear(x, weight)`, their softmax over all experts in float32, the `top_k` largest probabilities (2 on both released checkpoints, of 8 experts), and divides them by their sum. `router_weights` therefore sum to one at every position, and they equal the softmax of the two chosen logits alone: the other experts' share cancels in the division. They are not the probabilities the full softmax gave the chosen experts, which sum to less than one; a probe that reads "how much the router trusts expert e" from `router_weights` reads a share among two. `router_logits` are the raw scores, served as [batch, seq, num_experts] views of the router's own tensor:
 
 ```python
-facts = released("mistralai/Mixtral-8x7B-v0.1")
-assert (facts["num_local_experts"], facts["num_experts_per_tok"]) == (8, 2)
+for repo in ("mistralai/Mixtral-8x7B-v0.1", "mistralai/Mixtral-8x22B-v0.1"):
+    assert (released(repo)["num_local_experts"], released(repo)["num_experts_per_tok"]) == (8, 2)
 
 mlp = model.layers[0].mlp
 with model.trace(prompt):

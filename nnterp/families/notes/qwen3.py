@@ -4,6 +4,10 @@ before apply_rotary_pos_emb; no bias unless attention_bias) and configuration_qw
 128 by default; the sliding layers are those from max_window_layers up, and only with use_sliding_window); the
 snippets run on the family's tiny model."""
 
+#: the derived note on q_norm and k_norm, which the first two notes below replace (recomputed, and the pattern's
+#: blindness to the stream's scale shown against Llama's)
+DROP = ("qk_norm_note",)
+
 MORE = r'''
 ## The queries and keys are normed per head, then rotated
 

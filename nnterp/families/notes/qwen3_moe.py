@@ -139,23 +139,4 @@ assert counts["Qwen/Qwen3-30B-A3B"] == (30532122624, 28991029248, 3353032704, 0.
 assert counts["Qwen/Qwen3-235B-A22B"] == (235093634560, 227096395776, 22190763520, 0.97)
 ```
 
-## Qwen3's per-head query and key norms
-
-The attention is Qwen3's: `q_norm` and `k_norm`, RMSNorms with one weight of `head_dim` entries, normalize each query and key head before the rotary, and `attention_queries` and `attention_keys` are read after both (see the Qwen3 page for what this does to the pattern). No projection has a bias. The queries recomputed on the tiny model:
-
-```python
-from transformers.models.qwen3_moe.modeling_qwen3_moe import apply_rotary_pos_emb
-
-attention = model.layers[0].self_attn
-with model.trace(prompt):
-    x = model.layers[0].attention_norm_output.save()
-    q = attention.attention_queries.save()
-
-n, d = x.shape[1], model.head_dim
-cos, sin = model._module.model.rotary_emb(x, torch.arange(n)[None])
-q_heads = attention.q_norm(attention.q_proj(x).view(1, n, -1, d)).transpose(1, 2)
-q_again, _ = apply_rotary_pos_emb(q_heads, q_heads, cos, sin)
-torch.testing.assert_close(q_again, q)
-assert all(getattr(attention, name).bias is None for name in ("q_proj", "k_proj", "v_proj", "o_proj"))
-```
 '''
