@@ -6,13 +6,14 @@ layer; MistralAttention passes sliding_window to the kernel) and configuration_m
 MORE = r'''
 ## A config built without `sliding_window` slides: the class default is 4096
 
-`MistralConfig`'s `sliding_window` defaults to 4096, Mistral-7B-v0.1's window, and `MistralModel.forward` builds its mask with `create_sliding_window_causal_mask` whenever the value is set. A config written by hand, or one whose `sliding_window` key is missing, therefore gets a window of 4096 tokens; only an explicit `sliding_window=None` turns it off. On a prompt shorter than the window nothing shows: with a window as long as the prompt the tiny model's logits are bit-identical to no window at all, and one token shorter they differ. A long-context experiment on a Mistral config of uncertain provenance should read `model.config.sliding_window` first.
+`MistralConfig`'s `sliding_window` defaults to 4096, Mistral-7B-v0.1's window, and `MistralModel.forward` builds its mask with `create_sliding_window_causal_mask` whenever the value is set. A config written by hand, or one whose `sliding_window` key is missing, therefore gets a window of 4096 tokens; only an explicit `sliding_window=None` turns it off, as Mistral-Nemo-Base-2407's config.json does (`"sliding_window": null`). On a prompt shorter than the window nothing shows: with a window as long as the prompt the tiny model's logits are bit-identical to no window at all, and one token shorter they differ. A long-context experiment on a Mistral config of uncertain provenance should read `model.config.sliding_window` first.
 
 ```python
 from transformers import MistralConfig
 from nnterp import tiny
 
 assert MistralConfig().sliding_window == 4096 == released("mistralai/Mistral-7B-v0.1")["sliding_window"]
+assert released("mistralai/Mistral-Nemo-Base-2407")["sliding_window"] is None
 n = len(model.tokenizer(prompt).input_ids)
 logits = {}
 for window in (None, n, n - 1):
@@ -105,6 +106,30 @@ with model.trace(prompt):
     k = attention.attention_keys.save()
     q = attention.attention_queries.save()
 assert q.shape[1] // k.shape[1] == model.num_heads // model.num_kv_heads
+```
+
+## Mistral NeMo: heads of 128 on a width of 5120, so the queries are narrower than the stream
+
+Mistral-Nemo-Base-2407 is a `MistralForCausalLM` too: 40 blocks, `hidden_size` 5120, 32 query heads over 8 key and value heads, and `head_dim` 128 set in its config, not 5120 / 32 = 160. `q_proj` maps 5120 to 32 · 128 = 4096 features and `o_proj` 4096 back to 5120, so `attention_head_outputs` concatenate to 4096 entries, not the stream's width. `MistralConfig` derives `head_dim` from the width only when it is missing: a config written from NeMo's sizes without it builds 160-wide heads, another model with 12.77B parameters instead of the checkpoint's 12.25B. Its context is 128000 positions at `rope_theta` 1000000, with no window, and its vocabulary 131072 rows.
+
+```python
+from transformers import AutoModelForCausalLM, MistralConfig
+
+nemo = released("mistralai/Mistral-Nemo-Base-2407")
+assert (nemo["hidden_size"], nemo["num_attention_heads"], nemo["head_dim"]) == (5120, 32, 128)
+assert nemo["hidden_size"] // nemo["num_attention_heads"] == 160
+assert (nemo["max_position_embeddings"], nemo["rope_theta"], nemo["vocab_size"]) == (128000, 1000000.0, 131072)
+built = {}
+for name, given in (("released", nemo), ("without head_dim", {k: v for k, v in nemo.items() if k != "head_dim"})):
+    with torch.device("meta"):
+        meta = AutoModelForCausalLM.from_config(MistralConfig(**given))
+    attention = meta.model.layers[0].self_attn
+    built[name] = (attention.q_proj.out_features, attention.o_proj.in_features, sum(p.numel() for p in meta.parameters()))
+assert built == {"released": (4096, 4096, 12247782400), "without head_dim": (5120, 5120, 12772070400)}
+
+with model.trace(prompt):
+    heads = model.layers[0].self_attn.attention_head_outputs.save()
+assert heads.shape[-2:] == (model.num_heads, model.head_dim)      # per head, as the config sets it
 ```
 
 ## Generation keeps only the window's keys
