@@ -22,12 +22,15 @@ FAMILY = Family(
             "sliding_window": 4096, "tie_word_embeddings": False, "dtype": "bfloat16",
         }),
         Checkpoint("mistralai/Mistral-7B-Instruct-v0.3", "Mistral-7B-Instruct-v0.3"),
+        # config.json of mistralai/Mistral-Nemo-Base-2407 (mirrored in kevinstephano/thunder_model_blocks
+        # thunder_model_blocks/mistral/mistral_config.py, mistral_cfg_str)
+        Checkpoint("mistralai/Mistral-Nemo-Base-2407", "Mistral-Nemo-Base-2407", {
+            "architectures": ["MistralForCausalLM"], "head_dim": 128, "hidden_act": "silu", "hidden_size": 5120,
+            "intermediate_size": 14336, "max_position_embeddings": 128000, "num_attention_heads": 32,
+            "num_hidden_layers": 40, "num_key_value_heads": 8, "rms_norm_eps": 1e-05, "rope_theta": 1000000.0,
+            "sliding_window": None, "tie_word_embeddings": False, "dtype": "bfloat16", "vocab_size": 131072,
+        }),
     ),
     tiny=tiny("MistralConfig", head_dim=16),
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'mistral': {'caveats': [], 'quirks': ['sliding_window passed to kernel (4096 default) [obs]']}}

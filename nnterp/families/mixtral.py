@@ -52,10 +52,3 @@ FAMILY = Family(
         "num_experts_per_tok": 2}},
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'mixtral': {'caveats': [],
-             'quirks': ['router `gate`, experts fused [obs]',
-                        'expert weights [E, out, in] (gate_up_proj [E,2I,H]) [obs]']}}

@@ -55,8 +55,3 @@ FAMILY = Family(
         "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2}},
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'qwen2_moe': {'caveats': [], 'quirks': ['shared_expert + sigmoid shared_expert_gate [obs]', 'q/k/v bias [obs]']}}

@@ -21,11 +21,16 @@ FAMILY = Family(
         "attention_keys": "The keys entering attention: normed per head by k_norm, then rotated",
     },
     checkpoints=(
+        # attention_bias, max_window_layers, rope_scaling, rope_theta and sliding_window added from two copies of its
+        # config.json the code search returns, whose repositories the index does not name: a model page ("# Qwen/
+        # Qwen3-0.6B", "## model config", transformers_version 4.51.0) and a constants file quoting
+        # huggingface.co/Qwen/Qwen3-0.6B/raw/main/config.json; the other keys were recorded before
         Checkpoint("Qwen/Qwen3-0.6B", "Qwen3-0.6B", {
             "architectures": ["Qwen3ForCausalLM"], "num_hidden_layers": 28, "hidden_size": 1024,
             "intermediate_size": 3072, "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128,
             "vocab_size": 151936, "max_position_embeddings": 40960, "hidden_act": "silu", "rms_norm_eps": 1e-06,
-            "tie_word_embeddings": True, "dtype": "bfloat16",
+            "tie_word_embeddings": True, "dtype": "bfloat16", "attention_bias": False, "max_window_layers": 28,
+            "rope_scaling": None, "rope_theta": 1000000, "sliding_window": None,
         }),
         # config.json of Qwen/Qwen3-8B (mirrored in hlky/dinoml_v2
         # agents/plans/transformers/qwen3/_sources/Qwen__Qwen3-8B.config.json)
@@ -40,8 +45,3 @@ FAMILY = Family(
     tiny=tiny("Qwen3Config", head_dim=16),
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'qwen3': {'caveats': [], 'quirks': ['qk-norm q_norm/k_norm (per-head RMSNorm, before RoPE) [src]']}}

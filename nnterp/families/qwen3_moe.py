@@ -52,8 +52,3 @@ FAMILY = Family(
         "num_experts_per_tok": 2}},
 )
 
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'qwen3_moe': {'caveats': [], 'quirks': ['qk-norm [obs]']}}
