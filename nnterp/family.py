@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import difflib
 import importlib
 import re
 import pkgutil
@@ -579,8 +580,6 @@ def family_named(name: str) -> Family:
 
 def unknown_family(name: str, others=()) -> str:
     """Why ``name`` names no family, in one sentence: the nearest names, and how to add one."""
-    import difflib
-
     names = [*known_names(), *others]
     near = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
     hint = f"did you mean {', '.join(near)}? " if near else ""
@@ -656,6 +655,6 @@ def family_for(config, architecture: str | None = None) -> Family:
     raise UnknownArchitecture(
         f"{architecture} (model_type {model_type!r}) belongs to no nnterp family; {len(names)} are supported "
         f"({', '.join(names[:6])}, ...: see nnterp.family.registry() or FAMILIES.md); "
-        f"to add one, declare FAMILY = Family(...) in nnterp/families/{model_type}.py, or anywhere and "
-        f"nnterp.register(FAMILY) (docs/families.md)"
+        f"to add one, declare FAMILY = Family(...) (see nnterp/families/llama.py) in nnterp/families/{model_type}.py, "
+        f"or in your own code and call nnterp.register(FAMILY) (docs/families.md)"
     )
