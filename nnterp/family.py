@@ -489,9 +489,9 @@ def _forget() -> None:
 
 def register(family: Family, *, override: bool = False) -> Family:
     """Register a family declared outside ``nnterp/families/`` (a user's own module or notebook), for this
-    process: ``family_for``, ``StandardizedTransformer``, ``nnterp.tiny`` and ``registry()`` then find it. A name
-    or a model type that a family of the package, or another registered family, already serves is refused unless
-    ``override=True``, and the registered family then wins; registering a family of the same name again (a
+    process: ``family_for``, ``StandardizedTransformer``, ``nnterp.tiny`` and ``registry()`` then find it. The name
+    of a family of the package, or a model type that one (or another registered family) already serves, is refused
+    unless ``override=True``, and the registered family then wins; registering a family of the same name again (a
     notebook cell run twice) replaces it. Returns the family."""
     from .families import _index
 
@@ -583,8 +583,8 @@ def unknown_family(name: str, others=()) -> str:
     names = [*known_names(), *others]
     near = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
     hint = f"did you mean {', '.join(near)}? " if near else ""
-    return (f"{name!r} is no family ({hint}{len(names)} are known: nnterp.family.registry() lists them); a family "
-            f"of your own is found once registered with nnterp.register(Family(...)) (docs/families.md)")
+    return (f"{name!r} is no family ({hint}FAMILIES.md lists all {len(names)}); a family of your own is found once "
+            f"registered with nnterp.register(Family(...)) (docs/families.md)")
 
 
 def unavailable() -> dict[str, str]:

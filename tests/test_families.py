@@ -84,6 +84,11 @@ def test_registry_refuses_a_taken_name_or_model_type_unless_overriding():
         nnterp.register(user_family("llama"))
     with pytest.raises(RegistrationRefused, match="not dict"):
         nnterp.register({"name": "mine"})
+    with pytest.raises(RegistrationRefused, match=r"declares no model type.*model_types=\(config\.model_type,\)"):
+        nnterp.register(Family(name="mine", model_types=()))
+    with nnterp.registered(Family(name="mine", model_types=("userlama",))):
+        with pytest.raises(UnknownArchitecture, match="the mine family declares no tiny recipe"):
+            tiny.load("mine")
     assert "mine" not in registry() and family_for(LlamaConfig()).name == "llama"
 
     mine = user_family("mine", ("userlama", "llama"))
