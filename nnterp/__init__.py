@@ -2,14 +2,15 @@
 
 from .errors import (
     BatchRefused, ConditionedValue, EmptyPrompt, LayoutMismatch, LoadOptionRefused, NnterpError, NotCached, OrderError,
-    ReadOnlyValue, UnavailableValue, UnknownArchitecture, UnknownName,
+    ReadOnlyValue, RegistrationRefused, UnavailableValue, UnknownArchitecture, UnknownName,
 )
+from .family import register, registered, unregister
 from .model import StandardizedTransformer
 from .vocabulary import DIMENSIONS, FORWARD_ORDER, VALUES
 
 __all__ = [
     "StandardizedTransformer", "VALUES", "FORWARD_ORDER", "DIMENSIONS", "NnterpError", "UnknownArchitecture", "UnknownName",
     "UnavailableValue", "ConditionedValue", "EmptyPrompt", "BatchRefused", "ReadOnlyValue", "LayoutMismatch",
-    "LoadOptionRefused", "OrderError", "NotCached",
+    "LoadOptionRefused", "OrderError", "NotCached", "RegistrationRefused", "register", "registered", "unregister",
 ]
 __version__ = "0.1.0"

@@ -38,6 +38,10 @@ class LoadOptionRefused(NnterpError, ValueError):
     """A load option cannot be honoured for a model built in memory."""
 
 
+class RegistrationRefused(NnterpError, ValueError):
+    """A family registered at run time would take a name or a model type another family serves."""
+
+
 class EmptyPrompt(NnterpError, ValueError):
     """A trace was asked to run on no tokens."""
 

@@ -5,22 +5,25 @@ the renames onto the standard module names, the sites that differ from the commo
 checkpoints it covers and a tiny recipe. Its docstring is the encyclopedia's "from the family
 module" section. Dropping the file into the folder registers it; ``python -m nnterp.catalogue --write``
 then adds it to the index (families/_index.py), from which ``family_for`` imports only the module a
-model needs, and records the first transformers release serving it.
+model needs, and records the first transformers release serving it. A family declared anywhere else
+(a user's module, a notebook) is registered at run time with ``register``.
 """
 
 from __future__ import annotations
 
 import ast
 import copy
+import difflib
 import importlib
 import re
 import pkgutil
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache, partial
 from typing import Any, Callable
 
 from .readout import IDENTITY, Readout
-from .errors import UnavailableValue, UnknownArchitecture
+from .errors import RegistrationRefused, UnavailableValue, UnknownArchitecture
 from . import labels
 from .sites import (
     EAGER_ONLY, HEADS_AFTER_POSITIONS, KERNEL_ARGUMENTS, SAME, SPLIT_HEADS, Argument, Attribute, Call, Child,
@@ -468,10 +471,94 @@ def _load(module_name: str) -> "Family":
     return family
 
 
+#: The families registered at run time (``register``), by name, in the order they were registered: they come
+#: before the package's, by name and by model type.
+_REGISTERED: dict[str, Family] = {}
+
+
+def _registered_for(model_type) -> Family | None:
+    """The latest registered family declaring ``model_type``, if any."""
+    return next((f for f in reversed(_REGISTERED.values()) if model_type in f.model_types), None)
+
+
+def _forget() -> None:
+    """Clear what was computed from the registrations."""
+    registry.cache_clear()
+    family_named.cache_clear()
+
+
+def register(family: Family, *, override: bool = False) -> Family:
+    """Register a family declared outside ``nnterp/families/`` (a user's own module or notebook), for this
+    process: ``family_for``, ``StandardizedTransformer``, ``nnterp.tiny`` and ``registry()`` then find it. The name
+    of a family of the package, or a model type that one (or another registered family) already serves, is refused
+    unless ``override=True``, and the registered family then wins; registering a family of the same name again (a
+    notebook cell run twice) replaces it. Returns the family."""
+    from .families import _index
+
+    if not isinstance(family, Family):
+        raise RegistrationRefused(f"nnterp.register takes a Family(...), not {type(family).__name__}: declare "
+                                  f"FAMILY = Family(name=..., model_types=(...), tiny=...) and register that")
+    if not family.model_types:
+        raise RegistrationRefused(f"the {family.name} family declares no model type, so no model would find it: "
+                                  f"give it model_types=(config.model_type,)")
+    if not override:
+        if family.name in _index.MODULES:
+            raise RegistrationRefused(f"{family.name!r} is the name of nnterp's own {family.name} family: name yours "
+                                      f"otherwise, or pass override=True to serve it in its place")
+        for model_type in family.model_types:
+            owner = _index.MODEL_TYPES.get(model_type)
+            other = _registered_for(model_type)
+            if other is not None and other.name != family.name:
+                owner = f"the registered {other.name}"
+            elif owner is not None:
+                owner = f"nnterp's {owner}"
+            else:
+                continue
+            raise RegistrationRefused(f"model_type {model_type!r} is already served by {owner} family: pass "
+                                      f"override=True to serve it with {family.name} instead")
+    _REGISTERED.pop(family.name, None)  # the latest registration comes first
+    _REGISTERED[family.name] = family
+    _forget()
+    return family
+
+
+def unregister(family: "Family | str") -> None:
+    """Forget a family registered with ``register`` (by the family or its name); what it overrode is served again."""
+    name = family if isinstance(family, str) else family.name
+    if name not in _REGISTERED:
+        raise RegistrationRefused(f"{name!r} is not a registered family; the registered ones are "
+                                  f"{', '.join(_REGISTERED) or 'none'}")
+    del _REGISTERED[name]
+    _forget()
+
+
+@contextmanager
+def registered(family: Family, *, override: bool = False):
+    """``register`` for the length of a ``with`` block (a test): afterwards the registrations are as they were."""
+    before = dict(_REGISTERED)
+    register(family, override=override)
+    try:
+        yield family
+    finally:
+        _REGISTERED.clear()
+        _REGISTERED.update(before)
+        _forget()
+
+
 @lru_cache(maxsize=None)
 def registry() -> dict[str, Family]:
-    """Every family the installed transformers serves, by family name (each module imported)."""
-    return {name: family for name, family in _scan().items() if served_here(name)}
+    """Every family the installed transformers serves, by family name (each module imported), with those
+    registered at run time."""
+    found = {name: family for name, family in _scan().items() if served_here(name)}
+    return dict(sorted({**found, **_REGISTERED}.items()))
+
+
+def known_names() -> list[str]:
+    """The family names, without importing a family module: the index's, a later release's included, and the
+    registered ones."""
+    from .families import _index
+
+    return sorted({*_index.MODULES, *_REGISTERED})
 
 
 @lru_cache(maxsize=None)
@@ -479,11 +566,25 @@ def family_named(name: str) -> Family:
     """One family by name, importing its module alone."""
     from .families import _index
 
+    if name in _REGISTERED:
+        return _REGISTERED[name]
     if name not in _index.MODULES:  # a module dropped in since the index was written
-        return _scan()[name]
+        found = _scan().get(name)
+        if found is None:
+            raise UnknownArchitecture(unknown_family(name))
+        return found
     if not served_here(name):
         raise UnknownArchitecture(not_served(name))
     return _load(_index.MODULES[name])
+
+
+def unknown_family(name: str, others=()) -> str:
+    """Why ``name`` names no family, in one sentence: the nearest names, and how to add one."""
+    names = [*known_names(), *others]
+    near = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    hint = f"did you mean {', '.join(near)}? " if near else ""
+    return (f"{name!r} is no family ({hint}FAMILIES.md lists all {len(names)}); a family of your own is found once "
+            f"registered with nnterp.register(Family(...)) (docs/families.md)")
 
 
 def unavailable() -> dict[str, str]:
@@ -507,6 +608,9 @@ def _family_of_model_type(model_type, architecture=None) -> Family | None:
     """The family declaring ``model_type``: the index names its module, so only that module is imported."""
     from .families import _index
 
+    own = _registered_for(model_type)
+    if own is not None:
+        return own
     name = _index.MODEL_TYPES.get(model_type)
     if name is None:  # a module dropped in since the index was written (the test suite says to rewrite it)
         return next((f for f in _scan().values() if model_type in f.model_types), None)
@@ -551,5 +655,6 @@ def family_for(config, architecture: str | None = None) -> Family:
     raise UnknownArchitecture(
         f"{architecture} (model_type {model_type!r}) belongs to no nnterp family; {len(names)} are supported "
         f"({', '.join(names[:6])}, ...: see nnterp.family.registry() or FAMILIES.md); "
-        f"to add one, write nnterp/families/{model_type}.py declaring FAMILY = Family(...) (see nnterp/families/llama.py)"
+        f"to add one, declare FAMILY = Family(...) (see nnterp/families/llama.py) in nnterp/families/{model_type}.py, "
+        f"or in your own code and call nnterp.register(FAMILY) (docs/families.md)"
     )

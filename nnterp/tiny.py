@@ -11,7 +11,8 @@ from functools import lru_cache
 
 import torch
 
-from .family import family_named
+from .errors import UnknownArchitecture
+from .family import family_named, known_names, registry, unknown_family
 
 CORPUS = (
     "The Eiffel Tower is in the city of Paris. The Colosseum is in the city of Rome. "
@@ -46,22 +47,34 @@ def tokenizer(vocab_size: int = 300):
 
 
 def _family(name: str):
-    """A family or a wrapper (a broken one too: its recipe builds the model that shows it), by name."""
+    """A family (one registered at run time too) or a wrapper (a broken one too: its recipe builds the model that
+    shows it), by name."""
     from .wrappers import declared, family_of, wrapper_registry
 
-    from .families import _index
-
-    if name in _index.MODULES:
+    if name in known_names():
         return family_named(name)
-    return wrapper_registry().get(name) or family_of(next(w for w in declared() if w.name == name))
+    wrapper = next((w for w in declared() if w.name == name), None)
+    if wrapper is not None:
+        return wrapper_registry().get(name) or family_of(wrapper)
+    if name in registry():  # a module dropped into nnterp/families since the index was written
+        return family_named(name)
+    raise UnknownArchitecture(unknown_family(name, [w.name for w in declared()]))
 
 
 def config(family: str, **overrides):
-    """The family's tiny config (its recipe), with ``overrides`` applied."""
+    """The family's tiny config (its recipe), with ``overrides`` applied. The recipe's ``config_class`` is the
+    name of a transformers config class, or the class itself (a model type of one's own, registered with
+    transformers' AutoConfig)."""
     import transformers
 
-    recipe = _family(family).tiny
-    config_class = getattr(transformers, recipe["config_class"])
+    served = _family(family)
+    recipe = served.tiny
+    if not recipe:
+        raise UnknownArchitecture(f"the {served.name} family declares no tiny recipe: give it "
+                                  f"tiny={{'config_class': ..., 'overrides': {{...}}}}")
+    config_class = recipe["config_class"]
+    if isinstance(config_class, str):
+        config_class = getattr(transformers, config_class)
     return config_class(**{**recipe["overrides"], **overrides})
 
 

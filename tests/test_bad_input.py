@@ -27,6 +27,13 @@ def test_unknown_architecture():
     assert "BertLMHeadModel" in text and "llama" in text and "nnterp/families/bert.py" in text
 
 
+def test_tiny_load_of_no_family_names_the_nearest_and_register():
+    with pytest.raises(UnknownArchitecture) as error:
+        tiny.load("lama")
+    text = one_sentence(error.value)
+    assert "'lama' is no family (did you mean llama" in text and "nnterp.register(Family(...))" in text
+
+
 def test_misspelled_value_names_the_nearest(phi, prompt):
     with pytest.raises(UnknownName, match="did you mean 'layer_output'"):
         with phi.trace(prompt):

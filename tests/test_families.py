@@ -4,8 +4,13 @@ load the family claims, and the committed families table is current."""
 from pathlib import Path
 
 import pytest
+from transformers import AutoConfig, AutoModelForCausalLM, LlamaConfig, LlamaForCausalLM
 
-from nnterp.family import registry
+import nnterp
+from nnterp import RegistrationRefused, StandardizedTransformer, UnknownArchitecture, tiny
+from nnterp.families import _index
+from nnterp.families._llama import tiny as llama_recipe
+from nnterp.family import Family, family_for, family_named, registry
 from nnterp.table import load_row, render, rows
 
 ROWS = list(rows())
@@ -25,3 +30,101 @@ def test_contract(label, family, overrides):
 def test_families_table_is_current():
     committed = Path(__file__).resolve().parent.parent / "FAMILIES.md"
     assert committed.read_text() == render(), "FAMILIES.md is stale: run `nnterp table --out FAMILIES.md`"
+
+
+# --------------------------------------------------------------------------- a family registered at run time
+class UserLamaConfig(LlamaConfig):
+    """A model type transformers does not ship, on Llama's modules: a user's own modeling code."""
+
+    model_type = "userlama"
+
+
+class UserLamaForCausalLM(LlamaForCausalLM):
+    config_class = UserLamaConfig
+
+
+AutoConfig.register("userlama", UserLamaConfig, exist_ok=True)
+AutoModelForCausalLM.register(UserLamaConfig, UserLamaForCausalLM, exist_ok=True)
+
+
+def user_family(name="userlama", model_types=("userlama",)):
+    return Family(name=name, model_types=model_types, summary="Llama's block under a model type of its own.",
+                  tiny=llama_recipe(UserLamaConfig))
+
+
+def test_registry_serves_a_family_declared_outside_the_package():
+    family = user_family()
+    with nnterp.registered(family):
+        assert registry()["userlama"] is family and family_named("userlama") is family
+        hf_model, tok = tiny.build("userlama")
+        assert type(hf_model) is UserLamaForCausalLM
+        assert family_for(hf_model.config) is family
+        assert StandardizedTransformer(hf_model, tokenizer=tok).family is family
+        for load in family.loads:
+            report = tiny.load("userlama", attn_implementation=load).check(raise_on_failure=False)
+            assert report.ok, str(report)
+            # served as Llama is: every check the built-in family runs under this load runs here too
+            llama = tiny.load("llama", attn_implementation=load).check(raise_on_failure=False)
+            assert [(r.check, r.where) for r in report.results] == [(r.check, r.where) for r in llama.results]
+    assert "userlama" not in registry()
+    with pytest.raises(UnknownArchitecture, match=r"UserLamaForCausalLM \(model_type 'userlama'\).*nnterp\.register"):
+        family_for(hf_model.config, "UserLamaForCausalLM")
+    with pytest.raises(UnknownArchitecture) as error:
+        tiny.load("userlama")
+    text = str(error.value)
+    assert "\n" not in text and "'userlama' is no family" in text and "nnterp.register" in text
+
+
+def test_registry_refuses_a_taken_name_or_model_type_unless_overriding():
+    with pytest.raises(RegistrationRefused) as error:
+        nnterp.register(user_family("mine", ("userlama", "llama")))
+    assert str(error.value) == ("model_type 'llama' is already served by nnterp's llama family: pass override=True "
+                                "to serve it with mine instead")
+    with pytest.raises(RegistrationRefused, match="the name of nnterp's own llama family"):
+        nnterp.register(user_family("llama"))
+    with pytest.raises(RegistrationRefused, match="not dict"):
+        nnterp.register({"name": "mine"})
+    with pytest.raises(RegistrationRefused, match=r"declares no model type.*model_types=\(config\.model_type,\)"):
+        nnterp.register(Family(name="mine", model_types=()))
+    with nnterp.registered(Family(name="mine", model_types=("userlama",))):
+        with pytest.raises(UnknownArchitecture, match="the mine family declares no tiny recipe"):
+            tiny.load("mine")
+    assert "mine" not in registry() and family_for(LlamaConfig()).name == "llama"
+
+    mine = user_family("mine", ("userlama", "llama"))
+    with nnterp.registered(mine, override=True):
+        assert family_for(LlamaConfig()) is mine
+        with pytest.raises(RegistrationRefused, match="already served by the registered mine family"):
+            nnterp.register(user_family())
+        again = user_family("mine", ("userlama", "llama"))  # a notebook cell run twice replaces its family
+        assert nnterp.register(again, override=True) is again and family_for(LlamaConfig()) is again
+    assert family_for(LlamaConfig()).name == "llama" and "mine" not in registry()
+    with pytest.raises(RegistrationRefused, match="'mine' is not a registered family"):
+        nnterp.unregister("mine")
+
+
+def test_registry_unregister_serves_what_was_overridden():
+    first, second = user_family(), user_family("userlama2")
+    nnterp.register(user_family())
+    nnterp.register(first)  # the same name again (a notebook cell run twice): the new declaration replaces the old
+    try:
+        assert family_for(UserLamaConfig()) is first and list(registry()).count("userlama") == 1
+        nnterp.register(second, override=True)
+        assert family_for(UserLamaConfig()) is second
+        nnterp.unregister(second)
+        assert family_for(UserLamaConfig()) is first
+    finally:
+        nnterp.unregister("userlama")
+    assert "userlama" not in registry()
+
+
+def test_registry_finds_a_module_not_yet_in_the_index(monkeypatch):
+    """A module dropped into nnterp/families before `python -m nnterp.catalogue --write`: docs/families.md's
+    next step (pytest tests/test_families.py -k NAME) loads its tiny model."""
+    monkeypatch.delitem(_index.MODULES, "mistral")
+    family_named.cache_clear()
+    try:
+        model = tiny.load("mistral")
+        assert model.family is registry()["mistral"] and model.family.module.__name__ == "nnterp.families.mistral"
+    finally:
+        family_named.cache_clear()

@@ -16,8 +16,9 @@ TINY = {
 }
 
 
-def tiny(config_class: str, **overrides) -> dict:
-    """A tiny recipe: the catalogue's shape plus the family's own overrides."""
+def tiny(config_class: "str | type", **overrides) -> dict:
+    """A tiny recipe: the catalogue's shape plus the family's own overrides (a transformers config class, by
+    name, or a config class of one's own)."""
     return {"config_class": config_class, "overrides": {**TINY, **overrides}}
 
 
