@@ -137,9 +137,13 @@ FAMILY = Family(
                                 "bias": True},
     },
     checkpoints=(
+        # partial: the module printout of tiiuae/falcon-7b in kimborgen/falcon-llm README.md (32 blocks, hidden 4544,
+        # vocab 65024, eps 1e-05, no biases, one input_layernorm per block: parallel, query_key_value 4672 wide =
+        # 71 query heads of 64 and one key and one value head: multi_query); num_kv_heads is not recorded (no source),
+        # and the dtype is not in that printout
         Checkpoint("tiiuae/falcon-7b", "Falcon-7B", {
             "architectures": ["FalconForCausalLM"], "num_hidden_layers": 32, "hidden_size": 4544,
-            "num_attention_heads": 71, "num_kv_heads": 71, "multi_query": True, "parallel_attn": True,
+            "num_attention_heads": 71, "multi_query": True, "parallel_attn": True,
             "new_decoder_architecture": False, "alibi": False, "bias": False, "vocab_size": 65024,
             "layer_norm_epsilon": 1e-05, "tie_word_embeddings": True, "dtype": "bfloat16",
         }),

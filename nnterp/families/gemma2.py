@@ -35,6 +35,8 @@ FAMILY = Family(
     readout=SOFTCAPPED,
     loads=("eager",),
     checkpoints=(
+        # config.json of google/gemma-2-2b (transformers 4.44.2), copied with its _name_or_path in kohya-ss/sd-scripts
+        # library/lumina_util.py (GEMMA2_CONFIG); tie_word_embeddings is not in that copy (the class default)
         Checkpoint("google/gemma-2-2b", "Gemma-2-2B", {
             "architectures": ["Gemma2ForCausalLM"], "num_hidden_layers": 26, "hidden_size": 2304,
             "intermediate_size": 9216, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,

@@ -26,10 +26,12 @@ FAMILY = Family(
     accessors={"intermediate_size": lambda c: c.n_inner or 4 * c.hidden_size},
     variants={"reorder_and_upcast_attn": {"reorder_and_upcast_attn": True}},
     checkpoints=(
+        # config.json of openai-community/gpt2, as copied into mlc-ai/mlc-llm python/mlc_llm/model/model_preset.py
+        # (preset "gpt2"); it sets no n_inner, scale_attn_weights or tie_word_embeddings (the class's defaults)
         Checkpoint("openai-community/gpt2", "GPT-2 (124M)", {
-            "architectures": ["GPT2LMHeadModel"], "n_layer": 12, "n_embd": 768, "n_head": 12, "n_inner": None,
-            "vocab_size": 50257, "n_positions": 1024, "activation_function": "gelu_new",
-            "layer_norm_epsilon": 1e-05, "tie_word_embeddings": True, "scale_attn_weights": True,
+            "architectures": ["GPT2LMHeadModel"], "activation_function": "gelu_new", "layer_norm_epsilon": 1e-05,
+            "n_ctx": 1024, "n_embd": 768, "n_head": 12, "n_layer": 12, "n_positions": 1024, "vocab_size": 50257,
+            "bos_token_id": 50256, "eos_token_id": 50256,
         }),
         # config.json of openai-community/gpt2-medium, as copied into mlc-ai/mlc-llm
         # python/mlc_llm/model/model_preset.py (preset "gpt2_medium")

@@ -37,13 +37,20 @@ FAMILY = Family(
     accessors=moe_accessors("num_local_experts"),
     loads=("eager",),
     checkpoints=(
+        # config.json of openai/gpt-oss-20b, as copied into EchoCog/gpt-oss-20b config.json (its quantization_config
+        # dropped: that copy rewrote quant_method; the file sets no dtype)
         Checkpoint("openai/gpt-oss-20b", "gpt-oss-20b", {
-            "architectures": ["GptOssForCausalLM"], "num_hidden_layers": 24, "hidden_size": 2880,
-            "intermediate_size": 2880, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64,
-            "vocab_size": 201088, "num_local_experts": 32, "num_experts_per_tok": 4, "sliding_window": 128,
+            "architectures": ["GptOssForCausalLM"], "attention_bias": True, "experts_per_token": 4, "head_dim": 64,
+            "hidden_act": "silu", "hidden_size": 2880, "initial_context_length": 4096, "intermediate_size": 2880,
             "layer_types": ["sliding_attention", "full_attention"] * 12, "max_position_embeddings": 131072,
-            "hidden_act": "silu", "rms_norm_eps": 1e-05, "swiglu_limit": 7.0, "attention_bias": True,
-            "tie_word_embeddings": False, "rope_theta": 150000.0, "dtype": "bfloat16",
+            "num_attention_heads": 64, "num_experts_per_tok": 4, "num_hidden_layers": 24, "num_key_value_heads": 8,
+            "num_local_experts": 32, "output_router_logits": False, "rms_norm_eps": 1e-05,
+            "rope_scaling": {
+                "beta_fast": 32.0, "beta_slow": 1.0, "factor": 32.0, "original_max_position_embeddings": 4096,
+                "rope_type": "yarn", "truncate": False,
+            },
+            "rope_theta": 150000, "router_aux_loss_coef": 0.9, "sliding_window": 128, "swiglu_limit": 7.0,
+            "tie_word_embeddings": False, "vocab_size": 201088,
         }),
         # config.json of openai/gpt-oss-120b (mirrored in hlky/dinoml_v2
         # agents/plans/transformers/gpt_oss/_sources/openai_gpt-oss-120b_config.json)

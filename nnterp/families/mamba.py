@@ -29,6 +29,8 @@ FAMILY = Family(
     readout=float_logits,
     loads=("eager",),
     checkpoints=(
+        # config.json of state-spaces/mamba-2.8b-hf (transformers 4.39.0.dev0), as quoted in
+        # confucianfighter/mamba-2.8b-hf-breakdown README.md; tie_word_embeddings is not in it (the class default)
         Checkpoint("state-spaces/mamba-2.8b-hf", "Mamba 2.8B", {
             "architectures": ["MambaForCausalLM"], "num_hidden_layers": 64, "hidden_size": 2560,
             "intermediate_size": 5120, "state_size": 16, "expand": 2, "conv_kernel": 4, "time_step_rank": 160,

@@ -50,6 +50,8 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Fused q, k, v", "Fused gate/up", "Grouped keys/values"),
     rename={"activation_fn": "act_fn"},
     checkpoints=(
+        # config.json of microsoft/Phi-3-mini-4k-instruct (transformers 4.39.3), as copied into dotnet/machinelearning
+        # src/Microsoft.ML.GenAI.Phi/Resource/Config/phi-3-mini-4k-instruct-config.json
         Checkpoint("microsoft/Phi-3-mini-4k-instruct", "Phi-3-mini-4k-instruct", {
             "architectures": ["Phi3ForCausalLM"], "num_hidden_layers": 32, "hidden_size": 3072,
             "intermediate_size": 8192, "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 32064,

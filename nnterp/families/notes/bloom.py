@@ -13,7 +13,7 @@ MORE = r'''
 
 BLOOM has no position embeddings: `build_alibi_tensor` gives every head h a slope m_h and adds m_h · j to the score of key j, for every query. The paper's bias is −m_h · (i − j); the two differ by m_h · i, constant along a query's row, so the softmax and the pattern are the same, but `attention_scores` are not the paper's: on a head with slope 0.5 the row of query 100 is 50 higher than the textbook scores. With `attention_scores = alibi + q · kᵀ / √head_dim + mask` (one `baddbmm`, alpha `1 / √head_dim`: 1/8 on BLOOM-560M's 64-wide heads, 1024 / 16), the scores' differences along a row are what to compare. The positions j are the attention mask's cumulative sum minus 1, so left padding does not shift them.
 
-For a power of two n of heads the slopes are 2^(−8h/n), h = 1 … n: on BLOOM-560M's 16 heads, 2^−0.5 = 0.707, 2^−1, …, 2^−8 = 0.0039, a geometric sequence from a head that looks a few tokens back to one that barely discounts distance. BLOOM-176B's 112 heads are not a power of two: its first 64 slopes are 2^(−h/8) and the other 48 are the odd powers 1, 3, …, 95 of 2^(−1/16), taken from the 128-head sequence, so the slopes are not sorted by head index.
+For a power of two n of heads the slopes are 2^(−8h/n), h = 1 … n: on BLOOM-560M's 16 heads, 2^−0.5 = 0.707, 2^−1, …, 2^−8 = 0.0039, a geometric sequence from a head that looks a few tokens back to one that barely discounts distance. For a head count that is not a power of two, 112 say, the first 64 slopes are 2^(−h/8) and the other 48 are the odd powers 1, 3, …, 95 of 2^(−1/16), taken from the 128-head sequence, so the slopes are not sorted by head index.
 
 ```python
 from transformers.models.bloom.modeling_bloom import _get_alibi_slopes, build_alibi_tensor
@@ -33,7 +33,7 @@ left_padded = build_alibi_tensor(torch.tensor([[0, 0, 1, 1, 1]]), heads, torch.f
 torch.testing.assert_close(left_padded, slopes[:, None, None] * torch.tensor([0.0, 0, 0, 1, 2]))
 
 assert released("bigscience/bloom-560m")["hidden_size"] // released("bigscience/bloom-560m")["n_head"] == 64
-assert released("bigscience/bloom-560m")["n_head"] == 16 and released("bigscience/bloom")["n_head"] == 112
+assert released("bigscience/bloom-560m")["n_head"] == 16
 torch.testing.assert_close(_get_alibi_slopes(16, "cpu"), torch.tensor([2 ** (-h / 2) for h in range(1, 17)]))
 big = _get_alibi_slopes(112, "cpu")
 torch.testing.assert_close(big[:64], torch.tensor([2 ** (-h / 8) for h in range(1, 65)]))
@@ -111,15 +111,19 @@ assert torch.equal(u * 0.5 * (1.0 + torch.tanh(0.79788456 * u * (1 + 0.044715 * 
 assert not torch.allclose(torch.nn.functional.gelu(u), act, rtol=0, atol=1e-7)
 ```
 
-## BLOOM-176B's `pretraining_tp` of 4 changes nothing, unless `slow_but_exact` is set, and then the biases go
+## `pretraining_tp` changes nothing, unless `slow_but_exact` is set, and then the biases go
 
-BLOOM-176B's config.json sets `pretraining_tp` to 4 and `slow_but_exact` to false; BLOOM-560M sets 1 and false. The sliced path runs only when both `pretraining_tp > 1` and `slow_but_exact` hold: it replaces `dense` and `dense_4h_to_h` by a sum of `F.linear` calls over slices of their weights, and passes no bias, so a model loaded with `slow_but_exact=True` drops both output projections' biases (`attention_output` is `premix @ dense.weight.T`, `dense`'s bias never added). As released, the plain Linears run, biases included. The snippet builds a tiny BLOOM with the sliced path on to show it.
+`pretraining_tp` records the tensor parallelism of the training run; BLOOM-560M's config.json sets it to 1 and `slow_but_exact` to false. The sliced path runs only when both `pretraining_tp > 1` and `slow_but_exact` hold: it replaces `dense` and `dense_4h_to_h` by a sum of `F.linear` calls over slices of their weights, and passes no bias, so a model loaded with `slow_but_exact=True` drops both output projections' biases (`attention_output` is `premix @ dense.weight.T`, `dense`'s bias never added). As released, the plain Linears run, biases included. The snippet builds a tiny BLOOM with the sliced path on to show it.
 
 ```python
 from nnterp import tiny
 
-assert released("bigscience/bloom")["pretraining_tp"] == 4 and released("bigscience/bloom")["slow_but_exact"] is False
-assert released("bigscience/bloom-560m")["pretraining_tp"] == 1
+assert released("bigscience/bloom-560m")["pretraining_tp"] == 1 and released("bigscience/bloom-560m")["slow_but_exact"] is False
+unsliced = tiny.load("bloom", pretraining_tp=4)                          # without slow_but_exact: the Linear runs
+with unsliced.trace(prompt):
+    premix = unsliced.layers[0].self_attn.attention_premix.save()
+    attn = unsliced.layers[0].self_attn.attention_output.save()
+torch.testing.assert_close(unsliced.layers[0].self_attn._module.dense(premix.flatten(-2)), attn)
 
 sliced = tiny.load("bloom", pretraining_tp=2, slow_but_exact=True)
 attention = sliced.layers[0].self_attn

@@ -9,7 +9,7 @@ DROP = ("rotary_note", "sliding_note", "past_head_note")
 MORE = r'''
 ## Three sliding layers, then one global layer without any position
 
-`config.layer_types` decides each block. Command R7B's recorded facts give `sliding_window` 4096 and no `layer_types`, so the config class builds them from its `sliding_window_pattern` default of 4: blocks 3, 7, 11, …, 31 (8 of 32) are `full_attention`, the other 24 `sliding_attention`. The two kinds differ in two ways at once. A sliding block rotates its queries and keys and attends to the last 4096 keys. A full block attends to every earlier key and applies no rotary at all: `attention_queries` and `attention_keys` are `q_proj`'s and `k_proj`'s outputs split into heads, and nothing in that block depends on position except the causal mask. Positional information reaches a global block only through the stream the sliding blocks wrote. On the tiny model, block 0 is sliding and block 1 full:
+`config.layer_types` decides each block. Command R7B's recorded facts give `sliding_window` 4096 and no `layer_types`, so the config class builds them from `sliding_window_pattern` (4 when the config gives none): blocks 3, 7, 11, …, 31 (8 of 32) are `full_attention`, the other 24 `sliding_attention`. The two kinds differ in two ways at once. A sliding block rotates its queries and keys and attends to the last 4096 keys. A full block attends to every earlier key and applies no rotary at all: `attention_queries` and `attention_keys` are `q_proj`'s and `k_proj`'s outputs split into heads, and nothing in that block depends on position except the causal mask. Positional information reaches a global block only through the stream the sliding blocks wrote. On the tiny model, block 0 is sliding and block 1 full:
 
 ```python
 from transformers import Cohere2Config
@@ -17,6 +17,7 @@ from transformers import Cohere2Config
 facts = released("CohereForAI/c4ai-command-r7b-12-2024")
 assert facts["sliding_window"] == 4096 and "layer_types" not in facts
 types = Cohere2Config(**facts).layer_types
+assert Cohere2Config(**facts, sliding_window_pattern=4).layer_types == types
 assert [i for i, kind in enumerate(types) if kind == "full_attention"] == list(range(3, 32, 4))
 
 assert model.config.layer_types == ["sliding_attention", "full_attention"]

@@ -67,6 +67,12 @@ assert (choices == 7).any(-1).all()                       # the bias chose exper
 chosen = logits.sigmoid().gather(-1, choices)             # the scores without the bias
 torch.testing.assert_close(weights, chosen / chosen.sum(-1, keepdim=True) * 2.5)
 torch.testing.assert_close(weights.sum(-1), torch.full(weights.shape[:-1], 2.5))
+
+with small.trace(prompt):                                 # with the routed experts silenced, the shared one is left
+    x = small.layers[1].mlp_input.save()
+    small.layers[1].mlp.router_weights[:] = 0
+    out = small.layers[1].mlp.mlp_output.save()
+torch.testing.assert_close(out, hf.model.layers[1].mlp.shared_experts(x))
 ```
 
 ## The top 8 are chosen inside 4 of 8 expert groups
@@ -97,7 +103,11 @@ DeepSeek-V3's config.json says `scoring_func` "sigmoid", `topk_method` "noaux_tc
 from nnterp import tiny
 
 facts = released("deepseek-ai/DeepSeek-V3")
-assert (facts["scoring_func"], facts["topk_method"], facts["moe_layer_freq"]) == ("sigmoid", "noaux_tc", 1)
+assert (facts["scoring_func"], facts["topk_method"], facts["moe_layer_freq"], facts["ep_size"]) == ("sigmoid", "noaux_tc", 1, 1)
+import inspect
+from transformers.models.deepseek_v3 import modeling_deepseek_v3
+code = inspect.getsource(modeling_deepseek_v3)
+assert not any(key in code for key in ("scoring_func", "topk_method", "moe_layer_freq", "ep_size"))
 plain = tiny.load("deepseek_v3")
 other = tiny.load("deepseek_v3", scoring_func="softmax", topk_method="greedy")
 with plain.trace(prompt):
@@ -124,13 +134,13 @@ kinds = [type(layer.mlp).__name__ for layer in real.model.layers]
 assert kinds[:3] == ["DeepseekV3MLP"] * 3 and set(kinds[3:]) == {"DeepseekV3MoE"}
 
 first = model.config.first_k_dense_replace
-assert model.serves("router_weights", first - 1) is not None and model.serves("router_weights", first) is None
+assert "no router" in model.serves("router_weights", first - 1) and model.serves("router_weights", first) is None
 assert model.serves("mlp_neurons", first - 1) is None and model.serves("mlp_neurons", first) is not None
 ```
 
 ## The router computes in float32 in a bfloat16 load
 
-`DeepseekV3PreTrainedModel._keep_in_fp32_modules_strict` names `gate.weight` and `e_score_correction_bias`: a load with `dtype=torch.bfloat16` keeps both in float32, and the router casts its input to float32 before `F.linear`. `router_logits` and `router_weights` are float32 tensors while the stream, the experts' weights and `mlp_output` are bfloat16; a write into `router_weights` is cast back only when the experts multiply their bfloat16 outputs by it. Compare router values across loads in float32, and do not expect `router_logits.dtype == model.dtype`.
+`DeepseekV3PreTrainedModel._keep_in_fp32_modules_strict` names `gate.weight` and `e_score_correction_bias`: a load with `dtype=torch.bfloat16` keeps both in float32, and the router casts its input to float32 before `F.linear`. `router_logits` and `router_weights` are float32 tensors while the stream, the experts' weights and `mlp_output` are bfloat16. Compare router values across loads in float32, and do not expect `router_logits.dtype == model.dtype`.
 
 ```python
 from nnterp import tiny

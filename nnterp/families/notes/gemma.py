@@ -17,6 +17,12 @@ from transformers import GemmaConfig
 
 assert released("google/gemma-2b")["hidden_act"] == "gelu"
 assert GemmaConfig(hidden_act="gelu").hidden_act == "gelu_pytorch_tanh"
+import inspect
+from transformers.models.gemma import configuration_gemma, modeling_gemma
+assert not any("hidden_activation" in inspect.getsource(m) for m in (configuration_gemma, modeling_gemma))
+probe = torch.linspace(-4, 4, 801)
+gap = (torch.nn.functional.gelu(probe, approximate="tanh") - torch.nn.functional.gelu(probe)).abs().max()
+assert 4.5e-4 < gap < 4.9e-4
 
 mlp = model.layers[0].mlp
 with model.trace(prompt):
@@ -70,7 +76,7 @@ torch.testing.assert_close(logits_scaled, logits)
 
 ## The norms compute in float32 and scale by `1 + weight` before casting back
 
-`GemmaRMSNorm` upcasts its input to float32, normalizes, multiplies by `1 + weight` (the weight upcast too) and only then casts to the input's dtype; Llama's norm casts back first and multiplies by the weight in the model's dtype. Under a bfloat16 load, Gemma-2B's dtype, the two orders round differently: a norm reimplemented the Llama way, or `1 + weight` folded into the next matrix in bfloat16, does not reproduce `attention_norm_output` bit for bit. The stored weights sit around 0: a weight of zero is the identity scale, and `norm.weight` alone is not the scale the stream is multiplied by.
+`GemmaRMSNorm` upcasts its input to float32, normalizes, multiplies by `1 + weight` (the weight upcast too) and only then casts to the input's dtype; Llama's norm casts back first and multiplies by the weight in the model's dtype. Under a bfloat16 load, Gemma-2B's dtype, the two orders round differently: a norm reimplemented the Llama way, or `1 + weight` folded into the next matrix in bfloat16, does not reproduce `attention_norm_output` bit for bit. The weight is initialised at 0, not 1: a weight of zero is the identity scale, and `norm.weight` alone is not the scale the stream is multiplied by.
 
 ```python
 from nnterp import tiny
@@ -85,6 +91,12 @@ xf = x.float()
 normed = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + half.config.rms_norm_eps)
 assert torch.equal(h, (normed * (1.0 + norm.weight.float())).to(torch.bfloat16))     # Gemma's order
 assert not torch.equal(h, normed.to(torch.bfloat16) * (1.0 + norm.weight))          # Llama's order
+
+from transformers.models.gemma.modeling_gemma import GemmaRMSNorm
+fresh = GemmaRMSNorm(8)
+assert torch.equal(fresh.weight, torch.zeros(8))
+v = torch.randn(2, 8)
+torch.testing.assert_close(fresh(v), v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + fresh.eps))
 ```
 
 ## Gemma-2B has one key and value head: an edit of it is an edit of all eight query heads

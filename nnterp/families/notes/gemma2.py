@@ -25,6 +25,7 @@ for repo in ("google/gemma-2-2b", "google/gemma-2-9b"):
 with torch.device("meta"):
     attention = Gemma2Attention(Gemma2Config(**big), layer_idx=0)
 assert abs(attention.scaling - 1 / 12) < 1e-15 and abs(attention.scaling - 128 ** -0.5) > 4e-3
+assert round(128 ** -0.5 / attention.scaling, 3) == 1.061
 ```
 
 The tiny model has `head_dim` 16 and keeps `query_pre_attn_scalar` at 256, so its scale, 1/16, is not 16 ** -0.5; its scores are the queries times the repeated keys at that scale, soft-capped:
@@ -40,13 +41,13 @@ k = k.repeat_interleave(model.num_heads // model.num_kv_heads, dim=1)
 cap = model.config.attn_logit_softcapping
 raw = q @ k.transpose(-1, -2) * model.config.query_pre_attn_scalar ** -0.5
 live = scores > torch.finfo(scores.dtype).min / 2
-assert model.config.query_pre_attn_scalar != model.head_dim
+assert model.head_dim == 16 and model.config.query_pre_attn_scalar == 256
 torch.testing.assert_close((cap * torch.tanh(raw / cap))[live], scores[live])
 ```
 
 ## `attention_scores` are soft-capped at 50, and the uncapped scores exist nowhere
 
-The kernel computes `s = q · kᵀ · scaling`, then `attn_logit_softcapping · tanh(s / attn_logit_softcapping)` (50 on all three checkpoints), then adds the mask: `attention_scores`, read at the softmax's input, are capped, and every live entry lies strictly inside ±50. The uncapped `s` is never a tensor of the forward; compute it from `attention_queries` and `attention_keys` as below. transformers refuses `attn_implementation="sdpa"` for Gemma 2, because `scaled_dot_product_attention` cannot cap: the eager load is the model, and nnterp accepts only it. On the tiny model loaded with a cap of 0.01, below its largest scaled score, the cap bites:
+The kernel computes `s = q · kᵀ · scaling`, then `attn_logit_softcapping · tanh(s / attn_logit_softcapping)` (50 on all three checkpoints), then adds the mask: `attention_scores`, read at the softmax's input, are capped, and every live entry lies strictly inside ±50. The uncapped `s` is never a tensor of the forward; compute it from `attention_queries` and `attention_keys` as below. transformers refuses `attn_implementation="sdpa"` for Gemma 2 (`_supports_sdpa = False`), because `scaled_dot_product_attention` cannot cap. On the tiny model loaded with a cap of 0.01, below its largest scaled score, the cap bites:
 
 ```python
 from nnterp import tiny
@@ -99,7 +100,7 @@ assert (head[:, -1].softmax(-1) - probs).abs().max() > 1e-3                     
 
 ## The embeddings are scaled by √hidden_size rounded to the weights' dtype: 59.75 on the 9B in bfloat16
 
-`embed_tokens` is a `Gemma2TextScaledWordEmbedding`: its forward multiplies the looked-up rows by `embed_scale`, a buffer holding `hidden_size ** 0.5`, cast to the weights' dtype first. The product is `token_embeddings` and `layers[0].input`. In bfloat16, the dtype of the 9B's and the 27B's files, √2304 = 48 (2B) is exact, but √3584 = 59.867 (9B) becomes 59.75 and √4608 = 67.882 (27B) becomes 68.0; in float16 they are 59.875 and 67.875. An embedding recomputed as `weight[ids] * hidden_size ** 0.5`, to patch in a vector or to feed `inputs_embeds`, is 0.2 % off on the 9B, in every entry. The tiny model loaded in bfloat16 with a hidden size of 72 (√72 = 8.485, 8.5 in bfloat16) shows it:
+`embed_tokens` is a `Gemma2TextScaledWordEmbedding`: its forward multiplies the looked-up rows by `embed_scale`, a buffer holding `hidden_size ** 0.5`, cast to the weights' dtype first. The product is `token_embeddings` and `layers[0].input`. In bfloat16, the dtype of the 9B's and the 27B's files, √2304 = 48 (2B) is exact, but √3584 = 59.867 (9B) becomes 59.75 and √4608 = 67.882 (27B) becomes 68.0; in float16 they are 59.875 and 67.875. An embedding recomputed as `weight[ids] * hidden_size ** 0.5`, to patch in a vector or to feed `inputs_embeds`, is 0.2 % off on the 9B's bfloat16 weights, in every entry. The tiny model loaded in bfloat16 with a hidden size of 72 (√72 = 8.485, 8.5 in bfloat16) shows it:
 
 ```python
 import math
@@ -107,7 +108,10 @@ from nnterp import tiny
 
 for repo, in_bfloat16 in (("google/gemma-2-2b", 48.0), ("google/gemma-2-9b", 59.75), ("google/gemma-2-27b-it", 68.0)):
     assert torch.tensor(math.sqrt(released(repo)["hidden_size"])).to(torch.bfloat16).item() == in_bfloat16
+for repo, in_float16 in (("google/gemma-2-9b", 59.875), ("google/gemma-2-27b-it", 67.875)):
+    assert torch.tensor(math.sqrt(released(repo)["hidden_size"])).to(torch.float16).item() == in_float16
 assert released("google/gemma-2-9b")["dtype"] == released("google/gemma-2-27b-it")["dtype"] == "bfloat16"
+assert round(math.sqrt(3584) / 59.75 - 1, 3) == 0.002
 
 half = tiny.load("gemma2", attn_implementation="eager", dtype=torch.bfloat16, hidden_size=72)
 with half.trace(prompt):
@@ -120,7 +124,7 @@ assert not torch.equal(emb, (rows.float() * math.sqrt(72)).to(torch.bfloat16))
 
 ## The norms compute in float32 and scale by `1 + weight` before casting back
 
-`Gemma2RMSNorm` upcasts its input to float32, normalizes, multiplies by `1 + weight` (the weight upcast too) and only then casts to the input's dtype. Llama's `LlamaRMSNorm` casts the normalized tensor back first and multiplies by the weight in the model's dtype. Under a bfloat16 load the two orders round differently, so a norm reimplemented the Llama way (or a TransformerLens-style fold of `1 + weight` into the next matrix, done in bfloat16) does not reproduce `attention_norm_output` bit for bit. The stored weights sit around 0, not 1: a weight of zero is the identity scale.
+`Gemma2RMSNorm` upcasts its input to float32, normalizes, multiplies by `1 + weight` (the weight upcast too) and only then casts to the input's dtype. Llama's `LlamaRMSNorm` casts the normalized tensor back first and multiplies by the weight in the model's dtype. Under a bfloat16 load the two orders round differently, so a norm reimplemented the Llama way (or a TransformerLens-style fold of `1 + weight` into the next matrix, done in bfloat16) does not reproduce `attention_norm_output` bit for bit. The weight is initialised at 0, not 1: a weight of zero is the identity scale, and a weight read as Llama's (multiplied without the 1) scales the wrong way.
 
 ```python
 from nnterp import tiny
@@ -135,6 +139,12 @@ xf = x.float()
 normed = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + half.config.rms_norm_eps)
 assert torch.equal(h, (normed * (1.0 + norm.weight.float())).to(torch.bfloat16))     # Gemma's order
 assert not torch.equal(h, normed.to(torch.bfloat16) * (1.0 + norm.weight))          # Llama's order
+
+from transformers.models.gemma2.modeling_gemma2 import Gemma2RMSNorm
+fresh = Gemma2RMSNorm(8)
+assert torch.equal(fresh.weight, torch.zeros(8))
+v = torch.randn(2, 8)
+torch.testing.assert_close(fresh(v), v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + fresh.eps))
 ```
 
 ## The attention is not `hidden_size` wide
@@ -148,6 +158,8 @@ from transformers.models.gemma2.modeling_gemma2 import Gemma2Attention
 for repo, width in (("google/gemma-2-2b", 2048), ("google/gemma-2-9b", 4096), ("google/gemma-2-27b-it", 4096)):
     facts = released(repo)
     assert facts["num_attention_heads"] * facts["head_dim"] == width != facts["hidden_size"]
+for repo, inferred in (("google/gemma-2-9b", 224), ("google/gemma-2-27b-it", 144)):
+    assert released(repo)["hidden_size"] // released(repo)["num_attention_heads"] == inferred != released(repo)["head_dim"]
 with torch.device("meta"):
     attention = Gemma2Attention(Gemma2Config(**released("google/gemma-2-27b-it")), layer_idx=0)
 assert tuple(attention.q_proj.weight.shape) == (4096, 4608) and tuple(attention.o_proj.weight.shape) == (4608, 4096)

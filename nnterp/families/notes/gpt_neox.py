@@ -136,7 +136,7 @@ with fast.trace(prompt):
 pre = mlp.dense_h_to_4h(x)
 torch.testing.assert_close(act, 0.5 * pre * (1 + torch.tanh(0.7978845608 * pre * (1 + 0.044715 * pre * pre))))
 probe = torch.linspace(-4, 4, 801)
-assert (ACT2FN["gelu_fast"](probe) - ACT2FN["gelu"](probe)).abs().max() > 4e-4
+assert 4.5e-4 < (ACT2FN["gelu_fast"](probe) - ACT2FN["gelu"](probe)).abs().max() < 4.9e-4
 ```
 
 ## `dense` has a bias: a per-head decomposition adds it once, not per head

@@ -104,7 +104,8 @@ Phi-3's `apply_rotary_pos_emb` rotates only the first `rotary_dim` dimensions of
 ```python
 from nnterp import tiny
 
-assert "partial_rotary_factor" not in released("microsoft/Phi-3.5-mini-instruct")
+for repo in ("microsoft/Phi-3-mini-4k-instruct", "microsoft/Phi-3.5-mini-instruct"):
+    assert "partial_rotary_factor" not in released(repo) and released(repo)["hidden_size"] // released(repo)["num_attention_heads"] == 96
 half = tiny.load("phi3", attn_implementation="eager", partial_rotary_factor=0.5)
 half.instrument()   # qkv_proj (a module) is read before attention_queries (inside the forward)
 attention = half.layers[0].self_attn
@@ -128,8 +129,9 @@ torch.testing.assert_close(q[..., :rot], x * cos + torch.cat((-x[..., rot // 2:]
 `qkv_proj` is one Linear of `num_heads · head_dim + 2 · num_kv_heads · head_dim` outputs (9216 = 3 × 3072 on Phi-3-mini and Phi-3.5-mini, whose 32 key and value heads match the 32 query heads). The forward slices it, `[:num_heads·head_dim]` for the queries and the next `num_kv_heads·head_dim` for the keys, the rest for the values, each then cut into heads of `head_dim` (96). Query head h's weights are rows `h·96` to `(h+1)·96` of `qkv_proj.weight`, key head h's start at row 3072, value head h's at 6144: a per-head weight analysis that splits `qkv_proj.weight` into three interleaved parts per head reads the wrong rows. `attention_values` are the slice as cut; the queries and keys are read after the rotary.
 
 ```python
-facts = released("microsoft/Phi-3.5-mini-instruct")
-assert facts["num_attention_heads"] == facts["num_key_value_heads"] == 32 and facts["hidden_size"] == 3072
+for repo in ("microsoft/Phi-3-mini-4k-instruct", "microsoft/Phi-3.5-mini-instruct"):
+    facts = released(repo)
+    assert facts["num_attention_heads"] == facts["num_key_value_heads"] == 32 and facts["hidden_size"] == 3072
 
 attention = model.layers[0].self_attn
 with model.trace(prompt):

@@ -55,7 +55,7 @@ assert not torch.allclose(premix, heads * torch.sigmoid(blocks))
 
 ## Two RMSNorm conventions in one model: `1 + weight` in the blocks, `weight` in the DeltaNet
 
-`Qwen3NextRMSNorm`, used for `input_layernorm`, `post_attention_layernorm`, the final `norm`, `q_norm` and `k_norm`, multiplies by `1 + weight`, and its weight is stored centred on 0 (initialized to zeros): a stored weight of 0 is the identity scale. The DeltaNet's output norm, `Qwen3NextRMSNormGated`, multiplies by `weight` itself, stored centred on 1, and then by `silu(z)`, the gate from `in_proj_qkvz`. Applying a stored block-norm weight as Llama does multiplies the stream by about 0; applying the gated norm's weight as `1 + weight` doubles it.
+`Qwen3NextRMSNorm`, used for `input_layernorm`, `post_attention_layernorm`, the final `norm`, `q_norm` and `k_norm`, multiplies by `1 + weight`, and its weight is initialised at 0: a weight of 0 is the identity scale. The DeltaNet's output norm, `Qwen3NextRMSNormGated`, multiplies by `weight` itself, initialised at 1, and then by `silu(z)`, the gate from `in_proj_qkvz`. A block-norm weight applied as Llama does, without the 1, scales the stream by the offset alone (0 at initialisation); the gated norm's weight applied as `1 + weight` doubles it at initialisation.
 
 ```python
 block = model.layers[0]._module
@@ -69,10 +69,11 @@ with model.trace(prompt):
 rms = lambda t, eps: t * (t.pow(2).mean(-1, keepdim=True) + eps).rsqrt()
 norm = block.input_layernorm
 torch.testing.assert_close(normed, rms(x, norm.eps) * (1 + norm.weight))
-assert norm.weight.abs().mean() < 0.5                               # stored near 0
 deltanet = block.linear_attn.norm
 torch.testing.assert_close(gated, deltanet.weight * rms(core, deltanet.variance_epsilon) * torch.nn.functional.silu(z))
-assert (deltanet.weight - 1).abs().mean() < 0.5                     # stored near 1
+from transformers.models.qwen3_next.modeling_qwen3_next import Qwen3NextRMSNorm, Qwen3NextRMSNormGated
+assert torch.equal(Qwen3NextRMSNorm(8).weight, torch.zeros(8))       # initialised at 0
+assert torch.equal(Qwen3NextRMSNormGated(8).weight, torch.ones(8))   # initialised at 1
 ```
 
 ## Queries and keys are normed per head, then a quarter of each head is rotated

@@ -58,6 +58,9 @@ assert facts["max_position_embeddings"] == 65536 and facts["hidden_size"] // fac
 rotary = SmolLM3RotaryEmbedding(SmolLM3Config(**{**facts, "rope_parameters": dict(facts["rope_parameters"])}))
 assert rotary.attention_scaling == 1.0 and rotary.inv_freq.shape == (64,)
 torch.testing.assert_close(rotary.inv_freq, 5e6 ** (-torch.arange(0, 128, 2) / 128))
+import math
+slowest = float(rotary.inv_freq[-1])
+assert rotary.inv_freq[0] == 1.0 and round(slowest, 8) == 2.5e-7 and 2.4e7 < 2 * math.pi / slowest < 2.6e7
 from transformers import LlamaConfig
 assert LlamaConfig().rope_parameters["rope_theta"] == 10000.0           # Llama's class default, another rotary
 ```

@@ -27,6 +27,8 @@ released_freq = inv_freq(**shape, rope_theta=small["rope_theta"])
 million, default = inv_freq(**shape, rope_theta=1e6), inv_freq(**shape)
 assert released_freq.numel() == 64 and int((released_freq != million).sum()) == 56
 assert ((released_freq - million) / million).abs().max() < 6e-7
+assert 4e-4 < float((released_freq - million).abs().max() * 16383) < 6e-4     # radians at the last position
+assert small["max_position_embeddings"] == 16384
 assert 90 < float(default[-1] / released_freq[-1]) < 100
 ```
 
