@@ -20,6 +20,7 @@ import torch
 from nnsight.intervention.interleaver import Mediator, OutOfOrderError
 from nnsight.intervention.tracer import InterleavingTracer
 
+from .sites import envoy_memo
 from .vocabulary import BY_NAME, FORWARD_ORDER
 
 _LOCKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -383,17 +384,57 @@ _PLANS: dict = {}
 
 
 def block_order(model) -> tuple:
-    """The order this model's blocks compute their values in: the family's own, else FORWARD_ORDER's, with a
-    parallel block's MLP norm beside the attention's (one norm, or two, before either sublayer)."""
+    """The order this model's blocks compute their values in: the family's own, else FORWARD_ORDER's with the MLP
+    norm's values moved beside the attention norm's where the block's forward calls the module they are read at
+    before its attention (a parallel block's one norm, or a second norm run first); the contract checks it against
+    the order the hosts run in."""
     if model.family.block.order:
         return model.family.block.order
+    memo = envoy_memo(model, "_nnterp_block_order")
+    if "order" not in memo:
+        memo["order"] = _derived_block_order(model)
+    return memo["order"]
+
+
+_MLP_NORM = (("layer", "mlp_norm_scale"), ("layer", "mlp_norm_output"))
+
+
+def _derived_block_order(model) -> tuple:
     order = FORWARD_ORDER["block"]
-    if model.family.block.kind(model._nnterp_state.config) == "parallel":
-        moved = [item for item in order if item in (("layer", "mlp_norm_scale"), ("layer", "mlp_norm_output"))]
-        rest = [item for item in order if item not in moved]
-        at = rest.index(("layer", "attention_norm_output")) + 1
-        order = tuple(rest[:at] + moved + rest[at:])
-    return order
+    if not any(_mlp_norm_runs_first(model, layer) for layer in model.layers):
+        return order
+    rest = [item for item in order if item not in _MLP_NORM]
+    at = rest.index(("layer", "attention_norm_output")) + 1
+    return tuple(rest[:at] + list(_MLP_NORM) + rest[at:])
+
+
+def _mlp_norm_runs_first(model, layer) -> bool:
+    """Whether the block's forward calls the module its mlp_norm_output is read at before its attention."""
+    from .envoys import block_hosts
+    from .labels import module_calls
+    from .sites import Child, where_of
+
+    attention = block_hosts(layer).get("attention")
+    site = layer._nnterp_site("mlp_norm_output")
+    where = where_of(site) if site.served else None
+    if attention is None or not isinstance(where, Child):
+        return False
+    block = layer._module
+    try:
+        calls = module_calls(block)
+        norm = _child_name(block, where.target(layer)._module)
+        mixer = _child_name(block, attention._module)
+    except Exception:  # a forward nnterp cannot read: the common order, which the contract checks
+        return False
+    return norm in calls and mixer in calls and calls.index(norm) < calls.index(mixer)
+
+
+def _child_name(block, module) -> str | None:
+    """The name of the block's child that is, or holds, ``module``."""
+    for name, child in block._modules.items():
+        if child is module or (child is not None and any(m is module for m in child.modules())):
+            return name
+    return None
 
 
 def plan_for(model, node) -> Plan | None:

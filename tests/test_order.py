@@ -301,3 +301,46 @@ def test_gradient_of_every_writable_value(family):
         checked.append(name)
     assert "layer_output" in checked and len(checked) >= 12
     assert family not in ("llama", "phi") or "attention_premix" in checked
+
+
+# --------------------------------------------------------------------------- the block's own order
+def test_gpt_neox_caches_its_mlp_norm_beside_the_attention_interior():
+    """GPT-NeoX's parallel block calls post_attention_layernorm after self.attention: a cache of the MLP's norm and
+    of values inside the attention reads each where the forward computes it, equal to a trace of each alone."""
+    model = tiny.load("gpt_neox", attn_implementation="eager")
+    order = [name for _, name in block_order(model)]
+    assert order.index("mlp_norm_output") > order.index("attention_output")
+    cache = model.cache(PROMPT, values=["mlp_norm_output", "mlp_norm_scale", "attention_queries_unrotated",
+                                        "attention_probabilities"])
+    everything = model.cache(PROMPT)  # every value together, too
+    with model.trace(PROMPT):
+        norm = model.layers[1].mlp_norm_output.save()
+    with model.trace(PROMPT):
+        probabilities = model.layers[1].self_attn.attention_probabilities.save()
+    assert torch.equal(cache.layers[1].mlp_norm_output, norm)
+    assert torch.equal(everything.layers[1].mlp_norm_output, norm)
+    assert torch.equal(cache.layers[1].self_attn.attention_probabilities, probabilities)
+
+
+def test_one_norm_parallel_blocks_put_the_mlp_norm_before_the_attention(phi4):
+    order = [name for _, name in block_order(phi4)]
+    assert order.index("mlp_norm_output") < order.index("attention_queries")
+
+
+def test_the_contract_fails_a_block_order_the_forward_does_not_follow(monkeypatch):
+    """Declared with the MLP's norm before the attention (as a one-norm parallel block computes it), GPT-NeoX's
+    order is not the order its forward reaches the values, and the contract says which value comes first."""
+    from nnterp.conformance import order_run, visit_log
+
+    model = tiny.load("gpt_neox", attn_implementation="eager")
+    assert model.check(raise_on_failure=False).ok
+    reached = order_run(model, 0, visit_log(model, PROMPT))
+    assert [at for _, at in reached] == sorted(at for _, at in reached) and len(reached) >= 20
+    moved = [("layer", "mlp_norm_scale"), ("layer", "mlp_norm_output")]
+    rest = [item for item in FORWARD_ORDER["block"] if item not in moved]
+    at = rest.index(("layer", "attention_norm_output")) + 1
+    monkeypatch.setattr(model.family.block, "order", tuple(rest[:at] + moved + rest[at:]))
+    report = model.check(raise_on_failure=False)
+    failed = [r for r in report.failures if r.check.startswith("the declared forward order")]
+    assert [r.where for r in failed] == ["layers[0]", "layers[1]"]
+    assert "attention_queries_unrotated is declared after mlp_norm_scale" in failed[0].detail
