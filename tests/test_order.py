@@ -327,6 +327,19 @@ def test_one_norm_parallel_blocks_put_the_mlp_norm_before_the_attention(phi4):
     assert order.index("mlp_norm_output") < order.index("attention_queries")
 
 
+def test_without_a_rotary_the_unrotated_keys_then_the_queries():
+    """CPM-Ant has no rotary and projects queries before keys: attention_keys_unrotated is attention_keys, read
+    after attention_queries by the forward, so a trace asking for it first is served the captured keys."""
+    model = tiny.load("cpmant", attn_implementation="eager")
+    with model.trace(PROMPT):
+        keys = model.layers[0].self_attn.attention_keys_unrotated.save()
+        queries = model.layers[0].self_attn.attention_queries.save()
+    with model.trace(PROMPT):
+        queries_first = model.layers[0].self_attn.attention_queries.save()
+        keys_second = model.layers[0].self_attn.attention_keys.save()
+    assert torch.equal(keys, keys_second) and torch.equal(queries, queries_first)
+
+
 def test_the_contract_fails_a_block_order_the_forward_does_not_follow(monkeypatch):
     """Declared with the MLP's norm before the attention (as a one-norm parallel block computes it), GPT-NeoX's
     order is not the order its forward reaches the values, and the contract says which value comes first."""
@@ -344,3 +357,68 @@ def test_the_contract_fails_a_block_order_the_forward_does_not_follow(monkeypatc
     failed = [r for r in report.failures if r.check.startswith("the declared forward order")]
     assert [r.where for r in failed] == ["layers[0]", "layers[1]"]
     assert "attention_queries_unrotated is declared after mlp_norm_scale" in failed[0].detail
+
+
+# --------------------------------------------------------------------------- any order has no holes
+@pytest.mark.parametrize("name", ["gemma3", "llava", "qwen2_vl", "paligemma", "idefics3"])
+def test_a_wrappers_image_mask_after_its_image_features(name):
+    model = tiny.load(name)
+    inputs = tiny.image_call(name)
+    with model.trace(inputs):
+        features = model.image_features.save()
+        mask = model.image_mask.save()
+    with model.trace(inputs):
+        mask_first = model.image_mask.save()
+        features_second = model.image_features.save()
+    assert bool(mask.any()) and torch.equal(mask, mask_first) and torch.equal(features, features_second)
+
+
+def test_names_given_as_text_in_any_order(phi4):
+    model = phi4
+    with model.trace(PROMPT):
+        stream = model.value("blocks.2.hook_resid_post").save()
+        pattern = model.value("layers.2.self_attn.attention_probabilities").save()
+    with model.trace(PROMPT):
+        pattern_first = model.layers[2].self_attn.attention_probabilities.save()
+        stream_second = model.layers[2].layer_output.save()
+    assert torch.equal(stream, stream_second) and torch.equal(pattern, pattern_first)
+
+
+def test_a_read_after_a_tool_that_reads_further(phi4):
+    """skip_blocks reads layer_output; the block's layer_input read after the tool is what the block received."""
+    from nnterp.tools import skip_blocks
+
+    model = phi4
+    with model.trace(PROMPT):
+        skip_blocks([2])(model)
+        entering = model.layers[2].layer_input.save()
+        logits = model.logits.save()
+    with model.trace(PROMPT):
+        entering_first = model.layers[2].layer_input.save()
+        skip_blocks([2])(model)
+        logits_ordered = model.logits.save()
+    assert torch.equal(entering, entering_first) and torch.equal(logits, logits_ordered)
+
+
+def test_splice_latents_in_reverse_order(phi4):
+    from nnterp.tools.splice import LocalSAE, splice
+
+    model = phi4
+    early = splice(model, LocalSAE.random(model.hidden_size, 32, seed=1), at="layers[1].layer_output")
+    late = splice(model, LocalSAE.random(model.hidden_size, 32, seed=2), at="layers[2].layer_output")
+    with model.trace(PROMPT):
+        late_latents = late.latents.save()
+        early_latents = early.latents.save()
+    with model.trace(PROMPT):
+        early_first = early.latents.save()
+        late_second = late.latents.save()
+    assert torch.equal(late_latents, late_second) and torch.equal(early_latents, early_first)
+
+
+def test_a_native_module_inside_a_forward_before_a_value_read_in_it():
+    """q_proj runs inside the attention's forward: the value the code names next is instrumented before the run."""
+    model = tiny.load("llama", attn_implementation="eager")  # never traced: nothing instrumented yet
+    with model.trace(PROMPT):
+        projected = model.layers[0].self_attn.q_proj.output.save()
+        unrotated = model.layers[0].self_attn.attention_queries_unrotated.save()
+    assert torch.equal(unrotated, projected.unflatten(-1, (model.num_heads, -1)).transpose(1, 2))
