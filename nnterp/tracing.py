@@ -118,8 +118,13 @@ class _Reader:
                 self.body(node.body)
             self.body(node.orelse)
         elif isinstance(node, (ast.With, ast.AsyncWith)):
+            if any(_is_call(item.context_expr, "backward") for item in node.items):
+                # runs after the forward: what it names is read once the forward is over (served what was captured)
+                self.found.append(Access("", None, _unparse(node.items[0].context_expr), opaque=True))
+                self.body(node.body)
+                return
             if any(_own_worker(item.context_expr) for item in node.items):
-                return  # an invoke or a backward runs as its own worker
+                return  # an invoke runs as its own worker
             for item in node.items:
                 self.expr(item.context_expr)
             self.body(node.body)
@@ -646,6 +651,7 @@ class Captures:
         self.all = list(interleaver.mediators)
         mediators = []
         for mediator in interleaver.mediators:
+            mediator._nnterp_model = self.model  # a backward inside it serves gradients in any order
             node = getattr(mediator, "node", None)
             if node is not None:
                 _instrument_named(self.model, node)
@@ -723,6 +729,7 @@ def _passed_entry(envoy, name: str):
         mediator = Mediator.current(name)
     except ValueError:
         return None, None
+    mediator = getattr(mediator, "_nnterp_outer", mediator)  # inside a backward: the trace's worker
     store = getattr(mediator, "_nnterp_captured", None)
     if store is None:
         return mediator, None

@@ -422,3 +422,39 @@ def test_a_native_module_inside_a_forward_before_a_value_read_in_it():
         projected = model.layers[0].self_attn.q_proj.output.save()
         unrotated = model.layers[0].self_attn.attention_queries_unrotated.save()
     assert torch.equal(unrotated, projected.unflatten(-1, (model.num_heads, -1)).transpose(1, 2))
+
+
+# --------------------------------------------------------------------------- gradients in any order
+def test_gradients_in_forward_order_equal_torch_autograd(phi4):
+    """Inside loss.backward(), .grad of values bound in the trace and of standard values named there, asked for in
+    forward order (the backward computes them in reverse), equal torch.autograd.grad of the same loss."""
+    model = phi4
+    with model.trace(PROMPT):
+        early = model.layers[0].layer_output
+        premix = model.layers[1].self_attn.attention_premix
+        loss = _loss(model)
+        with loss.backward():
+            early_grad = early.grad.save()
+            premix_grad = premix.grad.save()
+            late_grad = model.layers[3].layer_output.grad.save()
+            mlp_grad = model.layers[2].mlp.mlp_output.grad.save()
+    with model.trace(PROMPT):
+        early = model.layers[0].layer_output
+        premix = model.layers[1].self_attn.attention_premix
+        mlp = model.layers[2].mlp.mlp_output
+        late = model.layers[3].layer_output
+        references = nnsight.save(torch.autograd.grad(_loss(model), [early, premix, mlp, late]))
+    for got, reference in zip((early_grad, premix_grad, mlp_grad, late_grad), references):
+        assert torch.equal(got, reference)
+
+
+def test_an_edit_of_a_gradient_that_had_flowed_fails(phi4):
+    model = phi4
+    with pytest.raises(OrderError, match="too late to reach the backward"):
+        with model.trace(PROMPT):
+            early = model.layers[0].layer_output
+            late = model.layers[3].layer_output
+            loss = _loss(model)
+            with loss.backward():
+                early.grad.save()
+                late.grad[:] = 0
