@@ -436,13 +436,13 @@ _PLANS: dict = {}
 def block_order(model) -> tuple:
     """The order this model's blocks compute their values in: the family's own, else FORWARD_ORDER's with the MLP
     norm's values moved beside the attention norm's where the block's forward calls the module they are read at
-    before its attention (a parallel block's one norm, or a second norm run first); the contract checks it against
-    the order the hosts run in."""
-    if model.family.block.order:
-        return model.family.block.order
+    before its attention (a parallel block's one norm, or a second norm run first); without a rotary, the unrotated
+    queries and keys beside the rotated ones they are. The contract checks it against the order the forward
+    reaches the values."""
     memo = envoy_memo(model, "_nnterp_block_order")
-    if "order" not in memo:
-        memo["order"] = _derived_block_order(model)
+    declared = model.family.block.order
+    if memo.get("from") is not declared or "order" not in memo:
+        memo["from"], memo["order"] = declared, _derived_block_order(model, declared)
     return memo["order"]
 
 
@@ -453,9 +453,9 @@ _UNROTATED = {("attention", "attention_queries_unrotated"): ("attention", "atten
               ("attention", "attention_keys_unrotated"): ("attention", "attention_keys")}
 
 
-def _derived_block_order(model) -> tuple:
-    order = list(FORWARD_ORDER["block"])
-    if any(_mlp_norm_runs_first(model, layer) for layer in model.layers):
+def _derived_block_order(model, declared) -> tuple:
+    order = list(declared or FORWARD_ORDER["block"])
+    if not declared and any(_mlp_norm_runs_first(model, layer) for layer in model.layers):
         order = [item for item in order if item not in _MLP_NORM]
         at = order.index(("layer", "attention_norm_output")) + 1
         order[at:at] = _MLP_NORM
