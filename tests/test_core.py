@@ -26,8 +26,10 @@ def test_support_is_data_and_prints(phi):
     data = json.loads(rows.to_json())
     by = {row["name"]: row for row in data}
     assert by["mlp_up"]["status"] == "unavailable" and "not gated" in by["mlp_up"]["note"]
-    assert by["attention_queries_unrotated"]["status"] == "unavailable" and "partial" in by[
-        "attention_queries_unrotated"]["note"]
+    assert by["attention_queries_unrotated"]["status"] == "served" and "partial rotary" in by[
+        "attention_queries_unrotated"]["description"]
+    assert by["attention_queries_unrotated"]["read_at"] == (
+        "inside the forward: the value assigned to query_states (query_states_0)")
     assert by["attention_norm_scale"]["read_at"] == (
         "computed from the child module input_layernorm's input, applied at its output")
     assert by["layer_mid"]["status"] == "unavailable" and "parallel block" in by["layer_mid"]["note"]

@@ -458,3 +458,31 @@ def test_an_edit_of_a_gradient_that_had_flowed_fails(phi4):
             with loss.backward():
                 early.grad.save()
                 late.grad[:] = 0
+
+
+# --------------------------------------------------------------------------- partial rotary
+@pytest.mark.parametrize("family,overrides", [("phi", {}), ("phi", {"qk_layernorm": True}), ("stablelm", {}),
+                                              ("persimmon", {})])
+def test_partial_rotary_unrotated_values_are_the_whole_heads(family, overrides):
+    """Past the rotary dims the unrotated queries and keys are attention_queries' and attention_keys'; their rotary
+    dims, rotated with the model's own cos and sin, are the rotated ones' rotary dims."""
+    import importlib
+
+    model = tiny.load(family, attn_implementation="eager", **overrides)
+    modeling = importlib.import_module(type(model._module).__module__)
+    attention = model.layers[1].self_attn
+    with model.trace(PROMPT):
+        queries_unrotated = attention.attention_queries_unrotated.save()
+        keys_unrotated = attention.attention_keys_unrotated.save()
+        queries = attention.attention_queries.save()
+        keys = attention.attention_keys.save()
+    rotary = attention._module.rotary_ndims
+    assert 0 < rotary < queries.shape[-1] and queries_unrotated.shape == queries.shape
+    assert torch.equal(queries_unrotated[..., rotary:], queries[..., rotary:])
+    assert torch.equal(keys_unrotated[..., rotary:], keys[..., rotary:])
+    positions = torch.arange(queries.shape[-2])[None]
+    cos, sin = model._module.model.rotary_emb(queries_unrotated, positions)
+    queries_rotated, keys_rotated = modeling.apply_rotary_pos_emb(
+        queries_unrotated[..., :rotary], keys_unrotated[..., :rotary], cos, sin)
+    assert torch.equal(queries_rotated, queries[..., :rotary]) and torch.equal(keys_rotated, keys[..., :rotary])
+    assert not torch.equal(queries_unrotated[..., 1:, :rotary], queries[..., 1:, :rotary])  # the rotary turned them
