@@ -270,16 +270,16 @@ def _visited_at(host, site):
     return None
 
 
-def order_run(model, i, log) -> list[tuple[str, float]]:
+def order_run(model, i, log) -> list[tuple[str, float]] | None:
     """Block ``i``'s served values in the declared order, each with where the forward reaches it in ``log`` (values
-    whose site has no location, or is not reached in this run, left out)."""
+    whose site has no location, or is not reached in this run, left out); None where the block did not run."""
     layer = model.layers[i]
     hosts = _hosts(model, i)
     try:
         start = log.index(f"{layer.path}.input")
         end = log.index(f"{layer.path}.output", start)
     except ValueError:
-        return []
+        return None  # the block did not run on this call (a cross-attention block without an image)
     first: dict[str, int] = {}
     for at, location in enumerate(log[start:end + 1]):
         first.setdefault(location, at)
@@ -299,6 +299,8 @@ def _check_order(model, prompt, report) -> bool:
     log, ok = visit_log(model, prompt), True
     for i in range(model.num_layers):
         placed = order_run(model, i, log)
+        if placed is None:
+            continue
         latest, wrong = None, None
         for name, at in placed:
             if latest is not None and at < latest[1]:

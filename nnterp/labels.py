@@ -71,15 +71,26 @@ def compiled_forward(module) -> Compiled:
 
 def module_calls(module) -> tuple[str, ...]:
     """The names of the submodules a module's forward calls (``self.<name>(...)``), each once, in the order the
-    forward evaluates the calls (a call's arguments before the call; both branches of an ``if``, in turn)."""
-    return _module_calls(compiled_forward(module).source)
-
-
-@lru_cache(maxsize=None)
-def _module_calls(source: str) -> tuple[str, ...]:
+    forward evaluates the calls (a call's arguments before the call); of an ``if`` whose test reads only the
+    module's attributes (``self.do_layer_norm_before``), the branch the module takes, else both in turn."""
     found: list[str] = []
 
+    def taken(test):
+        names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+        if names - {"self", "None", "True", "False"}:
+            return None
+        try:
+            return bool(eval(compile(ast.Expression(test), "<condition>", "eval"), {"self": module}))
+        except Exception:
+            return None
+
     def visit(node) -> None:
+        if isinstance(node, ast.If):
+            visit(node.test)
+            holds = taken(node.test)
+            for statement in (node.body if holds is not False else []) + (node.orelse if holds is not True else []):
+                visit(statement)
+            return
         if isinstance(node, ast.Call):
             visit(node.func)
             for child in (*node.args, *node.keywords):
@@ -97,7 +108,7 @@ def _module_calls(source: str) -> tuple[str, ...]:
         for child in ast.iter_child_nodes(node):
             visit(child)
 
-    tree = ast.parse(source)
+    tree = ast.parse(compiled_forward(module).source)
     for statement in tree.body[0].body:
         visit(statement)
     return tuple(found)
