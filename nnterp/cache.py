@@ -117,7 +117,8 @@ def plan(model, values=None, layers=None) -> Plan:
         result.reads.append(Planned(path, host, first if first != path.key else None))
 
     seen: dict = {}
-    model_order = FORWARD_ORDER["model"]
+    # a wrapper's image values are not cached: image_features runs only on a call with an image
+    model_order = [name for name in FORWARD_ORDER["model"] if BY_NAME[name].group == "core"]
     for value in model_order:
         add(model, value, None)
     groups = model.family.groups

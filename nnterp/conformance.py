@@ -30,6 +30,7 @@ from . import labels
 from .envoys import block_hosts
 from .readout import head_input
 from .sites import Call, CallPositions, Child, Own, norm_centres, projection_of
+from .tracing import block_order as declared_block_order
 from .vocabulary import BY_NAME, FORWARD_ORDER, values_of
 
 PROMPT = "The Eiffel Tower is in the city of"
@@ -112,7 +113,7 @@ def _close(a, b) -> bool:
 def read_block(model, i, prompt):
     """Every served value of block ``i`` in one trace, in forward order: {name: tensor}."""
     hosts = _hosts(model, i)
-    block_order = model.family.block.order or FORWARD_ORDER["block"]
+    block_order = declared_block_order(model)
     mlp_returns_at = block_order.index(("mlp", "output")) if ("mlp", "output") in block_order else None
     names = [(h, n) for h, n in block_order if h in hosts and n != "output"
              and _status(hosts[h], n, model) == "served"]
@@ -206,6 +207,10 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
                    torch.equal(projected, readout["logits"]), f"max diff {_diff(projected, readout['logits']):.3g}")
 
     _check_norm_scales(model, None, prompt, report)
+    if not _check_order(model, prompt, report):  # every later check reads in that order
+        if raise_on_failure:
+            raise ConformanceError(str(report))
+        return report
     for i in range(n):
         _check_block(model, i, prompt, report, dtype, batch, seq, base)
     for i in edit_blocks:
@@ -219,6 +224,94 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
     if raise_on_failure and not report.ok:
         raise ConformanceError(str(report))
     return report
+
+
+class _Visits(dict):
+    """The interleaver's count of visits per location, logging each visit in the order the forward makes it."""
+
+    def __init__(self, counts, log) -> None:
+        super().__init__(counts)
+        self.log = log
+
+    def __setitem__(self, location, count) -> None:
+        self.log.append(location)
+        super().__setitem__(location, count)
+
+
+def visit_log(model, prompt) -> list[str]:
+    """Every location the forward on ``prompt`` reaches (module inputs and outputs, the operations of every forward
+    a value is read in), in the order it reaches them."""
+    model.instrument()
+    interleaver = model.interleaver
+    log: list[str] = []
+    interleaver.counts = _Visits(interleaver.counts, log)
+    try:
+        with model.trace(prompt):
+            model.logits.save()
+    finally:
+        interleaver.counts = dict(interleaver.counts)
+    return log
+
+
+def _visited_at(host, site):
+    """(the location where the forward reaches a value's site, 1 for an operation nested in a call: reached between
+    that call's input and output), or None where the site has no location of its own."""
+    from .sites import Derived, HeadContributions
+
+    while isinstance(site, (Derived, HeadContributions)):
+        site = site.source
+    where = getattr(site, "where", None)
+    if isinstance(where, Call):
+        label, outer = where.labels_for(host._module)
+        base = f"{where._module_of(host).path}.source"
+        return (f"{base}.{outer}.input", 1) if outer is not None else (f"{base}.{label}.{where.key}", 0)
+    if isinstance(where, (Own, Child)):
+        return f"{where.target(host).path}.{where.key}", 0
+    return None
+
+
+def order_run(model, i, log) -> list[tuple[str, float]] | None:
+    """Block ``i``'s served values in the declared order, each with where the forward reaches it in ``log`` (values
+    whose site has no location, or is not reached in this run, left out); None where the block did not run."""
+    layer = model.layers[i]
+    hosts = _hosts(model, i)
+    try:
+        start = log.index(f"{layer.path}.input")
+        end = log.index(f"{layer.path}.output", start)
+    except ValueError:
+        return None  # the block did not run on this call (a cross-attention block without an image)
+    first: dict[str, int] = {}
+    for at, location in enumerate(log[start:end + 1]):
+        first.setdefault(location, at)
+    placed = []
+    for host, name in declared_block_order(model):
+        if host not in hosts or name not in BY_NAME or _status(hosts[host], name, model) != "served":
+            continue
+        found = _visited_at(hosts[host], hosts[host]._nnterp_site(name))
+        if found is not None and found[0] in first:
+            placed.append((name, first[found[0]] + 0.5 * found[1]))
+    return placed
+
+
+def _check_order(model, prompt, report) -> bool:
+    """The block order the captures, the cache and the contract read in is the order the forward reaches the
+    values' sites, recorded on a run; whether it is."""
+    log, ok = visit_log(model, prompt), True
+    for i in range(model.num_layers):
+        placed = order_run(model, i, log)
+        if placed is None:
+            continue
+        latest, wrong = None, None
+        for name, at in placed:
+            if latest is not None and at < latest[1]:
+                wrong = f"{name} is declared after {latest[0]}, but the forward reaches it first"
+                break
+            if latest is None or at > latest[1]:
+                latest = (name, at)
+        report.add("the declared forward order is the order the forward reaches the values", f"layers[{i}]",
+                   wrong is None and bool(placed), wrong or ("" if placed else "no value of the block was reached"))
+        ok = ok and wrong is None and bool(placed)
+    return ok
 
 
 def _check_layout(report, where, name, value, shape, dtype) -> None:

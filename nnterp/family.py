@@ -26,8 +26,8 @@ from .readout import IDENTITY, Readout
 from .errors import RegistrationRefused, UnavailableValue, UnknownArchitecture
 from . import labels
 from .sites import (
-    EAGER_ONLY, HEADS_AFTER_POSITIONS, KERNEL_ARGUMENTS, SAME, SPLIT_HEADS, Argument, Attribute, Call, Child,
-    Companion, Derived, Element, Nowhere, Own, Read, RotaryInput, Site, contributions_of, input_of, scale_of,
+    EAGER_ONLY, HEADS_AFTER_POSITIONS, KERNEL_ARGUMENTS, SAME, SPLIT_HEADS, WHOLE, Argument, Assigned, Attribute, Call,
+    Child, Companion, Derived, Element, Nowhere, Own, Read, RotaryInput, Site, contributions_of, input_of, scale_of,
 )
 from .vocabulary import VALUES
 
@@ -96,7 +96,10 @@ def _unrotated(rotated: str, index: int):
                         f"site for, so the {which} before it are not located")
     same = Companion(rotated, lambda site, module: site)
     split = Nowhere(f"the attention splits each head into its rotary dims and the rest before the rotary (partial "
-                    f"rotary) and joins them after it, so no one tensor holds the whole {which} before it")
+                    f"rotary) in a way nnterp does not follow, so the whole {which} before it are not located")
+    rotary_last = Nowhere(f"the attention splits each head into the rest and its rotary dims before the rotary, the "
+                          f"rotary dims last (MLA's decoupled rotary and its kin), which the contract's checks of the "
+                          f"unrotated {which} (the rotary dims first) do not cover yet, so they are not served")
     branch = Nowhere(f"whether the attention applies its rotary depends on what its forward is called with, so "
                      f"the {which} before it are not located")
     made: dict = {}
@@ -106,7 +109,17 @@ def _unrotated(rotated: str, index: int):
         if not calls:
             return unlocated if any(word in source for word in _ROTARY_WORDS) else same
         if re.search(rf"{_ROTARY}\(\s*(q|query)_rot", source):
-            return split
+            whole = _before_the_split(context.module, source, which)
+            if whole is None:
+                last = rf"\b\w+, ({which[0]}|{'key' if which == 'keys' else 'query'})_rot = "
+                return rotary_last if re.search(last, source) else split
+            if whole not in made:
+                # a copy, as at the rotary's call: the whole may be a view of one split(), not editable in place
+                made[whole] = Read(Assigned(whole[0], occurrence=whole[1]), WHOLE,
+                                   HEADS_AFTER_POSITIONS if whole[2] else SAME, snapshot=True, description=(
+                    f"The whole {which} before the attention splits each head into its rotary dims and the rest "
+                    f"(partial rotary), after any {which[0]} norm: the rotary dims are what it rotates"))
+            return made[whole]
         paired = len(calls[0][0].args) >= 4  # apply_rotary_pos_emb(q, k, cos, sin) against (x, cos, sin)
         if not paired and len(calls) != 2:
             return unlocated
@@ -130,6 +143,62 @@ def _unrotated(rotated: str, index: int):
                     f"The {which} entering the rotary embedding; the attention norms them after it ({norm})"))
         return made[key]
     return site
+
+
+def _before_the_split(module, source: str, which: str):
+    """(name, occurrence, heads after positions) of the assignment that binds the whole queries or keys a partial
+    rotary splits, the rotary dims first (``q_rot = x[..., : self.rotary_ndims]``, ``q_rot, q_pass = (x[...],
+    x[...])``, ``q_rot, q_pass = torch.split(x, ...)``): the last assignment of ``x`` before the split that this
+    block's forward runs (its q/k norm's, where the attention has one), laid out heads after positions where the
+    forward transposes ``x`` after the rotary. None where the split is written otherwise or puts the rotary dims
+    last (MLA's shared rotary key), or a branch depends on what the forward is called with."""
+    tree = ast.parse(source)
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    rotated = re.compile(rf"({which[0]}|{'key' if which == 'keys' else 'query'})_rot$")
+
+    def split_of(node):
+        """The name a rotary part is cut from in this assignment, with the rotary part first; else None."""
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            return None
+        target, value = node.targets[0], node.value
+        if isinstance(target, ast.Name) and rotated.match(target.id) and isinstance(value, ast.Subscript) \
+                and isinstance(value.value, ast.Name):
+            return value.value.id
+        if not (isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name)
+                and rotated.match(target.elts[0].id)):
+            return None
+        if isinstance(value, ast.Tuple) and value.elts and isinstance(value.elts[0], ast.Subscript) \
+                and isinstance(value.elts[0].value, ast.Name):
+            return value.elts[0].value.id
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "split":
+            cut = value.args[0] if isinstance(value.func.value, ast.Name) and value.func.value.id == "torch" \
+                and value.args else value.func.value
+            return cut.id if isinstance(cut, ast.Name) else None
+        return None
+
+    splits = sorted(((node, split_of(node)) for node in ast.walk(tree) if split_of(node) is not None),
+                    key=lambda found: (found[0].lineno, found[0].col_offset))
+    if not splits:
+        return None
+    split, name = splits[0]
+    if _runs(split, parents, module) is not True:
+        return None
+    assignments = sorted((node for node in ast.walk(tree) if isinstance(node, ast.Assign) and len(node.targets) == 1
+                          and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name),
+                         key=lambda node: (node.lineno, node.col_offset))
+    chosen, after = None, False
+    for occurrence, node in enumerate(assignments):
+        if (node.lineno, node.col_offset) >= (split.lineno, split.col_offset):
+            moved = [n for n in ast.walk(node.value) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                     and n.func.attr in ("transpose", "permute")]
+            after = after or bool(moved)
+            continue
+        runs = _runs(node, parents, module)
+        if runs is None:
+            return None
+        if runs:
+            chosen = occurrence
+    return None if chosen is None else (name, chosen, after)
 
 
 def _family_of(context) -> "Family":

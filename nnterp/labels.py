@@ -67,3 +67,48 @@ def compiled_forward(module) -> Compiled:
     """The compiled source of the forward a module runs, without instrumenting the module."""
     state = module.__dict__.get(STATE)  # a wrapped module keeps its own forward on its state
     return compiled_function(state.original if state is not None else module_body(module))
+
+
+def module_calls(module) -> tuple[str, ...]:
+    """The names of the submodules a module's forward calls (``self.<name>(...)``), each once, in the order the
+    forward evaluates the calls (a call's arguments before the call); of an ``if`` whose test reads only the
+    module's attributes (``self.do_layer_norm_before``), the branch the module takes, else both in turn."""
+    found: list[str] = []
+
+    def taken(test):
+        names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+        if names - {"self", "None", "True", "False"}:
+            return None
+        try:
+            return bool(eval(compile(ast.Expression(test), "<condition>", "eval"), {"self": module}))
+        except Exception:
+            return None
+
+    def visit(node) -> None:
+        if isinstance(node, ast.If):
+            visit(node.test)
+            holds = taken(node.test)
+            for statement in (node.body if holds is not False else []) + (node.orelse if holds is not True else []):
+                visit(statement)
+            return
+        if isinstance(node, ast.Call):
+            visit(node.func)
+            for child in (*node.args, *node.keywords):
+                visit(child)
+            func = node.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
+                    and func.attr not in found:
+                found.append(func.attr)
+            return
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):  # the value before the targets
+            visit(node.value) if node.value is not None else None
+            for target in getattr(node, "targets", [getattr(node, "target", None)]):
+                visit(target) if target is not None else None
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    tree = ast.parse(compiled_forward(module).source)
+    for statement in tree.body[0].body:
+        visit(statement)
+    return tuple(found)

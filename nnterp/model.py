@@ -9,6 +9,7 @@ from typing import Any
 import torch
 from nnsight import TransformersModel
 
+from . import gradients
 from .envoys import ENVOYS, AttentionEnvoy, StandardHost, StandardValue, _addindent, block_hosts
 from .errors import BatchRefused, EmptyPrompt, LoadOptionRefused
 from .family import Family, family_for
@@ -16,6 +17,9 @@ from .sites import where_of
 from .support import Support, build_support
 from .tracing import Captures, TurnTakingTracer
 from .vocabulary import values_of
+
+
+gradients.install()  # ``with loss.backward():`` in an nnterp trace serves .grad in any order
 
 
 @dataclass

@@ -20,6 +20,8 @@ import torch
 from nnsight.intervention.interleaver import Mediator, OutOfOrderError
 from nnsight.intervention.tracer import InterleavingTracer
 
+from .errors import OrderError
+from .sites import envoy_memo
 from .vocabulary import BY_NAME, FORWARD_ORDER
 
 _LOCKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -80,12 +82,21 @@ class Access:
     text: str
     write: bool = False
     native: bool = False  # a module's .input/.output: ordered against, never captured
+    #: a name given as text (``model.value("blocks.3.hook_resid_post")``), resolved against the model
+    literal: str | None = None
+    #: the code of an object whose ``latents`` are read (a splice), resolved in the trace's scope
+    holder: str | None = None
+    #: a call handed the model (a tool): it may read anything, so what the code names after it is captured
+    opaque: bool = False
+    #: the object a holder names, once resolved
+    target: Any = field(default=None, compare=False, hash=False)
 
 
 class _Reader:
     """Walks a ``with`` body in evaluation order, collecting its accesses."""
 
-    def __init__(self) -> None:
+    def __init__(self, models=()) -> None:
+        self.models = set(models)  # the code of the model, as the trace spells it
         self.found: list[Access] = []
         self.indices: dict[str, Any] = {}  # name -> Symbol, for block indices bound by loops
         self.hosts: dict[str, tuple] = {}  # name -> (block, host) for names bound to a block or its sublayer
@@ -107,8 +118,13 @@ class _Reader:
                 self.body(node.body)
             self.body(node.orelse)
         elif isinstance(node, (ast.With, ast.AsyncWith)):
+            if any(_is_call(item.context_expr, "backward") for item in node.items):
+                # runs after the forward: what it names is read once the forward is over (served what was captured)
+                self.found.append(Access("", None, _unparse(node.items[0].context_expr), opaque=True))
+                self.body(node.body)
+                return
             if any(_own_worker(item.context_expr) for item in node.items):
-                return  # an invoke or a backward runs as its own worker
+                return  # an invoke runs as its own worker
             for item in node.items:
                 self.expr(item.context_expr)
             self.body(node.body)
@@ -180,9 +196,22 @@ class _Reader:
             self.comprehension(node, node.generators)
         elif isinstance(node, ast.Lambda):
             return
+        elif isinstance(node, ast.Call):
+            for child in ast.iter_child_nodes(node):
+                self.expr(child)
+            self.call(node)
         else:
             for child in ast.iter_child_nodes(node):
                 self.expr(child)
+
+    def call(self, node) -> None:
+        """A value named as text, and a call handed the model, which may read anything."""
+        func, args = node.func, node.args
+        if isinstance(func, ast.Attribute) and func.attr == "value" and _unparse(func.value) in self.models \
+                and args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
+            self.found.append(Access("", None, _unparse(node), write=len(args) > 1, literal=args[0].value))
+        elif any(_unparse(a) in self.models for a in [*args, *(k.value for k in node.keywords)]):
+            self.found.append(Access("", None, _unparse(node), opaque=True))
 
     def comprehension(self, node, generators) -> None:
         first, rest = generators[0], generators[1:]
@@ -210,6 +239,8 @@ class _Reader:
                 located = self.locate(node.value)
                 block = located[0] if located is not None else Symbol(text)
             self.found.append(Access(spec.name, block, text, write=write))
+        elif node.attr == "latents" and isinstance(node.value, (ast.Name, ast.Attribute)):
+            self.found.append(Access("latents", None, text, write=write, holder=_unparse(node.value)))
         elif node.attr in ("input", "inputs", "output"):
             located = self.locate(node.value)
             if located is not None and (located[1], node.attr) in _NATIVE_AT:
@@ -302,13 +333,27 @@ def _grows(node) -> bool:
 _ACCESSES: dict[int, tuple] = {}
 
 
+def _model_code(node) -> set[str]:
+    """How a ``with`` block spells the model: what it traces (``model.trace(...)``) and what it reads layers of."""
+    found = set()
+    for item in getattr(node, "items", ()):
+        call = item.context_expr
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in (
+                "trace", "generate", "session"):
+            found.add(_unparse(call.func.value))
+    for child in ast.walk(node):
+        if isinstance(child, ast.Attribute) and child.attr == "layers":
+            found.add(_unparse(child.value))
+    return found
+
+
 def accesses(node) -> tuple[Access, ...]:
     """The standard values a ``with`` block's body names, in evaluation order (memoized per block: nnsight keeps
     each block's node for the life of the process)."""
     memo = _ACCESSES.get(id(node))
     if memo is not None and memo[0] is node:
         return memo[1]
-    reader = _Reader()
+    reader = _Reader(_model_code(node))
     try:
         reader.body(node.body)
         found = tuple(reader.found)
@@ -326,6 +371,7 @@ class Plan:
 
     captures: set = field(default_factory=set)
     came_first: dict = field(default_factory=dict)  # (block or None, name) -> the code that came first
+    objects: list = field(default_factory=list)  # splices whose latents the code reads out of order
 
     def first(self, block, name) -> str | None:
         return self.came_first.get((block, name)) or self.came_first.get((None, name))
@@ -337,6 +383,8 @@ def _positions(block_order, layers: int):
     readout = {name: rank for rank, name in enumerate(FORWARD_ORDER["readout"])}
 
     def position(access):
+        if access.opaque:
+            return layers + 1, 0  # a tool may read up to the end of the forward
         if access.name in model:
             return -1, model[access.name]
         if access.name in readout:
@@ -374,7 +422,10 @@ def plan(code_accesses, block_order, layers: int) -> Plan | None:
             continue
         block = "model" if access.block is None else (None if isinstance(where[0], Symbol) else where[0])
         result.came_first.setdefault((block, access.name), culprit)
-        if not access.write and not access.native:
+        if access.target is not None:
+            if not access.write:
+                result.objects.append(access.target)
+        elif not access.write and not access.native and not access.opaque:
             result.captures.add((block, access.name))
     return result if result.came_first else None
 
@@ -383,26 +434,128 @@ _PLANS: dict = {}
 
 
 def block_order(model) -> tuple:
-    """The order this model's blocks compute their values in: the family's own, else FORWARD_ORDER's, with a
-    parallel block's one shared norm read before the attention for both sublayers (a parallel block with a norm of
-    its MLP's own, GPT-NeoX's post_attention_layernorm, calls it after the attention, in FORWARD_ORDER's place)."""
-    if model.family.block.order:
-        return model.family.block.order
-    order = FORWARD_ORDER["block"]
-    block = model.family.block
-    if block.kind(model._nnterp_state.config) == "parallel" and getattr(block, "mlp_norm", None) == "input_layernorm":
-        moved = [item for item in order if item in (("layer", "mlp_norm_scale"), ("layer", "mlp_norm_output"))]
-        rest = [item for item in order if item not in moved]
-        at = rest.index(("layer", "attention_norm_output")) + 1
-        order = tuple(rest[:at] + moved + rest[at:])
-    return order
+    """The order this model's blocks compute their values in: the family's own, else FORWARD_ORDER's with the MLP
+    norm's values moved beside the attention norm's where the block's forward calls the module they are read at
+    before its attention (a parallel block's one norm, or a second norm run first); without a rotary, the unrotated
+    queries and keys beside the rotated ones they are. The contract checks it against the order the forward
+    reaches the values."""
+    memo = envoy_memo(model, "_nnterp_block_order")
+    declared = model.family.block.order
+    if memo.get("from") is not declared or "order" not in memo:
+        memo["from"], memo["order"] = declared, _derived_block_order(model, declared)
+    return memo["order"]
 
 
-def plan_for(model, node) -> Plan | None:
+_MLP_NORM = (("layer", "mlp_norm_scale"), ("layer", "mlp_norm_output"))
+
+
+_UNROTATED = {("attention", "attention_queries_unrotated"): ("attention", "attention_queries"),
+              ("attention", "attention_keys_unrotated"): ("attention", "attention_keys")}
+
+
+def _derived_block_order(model, declared) -> tuple:
+    order = list(declared or FORWARD_ORDER["block"])
+    if not declared and any(_mlp_norm_runs_first(model, layer) for layer in model.layers):
+        order = [item for item in order if item not in _MLP_NORM]
+        at = order.index(("layer", "attention_norm_output")) + 1
+        order[at:at] = _MLP_NORM
+    if _without_rotary(model):  # each unrotated value is the rotated one: read where it is, beside it
+        order = [item for item in order if item not in _UNROTATED]
+        for unrotated, rotated in _UNROTATED.items():
+            order.insert(order.index(rotated), unrotated)
+    return tuple(order)
+
+
+def _without_rotary(model) -> bool:
+    """Whether every block's unrotated queries and keys are read at the rotated ones' sites (no rotary)."""
+    from .envoys import block_hosts
+
+    attentions = [hosts["attention"] for hosts in map(block_hosts, model.layers) if "attention" in hosts]
+    return bool(attentions) and all(
+        attention._nnterp_site(unrotated[1]) is attention._nnterp_site(rotated[1])
+        for attention in attentions for unrotated, rotated in _UNROTATED.items())
+
+
+def _mlp_norm_runs_first(model, layer) -> bool:
+    """Whether the block's forward calls the module its mlp_norm_output is read at before its attention."""
+    from .envoys import block_hosts
+    from .labels import module_calls
+    from .sites import Child, where_of
+
+    attention = block_hosts(layer).get("attention")
+    site = layer._nnterp_site("mlp_norm_output")
+    where = where_of(site) if site.served else None
+    if attention is None or not isinstance(where, Child):
+        return False
+    block = layer._module
+    try:
+        calls = module_calls(block)
+        norm = _child_name(block, where.target(layer)._module)
+        mixer = _child_name(block, attention._module)
+    except Exception:  # a forward nnterp cannot read: the common order, which the contract checks
+        return False
+    return norm in calls and mixer in calls and calls.index(norm) < calls.index(mixer)
+
+
+def _child_name(block, module) -> str | None:
+    """The name of the block's child that is, or holds, ``module``."""
+    for name, child in block._modules.items():
+        if child is module or (child is not None and any(m is module for m in child.modules())):
+            return name
+    return None
+
+
+def plan_for(model, node, scope=None) -> Plan | None:
+    found = accesses(node)
+    holders = any(access.holder is not None for access in found)
     key = (id(node), id(model), model.family.name, model.num_layers)
+    if holders:  # the objects a name stands for change from run to run
+        return plan(resolved(model, found, scope), block_order(model), model.num_layers)
     if key not in _PLANS:
-        _PLANS[key] = plan(accesses(node), block_order(model), model.num_layers)
+        _PLANS[key] = plan(resolved(model, found, scope), block_order(model), model.num_layers)
     return _PLANS[key]
+
+
+def resolved(model, found, scope=None) -> tuple[Access, ...]:
+    """The accesses with the names given as text resolved against the model and the splices named looked up in
+    the trace's scope; what does not resolve is left out (its read runs as it always did)."""
+    from dataclasses import replace
+
+    out = []
+    for access in found:
+        if access.literal is not None:
+            from .names import resolve
+
+            try:
+                path = resolve(access.literal, model.num_layers, model.family.block.kind(model._nnterp_state.config))
+            except Exception:
+                continue
+            if path.in_vocabulary:
+                out.append(replace(access, name=path.value, block=path.layer, literal=None))
+        elif access.holder is not None:
+            target = _looked_up(scope, access.holder)
+            host = getattr(target, "host_of", None)
+            if host is None or getattr(target, "model", None) is not model:
+                continue
+            block = None if host is model else int(host.path.rsplit(".", 1)[-1])
+            out.append(replace(access, name=target.name, block=block, target=target))
+        else:
+            out.append(access)
+    return tuple(out)
+
+
+def _looked_up(scope, code: str):
+    """The object ``code`` (a name, or dotted attributes of one) stands for in a trace's scope, else None."""
+    if scope is None:
+        return None
+    first, *rest = code.split(".")
+    try:
+        value = scope[first]
+        for name in rest:
+            value = getattr(value, name)
+    except Exception:
+        return None
+    return value
 
 
 # --------------------------------------------------------------------------- the run
@@ -434,8 +587,34 @@ class CaptureWorker(Mediator):
                 # the worker is still being served at the location it read: that is where the value was
                 self.store[(id(self.envoy), self.name, step)] = Captured(value, self.pending.provider)
                 step += 1
-        except OutOfOrderError:
-            return  # the run ended: nothing further to capture
+        except (OutOfOrderError, OrderError):
+            return  # the run ended (or never reached the value): nothing further to capture
+
+
+def _instrument_named(model, node) -> None:
+    """Instrument, before the run, every forward whose operations a value the code names is read at: a read of
+    a native module inside that forward may come first, and operations instrumented once it runs never fire."""
+    done = envoy_memo(model, "_nnterp_instrumented_for")  # the blocks of code whose values are instrumented
+    if id(node) in done:
+        return
+    from .envoys import block_hosts
+    from .sites import Call, where_of
+
+    for access in resolved(model, accesses(node)):
+        spec = BY_NAME.get(access.name)
+        if spec is None or spec.host == "model" or access.native:
+            continue
+        blocks = [access.block] if isinstance(access.block, int) and -model.num_layers <= access.block < \
+            model.num_layers else range(model.num_layers)
+        for index in blocks:
+            host = block_hosts(model.layers[index]).get(spec.host)
+            site = host._nnterp_site(access.name) if host is not None else None
+            if site is None or not site.served or (site.condition is not None and not site.condition.holds(model)):
+                continue
+            where = where_of(site)
+            if isinstance(where, Call):
+                where.instrument(host)
+    done[id(node)] = node
 
 
 def _capture_reads(model, captures) -> list:
@@ -472,11 +651,15 @@ class Captures:
         self.all = list(interleaver.mediators)
         mediators = []
         for mediator in interleaver.mediators:
+            mediator._nnterp_model = self.model  # a backward inside it serves gradients in any order
             node = getattr(mediator, "node", None)
-            found = plan_for(self.model, node) if node is not None else None
+            if node is not None:
+                _instrument_named(self.model, node)
+            found = plan_for(self.model, node, getattr(mediator, "lcls", None)) if node is not None else None
             if found is not None:
                 mediator._nnterp_plan = found
                 reads = _capture_reads(self.model, found.captures) if found.captures else []
+                reads += [(target, "latents") for target in found.objects]
                 if reads:
                     store = mediator._nnterp_captured = {}
                     mediator._nnterp_served = []
@@ -546,6 +729,7 @@ def _passed_entry(envoy, name: str):
         mediator = Mediator.current(name)
     except ValueError:
         return None, None
+    mediator = getattr(mediator, "_nnterp_outer", mediator)  # inside a backward: the trace's worker
     store = getattr(mediator, "_nnterp_captured", None)
     if store is None:
         return mediator, None

@@ -175,7 +175,8 @@ def values_of(host: str, groups=("core",)) -> tuple[ValueSpec, ...]:
 #: follow: the model's inputs and embeddings, then each block's values by host, then the readout. A family
 #: whose block computes in another order declares its own ``Block(order=...)`` from this one.
 FORWARD_ORDER = {
-    "model": ("input_ids", "attention_mask", "input_size", "token_embeddings"),
+    # a wrapper's image_mask is read from the call's input_ids, its image_features where it merges them
+    "model": ("input_ids", "attention_mask", "input_size", "image_mask", "token_embeddings", "image_features"),
     # a norm's scale is computed from the norm's input and served at its output: before the output is read
     "block": (
         ("layer", "layer_input"), ("layer", "attention_norm_scale"), ("layer", "attention_norm_output"),
@@ -222,8 +223,7 @@ def _check_table() -> None:
         assert not unknown, f"{spec.name}: unknown dimensions {unknown}"
     assert len(VALUES) == 33 and len(BY_NAME) == len(ALL_VALUES)
     ordered = [*FORWARD_ORDER["model"], *(name for _, name in FORWARD_ORDER["block"]), *FORWARD_ORDER["readout"]]
-    # a wrapper's image values are read inside the wrapper's own forward, instrumented when it is wrapped
-    listed = sorted(spec.name for spec in ALL_VALUES if spec.group != "image")
+    listed = sorted(spec.name for spec in ALL_VALUES)
     assert sorted(ordered) == listed, "FORWARD_ORDER must name every value once"
     assert all(BY_NAME[name].host == host for host, name in FORWARD_ORDER["block"])
 

@@ -16,7 +16,8 @@ def traced_model_values(model, prompt):
     found = {}
     with model.trace(prompt):
         for name in FORWARD_ORDER["model"]:
-            found[name] = getattr(model, name).save()
+            if BY_NAME[name].group == "core":
+                found[name] = getattr(model, name).save()
         for name in FORWARD_ORDER["readout"]:
             if model.serves(name) is None:
                 found[name] = getattr(model, name).save()

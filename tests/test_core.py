@@ -26,8 +26,10 @@ def test_support_is_data_and_prints(phi):
     data = json.loads(rows.to_json())
     by = {row["name"]: row for row in data}
     assert by["mlp_up"]["status"] == "unavailable" and "not gated" in by["mlp_up"]["note"]
-    assert by["attention_queries_unrotated"]["status"] == "unavailable" and "partial" in by[
-        "attention_queries_unrotated"]["note"]
+    assert by["attention_queries_unrotated"]["status"] == "served" and "partial rotary" in by[
+        "attention_queries_unrotated"]["description"]
+    assert by["attention_queries_unrotated"]["read_at"] == (
+        "inside the forward: the value assigned to query_states (query_states_0)")
     assert by["attention_norm_scale"]["read_at"] == (
         "computed from the child module input_layernorm's input, applied at its output")
     assert by["layer_mid"]["status"] == "unavailable" and "parallel block" in by["layer_mid"]["note"]
@@ -138,18 +140,25 @@ def test_wrapping_copies_and_replaces_nothing():
         assert p.data_ptr() == before[name][0] and torch.equal(p, before[name][1])
 
 
-def test_interior_after_a_child_needs_instrument(prompt):
+def test_interior_after_a_child_needs_instrument_only_where_the_code_hides_it(prompt):
+    """A value the trace's code names is instrumented before the run, so a read of a native module inside the same
+    forward may come first; one reached through getattr is not seen, and the error names model.instrument()."""
     from nnterp import OrderError
 
     model = tiny.load("llama", attn_implementation="eager")
-    with pytest.raises(OrderError, match="model.instrument"):
-        with model.trace(prompt):
-            model.layers[0].self_attn.q_proj.output.save()
-            model.layers[0].self_attn.attention_values.save()
-    model = tiny.load("llama", attn_implementation="eager").instrument()
     with model.trace(prompt):
         q = model.layers[0].self_attn.q_proj.output.save()
         v = model.layers[0].self_attn.attention_values.save()
+    assert v.shape[1] == model.num_kv_heads
+    model, hidden = tiny.load("llama", attn_implementation="eager"), "attention_values"
+    with pytest.raises(OrderError, match="model.instrument"):
+        with model.trace(prompt):
+            model.layers[0].self_attn.q_proj.output.save()
+            getattr(model.layers[0].self_attn, hidden).save()
+    model = tiny.load("llama", attn_implementation="eager").instrument()
+    with model.trace(prompt):
+        q = model.layers[0].self_attn.q_proj.output.save()
+        v = getattr(model.layers[0].self_attn, hidden).save()
     assert v.shape[1] == model.num_kv_heads
 
 

@@ -301,3 +301,188 @@ def test_gradient_of_every_writable_value(family):
         checked.append(name)
     assert "layer_output" in checked and len(checked) >= 12
     assert family not in ("llama", "phi") or "attention_premix" in checked
+
+
+# --------------------------------------------------------------------------- the block's own order
+def test_gpt_neox_caches_its_mlp_norm_beside_the_attention_interior():
+    """GPT-NeoX's parallel block calls post_attention_layernorm after self.attention: a cache of the MLP's norm and
+    of values inside the attention reads each where the forward computes it, equal to a trace of each alone."""
+    model = tiny.load("gpt_neox", attn_implementation="eager")
+    order = [name for _, name in block_order(model)]
+    assert order.index("mlp_norm_output") > order.index("attention_output")
+    cache = model.cache(PROMPT, values=["mlp_norm_output", "mlp_norm_scale", "attention_queries_unrotated",
+                                        "attention_probabilities"])
+    everything = model.cache(PROMPT)  # every value together, too
+    with model.trace(PROMPT):
+        norm = model.layers[1].mlp_norm_output.save()
+    with model.trace(PROMPT):
+        probabilities = model.layers[1].self_attn.attention_probabilities.save()
+    assert torch.equal(cache.layers[1].mlp_norm_output, norm)
+    assert torch.equal(everything.layers[1].mlp_norm_output, norm)
+    assert torch.equal(cache.layers[1].self_attn.attention_probabilities, probabilities)
+
+
+def test_one_norm_parallel_blocks_put_the_mlp_norm_before_the_attention(phi4):
+    order = [name for _, name in block_order(phi4)]
+    assert order.index("mlp_norm_output") < order.index("attention_queries")
+
+
+def test_without_a_rotary_the_unrotated_keys_then_the_queries():
+    """CPM-Ant has no rotary and projects queries before keys: attention_keys_unrotated is attention_keys, read
+    after attention_queries by the forward, so a trace asking for it first is served the captured keys."""
+    model = tiny.load("cpmant", attn_implementation="eager")
+    with model.trace(PROMPT):
+        keys = model.layers[0].self_attn.attention_keys_unrotated.save()
+        queries = model.layers[0].self_attn.attention_queries.save()
+    with model.trace(PROMPT):
+        queries_first = model.layers[0].self_attn.attention_queries.save()
+        keys_second = model.layers[0].self_attn.attention_keys.save()
+    assert torch.equal(keys, keys_second) and torch.equal(queries, queries_first)
+
+
+def test_the_contract_fails_a_block_order_the_forward_does_not_follow(monkeypatch):
+    """Declared with the MLP's norm before the attention (as a one-norm parallel block computes it), GPT-NeoX's
+    order is not the order its forward reaches the values, and the contract says which value comes first."""
+    from nnterp.conformance import order_run, visit_log
+
+    model = tiny.load("gpt_neox", attn_implementation="eager")
+    assert model.check(raise_on_failure=False).ok
+    reached = order_run(model, 0, visit_log(model, PROMPT))
+    assert [at for _, at in reached] == sorted(at for _, at in reached) and len(reached) >= 20
+    moved = [("layer", "mlp_norm_scale"), ("layer", "mlp_norm_output")]
+    rest = [item for item in FORWARD_ORDER["block"] if item not in moved]
+    at = rest.index(("layer", "attention_norm_output")) + 1
+    monkeypatch.setattr(model.family.block, "order", tuple(rest[:at] + moved + rest[at:]))
+    report = model.check(raise_on_failure=False)
+    failed = [r for r in report.failures if r.check.startswith("the declared forward order")]
+    assert [r.where for r in failed] == ["layers[0]", "layers[1]"]
+    assert "attention_queries_unrotated is declared after mlp_norm_scale" in failed[0].detail
+
+
+# --------------------------------------------------------------------------- any order has no holes
+@pytest.mark.parametrize("name", ["gemma3", "llava", "qwen2_vl", "paligemma", "idefics3"])
+def test_a_wrappers_image_mask_after_its_image_features(name):
+    model = tiny.load(name)
+    inputs = tiny.image_call(name)
+    with model.trace(inputs):
+        features = model.image_features.save()
+        mask = model.image_mask.save()
+    with model.trace(inputs):
+        mask_first = model.image_mask.save()
+        features_second = model.image_features.save()
+    assert bool(mask.any()) and torch.equal(mask, mask_first) and torch.equal(features, features_second)
+
+
+def test_names_given_as_text_in_any_order(phi4):
+    model = phi4
+    with model.trace(PROMPT):
+        stream = model.value("blocks.2.hook_resid_post").save()
+        pattern = model.value("layers.2.self_attn.attention_probabilities").save()
+    with model.trace(PROMPT):
+        pattern_first = model.layers[2].self_attn.attention_probabilities.save()
+        stream_second = model.layers[2].layer_output.save()
+    assert torch.equal(stream, stream_second) and torch.equal(pattern, pattern_first)
+
+
+def test_a_read_after_a_tool_that_reads_further(phi4):
+    """skip_blocks reads layer_output; the block's layer_input read after the tool is what the block received."""
+    from nnterp.tools import skip_blocks
+
+    model = phi4
+    with model.trace(PROMPT):
+        skip_blocks([2])(model)
+        entering = model.layers[2].layer_input.save()
+        logits = model.logits.save()
+    with model.trace(PROMPT):
+        entering_first = model.layers[2].layer_input.save()
+        skip_blocks([2])(model)
+        logits_ordered = model.logits.save()
+    assert torch.equal(entering, entering_first) and torch.equal(logits, logits_ordered)
+
+
+def test_splice_latents_in_reverse_order(phi4):
+    from nnterp.tools.splice import LocalSAE, splice
+
+    model = phi4
+    early = splice(model, LocalSAE.random(model.hidden_size, 32, seed=1), at="layers[1].layer_output")
+    late = splice(model, LocalSAE.random(model.hidden_size, 32, seed=2), at="layers[2].layer_output")
+    with model.trace(PROMPT):
+        late_latents = late.latents.save()
+        early_latents = early.latents.save()
+    with model.trace(PROMPT):
+        early_first = early.latents.save()
+        late_second = late.latents.save()
+    assert torch.equal(late_latents, late_second) and torch.equal(early_latents, early_first)
+
+
+def test_a_native_module_inside_a_forward_before_a_value_read_in_it():
+    """q_proj runs inside the attention's forward: the value the code names next is instrumented before the run."""
+    model = tiny.load("llama", attn_implementation="eager")  # never traced: nothing instrumented yet
+    with model.trace(PROMPT):
+        projected = model.layers[0].self_attn.q_proj.output.save()
+        unrotated = model.layers[0].self_attn.attention_queries_unrotated.save()
+    assert torch.equal(unrotated, projected.unflatten(-1, (model.num_heads, -1)).transpose(1, 2))
+
+
+# --------------------------------------------------------------------------- gradients in any order
+def test_gradients_in_forward_order_equal_torch_autograd(phi4):
+    """Inside loss.backward(), .grad of values bound in the trace and of standard values named there, asked for in
+    forward order (the backward computes them in reverse), equal torch.autograd.grad of the same loss."""
+    model = phi4
+    with model.trace(PROMPT):
+        early = model.layers[0].layer_output
+        premix = model.layers[1].self_attn.attention_premix
+        loss = _loss(model)
+        with loss.backward():
+            early_grad = early.grad.save()
+            premix_grad = premix.grad.save()
+            late_grad = model.layers[3].layer_output.grad.save()
+            mlp_grad = model.layers[2].mlp.mlp_output.grad.save()
+    with model.trace(PROMPT):
+        early = model.layers[0].layer_output
+        premix = model.layers[1].self_attn.attention_premix
+        mlp = model.layers[2].mlp.mlp_output
+        late = model.layers[3].layer_output
+        references = nnsight.save(torch.autograd.grad(_loss(model), [early, premix, mlp, late]))
+    for got, reference in zip((early_grad, premix_grad, mlp_grad, late_grad), references):
+        assert torch.equal(got, reference)
+
+
+def test_an_edit_of_a_gradient_that_had_flowed_fails(phi4):
+    model = phi4
+    with pytest.raises(OrderError, match="too late to reach the backward"):
+        with model.trace(PROMPT):
+            early = model.layers[0].layer_output
+            late = model.layers[3].layer_output
+            loss = _loss(model)
+            with loss.backward():
+                early.grad.save()
+                late.grad[:] = 0
+
+
+# --------------------------------------------------------------------------- partial rotary
+@pytest.mark.parametrize("family,overrides", [("phi", {}), ("phi", {"qk_layernorm": True}), ("stablelm", {}),
+                                              ("persimmon", {})])
+def test_partial_rotary_unrotated_values_are_the_whole_heads(family, overrides):
+    """Past the rotary dims the unrotated queries and keys are attention_queries' and attention_keys'; their rotary
+    dims, rotated with the model's own cos and sin, are the rotated ones' rotary dims."""
+    import importlib
+
+    model = tiny.load(family, attn_implementation="eager", **overrides)
+    modeling = importlib.import_module(type(model._module).__module__)
+    attention = model.layers[1].self_attn
+    with model.trace(PROMPT):
+        queries_unrotated = attention.attention_queries_unrotated.save()
+        keys_unrotated = attention.attention_keys_unrotated.save()
+        queries = attention.attention_queries.save()
+        keys = attention.attention_keys.save()
+    rotary = attention._module.rotary_ndims
+    assert 0 < rotary < queries.shape[-1] and queries_unrotated.shape == queries.shape
+    assert torch.equal(queries_unrotated[..., rotary:], queries[..., rotary:])
+    assert torch.equal(keys_unrotated[..., rotary:], keys[..., rotary:])
+    positions = torch.arange(queries.shape[-2])[None]
+    cos, sin = model._module.model.rotary_emb(queries_unrotated, positions)
+    queries_rotated, keys_rotated = modeling.apply_rotary_pos_emb(
+        queries_unrotated[..., :rotary], keys_unrotated[..., :rotary], cos, sin)
+    assert torch.equal(queries_rotated, queries[..., :rotary]) and torch.equal(keys_rotated, keys[..., :rotary])
+    assert not torch.equal(queries_unrotated[..., 1:, :rotary], queries[..., 1:, :rotary])  # the rotary turned them

@@ -80,10 +80,10 @@ def test_interior_needs_no_eager_load(neox_jp, prompt):
     again = q @ k.transpose(-1, -2) / model.head_dim ** 0.5
     torch.testing.assert_close(again[..., causal], scores[..., causal])
     assert (scores[..., ~causal] == torch.finfo(scores.dtype).min).all()  # the mask holds the dtype's minimum
-    # every value is served but those the structure has not: an ungated MLP has no up projection, and a
-    # partial rotary split off before the call leaves no one tensor of unrotated queries or keys
+    # every value is served but the one the structure has not: an ungated MLP has no up projection (the
+    # unrotated queries and keys are the permuted heads the rotary dims are cut from)
     unserved = {row.name for row in model.support() if row.status != "served"}
-    assert unserved == {"mlp_up", "attention_queries_unrotated", "attention_keys_unrotated"}
+    assert unserved == {"mlp_up"}
 
 
 def test_sdpa_is_refused_in_a_sentence():

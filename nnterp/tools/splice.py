@@ -22,6 +22,7 @@ from typing import Any
 
 import torch
 
+from .. import tracing
 from ..sites import SAME, Read, _version, drop_pending, swap, value_at, written_back
 from ._common import ToolError
 
@@ -145,6 +146,10 @@ class Splice:
     @property
     def latents(self):
         """The SAE's latents at the residual, inside a trace (read, save, edit in place, or assign)."""
+        if tracing.CAPTURING[0]:  # read out of order: what a capture kept as the forward passed the residual
+            kept = tracing.captured(self, "latents", f"{self.path}.latents")
+            if kept is not tracing.NOTHING:
+                return kept
         location = self.site._location(self.host_of)
         context = _SpliceContext(self.host_of, self.model)
 
