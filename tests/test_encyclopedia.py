@@ -789,6 +789,8 @@ FACTS = {
     "gpt_neo": ("The scores are q · kᵀ with no scale at all", "torch.testing.assert_close(q_pre, q)"),
     "openai-gpt": ("The scores are the scaled product with the masked entries set to −1e4",
                    "assert masked.any()"),
+    "bloom": ("The scores add ALiBi: a bias linear in the key's position, with a slope per head",
+              "torch.testing.assert_close(steps[both], slopes.expand_as(steps)[both])"),
 }
 
 

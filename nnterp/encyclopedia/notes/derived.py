@@ -1376,7 +1376,7 @@ def scale_note(subject) -> str | None:
     _, real_attention = _real_attention(subject)
     tiny_attention = _attention_module(tiny, index)
     # the attribute the attention multiplies its scores by: scaling on most, inv_norm_factor on Falcon
-    scale_name = next((name for name in ("scaling", "inv_norm_factor", "scale_attn")
+    scale_name = next((name for name in ("scaling", "inv_norm_factor", "softmax_scale", "scale_attn")
                        if isinstance(getattr(tiny_attention, name, None), (int, float))), "scaling")
     scale = getattr(real_attention if real_attention is not None else tiny_attention, scale_name, None)
     tiny_scale = getattr(tiny_attention, scale_name, None)
@@ -1504,6 +1504,29 @@ def scale_note(subject) -> str | None:
                  "torch.testing.assert_close((q @ k.transpose(-1, -2))[live], scores[live])", *softmax]
         return _note(heading, prose, code)
 
+    if scaled is not None and scores.shape[-1] > 2:  # ALiBi: a bias linear in the key's position, a slope per head
+        bias = scores - scaled
+        steps = bias[..., 1:] - bias[..., :-1]
+        both = live[..., 1:] & live[..., :-1]
+        slopes = steps[..., -1:, :1]  # the last query sees every key
+        if bool(both.any()) and bool((slopes != 0).all()) and \
+                _assert_close_holds(steps[both], slopes.expand_as(steps)[both]):
+            heading = "The scores add ALiBi: a bias linear in the key's position, with a slope per head, and no rotary"
+            subject.differs("positions", "ALiBi: a per-head bias linear in the key's position")
+            prose = (lead + f"`attention_scores` are q · kᵀ · `{scale_expr.removeprefix('attention.')}` plus, in each "
+                     "head, a bias that grows by the same step from one key to the next: the model's positions live "
+                     "in the scores alone, not in the queries and keys. A reader who recomputes the scores from "
+                     "`attention_queries` and `attention_keys` without the bias gets a model that cannot tell "
+                     "positions apart. On the tiny model:")
+            code = [*reads, f"raw = q @ k.transpose(-1, -2) * {scale_expr}", "bias = scores - raw",
+                    "live = scores > torch.finfo(scores.dtype).min / 2   # the entries the mask keeps",
+                    "steps, both = bias[..., 1:] - bias[..., :-1], live[..., 1:] & live[..., :-1]",
+                    "slopes = steps[..., -1:, :1]   # one per head, read on the last query, which sees every key",
+                    "torch.testing.assert_close(steps[both], slopes.expand_as(steps)[both])   # linear in the key",
+                    "assert (slopes != 0).all() and len(set(slopes.flatten().tolist())) == model.num_heads",
+                    *softmax]
+            if len(set(slopes.flatten().tolist())) == q.shape[1]:
+                return _note(heading, prose, code)
     if scaled is not None:  # a mask of its own value in place of the dtype's minimum (openai-gpt's -1e4)
         masked = scores == -1e4
         if bool(masked.any()) and _assert_close_holds(scaled[~masked], scores[~masked]):
