@@ -15,6 +15,7 @@ import ast
 import copy
 import difflib
 import importlib
+import json
 import re
 import pkgutil
 from contextlib import contextmanager
@@ -353,6 +354,44 @@ class Checkpoint:
     config: dict = field(default_factory=dict)
     #: why its printout cannot be built from the facts known here (the page then shows the tiny model)
     not_buildable: str | None = None
+    #: where the facts were read: the repository and path of the config.json copy, in words
+    source: str | None = None
+    #: only some of the file's keys are known: a key the facts lack is not the checkpoint's
+    partial: bool = False
+
+    def as_data(self) -> dict:
+        """The checkpoint as its family's data file (``families/checkpoints/<module>.json``) holds it."""
+        data = {"repo": self.repo, "label": self.label, "source": self.source, "partial": self.partial,
+                "config": self.config}
+        if self.not_buildable:
+            data["not_buildable"] = self.not_buildable
+        return data
+
+
+#: the folder of the checkpoints' config facts, one JSON file per family module
+CHECKPOINT_DATA = "checkpoints"
+
+
+def checkpoint_data(module_name: str) -> tuple[Checkpoint, ...]:
+    """The checkpoints the family module's data file records, in its order (none where it has no file)."""
+    from importlib import resources
+
+    found = resources.files("nnterp.families").joinpath(CHECKPOINT_DATA, f"{module_name}.json")
+    if not found.is_file():
+        return ()
+    entries = json.loads(found.read_text())["checkpoints"]
+    return tuple(Checkpoint(e["repo"], e["label"], e.get("config") or {}, e.get("not_buildable"), e.get("source"),
+                            bool(e.get("partial"))) for e in entries)
+
+
+def merged_checkpoints(recorded: tuple[Checkpoint, ...], declared: tuple[Checkpoint, ...]) -> tuple[Checkpoint, ...]:
+    """The data file's checkpoints with those a family module still declares in Python: a declared one replaces
+    the recorded one of its repository (keeping the recorded source where it names none), in the module's order;
+    the recorded ones it does not name follow."""
+    by_repo = {c.repo: c for c in recorded}
+    merged = [replace(c, source=c.source or by_repo[c.repo].source) if c.repo in by_repo else c for c in declared]
+    named = {c.repo for c in declared}
+    return tuple(merged + [c for c in recorded if c.repo not in named])
 
     def facts(self) -> dict:
         """A deep copy of the config facts: a config class built from them writes into nested dicts (rope_scaling)."""
@@ -535,8 +574,14 @@ def _load(module_name: str) -> "Family":
     from . import families
 
     module = importlib.import_module(f"{families.__name__}.{module_name}")
-    family = module.FAMILY
+    return _registered(module.FAMILY, module, module_name)
+
+
+def _registered(family: "Family", module, module_name: str) -> "Family":
+    """The family with its module and its checkpoints, the data file's merged with those it declares (idempotent:
+    the module may be met by both the index and the scan)."""
     family.module = module
+    family.checkpoints = merged_checkpoints(checkpoint_data(module_name), family.checkpoints)
     return family
 
 
@@ -702,8 +747,7 @@ def _scan() -> dict[str, Family]:
         module = importlib.import_module(f"{families.__name__}.{info.name}")
         family = getattr(module, "FAMILY", None)
         if family is not None:
-            family.module = module
-            found[family.name] = family
+            found[family.name] = _registered(family, module, info.name)
     return dict(sorted(found.items()))
 
 

@@ -10,6 +10,7 @@ phone widths, and the build's own record (``build.json``: page count, seconds), 
 from __future__ import annotations
 
 import fcntl
+import html
 import importlib.util
 import json
 import os
@@ -638,21 +639,137 @@ def test_the_llama_page_carries_numbers_measured_on_smollm2(site):
     assert len(shares) == 2 and int(shares[0]) <= int(shares[1])
 
 
-def test_every_page_carries_six_family_notes_and_the_index_shows_its_depth(site, record):
-    """The seeds' depth: every page states at least six facts of its own family, and the index says how deep each
-    page goes (its notes, its snippets, its checkpoints with real config facts)."""
+def test_a_page_with_notes_of_its_own_carries_six_and_the_index_shows_each_page_s_depth(site, record):
+    """The seeds' depth: a page whose family has a notes module states at least six facts of its own family; the
+    index says how deep each page goes (its hand-researched and feature notes, not the generic ones every family
+    gets, its snippets, its checkpoints with real config facts) and shows each family's summary and tags."""
+    from nnterp.encyclopedia.notes import module_for
     from nnterp.encyclopedia.pages import MIN_FAMILY_NOTES
+    from nnterp.wrappers import every_family
 
-    thin = {name: fam["depth"]["notes"] for name, fam in record["families"].items()
-            if fam["depth"]["notes"] < MIN_FAMILY_NOTES}
+    families = every_family()
+    thin = {name: fam["kinds"] for name, fam in record["families"].items()
+            if module_for(families[name]) is not None
+            and sum(fam["kinds"].values()) < MIN_FAMILY_NOTES}
     assert not thin, thin
     index = (site / "index.html").read_text()
     for name, fam in record["families"].items():
         depth = fam["depth"]
+        assert depth["notes"] == fam["kinds"]["hand"] + fam["kinds"]["feature"], name
         row = index[index.index(f'href="{name}.html"'):]
         row = row[:row.index("</tr>")]
         assert f'{depth["notes"]} notes' in row and f'{depth["passed"]}/{depth["snippets"]} snippets' in row, name
         assert f'{depth["checked"]}/{depth["checkpoints"]} real configs checked' in row, name
+        summary = families[name].summary
+        assert html.escape(summary) in row, name
+
+
+# --------------------------------------------------------------------------- the checkpoints' facts
+def _derived_text(site: Path, name: str) -> str:
+    """The text of a page's derived notes (those the build wrote from the family's objects), tags stripped."""
+    page = (site / f"{name}.html").read_text()
+    notes = re.findall(r'<article class="note" data-kind="(?:feature|generic)">(.*?)</article>', page, re.S)
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", " ".join(notes))))
+
+
+#: What a derived note states of a checkpoint, and the config keys it is a number of.
+QUOTED = {
+    r"at base ([0-9.e+-]+)": ("rope_theta",),
+    r"window of (\d+) tokens": ("sliding_window",),
+    r"(\d+) query heads over (\d+) key": ("num_attention_heads", "n_head", "num_heads", "num_key_value_heads",
+                                            "num_kv_heads", "n_head_kv"),
+    r"soft-capped at ([0-9.]+)": ("attn_logit_softcapping",),
+    r"`?final_logit_softcapping`? = ([0-9.]+)": ("final_logit_softcapping",),
+    r"mixture of (\d+) experts, (\d+) per token": ("num_local_experts", "num_experts", "n_routed_experts",
+                                                      "moe_num_experts", "num_routed_experts", "num_experts_per_tok",
+                                                      "num_experts_per_token", "moe_top_k", "moe_topk", "top_k",
+                                                      "moe_k"),
+}
+
+
+def test_every_number_a_page_states_of_a_checkpoint_is_its_released_config(site, record):
+    """A number a derived note states as a checkpoint's (rotary base, window, heads, softcaps, experts, eps) is a
+    claim the build recorded: its checkpoint's config.json facts give it, or it is said as the config class's
+    default, and then no recorded checkpoint gives it; every such number in a page's text is one of its claims."""
+    from nnterp.wrappers import every_family
+    from nnterp.encyclopedia.notes.derived import _dig
+    from nnterp.encyclopedia.pages import config_class
+
+    families = every_family()
+    wrong, unclaimed = [], []
+    for name, fam in record["families"].items():
+        family = families[name]
+        facts = {c.repo: c.config for c in family.checkpoints}
+        for claim in fam["claims"]:
+            path, value = tuple(claim["path"]), claim["value"]
+            if claim["repo"]:
+                if _dig(facts[claim["repo"]], path) != value:
+                    wrong.append((name, claim))
+            else:
+                given = [repo for repo, config in facts.items() if _dig(config, path) is not None]
+                default = _dig(config_class(family)().get_text_config(), path)
+                if default != value or claim["label"] != config_class(family).__name__ or (
+                        given and path[-1] == "rope_theta"):
+                    wrong.append((name, claim, given))
+        text = _derived_text(site, name)
+        for pattern, keys in QUOTED.items():
+            for match in re.finditer(pattern, text):
+                around = text[max(0, match.start() - 300):match.end() + 300]
+                if "as built here" in around:  # said as the config built from the facts and the class's defaults
+                    continue
+                for number in match.groups():
+                    if not any(c["path"][-1] in keys and float(c["value"]) == float(number) for c in fam["claims"]):
+                        unclaimed.append((name, match.group(0)))
+    assert not wrong, wrong
+    assert not unclaimed, unclaimed
+
+
+def test_a_claim_and_its_proof_are_made_from_one_fact(site, record):
+    """Each number a derived note states of a checkpoint is asserted on the page by the lines made from the same
+    value; the assertion passes, and fails once the value is changed (the mutation a false sentence would be)."""
+    from nnterp.encyclopedia import snippets
+    from nnterp.encyclopedia.notes.derived import Stated
+    from nnterp.wrappers import every_family
+
+    families = every_family()
+    checked = 0
+    for name, fam in record["families"].items():
+        page = squeeze(html.unescape(re.sub(r"<[^>]+>", "", (site / f"{name}.html").read_text())))
+        scope = snippets.Runner(families[name], None, Path(".")).namespace(None)
+        for claim in fam["claims"]:
+            stated = Stated(tuple(claim["path"]), claim["value"], claim["repo"], claim["label"])
+            for line in stated.check():
+                assert squeeze(line.split("   #")[0]) in page, (name, line)
+            exec("\n".join(stated.check()), dict(scope))
+            value = stated.value
+            mutated = (not value) if isinstance(value, bool) else value * 2 + 1 if isinstance(value, (int, float)) \
+                else f"{value}-mutated"
+            with pytest.raises(AssertionError):
+                exec("\n".join(stated.check(mutated)), dict(scope))
+            checked += 1
+    assert checked >= len(record["families"])  # most pages state a rotary base or head counts
+
+
+def test_a_family_s_checkpoints_are_read_from_its_data_file_and_merged_with_those_it_still_declares():
+    """Family.checkpoints: the data file's entries (nnterp/families/checkpoints/<module>.json), a literal still in
+    the module replacing the entry of its repository (keeping the file's source) and leading in its own order."""
+    from nnterp.family import Checkpoint, checkpoint_data, merged_checkpoints, registry
+
+    recorded = (Checkpoint("a/one", "One", {"hidden_size": 8}, source="a copy of one's config.json"),
+                Checkpoint("a/two", "Two", {"hidden_size": 16}, source="two's"))
+    declared = (Checkpoint("a/three", "Three", {"hidden_size": 32}), Checkpoint("a/two", "Two", {"hidden_size": 24}))
+    merged = merged_checkpoints(recorded, declared)
+    assert [c.repo for c in merged] == ["a/three", "a/two", "a/one"]
+    assert merged[1].config == {"hidden_size": 24} and merged[1].source == "two's"
+    assert merged_checkpoints(merged, merged) == merged  # idempotent: the index and the scan may both meet a module
+    folder = ROOT / "nnterp" / "families" / "checkpoints"
+    for path in sorted(folder.glob("*.json")):
+        data = json.loads(path.read_text())
+        for entry in data["checkpoints"]:
+            assert set(entry) >= {"repo", "label", "source", "partial", "config"}, (path.name, entry)
+        family = next((f for f in registry().values() if f.module.__name__.rsplit(".", 1)[-1] == path.stem), None)
+        if family is not None:
+            assert {c.repo for c in checkpoint_data(path.stem)} <= {c.repo for c in family.checkpoints}, path.name
 
 
 #: Facts read in the modeling code of transformers that the pages must state, each with the snippet that proves it.
@@ -666,7 +783,46 @@ FACTS = {
                "twice = (q @ k.transpose(-1, -2) + alibi) / d ** 0.5 + alibi / d ** 0.5"),
     "deepseek_v3": ("The softmax scale is 192 ** -0.5 × mscale², about 0.1352, not 1 / √192",
                     "assert abs(scale - 192 ** -0.5 * mscale ** 2) < 1e-12"),
+    "xglm": ("The queries are scaled before the product, by 0.125: the scores are exactly q · kᵀ",
+             "torch.testing.assert_close(q_pre * attention.scaling, q)"),
+    "opt": ("The queries are scaled before the product", "torch.testing.assert_close(q_pre * attention.scaling, q)"),
+    "gpt_neo": ("The scores are q · kᵀ with no scale at all", "torch.testing.assert_close(q_pre, q)"),
+    "openai-gpt": ("The scores are the scaled product with the masked entries set to −1e4",
+                   "assert masked.any()"),
+    "bloom": ("The scores add ALiBi: a bias linear in the key's position, with a slope per head",
+              "torch.testing.assert_close(steps[both], slopes.expand_as(steps)[both])"),
 }
+
+
+def test_falcon_s_fused_projection_is_cut_per_checkpoint_from_its_config_flags(site, record):
+    """_split_heads has three layouts: multi_query alone in blocks, new_decoder_architecture per key-value group,
+    neither flag per head; each checkpoint's is tried on the tiny model with its flags."""
+    notes = page_sections(site, "falcon")["notes"]
+    for line in ("Falcon-7B (multi_query True; new_decoder_architecture False): the output is laid out in blocks",
+                 "Falcon-40B (new_decoder_architecture True): the output is laid out per key-value group",
+                 "Falcon-RW-1B (multi_query False; new_decoder_architecture False): the output is laid out per head",
+                 "model = tiny.load('falcon', multi_query=False, num_kv_heads=None)"):
+        assert squeeze(line) in notes, line
+    assert not record["families"]["falcon"]["failed"]
+
+
+def test_no_page_says_more_than_it_measured(site, record):
+    """No fallback sentence: a scale note names its cause or is not written; a grouping tag is the representative
+    checkpoint's; the line of what a family shares with Llama is computed from its architecture."""
+    for name in record["families"]:
+        html = (site / f"{name}.html").read_text()
+        assert "adds a term of its own" not in html, name
+        assert "the family module declares nothing" not in html, name
+    tags = page_sections(site, "phi3")["top"]
+    from nnterp.family import registry
+    from nnterp.encyclopedia.pages import representative
+
+    facts = representative(registry()["phi3"]).config
+    grouped = facts["num_key_value_heads"] < facts["num_attention_heads"]
+    assert (squeeze("Grouped keys/values") in tags) is grouped
+    top = page_sections(site, "qwen2")["top"]
+    assert squeeze("As Llama in: the sequential pre-norm block") in top
+    assert squeeze("As Llama, except: a bias on q_proj, k_proj and v_proj") in top
 
 
 @pytest.mark.parametrize("name", sorted(FACTS))
@@ -720,10 +876,10 @@ def test_the_real_config_caps_keep_each_reduced_config_valid():
     assert "architecture" in realconfigs.unbuilt(named_only)
 
 
-def test_a_config_json_becomes_the_checkpoint_a_family_module_declares():
-    """``--facts`` turns a checkpoint's config.json into its Checkpoint: the keys that shape the model as released
-    (legacy rope keys, a nested text config), torch_dtype as dtype, and nothing of files, training or tokens; the
-    literal it prints evaluates back to those facts and builds the config."""
+def test_a_config_json_becomes_the_checkpoint_a_family_s_data_file_records():
+    """``--facts`` turns a checkpoint's config.json into its data file entry: the keys that shape the model as
+    released (legacy rope keys, a nested text config), torch_dtype as dtype, and nothing of files, training or
+    tokens, with the source it was read from; the entry reads back as those facts and builds the config."""
     from transformers import Qwen3Config
 
     from nnterp.encyclopedia import realconfigs
@@ -736,9 +892,11 @@ def test_a_config_json_becomes_the_checkpoint_a_family_module_declares():
     assert facts == {"architectures": ["Qwen3ForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 36,
                      "rope_theta": 1000000, "rope_scaling": None, "dtype": "bfloat16", "tie_word_embeddings": False,
                      "text_config": {"a": 1}}
-    literal = realconfigs.checkpoint_literal("Qwen/Qwen3-8B", "Qwen3-8B", facts)
-    assert max(map(len, literal.splitlines())) <= 120
-    assert eval(literal.rstrip(",")) == Checkpoint("Qwen/Qwen3-8B", "Qwen3-8B", facts)
+    entry = json.loads(json.dumps(realconfigs.checkpoint_entry("Qwen/Qwen3-8B", "Qwen3-8B", facts, "a copy")))
+    assert entry == {"repo": "Qwen/Qwen3-8B", "label": "Qwen3-8B", "source": "a copy", "partial": False,
+                     "config": facts}
+    assert Checkpoint(entry["repo"], entry["label"], entry["config"], source=entry["source"]) == \
+        Checkpoint("Qwen/Qwen3-8B", "Qwen3-8B", facts, source="a copy")
     built = Qwen3Config(**{k: v for k, v in facts.items() if k != "text_config"})
     assert (built.num_hidden_layers, built.rope_parameters["rope_theta"]) == (36, 1000000)
 

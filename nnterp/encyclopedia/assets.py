@@ -259,6 +259,9 @@ table.families { width: 100%; border-collapse: collapse; background: var(--surfa
 .families th { text-align: left; font-size: 0.78rem; text-transform: uppercase; letter-spacing: 0.05em; color: var(--muted);
   background: var(--soft); padding: 0.6rem 0.9rem; font-weight: 600; }
 .families td { padding: 0.75rem 0.9rem; border-top: 1px solid var(--soft); vertical-align: top; font-size: 0.92rem; }
+.families td.about p { margin: 0 0 0.35rem; max-width: 34rem; }
+.families td.about .tags { margin: 0; gap: 0.25rem; }
+.families td.about .tags li { font-size: 0.72rem; padding: 0.05rem 0.4rem; }
 .families tr:hover td { background: #fbfaf7; }
 .families .fam a { font-family: var(--mono); font-weight: 700; font-size: 1rem; }
 .families .fam span { display: block; color: var(--muted); font-size: 0.85rem; }

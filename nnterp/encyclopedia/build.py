@@ -118,7 +118,9 @@ def _record(report: Report, stamp: dict, built: str) -> dict:
             page.name: {
                 "seconds": {k: round(v, 3) for k, v in page.seconds.items()},
                 "values": page.rows.counts(), "snippets": page.snippet_counts(), "problems": page.problems,
-                "depth": page.depth(),
+                "depth": page.depth(), "kinds": page.kinds(),
+                "claims": [{"path": list(c.path), "value": c.value, "repo": c.repo, "label": c.label}
+                           for c in page.claims],
                 "failed": [f"{note.title}: {code.result.error}" for note in page.notes for code in note.codes()
                            if code.result is not None and not code.result.passed],
             } for page in report.pages

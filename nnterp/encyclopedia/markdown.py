@@ -38,8 +38,9 @@ class Items:
 class Note:
     title: str
     blocks: list = field(default_factory=list)
-    #: a note every page carries in the same words (the catalogue's traps), not a fact of the family
-    shared: bool = False
+    #: how the note was written: "hand" (read from the modeling code and the released configs, in a notes module),
+    #: "feature" (derived: what the family does otherwise than Llama), "generic" (derived: what every family has)
+    kind: str = "hand"
 
     def codes(self, kind: str | None = None) -> list[Code]:
         return [b for b in self.blocks if isinstance(b, Code) and (kind is None or b.kind == kind)]

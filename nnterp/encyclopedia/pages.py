@@ -54,14 +54,29 @@ class Page:
     modules: dict = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     seconds: dict = field(default_factory=dict)
+    #: the numbers the derived notes state of a checkpoint (notes.derived.Stated), each checked against its source
+    claims: list = field(default_factory=list)
+    #: what the architecture does otherwise than Llama, (aspect, phrase), and what it does as Llama: computed by the
+    #: derived notes (None where the page has no derived notes)
+    differences: list | None = None
+    alike: list = field(default_factory=list)
+    #: the family's tags, the key-value grouping read from the representative checkpoint
+    tags: tuple = ()
 
     @property
     def name(self) -> str:
         return self.family.name
 
-    def family_notes(self) -> list[markdown.Note]:
-        """The notes that state a fact of this family (not the catalogue's shared lines)."""
-        return [note for note in self.notes if not note.shared]
+    def kinds(self) -> dict[str, int]:
+        """The page's notes by how they were written (markdown.Note.kind)."""
+        found = {"hand": 0, "feature": 0, "generic": 0}
+        for note in self.notes:
+            found[note.kind] = found.get(note.kind, 0) + 1
+        return found
+
+    def deep_notes(self) -> list[markdown.Note]:
+        """The notes that state what a reader would not find on every page: hand-researched and feature notes."""
+        return [note for note in self.notes if note.kind in ("hand", "feature")]
 
     def depth(self) -> dict[str, int]:
         """How deep the page goes: its family notes, its snippets, the checkpoints with real config facts and those the
@@ -72,7 +87,7 @@ class Page:
         with_facts = sum(1 for c in self.family.checkpoints if c.config and not c.not_buildable)
         checked = sum(1 for c in self.family.checkpoints
                       if (realconfigs.verdict(self.family.name, c.repo) or {}).get("status") == "checked")
-        return {"notes": len(self.family_notes()), "snippets": sum(counts.values()), "passed": counts["passed"],
+        return {"notes": len(self.deep_notes()), "snippets": sum(counts.values()), "passed": counts["passed"],
                 "configs": with_facts, "checked": checked, "checkpoints": len(self.family.checkpoints)}
 
     def snippets(self) -> list[markdown.Code]:
@@ -280,14 +295,32 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
             printout=printout, rows=rows, block_kind=block_kind, identity=identity(rows, sums),
             num_layers=model.num_layers, accessors=accessors,
             config=config_rows(family, config), notes=notes, runs_on="", modules=modules,
-            problems=problems, seconds=seconds,
+            problems=problems, seconds=seconds, tags=tags_of(family, subject),
+            claims=list(subject.claims) if subject is not None else [],
+            differences=list(subject.differences) if subject is not None else None,
+            alike=list(subject.alike) if subject is not None else [],
         )
         run_notes(page, module, run, checkpoint_cache if checkpoint_cache is not None else {})
     seconds["notes"] = time.perf_counter() - start
-    if len(page.family_notes()) < MIN_FAMILY_NOTES:
-        problems.append(f"only {len(page.family_notes())} family-specific notes, fewer than {MIN_FAMILY_NOTES}: "
+    if module is not None and len(page.notes) < MIN_FAMILY_NOTES:  # a page with notes of its own
+        problems.append(f"only {len(page.notes)} family-specific notes, fewer than {MIN_FAMILY_NOTES}: "
                         f"add notes in nnterp/families/notes/{family.name}.py (MORE)")
     return page
+
+
+#: the tags that say how keys and values are grouped: read from the representative checkpoint, not declared
+GROUPING_TAGS = ("Grouped keys/values", "Multi-query")
+
+
+def tags_of(family, subject) -> tuple:
+    """The family's tags, its grouping tag the representative checkpoint's (where the derived notes read it)."""
+    if subject is None or subject.grouping is None:
+        return tuple(family.tags)
+    kept = [tag for tag in family.tags if tag not in GROUPING_TAGS]
+    if subject.grouping:
+        at = next((i for i, tag in enumerate(family.tags) if tag in GROUPING_TAGS), len(kept))
+        kept.insert(min(at, len(kept)), subject.grouping)
+    return tuple(kept)
 
 
 def run_notes(page: Page, module, run, checkpoint_cache: dict) -> None:

@@ -479,94 +479,13 @@ def facts_of(config_json: dict, model_type: bool = False) -> dict:
     return facts
 
 
-def _runs(items: list) -> list:
-    """[(item, count)] of a list's consecutive repeats."""
-    runs: list = []
-    for item in items:
-        if runs and runs[-1][0] == item:
-            runs[-1][1] += 1
-        else:
-            runs.append([item, 1])
-    return runs
+def checkpoint_entry(repo: str, label: str, facts: dict, source: str) -> dict:
+    """The checkpoint as its family's data file (``nnterp/families/checkpoints/<module>.json``) records it: the facts
+    of the config.json read at ``source`` (the repository and path of the copy), all of its keys that shape the
+    model, so not partial."""
+    from ..family import Checkpoint
 
-
-def _list_literal(items: list) -> str:
-    """A list as its shortest spelling: literal, a repeated period (``[a, b, b] * 10``), runs (``[a] + [b] * 39``)
-    or, for two kinds, where the rarer one stands (``["attention" if i in (2, 6) else "conv" for i in range(24)]``)."""
-    plain = "[" + ", ".join(map(_literal, items)) + "]"
-    spellings = [plain]
-    for period in range(1, len(items) // 2 + 1):
-        if len(items) % period == 0 and items == items[:period] * (len(items) // period):
-            inner = _list_literal(items[:period])
-            bare = inner.startswith("[") and inner.endswith("]") and " + " not in inner
-            spellings.append(f"{inner if bare else f'({inner})'} * {len(items) // period}")
-            break
-    runs = _runs(items)
-    if 1 < len(runs) < len(items):
-        spellings.append(" + ".join(f"[{_literal(item)}]" + (f" * {count}" if count > 1 else "")
-                                    for item, count in runs))
-    scalar = all(isinstance(item, (str, int)) and not isinstance(item, bool) for item in items)
-    distinct = list(dict.fromkeys(items)) if scalar else []
-    if len(distinct) == 2:
-        rare, common = sorted(distinct, key=items.count)
-        where = tuple(i for i, item in enumerate(items) if item == rare)
-        spellings.append(f"[{_literal(rare)} if i in {where} else {_literal(common)} for i in range({len(items)})]")
-    # a spelling other than the plain list only where it saves a good part of it
-    return min(spellings, key=lambda spelling: len(spelling) if spelling == plain else len(spelling) + 12)
-
-
-def _literal(value) -> str:
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{json.dumps(k)}: {_literal(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return _list_literal(value) if value else "[]"
-    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-        return f'float("{value}")'
-    return json.dumps(value) if isinstance(value, str) else repr(value)
-
-
-def _packed(parts, indent: int, width: int) -> list[str]:
-    """Comma-ended parts packed into lines at ``indent`` up to ``width``."""
-    lines, line = [], " " * indent
-    for part in parts:
-        if line.strip() and len(line) + len(part) + 1 > width:
-            lines.append(line.rstrip())
-            line = " " * indent
-        line += part + ", "
-    return lines + [line.rstrip()]
-
-
-def _items(facts: dict, indent: int, width: int) -> list[str]:
-    """The lines of a dict's items at ``indent``, packed up to ``width``; an item too long for one line opens a
-    dict of its own lines (a nested config, per-layer rotary parameters)."""
-    lines, line, pad = [], "", " " * indent
-    for key, value in facts.items():
-        item = f"{json.dumps(key)}: {_literal(value)},"
-        if len(pad) + len(item) > width and isinstance(value, dict) and value:
-            if line:
-                lines.append(pad + line.rstrip())
-                line = ""
-            lines += [pad + f"{json.dumps(key)}: {{", *_items(value, indent + 4, width), pad + "},"]
-            continue
-        if len(pad) + len(item) > width and isinstance(value, list) and value:
-            if line:
-                lines.append(pad + line.rstrip())
-                line = ""
-            lines += [pad + f"{json.dumps(key)}: [", *_packed(map(_literal, value), indent + 4, width), pad + "],"]
-            continue
-        if line and len(pad) + len(line) + len(item) > width:
-            lines.append(pad + line.rstrip())
-            line = ""
-        line += item + " "
-    if line:
-        lines.append(pad + line.rstrip())
-    return lines
-
-
-def checkpoint_literal(repo: str, label: str, facts: dict, indent: int = 8, width: int = 120) -> str:
-    """``Checkpoint(repo, label, {facts})`` as a family module writes it, wrapped at ``width``."""
-    return "\n".join([" " * indent + f"Checkpoint({json.dumps(repo)}, {json.dumps(label)}, {{",
-                      *_items(facts, indent + 4, width), " " * indent + "}),"])
+    return Checkpoint(repo, label, facts, source=source, partial=False).as_data()
 
 
 #: Config keys that name the checkpoint's classes and files, not its sizes.
@@ -796,13 +715,14 @@ def main(argv=None) -> None:
     parser.add_argument("--checkpoint", action="append", metavar="REPO", help="only this checkpoint (repeatable)")
     parser.add_argument("--update", action="store_true",
                         help="re-run only the chosen families, keeping the other checkpoints' results in --out")
-    parser.add_argument("--facts", nargs=3, metavar=("CONFIG_JSON", "REPO", "LABEL"),
-                        help="print the Checkpoint a family module declares for this config.json, and stop")
+    parser.add_argument("--facts", nargs=4, metavar=("CONFIG_JSON", "REPO", "LABEL", "SOURCE"),
+                        help="print the entry of a family's checkpoints data file for this config.json (SOURCE: "
+                             "the repository and path it was read from), and stop")
     parser.add_argument("--child", nargs=2, action="append", metavar=("FAMILY", "REPO"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.facts:
-        path, repo, label = args.facts
-        print(checkpoint_literal(repo, label, facts_of(json.loads(Path(path).read_text()))))
+        path, repo, label, source = args.facts
+        print(json.dumps(checkpoint_entry(repo, label, facts_of(json.loads(Path(path).read_text())), source), indent=2))
         return
     torch.set_num_threads(1)
     dtypes = tuple(args.dtype or ("float32", "bfloat16"))

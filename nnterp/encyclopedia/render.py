@@ -207,7 +207,8 @@ def _notes(page, versions: dict) -> str:
                 blocks.append(f"<ul>{items}</ul>")
             else:
                 blocks.append(code_block(block))
-        out.append(f'<article class="note"><h3>{markdown.inline(note.title)}</h3>{"".join(blocks)}</article>')
+        out.append(f'<article class="note" data-kind="{note.kind}"><h3>{markdown.inline(note.title)}</h3>'
+                   f'{"".join(blocks)}</article>')
     return "".join(out)
 
 
@@ -217,13 +218,16 @@ def _docstring(page) -> str:
     return f'<div class="docstring">{body or "<p>The family module has no docstring.</p>"}</div>'
 
 
-def _differences_html(family) -> str:
-    """What the family module declares against the common (Llama) conventions, a sentence each."""
-    said = family.differences()
-    if not said:
-        return '<p class="differences">As Llama: the family module declares nothing against the common conventions.</p>'
-    items = "".join(f"<li>{_e(sentence)}</li>" for sentence in said)
-    return f'<div class="differences"><p>As Llama, except (what the family module declares):</p><ul>{items}</ul></div>'
+def _differences_html(page) -> str:
+    """What the architecture shares with Llama, in one line, and what it does otherwise, as the derived notes
+    measured it (nothing where the page's notes are all its own)."""
+    if page.differences is None:
+        return ""
+    alike = (f'<p class="differences">As Llama in: {_e(", ".join(page.alike))}.</p>' if page.alike else "")
+    if not page.differences:
+        return alike
+    items = "".join(f"<li>{markdown.inline(phrase)}</li>" for _, phrase in page.differences)
+    return f'{alike}<div class="differences"><p>As Llama, except:</p><ul>{items}</ul></div>'
 
 
 def family_page(page, versions: dict, built: str) -> str:
@@ -233,7 +237,7 @@ def family_page(page, versions: dict, built: str) -> str:
     checkpoints = "".join(
         (f'<li class="shown" title="{_e("the printout and config below are this checkpoint’s")}">' if c is shown
          else "<li>") + f"<b>{_e(c.label)}</b><code>{_e(c.repo)}</code></li>" for c in family.checkpoints)
-    tags = "".join(f"<li>{_e(t)}</li>" for t in family.tags)
+    tags = "".join(f"<li>{_e(t)}</li>" for t in page.tags)
     snippet_counts = page.snippet_counts()
     total = sum(snippet_counts.values())
     values = f"{counts['served']} served · {counts['conditioned']} ⚠︎ conditioned · {counts['unavailable']} unavailable"
@@ -249,10 +253,10 @@ def family_page(page, versions: dict, built: str) -> str:
 <h1>{_e(page.title)}</h1>
 <ul class="checkpoints">{checkpoints}</ul>
 <p class="summary">{_e(family.summary)}</p>
-{_differences_html(family)}
+{_differences_html(page)}
 <ul class="tags">{tags}</ul>
 <dl class="facts"><div><dt>block</dt><dd>{_e(page.block_kind)}</dd></div><div><dt>values</dt><dd>{_e(values)}</dd></div>
-<div><dt>notes</dt><dd>{page.depth()['notes']} on this family · {snippet_counts['passed']} of {total} snippets passed</dd></div>
+<div><dt>notes</dt><dd>{_kinds(page)} · {snippet_counts['passed']} of {total} snippets passed</dd></div>
 <div><dt>model types</dt><dd>{_e(", ".join(family.model_types))}</dd></div>{_real_configs(family)}</dl>
 {problems}
 </section>
@@ -311,15 +315,23 @@ def _real_configs(family) -> str:
 
 
 # --------------------------------------------------------------------------- index
+def _kinds(page) -> str:
+    kinds = page.kinds()
+    said = [f"{kinds[kind]} {words}" for kind, words in (("hand", "hand-researched"), ("feature", "feature"),
+                                                         ("generic", "generic")) if kinds.get(kind)]
+    return _e(", ".join(said) or "none")
+
+
 def _depth(page, good: bool) -> str:
-    """A page's depth in the index: its family notes, its snippets (passed of all), its checkpoints checked from
+    """A page's depth in the index: its hand-researched and feature notes, its snippets (passed of all), its checkpoints checked from
     their real configs; a page below the notes it must carry is marked."""
     from .pages import MIN_FAMILY_NOTES
 
     depth = page.depth()
     thin = depth["notes"] < MIN_FAMILY_NOTES
-    return (f'<div class="depth"><span class="notes{" thin" if thin else ""}" title="notes that state a fact of this '
-            f'family{"; fewer than " + str(MIN_FAMILY_NOTES) if thin else ""}">{depth["notes"]} notes</span>'
+    return (f'<div class="depth"><span class="notes{" thin" if thin else ""}" title="hand-researched and feature '
+            f'notes: what this family does that the generic notes do not say'
+            f'{"; fewer than " + str(MIN_FAMILY_NOTES) if thin else ""}">{depth["notes"]} notes</span>'
             f'<span class="checked {"ok" if good else "bad"}" title="snippets run when the page was built">'
             f'{"✓" if good else "✗"} {depth["passed"]}/{depth["snippets"]} snippets</span>'
             f'<span class="configs" title="named checkpoints built from their real config facts that pass the '
@@ -340,14 +352,16 @@ def index_page(pages: list, versions: dict, built: str, seconds: float) -> str:
         snip = page.snippet_counts()
         snippets_total += sum(snip.values())
         snippets_passed += snip["passed"]
-        search = " ".join([family.name, page.title, *family.model_types, *family.tags, page.block_kind, family.summary,
+        search = " ".join([family.name, page.title, *family.model_types, *page.tags, page.block_kind, family.summary,
                            *(c.label for c in family.checkpoints), *(c.repo for c in family.checkpoints)]).lower()
         checkpoints = ", ".join(f"<b>{_e(c.label)}</b>" for c in family.checkpoints) or "—"
         good = snip["failed"] == 0 and snip["skipped"] == 0
         kind_class = "parallel" if "parallel" in page.block_kind else "sequential"
         rows.append(
             f'<tr class="family" data-search="{_e(search)}"><td class="fam"><a href="{_e(family.name)}.html">'
-            f'{_e(family.name)}</a><span>{_e(page.title)}</span></td><td class="cks">{checkpoints}</td>'
+            f'{_e(family.name)}</a><span>{_e(page.title)}</span></td>'
+            f'<td class="about"><p>{_e(family.summary)}</p><ul class="tags">'
+            + "".join(f"<li>{_e(tag)}</li>" for tag in page.tags) + f'</ul></td><td class="cks">{checkpoints}</td>'
             f'<td><span class="kind {kind_class}">{_e(page.block_kind)}</span></td>'
             f'<td><div class="counts"><span class="served" title="served">{counts["served"]} served</span>'
             f'<span class="conditioned" title="served under some loads">{counts["conditioned"]} ⚠︎</span>'
@@ -366,7 +380,7 @@ family's tiny model when the site was built.</p>
 <li><b>{snippets_passed}/{snippets_total}</b><span>snippets passed</span></li></ul>
 <div class="search"><input id="search" type="search" placeholder="Filter: name, checkpoint, tag, block"
 aria-label="filter families" autocomplete="off" autofocus><output id="count"></output></div>
-<table class="families"><thead><tr><th>family</th><th>checkpoints</th><th>block</th><th>values</th><th>depth</th></tr>
+<table class="families"><thead><tr><th>family</th><th>summary and tags</th><th>checkpoints</th><th>block</th><th>values</th><th>depth</th></tr>
 </thead><tbody>{"".join(rows)}</tbody></table>
 <p id="empty" hidden></p>
 </section>

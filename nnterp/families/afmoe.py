@@ -84,14 +84,3 @@ FAMILY = Family(
         **TINY, "head_dim": 16, "moe_intermediate_size": 64, "num_experts": 4, "num_experts_per_tok": 2,
         "num_dense_layers": 1, "layer_types": ["sliding_attention", "full_attention"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'afmoe': {'caveats': ['attention_head_outputs is gated [src]'],
-           'quirks': ['MLP norms named pre_mlp_layernorm/post_mlp_layernorm [obs]',
-                      'attention output gate: out * sigmoid(gate_proj(x)) [src]',
-                      'qk-norm; RoPE only on local (sliding) layers [src]',
-                      'optional muP embedding scale sqrt(hidden) [src]',
-                      'MoE (router `router`, shared_experts), first layer dense [obs]']}}

@@ -40,13 +40,3 @@ FAMILY = Family(
     ),
     tiny=tiny("Apertus1p5TextConfig"),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'apertus1p5_text': {'caveats': [],
-                     'quirks': ['norms named attention_layernorm / feedforward_layernorm [obs]',
-                                'plain MLP up_proj/down_proj with xIELU activation [obs]',
-                                'qk-norm [obs]',
-                                'llama3 rope [obs cfg]']}}

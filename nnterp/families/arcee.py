@@ -29,9 +29,3 @@ FAMILY = Family(
     ),
     tiny=tiny("ArceeConfig", head_dim=16, bos_token_id=1, eos_token_id=2),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'arcee': {'caveats': [], 'quirks': ['plain MLP up_proj/down_proj with relu2 (no gate_proj) [obs]']}}

@@ -39,9 +39,3 @@ FAMILY = Family(
 MOE_OUTPUT = Read(Own("output"), Element(0), description="What the MoE block adds to the residual stream: the routed "
                                                          "and shared experts' sum after post_mlp_layernorm")
 DENSE_OUTPUT = Read(Own("output"), Element(0))
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'axk1': {'caveats': [], 'quirks': ['MLA + MoE (deepseek_v3-like) [obs]']}}

@@ -39,11 +39,3 @@ FAMILY = Family(
         "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16, "index_head_dim": 32, "index_n_heads": 2,
         "index_topk": 4, "gated_norm_rank": 8, "bos_token_id": 1, "eos_token_id": 2}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'axk2': {'caveats': [],
-          'quirks': ['MLA + indexer; input_layernorm is a gated RMSNorm module with an inner mlp [obs]',
-                     'q_gate_proj attention-output gate [obs]']}}

@@ -59,13 +59,3 @@ FAMILY = Family(
         "eos_token_id": 2, "layer_types": ["linear_attention", "full_attention"],
         "mlp_layer_types": ["dense", "sparse"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'bailing_hybrid': {'caveats': [],
-                    'quirks': ['delta/linear attention (BailingHybridDeltaAttention) in the self_attn slot with '
-                               'g_proj gate [obs]',
-                               'MLA on full layers [obs]',
-                               'MoE [obs]']}}

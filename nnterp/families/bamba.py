@@ -34,12 +34,3 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "mamba_n_heads": 4, "mamba_d_state": 16, "mamba_n_groups": 1,
         "attn_layer_indices": [1]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'bamba': {'caveats': [],
-           'quirks': ['mamba2 mixer; attention layers at attn_layer_indices (default: none!) [obs cfg]',
-                      'partial rotary 0.5 [obs cfg]',
-                      'layer returns (hidden, attn_weights) tuple [obs]']}}

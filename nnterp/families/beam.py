@@ -86,13 +86,3 @@ FAMILY = Family(
         "n_group": 1, "topk_group": 1, "mlp_layer_types": ["dense", "sparse"],
         "layer_types": ["sliding_attention", "full_attention"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'beam': {'caveats': [],
-          'quirks': ['residual adds via depth_scaled_residual_add(idx) [src]',
-                     'attention output gate (gate_proj), qk-norm [obs]',
-                     'final logit softcap 30 [src]',
-                     'MoE after dense first layers [obs]']}}

@@ -48,12 +48,3 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
         "vocab_size": 300}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'biogpt': {'caveats': [],
-            'quirks': ['embeddings scaled by sqrt(hidden) (scale_embedding) [src]',
-                       'lm_head named output_projection; tied [obs]',
-                       'kernel via attention_interface [obs]']}}

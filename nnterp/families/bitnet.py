@@ -34,13 +34,3 @@ FAMILY = Family(
     ),
     tiny=tiny("BitNetConfig", bos_token_id=1, eos_token_id=2),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'bitnet': {'caveats': ['attention_head_outputs (o_proj input) and mlp_neurons (down_proj input) are AFTER the '
-                        'sub-norms [src]'],
-            'quirks': ['extra attn_sub_norm (RMSNorm applied to attention output before o_proj) and ffn_sub_norm '
-                       '(before down_proj) [src]',
-                       'relu2 gated MLP [obs]']}}

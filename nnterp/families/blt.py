@@ -123,13 +123,3 @@ FAMILY = Family(
         "global_config": {"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
                           "intermediate_size": 256}}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'blt': {'caveats': ['no single residual stream [src]'],
-         'quirks': ['three stacks (model.local_encoder.layers, model.global_transformer.layers, '
-                    'model.local_decoder.layers) + entropy patcher model [obs]',
-                    'llama-style layers inside each stack [obs hash]',
-                    '10 kernel calls per forward in the tiny model (patcher + stacks + cross-attn) [obs]']}}

@@ -48,14 +48,3 @@ FAMILY = Family(
         "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": 128, "vocab_size": 300, "bos_token_id": 1,
         "eos_token_id": 2, "rotary_dim": 8}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'codegen': {'caveats': [],
-             'quirks': ['partial interleaved rotary (rotary_dim; rotate_every_two) [src]',
-                        'gptj: separate q/k/v/out_proj without bias; codegen: fused qkv_proj with mp_num-blocked '
-                        'layout [obs/src]',
-                        'lm_head untied, with bias [obs]',
-                        'no position embeddings other than rotary [src]']}}

@@ -49,19 +49,3 @@ FAMILY = Family(
     # logit_scale far from 1, so the readout check tells a scaled logit from lm_head's
     tiny=tiny("CohereConfig", eos_token_id=2, logit_scale=0.25),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'cohere': {'caveats': [],
-            'quirks': ['CohereLayerNorm = mean-centred LayerNorm without bias [src]',
-                       'logits * logit_scale (0.0625 default); tied [src/obs]',
-                       'cohere: optional qk-norm (use_qk_norm, per-head LayerNorm) [obs variant]; rope interleaved '
-                       '(rotate_half variant) [src]',
-                       'cohere2/compass: sliding layers RoPE, full layers NoPE [src]; compass needs per-layer-type '
-                       'rope_parameters [obs]']}}
-#: ... and under the structural config switches the family checks as variants
-TRAPS_BY_VARIANT = {'cohere': {'qk_norm': {'caveats': [],
-                        'note': 'use_qk_norm=True adds q_norm/k_norm [obs]',
-                        'quirks': ['use_qk_norm=True adds q_norm/k_norm [obs]']}}}

@@ -42,12 +42,3 @@ FAMILY = Family(
               logit_scale=0.25, layer_types=["sliding_attention", "full_attention"],
               mlp_layer_types=["sparse", "sparse"]),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'cohere2_moe': {'caveats': [],
-                 'quirks': ['MoE (router `gate`) [obs]',
-                            'sliding layers use RoPE, full layers are NoPE [src]',
-                            'LayerNorm without bias; logits * logit_scale; tied [src/obs]']}}

@@ -36,15 +36,3 @@ FAMILY = Family(
     tiny=tiny("CohereCompassTextConfig", eos_token_id=2, logit_scale=0.25,
               rope_parameters={"full_attention": {"rope_type": "default", "rope_theta": 10000.0}}),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'cohere_compass_text': {'caveats': [],
-                         'quirks': ['CohereLayerNorm = mean-centred LayerNorm without bias [src]',
-                                    'logits * logit_scale (0.0625 default); tied [src/obs]',
-                                    'cohere: optional qk-norm (use_qk_norm, per-head LayerNorm) [obs variant]; '
-                                    'rope interleaved (rotate_half variant) [src]',
-                                    'cohere2/compass: sliding layers RoPE, full layers NoPE [src]; compass needs '
-                                    'per-layer-type rope_parameters [obs]']}}

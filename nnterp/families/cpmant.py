@@ -138,14 +138,3 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "dim_ff": 128, "vocab_size": 300,
         "dim_head": 16}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'cpmant': {'caveats': ['self_att / ffn sub-block outputs include the residual (added inside) [src]'],
-            'quirks': ['cpmant.encoder.layers[i].{self_att.{layernorm_before_attention, self_attention}, '
-                       'ffn.{layernorm_before_ffn, ffn}} [obs]',
-                       'relative position bias; prompt/segment embeddings [src]',
-                       'custom attention (no interface) [obs]',
-                       'decoder layer returns tuple[2] [obs]']}}

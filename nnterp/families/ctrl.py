@@ -42,13 +42,3 @@ FAMILY = Family(
     tiny={"config_class": "CTRLConfig", "overrides": {
         "n_embd": 64, "n_layer": 2, "n_head": 4, "dff": 128, "vocab_size": 300}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'ctrl': {'caveats': [],
-          'quirks': ['names transformer.w / h[i].{layernorm1, multi_head_attention.{Wq,Wk,Wv,dense}, layernorm2, '
-                     'ffn (Sequential 0/1/2)} / layernorm [obs]',
-                     'sinusoidal positions; embeddings * sqrt(d) [src]',
-                     'kernel via attention_interface [obs]']}}

@@ -34,9 +34,3 @@ FAMILY = Family(
     ),
     tiny=tiny("CwmConfig", head_dim=16, bos_token_id=1),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'cwm': {'caveats': [], 'quirks': ['interleaved sliding/full layers, llama3 rope [obs cfg]']}}

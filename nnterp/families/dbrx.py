@@ -75,14 +75,3 @@ FAMILY = Family(
         "attn_config": {"kv_n_heads": 2, "rope_theta": 10000.0, "clip_qkv": 8.0},
         "ffn_config": {"ffn_hidden_size": 128, "moe_num_experts": 4, "moe_top_k": 2}}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'dbrx': {'caveats': ["layer_mid is the first element of norm_attn_norm's output tuple [src]"],
-          'quirks': ['transformer.blocks[i].norm_attn_norm.{norm_1, attn.{Wqkv,out_proj}, norm_2} returns '
-                     '(residual_after_attn, norm_2 output); ffn.{router, experts.mlp.{w1,v1,w2}} [obs]',
-                     'LayerNorm without bias; clip_qkv [src]',
-                     'library bug workarounds needed in 5.24.0: attn_config.rope_theta must be passed, and '
-                     'clip_qkv=None crashes torch.clamp [obs]']}}

@@ -41,11 +41,3 @@ FAMILY = Family(
         "kv_lora_rank": 32, "q_lora_rank": 32, "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16,
         "index_head_dim": 32, "index_n_heads": 2, "index_topk": 4}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'deepseek_v32': {'caveats': ['sparse key selection happens inside attention; kernel args carry indices [obs]'],
-                  'quirks': ['MLA + lightning `indexer` (DSA sparse attention: top-k key selection, `indices` '
-                             'kwarg to kernel) [obs]']}}

@@ -61,16 +61,3 @@ FAMILY = Family(
         "index_topk": 4, "layer_types": ["heavily_compressed_attention", "compressed_sparse_attention"],
         "mlp_layer_types": ["hash_moe", "moe"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'deepseek_v4': {'caveats': ['residual stream is 4-D [B,T,n_hc,H] between layers [src]'],
-                 'quirks': ['attn_hc/ffn_hc collapse n streams to one input and write back with post/comb mixing '
-                            '[src]',
-                            'compressed attention (compressor), grouped output projection o_a_proj (grouped) -> '
-                            'o_b_proj, kv_proj single KV head [obs]',
-                            'attention sinks (s_aux); sliding 128; partial rotary [obs]',
-                            'hash-routed MoE layers then routed MoE; final norm applied after hc_head [obs/src]',
-                            'default attn implementation resolves to eager [obs]']}}

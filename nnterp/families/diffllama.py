@@ -65,12 +65,3 @@ FAMILY = Family(
     ),
     tiny=tiny("DiffLlamaConfig", head_dim=16),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'diffllama': {'caveats': ['attention_scores/probabilities come as two maps per layer; attention_head_outputs is '
-                           'after groupnorm [src]'],
-               'quirks': ['differential attention: q/k split in two halves, kernel called TWICE per layer [obs: 4 '
-                          'calls/2 layers], outputs combined with learned lambda and a groupnorm (RMSNorm) [src]']}}

@@ -78,17 +78,3 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2}},
     variants={"moe": {"num_experts": 16, "num_experts_per_tok": 2, "is_moe": True}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'doge': {'caveats': [],
-          'quirks': ['dynamic-mask attention: dt_proj builds a per-key mask bias [src]',
-                     'qk-norm [obs]',
-                     'is_moe=True swaps the MLP for CDMoE (router_gate + up/down expert embeddings) [obs '
-                     'variant]']}}
-#: ... and under the structural config switches the family checks as variants
-TRAPS_BY_VARIANT = {'doge': {'moe': {'caveats': [],
-                  'note': 'is_moe=True: CDMoE MLP [obs]',
-                  'quirks': ['is_moe=True: CDMoE MLP [obs]']}}}

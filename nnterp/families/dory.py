@@ -157,13 +157,3 @@ FAMILY = Family(
         "layer_types": ["sliding_attention", "full_attention", "sliding_attention"],
         "n_input_layers": 1, "n_recurrent_layers": 1, "n_output_layers": 1, "n_recurrent_loops": 2}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'dory': {'caveats': ['hooks fire several times per forward; final norm also called mid-model [src]'],
-          'quirks': ['layers [input | recurrent block x n_recurrent_loops | output]; the same layer modules run '
-                     'several times per forward [obs: 4 kernel calls for 2 layers]',
-                     'model.norm reused inside the loop [src]',
-                     'L2Norm instead of RMSNorm; attention gate_proj + sub-norm [obs]']}}

@@ -37,12 +37,3 @@ FAMILY = Family(
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "n_group": 1, "topk_group": 1,
         "n_routed_experts": 4, "num_experts_per_tok": 2, "n_shared_experts": 1, "first_k_dense_replace": 1}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'dots1': {'caveats': [],
-           'quirks': ['qk-norm; first_k_dense_replace dense layers [obs]',
-                      'default config (n_routed_experts=None) fails to build (TypeError in experts) [obs]; recipe '
-                      'sets experts']}}

@@ -50,12 +50,3 @@ FAMILY = Family(
         "bos_token_id": 1, "eos_token_id": 2, "layer_types": ["indexed_attention", "sliding_attention"],
         "mlp_layer_types": ["dense", "sparse"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'dots3_note_text': {'caveats': [],
-                     'quirks': ['MLA + indexer + g_proj output gate; sliding and indexed layers; partial rotary '
-                                '[obs]',
-                                'text part of a multimodal model [src]']}}

@@ -43,11 +43,3 @@ FAMILY = Family(
         "text_config": {**TINY, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2},
         "vocab_size": TINY["vocab_size"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'emu3': {'caveats': [],
-          'quirks': ['text decoder of a VLM (image tokens in vocab); extra `dropout` module on both residual '
-                     'branches [src]']}}

@@ -26,9 +26,3 @@ FAMILY = Family(
     ),
     tiny=tiny("Ernie4_5Config", head_dim=16),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'ernie4_5': {'caveats': [], 'quirks': ['tied embeddings by default [obs]']}}

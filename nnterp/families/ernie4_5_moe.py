@@ -44,9 +44,3 @@ FAMILY = Family(
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "moe_num_experts": 4,
         "moe_k": 2}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'ernie4_5_moe': {'caveats': [], 'quirks': ['shared_experts; tied embeddings [obs]']}}

@@ -26,9 +26,3 @@ FAMILY = Family(
     ),
     tiny=tiny("ExaoneConfig", head_dim=16, eos_token_id=2),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'exaone': {'caveats': [], 'quirks': ['model_type alias: own config class, builds LlamaForCausalLM [obs]']}}

@@ -44,11 +44,3 @@ FAMILY = Family(
     ),
     tiny=tiny("Exaone4Config", layer_types=["sliding_attention", "full_attention"]),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'exaone4': {'caveats': [],
-             'quirks': ['identical layer forward to olmo2 [obs hash]; qk-norm; sliding/full '
-                        '(sliding_window_pattern) [obs]']}}

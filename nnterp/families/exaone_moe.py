@@ -32,9 +32,3 @@ FAMILY = Family(
         "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "first_k_dense_replace": 1,
         "layer_types": ["sliding_attention", "full_attention"], "mlp_layer_types": ["dense", "sparse"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'exaone_moe': {'caveats': [], 'quirks': ['qk-norm; sliding/full layers [obs]']}}

@@ -70,13 +70,3 @@ FAMILY = Family(
         "key_multiplier": 0.8, "embedding_multiplier": 2.0, "lm_head_multiplier": 0.3,
         "mlp_multipliers": [1.2, 1.0]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'falcon_h1': {'caveats': ['attention_output is one of two summed mixer outputs [src]'],
-               'quirks': ['mamba and self_attn run in parallel on the same normed input, outputs scaled by '
-                          'ssm/attention multipliers and summed [src]',
-                          'muP multipliers on embeddings, lm_head, keys, mlp [src]',
-                          'layer returns 1-tuple [obs]']}}

@@ -38,12 +38,3 @@ FAMILY = Family(
     tiny={"config_class": "FalconMambaConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'falcon_mamba': {'caveats': ['no attention/MLP values [obs]'],
-                  'quirks': ['mamba v1 mixer (in_proj, conv1d, x_proj, dt_proj, out_proj) [obs]',
-                             'falcon_mamba: extra weightless RMSNorms on dt/B/C [obs]',
-                             'residual kept in fp32 (residual_in_fp32) [src]']}}

@@ -38,9 +38,3 @@ FAMILY = Family(
     checkpoints=(Checkpoint("allenai/FlexOlmo-7x7B-1T", "FlexOlmo-7x7B-1T"),),
     tiny=tiny("FlexOlmoConfig", num_experts=4, num_experts_per_tok=2, pad_token_id=0, eos_token_id=2),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'flex_olmo': {'caveats': [], 'quirks': ['MoE on every layer (router `gate`) [obs]', 'qk-norm [obs]']}}

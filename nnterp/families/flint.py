@@ -44,14 +44,3 @@ FAMILY = Family(
         "vocab_size": 300, "head_dim": 16, "num_experts": 4, "num_experts_per_tok": 2, "mlp_only_layers": [0],
         "layer_types": ["full_attention", "sliding_attention"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'flint': {'caveats': [],
-           'quirks': ['qk-norm; sliding/full layers; attention sinks (s_aux); default attn implementation resolves '
-                      'to eager [obs]',
-                      'mlp_only_layers defaults to [0,1] (dense); MoE needs >2 layers or mlp_only_layers override '
-                      '[obs]',
-                      'MoE with shared_expert [obs]']}}

@@ -101,14 +101,3 @@ FAMILY = Family(
         "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"],
         "num_kv_shared_layers": 2, "activation_sparsity_pattern": [0.95, 0.95, 0.0, 0.0]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'gemma3n_text': {'caveats': ['layer_output is 4-D; standard stream = predictions[altup_active_idx] [src]'],
-                  'quirks': ['layer input/output are stacked AltUp predictions [altup_num_inputs,B,T,H] [src]',
-                             'laurel low-rank residual averaged with attention output (/sqrt2) [src]',
-                             'q/k/v norms, scaling=1.0; KV sharing for the last num_kv_shared_layers [obs]',
-                             "activation sparsity (gaussian top-k) in the first layers' MLP [cfg]",
-                             'final logit softcap [src]']}}

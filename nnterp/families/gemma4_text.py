@@ -162,25 +162,3 @@ FAMILY = Family(
         **TINY, "vocab_size_per_layer_input": 300, "head_dim": 16, "global_head_dim": 32,
         "hidden_size_per_layer_input": 16}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'gemma4_text': {'caveats': ['layer_output != stream after the MLP add (scaled by layer_scalar, plus '
-                             'per-layer-input update) [src]'],
-                 'quirks': ['q_norm/k_norm/v_norm, kernel scaling=1.0 [obs]',
-                            'per-layer input embeddings (embed_tokens_per_layer, per_layer_input_gate/projection, '
-                            'post_per_layer_input_norm) added as a 3rd residual update [src]',
-                            'hidden *= layer_scalar at the end of every layer [src]',
-                            'optional KV sharing across layers (num_kv_shared_layers, attention_k_eq_v) [cfg/src]',
-                            'enable_moe_block adds router/experts as LAYER children whose output is summed with '
-                            'the dense mlp (extra post/pre_feedforward_layernorm_1/_2) [obs variant]',
-                            'partial rotary 0.25 (rope_type proportional) [obs cfg]']}}
-#: ... and under the structural config switches the family checks as variants
-TRAPS_BY_VARIANT = {'gemma4_text': {'moe': {'caveats': [],
-                         'note': 'enable_moe_block=True: router/experts as layer children summed '
-                                 'with dense mlp [obs]',
-                         'quirks': ['enable_moe_block=True: router/experts as layer children '
-                                    'summed with dense mlp [obs]',
-                                    'partial rotary ([0.25]) [obs cfg]']}}}

@@ -57,13 +57,3 @@ FAMILY = Family(
     ),
     tiny={"config_class": "Gemma4UnifiedTextConfig", "overrides": {**TINY, "head_dim": 16, "global_head_dim": 32}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'gemma4_unified_text': {'caveats': [],
-                         'quirks': ['q/k/v norms, scaling=1.0 [obs]',
-                                    'layer_scalar multiply [src]',
-                                    'bidirectional attention for vision tokens (use_bidirectional_attention) [cfg]',
-                                    'partial rotary ([0.25]) [obs cfg]']}}

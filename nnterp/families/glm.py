@@ -36,11 +36,3 @@ FAMILY = Family(
     ),
     tiny=tiny("GlmConfig", head_dim=16, pad_token_id=0),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'glm': {'caveats': [],
-         'quirks': ['fused gate_up_proj; activation module named activation_fn [obs]',
-                    'q/k/v bias; partial rotary 0.5 [obs]']}}

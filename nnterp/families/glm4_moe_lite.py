@@ -38,9 +38,3 @@ FAMILY = Family(
         "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "kv_lora_rank": 32, "q_lora_rank": 32,
         "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'glm4_moe_lite': {'caveats': [], 'quirks': ['MLA + MoE [obs]']}}

@@ -48,12 +48,3 @@ FAMILY = Family(
         "kv_lora_rank": 32, "q_lora_rank": 32, "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16,
         "index_head_dim": 32, "index_n_heads": 2, "index_topk": 4}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'glm_moe_dsa': {'caveats': [],
-                 'quirks': ['MLA + indexer (DSA) [obs]',
-                            'decoder layer returns (hidden, topk_indices) tuple; attention returns 3 values '
-                            '[obs/src]']}}

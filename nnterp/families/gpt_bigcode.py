@@ -46,16 +46,3 @@ FAMILY = Family(
         "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": 128, "vocab_size": 300, "bos_token_id": 1,
         "eos_token_id": 2}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'gpt_bigcode': {'caveats': [],
-                 'quirks': ['nn.Linear (not Conv1D) c_attn; multi-query by default (c_attn out = H + 2*head_dim) '
-                            '[obs]',
-                            'kernel via attention_interface [obs]']}}
-#: ... and under the structural config switches the family checks as variants
-TRAPS_BY_VARIANT = {'gpt_bigcode': {'mha': {'caveats': [],
-                         'note': 'multi_query=False: c_attn out = 3H [obs]',
-                         'quirks': ['multi_query=False: c_attn out = 3H [obs]']}}}

@@ -58,14 +58,3 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 300,
         "bos_token_id": 1, "eos_token_id": 2}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'gpt_neox_japanese': {'caveats': ['attention module output excludes dense_bias on the last layer [src]'],
-                       'quirks': ['custom _attn (no attention_interface) [obs]',
-                                  'dense bias only exists on the LAST layer and is returned separately from '
-                                  'attention and added in bias_dropout_add [src]',
-                                  'partial rotary (rotary_ndims) [src]',
-                                  'layer returns (hidden, attn_weights) tuple; lm_head named embed_out [obs]']}}

@@ -35,14 +35,3 @@ FAMILY = Family(
         "model_type": "gpt-sw3", "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": 128, "vocab_size": 300,
         "bos_token_id": 1, "eos_token_id": 2}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'gpt-sw3': {'caveats': [],
-             'quirks': ['Conv1D layers (weight [in,out]) for c_attn/c_proj/c_fc [obs]',
-                        'learned absolute positions wpe; tied [obs]',
-                        'kernel via attention_interface [obs]; optional scale_attn_by_inverse_layer_idx / '
-                        'reorder_and_upcast_attn [cfg]',
-                        'gpt-sw3: model_type alias of GPT2 [obs]']}}

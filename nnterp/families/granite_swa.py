@@ -67,12 +67,3 @@ FAMILY = Family(
     ),
     tiny=tiny("GraniteSWAConfig", bos_token_id=1, eos_token_id=2, **GRANITE_TINY),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'granite_swa': {'caveats': ['sinks add an extra logit column inside the kernel: attention_probabilities rows do '
-                             'not sum to 1 over keys [inf]'],
-                 'quirks': ['granite multipliers + sliding/full layers + attention sinks (s_aux kwarg) [obs]',
-                            'per-layer-type rotary (rotary_embs ModuleList) [obs]']}}

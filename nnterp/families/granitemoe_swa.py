@@ -69,13 +69,3 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "num_local_experts": 4, "num_experts_per_tok": 2,
         "layer_types": ["full_attention", "sliding_attention"], **GRANITE_MULTIPLIERS}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'granitemoe_swa': {'caveats': [],
-                    'quirks': ['MoE module named block_sparse_moe (router `router`) [obs]',
-                               'granite multipliers (residual/embedding/logits/attention) [src]',
-                               'granitemoeshared/_swa: optional shared_mlp added to MoE output [src]',
-                               'granitemoe_swa: sinks (s_aux) + sliding layers [obs]']}}

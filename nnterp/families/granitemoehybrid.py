@@ -45,14 +45,3 @@ FAMILY = Family(
         "num_experts_per_tok": 2, "mamba_n_heads": 4, "mamba_d_state": 16, "mamba_n_groups": 1,
         "layer_types": ["linear_attention", "full_attention"], **GRANITE_MULTIPLIERS}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'granitemoehybrid': {'caveats': [],
-                      'quirks': ['mamba2 mixer in `mamba` slot or self_attn [obs]',
-                                 'block_sparse_moe + always-on shared_mlp (input_linear/output_linear fused gated) '
-                                 '[obs]',
-                                 'granite multipliers; no rotary by default (position_embedding_type None) '
-                                 '[src/obs]']}}

@@ -90,13 +90,3 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
         "vocab_size": 300, "head_dim": 16}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'hrm_text': {'caveats': ['layer indices are not depth [src]'],
-              'quirks': ['layers live in model.H_module.layers and model.L_module.layers (guess picked L_module) '
-                         '[obs]',
-                         'each stack has its own final_norm; attention gate_proj output gate [obs]',
-                         '16 kernel calls for 2+2 layers [obs]']}}

@@ -37,11 +37,3 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_experts": 4, "moe_topk": 2}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'hunyuan_v1_moe': {'caveats': [],
-                    'quirks': ['qk-norm named query_layernorm/key_layernorm [obs]',
-                               'shared expert named shared_mlp; default num_experts=1 [cfg]']}}

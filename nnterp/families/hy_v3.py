@@ -49,9 +49,3 @@ FAMILY = Family(
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
         "num_experts": 4, "num_experts_per_tok": 2}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'hy_v3': {'caveats': [], 'quirks': ['qk-norm; dense first layers (mlp_layer_types) [obs]']}}

@@ -78,12 +78,3 @@ FAMILY = Family(
         "indexer_types": ["full", "shared"], "layer_types": ["indexed_attention", "indexed_attention"],
         "mlp_layer_types": ["dense", "sparse"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'hy_v4': {'caveats': ['residual stream has a stream dimension [src]'],
-           'quirks': ['MLA + indexer + attention sinks + gate_proj output gate [obs]',
-                      'layer returns (hidden, topk_indices) [obs]',
-                      'hc_head before final norm [src]']}}

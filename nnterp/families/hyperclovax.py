@@ -41,12 +41,3 @@ FAMILY = Family(
     ),
     tiny=tiny("HyperCLOVAXConfig", head_dim=16, **GRANITE_TINY),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'hyperclovax': {'caveats': [],
-                 'quirks': ['post-branch norms named post_norm1/post_norm2 [obs]',
-                            'granite-style multipliers: residual_multiplier, embedding_multiplier, logits * '
-                            'logits_scaling (multiply, not divide), attention_multiplier [src]']}}

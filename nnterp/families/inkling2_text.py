@@ -41,16 +41,3 @@ FAMILY = Family(
     tiny={"config_class": "Inkling2TextConfig", "overrides": {
         **INKLING2_TINY, "num_hidden_layers": 2, "layer_types": ["hybrid_sliding", "hybrid"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'inkling2_text': {'caveats': ['residual stream is not a single tensor between layers [src]'],
-                   'quirks': ['layers take (hidden, block_states); attention_input/mlp_input modules mix block '
-                              'states before each sublayer [src]',
-                              'full layers: separate q/k/v input norms and inputs; relative position bias + '
-                              'learned sinks (sinks kwarg) [obs]',
-                              'gated output projection, short convs after each sublayer [obs]',
-                              'default attn implementation resolves to eager [obs]',
-                              'loop variant re-runs a layer range several times (loop_num_passes) [cfg]']}}

@@ -56,15 +56,3 @@ FAMILY = Family(
         "n_routed_experts": 4, "num_experts_per_tok": 2, "swa_num_attention_heads": 4, "swa_num_key_value_heads": 4,
         "layer_types": ["hybrid_sliding", "hybrid"], "mlp_layer_types": ["sparse", "sparse"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'inkling_text': {'caveats': ['attention_output != module output used in the add (conv applied after) [src]'],
-                  'quirks': ['attn_sconv / mlp_sconv causal short convs applied to attention / MLP outputs before '
-                             'the add [src]',
-                             'attention: k/v short convs, r_proj, relative logits (position_bias kwarg to kernel), '
-                             'qk-norm; no RoPE [obs]',
-                             'NormedEmbedding; hidden / logits_mup_width_multiplier before lm_head [src]',
-                             'MoE with shared experts [obs]']}}

@@ -50,12 +50,3 @@ FAMILY = Family(
         "mamba_d_state": 16, "attn_layer_period": 2, "attn_layer_offset": 1, "expert_layer_period": 2,
         "expert_layer_offset": 1}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'jamba': {'caveats': [],
-           'quirks': ['mamba (v1) mixer with dt/b/c layernorms; attention every attn_layer_period layers; MoE '
-                      'every expert_layer_period [src]',
-                      'attention layers have no positional encoding [src]']}}

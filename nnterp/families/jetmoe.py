@@ -96,13 +96,3 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_key_value_heads": 2, "intermediate_size": 128,
         "vocab_size": 300, "kv_channels": 16, "num_local_experts": 4, "num_experts_per_tok": 2}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'jetmoe': {'caveats': ['q_proj/o_proj do not exist as modules [obs]'],
-            'quirks': ['self_attention.{kv_proj, experts (MoA: input_linear gives q, output_linear gives o per '
-                       'expert)} [obs]',
-                       'attention returns 3 values (output, weights, router logits) [src]',
-                       'MLP experts are JetMoeParallelExperts, not the experts interface [obs]']}}

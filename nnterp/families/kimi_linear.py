@@ -39,13 +39,3 @@ FAMILY = Family(
         "bos_token_id": 1, "eos_token_id": 2, "layer_types": ["linear_attention", "full_attention"],
         "mlp_layer_types": ["dense", "sparse"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'kimi_linear': {'caveats': [],
-                 'quirks': ['KimiDeltaAttention (KDA) in self_attn slot (no kernel) on linear layers; MLA (q_proj, '
-                            'kv_a_proj_with_mqa, kv_b_proj) on full layers [obs]',
-                            'full-attention (MLA) layers are NoPE: model has no rotary_emb module [obs]',
-                            'MoE after first dense layer [obs]']}}

@@ -58,11 +58,3 @@ FAMILY = Family(
         "shared_expert_intermediate_size": 64, "num_experts": 4, "num_experts_per_tok": 2,
         "layer_types": ["sliding_attention", "full_attention"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'kolibri1': {'caveats': [],
-              'quirks': ['same layer forward as glm4 [obs hash]',
-                         'qk-norm; sliding/full; MoE with shared_experts [obs]']}}

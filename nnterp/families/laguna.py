@@ -76,11 +76,3 @@ FAMILY = Family(
         "vocab_size": 300, "head_dim": 16, "num_experts": 4, "num_experts_per_tok": 2}},
     variants={"heads_per_layer": {"num_attention_heads_per_layer": [4, 2]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'laguna': {'caveats': ['attention_head_outputs (o_proj input) is gated, kernel output is pre-gate [src]'],
-            'quirks': ['attention output gate: attn_out * softplus(g_proj(x)) before o_proj [src]',
-                       'qk-norm; partial rotary 0.5 [obs]']}}

@@ -43,11 +43,3 @@ FAMILY = Family(
         "linear_num_key_heads": 2, "linear_num_value_heads": 4, "eos_token_id": 2,
         "layer_types": ["linear_attention", "sliding_attention", "full_attention"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'lara_mini': {'caveats': [],
-               'quirks': ['GatedDeltaNet + sliding + full attention layers; MoE with shared_expert [obs]',
-                          'tied [obs]']}}

@@ -40,14 +40,3 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "layer_types": ["conv", "full_attention"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'lfm2': {'caveats': [],
-          'quirks': ['short-conv layers (conv.{in_proj,conv,out_proj}) vs self_attn layers with '
-                     'q_layernorm/k_layernorm and out_proj [obs]',
-                     'MLP w1/w3/w2 (gated SwiGLU); lfm2_moe: MoE after num_dense_layers [obs]',
-                     'final norm is named embedding_norm [obs]',
-                     'default lfm2 config has only attention layers (full_attn_idxs=None) [obs]']}}

@@ -48,14 +48,3 @@ FAMILY = Family(
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "num_experts": 4,
         "num_experts_per_tok": 2, "num_dense_layers": 1, "layer_types": ["conv", "full_attention"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'lfm2_moe': {'caveats': [],
-              'quirks': ['short-conv layers (conv.{in_proj,conv,out_proj}) vs self_attn layers with '
-                         'q_layernorm/k_layernorm and out_proj [obs]',
-                         'MLP w1/w3/w2 (gated SwiGLU); lfm2_moe: MoE after num_dense_layers [obs]',
-                         'final norm is named embedding_norm [obs]',
-                         'default lfm2 config has only attention layers (full_attn_idxs=None) [obs]']}}

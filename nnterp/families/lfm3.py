@@ -42,12 +42,3 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "pad_token_id": 0, "bos_token_id": 1,
         "eos_token_id": 2, "layer_types": ["conv", "full_attention", "sliding_attention"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'lfm3': {'caveats': [],
-          'quirks': ['conv / full / sliding layers [obs]',
-                     'attention g_proj output gate, qk-norm, proportional partial rope [obs]',
-                     'final norm named embedding_norm [obs]']}}

@@ -78,15 +78,3 @@ FAMILY = Family(
 MOE_OUTPUT = Read(Own("output"), Element(0), TOKEN_ROWS,
                   description="What the MoE block adds to the residual stream: element 0 of its output, computed on "
                               "the flattened positions [tokens, hidden_size] and served as [batch seq hidden_size]")
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'llama4_text': {'caveats': [],
-                 'quirks': ['MLP slot named feed_forward; MoE with router + shared_expert; dense layers possible '
-                            '(moe_layers) [obs]',
-                            'NoPE every 4th layer; L2 qk-norm only on RoPE layers; attention temperature tuning on '
-                            'NoPE layers [src]',
-                            'chunked local attention layers (attention_chunk_size) [cfg]',
-                            'experts not using the experts interface (own bmm forward) [src]']}}

@@ -167,14 +167,3 @@ FAMILY = Family(
         "n_routed_experts": 4, "moe_topk": 2, "kv_lora_rank": 32, "q_lora_rank": 32, "qk_rope_head_dim": 16,
         "qk_nope_head_dim": 16, "v_head_dim": 16}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'longcat_flash': {'caveats': ['layer_mid is ambiguous (two per layer) [src]'],
-                   'quirks': ['self_attn, mlps, input_layernorm, post_attention_layernorm are ModuleLists of '
-                              'length 2 inside each layer [obs]',
-                              'MoE output (computed from the first sublayer) added at the end [src]',
-                              'MLA attention; zero-experts in MoE [src/cfg]',
-                              '4 kernel calls for 2 layers [obs]']}}

@@ -42,11 +42,3 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300, "head_dim": 32, "num_heads": 4,
         "n_groups": 1}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'mamba2': {'caveats': ['no attention/MLP values [obs]'],
-            'quirks': ['mamba2 mixer (in_proj, conv1d, gated norm, out_proj) [obs]',
-                       'hidden*expand must equal num_heads*head_dim (validated) [obs]']}}

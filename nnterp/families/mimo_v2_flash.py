@@ -71,14 +71,3 @@ FAMILY = Family(
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
         "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "v_head_dim": 8}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'mimo_v2_flash': {'caveats': [],
-                   'quirks': ['alternating sliding(129)/full layers; attention sinks (s_aux) on some layers; '
-                              'default attn implementation resolves to eager [obs]',
-                              'v_head_dim (128) != qk head_dim (192); values scaled by attention_value_scale; '
-                              'partial rotary 0.334 [cfg/obs]',
-                              'MoE after dense first layer, no shared expert [obs]']}}

@@ -53,12 +53,3 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "kv_lora_rank": 32, "q_lora_rank": 32,
         "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 8}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'minicpm3': {'caveats': [],
-              'quirks': ['MLA (dense) [obs]',
-                         'embeddings * scale_emb (MiniCPM3ScaledWordEmbedding); residual branches * '
-                         'scale_depth/sqrt(L) (residual_scale); hidden / logits_scaling before lm_head [src]']}}

@@ -112,13 +112,3 @@ FAMILY = Family(
         "full_attn_alpha_factor": 2.0, "full_attn_beta_factor": 0.5, "linear_attn_alpha_factor": 1.5,
         "linear_attn_beta_factor": 0.75, "mlp_alpha_factor": 2.5, "mlp_beta_factor": 1.25}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'minimax': {'caveats': ['layer_input is not on the residual path (the stream is the normed input) [src]'],
-             'quirks': ['lightning (linear) attention layers (qkv_proj, output_gate, norm, out_proj) interleaved '
-                        'with softmax attention [obs]',
-                        'alpha/beta residual factors per branch type [src]',
-                        'MoE every layer [obs]']}}

@@ -72,12 +72,3 @@ FAMILY = Family(
         "vocab_size": 300, "head_dim": 16, "num_local_experts": 4, "num_experts_per_tok": 2,
         "index_head_dim": 32, "index_n_heads": 2, "bos_token_id": 1, "eos_token_id": 2}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'minimax_m3_vl_text': {'caveats': [],
-                        'quirks': ['text part of a VLM; RMSNorm (1+weight); partial rotary (rotary_dim) [obs cfg]',
-                                   'block-sparse index attention (block_indices kwarg) [obs]',
-                                   'shared_experts = dense MLP; dense layers allowed via mlp_layer_types [src]']}}

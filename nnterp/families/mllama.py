@@ -56,13 +56,3 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
         "cross_attention_layers": [1]}}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'mllama': {'caveats': [],
-            'quirks': ['cross-attn layers: cross_attn with q_norm/k_norm, tanh-gated residual adds [src]',
-                       'text-only forward skips cross-attention layers entirely [obs: 1 kernel call for 1 self + 1 '
-                       'cross layer]',
-                       'built from MllamaTextConfig [obs]']}}

@@ -58,14 +58,3 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
         "vocab_size": 300, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'modernbert-decoder': {'caveats': [],
-                        'quirks': ['names: model.embeddings.tok_embeddings (+ embeddings.norm), '
-                                   'layers[i].{attn_norm (Identity on layer 0), attn.{q_proj,k_proj,v_proj,Wo}, '
-                                   'mlp_norm, mlp.{Wi (fused gate+up), act, Wo}}, model.final_norm [obs]',
-                                   'lm_head = prediction head (dense+act+norm) then `decoder` Linear [obs]',
-                                   'alternating local (sliding 128) / global layers [obs]']}}

@@ -59,15 +59,3 @@ FAMILY = Family(
     tiny={"config_class": "MptConfig", "overrides": {
         "d_model": 64, "n_layers": 2, "n_heads": 4, "vocab_size": 300, "attn_config": {}}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'mpt': {'caveats': ['mlp_output is not the ffn module output [src]'],
-         'quirks': ['names transformer.blocks[i].{norm_1, attn.{Wqkv,out_proj}, norm_2, '
-                    'ffn.{up_proj,act,down_proj}}, norm_f [obs]',
-                    'ALiBi; custom attention (no interface) [obs]',
-                    'ffn(x_ln, residual) returns residual + mlp(x) [src]',
-                    'optional clip_qkv and qk_ln [cfg]',
-                    'layer returns tuple [obs]']}}

@@ -46,11 +46,3 @@ Checkpoint("karpathy/nanochat-d32", "nanochat d32", {
 }),),
     tiny=tiny("NanoChatConfig"),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'nanochat': {'caveats': [],
-              'quirks': ['MLP named fc1/fc2 + activation_fn (relu2, non-gated) [obs]',
-                         'qk-norm; final logit softcap 15 [obs cfg/src]']}}

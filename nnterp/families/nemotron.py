@@ -36,12 +36,3 @@ FAMILY = Family(
     ),
     tiny=tiny("NemotronConfig", head_dim=16),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'nemotron': {'caveats': [],
-              'quirks': ['LayerNorm1P: LayerNorm with (1+weight) [src]',
-                         'plain MLP up_proj/down_proj with relu2 [obs]',
-                         'partial rotary 0.5 [obs cfg]']}}

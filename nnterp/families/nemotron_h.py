@@ -156,13 +156,3 @@ FAMILY = Family(
         "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "mamba_num_heads": 4,
         "mamba_head_dim": 32, "ssm_state_size": 16, "n_groups": 1}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'nemotron_h': {'caveats': ['layer_mid does not exist; attention and MLP live in different layer indices [obs]'],
-                'quirks': ["backbone-style block (model.layers[i].{norm, mixer}); a 'transformer layer' spans "
-                           'several blocks [obs]',
-                           'attention layers have no positional encoding [src]',
-                           'MoE experts have no gate (has_gate=False) with optional latent projections [src]']}}

@@ -37,11 +37,3 @@ FAMILY = Family(
     ),
     tiny=tiny("OlmoConfig", eos_token_id=2),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'olmo': {'caveats': [],
-          'quirks': ['OlmoLayerNorm: non-parametric LayerNorm (no weight/bias) [src]',
-                     'optional clip_qkv clamps q/k/v [src]']}}

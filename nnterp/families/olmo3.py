@@ -43,9 +43,3 @@ FAMILY = Family(
     ),
     tiny=tiny("Olmo3Config", eos_token_id=2, layer_types=["sliding_attention", "full_attention"]),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'olmo3': {'caveats': [], 'quirks': ['qk-norm; 3:1 sliding/full [obs]']}}

@@ -63,12 +63,3 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "pad_token_id": 0, "eos_token_id": 2}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'olmo_hybrid': {'caveats': ['post_attention_layernorm means pre-MLP norm on linear layers but '
-                             'post-attention-output norm on attention layers [src]'],
-                 'quirks': ['two decoder-layer classes with different norm placement [obs]',
-                            'GatedDeltaNet linear_attn with q/k/v/a/b/g/o_proj [obs]']}}

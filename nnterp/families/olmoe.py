@@ -42,10 +42,3 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2,
         "eos_token_id": 2}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'olmoe': {'caveats': [],
-           'quirks': ['qk-norm over the full projection width (not per head) [src]', 'optional clip_qkv [src]']}}

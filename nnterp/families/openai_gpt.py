@@ -86,13 +86,3 @@ FAMILY = Family(
     tiny={"config_class": "OpenAIGPTConfig", "overrides": {
         "n_embd": 64, "n_layer": 2, "n_head": 4, "vocab_size": 300}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'openai-gpt': {'caveats': ['norms sit after the residual add; layer_mid is ln_1 output [src]'],
-                'quirks': ['gpt2-style names (transformer.tokens_embed/positions_embed, '
-                           'h[i].{attn.{c_attn,c_proj}, ln_1, mlp, ln_2}) but no final norm [obs]',
-                           'custom attention (no interface) [obs]',
-                           'layer returns a list [obs]']}}

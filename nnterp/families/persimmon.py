@@ -46,12 +46,3 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
         "vocab_size": 300}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'persimmon': {'caveats': [],
-               'quirks': ['fused query_key_value + per-head LayerNorm q_layernorm/k_layernorm [obs]',
-                          'relu2 plain MLP dense_h_to_4h/dense_4h_to_h; partial rotary 0.5 [obs]',
-                          'kernel via attention_interface [obs]']}}

@@ -49,13 +49,3 @@ FAMILY = Family(
         "num_experts": 4, "num_experts_per_tok": 2, "linear_key_head_dim": 16, "linear_value_head_dim": 16,
         "linear_num_key_heads": 2, "linear_num_value_heads": 4, "layer_types": ["linear_attention", "full_attention"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'qwen3_5_moe_text': {'caveats': [],
-                      'quirks': ['GatedDeltaNet with separate in_proj_qkv/in_proj_z/in_proj_b/in_proj_a [obs]',
-                                 'gated full attention as qwen3_next; RMSNorm (1+w); partial rotary 0.25 [obs]',
-                                 '_moe: MoE with shared_expert gate [obs]',
-                                 'text towers of multimodal qwen3.5 [src]']}}

@@ -81,15 +81,3 @@ FAMILY = Family(
         "indexer_kv_heads": 1, "indexer_head_dim": 32, "indexer_budget": 8, "indexer_compress_ratio": 4,
         "layer_types": ["linear_attention", "indexed_attention"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'qwen4_exp_text': {'caveats': ['layer_input/output are multi-stream [src]'],
-                    'quirks': ['attn_hyper_connection / mlp_hyper_connection (hc_norm + low-rank mix weights) '
-                               '[obs]',
-                               'GatedDeltaNet + indexed (QSA) attention layers; optional n-gram per-layer '
-                               'embeddings (PLE) [obs/cfg]',
-                               'no model.norm; hyper_connection_mixer collapses streams at the end [obs]',
-                               'needs indexer_* config fields set for indexed layers [obs]']}}

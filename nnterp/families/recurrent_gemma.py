@@ -71,13 +71,3 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'recurrent_gemma': {'caveats': [],
-                     'quirks': ['temporal_block is an RG-LRU recurrent block or local attention (MQA, partial '
-                                'rotary 0.5) [obs]',
-                                'embeddings * sqrt(hidden); logits soft-cap 30; RMSNorm (1+w) [src]',
-                                'biases in MLP and recurrent block [obs]']}}

@@ -212,13 +212,3 @@ FAMILY = Family(
         "axial_pos_embds_dim": [32, 32], "max_position_embeddings": 16, "local_attn_chunk_length": 4,
         "lsh_attn_chunk_length": 4, "num_buckets": 2, "hash_seed": 0}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'reformer': {'caveats': ['no single residual stream [src]'],
-              'quirks': ['LSH / local chunked attention, axial position embeddings [src]',
-                         'attention and FFN blocks contain their own LayerNorm [obs]',
-                         'needs is_decoder=True; custom attention [obs]',
-                         'decoder layer returns ReformerOutput[4] [obs]']}}

@@ -89,14 +89,3 @@ FAMILY = Family(
     # the stream halved between blocks and before ln_out, as on the checkpoints (every sixth block there)
     variants={"rescale_every": {"num_hidden_layers": 4, "rescale_every": 2}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'rwkv': {'caveats': ['no softmax attention [src]'],
-          'quirks': ['names rwkv.embeddings / rwkv.blocks[i].{pre_ln, ln1, attention (time-mix: '
-                     'key,value,receptance,output), ln2, feed_forward (channel-mix: key,receptance,value)} / '
-                     'ln_out / head [obs]',
-                     'rescale_every halves hidden states every N layers at inference [src]',
-                     'layer returns (hidden, state, attn) [obs]']}}

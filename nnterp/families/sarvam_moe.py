@@ -34,11 +34,3 @@ FAMILY = Family(
         "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1,
         "first_k_dense_replace": 1}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'sarvam_moe': {'caveats': [],
-                'quirks': ['partial rotary 0.5; optional qk-norm (use_qk_norm) [obs cfg]',
-                           'sarvam_moe: model_type alias building Glm4MoeForCausalLM with use_qk_norm=True [obs]']}}

@@ -28,9 +28,3 @@ FAMILY = Family(
     ),
     tiny=tiny("SeedOssConfig", head_dim=16),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'seed_oss': {'caveats': [], 'quirks': ['q/k/v bias (attention_out_bias default False) [obs]']}}

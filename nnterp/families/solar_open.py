@@ -35,9 +35,3 @@ FAMILY = Family(
         "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16, "n_routed_experts": 4,
         "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'solar_open': {'caveats': [], 'quirks': ['shared_experts [obs]']}}

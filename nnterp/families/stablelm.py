@@ -44,20 +44,3 @@ FAMILY = Family(
     ),
     tiny=tiny("StableLmConfig"),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'stablelm': {'caveats': [],
-              'quirks': ['LayerNorm with bias [obs]',
-                         'partial rotary 0.25 [obs cfg]',
-                         'use_parallel_residual=True drops post_attention_layernorm -> parallel single-norm block; '
-                         'qk_layernorm adds per-head LayerNorm q_layernorm/k_layernorm [obs variant]']}}
-#: ... and under the structural config switches the family checks as variants
-TRAPS_BY_VARIANT = {'stablelm': {'parallel_qknorm': {'caveats': [],
-                                  'note': 'use_parallel_residual=True + qk_layernorm -> parallel '
-                                          'single norm, per-head LayerNorm q/k [obs]',
-                                  'quirks': ['use_parallel_residual=True + qk_layernorm -> '
-                                             'parallel single norm, per-head LayerNorm q/k [obs]',
-                                             'partial rotary ([0.25]) [obs cfg]']}}}

@@ -48,13 +48,3 @@ FAMILY = Family(
     ),
     tiny=tiny("VaultGemmaConfig", head_dim=16),
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'vaultgemma': {'caveats': [],
-                'quirks': ['pre-MLP norm named pre_feedforward_layernorm (no post_attention_layernorm) [obs]',
-                           'attention logit softcap 50 and final logit softcap 30 [obs]',
-                           'embed * sqrt(hidden); RMSNorm (1+w); query_pre_attn_scalar scaling [src/obs]',
-                           'default attn implementation resolves to eager [obs]']}}

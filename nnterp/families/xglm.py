@@ -61,12 +61,3 @@ FAMILY = Family(
     tiny={"config_class": "XGLMConfig", "overrides": {
         "d_model": 64, "num_layers": 2, "attention_heads": 4, "ffn_dim": 128, "vocab_size": 300}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'xglm': {'caveats': ['attention values only observable by patching torch ops [obs]'],
-          'quirks': ['custom inline attention (bmm + softmax; no interface) [obs: 0 calls]',
-                     'sinusoidal positions; embed scaled by sqrt(d) [src]',
-                     'final norm model.layer_norm [obs]']}}

@@ -65,14 +65,3 @@ FAMILY = Family(
     tiny={"config_class": "xLSTMConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300, "use_cache": False}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'xlstm': {'caveats': ['no softmax attention [src]'],
-           'quirks': ['names backbone.embeddings / backbone.blocks[i].{norm_mlstm, '
-                      'mlstm_layer.{q,k,v,igate/fgate/ogate_preact, multihead_norm, out_proj}, norm_ffn, '
-                      'ffn.{proj_up_gate,proj_up,proj_down,act_fn}} / out_norm [obs]',
-                      'logits soft-cap (output_logit_soft_cap 30) [src]',
-                      'layer returns (hidden, state) [obs]']}}

@@ -25,9 +25,3 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "kv_lora_rank": 32, "q_lora_rank": 32, "qk_rope_head_dim": 16,
         "qk_nope_head_dim": 16, "v_head_dim": 16, "bos_token_id": 1, "eos_token_id": 2}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'youtu': {'caveats': [], 'quirks': ['dense MLA model (no MoE) [obs]; tied [obs]']}}

@@ -47,13 +47,3 @@ FAMILY = Family(
         "intermediate_size": 128, "vocab_size": 300, "n_mamba_heads": 4, "mamba_d_state": 16, "mamba_ngroups": 1,
         "adapter_rank": 8, "layers_block_type": ["linear_attention", "hybrid"]}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'zamba2': {'caveats': ['one attention module object is called at several depths [src]'],
-            'quirks': ['shared_transf(ormer) parameters are shared (tied) across hybrid layers; attention input = '
-                       'concat(hidden, original embeddings) -> 2*hidden width [src]',
-                       'zamba2: optional LoRA adapters per shared-block use; mamba2 mixers [cfg/src]',
-                       'tiny zamba needs >=2 hybrid layers (tie-weights regex) [obs]']}}

@@ -140,15 +140,3 @@ FAMILY = Family(
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16, "num_experts": 4, "router_hidden_size": 8}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'zaya': {'caveats': ['layer returns tuple [obs]'],
-          'quirks': ['CCA attention: qkv_proj is a conv-augmented projection module (ZayaCCAProjection), qk_norm '
-                     'module [obs]',
-                     'MoE router is an MLP (router_mlp) fed with previous layer router state; layer returns '
-                     '(hidden, prev_router_hidden_states) [obs]',
-                     'tied [obs]',
-                     'partial rotary ([0.5]) [obs cfg]']}}

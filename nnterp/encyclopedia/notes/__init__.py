@@ -7,14 +7,12 @@ default); and for a real checkpoint available offline, ``CHECKPOINT``, ``load_ch
 ``facts(scope)``, the numbers its ``python checkpoint`` snippets measured, quoted in the text as ``{{name}}``.
 A snippet's names are ``model`` (the tiny model), ``prompt``, ``torch``, ``nnterp``, ``StandardizedTransformer``
 and ``released(repo)``, the config.json facts recorded for one of the family's checkpoints, so that a number a
-note quotes as a checkpoint's is asserted against its released config. Every family gets notes made from its own objects, the block and the readout with a checked snippet each, and
-the traps its family module lists.
+note quotes as a checkpoint's is asserted against its released config. Every other family gets notes derived from its own objects, each with a checked snippet.
 """
 
 from __future__ import annotations
 
 import importlib
-import re
 from types import ModuleType
 
 from .. import markdown
@@ -44,37 +42,14 @@ def notes_for(family, rows, block_kind: str, sums: bool = True, mid_sums: bool =
               subject=None) -> tuple[list[markdown.Note], ModuleType | None]:
     """The family's notes, parsed, and its notes module (None where it has none). ``sums``: the block is
     the sum of its input and its contributions (false on a post-norm block). A notes module's ``NOTES`` are
-    the page's notes; its ``MORE`` are added to the derived ones (``subject``, a ``derived.Subject``)."""
+    the page's notes; its ``MORE`` lead the derived ones (``subject``, a ``derived.Subject``)."""
     module = module_for(family)
     if module is not None and hasattr(module, "NOTES"):
         return markdown.parse(module.NOTES), module
     found = generated(family, rows, block_kind, sums, mid_sums, subject, getattr(module, "DROP", ()))
     if module is not None and hasattr(module, "MORE"):
-        own = [note for note in found if not note.shared]
-        found = own + markdown.parse(module.MORE) + [note for note in found if note.shared]
+        found = markdown.parse(module.MORE) + found
     return found, module
-
-
-#: the release of transformers whose modeling code the catalogue's traps were found in
-TRANSFORMERS = "5.24.0"
-
-
-def traps(family) -> list[tuple[str, list[str]]]:
-    """(heading, items) of what the catalogue found for the family's model types and their variants: the family
-    module's ``TRAPS`` and ``TRAPS_BY_VARIANT`` (a wrapper's are its text family's)."""
-    module = getattr(getattr(family, "text", None) or family, "module", None)
-    by_type, by_variant = getattr(module, "TRAPS", {}), getattr(module, "TRAPS_BY_VARIANT", {})
-    found = []
-    for model_type in family.model_types:
-        entry = by_type.get(model_type)
-        if entry:
-            found.append((model_type, [*entry["quirks"], *(f"standard values: {c}" for c in entry["caveats"])]))
-        for variant, vary in by_variant.get(model_type, {}).items():
-            items = [q for q in vary["quirks"] if q != vary["note"]]
-            items += [f"standard values: {c}" for c in vary["caveats"]]
-            if items:
-                found.append((f"{model_type} with {vary['note'] or variant}", items))
-    return found
 
 
 def identity(rows, sums: bool = True) -> str:
@@ -102,38 +77,25 @@ def identity_terms(rows) -> list[tuple[str, str]]:
 
 def generated(family, rows, block_kind: str, sums: bool = True, mid_sums: bool = True,
               subject=None, drop=()) -> list[markdown.Note]:
-    """Notes for a family without its own: those derived from its objects (``derived``), the contract's limits,
-    and the catalogue's traps (shared, in the catalogue's words)."""
+    """Notes for a family without its own: those derived from its objects (``derived``) and the contract's
+    limits."""
     if subject is None:
         return markdown.parse(_fallback(family, rows, block_kind, sums, mid_sums))
     from . import derived
 
     found = []
-    texts = derived.notes(subject, drop)
-    found += markdown.parse(texts[0]) if texts else []
-    if family.contract_note:
-        found += markdown.parse(f"## What the contract cannot check here\n\n{family.contract_note}\n")
-    for text in texts[1:]:
-        found += markdown.parse(text)
-    for note in markdown.parse(_traps_text(family)) if traps(family) else []:
-        note.shared = True
-        found.append(note)
+    for position, (kind, text) in enumerate(derived.notes(subject, drop)):
+        for note in markdown.parse(text):
+            note.kind = kind
+            found.append(note)
+        if position == 0 and family.contract_note:  # the family module's own statement of its limits
+            found += markdown.parse(f"## What the contract cannot check here\n\n{family.contract_note}\n")
+            found[-1].kind = "feature"
     return found
 
 
-def _traps_text(family) -> str:
-    text = []
-    for heading, items in traps(family):
-        text += [f"## What the catalogue lists for {heading}", "",
-                 "Traps met in the native model, from the catalogue of the decoder-only families of "
-                 f"transformers {TRANSFORMERS}; the values above are served with them accounted for.",
-                 ""]
-        text += [f"- {_code_spans(_sentence_case(item))}" for item in items] + [""]
-    return "\n".join(text)
-
-
 def _fallback(family, rows, block_kind: str, sums: bool = True, mid_sums: bool = True) -> str:
-    """The notes of a family whose tiny model does not load: the block, the readout and the catalogue's traps."""
+    """The notes of a family whose tiny model does not load: the block and the readout."""
     first, last = groups(rows)[0][1], groups(rows)[-1][1]
     text = [f"## The block is {block_kind}", ""]
     if family.contract_note:
@@ -187,8 +149,7 @@ def _fallback(family, rows, block_kind: str, sums: bool = True, mid_sums: bool =
                  "    probs = model.layers[block].self_attn.attention_probabilities.save()", "",
                  "torch.testing.assert_close(scores.softmax(-1), probs)", "```", ""]
 
-    traps_text = _traps_text(family)
-    return "\n".join(text) + ("\n" + traps_text if traps_text else "")
+    return "\n".join(text)
 
 
 def _block_note(first: dict, rows, sums: bool, mid_sums: bool = True) -> list[str]:
@@ -221,14 +182,3 @@ def _block_note(first: dict, rows, sums: bool, mid_sums: bool = True) -> list[st
     reads += [f"    {var} = model.layers[0].{paths[var]}.save()" for var in names[2:]]
     reads.append("    out = model.layers[0].layer_output.save()")
     return [lead + claim, "", "```python", "with model.trace(prompt):", *reads, "", *checks, "```", ""]
-
-
-def _sentence_case(text: str) -> str:
-    """A capital first letter, unless the line opens with a name (``self_attention(...)``, ``lm_head``)."""
-    first = text.split(maxsplit=1)[0] if text.strip() else ""
-    return text[:1].upper() + text[1:] if re.fullmatch(r"[a-z]+[,:;]?", first) else text
-
-
-def _code_spans(text: str) -> str:
-    """Mark module paths and config names of a catalogue line as code."""
-    return re.sub(r"(?<![`\w])([A-Za-z_]\w+(?:\.[\w\[\]]+)+|[a-z]+_[a-z_0-9]+)(?![`\w])", r"`\1`", text)

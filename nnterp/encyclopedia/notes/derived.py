@@ -34,6 +34,60 @@ DTYPE_KEYS = ("dtype", "torch_dtype")
 
 
 @dataclass
+class Stated:
+    """A number a note states of a checkpoint, from one place: a checkpoint's recorded config.json facts (``repo``),
+    or, where no recorded checkpoint of the family gives it, the config class's default (``repo`` None). The note's
+    words (``on``) and its snippet's assertion (``check``) are both made from it, so the assertion fails when the
+    sentence is false."""
+
+    path: tuple            # where it sits: ("rope_theta",), ("rope_parameters", "rope_theta")
+    value: object
+    repo: str | None       # the checkpoint whose facts give it; None: the config class's default
+    label: str             # that checkpoint's label, or the config class's name
+
+    @property
+    def on(self) -> str:
+        """Who the number is: 'on Qwen3-8B' or 'by Qwen2Config's default, which no recorded config.json here sets'."""
+        if self.repo:
+            return f"on {self.label}"
+        return f"by {self.label}'s default (no config.json recorded here gives `{self.path[-1]}`)"
+
+    @property
+    def whose(self) -> str:
+        return f"{self.label}'s config.json" if self.repo else f"{self.label}'s default"
+
+    def check(self, value=None) -> list[str]:
+        """The snippet lines that assert the number (``value``: another one, for the mutation test)."""
+        value = self.value if value is None else value
+        path = "".join(f"[{key!r}]" for key in self.path)
+        if self.repo:
+            return [f"assert released({self.repo!r}){path} == {value!r}   # {self.whose}"]
+        first, rest = self.path[0], "".join(f"[{key!r}]" for key in self.path[1:])
+        return [f"from transformers import {self.label}",
+                f"assert {self.label}().get_text_config().{first}{rest} == {value!r}   # {self.whose}"]
+
+
+def config_name(subject) -> str:
+    from ..pages import config_class
+
+    return config_class(subject.family).__name__
+
+
+def _dig(found, path):
+    for key in path:
+        if isinstance(found, dict):
+            found = found.get(key)
+        else:
+            try:
+                found = getattr(found, key, None)
+            except Exception:
+                return None
+        if found is None:
+            return None
+    return found
+
+
+@dataclass
 class Subject:
     """What a family's derived notes are made from."""
 
@@ -46,10 +100,62 @@ class Subject:
     sums: bool = True
     mid_sums: bool = True
 
+    #: every number the notes state of a checkpoint, as they state it
+    claims: list = field(default_factory=list)
+    #: what the architecture does otherwise than Llama: (aspect, phrase), computed by the notes, not declared
+    differences: list = field(default_factory=list)
+    #: the aspects the notes found as Llama has them
+    alike: list = field(default_factory=list)
+    #: the key-value grouping of the representative checkpoint, as a tag ("Multi-query", "Grouped keys/values", ""
+    #: for none; None where it was not read)
+    grouping: str | None = None
+
+    def differs(self, aspect: str, phrase: str) -> None:
+        if (aspect, phrase) not in self.differences:
+            self.differences.append((aspect, phrase))
+
+    def as_llama(self, aspect: str) -> None:
+        if aspect not in self.alike:
+            self.alike.append(aspect)
+
     # ------------------------------------------------------------------ the real checkpoint
     @cached_property
     def checkpoint(self):
         return next((c for c in self.family.checkpoints if c.config), None)
+
+    def stated(self, *paths, others: bool = False) -> Stated | None:
+        """A number as a note may state it: from the representative checkpoint's recorded facts (``others``: or,
+        failing those, from the first other checkpoint's that give it), else the config class's default; None where
+        neither gives it. ``paths``: where it may sit (a key, or a tuple of keys), a wrapper's also under its
+        text_config."""
+        from ..pages import config_class
+
+        paths = [path if isinstance(path, tuple) else (path,) for path in paths]
+        paths += [("text_config", *path) for path in paths]
+        checkpoints = [self.checkpoint] if self.checkpoint is not None else []
+        if others:
+            checkpoints += [c for c in self.family.checkpoints if c.config and c is not self.checkpoint]
+        for checkpoint in checkpoints:
+            for path in paths:
+                value = _dig(checkpoint.config, path)
+                if value is not None and not isinstance(value, (dict, list)):
+                    return self._claim(Stated(path, value, checkpoint.repo, checkpoint.label))
+        try:
+            cls = config_class(self.family)
+            default = cls().get_text_config()
+        except Exception:
+            return None
+        for path in paths:
+            if path[0] == "text_config":
+                continue
+            value = _dig(default, path)
+            if value is not None and not isinstance(value, (dict, list)):
+                return self._claim(Stated(path, value, None, cls.__name__))
+        return None
+
+    def _claim(self, stated: Stated) -> Stated:
+        self.claims.append(stated)
+        return stated
 
     @property
     def named(self) -> str:
@@ -255,19 +361,38 @@ def _meta_lines(subject, name="real") -> list[str]:
 
 
 # --------------------------------------------------------------------------- the notes
-def notes(subject: Subject, drop=()) -> list[str]:
-    """The derived notes' texts, in page order; ``drop``: names of makers whose note a hand-written one replaces."""
+#: the makers that write a note on every family, Llama included; the others write one only where the family has
+#: the feature (a window, experts, a norm after each sublayer...)
+GENERIC = ("block_note", "projections_note", "grouped_note", "rotary_note", "scale_note", "mlp_note", "norm_note",
+           "readout_note", "checkpoints_note")
+#: the aspect of the architecture a feature maker's note is about, for the "As Llama, except" line
+FEATURE_ASPECTS = {"post_norm_note": "norms", "embedding_scale_note": "embedding scale", "qk_norm_note": "norms",
+                   "qk_norm_property_note": "norms", "latent_attention_note": "attention", "ssm_note": "mixer",
+                   "sliding_note": "window", "moe_note": "experts", "past_head_note": "readout"}
+
+
+def notes(subject: Subject, drop=()) -> list[tuple[str, str]]:
+    """The derived notes' (kind, text), in page order: kind "feature" where the note states what the family does
+    otherwise than Llama, "generic" where it states what every family has; ``drop``: names of makers whose note a
+    hand-written one replaces."""
     makers = (block_note, post_norm_note, embedding_scale_note, projections_note, grouped_note, qk_norm_note,
               qk_norm_property_note, latent_attention_note, rotary_note, ssm_note, scale_note, sliding_note,
-              mlp_note, moe_note, norm_note, readout_note, past_head_note, vocabulary_note, loading_note,
-              checkpoints_note)
+              mlp_note, moe_note, norm_note, readout_note, past_head_note, checkpoints_note)
     found = []
     for make in makers:
         if make.__name__ in drop:
             continue
+        before, claimed = len(subject.differences), len(subject.claims)
         text = make(subject)
-        if text:
-            found.append(text.strip("\n") + "\n")
+        # a number read but not written (the note said it otherwise, or was not written) is no claim of the page
+        subject.claims[claimed:] = [c for c in subject.claims[claimed:] if text and c.check()[-1] in text]
+        if not text:
+            continue
+        text = text.strip("\n") + "\n"
+        if make.__name__ in FEATURE_ASPECTS:
+            subject.differs(FEATURE_ASPECTS[make.__name__], text.split("\n", 1)[0].removeprefix("## "))
+        feature = make.__name__ not in GENERIC or len(subject.differences) > before
+        found.append(("feature" if feature else "generic", text))
     return found
 
 
@@ -356,7 +481,14 @@ def block_note(subject) -> str:
 
     first = subject.first()
     shape = _block_shape(subject)
-    text = [f"## {_block_heading(subject, shape)}", ""]
+    llama = (subject.block_kind == "sequential" and subject.sums and shape["has_mlp"] and shape["attn_norm"]
+             and shape["mlp_norm"] and not shape["post_attn"] and not shape["post_mlp"])
+    if llama:  # Llama's sequential pre-norm block: section 01 states its identity
+        subject.as_llama("the sequential pre-norm block")
+        return None
+    heading = _block_heading(subject, shape)
+    subject.differs("block", heading.removeprefix("The block is ").replace("`", ""))
+    text = [f"## {heading}", ""]
     formula = _formula(subject, shape) if subject.sums else None
     if formula:
         text += ["```formula", *formula, "```", ""]
@@ -560,6 +692,14 @@ def projections_note(subject) -> str | None:
     if not projections:
         return None
     fused = next((name for name in projections if name in _FUSED), None)
+    biased = [name for name, (_, _, bias) in projections.items() if bias]
+    if not fused and not biased and all(name in projections for name in ("q_proj", "k_proj", "v_proj", "o_proj")):
+        subject.as_llama("separate, unbiased q, k, v and o projections")
+        return None
+    if fused:
+        subject.differs("projections", f"one fused `{fused}`")
+    if biased:
+        subject.differs("projections", f"a bias on {_list(biased)}")
     mixer = "attention" if subject.served("attention_queries") is not None else "token mixer"
     sizes = "; ".join(f"`{name}` {i} → {o}" for name, (i, o, _) in projections.items())
     if fused:
@@ -579,9 +719,14 @@ def projections_note(subject) -> str | None:
                     + _bias_phrase(tiny_projections) + "); the snippet asserts them on the checkpoint's config, "
                     "built on the meta device.")
     text.append("")
-    cut = _fused_cut(subject, tiny_index, fused) if fused else None
-    if cut:
-        text += [cut[0], ""]
+    cuts = _fused_layouts(subject, tiny_index, fused) if fused else []
+    if len(cuts) == 1:
+        text += [cuts[0][1][0], ""]
+    elif cuts:
+        text += [f"How `{fused}`'s output is cut depends on the checkpoint's config flags; each layout was tried on the "
+                 "tiny model with the checkpoint's flags:", ""]
+        text += [f"- {labels}: {cut[0][0].lower()}{cut[0][1:]}" for labels, cut in cuts] + [""]
+        subject.differs("projections", f"`{fused}` cut in {len(cuts)} layouts, by the checkpoint's flags")
     if same:
         code = [f"attention = model.layers[{tiny_index}].self_attn"]
         target = "attention"
@@ -594,9 +739,59 @@ def projections_note(subject) -> str | None:
     code += [f"assert {reach(name)}.bias is {'not None' if bias else 'None'}"
              for name, (_, _, bias) in (projections.items())]
     text += ["```python", *code, "```", ""]
-    if cut:
+    for _, cut in cuts:
         text += ["```python", *cut[1], "```", ""]
     return "\n".join(text)
+
+
+#: boolean config keys that do not change how a fused projection is cut
+_NOT_LAYOUT = ("tie_word_embeddings", "use_cache", "bias", "use_bias", "attention_bias", "mlp_bias", "alibi",
+               "parallel_attn", "use_parallel_residual", "use_sliding_window", "is_decoder")
+
+
+def _fused_layouts(subject, index, fused) -> list:
+    """(checkpoints, (sentence, snippet)) of each layout the fused projection's output takes on the family's named
+    checkpoints, tried on the tiny model loaded with each checkpoint's boolean config flags (one entry, the tiny
+    model's, where no checkpoint sets a flag otherwise)."""
+    from nnterp import tiny as tiny_models
+
+    base = subject.tiny
+    groups: dict = {}
+    for checkpoint in subject.family.checkpoints:
+        flags = tuple(sorted((key, value) for key, value in checkpoint.config.items()
+                             if isinstance(value, bool) and key not in _NOT_LAYOUT
+                             and isinstance(getattr(base.config, key, None), bool)
+                             and getattr(base.config, key) != value))
+        if flags:  # a head count the facts do not give is the class's own (Falcon-RW's num_kv_heads: num_heads)
+            flags += tuple((key, None) for key in ("num_kv_heads", "num_key_value_heads")
+                           if key in (subject.family.tiny or {}).get("overrides", {}) and key not in checkpoint.config)
+        if checkpoint.config:
+            groups.setdefault(flags, []).append(checkpoint)
+    if set(groups) <= {()}:
+        cut = _fused_cut(subject, index, fused)
+        return [("the tiny model", cut)] if cut else []
+    found = {}
+    for flags, checkpoints in groups.items():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = tiny_models.load(subject.family.name, **dict(flags)) if flags else base
+        except Exception:
+            continue
+        cut = _fused_cut(subject, index, fused, model=model, flags=dict(flags))
+        if cut is None:
+            continue
+        key = cut[0]
+        entry = found.setdefault(key, ([], cut))
+        entry[0].extend(checkpoints)
+    said = []
+    for sentence, (checkpoints, cut) in found.items():
+        flags = sorted({key for c in checkpoints for key, v in c.config.items() if isinstance(v, bool)
+                        and key not in _NOT_LAYOUT and isinstance(getattr(base.config, key, None), bool)})
+        names = ", ".join(c.label for c in checkpoints)
+        shown = "; ".join(f"`{key}` {checkpoints[0].config[key]}" for key in flags if key in checkpoints[0].config)
+        said.append((f"{names} ({shown})" if shown else names, cut))
+    return said
 
 
 def _module_path(model, index) -> str:
@@ -608,9 +803,10 @@ def _module_path(model, index) -> str:
     return f"model.layers[{index}].self_attn"
 
 
-def _fused_cut(subject, index, fused):
-    """(sentence, snippet) of how the fused projection's output is cut into values, tried on the tiny model."""
-    model = subject.tiny
+def _fused_cut(subject, index, fused, model=None, flags=None):
+    """(sentence, snippet) of how the fused projection's output is cut into values, tried on the tiny model (or on
+    ``model``, the tiny model loaded with ``flags``)."""
+    model = model or subject.tiny
     if index is None or not _serves(model, "attention_values", index):
         return None
     attention = model.layers[index].self_attn
@@ -645,11 +841,16 @@ def _fused_cut(subject, index, fused):
         except Exception:
             continue
         if again.shape == v.shape and torch.equal(again, v):
-            code = ["model.instrument()   # the trace reads a child's output and a value inside the same forward",
+            load = ([f"from nnterp import tiny", "",
+                     f"model = tiny.load({subject.family.name!r}, "
+                     + ", ".join(f"{key}={value!r}" for key, value in flags.items()) + ")   # the checkpoint's flags"]
+                    if flags else [])
+            code = [*load, "model.instrument()   # the trace reads a child's output and a value inside the same forward",
                     f"attention = model.layers[{index}].self_attn", "with model.trace(prompt):",
                     f"    raw = attention.{fused}.output.save()", "    v = attention.attention_values.save()", "",
                     "b, s, _ = raw.shape", *lines, "assert torch.equal(v_again, v)"]
-            turn = " (the queries and keys then turn by the rotary)" if _rotary_module(model) is not None else ""
+            turn = " (the queries and keys then turn by the rotary)" if _rotary_module(model) is not None and \
+                not flags else ""
             return (f"{sentence} the values are read as cut{turn}.", code)
     return None
 
@@ -666,16 +867,25 @@ def grouped_note(subject) -> str | None:
         return None
     if not isinstance(heads, int) or not isinstance(kv, int) or kv <= 0:
         return None
+    subject.grouping = "Multi-query" if kv == 1 else "Grouped keys/values" if kv < heads else ""
+    # the counts as the recorded facts give them: said as the checkpoint's only where both keys are there
+    stated = [subject.stated(*keys) for keys in (("num_attention_heads", "n_head", "num_heads"),
+                                                 ("num_key_value_heads", "num_kv_heads", "n_head_kv"))]
+    stated = [s for s, value in zip(stated, (heads, kv)) if s is not None and s.value == value]
+    # the checkpoint's where its facts give both; the class's defaults where the family records no facts at all
+    own = len(stated) == 2 and (all(s.repo for s in stated) or subject.checkpoint is None)
+    on = f"On {subject.named}" if own or subject.checkpoint is None else \
+        f"On {subject.named}'s config as built here (its recorded facts with {config_name(subject)}'s defaults)"
     if kv == heads:
         heading = f"Keys and values have all {heads} heads: no grouping"
-        prose = (f"On {subject.named}, `num_kv_heads` equals `num_heads` ({heads}): every query head has its own key "
+        prose = (f"{on}, `num_kv_heads` equals `num_heads` ({heads}): every query head has its own key "
                  "and value head.")
     elif kv == 1:
         heading = f"One key and value head serves all {heads} query heads (multi-query)"
-        prose = f"On {subject.named}, `num_kv_heads` is 1 against {heads} query heads."
+        prose = f"{on}, `num_kv_heads` is 1 against {heads} query heads."
     else:
         heading = f"Keys and values are grouped: {heads} query heads over {kv} key and value heads, {heads // kv} per group"
-        prose = (f"On {subject.named}, `num_kv_heads` is {kv} against {heads} query heads: query head h reads key and "
+        prose = (f"{on}, `num_kv_heads` is {kv} against {heads} query heads: query head h reads key and "
                  f"value head h // {heads // kv}.")
     prose += (" `attention_keys` and `attention_values` are read as the kernel receives them, before any repeat for "
               "the groups; the snippet repeats them as the kernel does and recovers the head outputs.")
@@ -699,6 +909,8 @@ def grouped_note(subject) -> str | None:
     if others:
         code.append(f"assert v_own.shape[1] == {_own_heads(tiny, other)['num_kv_heads']} != model.num_kv_heads   "
                     "# its own key and value heads")
+    if own:
+        code += [line for s in stated for line in s.check()]
     return _note(heading, prose, code)
 
 
@@ -997,26 +1209,43 @@ def rotary_note(subject) -> str | None:
     head_dim = model.qk_head_dim
     rot = 2 * _inv_freq(rotary).numel()
     params = _rope_parameters(model.config)
-    base = params.get("rope_theta")
     kind = params.get("rope_type") or getattr(rotary, "rope_type", None)
     if rot >= head_dim:
         heading = f"Rotary turns every dimension of each head ({head_dim})"
     else:
         heading = f"Rotary turns {rot} of the {head_dim} dimensions of each head"
-    if base:
-        heading += f", at base {_num(float(base))}"
-    elif "per_layer_type" in params:
-        bases = [f"{_num(float(p['rope_theta']))} on {t.replace('_attention', '')} layers"
-                 for t, p in _by_layer_order(params["per_layer_type"], model.config) if "rope_theta" in p]
-        heading += (", at base " + " and ".join(bases)) if bases else ""
+    # the base as a checkpoint's config.json gives it, or as the config class's default, said so
+    if "per_layer_type" in params:
+        bases = [(layer_type, subject.stated(("rope_parameters", layer_type, "rope_theta")))
+                 for layer_type, _ in _by_layer_order(params["per_layer_type"], model.config)]
+        bases = [(layer_type, base) for layer_type, base in bases if base is not None]
+    else:
+        base = subject.stated("rope_theta", ("rope_parameters", "rope_theta"), others=True)
+        bases = [(None, base)] if base is not None else []
+    if bases:
+        heading += ", at base " + " and ".join(
+            _num(float(base.value)) + (f" on {layer_type.replace('_attention', '')} layers" if layer_type else "")
+            for layer_type, base in bases)
+        source = bases[0][1]
+        if source.repo is None:
+            heading += f" ({source.label}'s default)"
+        elif subject.checkpoint is not None and source.repo != subject.checkpoint.repo:
+            heading += f" on {source.label}"
     prose = [f"On {subject.named}, the rotary's `inv_freq` holds {rot // 2} frequencies: {rot} dimensions of each "
              f"{head_dim}-dimensional query and key head turn"]
     if rot < head_dim:
         prose[-1] += f"; the other {head_dim - rot} are the projection's output unchanged and carry no position"
     prose[-1] += "."
+    if bases:
+        source = bases[0][1]
+        if source.repo is None:
+            prose.append(f"The base is {source.label}'s default: none of the config.json files recorded for the "
+                         "family gives `rope_theta`, so a released checkpoint may well use another.")
+        else:
+            prose.append(f"The base is {source.whose} `{'.'.join(source.path[1:] if source.path[0] == 'text_config' else source.path)}`.")
     if "per_layer_type" in params:
-        described = "; ".join(f"{layer_type}: {p.get('rope_type', 'default')}, base {_num(float(p['rope_theta']))}"
-                              for layer_type, p in _by_layer_order(params["per_layer_type"], model.config) if "rope_theta" in p)
+        described = "; ".join(f"{layer_type}: {p.get('rope_type', 'default')}"
+                              for layer_type, p in _by_layer_order(params["per_layer_type"], model.config))
         prose.append(f"Each layer type has its own rotary ({described}).")
     elif kind and kind != "default":
         prose.append(f"The frequencies are scaled: `rope_type` is {kind}.")
@@ -1031,11 +1260,25 @@ def rotary_note(subject) -> str | None:
     style = _rotary_style(attention)
     if style:
         prose.append(f"The rotation is {style}.")
+    before = len(subject.differences)
+    if rot < head_dim:
+        subject.differs("rotary", f"rotary on {rot} of the {head_dim} dimensions of each head")
+    if "per_layer_type" in params:
+        subject.differs("rotary", "a rotary of its own per layer type")
+    elif kind and kind != "default":
+        subject.differs("rotary", f"rope_type {kind}")
+    if style and style.startswith("interleaved"):
+        subject.differs("rotary", "interleaved rotary pairs")
+    if len(subject.differences) == before:
+        subject.as_llama("rotate_half rotary on every dimension")
     prose.append("`attention_queries` and `attention_keys` are read after the rotary.")
     text = [f"## {heading}", "", " ".join(prose), ""]
     snippet = _rotary_snippet(subject, index, attention, tiny_rotary)
+    checks = [line for _, base in bases for line in base.check()]
     if snippet:
-        text += [snippet[0], "", "```python", *snippet[1], "```", ""]
+        text += [snippet[0], "", "```python", *snippet[1], *checks, "```", ""]
+    elif checks:
+        text += ["```python", *checks, "```", ""]
     return "\n".join(text)
 
 
@@ -1062,6 +1305,7 @@ def _absolute_positions_note(subject) -> str | None:
     real_table = dict(_module(subject.real).named_modules()).get(path) if subject.real is not None else table
     rows = real_table.weight.shape[0] if real_table is not None else table.weight.shape[0]
     heading = f"No rotary: positions are a learned table of {rows} absolute embeddings, `{path.split('.')[-1]}`"
+    subject.differs("positions", f"learned absolute positions (`{path.split('.')[-1]}`), no rotary")
     prose = (f"On {subject.named}, `{path}` holds {rows} rows, one per position, added to the token embeddings "
              "before the first block: `layers[0].input` is the token's row plus its position's row, and the "
              "attention itself sees no position. `token_embeddings` is the token's row alone. A prompt longer than "
@@ -1122,6 +1366,9 @@ def _rotary_snippet(subject, index, attention, tiny_rotary):
 
 
 def scale_note(subject) -> str | None:
+    """The scores against the product of the queries and keys, measured on the tiny model: the scaled product
+    (Llama's, said nothing of), another scale, a softcap, queries scaled before the product, no scale at all, a mask
+    of -1e4; where none of these holds (ALiBi, a family's own term), the note says nothing."""
     tiny = subject.tiny
     index = subject.standard("attention_queries", "attention_keys", "attention_probabilities")
     if index is None or not _serves(tiny, "attention_scores", index):
@@ -1129,29 +1376,17 @@ def scale_note(subject) -> str | None:
     _, real_attention = _real_attention(subject)
     tiny_attention = _attention_module(tiny, index)
     # the attribute the attention multiplies its scores by: scaling on most, inv_norm_factor on Falcon
-    scale_name = next((name for name in ("scaling", "inv_norm_factor")
+    scale_name = next((name for name in ("scaling", "inv_norm_factor", "softmax_scale", "scale_attn")
                        if isinstance(getattr(tiny_attention, name, None), (int, float))), "scaling")
     scale = getattr(real_attention if real_attention is not None else tiny_attention, scale_name, None)
-    cap_key, cap = _config_value(subject.config, "attn_logit_softcapping")
-    head_dim = (subject.real or tiny).qk_head_dim
-    key, value = _config_value(subject.config, "query_pre_attn_scalar")
-    if isinstance(scale, (int, float)) and value and abs(scale - value ** -0.5) < 1e-9:
-        same = ", as is `qk_head_dim ** -0.5` here" if abs(scale - head_dim ** -0.5) < 1e-9 else \
-            f", not `qk_head_dim ** -0.5` ({head_dim ** -0.5:.4g})"
-        heading = f"The softmax scale is `{key} ** -0.5` ({_num(float(value))} ** -0.5 = {scale:.4g}){same}"
-    elif isinstance(scale, (int, float)) and abs(scale - head_dim ** -0.5) < 1e-9:
-        heading = f"The softmax scale is `qk_head_dim ** -0.5` ({head_dim} ** -0.5 = {scale:.4g})"
-    elif isinstance(scale, (int, float)):
-        key, value = _config_value(subject.config, "query_pre_attn_scalar")
-        why = f" = {key} ** -0.5 ({_num(float(value))})" if value and abs(scale - value ** -0.5) < 1e-9 else ""
-        heading = f"The softmax scale is {scale:.4g}{why}, not `qk_head_dim ** -0.5` ({head_dim ** -0.5:.4g})"
-    else:
-        heading = "The attention's scores are computed in the family's own code"
-    if cap:
-        heading += f"; the scores are soft-capped at {_num(float(cap))}"
-    # try the scores on the tiny model: the scaled product (softcapped), or more than that
-    attention = tiny.layers[index].self_attn
     tiny_scale = getattr(tiny_attention, scale_name, None)
+    head_dim = (subject.real or tiny).qk_head_dim
+    scale_expr = f"attention.{scale_name}"
+    if not isinstance(tiny_scale, (int, float)) and getattr(tiny_attention, "scale", None) is True:
+        # a switch, not a number (openai-gpt's scale=True): the code divides by the root of the head's width
+        scale_name, scale_expr = "scale", "q.shape[-1] ** -0.5"
+        tiny_scale, scale = None, head_dim ** -0.5
+    attention = tiny.layers[index].self_attn
     try:
         saved = _trace(tiny, {"q": lambda: attention.attention_queries, "k": lambda: attention.attention_keys,
                               "scores": lambda: attention.attention_scores,
@@ -1159,54 +1394,152 @@ def scale_note(subject) -> str | None:
     except Exception:
         return None
     q, k, scores, probs = saved["q"], saved["k"], saved["scores"], saved["probs"]
-    code = [f"attention = model.layers[{index}].self_attn", "with model.trace(prompt):",
-            "    q = attention.attention_queries.save()", "    k = attention.attention_keys.save()",
-            "    scores = attention.attention_scores.save()", "    probs = attention.attention_probabilities.save()",
-            ""]
-    product = False
-    tiny_cap = getattr(tiny.config, "attn_logit_softcapping", None)
-    if isinstance(tiny_scale, (int, float)) and q.dim() == 4 and k.dim() == 4 and q.shape[1] % k.shape[1] == 0 \
-            and q.shape[-1] == k.shape[-1] and scores.shape[-1] == k.shape[-2]:
-        raw = q @ k.repeat_interleave(q.shape[1] // k.shape[1], dim=1).transpose(-1, -2) * tiny_scale
-        if tiny_cap:
-            raw = tiny_cap * torch.tanh(raw / tiny_cap)
-        live = scores > torch.finfo(scores.dtype).min / 2
-        product = _assert_close_holds(raw[live], scores[live])
-    if product:
-        code += ["k = k.repeat_interleave(model.num_heads // model.num_kv_heads, dim=1)",
-                 f"raw = q @ k.transpose(-1, -2) * attention.{scale_name}"]
-        if tiny_cap:
-            code.append("cap = model.config.attn_logit_softcapping")
-            code.append("raw = cap * torch.tanh(raw / cap)   # the softcap, before the mask")
-        code += ["live = scores > torch.finfo(scores.dtype).min / 2   # the entries the mask keeps",
-                 "torch.testing.assert_close(raw[live], scores[live])"]
-    soft = scores.shape == probs.shape and _assert_close_holds(scores.softmax(-1), probs)
-    if soft:
-        code.append("torch.testing.assert_close(scores.softmax(-1), probs)")
-    elif not product:
+    if not (q.dim() == 4 and k.dim() == 4 and q.shape[1] % k.shape[1] == 0 and q.shape[-1] == k.shape[-1]
+            and scores.shape[-1] == k.shape[-2] and scores.shape == probs.shape):
         return None
-    prose = []
-    if isinstance(scale, (int, float)):
-        prose.append(f"`self_attn.{scale_name}` is {scale:.6g} on {subject.named}, as the attention's constructor "
-                     "computes it from the config.")
-    if cap:
-        prose.append(f"The kernel soft-caps the scaled scores, {cap_key} · tanh(s / {cap_key}) with {cap_key} = "
-                     f"{_num(float(cap))}, then adds the mask: `attention_scores` are capped. sdpa cannot cap, so "
-                     "the eager load is the model.")
-    if product:
-        prose.append("On the tiny model the scores are the scaled product of the queries and the repeated keys"
-                     + (", soft-capped," if tiny_cap else "") + " where the mask keeps them, and "
-                     + ("their softmax is the pattern:" if soft else
-                        "their softmax alone is not the pattern (the family's own term, said in section 04):"))
-    else:
-        prose.append("On the tiny model the scores are not the scaled product of the queries and keys alone (the "
-                     "family adds a term of its own, said in section 04); their softmax is the pattern:")
+    product = q @ k.repeat_interleave(q.shape[1] // k.shape[1], dim=1).transpose(-1, -2)
+    live = scores > torch.finfo(scores.dtype).min / 2
+    soft = _assert_close_holds(scores.softmax(-1), probs)
+    tiny_cap = getattr(tiny.config, "attn_logit_softcapping", None)
+    reads = [f"attention = model.layers[{index}].self_attn", "with model.trace(prompt):",
+             "    q = attention.attention_queries.save()", "    k = attention.attention_keys.save()",
+             "    scores = attention.attention_scores.save()", "    probs = attention.attention_probabilities.save()",
+             "", "k = k.repeat_interleave(model.num_heads // model.num_kv_heads, dim=1)"]
     marked = sorted({row.name for row in subject.rows if row.status == "conditioned"})
-    if marked:
-        prose.insert(0, f"Under the default load, {len(marked)} values carry ⚠︎ in the table above "
-                        f"({', '.join(f'`{n}`' for n in marked)}): the kernel that serves them is eager's, which "
-                        "materialises the scores.")
-    return "\n".join([f"## {heading}", "", " ".join(prose), "", "```python", *code, "```", ""])
+    lead = (f"Under the default load, {len(marked)} values carry ⚠︎ in the table above "
+            f"({', '.join(f'`{n}`' for n in marked)}): the kernel that serves them is eager's, which materialises "
+            "the scores. " if marked else "")
+    softmax = ["torch.testing.assert_close(scores.softmax(-1), probs)"] if soft else []
+
+    scaled = None
+    if tiny_scale is None and scale_name == "scale":
+        tiny_scale = q.shape[-1] ** -0.5
+    if isinstance(tiny_scale, (int, float)):
+        scaled = product * tiny_scale
+        if tiny_cap:
+            scaled = tiny_cap * torch.tanh(scaled / tiny_cap)
+    if scaled is not None and _assert_close_holds(scaled[live], scores[live]):
+        cap = subject.stated("attn_logit_softcapping") if tiny_cap else None
+        pre = subject.stated("query_pre_attn_scalar")
+        pre = pre if pre is not None and isinstance(scale, (int, float)) and pre.value and \
+            abs(scale - pre.value ** -0.5) < 1e-9 else None
+        plain = isinstance(scale, (int, float)) and abs(scale - head_dim ** -0.5) < 1e-9
+        if plain and cap is None and soft and (pre is None or abs(pre.value - head_dim) < 1e-9):
+            subject.as_llama("softmax scale qk_head_dim ** -0.5")
+            return None
+        if pre is not None:
+            same = ", as is `qk_head_dim ** -0.5` here" if plain else f", not `qk_head_dim ** -0.5` ({head_dim ** -0.5:.4g})"
+            heading = f"The softmax scale is `query_pre_attn_scalar ** -0.5` ({_num(float(pre.value))} ** -0.5 = {scale:.4g}){same}"
+            subject.differs("scale", f"softmax scale query_pre_attn_scalar ** -0.5 = {scale:.4g}")
+        elif plain:
+            heading = f"The softmax scale is `qk_head_dim ** -0.5` ({head_dim} ** -0.5 = {scale:.4g})"
+        elif isinstance(scale, (int, float)):
+            heading = f"The softmax scale is {scale:.4g}, not `qk_head_dim ** -0.5` ({head_dim ** -0.5:.4g})"
+            subject.differs("scale", f"softmax scale {scale:.4g}, not qk_head_dim ** -0.5")
+        else:
+            return None
+        prose = [lead + f"`self_attn.{scale_name}` is {scale:.6g} on {subject.named}, as the attention's constructor "
+                 "computes it from the config" + (f" (`query_pre_attn_scalar` {pre.on})" if pre is not None else "")
+                 + "."]
+        code = [*reads, f"raw = q @ k.transpose(-1, -2) * {scale_expr}"]
+        if cap is not None:
+            heading += f"; the scores are soft-capped at {_num(float(cap.value))}"
+            subject.differs("scale", f"scores soft-capped at {_num(float(cap.value))}")
+            prose.append(f"The kernel soft-caps the scaled scores, cap · tanh(s / cap) with `attn_logit_softcapping` "
+                         f"= {_num(float(cap.value))} {cap.on}, then adds the mask: `attention_scores` are capped. "
+                         "sdpa cannot cap, so the eager load is the model.")
+            code += ["cap = model.config.attn_logit_softcapping", "raw = cap * torch.tanh(raw / cap)   # the softcap, before the mask"]
+        prose.append("On the tiny model the scores are the scaled product of the queries and the repeated keys"
+                     + (", soft-capped," if cap is not None else "") + " where the mask keeps them"
+                     + (", and their softmax is the pattern:" if soft else ":"))
+        code += ["live = scores > torch.finfo(scores.dtype).min / 2   # the entries the mask keeps",
+                 "torch.testing.assert_close(raw[live], scores[live])", *softmax]
+        checks = [line for stated in (cap, pre) if stated is not None for line in stated.check()]
+        return _note(heading, " ".join(prose), code + checks)
+
+    if _assert_close_holds(product[live], scores[live]):  # the scores are the bare product: where is the scale?
+        source = next((name for name, _ in tiny_attention.named_modules()
+                       if name.split(".")[-1] in ("q_proj", "query") and name.count(".") <= 1), None)
+        if source is None or not _serves(tiny, "attention_queries", index):
+            return None
+        host = tiny.layers[index].self_attn
+
+        def projected():
+            found = host
+            for part in source.split("."):
+                found = getattr(found, part)
+            return found.output
+        seen = _instrumented_trace(tiny, {"raw": projected})
+        if seen is None or not isinstance(seen["raw"], torch.Tensor) or seen["raw"].dim() != 3:
+            return None
+        raw = seen["raw"]
+        heads = raw.reshape(*raw.shape[:2], -1, q.shape[-1]).transpose(1, 2)
+        if heads.shape != q.shape:
+            return None
+        reshape = f"q_pre = q_raw.view(*q_raw.shape[:2], -1, {q.shape[-1]}).transpose(1, 2)"
+        code = ["model.instrument()   # the trace reads a child's output and a value inside the same forward",
+                *reads[:2], f"    q_raw = attention.{source}.output.save()", *reads[2:], reshape]
+        if isinstance(tiny_scale, (int, float)) and tiny_scale != 1 and _assert_close_holds(heads * tiny_scale, q):
+            heading = (f"The queries are scaled before the product, by {scale:.4g}: the scores are exactly q · kᵀ"
+                       if isinstance(scale, (int, float)) else
+                       "The queries are scaled before the product: the scores are exactly q · kᵀ")
+            subject.differs("scale", "the queries scaled before the product (the scores are q · kᵀ)")
+            prose = (lead + f"The attention multiplies `{source}`'s output by `self_attn.{scale_name}` "
+                     + (f"({scale:.6g} on {subject.named}) " if isinstance(scale, (int, float)) else "")
+                     + "before the product, so `attention_queries` are already scaled and `attention_scores` are "
+                     "q · kᵀ with nothing more where the mask keeps them; a reader who scales them again divides "
+                     "twice. On the tiny model:")
+            code += [f"torch.testing.assert_close(q_pre * attention.{scale_name}, q)   # the scale is in the queries"]
+        elif _assert_close_holds(heads, q):
+            heading = "The scores are q · kᵀ with no scale at all: no division by √head_dim"
+            subject.differs("scale", "no softmax scale at all (the scores are q · kᵀ)")
+            scale = None
+            prose = (lead + "Neither the queries nor the product are scaled: `attention_queries` are the projection's "
+                     "output and `attention_scores` are q · kᵀ where the mask keeps them. A reimplementation that "
+                     "divides by √head_dim computes a softer pattern than the model's. On the tiny model:")
+            code += ["torch.testing.assert_close(q_pre, q)   # the queries as projected, unscaled"]
+        else:
+            return None
+        code += ["live = scores > torch.finfo(scores.dtype).min / 2   # the entries the mask keeps",
+                 "torch.testing.assert_close((q @ k.transpose(-1, -2))[live], scores[live])", *softmax]
+        return _note(heading, prose, code)
+
+    if scaled is not None and scores.shape[-1] > 2:  # ALiBi: a bias linear in the key's position, a slope per head
+        bias = scores - scaled
+        steps = bias[..., 1:] - bias[..., :-1]
+        both = live[..., 1:] & live[..., :-1]
+        slopes = steps[..., -1:, :1]  # the last query sees every key
+        if bool(both.any()) and bool((slopes != 0).all()) and \
+                _assert_close_holds(steps[both], slopes.expand_as(steps)[both]):
+            heading = "The scores add ALiBi: a bias linear in the key's position, with a slope per head, and no rotary"
+            subject.differs("positions", "ALiBi: a per-head bias linear in the key's position")
+            prose = (lead + f"`attention_scores` are q · kᵀ · `{scale_expr.removeprefix('attention.')}` plus, in each "
+                     "head, a bias that grows by the same step from one key to the next: the model's positions live "
+                     "in the scores alone, not in the queries and keys. A reader who recomputes the scores from "
+                     "`attention_queries` and `attention_keys` without the bias gets a model that cannot tell "
+                     "positions apart. On the tiny model:")
+            code = [*reads, f"raw = q @ k.transpose(-1, -2) * {scale_expr}", "bias = scores - raw",
+                    "live = scores > torch.finfo(scores.dtype).min / 2   # the entries the mask keeps",
+                    "steps, both = bias[..., 1:] - bias[..., :-1], live[..., 1:] & live[..., :-1]",
+                    "slopes = steps[..., -1:, :1]   # one per head, read on the last query, which sees every key",
+                    "torch.testing.assert_close(steps[both], slopes.expand_as(steps)[both])   # linear in the key",
+                    "assert (slopes != 0).all() and len(set(slopes.flatten().tolist())) == model.num_heads",
+                    *softmax]
+            if len(set(slopes.flatten().tolist())) == q.shape[1]:
+                return _note(heading, prose, code)
+    if scaled is not None:  # a mask of its own value in place of the dtype's minimum (openai-gpt's -1e4)
+        masked = scores == -1e4
+        if bool(masked.any()) and _assert_close_holds(scaled[~masked], scores[~masked]):
+            heading = "The scores are the scaled product with the masked entries set to −1e4, not the dtype's minimum"
+            subject.differs("scale", "masked scores set to −1e4")
+            prose = (lead + f"`attention_scores` are q · kᵀ · {scale_expr.removeprefix('attention.')} where the causal mask keeps them and −1e4 "
+                     "where it does not: a reader testing for the dtype's minimum finds no masked entry, and the "
+                     "masked entries keep a probability of about e^−1e4, zero in float32. On the tiny model:")
+            code = [*reads, f"raw = q @ k.transpose(-1, -2) * {scale_expr}",
+                    "masked = scores == -1e4", "assert masked.any()   # the mask's own value",
+                    "torch.testing.assert_close(raw[~masked], scores[~masked])", *softmax]
+            return _note(heading, prose, code)
+    return None
 
 
 def sliding_note(subject) -> str | None:
@@ -1219,11 +1552,14 @@ def sliding_note(subject) -> str | None:
     total = getattr(config, "num_hidden_layers", None) or len(types)
     if count == 0:
         return None
+    stated = subject.stated("sliding_window")
+    stated = stated if stated is not None and stated.value == window else None
+    whose = "" if stated is None or stated.repo else f" ({stated.label}'s default)"
     if count is None or count == total:
-        heading = f"Every layer attends within a window of {window} tokens"
+        heading = f"Every layer attends within a window of {window} tokens{whose}"
         which = "every layer"
     else:
-        heading = f"{count} of {total} layers attend within a window of {window} tokens"
+        heading = f"{count} of {total} layers attend within a window of {window} tokens{whose}"
         which = _pattern(types)
     snippet = _sliding_snippet(subject)
     # the exact span is said where the tiny model showed it: the snippet below checks it with a window of 3
@@ -1234,11 +1570,18 @@ def sliding_note(subject) -> str | None:
     if which == "every layer":
         span = span.replace(" there, and the others see every earlier key", "")
         which = "every layer slides"
-    prose = (f"On {subject.named}, `sliding_window` is {window} and {which}{span}{others}. The mask does it: the "
+    said = stated.on if stated is not None else f"on {subject.named} as built here"
+    prose = (f"`sliding_window` is {window} {said}, and {which}{span}{others}. The mask does it: the "
              "pattern is zero outside the window.")
+    if stated is not None and stated.repo is None:
+        prose += (" The window is the config class's default: no recorded config.json of the family gives it, and a "
+                  "released one may set it to null (no window) or to another size.")
     text = [f"## {heading}", "", prose, ""]
+    checks = stated.check() if stated is not None else []
     if snippet:
-        text += [snippet[0], "", "```python", *snippet[1], "```", ""]
+        text += [snippet[0], "", "```python", *snippet[1], *checks, "```", ""]
+    elif checks:
+        text += ["```python", *checks, "```", ""]
     return "\n".join(text)
 
 
@@ -1381,12 +1724,17 @@ def mlp_note(subject) -> str | None:
     fused = next((n for n in ("gate_up_proj",) if n in children), None)
     sizes = _sizes(real_children)
     if up and _close(act * getattr(host, up)(x), neurons):
+        if up == "up_proj" and str(activation) == "silu":
+            subject.as_llama("the gated SiLU MLP")
+            return None
+        subject.differs("mlp", f"gated MLP with `{activation}`")
         heading = f"The MLP is gated: `{act_name or 'act_fn'}(gate_proj(x)) · {up}(x)`, with {activation_text}"
         prose = (f"`mlp_activation` is the activation of `gate_proj` alone; `mlp_neurons`, what `down_proj` "
                  f"receives, is that times `{up}`'s output. On {subject.named}: {sizes}.")
         code.append(f"torch.testing.assert_close(act * mlp.{up}(x), neurons)")
     elif fused and _fused_gate(host, fused, x, act, neurons) is not None:
         order = _fused_gate(host, fused, x, act, neurons)
+        subject.differs("mlp", f"gate and up fused in `{fused}`" + ("" if str(activation) == "silu" else f", `{activation}`"))
         heading = f"The MLP is gated through one fused `{fused}`, cut in two halves, with {activation_text}"
         prose = (f"`{fused}` computes the gate and the up projection in one matrix; its output's "
                  f"{'first' if order == 0 else 'second'} half is the gate, whose activation is `mlp_activation`, and "
@@ -1395,6 +1743,7 @@ def mlp_note(subject) -> str | None:
         code += [f"{gate} = mlp.{fused}(x).chunk(2, dim=-1)", "torch.testing.assert_close(act * up, neurons)"]
         del other
     elif torch.equal(act, neurons):
+        subject.differs("mlp", f"an ungated MLP with `{activation}`" if activation else "an ungated MLP")
         heading = f"The MLP is not gated: one up projection, {activation_text}, then the down projection"
         prose = (f"`mlp_activation` and `mlp_neurons` are the same tensor's values: what the down projection receives "
                  f"is the activation itself. On {subject.named}: {sizes}.")
@@ -1461,10 +1810,17 @@ def moe_note(subject) -> str | None:
         key, count = _config_value(config, "n_shared_experts", "num_shared_experts", "shared_expert_count")
         shared = f"{count} shared expert{'s' if count != 1 else ''} (`{shared_name}`)" if isinstance(count, int) \
             else f"a shared expert (`{shared_name}`)"
+    counts = [subject.stated(*keys) for keys in (
+        ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts", "num_routed_experts"),
+        ("num_experts_per_tok", "num_experts_per_token", "moe_top_k", "moe_topk", "top_k", "moe_k"))]
+    counts = [c for c, value in zip(counts, (experts, top_k)) if c is not None and c.value == value]
+    own = len(counts) == 2 and (all(c.repo for c in counts) or subject.checkpoint is None)
     heading = f"The MLP is a mixture of {experts} experts, {top_k} per token"
     if shared:
         heading += f", plus {shared} every token passes through"
-    prose = [f"On {subject.named}, the router (`{_router_name(children)}`) scores {experts} experts per position "
+    on = f"On {subject.named}" if own or subject.checkpoint is None else \
+        f"On {subject.named}'s config as built here (its recorded facts with {config_name(subject)}'s defaults)"
+    prose = [f"{on}, the router (`{_router_name(children)}`) scores {experts} experts per position "
              f"and sends each to {top_k}."]
     source = _modeling_source(_mlp_module(real, real_index))
     key, norm = _config_value(config, "norm_topk_prob")
@@ -1487,7 +1843,8 @@ def moe_note(subject) -> str | None:
     code = [f"mlp = model.layers[{index}].mlp", "with model.trace(prompt):",
             *(f"    {var} = mlp.{name}.save()" for var, name in order), "",
             "assert logits.shape[-1] == model.num_experts", "assert choices.shape[-1] == model.num_experts_per_token",
-            "assert weights.shape == choices.shape and choices.max() < model.num_experts"]
+            "assert weights.shape == choices.shape and choices.max() < model.num_experts",
+            *([line for c in counts for line in c.check()] if own else [])]
     return "\n".join([f"## {heading}", "", " ".join(prose), "", "```python", *code, "```", ""])
 
 
@@ -1573,17 +1930,26 @@ def norm_note(subject) -> str | None:
     else:
         return None
     real_eps = _eps(real_norm)
+    if words.startswith("an RMSNorm: "):  # Llama's
+        subject.as_llama("RMSNorm before each sublayer")
+        return None
+    subject.differs("norms", words.split(":")[0])
+    stated = subject.stated("rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "norm_eps", "norm_epsilon",
+                            "rms_norm_epsilon")
+    stated = stated if stated is not None and real_eps is not None and float(stated.value) == float(real_eps) else None
     heading = f"`{native}` is {words.split(':')[0]}, eps {_num(real_eps if real_eps is not None else eps)}"
     norms = sorted({type(m).__name__ for name, m in _module(subject.real or tiny).named_modules()
                     if "norm" in type(m).__name__.lower()})
     prose = (f"`{native}` ({type(real_norm).__name__}) computes {words.split(': ', 1)[-1]}, with eps "
-             f"{_num(real_eps if real_eps is not None else eps)} on {subject.named}; the model's norm classes are "
-             f"{_list(norms)}.")
+             f"{_num(real_eps if real_eps is not None else eps)} "
+             + (stated.on if stated is not None else f"on {subject.named} as built here") + "; the model's norm "
+             f"classes are {_list(norms)}.")
     if "(1 + weight)" in words:
         prose += " A weight of zero is the identity scale, so the stored weights sit around 0, not 1."
     code = [f"norm = model.layers[0].{native}", "with model.trace(prompt):",
             "    x = model.layers[0].layer_input.save()", "    h = model.layers[0].attention_norm_output.save()", "",
-            f"torch.testing.assert_close({expression.format(eps=_num(eps) if eps >= 1e-3 else repr(eps))}, h)"]
+            f"torch.testing.assert_close({expression.format(eps=_num(eps) if eps >= 1e-3 else repr(eps))}, h)",
+            *(stated.check() if stated is not None else [])]
     return _note(heading, prose, code)
 
 
@@ -1706,10 +2072,14 @@ def past_head_note(subject) -> str | None:
         except Exception:
             continue
         if again.shape == logits.shape and torch.equal(again.to(logits.dtype), logits):
+            stated = subject.stated(key) if isinstance(real_value, (int, float)) else None
+            stated = stated if stated is not None and float(stated.value) == float(real_value) else None
             shown = _num(float(real_value)) if isinstance(real_value, (int, float)) else "unset"
-            heading = f"The logits are {words.split(':')[0]}, `{key}` = {shown}"
-            prose = (f"`logits` is {words.split(': ', 1)[1]}, with `{key}` = {shown} on "
-                     f"{subject.named}. `lm_head_output` is the head's own output, before that; `project_on_vocab` "
+            heading = f"The logits are {words.split(':')[0]}, `{key}` = {shown}" + (
+                f" ({stated.label}'s default)" if stated is not None and not stated.repo else "")
+            prose = (f"`logits` is {words.split(': ', 1)[1]}, with `{key}` = {shown} "
+                     + (stated.on if stated is not None else f"on {subject.named} as built here")
+                     + ". `lm_head_output` is the head's own output, before that; `project_on_vocab` "
                      "applies it, so a logit lens reads as the model's own logits do.")
             code = ["with model.trace(prompt):", "    head = model.lm_head_output.save()",
                     "    logits = model.logits.save()", ""]
@@ -1717,6 +2087,7 @@ def past_head_note(subject) -> str | None:
                 code.append("cap = model.config.final_logit_softcapping")
             cast = "" if again.dtype == logits.dtype else ".to(logits.dtype)"
             code.append(f"assert torch.equal(({expression}){cast}, logits)")
+            code += stated.check() if stated is not None else []
             return _note(heading, prose, code)
     if logits.dtype != head.dtype and torch.equal(head.to(logits.dtype), logits):
         heading = f"The logits are lm_head's output cast to {str(logits.dtype).removeprefix('torch.')}"
@@ -1737,74 +2108,6 @@ def _file_dtype(checkpoint) -> str | None:
     return None
 
 
-def vocabulary_note(subject) -> str | None:
-    """The vocabulary as the checkpoint's config facts give it: the embeddings' rows, lm_head's, tied or not, the
-    special ids recorded; the tokenizer's size only where the facts give it (they do not, here)."""
-    checkpoint = subject.checkpoint
-    if subject.real is None or checkpoint is None or "vocab_size" not in checkpoint.config:
-        return None
-    try:
-        real = _module(subject.real)
-        embedding, head = real.get_input_embeddings(), real.get_output_embeddings()
-        rows, head_rows = embedding.weight.shape[0], head.weight.shape[0]
-        tied = head.weight is embedding.weight
-    except Exception:
-        return None
-    facts = checkpoint.config
-    vocab = facts["vocab_size"]
-    if rows != vocab:
-        return None
-    narrower = head_rows != rows
-    heading = (f"{checkpoint.label}'s vocabulary: {rows:,} embedding rows, "
-               + (f"{head_rows:,} logits (`output_vocab_size`)" if narrower else f"{head_rows:,} logits")
-               + (", lm_head tied to the embeddings" if tied else ", lm_head its own matrix"))
-    prose = [f"Its config's `vocab_size` is {vocab:,}: `embed_tokens` has that many rows"
-             + (f", and lm_head only {head_rows:,}: the logits score the first {head_rows:,} ids, the ids past them "
-                "can be read but never predicted" if narrower else ", and lm_head as many: the logits' last dim")
-             + (". lm_head is the embedding matrix itself (tied), so an edit of one is an edit of the other"
-                if tied else ". lm_head is a matrix of its own (untied)") + "."]
-    ids = [f"`{key}` {facts[key]}" for key in ("bos_token_id", "eos_token_id", "pad_token_id") if key in facts]
-    if ids:
-        prose.append(f"The special ids the facts record: {_list(ids)}.")
-    prose.append("The tokenizer's own size is not among the config facts recorded here, so this page does not say "
-                 "how many of the rows, if any, are padding no token maps to.")
-    code = [*_meta_lines(subject), "", "embedding = real.get_input_embeddings().weight",
-            "head = real.get_output_embeddings().weight",
-            f"assert embedding.shape[0] == facts[\"vocab_size\"] == {rows}",
-            f"assert head.shape[0] == {head_rows}" + ("   # output_vocab_size: the head keeps the first ids"
-                                                       if narrower else ""),
-            "assert head is embedding   # tied" if tied else "assert head is not embedding   # untied"]
-    return "\n".join([f"## {heading}", "", " ".join(prose), "", "```python", *code, "```", ""])
-
-
-def loading_note(subject) -> str | None:
-    if subject.real is None:
-        return None
-    count = _parameters(_module(subject.real))
-    checkpoint = subject.checkpoint
-    dtype = _file_dtype(checkpoint)
-    if checkpoint is not None:
-        heading = f"{checkpoint.label} holds {_billions(count)} parameters: {_gigabytes(count, 2)} in bfloat16"
-        files = (f"Its config names `{dtype}` as the files' dtype, and a load without `dtype` keeps it"
-                 if dtype else "Its config facts here name no dtype, so a load without `dtype` is float32")
-    else:
-        heading = f"The config's defaults hold {_billions(count)} parameters: {_gigabytes(count, 2)} in bfloat16"
-        files = "A load without `dtype` is float32"
-    prose = [f"Counted on the meta device from {subject.named}'s config (tied matrices once): {count:,} parameters, "
-             f"{_gigabytes(count, 4)} in float32 and {_gigabytes(count, 2)} in float16 or bfloat16, weights only. "
-             f"{files}. These are arithmetic on the config, not a measurement."]
-    loads = subject.family.loads
-    if loads is None:
-        prose.append("Every attention implementation transformers accepts for the class is a valid load.")
-    elif loads:
-        prose.append(f"The attention implementations nnterp accepts for this family: {_list(loads)}.")
-    if subject.family.hazard is not None:
-        prose.append("The family module declares a numerical hazard: nnterp warns when a load meets it.")
-    code = [*_meta_lines(subject), "", "count = sum(p.numel() for p in real.parameters())   # tied matrices once",
-            f"assert count == {count}"]
-    return "\n".join([f"## {heading}", "", " ".join(prose), "", "```python", *code, "```", ""])
-
-
 def realconfigs_sentence(family_name: str, repo: str) -> str | None:
     from ..realconfigs import sentence  # imported here: ``python -m nnterp.encyclopedia.realconfigs`` runs it as main
 
@@ -1812,14 +2115,17 @@ def realconfigs_sentence(family_name: str, repo: str) -> str | None:
 
 
 def checkpoints_note(subject) -> str | None:
+    """One table of the named checkpoints: each one's size, depth, width, heads, vocabulary and files, from its
+    recorded facts built on the meta device (a number its facts do not give is marked as the class's default), what
+    the real-config run found, and the representative's parameter count and vocabulary asserted."""
     family = subject.family
     if not family.checkpoints:
         return None
     lines = []
     for checkpoint in family.checkpoints:
         if not checkpoint.config:
-            lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): no config facts are recorded in the family "
-                         "module, so no size is given here")
+            lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): no config facts are recorded for it, so no size "
+                         "is given here")
             continue
         if checkpoint.not_buildable:
             lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): not built here ({checkpoint.not_buildable})")
@@ -1830,31 +2136,65 @@ def checkpoints_note(subject) -> str | None:
             lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): its config facts do not build here")
             continue
         config = built.config
-        facts = [f"{_billions(_parameters(built))} parameters"]
+        facts = checkpoint.config
+
+        def given(value, *keys):  # a number the facts do not give is the class's
+            return f"{value}" if any(k in facts or k in facts.get("text_config", {}) for k in keys) \
+                else f"{value} (class default)"
+        count = _parameters(built)
+        said = [f"{_billions(count)} parameters ({_gigabytes(count, 2)} in bfloat16)"]
         layers = getattr(config, "num_hidden_layers", None) or getattr(config, "n_layer", None)
         hidden = getattr(config, "hidden_size", None)
         if layers:
-            facts.append(f"{layers} blocks")
+            said.append(given(f"{layers} blocks", "num_hidden_layers", "n_layer", "num_layers"))
         if hidden:
-            facts.append(f"hidden {hidden}")
+            said.append(given(f"hidden {hidden}", "hidden_size", "n_embd", "d_model"))
         try:
             heads = family.accessor("num_heads", config)
             kv = family.accessor("num_kv_heads", config)
             head_dim = family.accessor("head_dim", config)
-            facts.append(f"{heads} heads × {head_dim}" + (f" over {kv} key-value heads" if kv != heads else ""))
+            said.append(f"{heads} heads × {head_dim}" + (f" over {kv} key-value heads" if kv != heads else ""))
         except Exception:
             pass
-        vocab = getattr(config, "vocab_size", None)
-        if vocab:
-            facts.append(f"vocabulary {vocab}")
+        try:
+            embedding, head = built.get_input_embeddings(), built.get_output_embeddings()
+            rows = embedding.weight.shape[0]
+            tied = head is not None and head.weight is embedding.weight
+            said.append(given(f"vocabulary {rows:,}", "vocab_size", "n_vocab")
+                        + (", lm_head tied" if tied else ", lm_head its own"))
+        except Exception:
+            pass
         dtype = _file_dtype(checkpoint)
-        facts.append(f"{dtype} files" if dtype else "no file dtype recorded")
+        said.append(f"{dtype} files" if dtype else "no file dtype recorded")
         run = realconfigs_sentence(family.name, checkpoint.repo)
-        lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): " + ", ".join(facts) + (f"; {run}" if run else ""))
+        lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): " + ", ".join(said) + (f"; {run}" if run else ""))
     count = len(family.checkpoints)
     heading = f"{'One checkpoint' if count == 1 else f'{count} checkpoints'} named by the family module"
-    prose = ("The sizes, from each checkpoint's config facts built on the meta device (parameters counted with "
-             "tied matrices once), and what the real-config run (`python -m nnterp.encyclopedia.realconfigs`: the "
-             "config as released, the depth cut to one block of each layer type, experts and vocabulary capped, "
-             "random weights, the contract in float32 and bfloat16) found:")
-    return "\n".join([f"## {heading}", "", prose, "", *lines, ""])
+    prose = ["Each from its recorded config.json facts built on the meta device (parameters counted with tied "
+             "matrices once, weights only, arithmetic on the config and no measurement; a number marked class "
+             "default is not in the facts), with what the real-config run (`python -m nnterp.encyclopedia.realconfigs`: "
+             "the config as released, the depth cut to one block of each layer type, experts and vocabulary capped, "
+             "random weights, the contract in float32 and bfloat16) found:"]
+    loads = family.loads
+    after = []
+    if loads is None:
+        after.append("Every attention implementation transformers accepts for the class is a valid load.")
+    elif loads:
+        after.append(f"The attention implementations nnterp accepts for this family: {_list(loads)}.")
+    if family.hazard is not None:
+        after.append("The family module declares a numerical hazard: nnterp warns when a load meets it.")
+    text = [f"## {heading}", "", *prose, "", *lines, ""]
+    if after:
+        text += [" ".join(after), ""]
+    if subject.real is not None and subject.checkpoint is not None:
+        real = _module(subject.real)
+        total = _parameters(real)
+        code = [*_meta_lines(subject), "", "count = sum(p.numel() for p in real.parameters())   # tied matrices once",
+                f"assert count == {total}"]
+        try:
+            rows = real.get_input_embeddings().weight.shape[0]
+            code.append(f"assert real.get_input_embeddings().weight.shape[0] == {rows}")
+        except Exception:
+            pass
+        text += ["```python", *code, "```", ""]
+    return "\n".join(text)
