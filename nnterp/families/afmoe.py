@@ -19,7 +19,7 @@ fused experts, and shared_experts, a gated MLP on every position added to the ro
 """
 
 from nnterp.blocks import PostNorms
-from nnterp.family import Checkpoint, Family, HostContext
+from nnterp.family import Family, HostContext
 from nnterp.routers import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
 from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Read
 
@@ -65,21 +65,6 @@ FAMILY = Family(
                              "shared_experts, a gated MLP on every position")),
     },
     accessors=moe_accessors("num_experts"),
-    checkpoints=(
-        # Trinity-Mini's config.json as reproduced field by field in tokenspeed's afmoe test (its "trinity mini
-        # shape") and, as overrides of Trinity-Nano-Preview's config.json, in neuronx-distributed-inference's
-        # Trinity contrib test; the two agree
-        Checkpoint("arcee-ai/Trinity-Mini", "Trinity Mini", {
-            "architectures": ["AfmoeForCausalLM"], "num_hidden_layers": 32, "hidden_size": 2048,
-            "intermediate_size": 6144, "moe_intermediate_size": 1024, "num_attention_heads": 32,
-            "num_key_value_heads": 4, "head_dim": 128, "vocab_size": 200192, "max_position_embeddings": 131072,
-            "hidden_act": "silu", "rms_norm_eps": 1e-05, "rope_theta": 10000, "tie_word_embeddings": False,
-            "num_dense_layers": 2, "num_experts": 128, "num_experts_per_tok": 8, "num_shared_experts": 1,
-            "route_norm": True, "route_scale": 2.826, "score_func": "sigmoid", "n_group": 1, "topk_group": 1,
-            "mup_enabled": True, "global_attn_every_n_layers": 4, "sliding_window": 2048,
-            "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"] * 8,
-        }),
-    ),
     tiny={"config_class": "AfmoeConfig", "overrides": {
         **TINY, "head_dim": 16, "moe_intermediate_size": 64, "num_experts": 4, "num_experts_per_tok": 2,
         "num_dense_layers": 1, "layer_types": ["sliding_attention", "full_attention"]}},

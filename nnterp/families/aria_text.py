@@ -9,7 +9,7 @@ On the flattened positions the router computes logits = nn.functional.linear(x, 
 top_k logits and softmaxes them among themselves; the layer returns experts(x) + shared_experts(x).
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import TOPK_THEN_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
@@ -26,15 +26,6 @@ FAMILY = Family(
         "experts.gate_up_proj [num_experts, hidden_size, 2·intermediate_size] and experts.down_proj "
         "[num_experts, intermediate_size, hidden_size]")),
     accessors=moe_accessors("moe_num_experts", "moe_topk"),
-    checkpoints=(
-        Checkpoint("rhymes-ai/Aria", "Aria (text decoder)", {
-            "architectures": ["AriaTextForCausalLM"], "num_hidden_layers": 28, "hidden_size": 2560,
-            "intermediate_size": 1664, "num_attention_heads": 20, "num_key_value_heads": 20, "head_dim": 128,
-            "vocab_size": 100352, "moe_num_experts": 64, "moe_topk": 6, "moe_num_shared_experts": 2,
-            "max_position_embeddings": 65536, "hidden_act": "silu", "rms_norm_eps": 1e-06,
-            "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-    ),
     tiny={"config_class": "AriaTextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "moe_num_experts": 4, "moe_topk": 2}},

@@ -8,7 +8,7 @@ DeepSeek-V3 the MoE block normalizes its summed output (post_mlp_layernorm) befo
 mlp_output on those blocks is after that norm.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 from nnterp.routers import DEEPSEEK_V3
 from nnterp.sites import Element, Own, Read
@@ -25,10 +25,6 @@ FAMILY = Family(
         "mlp_output": lambda context: MOE_OUTPUT if hasattr(context.module, "post_mlp_layernorm") else DENSE_OUTPUT,
     },
     accessors=MLA_ACCESSORS,
-    checkpoints=(
-        # the config class's defaults, which its docstring names after this checkpoint
-        Checkpoint("skt/A.X-K1", "A.X-K1", {"architectures": ["AXK1ForCausalLM"], "dtype": "bfloat16"}),
-    ),
     tiny={"config_class": "AXK1Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "n_routed_experts": 4,

@@ -11,7 +11,7 @@ gated MLP or a DeepSeek-V3 mixture (sigmoid router with e_score_correction_bias 
 groups, fused experts, shared_experts).
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._mla import MLA_ACCESSORS, gated_outputs, mla_sites
 from nnterp.routers import DEEPSEEK_V3
 
@@ -28,10 +28,6 @@ FAMILY = Family(
         **gated_outputs("sigmoid(gate), the gate being each head's second part of q_gate_proj's output"),
     },
     accessors=MLA_ACCESSORS,
-    checkpoints=(
-        # the config class's defaults, which its docstring names after this checkpoint
-        Checkpoint("skt/A.X-K2", "A.X-K2", {"architectures": ["AXK2ForCausalLM"], "dtype": "bfloat16"}),
-    ),
     tiny={"config_class": "AXK2Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

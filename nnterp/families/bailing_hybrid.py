@@ -11,7 +11,7 @@ sigmoid + e_score_correction_bias, weights the normalized sigmoid scores times
 routed_scaling_factor; fused experts; shared_experts on every token).
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._hybrid import mixer_interior
 from nnterp.families._mla import MLA_ACCESSORS, gated_outputs, mla_sites
 from nnterp.routers import moe_accessors
@@ -32,25 +32,6 @@ FAMILY = Family(
         **mixer_interior(DELTA, {**mla_sites(), **gated_outputs("sigmoid(g_proj(x)), one gate per head")}),
     },
     accessors={**MLA_ACCESSORS, **moe_accessors(("num_local_experts", "num_experts"))},
-    checkpoints=(
-        # partial config.json of inclusionAI/Ling-3.0-Flash: the subset of its INT4 re-upload's (Ling-3.0-flash-int4,
-        # compressed-tensors experts, same architecture) config facts that ericcurtin/vllm-vulkan's src/ling.rs pins
-        # in its real_config() test, read from the real config.json; the release names the remote-code class
-        # BailingMoeV3ForCausalLM (model_type bailing_hybrid, which transformers maps to BailingHybridForCausalLM),
-        # and gated_attention_proj_granularity_type, rotary_dim, rope_interleave, no_kda_lora and
-        # moe_shared_expert_intermediate_size are remote-code keys the port does not read
-        Checkpoint("inclusionAI/Ling-3.0-Flash", "Ling-3.0-Flash", {
-            "architectures": ["BailingMoeV3ForCausalLM"], "num_hidden_layers": 42, "hidden_size": 2560,
-            "vocab_size": 157184, "rms_norm_eps": 1e-06, "tie_word_embeddings": False, "first_k_dense_replace": 2,
-            "intermediate_size": 6144, "num_attention_heads": 32, "num_key_value_heads": 32, "kv_lora_rank": 512,
-            "q_lora_rank": None, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "head_dim": 128,
-            "gated_attention_proj_granularity_type": "head_wise", "rope_theta": 6000000, "rotary_dim": 64,
-            "rope_interleave": True, "short_conv_kernel_size": 4, "no_kda_lora": True, "kda_safe_gate": True,
-            "kda_lower_bound": -5.0, "num_experts": 512, "num_experts_per_tok": 8, "num_shared_experts": 1,
-            "moe_intermediate_size": 768, "moe_shared_expert_intermediate_size": 768, "routed_scaling_factor": 2.5,
-            "norm_topk_prob": True, "n_group": 8, "topk_group": 4, "layer_group_size": 6,
-        }),
-    ),
     tiny={"config_class": "BailingHybridConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

@@ -10,7 +10,7 @@ interior is served on the attention blocks only.
 """
 
 from nnterp.families._hybrid import JAMBA_RENAME, MAMBA2, mixer_interior
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 FAMILY = Family(
     name="bamba",
@@ -20,15 +20,6 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba-2)", "Partial rotary", "Gated MLP"),
     rename=JAMBA_RENAME,
     sites=mixer_interior(MAMBA2),
-    checkpoints=(
-        Checkpoint("ibm-ai-platform/Bamba-9B", "Bamba-9B", {
-            "architectures": ["BambaForCausalLM"], "num_hidden_layers": 32, "hidden_size": 4096,
-            "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
-            "attn_layer_indices": [9, 18, 27], "mamba_n_heads": 128, "mamba_d_state": 128, "mamba_n_groups": 1,
-            "mamba_expand": 2, "mamba_d_conv": 4, "hidden_act": "silu", "rms_norm_eps": 1e-05,
-            "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-    ),
     tiny={"config_class": "BambaConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "mamba_n_heads": 4, "mamba_d_state": 16, "mamba_n_groups": 1,

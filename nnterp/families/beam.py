@@ -24,7 +24,7 @@ times routed_scaling_factor. The logits are soft-capped in float32: cap * tanh(l
 from nnterp.readout import Readout
 from nnterp.vocabulary import FORWARD_ORDER, up_first
 from nnterp.blocks import Block
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import (
     DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites,
 )
@@ -80,7 +80,6 @@ FAMILY = Family(
     },
     accessors=moe_accessors("num_experts"),
     readout=Readout(softcap="final_logit_softcapping", softcap_in_float32=True),
-    checkpoints=(Checkpoint("reflection/Beam-1.0-501B-A23B", "Beam-1.0-501B-A23B"),),
     tiny={"config_class": "BeamConfig", "overrides": {
         **TINY, "head_dim": 16, "moe_intermediate_size": 64, "num_experts": 4, "num_experts_per_tok": 2,
         "n_group": 1, "topk_group": 1, "mlp_layer_types": ["dense", "sparse"],

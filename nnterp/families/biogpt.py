@@ -12,7 +12,7 @@ by head_dim ** -0.5; every head has its own key and value. Dropouts and layerdro
 """
 
 from nnterp.families._fairseq_opt import FAIRSEQ_RENAME, MLP_INPUT, MLP_SITES
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 FAMILY = Family(
     name="biogpt",
@@ -30,20 +30,6 @@ FAMILY = Family(
         "mlp_input": MLP_INPUT,
         **MLP_SITES,
     },
-    checkpoints=(
-        Checkpoint("microsoft/biogpt", "BioGPT", {
-            "architectures": ["BioGptForCausalLM"], "num_hidden_layers": 24, "hidden_size": 1024,
-            "intermediate_size": 4096, "num_attention_heads": 16, "vocab_size": 42384,
-            "max_position_embeddings": 1024, "hidden_act": "gelu", "layer_norm_eps": 1e-12,
-            "scale_embedding": True, "tie_word_embeddings": True,
-        }),
-        Checkpoint("microsoft/BioGPT-Large", "BioGPT-Large", {
-            "architectures": ["BioGptForCausalLM"], "num_hidden_layers": 48, "hidden_size": 1600,
-            "intermediate_size": 6400, "num_attention_heads": 25, "vocab_size": 57717,
-            "max_position_embeddings": 2048, "hidden_act": "gelu", "scale_embedding": True,
-            "tie_word_embeddings": True,
-        }),
-    ),
     tiny={"config_class": "BioGptConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
         "vocab_size": 300}},

@@ -8,7 +8,7 @@ therefore read after those sub-norms; attention_head_outputs (the kernel's outpu
 attn_sub_norm.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 from ._llama import tiny
 
@@ -22,15 +22,5 @@ FAMILY = Family(
                             "all heads at once",
         "mlp_neurons": "What down_proj takes: act(gate)·up after ffn_sub_norm, an RMSNorm over all neurons",
     },
-    checkpoints=(
-        # config.json of microsoft/bitnet-b1.58-2B-4T-bf16 (the same model's master weights; the packed repo
-        # differs only in quantization_mode), as quoted in full in a public model-architecture note
-        Checkpoint("microsoft/bitnet-b1.58-2B-4T", "BitNet b1.58 2B4T", {
-            "architectures": ["BitNetForCausalLM"], "num_hidden_layers": 30, "hidden_size": 2560,
-            "intermediate_size": 6912, "num_attention_heads": 20, "num_key_value_heads": 5, "vocab_size": 128256,
-            "max_position_embeddings": 4096, "hidden_act": "relu2", "rms_norm_eps": 1e-05, "rope_theta": 500000.0,
-            "tie_word_embeddings": True, "dtype": "bfloat16",
-        }),
-    ),
     tiny=tiny("BitNetConfig", bos_token_id=1, eos_token_id=2),
 )

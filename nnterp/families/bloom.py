@@ -22,7 +22,7 @@ batch.
 from nnterp.families._internal_residual import ATTENTION_BRANCH, MLP_BRANCH
 from nnterp.sites import BATCH_HEADS, WHOLE
 from nnterp.blocks import Block
-from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.family import COMMON_SITES, Family
 from nnterp.sites import SPLIT_HEADS, Argument, Call, Child, Element, Read
 
 
@@ -102,23 +102,6 @@ FAMILY = Family(
         "post_ln_residual": {"apply_residual_connection_post_layernorm": True},
         "tp_slow_but_exact": {"pretraining_tp": 2, "slow_but_exact": True},
     },
-    checkpoints=(
-        # config.json of bigscience/bloom-560m, as copied into PaddlePaddle/PaddleNLP
-        # paddlenlp/transformers/bloom/configuration.py (BLOOM_PRETRAINED_INIT_CONFIGURATION, n_embed and
-        # num_attention_heads for hidden_size and n_head); tie_word_embeddings is not in it (the class default)
-        Checkpoint("bigscience/bloom-560m", "BLOOM-560M", {
-            "architectures": ["BloomForCausalLM"], "n_layer": 24, "hidden_size": 1024, "n_head": 16,
-            "vocab_size": 250880, "layer_norm_epsilon": 1e-05, "apply_residual_connection_post_layernorm": False,
-            "pretraining_tp": 1, "slow_but_exact": False, "tie_word_embeddings": True,
-        }),
-        # no copy of its config.json found: the hand-written notes quote none of these numbers; the dtype is not
-        # recorded (a test fixture that mirrors this config notes it sets none)
-        Checkpoint("bigscience/bloom", "BLOOM-176B", {
-            "architectures": ["BloomForCausalLM"], "n_layer": 70, "hidden_size": 14336, "n_head": 112,
-            "vocab_size": 250880, "layer_norm_epsilon": 1e-05, "apply_residual_connection_post_layernorm": False,
-            "pretraining_tp": 4, "slow_but_exact": False, "tie_word_embeddings": True,
-        }),
-    ),
     tiny={"config_class": "BloomConfig", "overrides": {
         "hidden_size": 64, "n_layer": 2, "n_head": 4, "vocab_size": 300}},
 )

@@ -27,7 +27,7 @@ stacks' configs do); the tiny recipe runs with use_cache=False, as the checkpoin
 
 from nnterp.readout import Readout
 from nnterp.blocks import Block
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import Child, Nowhere, Read
 
 _TOKEN_EMBEDDINGS = Read(
@@ -82,36 +82,6 @@ FAMILY = Family(
     },
     readout=Readout(float32=True),
     contract_note=NOTE,
-    checkpoints=(
-        # config.json of itazap/blt-1b-hf (a copy of the file in hlky/dinoml_v2's blt plans), its sub-configs'
-        # norm_eps given as rms_norm_eps and rope_theta as rope_parameters, the names BltConfig reads; its
-        # runtime-only keys (patching_device, realtime_patching, attn_impl, ...) are left out
-        Checkpoint("itazap/blt-1b-hf", "BLT-1B (transformers conversion of facebook/blt-1b)", {
-            "vocab_size": 260, "max_position_embeddings": 4096, "patch_in_forward": True, "patching_mode": "entropy",
-            "patch_size": 4, "patching_threshold": 1.335442066192627, "max_patch_length": None,
-            "patching_batch_size": 1, "cross_attn_k": 2, "encoder_hash_byte_group_size": [3, 4, 5, 6, 7, 8],
-            "encoder_hash_byte_group_vocab": 500002, "encoder_hash_byte_group_nb_functions": 1,
-            "tie_word_embeddings": False,
-            "patcher_config": {
-                "vocab_size": 260, "hidden_size": 768, "num_hidden_layers": 14, "num_attention_heads": 12,
-                "num_key_value_heads": None, "max_position_embeddings": 8192, "rms_norm_eps": 1e-05, "dropout": 0.0,
-                "intermediate_size": 2048, "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0}},
-            "encoder_config": {
-                "vocab_size": 260, "cross_attn_all_layers": False, "cross_attn_k": 2, "hidden_size_global": 2048,
-                "hidden_size": 1024, "num_attention_heads": 16, "num_key_value_heads": None, "num_hidden_layers": 1,
-                "rms_norm_eps": 1e-05, "dropout": 0.0, "max_position_embeddings": 24576, "hidden_act": "silu",
-                "intermediate_size": 2816, "rope_parameters": {"rope_type": "default", "rope_theta": 500000.0}},
-            "decoder_config": {
-                "vocab_size": 260, "cross_attn_all_layers": True, "cross_attn_k": 2, "hidden_size_global": 2048,
-                "hidden_size": 1024, "num_attention_heads": 16, "num_key_value_heads": None, "num_hidden_layers": 9,
-                "rms_norm_eps": 1e-05, "dropout": 0.0, "max_position_embeddings": 24576, "hidden_act": "silu",
-                "intermediate_size": 2816, "rope_parameters": {"rope_type": "default", "rope_theta": 500000.0}},
-            "global_config": {
-                "hidden_size": 2048, "num_attention_heads": 16, "num_key_value_heads": None, "num_hidden_layers": 25,
-                "rms_norm_eps": 1e-05, "dropout": 0.0, "max_position_embeddings": 4096, "hidden_act": "silu",
-                "intermediate_size": 5632, "rope_parameters": {"rope_type": "default", "rope_theta": 500000.0}},
-        }),
-    ),
     tiny={"config_class": "BltConfig", "overrides": {
         "vocab_size": 260, "encoder_hash_byte_group_vocab": 1000, "use_cache": False,
         "patcher_config": {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,

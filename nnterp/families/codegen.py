@@ -13,7 +13,7 @@ and an edit is carried back into the call.
 """
 
 from nnterp.families._parallel_gptj import GPTJ_BLOCK, GPTJ_RENAME, intermediate_size
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
 FAMILY = Family(
@@ -29,21 +29,6 @@ FAMILY = Family(
                                  snapshot=True),
     },
     accessors={"intermediate_size": intermediate_size},
-    checkpoints=(
-        Checkpoint("Salesforce/codegen-350M-mono", "CodeGen-350M-mono", {
-            "architectures": ["CodeGenForCausalLM"], "n_layer": 20, "n_embd": 1024, "n_head": 16, "n_inner": None,
-            "rotary_dim": 32, "vocab_size": 51200, "n_positions": 2048, "n_ctx": 2048,
-            "activation_function": "gelu_new", "layer_norm_epsilon": 1e-05, "tie_word_embeddings": False,
-        }),
-        # config.json of Salesforce/codegen-2B-mono (mirrored in hlky/dinoml_v2
-        # agents/plans/transformers/codegen/_sources/Salesforce_codegen-2B-mono/config.json)
-        Checkpoint("Salesforce/codegen-2B-mono", "CodeGen-2B-mono", {
-            "architectures": ["CodeGenForCausalLM"], "activation_function": "gelu_new", "layer_norm_epsilon": 1e-05,
-            "n_ctx": 2048, "n_embd": 2560, "n_head": 32, "n_inner": None, "n_layer": 32, "n_positions": 2048,
-            "rotary_dim": 64, "scale_attn_weights": True, "tie_word_embeddings": False, "dtype": "float16",
-            "vocab_size": 51200,
-        }),
-    ),
     tiny={"config_class": "CodeGenConfig", "overrides": {
         "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": 128, "vocab_size": 300, "bos_token_id": 1,
         "eos_token_id": 2, "rotary_dim": 8}},

@@ -10,7 +10,7 @@ shared_experts, when num_shared_experts > 0, are added (or averaged in). The log
 output times logit_scale.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 from ._llama import tiny
@@ -37,7 +37,6 @@ FAMILY = Family(
     },
     accessors=moe_accessors("num_experts"),
     readout=times_logit_scale,
-    checkpoints=(Checkpoint("CohereLabs/command-a-plus-05-2026", "Command A+"),),
     tiny=tiny("Cohere2MoeConfig", head_dim=16, num_experts=4, num_experts_per_tok=2, eos_token_id=2,
               logit_scale=0.25, layer_types=["sliding_attention", "full_attention"],
               mlp_layer_types=["sparse", "sparse"]),

@@ -9,7 +9,7 @@ no rotary. The head is tied and the logits are lm_head's output times logit_scal
 leaves it unset), which project_on_vocab applies.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 from ._llama import tiny
 from ._parallel_cohere import COHERE_BLOCK, times_logit_scale
@@ -24,15 +24,6 @@ FAMILY = Family(
     readout=times_logit_scale,
     # the config class's defaults, which its docstring gives as this checkpoint's, with the per-layer-type
     # rotary parameters the model needs to build
-    checkpoints=(
-        Checkpoint("CohereLabs/North-Micro-Vision-Instruct", "North Micro Vision", {
-            "architectures": ["CohereCompassForCausalLM"], "num_hidden_layers": 40, "hidden_size": 8192,
-            "intermediate_size": 22528, "num_attention_heads": 64, "num_key_value_heads": 64, "head_dim": 128,
-            "vocab_size": 256000, "max_position_embeddings": 8192, "hidden_act": "silu", "layer_norm_eps": 1e-05,
-            "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 10000.0}},
-            "tie_word_embeddings": True,
-        }),
-    ),
     tiny=tiny("CohereCompassTextConfig", eos_token_id=2, logit_scale=0.25,
               rope_parameters={"full_attention": {"rope_type": "default", "rope_theta": 10000.0}}),
 )

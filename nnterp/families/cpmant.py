@@ -31,7 +31,7 @@ and w_1 the up projection, dim_ff wide.
 from __future__ import annotations
 
 from nnterp.sites import WHOLE, Assigned
-from nnterp.family import Checkpoint, Family, Positions
+from nnterp.family import Family, Positions
 from nnterp.sites import HEADS_AFTER_POSITIONS, SPLIT_HEADS, Argument, Call, CallPositions, Child, Element, Own, Read
 
 
@@ -126,14 +126,6 @@ FAMILY = Family(
     },
     loads=("eager",),
     variants={"no_prompt": {"prompt_length": 0}},
-    checkpoints=(
-        Checkpoint("openbmb/cpm-ant-10b", "CPM-Ant 10B", {
-            "architectures": ["CpmAntForCausalLM"], "vocab_size": 30720, "hidden_size": 4096,
-            "num_attention_heads": 32, "dim_head": 128, "dim_ff": 10240, "num_hidden_layers": 48, "dropout_p": 0.0,
-            "position_bias_num_buckets": 512, "position_bias_max_distance": 2048, "eps": 1e-06, "init_std": 1.0,
-            "prompt_types": 32, "prompt_length": 32, "segment_types": 32, "use_cache": True,
-        }),
-    ),
     tiny={"config_class": "CpmAntConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "dim_ff": 128, "vocab_size": 300,
         "dim_head": 16}},

@@ -11,7 +11,7 @@ attention_interface, scaled by head_dim ** -0.5; every head has its own key and 
 logit lens adds the same bias vector at every block.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import Child, Read
 
 FAMILY = Family(
@@ -33,12 +33,6 @@ FAMILY = Family(
                         "the sinusoidal positions; layers[0].input is the result"),
     },
     accessors={"intermediate_size": lambda c: c.dff},
-    checkpoints=(
-        Checkpoint("Salesforce/ctrl", "CTRL (1.6B)", {
-            "architectures": ["CTRLLMHeadModel"], "n_layer": 48, "n_embd": 1280, "n_head": 16, "dff": 8192,
-            "vocab_size": 246534, "n_positions": 50000, "layer_norm_epsilon": 1e-06, "tie_word_embeddings": True,
-        }),
-    ),
     tiny={"config_class": "CTRLConfig", "overrides": {
         "n_embd": 64, "n_layer": 2, "n_head": 4, "dff": 128, "vocab_size": 300}},
 )

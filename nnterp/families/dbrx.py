@@ -18,7 +18,7 @@ weights [moe_num_experts * ffn_hidden_size, d_model]; the weighted sum is mlp_ou
 
 from nnterp.routers import RouterRead
 from nnterp.sites import WHOLE
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import Call, Element, Nowhere
 
 NEURONS = (
@@ -59,17 +59,6 @@ FAMILY = Family(
         "num_experts": lambda c: c.ffn_config.moe_num_experts,
         "num_experts_per_token": lambda c: c.ffn_config.moe_top_k,
     },
-    checkpoints=(
-        Checkpoint("databricks/dbrx-instruct", "DBRX Instruct (132B)", {
-            "architectures": ["DbrxForCausalLM"], "n_layers": 40, "d_model": 6144, "n_heads": 48,
-            "max_seq_len": 32768, "vocab_size": 100352,
-            "attn_config": {"kv_n_heads": 8, "clip_qkv": 8.0, "rope_theta": 500000.0},
-            "ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 4,
-                           "moe_normalize_expert_weights": 1.0, "ffn_act_fn": {"name": "silu"}},
-            "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-        Checkpoint("databricks/dbrx-base", "DBRX Base (132B)"),
-    ),
     tiny={"config_class": "DbrxConfig", "overrides": {
         "d_model": 64, "n_layers": 2, "n_heads": 4, "vocab_size": 300,
         "attn_config": {"kv_n_heads": 2, "rope_theta": 10000.0, "clip_qkv": 8.0},

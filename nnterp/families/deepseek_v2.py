@@ -14,7 +14,7 @@ best of n_group expert groups (by their best expert); the weights are the kept p
 routed_scaling_factor, not renormalized. The block returns experts(x) + shared_experts(x).
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 from nnterp.routers import LOGITS_BEFORE_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
 
@@ -38,26 +38,6 @@ FAMILY = Family(
             "[n_routed_experts, hidden_size, moe_intermediate_size]")),
     },
     accessors={**MLA_ACCESSORS, **moe_accessors("n_routed_experts")},
-    checkpoints=(
-        Checkpoint("deepseek-ai/DeepSeek-V2", "DeepSeek-V2", {
-            "architectures": ["DeepseekV2ForCausalLM"], "num_hidden_layers": 60, "hidden_size": 5120,
-            "intermediate_size": 12288, "moe_intermediate_size": 1536, "num_attention_heads": 128,
-            "num_key_value_heads": 128, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
-            "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 102400, "n_routed_experts": 160,
-            "num_experts_per_tok": 6, "n_shared_experts": 2, "first_k_dense_replace": 1, "n_group": 8,
-            "topk_group": 3, "topk_method": "group_limited_greedy", "routed_scaling_factor": 16.0,
-            "hidden_act": "silu", "rms_norm_eps": 1e-06, "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-        Checkpoint("deepseek-ai/DeepSeek-V2-Lite", "DeepSeek-V2-Lite", {
-            "architectures": ["DeepseekV2ForCausalLM"], "num_hidden_layers": 27, "hidden_size": 2048,
-            "intermediate_size": 10944, "moe_intermediate_size": 1408, "num_attention_heads": 16,
-            "num_key_value_heads": 16, "q_lora_rank": None, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
-            "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 102400, "n_routed_experts": 64,
-            "num_experts_per_tok": 6, "n_shared_experts": 2, "first_k_dense_replace": 1, "topk_method": "greedy",
-            "routed_scaling_factor": 1.0, "hidden_act": "silu", "rms_norm_eps": 1e-06,
-            "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-    ),
     tiny={"config_class": "DeepseekV2Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

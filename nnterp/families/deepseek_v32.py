@@ -8,7 +8,7 @@ kernel receives (the other keys get the dtype's minimum), so attention_scores ar
 indexer's keys and the probabilities are zero elsewhere; other kernels receive the indices instead.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 from nnterp.routers import DEEPSEEK_V3
 
@@ -22,18 +22,6 @@ FAMILY = Family(
     moe=DEEPSEEK_V3,
     sites={**mla_sites(indexed=True)},
     accessors=MLA_ACCESSORS,
-    checkpoints=(
-        Checkpoint("deepseek-ai/DeepSeek-V3.2-Exp", "DeepSeek-V3.2-Exp", {
-            "architectures": ["DeepseekV32ForCausalLM"], "num_hidden_layers": 61, "hidden_size": 7168,
-            "intermediate_size": 18432, "moe_intermediate_size": 2048, "num_attention_heads": 128,
-            "num_key_value_heads": 128, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
-            "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 129280, "n_routed_experts": 256,
-            "num_experts_per_tok": 8, "n_shared_experts": 1, "first_k_dense_replace": 3, "n_group": 8,
-            "topk_group": 4, "norm_topk_prob": True, "routed_scaling_factor": 2.5, "index_n_heads": 64,
-            "index_head_dim": 128, "index_topk": 2048, "hidden_act": "silu", "rms_norm_eps": 1e-06,
-            "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-    ),
     tiny={"config_class": "DeepseekV32Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

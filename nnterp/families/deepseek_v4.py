@@ -14,7 +14,7 @@ MLP is a mixture of experts: hash-routed on the first blocks, top-k routed after
 expert. The model runs eager attention only.
 """
 
-from nnterp.family import COMMON_SITES, Checkpoint, Family, described
+from nnterp.family import COMMON_SITES, Family, described
 from nnterp.sites import Nowhere
 from nnterp.families._hyper import contract_note, moe_neurons, stream_sites
 
@@ -46,14 +46,6 @@ FAMILY = Family(
         "attention_premix": Nowhere(GROUPED),
     },
     loads=("eager",),
-    checkpoints=(
-        Checkpoint("deepseek-ai/DeepSeek-V4-Flash-Base", "DeepSeek-V4-Flash-Base", {
-            "architectures": ["DeepseekV4ForCausalLM"], "num_hidden_layers": 43, "hidden_size": 4096,
-            "moe_intermediate_size": 2048, "num_attention_heads": 64, "num_key_value_heads": 1, "head_dim": 512,
-            "vocab_size": 129280, "n_routed_experts": 256, "num_experts_per_tok": 6, "hc_mult": 4,
-            "tie_word_embeddings": False,
-        }),
-    ),
     tiny={"config_class": "DeepseekV4Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16, "n_routed_experts": 4,

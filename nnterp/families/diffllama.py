@@ -18,7 +18,7 @@ attention_premix is o_proj's input, the normed differential heads, laid out as n
 head_dim (differential head j is chunks 2j and 2j + 1).
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import Call, Element, Read
 
 from ._llama import tiny
@@ -50,18 +50,5 @@ FAMILY = Family(
         "attention_premix": "What o_proj takes: the num_heads / 2 differential heads of width 2 * head_dim after "
                             "groupnorm and the factor 1 - lambda_init, as num_heads chunks of head_dim",
     },
-    checkpoints=(
-        # config.json of kajuma/DiffLlama-0.3B-handcut (a copy of the file in hlky/dinoml_v2's diffllama snapshots)
-        Checkpoint("kajuma/DiffLlama-0.3B-handcut", "DiffLlama-0.3B-handcut", {
-            "architectures": ["DiffLlamaForCausalLM"], "num_hidden_layers": 16, "hidden_size": 2048,
-            "intermediate_size": 8192, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 64,
-            "vocab_size": 128256, "max_position_embeddings": 131072, "hidden_act": "silu", "rms_norm_eps": 1e-05,
-            "attention_bias": False, "attention_dropout": 0.0, "tie_word_embeddings": True,
-            "bos_token_id": 128000, "eos_token_id": 128001,
-            "rope_parameters": {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 32.0, "high_freq_factor": 4.0,
-                                "low_freq_factor": 1.0, "original_max_position_embeddings": 8192},
-            "dtype": "float32",
-        }),
-    ),
     tiny=tiny("DiffLlamaConfig", head_dim=16),
 )

@@ -13,7 +13,7 @@ num_experts embedding experts, down_embed / up_embed, plus a shared gated MLP).
 """
 
 from nnterp.blocks import Block
-from nnterp.family import COMMON_SITES, Checkpoint, Family, described
+from nnterp.family import COMMON_SITES, Family, described
 from nnterp.sites import Element, Nowhere, Own, Read
 
 CDMOE = ("a cross-domain mixture of experts: each position mixes num_experts_per_tok embedding experts chosen by a "
@@ -58,21 +58,6 @@ FAMILY = Family(
         "mlp_neurons": _dense_or("mlp_neurons"),
         "mlp_output": Read(Own("output"), Element(0)),
     },
-    checkpoints=(
-        # config.json of SmallDoge/Doge-320M (mirrored in hlky/dinoml_v2
-        # agents/plans/transformers/doge/SmallDoge_Doge-320M_config.json)
-        Checkpoint("SmallDoge/Doge-320M", "Doge-320M", {
-            "architectures": ["DogeForCausalLM"], "attention_bias": False, "dynamic_mask_ratio": 0.0,
-            "expert_retrieval_size": 256, "hidden_act": "silu", "hidden_bias": False, "hidden_size": 512,
-            "intermediate_size": 1024, "is_moe": False, "keep_window_size": 2048, "max_position_embeddings": 2048,
-            "mlp_bias": False, "norm_topk_prob": False, "num_attention_heads": 4, "num_cdmoe_experts": 16348,
-            "num_cdmoe_experts_per_head": 8, "num_cdmoe_heads": 4, "num_experts": 16384, "num_experts_per_tok": 64,
-            "num_hidden_layers": 16, "num_key_value_heads": 2, "output_router_logits": False, "rms_norm_eps": 1e-06,
-            "rope_scaling": {"factor": 4.0, "original_max_position_embeddings": 2048, "rope_type": "dynamic"},
-            "rope_theta": 10000.0, "router_aux_loss_coef": 0.001, "sliding_window": None, "tie_word_embeddings": True,
-            "dtype": "bfloat16", "vocab_size": 32768,
-        }),
-    ),
     tiny={"config_class": "DogeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2}},

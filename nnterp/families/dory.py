@@ -43,7 +43,7 @@ logit_scale·(1/initializer_range) per token; logits are lm_head's output, float
 """
 
 from nnterp.blocks import Block
-from nnterp.family import Checkpoint, Family, described
+from nnterp.family import Family, described
 from nnterp.sites import Argument, Child, Nowhere, Read, Sibling
 
 
@@ -135,20 +135,6 @@ FAMILY = Family(
                           "token",
     },
     contract_note=NOTE,
-    checkpoints=(
-        # config facts of the released checkpoint as transformers reads them (DoryConfig's defaults, which name it, and
-        # the card of yujiepan/dory-1.0-tiny-random, built from it: 16 / 40 / 16 input / recurrent / output sublayers,
-        # 2 loops, hidden 2560, MLP 7168, 16 query heads over 4 key/value heads of 256, vocab 131072, untied, BF16).
-        # The file lists attention and mlp as separate sublayers (72 layer_types), which DoryConfig.__post_init__
-        # pairs into 36 layers of 8 / 20 / 8, in cycles of 3 sliding-window then 1 full-attention layer
-        Checkpoint("nvidia/NVIDIA-Nemotron-Labs-Dory1.0-4B-BF16", "Dory1.0-4B", {
-            "architectures": ["DoryForCausalLM"], "num_hidden_layers": 36, "n_input_layers": 8,
-            "n_recurrent_layers": 20, "n_output_layers": 8, "n_recurrent_loops": 2, "hidden_size": 2560,
-            "intermediate_size": 7168, "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 256,
-            "vocab_size": 131072, "sliding_window": 1024, "hidden_act": "silu", "tie_word_embeddings": False,
-            "dtype": "bfloat16",
-        }),
-    ),
     # the catalogue's recipe (2 blocks) leaves n_input_layers and n_output_layers at their defaults of 8, so both
     # sections cover both blocks and nothing loops; here one input, one looped and one output block, two loops
     tiny={"config_class": "DoryConfig", "overrides": {

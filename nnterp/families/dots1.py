@@ -12,7 +12,7 @@ the block returns experts(x) + shared_experts(x). Sliding-window layers are poss
 layer_types.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
@@ -22,16 +22,6 @@ FAMILY = Family(
             "choosing 6 of 128 experts per token beside shared experts.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Mixture of experts", "Shared experts"),
     moe=DEEPSEEK_V3,
-    checkpoints=(
-        Checkpoint("rednote-hilab/dots.llm1.base", "dots.llm1.base", {
-            "architectures": ["Dots1ForCausalLM"], "num_hidden_layers": 62, "hidden_size": 4608,
-            "intermediate_size": 10944, "moe_intermediate_size": 1408, "num_attention_heads": 32,
-            "num_key_value_heads": 32, "vocab_size": 152064, "n_routed_experts": 128, "num_experts_per_tok": 6,
-            "n_shared_experts": 2, "first_k_dense_replace": 1, "norm_topk_prob": True,
-            "max_position_embeddings": 32768, "hidden_act": "silu", "rms_norm_eps": 1e-06,
-            "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-    ),
     tiny={"config_class": "Dots1Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "n_group": 1, "topk_group": 1,

@@ -11,7 +11,7 @@ by their softmax probabilities renormalized to sum to one (the sum clamped at mo
 block returns experts(x) + shared_experts(x). Embeddings are tied to lm_head.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import LOGITS_BEFORE_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
@@ -29,16 +29,6 @@ FAMILY = Family(
                             "e_score_correction_bias; read-only",
     ), experts_sentence()),
     accessors=moe_accessors("moe_num_experts", "moe_k"),
-    checkpoints=(
-        Checkpoint("baidu/ERNIE-4.5-21B-A3B-PT", "ERNIE-4.5-21B-A3B-PT", {
-            "architectures": ["Ernie4_5_MoeForCausalLM"], "num_hidden_layers": 28, "hidden_size": 2560,
-            "intermediate_size": 12288, "moe_intermediate_size": 1536, "num_attention_heads": 20,
-            "num_key_value_heads": 4, "vocab_size": 103424, "moe_num_experts": 64, "moe_k": 6,
-            "moe_num_shared_experts": 2, "moe_layer_start_index": 1, "moe_layer_interval": 1,
-            "max_position_embeddings": 131072, "hidden_act": "silu", "rms_norm_eps": 1e-05,
-            "rope_theta": 500000.0, "tie_word_embeddings": True, "dtype": "bfloat16",
-        }),
-    ),
     tiny={"config_class": "Ernie4_5_MoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "moe_num_experts": 4,

@@ -10,7 +10,7 @@ applies is read per block.
 """
 
 from nnterp.blocks import OLMO2_POSTNORMS
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 from ._llama import tiny
 from ._llama_renamed import normed_then_rotated_on_sliding_layers
@@ -26,21 +26,5 @@ FAMILY = Family(
         "attention_queries": normed_then_rotated_on_sliding_layers("q_norm", "queries"),
         "attention_keys": normed_then_rotated_on_sliding_layers("k_norm", "keys"),
     },
-    checkpoints=(
-        # config.json of LGAI-EXAONE/EXAONE-4.0-32B (transformers 4.54.0.dev0) as NVIDIA/TensorRT-LLM's
-        # tests/unittest/_torch/modeling/test_modeling_exaone4.py copies it (EXAONE4_SINGLE_LAYER_CONFIG), with its
-        # two test edits undone as its own NOTE comments give them: num_hidden_layers 64 (the test uses 32 or 4) and
-        # sliding_window 4096 (the test uses 4); no layer_types there, so the class derives them from
-        # sliding_window_pattern 4 (three sliding layers, then one full)
-        Checkpoint("LGAI-EXAONE/EXAONE-4.0-32B", "EXAONE-4.0-32B", {
-            "architectures": ["Exaone4ForCausalLM"], "head_dim": 128, "hidden_act": "silu", "hidden_size": 5120,
-            "intermediate_size": 27392, "max_position_embeddings": 131072, "num_attention_heads": 40,
-            "num_hidden_layers": 64, "num_key_value_heads": 8, "rms_norm_eps": 1e-05,
-            "rope_scaling": {"factor": 16.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
-                             "original_max_position_embeddings": 8192, "rope_type": "llama3"},
-            "rope_theta": 1000000, "sliding_window": 4096, "sliding_window_pattern": 4, "tie_word_embeddings": False,
-            "dtype": "bfloat16", "vocab_size": 102400,
-        }),
-    ),
     tiny=tiny("Exaone4Config", layer_types=["sliding_attention", "full_attention"]),
 )

@@ -11,7 +11,7 @@ scores, group-limited top_k of scores + e_score_correction_bias, the chosen scor
 multiplied by routed_scaling_factor; the block returns experts(x) + shared_experts(x).
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import DEEPSEEK_V3, experts_sentence
 
 FAMILY = Family(
@@ -21,11 +21,6 @@ FAMILY = Family(
             "query/key norms, and a DeepSeek-V3 sigmoid router beside a shared expert on its sparse blocks.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Sliding window", "Mixture of experts", "Shared experts"),
     moe=DEEPSEEK_V3.but(experts=experts_sentence(), num_experts="num_experts"),
-    checkpoints=(
-        # the config class's defaults, which its docstring names after this checkpoint
-        Checkpoint("LGAI-EXAONE/K-EXAONE-236B-A23B", "K-EXAONE-236B-A23B", {
-            "architectures": ["ExaoneMoeForCausalLM"], "dtype": "bfloat16"}),
-    ),
     tiny={"config_class": "ExaoneMoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "num_experts": 4,

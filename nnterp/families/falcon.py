@@ -22,7 +22,7 @@ that branch, so they need no eager load; the head outputs are the dense projecti
 
 from nnterp.blocks import Block, PARALLEL_REASON
 from nnterp.sites import KEY_VALUE_GROUPS, WHOLE, Assigned, eager_only
-from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.family import COMMON_SITES, Family
 from nnterp.sites import SPLIT_HEADS, Argument, Call, Child, Element, Nowhere, Own, Read
 
 EAGER = eager_only("Falcon", "torch's scaled_dot_product_attention")
@@ -136,33 +136,6 @@ FAMILY = Family(
         "rw_alibi_sequential": {"num_kv_heads": 4, "alibi": True, "parallel_attn": False, "multi_query": False,
                                 "bias": True},
     },
-    checkpoints=(
-        # partial: the module printout of tiiuae/falcon-7b in kimborgen/falcon-llm README.md (32 blocks, hidden 4544,
-        # vocab 65024, eps 1e-05, no biases, one input_layernorm per block: parallel, query_key_value 4672 wide =
-        # 71 query heads of 64 and one key and one value head: multi_query); num_kv_heads is not recorded (no source),
-        # and the dtype is not in that printout
-        Checkpoint("tiiuae/falcon-7b", "Falcon-7B", {
-            "architectures": ["FalconForCausalLM"], "num_hidden_layers": 32, "hidden_size": 4544,
-            "num_attention_heads": 71, "multi_query": True, "parallel_attn": True,
-            "new_decoder_architecture": False, "alibi": False, "bias": False, "vocab_size": 65024,
-            "layer_norm_epsilon": 1e-05, "tie_word_embeddings": True, "dtype": "bfloat16",
-        }),
-        # partial: hidden_size, heads (n_head 128, n_head_kv 8), depth (n_layer 60), parallel_attn, alibi, bias, vocab,
-        # eps and dtype agree with the RefinedWeb-era config.json mirrored in Decentralised-AI/falcon-40b config.json,
-        # whose RefinedWeb model type transformers' conversion maps to new_decoder_architecture
-        Checkpoint("tiiuae/falcon-40b", "Falcon-40B", {
-            "architectures": ["FalconForCausalLM"], "num_hidden_layers": 60, "hidden_size": 8192,
-            "num_attention_heads": 128, "num_kv_heads": 8, "new_decoder_architecture": True, "parallel_attn": True,
-            "alibi": False, "bias": False, "vocab_size": 65024, "layer_norm_epsilon": 1e-05,
-            "tie_word_embeddings": True, "dtype": "bfloat16",
-        }),
-        Checkpoint("tiiuae/falcon-rw-1b", "Falcon-RW-1B", {
-            "architectures": ["FalconForCausalLM"], "num_hidden_layers": 24, "hidden_size": 2048,
-            "num_attention_heads": 32, "multi_query": False, "parallel_attn": False, "new_decoder_architecture": False,
-            "alibi": True, "bias": True, "vocab_size": 50304, "layer_norm_epsilon": 1e-05,
-            "tie_word_embeddings": True,
-        }),
-    ),
     tiny={"config_class": "FalconConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_kv_heads": 2,
         "ffn_hidden_size": 128, "vocab_size": 300}},

@@ -16,7 +16,7 @@ the logits (lm_head_multiplier, after lm_head). The final norm is final_layernor
 
 from nnterp.readout import Readout
 from nnterp.blocks import Block
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.family import COMMON_SITES
 from nnterp.families._hybrid import ATTENTION_INTERIOR, JAMBA_RENAME
 from nnterp.sites import EarlierFirst
@@ -58,11 +58,6 @@ FAMILY = Family(
                                                 for name in ATTENTION_INTERIOR},
            **{name: _earlier_first(name) for name in ("attention_queries_unrotated", "attention_keys_unrotated")}},
     readout=Readout(times="lm_head_multiplier"),
-    checkpoints=(
-        # the config class's defaults, which its docstring names after this checkpoint
-        Checkpoint("tiiuae/Falcon-H1-1.5B-Deep-Instruct", "Falcon-H1-1.5B-Deep-Instruct", {
-            "architectures": ["FalconH1ForCausalLM"], "dtype": "bfloat16"}),
-    ),
     tiny={"config_class": "FalconH1Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "mamba_n_heads": 4, "mamba_d_state": 16, "mamba_n_groups": 1,

@@ -11,7 +11,7 @@ returns float32 logits from a head run in the weights' dtype.
 """
 
 from nnterp.blocks import Block
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._mamba_ssm import BLOCK_NORM_RENAME, SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
 
 FAMILY = Family(
@@ -26,15 +26,6 @@ FAMILY = Family(
     accessors=dict(SSM_ACCESSORS),
     readout=float_logits,
     loads=("eager",),
-    checkpoints=(
-        Checkpoint("tiiuae/falcon-mamba-7b", "Falcon-Mamba 7B", {
-            "architectures": ["FalconMambaForCausalLM"], "num_hidden_layers": 64, "hidden_size": 4096,
-            "intermediate_size": 8192, "state_size": 16, "expand": 2, "conv_kernel": 4, "time_step_rank": 256,
-            "vocab_size": 65024, "layer_norm_epsilon": 1e-05, "mixer_rms_eps": 1e-06, "residual_in_fp32": True,
-            "tie_word_embeddings": False, "use_bias": False, "use_conv_bias": True, "hidden_act": "silu",
-            "dtype": "bfloat16",
-        }),
-    ),
     tiny={"config_class": "FalconMambaConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300}},
 )

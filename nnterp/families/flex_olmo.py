@@ -11,7 +11,7 @@ gate_up_proj and down_proj).
 """
 
 from nnterp.blocks import OLMO2_POSTNORMS
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import (
     LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, experts_sentence, moe_accessors, moe_block, router_sites,
 )
@@ -35,6 +35,5 @@ FAMILY = Family(
                              "experts.down_proj [num_experts, hidden_size, intermediate_size]")),
     },
     accessors=moe_accessors(("num_experts", "num_local_experts")),
-    checkpoints=(Checkpoint("allenai/FlexOlmo-7x7B-1T", "FlexOlmo-7x7B-1T"),),
     tiny=tiny("FlexOlmoConfig", num_experts=4, num_experts_per_tok=2, pad_token_id=0, eos_token_id=2),
 )

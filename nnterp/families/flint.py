@@ -13,7 +13,7 @@ the top_k of sigmoid(logits) and, when norm_topk_prob, normalizes them to sum to
 returns experts(x) + shared_expert(x).
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import sink_scores
 from nnterp.routers import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
 
@@ -34,10 +34,6 @@ FAMILY = Family(
     },
     accessors=moe_accessors("num_experts"),
     loads=("eager",),
-    checkpoints=(
-        # the config class's defaults, which its docstring names after this checkpoint
-        Checkpoint("RecursiveSI/flint", "flint", {"architectures": ["FlintForCausalLM"], "dtype": "bfloat16"}),
-    ),
     tiny={"config_class": "FlintConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64,

@@ -9,7 +9,7 @@ x * (1 + weight) in float32; and the gated MLP uses GELU-tanh. embed_tokens and 
 and logits are lm_head's output with nothing applied.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 from ._llama import tiny
 
@@ -23,18 +23,6 @@ FAMILY = Family(
         "token_embeddings": "The embedding module's output, already multiplied by sqrt(hidden_size) inside it; "
                             "layers[0].input is this tensor",
     },
-    checkpoints=(
-        # hidden_act, rope_theta and the token ids as in google/gemma-2b's config.json of its first release
-        # (transformers 4.38.0.dev0), copied into an earlier version of kohya-ss/sd-scripts library/lumina_util.py
-        Checkpoint("google/gemma-2b", "Gemma-2B", {
-            "architectures": ["GemmaForCausalLM"], "num_hidden_layers": 18, "hidden_size": 2048,
-            "intermediate_size": 16384, "num_attention_heads": 8, "num_key_value_heads": 1, "head_dim": 256,
-            "vocab_size": 256000, "max_position_embeddings": 8192, "hidden_activation": "gelu_pytorch_tanh",
-            "rms_norm_eps": 1e-06, "tie_word_embeddings": True, "dtype": "bfloat16", "hidden_act": "gelu",
-            "rope_theta": 10000.0, "bos_token_id": 2, "eos_token_id": 1, "pad_token_id": 0,
-        }),
-        Checkpoint("google/gemma-7b", "Gemma-7B"),
-    ),
     tiny=tiny("GemmaConfig", head_dim=16),
 )
 

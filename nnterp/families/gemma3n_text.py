@@ -22,7 +22,7 @@ cannot be stated (see contract_note); the sublayers' values are served on the ac
 
 
 from nnterp.readout import SOFTCAPPED
-from nnterp.family import COMMON_SITES, Checkpoint, Family, described
+from nnterp.family import COMMON_SITES, Family, described
 from nnterp.sites import Argument, Child, Nowhere, Read, Sibling
 
 _SCORES, _KEYS, _VALUES = (COMMON_SITES[n] for n in ("attention_scores", "attention_keys", "attention_values"))
@@ -83,17 +83,6 @@ FAMILY = Family(
     },
     accessors={"intermediate_size": _intermediate},
     readout=SOFTCAPPED,
-    checkpoints=(
-        Checkpoint("google/gemma-3n-E4B", "Gemma 3n E4B (text model)", {
-            "architectures": ["Gemma3nForCausalLM"], "num_hidden_layers": 35, "hidden_size": 2048,
-            "intermediate_size": 16384, "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 256,
-            "vocab_size": 262400, "vocab_size_per_layer_input": 262144, "hidden_size_per_layer_input": 256,
-            "altup_num_inputs": 4, "altup_active_idx": 0, "laurel_rank": 64, "num_kv_shared_layers": 15,
-            "sliding_window": 512, "final_logit_softcapping": 30.0, "hidden_activation": "gelu_pytorch_tanh",
-            "rms_norm_eps": 1e-06, "tie_word_embeddings": True,
-        }),
-        Checkpoint("google/gemma-3n-E2B", "Gemma 3n E2B (text model)"),
-    ),
     tiny={"config_class": "Gemma3nTextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "vocab_size_per_layer_input": 300, "head_dim": 16,

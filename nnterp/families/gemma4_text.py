@@ -28,7 +28,7 @@ final_logit_softcapping is set.
 
 from nnterp.blocks import SANDWICH
 from nnterp.vocabulary import FORWARD_ORDER
-from nnterp.family import COMMON_SITES, Checkpoint, Family, HostContext
+from nnterp.family import COMMON_SITES, Family, HostContext
 from nnterp.routers import InRouter, RouterRead
 from nnterp.sites import Element, Nowhere, PlusEarlier, Read, Sibling
 from nnterp.readout import SOFTCAPPED
@@ -122,41 +122,6 @@ FAMILY = Family(
         # the 31B's layout: no per-layer inputs, full-attention layers with fewer key heads whose keys are the values
         "k_eq_v": {"attention_k_eq_v": True, "num_global_key_value_heads": 1, "hidden_size_per_layer_input": 0},
     },
-    checkpoints=(
-        # text_config of google/gemma-4-E2B-it's config.json (mirrored in hlky/dinoml_v2
-        # agents/plans/transformers/gemma4/_sources/google_gemma-4-E2B-it__config.json)
-        Checkpoint("google/gemma-4-e2b-it", "Gemma 4 E2B", {
-            "attention_bias": False, "attention_k_eq_v": False, "dtype": "bfloat16", "enable_moe_block": False,
-            "expert_intermediate_size": None, "final_logit_softcapping": 30.0, "global_head_dim": 512, "head_dim": 256,
-            "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 1536, "hidden_size_per_layer_input": 256,
-            "intermediate_size": 6144, "layer_types": (["sliding_attention"] * 4 + ["full_attention"]) * 7,
-            "max_position_embeddings": 131072, "num_attention_heads": 8, "num_experts": None,
-            "num_global_key_value_heads": None, "num_hidden_layers": 35, "num_key_value_heads": 1,
-            "num_kv_shared_layers": 20, "rms_norm_eps": 1e-06,
-            "rope_parameters": {
-                "full_attention": {"partial_rotary_factor": 0.25, "rope_theta": 1000000.0, "rope_type": "proportional"},
-                "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-            },
-            "sliding_window": 512, "tie_word_embeddings": True, "top_k_experts": None,
-            "use_bidirectional_attention": None, "use_double_wide_mlp": True, "vocab_size": 262144,
-            "vocab_size_per_layer_input": 262144,
-        }),
-        # text_config of google/gemma-4-31B-it's config.json, as printed in full in a public model report
-        Checkpoint("google/gemma-4-31B-it", "Gemma 4 31B", {
-            "num_hidden_layers": 60, "hidden_size": 5376, "intermediate_size": 21504, "num_attention_heads": 32,
-            "num_key_value_heads": 16, "head_dim": 256, "num_global_key_value_heads": 4, "global_head_dim": 512,
-            "attention_k_eq_v": True, "vocab_size": 262144, "vocab_size_per_layer_input": 262144,
-            "hidden_size_per_layer_input": 0, "max_position_embeddings": 262144,
-            "hidden_activation": "gelu_pytorch_tanh", "rms_norm_eps": 1e-06, "final_logit_softcapping": 30.0,
-            "sliding_window": 1024,
-            "layer_types": (["sliding_attention"] * 5 + ["full_attention"]) * 10,
-            "rope_parameters": {
-                "full_attention": {"partial_rotary_factor": 0.25, "rope_theta": 1000000.0, "rope_type": "proportional"},
-                "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"}},
-            "enable_moe_block": False, "num_kv_shared_layers": 0, "use_double_wide_mlp": False,
-            "tie_word_embeddings": True, "dtype": "bfloat16",
-        }),
-    ),
     # full-attention heads wider than the sliding ones, as on the real checkpoints
     tiny={"config_class": "Gemma4TextConfig", "overrides": {
         **TINY, "vocab_size_per_layer_input": 300, "head_dim": 16, "global_head_dim": 32,

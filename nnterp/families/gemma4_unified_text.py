@@ -16,7 +16,7 @@ layer's keys and values. use_bidirectional_attention lets vision tokens attend b
 """
 
 from nnterp.blocks import SANDWICH
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.readout import SOFTCAPPED
 
 from ._llama import TINY
@@ -37,23 +37,5 @@ FAMILY = Family(
     },
     accessors=GEMMA4_ACCESSORS,
     readout=SOFTCAPPED,
-    checkpoints=(
-        # text_config of google/gemma-4-12B's config.json (the base release of the same architecture), as fetched
-        # from the Hub in a public session log
-        Checkpoint("google/gemma-4-12B-it", "Gemma 4 12B", {
-            "num_hidden_layers": 48, "hidden_size": 3840, "intermediate_size": 15360, "num_attention_heads": 16,
-            "num_key_value_heads": 8, "head_dim": 256, "num_global_key_value_heads": 1, "global_head_dim": 512,
-            "attention_k_eq_v": True, "vocab_size": 262144, "vocab_size_per_layer_input": 262144,
-            "hidden_size_per_layer_input": 0, "max_position_embeddings": 262144,
-            "hidden_activation": "gelu_pytorch_tanh", "rms_norm_eps": 1e-06, "final_logit_softcapping": 30.0,
-            "sliding_window": 1024,
-            "layer_types": (["sliding_attention"] * 5 + ["full_attention"]) * 8,
-            "rope_parameters": {
-                "full_attention": {"partial_rotary_factor": 0.25, "rope_theta": 1000000.0, "rope_type": "proportional"},
-                "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"}},
-            "enable_moe_block": False, "num_kv_shared_layers": 0, "use_double_wide_mlp": False,
-            "tie_word_embeddings": True,
-        }),
-    ),
     tiny={"config_class": "Gemma4UnifiedTextConfig", "overrides": {**TINY, "head_dim": 16, "global_head_dim": 32}},
 )

@@ -7,7 +7,7 @@ the normalized sigmoid scores times routed_scaling_factor), fused experts and sh
 on every token.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 from nnterp.routers import DEEPSEEK_V3
 
@@ -20,18 +20,6 @@ FAMILY = Family(
     moe=DEEPSEEK_V3,
     sites={**mla_sites()},
     accessors=MLA_ACCESSORS,
-    checkpoints=(
-        # config.json of zai-org/GLM-4.7-Flash, partial: the sizes listed in hlky/dinoml_v2
-        # agents/plans/transformers/glm4_moe_lite/config_sweep_snapshot.json; its rotary and dense-first keys are not
-        # listed and keep the class default
-        Checkpoint("zai-org/GLM-4.7-Flash", "GLM-4.7-Flash", {
-            "architectures": ["Glm4MoeLiteForCausalLM"], "dtype": "bfloat16", "hidden_size": 2048,
-            "num_hidden_layers": 47, "num_attention_heads": 20, "num_key_value_heads": 20, "q_lora_rank": 768,
-            "kv_lora_rank": 512, "qk_nope_head_dim": 192, "qk_rope_head_dim": 64, "v_head_dim": 256,
-            "intermediate_size": 10240, "moe_intermediate_size": 1536, "n_routed_experts": 64, "n_shared_experts": 1,
-            "num_experts_per_tok": 4, "max_position_embeddings": 202752, "vocab_size": 154880,
-        }),
-    ),
     tiny={"config_class": "Glm4MoeLiteConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "n_routed_experts": 4,

@@ -9,7 +9,7 @@ blocks, then GlmMoeDsaMoE blocks of a sigmoid, group-limited router gate with
 e_score_correction_bias, fused experts and shared_experts.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 from nnterp.routers import DEEPSEEK_V3
 
@@ -23,24 +23,6 @@ FAMILY = Family(
     moe=DEEPSEEK_V3,
     sites={**mla_sites(indexed=True)},
     accessors=MLA_ACCESSORS,
-    checkpoints=(
-        # config.json of zai-org/GLM-5 (mirrored in hlky/dinoml_v2
-        # agents/plans/transformers/glm_moe_dsa/_sources/hf_config_zai-org_GLM-5_main.json)
-        Checkpoint("zai-org/GLM-5", "GLM-5", {
-            "architectures": ["GlmMoeDsaForCausalLM"], "attention_bias": False, "dtype": "bfloat16", "ep_size": 1,
-            "first_k_dense_replace": 3, "hidden_act": "silu", "head_dim": 64, "hidden_size": 6144,
-            "index_head_dim": 128, "index_n_heads": 32, "index_topk": 2048, "indexer_rope_interleave": True,
-            "intermediate_size": 12288, "kv_lora_rank": 512, "max_position_embeddings": 202752,
-            "moe_intermediate_size": 2048, "moe_layer_freq": 1, "n_group": 1, "n_routed_experts": 256,
-            "n_shared_experts": 1, "norm_topk_prob": True, "num_attention_heads": 64, "num_experts_per_tok": 8,
-            "num_hidden_layers": 78, "num_key_value_heads": 64, "num_nextn_predict_layers": 1, "pretraining_tp": 1,
-            "q_lora_rank": 2048, "qk_head_dim": 256, "qk_nope_head_dim": 192, "qk_rope_head_dim": 64,
-            "rms_norm_eps": 1e-05, "rope_interleave": True,
-            "rope_parameters": {"rope_theta": 1000000, "rope_type": "default"}, "routed_scaling_factor": 2.5,
-            "scoring_func": "sigmoid", "tie_word_embeddings": False, "topk_group": 1, "topk_method": "noaux_tc",
-            "v_head_dim": 256, "vocab_size": 154880,
-        }),
-    ),
     tiny={"config_class": "GlmMoeDsaConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

@@ -13,7 +13,7 @@ resid_dropout and the MLP's dropout are inert in eval.
 """
 
 from nnterp.families._gpt2 import GPT2_INTERIOR, GPT2_RENAME, TOKEN_EMBEDDINGS
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 FAMILY = Family(
     name="gpt2",
@@ -25,24 +25,6 @@ FAMILY = Family(
     sites={"token_embeddings": TOKEN_EMBEDDINGS, **GPT2_INTERIOR},
     accessors={"intermediate_size": lambda c: c.n_inner or 4 * c.hidden_size},
     variants={"reorder_and_upcast_attn": {"reorder_and_upcast_attn": True}},
-    checkpoints=(
-        # config.json of openai-community/gpt2, as copied into mlc-ai/mlc-llm python/mlc_llm/model/model_preset.py
-        # (preset "gpt2"); it sets no n_inner, scale_attn_weights or tie_word_embeddings (the class's defaults)
-        Checkpoint("openai-community/gpt2", "GPT-2 (124M)", {
-            "architectures": ["GPT2LMHeadModel"], "activation_function": "gelu_new", "layer_norm_epsilon": 1e-05,
-            "n_ctx": 1024, "n_embd": 768, "n_head": 12, "n_layer": 12, "n_positions": 1024, "vocab_size": 50257,
-            "bos_token_id": 50256, "eos_token_id": 50256,
-        }),
-        # config.json of openai-community/gpt2-medium, as copied into mlc-ai/mlc-llm
-        # python/mlc_llm/model/model_preset.py (preset "gpt2_medium")
-        Checkpoint("openai-community/gpt2-medium", "GPT-2 Medium", {
-            "architectures": ["GPT2LMHeadModel"], "activation_function": "gelu_new", "layer_norm_epsilon": 1e-05,
-            "n_ctx": 1024, "n_embd": 1024, "n_head": 16, "n_layer": 24, "n_positions": 1024, "n_special": 0,
-            "predict_special_tokens": True, "vocab_size": 50257,
-        }),
-        Checkpoint("openai-community/gpt2-large", "GPT-2 Large"),
-        Checkpoint("openai-community/gpt2-xl", "GPT-2 XL"),
-    ),
     tiny={"config_class": "GPT2Config", "overrides": {
         "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": 128, "vocab_size": 300, "bos_token_id": 1,
         "eos_token_id": 2}},

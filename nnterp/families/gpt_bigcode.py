@@ -13,7 +13,7 @@ and an edit is carried back into the call.
 """
 
 from nnterp.families._gpt2 import GPT2_RENAME, KERNEL_SITES, TOKEN_EMBEDDINGS
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 FAMILY = Family(
     name="gpt_bigcode",
@@ -28,20 +28,6 @@ FAMILY = Family(
     },
     accessors={"intermediate_size": lambda c: c.n_inner or 4 * c.hidden_size},
     variants={"mha": {"multi_query": False}},
-    checkpoints=(
-        Checkpoint("bigcode/gpt_bigcode-santacoder", "SantaCoder (1.1B)", {
-            "architectures": ["GPTBigCodeForCausalLM"], "n_layer": 24, "n_embd": 2048, "n_head": 16,
-            "n_inner": 8192, "vocab_size": 49280, "n_positions": 2048, "multi_query": True,
-            "activation_function": "gelu_pytorch_tanh", "layer_norm_epsilon": 1e-05, "tie_word_embeddings": True,
-            "bos_token_id": 49152, "eos_token_id": 49152,
-        }),
-        Checkpoint("bigcode/starcoder", "StarCoder (15.5B)", {
-            "architectures": ["GPTBigCodeForCausalLM"], "n_layer": 40, "n_embd": 6144, "n_head": 48,
-            "n_inner": 24576, "vocab_size": 49152, "n_positions": 8192, "multi_query": True,
-            "activation_function": "gelu_pytorch_tanh", "layer_norm_epsilon": 1e-05, "tie_word_embeddings": True,
-            "bos_token_id": 0, "eos_token_id": 0,
-        }),
-    ),
     tiny={"config_class": "GPTBigCodeConfig", "overrides": {
         "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": 128, "vocab_size": 300, "bos_token_id": 1,
         "eos_token_id": 2}},

@@ -14,7 +14,7 @@ torch.where as the float32 minimum, the padding mask added, softmax, a cast to t
 """
 
 from nnterp.families._gpt2 import TOKEN_EMBEDDINGS
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, Element, Read
 
 _ATTN = "self._attn"
@@ -45,16 +45,6 @@ FAMILY = Family(
         "attention_head_outputs": Read(Call(_ATTN, child="attention"), Element(0), HEADS_AFTER_POSITIONS),
     },
     loads=("eager",),
-    checkpoints=(
-        Checkpoint("EleutherAI/gpt-neo-125m", "GPT-Neo 125M", {
-            "architectures": ["GPTNeoForCausalLM"], "num_layers": 12, "hidden_size": 768, "num_heads": 12,
-            "intermediate_size": None, "vocab_size": 50257, "max_position_embeddings": 2048, "window_size": 256,
-            "attention_types": [[["global", "local"], 6]], "activation_function": "gelu_new",
-            "layer_norm_epsilon": 1e-05, "tie_word_embeddings": True,
-        }),
-        Checkpoint("EleutherAI/gpt-neo-1.3B", "GPT-Neo 1.3B"),
-        Checkpoint("EleutherAI/gpt-neo-2.7B", "GPT-Neo 2.7B"),
-    ),
     tiny={"config_class": "GPTNeoConfig", "overrides": {
         "hidden_size": 64, "num_layers": 2, "intermediate_size": 128, "vocab_size": 300, "bos_token_id": 1,
         "eos_token_id": 2, "attention_types": [[["global", "local"], 1]]}},

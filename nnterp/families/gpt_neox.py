@@ -15,7 +15,7 @@ keys and values have num_heads heads.
 
 from nnterp.blocks import Parallel
 from nnterp.families._neox_fused_qkv import NEOX_RENAME
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 
 FAMILY = Family(
@@ -32,21 +32,6 @@ FAMILY = Family(
         sum=lambda x, attn, mlp: (mlp + attn) + x),
     accessors={"num_kv_heads": lambda c: c.num_attention_heads},
     variants={"sequential": {"use_parallel_residual": False}},
-    checkpoints=(
-        Checkpoint("EleutherAI/pythia-1.4b", "Pythia-1.4B", {
-            "architectures": ["GPTNeoXForCausalLM"], "num_hidden_layers": 24, "hidden_size": 2048,
-            "intermediate_size": 8192, "num_attention_heads": 16, "vocab_size": 50304,
-            "max_position_embeddings": 2048, "hidden_act": "gelu", "layer_norm_eps": 1e-05,
-            "use_parallel_residual": True, "rotary_pct": 0.25, "rotary_emb_base": 10000,
-            "tie_word_embeddings": False, "dtype": "float16",
-        }),
-        Checkpoint("EleutherAI/gpt-neox-20b", "GPT-NeoX-20B", {
-            "architectures": ["GPTNeoXForCausalLM"], "num_hidden_layers": 44, "hidden_size": 6144,
-            "intermediate_size": 24576, "num_attention_heads": 64, "vocab_size": 50432,
-            "max_position_embeddings": 2048, "hidden_act": "gelu_fast", "layer_norm_eps": 1e-05,
-            "use_parallel_residual": True, "rotary_pct": 0.25, "tie_word_embeddings": False, "dtype": "float16",
-        }),
-    ),
     tiny={"config_class": "GPTNeoXConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
         "vocab_size": 300}},

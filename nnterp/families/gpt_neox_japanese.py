@@ -14,7 +14,7 @@ mask added, softmax, attention_dropout, a cast to the values' dtype, @ v; the in
 eager load.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, Element, Own, Read
 
 FAMILY = Family(
@@ -46,14 +46,6 @@ FAMILY = Family(
         "intermediate_size": lambda c: c.hidden_size * c.intermediate_multiple_size,
     },
     loads=("eager",),
-    checkpoints=(
-        Checkpoint("abeja/gpt-neox-japanese-2.7b", "GPT-NeoX-Japanese 2.7B", {
-            "architectures": ["GPTNeoXJapaneseForCausalLM"], "num_hidden_layers": 32, "hidden_size": 2560,
-            "num_attention_heads": 32, "intermediate_multiple_size": 4, "vocab_size": 32000,
-            "max_position_embeddings": 2048, "hidden_act": "gelu", "layer_norm_eps": 1e-05,
-            "tie_word_embeddings": True,
-        }),
-    ),
     tiny={"config_class": "GPTNeoXJapaneseConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 300,
         "bos_token_id": 1, "eos_token_id": 2}},

@@ -13,7 +13,7 @@ themselves) and experts with fused, transposed weights: gate_up_proj [num_expert
 hidden_size]. The MLP returns (output, router_scores); the block adds element 0.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import sink_scores
 from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
@@ -36,38 +36,6 @@ FAMILY = Family(
     },
     accessors=moe_accessors("num_local_experts"),
     loads=("eager",),
-    checkpoints=(
-        # config.json of openai/gpt-oss-20b, as copied into EchoCog/gpt-oss-20b config.json (its quantization_config
-        # dropped: that copy rewrote quant_method; the file sets no dtype)
-        Checkpoint("openai/gpt-oss-20b", "gpt-oss-20b", {
-            "architectures": ["GptOssForCausalLM"], "attention_bias": True, "experts_per_token": 4, "head_dim": 64,
-            "hidden_act": "silu", "hidden_size": 2880, "initial_context_length": 4096, "intermediate_size": 2880,
-            "layer_types": ["sliding_attention", "full_attention"] * 12, "max_position_embeddings": 131072,
-            "num_attention_heads": 64, "num_experts_per_tok": 4, "num_hidden_layers": 24, "num_key_value_heads": 8,
-            "num_local_experts": 32, "output_router_logits": False, "rms_norm_eps": 1e-05,
-            "rope_scaling": {
-                "beta_fast": 32.0, "beta_slow": 1.0, "factor": 32.0, "original_max_position_embeddings": 4096,
-                "rope_type": "yarn", "truncate": False,
-            },
-            "rope_theta": 150000, "router_aux_loss_coef": 0.9, "sliding_window": 128, "swiglu_limit": 7.0,
-            "tie_word_embeddings": False, "vocab_size": 201088,
-        }),
-        # config.json of openai/gpt-oss-120b (mirrored in hlky/dinoml_v2
-        # agents/plans/transformers/gpt_oss/_sources/openai_gpt-oss-120b_config.json)
-        Checkpoint("openai/gpt-oss-120b", "gpt-oss-120b", {
-            "architectures": ["GptOssForCausalLM"], "attention_bias": True, "experts_per_token": 4, "head_dim": 64,
-            "hidden_act": "silu", "hidden_size": 2880, "initial_context_length": 4096, "intermediate_size": 2880,
-            "layer_types": ["sliding_attention", "full_attention"] * 18, "max_position_embeddings": 131072,
-            "num_attention_heads": 64, "num_experts_per_tok": 4, "num_hidden_layers": 36, "num_key_value_heads": 8,
-            "num_local_experts": 128, "output_router_logits": False, "rms_norm_eps": 1e-05,
-            "rope_scaling": {
-                "beta_fast": 32.0, "beta_slow": 1.0, "factor": 32.0, "original_max_position_embeddings": 4096,
-                "rope_type": "yarn", "truncate": False,
-            },
-            "rope_theta": 150000, "router_aux_loss_coef": 0.9, "sliding_window": 128, "swiglu_limit": 7.0,
-            "tie_word_embeddings": False, "vocab_size": 201088,
-        }),
-    ),
     tiny={"config_class": "GptOssConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_local_experts": 4,

@@ -10,7 +10,7 @@ SentencePiece vocabulary (GPTSw3Tokenizer) and 2048 positions.
 """
 
 from nnterp.families._gpt2 import GPT2_INTERIOR, GPT2_RENAME, TOKEN_EMBEDDINGS
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 FAMILY = Family(
     name="gpt-sw3",
@@ -21,15 +21,6 @@ FAMILY = Family(
     rename=GPT2_RENAME,
     sites={"token_embeddings": TOKEN_EMBEDDINGS, **GPT2_INTERIOR},
     accessors={"intermediate_size": lambda c: c.n_inner or 4 * c.hidden_size},
-    checkpoints=(
-        Checkpoint("AI-Sweden-Models/gpt-sw3-126m", "GPT-SW3 126M", {
-            "architectures": ["GPT2LMHeadModel"], "model_type": "gpt-sw3", "n_layer": 12, "n_embd": 768,
-            "n_head": 12, "n_inner": 3072, "vocab_size": 64000, "n_positions": 2048, "activation_function": "gelu",
-            "layer_norm_epsilon": 1e-05, "tie_word_embeddings": True,
-        }),
-        Checkpoint("AI-Sweden-Models/gpt-sw3-1.3b", "GPT-SW3 1.3B"),
-        Checkpoint("AI-Sweden-Models/gpt-sw3-6.7b", "GPT-SW3 6.7B"),
-    ),
     # model_type makes the tiny model a GPT-SW3 one (GPT2Config keeps it), as a real checkpoint's config.json does
     tiny={"config_class": "GPT2Config", "overrides": {
         "model_type": "gpt-sw3", "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": 128, "vocab_size": 300,

@@ -13,7 +13,7 @@ pattern change the values mixed and reach the logits.
 """
 
 from nnterp.families._parallel_gptj import GPTJ_BLOCK, GPTJ_RENAME, intermediate_size
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 FAMILY = Family(
     name="gptj",
@@ -24,13 +24,6 @@ FAMILY = Family(
     rename=GPTJ_RENAME,
     block=GPTJ_BLOCK,
     accessors={"intermediate_size": intermediate_size},
-    checkpoints=(
-        Checkpoint("EleutherAI/gpt-j-6b", "GPT-J 6B", {
-            "architectures": ["GPTJForCausalLM"], "n_layer": 28, "n_embd": 4096, "n_head": 16, "n_inner": None,
-            "rotary_dim": 64, "vocab_size": 50400, "n_positions": 2048, "activation_function": "gelu_new",
-            "layer_norm_epsilon": 1e-05, "tie_word_embeddings": False,
-        }),
-    ),
     tiny={"config_class": "GPTJConfig", "overrides": {
         "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": 128, "vocab_size": 300, "bos_token_id": 1,
         "eos_token_id": 2, "rotary_dim": 8}},

@@ -9,7 +9,7 @@ are the products the stream receives (an edit is carried back divided); project_
 by logits_scaling.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 from nnterp.blocks import GRANITE_BLOCK
 
@@ -24,16 +24,6 @@ FAMILY = Family(
     block=GRANITE_BLOCK,
     sites={"token_embeddings": EMBEDDINGS_MULTIPLIED},
     readout=logits_divided_by_scaling,
-    checkpoints=(
-        Checkpoint("ibm-granite/granite-3.0-8b-instruct", "Granite-3.0-8B-Instruct", {
-            "architectures": ["GraniteForCausalLM"], "num_hidden_layers": 40, "hidden_size": 4096,
-            "intermediate_size": 12800, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 49155,
-            "max_position_embeddings": 4096, "hidden_act": "silu", "rms_norm_eps": 1e-06,
-            "embedding_multiplier": 12.0, "residual_multiplier": 0.22, "attention_multiplier": 0.0078125,
-            "logits_scaling": 16.0, "tie_word_embeddings": True, "dtype": "bfloat16",
-        }),
-        Checkpoint("ibm-granite/granite-3.0-2b-instruct", "Granite-3.0-2B-Instruct"),
-    ),
     tiny=tiny("GraniteConfig", **GRANITE_TINY),
 )
 

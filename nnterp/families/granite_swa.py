@@ -13,7 +13,7 @@ applied after the mixing. attention_probabilities are the softmax before that fa
 factor is applied between them and o_proj.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import EAGER_ONLY, HEADS_AFTER_POSITIONS, Argument, Call, Read
 
 from nnterp.blocks import GRANITE_BLOCK
@@ -49,21 +49,5 @@ FAMILY = Family(
     },
     readout=logits_divided_by_scaling,
     loads=("eager",),
-    checkpoints=(
-        # config.json of ibm-granite/granite-swash-2b at revision af1e322, as inlined field by field in mobius's
-        # granite_swa test (_PINNED_CONFIG_JSON; no layer_rope_theta there, so one rope_theta on every layer)
-        Checkpoint("ibm-granite/granite-swash-2b", "Granite-SWASH-2B", {
-            "architectures": ["GraniteSWAForCausalLM"], "num_hidden_layers": 24, "hidden_size": 2560,
-            "intermediate_size": 8192, "num_attention_heads": 20, "num_key_value_heads": 4, "vocab_size": 100352,
-            "max_position_embeddings": 8192, "hidden_act": "silu", "rms_norm_eps": 1e-05, "attention_bias": False,
-            "mlp_bias": False, "tie_word_embeddings": True, "bos_token_id": 100257, "eos_token_id": 100257,
-            "pad_token_id": 100256, "sliding_window": 128,
-            "layer_types": ["full_attention"]
-            + ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"] * 5
-            + ["sliding_attention", "sliding_attention", "sliding_attention"],
-            "embedding_multiplier": 12, "residual_multiplier": 0.28, "logits_scaling": 10,
-            "attention_multiplier": 0.0078125, "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0},
-        }),
-    ),
     tiny=tiny("GraniteSWAConfig", bos_token_id=1, eos_token_id=2, **GRANITE_TINY),
 )

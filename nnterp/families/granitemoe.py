@@ -14,7 +14,7 @@ cast to float32, the top_k logits softmaxed among themselves) and experts (fused
 
 from nnterp.families._llama import logits_divided_by_scaling
 from nnterp.blocks import GRANITE_BLOCK
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._granite_moe import granite_sites
 from nnterp.routers import TOPK_THEN_SOFTMAX, experts_sentence, moe_accessors, router_sites
 
@@ -39,26 +39,6 @@ FAMILY = Family(
     sites=granite_sites(GRANITE_ROUTER, GRANITE_NEURONS),
     accessors=moe_accessors("num_local_experts"),
     readout=logits_divided_by_scaling,
-    checkpoints=(
-        Checkpoint("ibm-granite/granite-3.0-1b-a400m-base", "granite-3.0-1b-a400m-base", {
-            "architectures": ["GraniteMoeForCausalLM"], "num_hidden_layers": 24, "hidden_size": 1024,
-            "intermediate_size": 512, "num_attention_heads": 16, "num_key_value_heads": 8, "vocab_size": 49155,
-            "num_local_experts": 32, "num_experts_per_tok": 8, "embedding_multiplier": 12.0,
-            "logits_scaling": 6.0, "residual_multiplier": 0.22, "attention_multiplier": 0.015625,
-            "max_position_embeddings": 4096, "hidden_act": "silu", "rms_norm_eps": 1e-06,
-            "tie_word_embeddings": True, "rope_theta": 10000.0, "dtype": "bfloat16",
-        }),
-        # config.json of ibm-granite/granite-3.0-3b-a800m-base (mirrored in hlky/dinoml_v2
-        # agents/plans/transformers/granitemoe/_sources/ibm-granite_granite-3.0-3b-a800m-base_config.json)
-        Checkpoint("ibm-granite/granite-3.0-3b-a800m-base", "granite-3.0-3b-a800m-base", {
-            "architectures": ["GraniteMoeForCausalLM"], "attention_bias": False, "attention_multiplier": 0.015625,
-            "embedding_multiplier": 12.0, "hidden_act": "silu", "hidden_size": 1536, "intermediate_size": 512,
-            "logits_scaling": 6.0, "max_position_embeddings": 4096, "num_attention_heads": 24, "num_experts_per_tok": 8,
-            "num_hidden_layers": 32, "num_key_value_heads": 8, "num_local_experts": 40, "output_router_logits": False,
-            "residual_multiplier": 0.22, "rms_norm_eps": 1e-06, "rope_scaling": None, "rope_theta": 10000,
-            "router_aux_loss_coef": 0.001, "tie_word_embeddings": True, "vocab_size": 49152,
-        }),
-    ),
     tiny={"config_class": "GraniteMoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "num_local_experts": 4, "num_experts_per_tok": 2,

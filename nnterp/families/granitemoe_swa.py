@@ -11,7 +11,7 @@ attention_premix, o_proj's input, is after it. The model runs only under eager a
 
 from nnterp.families._llama import logits_divided_by_scaling
 from nnterp.blocks import GRANITE_BLOCK
-from nnterp.family import Checkpoint, Family, described
+from nnterp.family import Family, described
 from nnterp.families._granite_moe import granite_sites
 from nnterp.routers import moe_accessors
 from nnterp.families.granitemoe import GRANITE_MULTIPLIERS, GRANITE_NEURONS, GRANITE_ROUTER
@@ -49,21 +49,6 @@ FAMILY = Family(
     accessors=moe_accessors("num_local_experts"),
     readout=logits_divided_by_scaling,
     loads=("eager",),
-    checkpoints=(
-        # partial config.json of ibm-granite/granite-swash-3b-a600m: the keys that pierre427/mlx2's
-        # src/mlx2/adapters/granite_swa.py (inspect_artifact) requires the checkpoint's config.json to hold, value for
-        # value, before it loads it (layer_types as its list of full-attention layers 0, 3, 7, ..., 27 spells it);
-        # rope, norm eps, dtype and token ids are not listed there, so the config class's defaults stand for them
-        Checkpoint("ibm-granite/granite-swash-3b-a600m", "granite-swash-3b-a600m", {
-            "architectures": ["GraniteMoeSWAForCausalLM"], "vocab_size": 100352, "hidden_size": 1280,
-            "intermediate_size": 512, "num_hidden_layers": 28, "num_attention_heads": 20, "num_key_value_heads": 4,
-            "num_local_experts": 48, "num_experts_per_tok": 4, "shared_intermediate_size": 1280, "sliding_window": 128,
-            "max_position_embeddings": 8192, "tie_word_embeddings": True, "embedding_multiplier": 12,
-            "attention_multiplier": 0.015625, "residual_multiplier": 0.26, "logits_scaling": 5,
-            "layer_types": ["full_attention", "sliding_attention", "sliding_attention", "full_attention"]
-            + ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"] * 6,
-        }),
-    ),
     tiny={"config_class": "GraniteMoeSWAConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "num_local_experts": 4, "num_experts_per_tok": 2,

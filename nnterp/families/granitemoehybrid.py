@@ -15,7 +15,7 @@ self_attn, leaving the module's own attribute None.
 
 from nnterp.families._llama import logits_divided_by_scaling
 from nnterp.blocks import Multiplied
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._hybrid import MAMBA2, mixer_interior
 from nnterp.families._granite_moe import granite_sites
 from nnterp.routers import moe_accessors
@@ -35,10 +35,6 @@ FAMILY = Family(
            **granite_sites(GRANITE_ROUTER, GRANITE_NEURONS)},
     accessors=moe_accessors("num_local_experts"),
     readout=logits_divided_by_scaling,
-    checkpoints=(
-        Checkpoint("ibm-granite/granite-4.0-h-tiny", "granite-4.0-h-tiny", {
-            "architectures": ["GraniteMoeHybridForCausalLM"], "dtype": "bfloat16"}),
-    ),
     tiny={"config_class": "GraniteMoeHybridConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "shared_intermediate_size": 64, "vocab_size": 300, "num_local_experts": 4,

@@ -14,7 +14,7 @@ from nnterp.families._granite_moe import granite_sites
 from nnterp.routers import moe_accessors
 from nnterp.families.granitemoe import GRANITE_MULTIPLIERS, GRANITE_NEURONS, GRANITE_ROUTER
 from nnterp.blocks import GRANITE_BLOCK
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 FAMILY = Family(
     name="granitemoeshared",
@@ -28,11 +28,6 @@ FAMILY = Family(
     sites=granite_sites(GRANITE_ROUTER, GRANITE_NEURONS),
     accessors=moe_accessors("num_local_experts"),
     readout=logits_divided_by_scaling,
-    checkpoints=(
-        # the config class's defaults, with the shared expert the family is named after
-        Checkpoint("ibm-research/moe-7b-1b-active-shared-experts", "moe-7b-1b-active-shared-experts", {
-            "architectures": ["GraniteMoeSharedForCausalLM"], "dtype": "bfloat16"}),
-    ),
     tiny={"config_class": "GraniteMoeSharedConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "num_local_experts": 4, "num_experts_per_tok": 2,

@@ -37,7 +37,7 @@ token_type_ids is 1 attend to each other bidirectionally (a prefix-LM mask); a p
 
 from nnterp.blocks import Block
 from nnterp.readout import Readout
-from nnterp.family import Checkpoint, Family, described
+from nnterp.family import Family, described
 from nnterp.sites import Argument, Child, Read
 
 NOTE = ("Hierarchical recurrence: the H and L stacks run H_cycles and H_cycles·L_cycles times per forward, so a "
@@ -73,19 +73,6 @@ FAMILY = Family(
     },
     readout=Readout(exact_lens=False),
     contract_note=NOTE,
-    checkpoints=(
-        # facts published for HRM-Text-1B (model card and transformers' HrmTextConfig, whose defaults name it): the
-        # per-stack depth is num_layers_per_stack, num_hidden_layers the inflated count transformers derives from it
-        # (16 · 2 · (3 + 1)); the vocabulary is left out, as the sources disagree (a "65k" vocabulary in summaries of
-        # the card, 151808 in the config class), so the printout shows the config class's default; embedding_scale is
-        # sqrt(hidden_size), the 39.19 TransformerLens's HRM-Text adapter gives for this checkpoint
-        Checkpoint("sapientinc/HRM-Text-1B", "HRM-Text-1B", {
-            "architectures": ["HrmTextForCausalLM"], "num_layers_per_stack": 16, "num_hidden_layers": 128,
-            "H_cycles": 2, "L_cycles": 3, "hidden_size": 1536, "intermediate_size": 4096, "num_attention_heads": 12,
-            "head_dim": 128, "embedding_scale": 1536 ** 0.5, "max_position_embeddings": 4096, "hidden_act": "silu",
-            "prefix_lm": True, "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-    ),
     tiny={"config_class": "HrmTextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
         "vocab_size": 300, "head_dim": 16}},

@@ -9,7 +9,7 @@ experts in float32, keeps the top_k (moe_topk) and renormalizes them; the block 
 experts(x) + shared_mlp(x).
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import (
     LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK, experts_sentence, moe_accessors, moe_block, router_sites,
 )
@@ -27,12 +27,6 @@ FAMILY = Family(
         "experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
         "[num_experts, hidden_size, intermediate_size]")),
     accessors=moe_accessors("num_experts", "moe_topk"),
-    checkpoints=(
-        Checkpoint("tencent/Hunyuan-A13B-Instruct", "Hunyuan-A13B-Instruct", {
-            "architectures": ["HunYuanMoEV1ForCausalLM"], "head_dim": 128, "dtype": "bfloat16"}, not_buildable=(
-            "its sizes are not recorded here, and HunYuanMoEV1Config's defaults, which its docstring names after "
-            "this checkpoint, have a single expert chosen top-1: not this mixture, and a router no edit can move")),
-    ),
     tiny={"config_class": "HunYuanMoEV1Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_experts": 4, "moe_topk": 2}},

@@ -11,7 +11,7 @@ router_scaling_factor; the block returns experts(x) + shared_experts(x) (summed 
 enable_moe_fp32_combine).
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
@@ -28,22 +28,6 @@ FAMILY = Family(
                             "e_score_correction_bias; read-only",
     ), experts_sentence()),
     accessors=moe_accessors("num_experts"),
-    checkpoints=(
-        # config.json of tencent/Hy3-preview (mirrored in hlky/dinoml_v2
-        # agents/plans/transformers/hy_v3/config_tencent_Hy3-preview.json)
-        Checkpoint("tencent/Hy3-preview", "Hy3-preview", {
-            "architectures": ["HYV3ForCausalLM"], "enable_attention_fp32_softmax": False, "enable_lm_head_fp32": True,
-            "enable_moe_fp32_combine": False, "eod_token_id": 120026, "expert_hidden_dim": 1536,
-            "moe_intermediate_size": 1536, "first_k_dense_replace": 1, "head_dim": 128, "hidden_act": "silu",
-            "hidden_size": 4096, "intermediate_size": 13312, "max_position_embeddings": 262144,
-            "moe_router_enable_expert_bias": True, "moe_router_use_sigmoid": True, "num_attention_heads": 64,
-            "num_experts": 192, "num_experts_per_tok": 8, "num_hidden_layers": 80, "num_key_value_heads": 8,
-            "num_shared_experts": 1, "output_router_logits": True, "qk_norm": True, "rms_norm_eps": 1e-05,
-            "rope_parameters": {"rope_theta": 11158840.0, "rope_type": "default"}, "route_norm": True,
-            "router_scaling_factor": 2.826, "tie_word_embeddings": False, "use_grouped_mm": False, "vocab_size": 120832,
-            "num_nextn_predict_layers": 1,
-        }),
-    ),
     tiny={"config_class": "HYV3Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

@@ -13,7 +13,7 @@ first blocks (mlp_layer_types) and a mixture of experts with a shared expert aft
 returns (hidden_states, topk_indices). The model runs eager attention only.
 """
 
-from nnterp.family import COMMON_SITES, Checkpoint, Family, described
+from nnterp.family import COMMON_SITES, Family, described
 from nnterp.sites import Nowhere, Read
 from nnterp.families._hyper import contract_note, moe_neurons, stream_sites
 
@@ -61,14 +61,6 @@ FAMILY = Family(
         "head_dim": lambda c: c.v_head_dim,
     },
     loads=("eager",),
-    checkpoints=(
-        Checkpoint("tencent/Hy4-preview", "Hy4-preview", {
-            "architectures": ["HYV4ForCausalLM"], "num_hidden_layers": 34, "hidden_size": 2816,
-            "intermediate_size": 6912, "moe_intermediate_size": 768, "num_attention_heads": 32,
-            "num_key_value_heads": 32, "vocab_size": 120832, "n_routed_experts": 256, "num_experts_per_tok": 8,
-            "hc_mult": 4, "tie_word_embeddings": False,
-        }),
-    ),
     tiny={"config_class": "HYV4Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

@@ -11,7 +11,7 @@ logits_scaling (Granite divides), which project_on_vocab applies.
 """
 
 from nnterp.blocks import ConfigKey, PostNorms
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 from ._llama import EMBEDDINGS_MULTIPLIED, GRANITE_TINY, logits_times_scaling, tiny
 
@@ -26,18 +26,5 @@ FAMILY = Family(
         "token_embeddings": EMBEDDINGS_MULTIPLIED,
     },
     readout=logits_times_scaling,
-    checkpoints=(
-        # config.json of naver-hyperclovax/HyperCLOVAX-SEED-Think-14B (mirrored in hlky/dinoml_v2
-        # agents/plans/transformers/hyperclovax/config_hub.json)
-        Checkpoint("naver-hyperclovax/HyperCLOVAX-SEED-Think-14B", "HyperCLOVAX-SEED-Think-14B", {
-            "architectures": ["HyperCLOVAXForCausalLM"], "num_hidden_layers": 38, "hidden_size": 6144,
-            "intermediate_size": 14336, "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128,
-            "vocab_size": 110592, "max_position_embeddings": 131072, "hidden_act": "silu", "rms_norm_eps": 1e-05,
-            "tie_word_embeddings": False, "attention_bias": False, "mlp_bias": False,
-            "attention_multiplier": 0.0078125, "embedding_multiplier": 10.0, "logits_scaling": 0.125,
-            "residual_multiplier": 1.0, "use_post_norm": True,
-            "rope_parameters": {"rope_type": "default", "rope_theta": 100000000.0}, "dtype": "float32",
-        }),
-    ),
     tiny=tiny("HyperCLOVAXConfig", head_dim=16, **GRANITE_TINY),
 )

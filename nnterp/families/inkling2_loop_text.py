@@ -10,7 +10,7 @@ later calls (read inside `for _ in tracer.iter[k]:` in nnsight). final_input mix
 norm's input; the logits are cast to float32 and soft-capped.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._inkling import INKLING2_TINY, inkling2_fields
 
 NOTE = ("Looped depth: blocks loop_layer_index_start to loop_layer_index_end run loop_num_passes times, so a looped "
@@ -32,7 +32,6 @@ FAMILY = Family(
           "Gated output projection", "Mixture of experts", "Logit softcap"),
     contract_note=NOTE,
     **inkling2_fields(),
-    checkpoints=(Checkpoint("thinkingmachines/Inkling-2-Mini", "Inkling-2-Mini"),),
     # blocks 2 and 3 of 4 loop twice (groups of 2 blocks), so the tiny model has looped depth (the
     # defaults loop blocks 6 to 18, groups of 6)
     tiny={"config_class": "Inkling2LoopTextConfig", "overrides": {

@@ -17,7 +17,7 @@ only where the last group's states add nothing. lm_head has unpadded_vocab_size 
 cast to float32 and soft-capped, tanh(logits / 30) * 30.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._inkling import INKLING2_TINY, inkling2_fields
 
 NOTE = ("Blocks also read block_states, the stream stacked at the start of every group of blocks, mixed into each "
@@ -37,7 +37,6 @@ FAMILY = Family(
           "Gated output projection", "Mixture of experts", "muP head", "Logit softcap"),
     contract_note=NOTE,
     **inkling2_fields(),
-    checkpoints=(Checkpoint("thinkingmachines/Inkling-2-Small-MXFP8", "Inkling-2-Small"),),
     tiny={"config_class": "Inkling2TextConfig", "overrides": {
         **INKLING2_TINY, "num_hidden_layers": 2, "layer_types": ["hybrid_sliding", "hybrid"]}},
 )

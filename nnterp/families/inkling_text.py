@@ -13,7 +13,7 @@ logits_mup_width_multiplier before lm_head and drops padded vocabulary rows (unp
 """
 
 from nnterp.blocks import Block, attention_dims
-from nnterp.family import COMMON_SITES, Checkpoint, Family, described
+from nnterp.family import COMMON_SITES, Family, described
 from nnterp.sites import Read, Sibling
 from nnterp.families._inkling import HEAD_INPUT, moe_neurons, MUP_UNPADDED
 
@@ -42,14 +42,6 @@ FAMILY = Family(
         **moe_neurons(),
     },
     readout=MUP_UNPADDED,
-    checkpoints=(
-        Checkpoint("thinkingmachines/Inkling", "Inkling", {
-            "architectures": ["InklingForCausalLM"], "num_hidden_layers": 66, "hidden_size": 6144,
-            "moe_intermediate_size": 3072, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128,
-            "vocab_size": 201024, "n_routed_experts": 256, "num_experts_per_tok": 6,
-            "logits_mup_width_multiplier": 24.0, "embedding_multiplier": 24.0,
-        }),
-    ),
     tiny={"config_class": "InklingTextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16, "swa_head_dim": 16,

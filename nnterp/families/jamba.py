@@ -12,7 +12,7 @@ pre_ff_layernorm (aliased post_attention_layernorm) -> feed_forward -> add. The 
 final_layernorm.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._hybrid import JAMBA_RENAME, MAMBA, mixer_interior
 from nnterp.routers import LOGITS_BEFORE_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
 
@@ -34,16 +34,6 @@ FAMILY = Family(
             "[num_experts, hidden_size, intermediate_size]")),
     },
     accessors=moe_accessors("num_experts"),
-    checkpoints=(
-        Checkpoint("ai21labs/Jamba-v0.1", "Jamba-v0.1", {
-            "architectures": ["JambaForCausalLM"], "num_hidden_layers": 32, "hidden_size": 4096,
-            "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 65536,
-            "num_experts": 16, "num_experts_per_tok": 2, "attn_layer_period": 8, "attn_layer_offset": 4,
-            "expert_layer_period": 2, "expert_layer_offset": 1, "mamba_d_state": 16, "mamba_d_conv": 4,
-            "mamba_expand": 2, "max_position_embeddings": 262144, "hidden_act": "silu", "rms_norm_eps": 1e-06,
-            "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-    ),
     tiny={"config_class": "JambaConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2,

@@ -20,7 +20,7 @@ router_logits); the block returns a bare tensor.
 """
 
 
-from nnterp.family import Checkpoint, Family, described
+from nnterp.family import Family, described
 from nnterp.sites import Argument, Call, Element, Nowhere, Read, Same
 from nnterp.routers import InRouter, RouterRead, TopKChoices, moe_accessors
 
@@ -83,15 +83,6 @@ FAMILY = Family(
         "head_dim": lambda c: c.kv_channels, "qk_head_dim": lambda c: c.kv_channels,
         **moe_accessors("num_local_experts"),
     },
-    checkpoints=(
-        Checkpoint("jetmoe/jetmoe-8b", "JetMoE-8B", {
-            "architectures": ["JetMoeForCausalLM"], "num_hidden_layers": 24, "hidden_size": 2048,
-            "intermediate_size": 5632, "num_key_value_heads": 16, "kv_channels": 128, "num_local_experts": 8,
-            "num_experts_per_tok": 2, "vocab_size": 32000, "max_position_embeddings": 4096,
-            "activation_function": "silu", "rms_norm_eps": 1e-05, "tie_word_embeddings": True,
-            "dtype": "bfloat16",
-        }),
-    ),
     tiny={"config_class": "JetMoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_key_value_heads": 2, "intermediate_size": 128,
         "vocab_size": 300, "kv_channels": 16, "num_local_experts": 4, "num_experts_per_tok": 2}},

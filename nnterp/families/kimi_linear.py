@@ -10,7 +10,7 @@ group-limited top_k of sigmoid + e_score_correction_bias, weights the normalized
 times routed_scaling_factor; fused experts; shared_experts on every token).
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._hybrid import KIMI_DELTA, mixer_interior
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 from nnterp.routers import moe_accessors
@@ -26,11 +26,6 @@ FAMILY = Family(
     moe=DEEPSEEK_V3,
     sites={**mixer_interior(KIMI_DELTA, mla_sites())},
     accessors={**MLA_ACCESSORS, **moe_accessors(("num_local_experts", "num_experts"))},
-    checkpoints=(
-        # the config class's defaults, which its docstring names after this checkpoint
-        Checkpoint("moonshotai/Kimi-Linear-48B-A3B-Instruct", "Kimi-Linear-48B-A3B-Instruct", {
-            "architectures": ["KimiLinearForCausalLM"], "dtype": "bfloat16"}),
-    ),
     tiny={"config_class": "KimiLinearConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "num_local_experts": 4,

@@ -16,7 +16,7 @@ not reached there.
 """
 
 from nnterp.blocks import GLM4_POSTNORMS
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
 
 from ._llama import TINY
@@ -41,18 +41,6 @@ FAMILY = Family(
                              "shared_experts, a gated MLP on every position")),
     },
     accessors=moe_accessors("num_experts"),
-    checkpoints=(
-        # Aleph-Alpha/Kolibri-1's config.json "as released", reproduced in a public Kolibri engine's config test
-        # (`released`: its module list cut short; its FP8 quantization_config dropped here); every fifth block full
-        Checkpoint("Aleph-Alpha/Kolibri-1", "Kolibri-1", {
-            "num_hidden_layers": 50, "hidden_size": 2560, "num_attention_heads": 48, "num_key_value_heads": 4,
-            "head_dim": 128, "rms_norm_eps": 1e-06, "vocab_size": 128000, "num_experts": 384,
-            "num_experts_per_tok": 6, "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512,
-            "norm_topk_prob": False, "sliding_window": 513, "eos_token_id": 127906,
-            "layer_types": (["sliding_attention"] * 4 + ["full_attention"]) * 10,
-            "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0},
-        }),
-    ),
     tiny={"config_class": "Kolibri1Config", "overrides": {
         **{k: v for k, v in TINY.items() if k != "intermediate_size"}, "head_dim": 16, "moe_intermediate_size": 64,
         "shared_expert_intermediate_size": 64, "num_experts": 4, "num_experts_per_tok": 2,

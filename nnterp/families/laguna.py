@@ -15,7 +15,7 @@ normalized to sum to one; the block returns routed_scaling_factor · experts(x) 
 """
 
 from nnterp.blocks import Block, attention_dims
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 from nnterp.families._mla import premix_per_block
 
@@ -45,31 +45,6 @@ FAMILY = Family(
         ), experts_sentence()),
     },
     accessors=moe_accessors("num_experts"),
-    checkpoints=(
-        # config.json of poolside/laguna-XS.2 (mirrored in hlky/dinoml_v2
-        # agents/plans/transformers/laguna/poolside-Laguna-XS.2-config.json)
-        Checkpoint("poolside/laguna-XS.2", "laguna-XS.2", {
-            "architectures": ["LagunaForCausalLM"], "vocab_size": 100352, "hidden_size": 2048,
-            "intermediate_size": 8192, "num_hidden_layers": 40, "num_attention_heads": 48, "num_key_value_heads": 8,
-            "head_dim": 128, "max_position_embeddings": 131072, "attention_bias": False, "rms_norm_eps": 1e-06,
-            "num_experts": 256, "num_experts_per_tok": 8, "moe_intermediate_size": 512,
-            "shared_expert_intermediate_size": 512, "router_aux_loss_coef": 0.0, "tie_word_embeddings": False,
-            "dtype": "bfloat16", "gating": True, "sliding_window": 512,
-            "rope_parameters": {
-                "full_attention": {
-                    "rope_theta": 500000.0, "rope_type": "yarn", "factor": 32.0,
-                    "original_max_position_embeddings": 4096, "beta_slow": 1.0, "beta_fast": 64.0,
-                    "attention_factor": 1.0, "partial_rotary_factor": 0.5,
-                },
-                "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 1.0},
-                "original_max_position_embeddings": 4096,
-            },
-            "layer_types": (["full_attention"] + ["sliding_attention"] * 3) * 10,
-            "moe_apply_router_weight_on_input": False, "partial_rotary_factor": 0.5,
-            "mlp_layer_types": ["dense"] + ["sparse"] * 39, "moe_routed_scaling_factor": 2.5,
-            "num_attention_heads_per_layer": ([48] + [64] * 3) * 10,
-        }),
-    ),
     tiny={"config_class": "LagunaConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64,

@@ -9,7 +9,7 @@ over all experts, the top_k probabilities renormalized when norm_topk_prob), fus
 added on every token. Embeddings are tied to lm_head.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._hybrid import DELTANET, mixer_interior
 from nnterp.routers import (
     LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, experts_sentence, moe_accessors, moe_block, router_sites,
@@ -31,11 +31,6 @@ FAMILY = Family(
         ), experts_sentence()),
     },
     accessors={**moe_accessors("num_experts"), "intermediate_size": lambda c: c.moe_intermediate_size},
-    checkpoints=(
-        # the config class's defaults, which its docstring names after this checkpoint
-        Checkpoint("translated/Lara-4-Mini-Base", "Lara-4-Mini-Base", {"architectures": ["LaraMiniForCausalLM"],
-                                                                       "dtype": "bfloat16"}),
-    ),
     tiny={"config_class": "LaraMiniConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
         "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

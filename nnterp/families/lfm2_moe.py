@@ -8,7 +8,7 @@ chosen sigmoid scores), normalized when norm_topk_prob and multiplied by routed_
 fused experts (gate_up_proj [num_experts, 2·moe_intermediate_size, hidden_size], down_proj).
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._hybrid import SHORT_CONV, mixer_interior
 from nnterp.families._lfm import LFM_RENAME, SILU
 from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
@@ -30,19 +30,6 @@ FAMILY = Family(
         ), experts_sentence(), dense={"mlp_activation": SILU}),
     },
     accessors=moe_accessors("num_experts"),
-    checkpoints=(
-        # config.json of LiquidAI/LFM2-8B-A1B (mirrored in hlky/dinoml_v2
-        # agents/plans/transformers/lfm2_moe/_sources/LiquidAI_LFM2-8B-A1B_config.json)
-        Checkpoint("LiquidAI/LFM2-8B-A1B", "LFM2-8B-A1B", {
-            "architectures": ["Lfm2MoeForCausalLM"], "conv_L_cache": 3, "conv_bias": False, "dtype": "bfloat16",
-            "hidden_size": 2048, "intermediate_size": 7168,
-            "layer_types": ["full_attention" if i in (2, 6, 10, 14, 18, 21) else "conv" for i in range(24)],
-            "max_position_embeddings": 128000, "moe_intermediate_size": 1792, "norm_eps": 1e-05, "norm_topk_prob": True,
-            "num_attention_heads": 32, "num_dense_layers": 2, "num_experts": 32, "num_experts_per_tok": 4,
-            "num_hidden_layers": 24, "num_key_value_heads": 8, "rope_theta": 1000000.0, "routed_scaling_factor": 1.0,
-            "use_expert_bias": True, "vocab_size": 65536,
-        }),
-    ),
     tiny={"config_class": "Lfm2MoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "num_experts": 4,

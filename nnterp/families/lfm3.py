@@ -9,7 +9,7 @@ sigmoid(g_proj(x)) before o_proj, so attention_head_outputs is before that gate 
 attention_premix after it). The final norm is embedding_norm; embeddings are tied to lm_head.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._hybrid import SHORT_CONV, mixer_interior
 from nnterp.families._lfm import LFM_RENAME, SILU
 from nnterp.families._mla import gated_outputs
@@ -33,10 +33,6 @@ FAMILY = Family(
             Sibling("post_ffn_norm"), description="What the MLP adds to the residual stream: its output after "
                                                   "post_ffn_norm"),
     },
-    checkpoints=(
-        # the config class's defaults, which its docstring names after this checkpoint
-        Checkpoint("LiquidAI/LFM3-1.7B", "LFM3-1.7B", {"architectures": ["Lfm3ForCausalLM"], "dtype": "bfloat16"}),
-    ),
     tiny={"config_class": "Lfm3Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "pad_token_id": 0, "bos_token_id": 1,

@@ -17,7 +17,7 @@ expert's output in place and returns (output [tokens, hidden_size], router_logit
 being served as mlp_output in [batch seq hidden_size].
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import TOKEN_ROWS
 from nnterp.routers import InRouter, RouterRead, ScoresAtChoices, moe_accessors, moe_block
 from nnterp.family import COMMON_SITES
@@ -55,18 +55,6 @@ FAMILY = Family(
             "neurons exists")),
     },
     accessors={**moe_accessors("num_local_experts"), "intermediate_size": lambda c: c.intermediate_size_mlp},
-    checkpoints=(
-        Checkpoint("meta-llama/Llama-4-Scout-17B-16E", "Llama-4-Scout-17B-16E (language model)", {
-            "architectures": ["Llama4ForCausalLM"], "num_hidden_layers": 48, "hidden_size": 5120,
-            "intermediate_size": 8192, "intermediate_size_mlp": 16384, "num_attention_heads": 40,
-            "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 202048, "num_local_experts": 16,
-            "num_experts_per_tok": 1, "interleave_moe_layer_step": 1, "attention_chunk_size": 8192,
-            "attn_temperature_tuning": True, "use_qk_norm": True, "max_position_embeddings": 10485760,
-            "hidden_act": "silu", "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "tie_word_embeddings": False,
-            "dtype": "bfloat16",
-        }),
-        Checkpoint("meta-llama/Llama-4-Maverick-17B-128E", "Llama-4-Maverick-17B-128E (language model)"),
-    ),
     tiny={"config_class": "Llama4TextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "intermediate_size_mlp": 128, "vocab_size": 300, "head_dim": 16,

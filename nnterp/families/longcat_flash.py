@@ -48,7 +48,7 @@ import torch
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 from nnterp.routers import router_sites
 from nnterp.blocks import Block
-from nnterp.family import COMMON_SITES, Checkpoint, Family, described
+from nnterp.family import COMMON_SITES, Family, described
 from nnterp.sites import Argument, Child, Nowhere, Read
 
 # --------------------------------------------------------------------------- the block
@@ -150,17 +150,6 @@ FAMILY = Family(
         "num_experts": lambda c: c.n_routed_experts + (c.zero_expert_num or 0),
         "num_experts_per_token": lambda c: c.moe_topk,
     },
-    checkpoints=(
-        Checkpoint("meituan-longcat/LongCat-Flash-Chat", "LongCat-Flash-Chat (560B)", {
-            "architectures": ["LongcatFlashForCausalLM"], "num_layers": 28, "hidden_size": 6144,
-            "ffn_hidden_size": 12288, "expert_ffn_hidden_size": 2048, "num_attention_heads": 64,
-            "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
-            "v_head_dim": 128, "n_routed_experts": 512, "zero_expert_num": 256, "moe_topk": 12,
-            "routed_scaling_factor": 6.0, "vocab_size": 131072, "max_position_embeddings": 131072,
-            "rope_theta": 10000000.0, "rms_norm_eps": 1e-05, "attention_bias": False,
-            "bos_token_id": 1, "eos_token_id": 2,
-        }),
-    ),
     tiny={"config_class": "LongcatFlashConfig", "overrides": {
         "hidden_size": 64, "num_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "ffn_hidden_size": 128, "expert_ffn_hidden_size": 64, "vocab_size": 300, "head_dim": 16,

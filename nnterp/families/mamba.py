@@ -13,7 +13,7 @@ The head runs in the weights' dtype and the model returns float32 logits.
 """
 
 from nnterp.blocks import Block
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._mamba_ssm import BLOCK_NORM_RENAME, SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
 
 FAMILY = Family(
@@ -28,21 +28,6 @@ FAMILY = Family(
     accessors=dict(SSM_ACCESSORS),
     readout=float_logits,
     loads=("eager",),
-    checkpoints=(
-        # config.json of state-spaces/mamba-2.8b-hf (transformers 4.39.0.dev0), as quoted in
-        # confucianfighter/mamba-2.8b-hf-breakdown README.md; tie_word_embeddings is not in it (the class default)
-        Checkpoint("state-spaces/mamba-2.8b-hf", "Mamba 2.8B", {
-            "architectures": ["MambaForCausalLM"], "num_hidden_layers": 64, "hidden_size": 2560,
-            "intermediate_size": 5120, "state_size": 16, "expand": 2, "conv_kernel": 4, "time_step_rank": 160,
-            "vocab_size": 50280, "layer_norm_epsilon": 1e-05, "residual_in_fp32": True,
-            "tie_word_embeddings": True, "use_bias": False, "use_conv_bias": True, "hidden_act": "silu",
-        }),
-        Checkpoint("state-spaces/mamba-130m-hf", "Mamba 130M", {
-            "architectures": ["MambaForCausalLM"], "num_hidden_layers": 24, "hidden_size": 768,
-            "intermediate_size": 1536, "state_size": 16, "expand": 2, "conv_kernel": 4, "time_step_rank": 48,
-            "vocab_size": 50280, "tie_word_embeddings": True,
-        }),
-    ),
     tiny={"config_class": "MambaConfig", "overrides": {"hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300}},
 )
 

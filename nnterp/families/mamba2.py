@@ -15,7 +15,7 @@ name input_layernorm would bind on both.
 """
 
 from nnterp.blocks import Block
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._mamba_ssm import SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
 
 FAMILY = Family(
@@ -30,14 +30,6 @@ FAMILY = Family(
     accessors=dict(SSM_ACCESSORS),
     readout=float_logits,
     loads=("eager",),
-    checkpoints=(
-        Checkpoint("mistralai/Mamba-Codestral-7B-v0.1", "Mamba-Codestral 7B", {
-            "architectures": ["Mamba2ForCausalLM"], "num_hidden_layers": 64, "hidden_size": 4096,
-            "num_heads": 128, "head_dim": 64, "state_size": 128, "n_groups": 8, "expand": 2, "conv_kernel": 4,
-            "chunk_size": 256, "vocab_size": 32768, "layer_norm_epsilon": 1e-05, "residual_in_fp32": True,
-            "tie_word_embeddings": False, "use_bias": False, "use_conv_bias": True, "hidden_act": "silu",
-        }),
-    ),
     tiny={"config_class": "Mamba2Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300, "head_dim": 32, "num_heads": 4,
         "n_groups": 1}},

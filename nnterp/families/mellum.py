@@ -10,7 +10,7 @@ experts, and keeps the top_k probabilities (renormalized when norm_topk_prob). B
 layers are not built by the causal-LM class.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import (
     LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, experts_sentence, moe_accessors, moe_block, router_sites,
 )
@@ -24,15 +24,6 @@ FAMILY = Family(
     sites=moe_block(router_sites("gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX,
                                  weights_description=SOFTMAX_THEN_TOPK_OPTIONAL), experts_sentence()),
     accessors=moe_accessors("num_experts"),
-    checkpoints=(
-        Checkpoint("JetBrains/Mellum2-12B-A2.5B-Base", "Mellum2-12B-A2.5B-Base", {
-            "architectures": ["MellumForCausalLM"], "num_hidden_layers": 28, "hidden_size": 2304,
-            "intermediate_size": 7168, "moe_intermediate_size": 896, "num_attention_heads": 32,
-            "num_key_value_heads": 4, "head_dim": 128, "vocab_size": 98304, "num_experts": 64,
-            "num_experts_per_tok": 8, "norm_topk_prob": True, "max_position_embeddings": 131072,
-            "hidden_act": "silu", "rms_norm_eps": 1e-06, "tie_word_embeddings": False,
-        }),
-    ),
     tiny={"config_class": "MellumConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

@@ -17,7 +17,7 @@ routed_scaling_factor.
 """
 
 from nnterp.blocks import Block
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import sink_scores
 from nnterp.routers import DEEPSEEK_V3, SIGMOID_WITH_BIAS
 from nnterp.sites import EAGER_ONLY, Argument, Call, Read
@@ -57,15 +57,6 @@ FAMILY = Family(
         "qk_head_dim": lambda c: c.head_dim,
     },
     loads=("eager",),
-    checkpoints=(
-        Checkpoint("XiaomiMiMo/MiMo-V2-Flash", "MiMo-V2-Flash", {
-            "architectures": ["MiMoV2FlashForCausalLM"], "num_hidden_layers": 48, "hidden_size": 4096,
-            "intermediate_size": 16384, "moe_intermediate_size": 2048, "num_attention_heads": 64,
-            "num_key_value_heads": 4, "head_dim": 192, "v_head_dim": 128, "vocab_size": 152576,
-            "n_routed_experts": 256, "num_experts_per_tok": 8, "attention_value_scale": 0.707, "hidden_act": "silu",
-            "rms_norm_eps": 1e-05, "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-    ),
     tiny={"config_class": "MiMoV2FlashConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

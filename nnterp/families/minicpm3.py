@@ -12,7 +12,7 @@ read where lm_head reads it, after that division.
 import math
 
 from nnterp.readout import Readout
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 from nnterp.sites import Argument, Child, Element, Own, Read
 
@@ -43,11 +43,6 @@ FAMILY = Family(
     },
     accessors=MLA_ACCESSORS,
     readout=Readout(normed_divided_by="logits_scaling"),
-    checkpoints=(
-        # the config class's defaults, which its docstring names after this checkpoint
-        Checkpoint("openbmb/MiniCPM3-4B", "MiniCPM3-4B", {"architectures": ["MiniCPM3ForCausalLM"],
-                                                         "dtype": "bfloat16"}),
-    ),
     tiny={"config_class": "MiniCPM3Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "kv_lora_rank": 32, "q_lora_rank": 32,

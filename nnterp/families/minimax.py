@@ -18,7 +18,7 @@ gate_up_proj / down_proj looped over the chosen experts.
 """
 
 from nnterp.blocks import Block
-from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.family import COMMON_SITES, Family
 from nnterp.sites import Argument, Child, Element, Nowhere, Own, Read
 from nnterp.families._mamba_ssm import ATTENTION_INTERIOR
 from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
@@ -92,17 +92,6 @@ FAMILY = Family(
                                        "mlp_beta_factor"),
     },
     accessors=moe_accessors("num_local_experts"),
-    checkpoints=(
-        Checkpoint("MiniMaxAI/MiniMax-Text-01-hf", "MiniMax-Text-01", {
-            "architectures": ["MiniMaxForCausalLM"], "num_hidden_layers": 80, "hidden_size": 6144,
-            "intermediate_size": 9216, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128,
-            "num_local_experts": 32, "num_experts_per_tok": 2, "vocab_size": 200064,
-            "full_attn_alpha_factor": 3.5565588200778455, "full_attn_beta_factor": 1.0,
-            "linear_attn_alpha_factor": 3.5565588200778455, "linear_attn_beta_factor": 1.0,
-            "mlp_alpha_factor": 3.5565588200778455, "mlp_beta_factor": 1.0, "block_size": 256,
-            "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-    ),
     tiny={"config_class": "MiniMaxConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_local_experts": 4,

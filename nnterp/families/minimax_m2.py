@@ -10,7 +10,7 @@ the top_k of sigmoid + bias, and weights the chosen experts by their sigmoid sco
 sum to one. No shared expert.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
@@ -30,15 +30,6 @@ FAMILY = Family(
         "experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
         "[num_experts, hidden_size, intermediate_size]")),
     accessors=moe_accessors("num_local_experts"),
-    checkpoints=(
-        Checkpoint("MiniMaxAI/MiniMax-M2", "MiniMax-M2", {
-            "architectures": ["MiniMaxM2ForCausalLM"], "num_hidden_layers": 62, "hidden_size": 3072,
-            "intermediate_size": 1536, "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128,
-            "vocab_size": 200064, "num_local_experts": 256, "num_experts_per_tok": 8,
-            "max_position_embeddings": 196608, "hidden_act": "silu", "rms_norm_eps": 1e-06,
-            "rope_theta": 5000000.0, "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-    ),
     tiny={"config_class": "MiniMaxM2Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_local_experts": 4,

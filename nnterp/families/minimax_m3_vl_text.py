@@ -14,7 +14,7 @@ weights the chosen experts by their sigmoid scores normalized to sum to one; the
 routed_scaling_factor · experts(x) + shared_experts(x).
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 from nnterp.sites import Nowhere
 
@@ -42,30 +42,6 @@ FAMILY = Family(
         dense={"mlp_activation": Nowhere(INLINE_SWIGLU)}),
     accessors={**moe_accessors("num_local_experts"),
                "intermediate_size": lambda c: c.dense_intermediate_size},
-    checkpoints=(
-        # text_config of nvidia/MiniMax-M3-NVFP4's config.json (NVIDIA's NVFP4 re-upload of these weights),
-        # mirrored in ai-dynamo/aiconfigurator aic-core/src/aiconfigurator_core/model_configs/
-        # nvidia--MiniMax-M3-NVFP4_config.json,
-        # less its architectures and its num_mtp_modules (1 there: the re-upload ships one MTP module, the BF16
-        # release 7); every other text key matches aiconfigurator's flattened copy of MiniMaxAI/MiniMax-M3's own
-        # config.json (MiniMaxAI--MiniMax-M3_config.json there)
-        Checkpoint("MiniMaxAI/MiniMax-M3", "MiniMax-M3 (text decoder)", {
-            "architectures": ["MiniMaxM3VLForCausalLM"], "dtype": "bfloat16", "hidden_size": 6144,
-            "intermediate_size": 3072, "num_hidden_layers": 60, "num_attention_heads": 64, "num_key_value_heads": 4,
-            "head_dim": 128, "vocab_size": 200064, "max_position_embeddings": 1048576, "rms_norm_eps": 1e-06,
-            "use_gemma_norm": True, "attention_output_gate": False, "rope_theta": 5000000, "rotary_dim": 64,
-            "partial_rotary_factor": 0.5, "hidden_act": "swigluoai", "use_qk_norm": True, "tie_word_embeddings": False,
-            "dense_intermediate_size": 12288, "shared_intermediate_size": 3072, "num_local_experts": 128,
-            "num_experts_per_tok": 4, "n_shared_experts": 1, "scoring_func": "sigmoid", "use_routing_bias": True,
-            "moe_layer_freq": [0] * 3 + [1] * 57,
-            "qk_norm_type": "per_head", "swiglu_alpha": 1.702, "swiglu_limit": 7.0, "routed_scaling_factor": 2.0,
-            "sparse_attention_config": {
-                "use_sparse_attention": True, "sparse_index_dim": 128, "sparse_num_index_heads": 4,
-                "sparse_topk_blocks": 16, "sparse_block_size": 128, "sparse_disable_index_value": [0] * 3 + [1] * 57,
-                "sparse_score_type": "max", "sparse_init_block": 0, "sparse_local_block": 1,
-                "sparse_attention_freq": [0] * 3 + [1] * 57},
-        }),
-    ),
     tiny={"config_class": "MiniMaxM3VLTextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "dense_intermediate_size": 128, "shared_intermediate_size": 64,

@@ -6,7 +6,7 @@ sliding_window to the kernel, and config.layer_types marks which blocks attend w
 attention_scores holds the masked scores of the window.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 from ._llama import tiny
 
@@ -15,13 +15,5 @@ FAMILY = Family(
     model_types=("ministral",),
     summary="Llama's block with sliding-window attention chosen per layer.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Sliding window", "Gated MLP"),
-    checkpoints=(
-        Checkpoint("mistralai/Ministral-8B-Instruct-2410", "Ministral-8B-Instruct-2410", {
-            "architectures": ["MinistralForCausalLM"], "num_hidden_layers": 36, "hidden_size": 4096,
-            "intermediate_size": 12288, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
-            "vocab_size": 131072, "max_position_embeddings": 32768, "hidden_act": "silu", "rms_norm_eps": 1e-05,
-            "sliding_window": 32768, "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-    ),
     tiny=tiny("MinistralConfig", head_dim=16),
 )

@@ -11,7 +11,7 @@ token through its chosen experts and sums their outputs with those weights. No s
 block's output is the routed sum. The attention is Llama's, with an optional sliding window.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
@@ -28,24 +28,6 @@ FAMILY = Family(
         "experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
         "[num_experts, hidden_size, intermediate_size]")),
     accessors=moe_accessors("num_local_experts"),
-    checkpoints=(
-        Checkpoint("mistralai/Mixtral-8x7B-v0.1", "Mixtral-8x7B-v0.1", {
-            "architectures": ["MixtralForCausalLM"], "num_hidden_layers": 32, "hidden_size": 4096,
-            "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
-            "vocab_size": 32000, "num_local_experts": 8, "num_experts_per_tok": 2, "max_position_embeddings": 32768,
-            "hidden_act": "silu", "rms_norm_eps": 1e-05, "rope_theta": 1000000.0, "sliding_window": None,
-            "tie_word_embeddings": False, "router_aux_loss_coef": 0.02, "dtype": "bfloat16",
-        }),
-        # config.json of mistralai/Mixtral-8x22B-v0.1 (mirrored in ai-dynamo/aiconfigurator
-        # aic-core/src/aiconfigurator_core/model_configs/mistralai--Mixtral-8x22B-v0.1_config.json)
-        Checkpoint("mistralai/Mixtral-8x22B-v0.1", "Mixtral-8x22B-v0.1", {
-            "architectures": ["MixtralForCausalLM"], "hidden_act": "silu", "hidden_size": 6144,
-            "intermediate_size": 16384, "max_position_embeddings": 65536, "num_attention_heads": 48,
-            "num_experts_per_tok": 2, "num_hidden_layers": 56, "num_key_value_heads": 8, "num_local_experts": 8,
-            "output_router_logits": False, "rms_norm_eps": 1e-05, "rope_theta": 1000000, "router_aux_loss_coef": 0.001,
-            "sliding_window": None, "tie_word_embeddings": False, "dtype": "bfloat16", "vocab_size": 32000,
-        }),
-    ),
     tiny={"config_class": "MixtralConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_local_experts": 4,

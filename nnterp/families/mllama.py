@@ -12,7 +12,7 @@ passed, so on text they do not run and serve nothing: every value there is unava
 reason. The head runs in the weights' dtype and the model returns float32 logits.
 """
 
-from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.family import COMMON_SITES, Family
 from nnterp.sites import Nowhere
 from nnterp.vocabulary import VALUES
 from nnterp.families._mamba_ssm import float_logits
@@ -38,16 +38,6 @@ FAMILY = Family(
     rename={"cross_attn": "self_attn"},
     sites={spec.name: _on_self_attention_blocks(spec.name) for spec in VALUES if spec.host != "model"},
     readout=float_logits,
-    checkpoints=(
-        Checkpoint("meta-llama/Llama-3.2-11B-Vision", "Llama-3.2-11B-Vision (text model)", {
-            "architectures": ["MllamaForCausalLM"], "num_hidden_layers": 40, "hidden_size": 4096,
-            "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
-            "cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38], "rms_norm_eps": 1e-05,
-            "rope_theta": 500000.0, "max_position_embeddings": 131072, "hidden_act": "silu",
-            "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-        Checkpoint("meta-llama/Llama-3.2-90B-Vision", "Llama-3.2-90B-Vision (text model)"),
-    ),
     # the composite config: AutoModelForCausalLM builds MllamaForCausalLM from it (the text config alone is
     # not in its mapping), and the model keeps the text config; vocab_size on top sizes the tokenizer
     # three blocks, the middle one cross-attention: as on the checkpoints, the last block runs on text

@@ -14,7 +14,7 @@ unembedding reads.
 """
 
 from nnterp.readout import Readout
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import Argument, Child, Nowhere, Read
 
 HEAD = ("the final norm's output enters a prediction head (lm_head: dense, activation, norm) before the unembedding "
@@ -53,7 +53,6 @@ FAMILY = Family(
         "mlp_neurons": Read(Child("down_proj", "input"), Argument(0)),
     },
     readout=Readout(unembed=_unembed),
-    checkpoints=(Checkpoint("blab-jhu/test-32m-dec", "ModernBERT decoder 32M (test)"),),
     tiny={"config_class": "ModernBertDecoderConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
         "vocab_size": 300, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2}},

@@ -16,7 +16,7 @@ autograd records: they are served as copies taken where the forward binds them, 
 """
 
 from nnterp.sites import WHOLE, Assigned
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, Child, Read
 
 FAMILY = Family(
@@ -47,15 +47,6 @@ FAMILY = Family(
     },
     accessors={"num_kv_heads": lambda c: c.num_attention_heads, "intermediate_size": lambda c: 4 * c.hidden_size},
     loads=("eager",),
-    checkpoints=(
-        Checkpoint("mosaicml/mpt-7b", "MPT-7B", {
-            "architectures": ["MptForCausalLM"], "n_layers": 32, "d_model": 4096, "n_heads": 32,
-            "expansion_ratio": 4, "max_seq_len": 2048, "vocab_size": 50432, "no_bias": True,
-            "attn_config": {"alibi": True, "alibi_bias_max": 8, "clip_qkv": None, "softmax_scale": None},
-            "tie_word_embeddings": True, "dtype": "bfloat16",
-        }),
-        Checkpoint("mosaicml/mpt-30b", "MPT-30B"),
-    ),
     tiny={"config_class": "MptConfig", "overrides": {
         "d_model": 64, "n_layers": 2, "n_heads": 4, "vocab_size": 300, "attn_config": {}}},
 )

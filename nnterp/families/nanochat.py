@@ -10,7 +10,7 @@ final_logit_softcapping * tanh(lm_head_output / final_logit_softcapping).
 """
 
 from nnterp.readout import SOFTCAPPED
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import Argument, Child, Read
 
 from ._llama import tiny
@@ -34,15 +34,5 @@ FAMILY = Family(
         "attention_keys": rotated_then_normed("k_norm", "keys"),
     },
     readout=SOFTCAPPED,
-    checkpoints=(# config.json of karpathy/nanochat-d32 at revision refs/pr/1 (main has none), partial: the keys listed in
-# hlky/dinoml_v2 agents/plans/transformers/nanochat/config_sweep.json, its legacy logits soft cap given as the class's
-# final_logit_softcapping; keys not listed keep the class default
-Checkpoint("karpathy/nanochat-d32", "nanochat d32", {
-    "architectures": ["NanoChatForCausalLM"], "dtype": "bfloat16", "hidden_size": 2048, "intermediate_size": 8192,
-    "num_hidden_layers": 32, "num_attention_heads": 16, "num_key_value_heads": 16, "vocab_size": 65536,
-    "max_position_embeddings": 2048, "hidden_act": "relu2", "attention_bias": False,
-    "rope_parameters": {"rope_theta": 10000.0, "rope_type": "default"}, "tie_word_embeddings": False,
-    "final_logit_softcapping": 15.0,
-}),),
     tiny=tiny("NanoChatConfig"),
 )

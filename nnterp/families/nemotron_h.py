@@ -18,7 +18,7 @@ is also called norm). The model returns float32 logits.
 from transformers.models.nemotron_h import modeling_nemotron_h as _native
 
 from nnterp.blocks import Block
-from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.family import COMMON_SITES, Family
 from nnterp.sites import Child, Nowhere, Read, Site
 from nnterp.families._mamba_ssm import ATTENTION_INTERIOR, MAMBA_MIXER, float_logits
 from nnterp.routers import moe_accessors, router_sites
@@ -114,42 +114,6 @@ FAMILY = Family(
     },
     accessors=moe_accessors("n_routed_experts"),
     readout=float_logits,
-    checkpoints=(
-        # config.json of nvidia/Nemotron-H-8B-Base-8K (mirrored in hlky/dinoml_v2
-        # agents/plans/transformers/nemotron_h/nvidia__Nemotron-H-8B-Base-8K.config.json); the sizes written here
-        # before lacked its hybrid_override_pattern, so the page printed the class's default four blocks
-        Checkpoint("nvidia/Nemotron-H-8B-Base-8K", "Nemotron-H-8B-Base-8K", {
-            "architectures": ["NemotronHForCausalLM"], "attention_bias": False, "attention_head_dim": 128,
-            "chunk_size": 128, "conv_kernel": 4, "expand": 2, "hidden_size": 4096,
-            "hybrid_override_pattern": "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-",
-            "intermediate_size": 21504, "layer_norm_epsilon": 1e-05, "mamba_head_dim": 64, "mamba_hidden_act": "silu",
-            "mamba_num_heads": 128, "mamba_proj_bias": False, "max_position_embeddings": 8192, "mlp_bias": False,
-            "mlp_hidden_act": "relu2", "n_groups": 8, "num_attention_heads": 32, "num_hidden_layers": 52,
-            "num_key_value_heads": 8, "num_logits_to_keep": 1, "rescale_prenorm_residual": True,
-            "residual_in_fp32": False, "rms_norm_eps": 1e-05, "sliding_window": None, "ssm_state_size": 128,
-            "tie_word_embeddings": False, "time_step_floor": 0.0001, "time_step_limit": [0.0, float("inf")],
-            "time_step_max": 0.1, "time_step_min": 0.001, "time_step_rank": 256, "dtype": "bfloat16", "use_bias": False,
-            "use_conv_bias": True, "use_mamba_kernels": True, "vocab_size": 131072,
-        }),
-        # config.json of nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 (mirrored in hlky/dinoml_v2
-        # agents/plans/transformers/nemotron/config_nvidia_nemotron_3_nano_30b_a3b_bf16.json)
-        Checkpoint("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "Nemotron 3 Nano 30B-A3B", {
-            "architectures": ["NemotronHForCausalLM"], "attention_bias": False, "chunk_size": 128, "conv_kernel": 4,
-            "expand": 2, "head_dim": 128, "hidden_size": 2688,
-            "hybrid_override_pattern": "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME",
-            "intermediate_size": 1856, "layer_norm_epsilon": 1e-05, "mamba_head_dim": 64, "mamba_hidden_act": "silu",
-            "mamba_num_heads": 64, "mamba_proj_bias": False, "mamba_ssm_cache_dtype": "float32",
-            "max_position_embeddings": 262144, "mlp_bias": False, "mlp_hidden_act": "relu2",
-            "moe_intermediate_size": 1856, "moe_shared_expert_intermediate_size": 3712, "n_group": 1, "n_groups": 8,
-            "n_routed_experts": 128, "n_shared_experts": 1, "norm_eps": 1e-05, "norm_topk_prob": True,
-            "num_attention_heads": 32, "num_experts_per_tok": 6, "num_hidden_layers": 52, "num_key_value_heads": 2,
-            "num_logits_to_keep": 1, "partial_rotary_factor": 1.0, "rescale_prenorm_residual": True,
-            "residual_in_fp32": False, "rope_theta": 10000, "routed_scaling_factor": 2.5, "sliding_window": None,
-            "ssm_state_size": 128, "tie_word_embeddings": False, "time_step_floor": 0.0001, "time_step_max": 0.1,
-            "time_step_min": 0.001, "topk_group": 1, "dtype": "bfloat16", "use_bias": False, "use_conv_bias": True,
-            "use_mamba_kernels": True, "vocab_size": 131072,
-        }),
-    ),
     tiny={"config_class": "NemotronHConfig", "overrides": {
         "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128,
         "moe_intermediate_size": 64, "moe_shared_expert_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

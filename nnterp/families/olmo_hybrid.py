@@ -12,7 +12,7 @@ native name post_attention_layernorm is a pre-MLP norm on one class and a post-a
 the other.
 """
 
-from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.family import COMMON_SITES, Family
 from nnterp.families._hybrid import DELTANET, mixer_interior
 from nnterp.sites import Argument, Child, Nowhere, Read, Sibling
 
@@ -54,11 +54,6 @@ FAMILY = Family(
             Sibling("post_feedforward_layernorm"),
             description="What the MLP adds to the residual stream: its output after post_feedforward_layernorm")),
     },
-    checkpoints=(
-        # the config class's defaults, which its docstring names after this checkpoint
-        Checkpoint("allenai/Olmo-Hybrid-7B", "Olmo-Hybrid-7B", {"architectures": ["OlmoHybridForCausalLM"],
-                                                               "dtype": "bfloat16"}),
-    ),
     tiny={"config_class": "OlmoHybridConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "pad_token_id": 0, "eos_token_id": 2}},

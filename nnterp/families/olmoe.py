@@ -10,7 +10,7 @@ float32 softmax over all experts and keeps the top_k probabilities, renormalized
 norm_topk_prob (off on OLMoE-1B-7B). No shared expert.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
@@ -28,15 +28,6 @@ FAMILY = Family(
         "experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
         "[num_experts, hidden_size, intermediate_size]")),
     accessors=moe_accessors("num_experts"),
-    checkpoints=(
-        Checkpoint("allenai/OLMoE-1B-7B-0924", "OLMoE-1B-7B-0924", {
-            "architectures": ["OlmoeForCausalLM"], "num_hidden_layers": 16, "hidden_size": 2048,
-            "intermediate_size": 1024, "num_attention_heads": 16, "num_key_value_heads": 16, "vocab_size": 50304,
-            "num_experts": 64, "num_experts_per_tok": 8, "norm_topk_prob": False, "clip_qkv": None,
-            "max_position_embeddings": 4096, "hidden_act": "silu", "rms_norm_eps": 1e-05, "rope_theta": 10000.0,
-            "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-    ),
     tiny={"config_class": "OlmoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2,

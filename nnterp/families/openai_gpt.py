@@ -21,7 +21,7 @@ knows it under block 0's path only: mlp_activation is read where each block's ML
 from nnterp.sites import KEYS_LAST, WHOLE
 from nnterp.blocks import Block
 from nnterp.readout import Readout
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, Child, Element, Nowhere, Read
 
 _ATTN = "self._attn"
@@ -76,13 +76,6 @@ FAMILY = Family(
     # no final norm: lm_head reads the last block's output
     readout=Readout(unembed=lambda model, hidden: model.lm_head(hidden)),
     loads=("eager",),
-    checkpoints=(
-        Checkpoint("openai-community/openai-gpt", "GPT (117M)", {
-            "architectures": ["OpenAIGPTLMHeadModel"], "n_layer": 12, "n_embd": 768, "n_head": 12,
-            "n_positions": 512, "vocab_size": 40478, "afn": "gelu", "layer_norm_epsilon": 1e-05,
-            "tie_word_embeddings": True,
-        }),
-    ),
     tiny={"config_class": "OpenAIGPTConfig", "overrides": {
         "n_embd": 64, "n_layer": 2, "n_head": 4, "vocab_size": 300}},
 )

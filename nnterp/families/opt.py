@@ -23,7 +23,7 @@ from nnterp.families._fairseq_opt import (
 )
 from nnterp.blocks import Block
 from nnterp.readout import Readout
-from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.family import COMMON_SITES, Family
 from nnterp.sites import Argument, Child, Nowhere, Read
 
 POST_NORM = ("a post-norm block (do_layer_norm_before=False): the attention reads the block's input itself, and "
@@ -114,27 +114,6 @@ FAMILY = Family(
     readout=Readout(unembed=_unembed),
     accessors={"intermediate_size": lambda c: c.ffn_dim},
     variants={"post_ln_proj": {"do_layer_norm_before": False, "word_embed_proj_dim": 32}},
-    checkpoints=(
-        # no copy of its config.json found: the hand-written notes quote none of these numbers
-        Checkpoint("facebook/opt-125m", "OPT-125M", {
-            "architectures": ["OPTForCausalLM"], "num_hidden_layers": 12, "hidden_size": 768, "ffn_dim": 3072,
-            "num_attention_heads": 12, "vocab_size": 50272, "max_position_embeddings": 2048,
-            "do_layer_norm_before": True, "word_embed_proj_dim": 768, "activation_function": "relu",
-            "enable_bias": True, "tie_word_embeddings": True, "dtype": "float16",
-        }),
-        # partial: the module printout of facebook/opt-350m in if001/alpaca-lora gomi.md (24 blocks, hidden 1024,
-        # ffn 4096, embeddings 512 wide with project_in/project_out, 2050 position rows = max_position_embeddings
-        # 2048 + 2, ReLU, biased Linears, no decoder final_layer_norm: do_layer_norm_before false, vocab 50272);
-        # the head count and the dtype are not in it
-        Checkpoint("facebook/opt-350m", "OPT-350M", {
-            "architectures": ["OPTForCausalLM"], "num_hidden_layers": 24, "hidden_size": 1024, "ffn_dim": 4096,
-            "num_attention_heads": 16, "vocab_size": 50272, "max_position_embeddings": 2048,
-            "do_layer_norm_before": False, "word_embed_proj_dim": 512, "activation_function": "relu",
-            "enable_bias": True, "tie_word_embeddings": True, "dtype": "float16",
-        }),
-        Checkpoint("facebook/opt-1.3b", "OPT-1.3B"),
-        Checkpoint("facebook/opt-6.7b", "OPT-6.7B"),
-    ),
     tiny={"config_class": "OPTConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "ffn_dim": 128, "vocab_size": 300}},
 )

@@ -11,7 +11,7 @@ time through attention_interface, scaled by head_dim ** -0.5; keys and values ha
 dense_h_to_4h, squared ReLU (relu2) and dense_4h_to_h, with biases, ungated.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 FAMILY = Family(
     name="persimmon",
@@ -24,24 +24,6 @@ FAMILY = Family(
         "dense_4h_to_h": "down_proj", "act": "act_fn",
     },
     accessors={"num_kv_heads": lambda c: c.num_attention_heads},
-    checkpoints=(
-        Checkpoint("adept/persimmon-8b-base", "Persimmon-8B", {
-            "architectures": ["PersimmonForCausalLM"], "num_hidden_layers": 36, "hidden_size": 4096,
-            "intermediate_size": 16384, "num_attention_heads": 64, "vocab_size": 262144,
-            "max_position_embeddings": 16384, "hidden_act": "relu2", "layer_norm_eps": 1e-05,
-            "qk_layernorm": True, "partial_rotary_factor": 0.5, "rope_theta": 25000.0,
-            "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-        # config.json of adept/persimmon-8b-chat, partial: the keys a snapshot read from its raw config.json lists
-        # (hlky/dinoml_v2 agents/plans/transformers/persimmon/config_snapshots.md at 2b9830f3, hub SHA 7f1c23bc);
-        # partial_rotary_factor not listed
-        Checkpoint("adept/persimmon-8b-chat", "Persimmon-8B-chat", {
-            "architectures": ["PersimmonForCausalLM"], "hidden_size": 4096, "intermediate_size": 16384,
-            "num_hidden_layers": 36, "num_attention_heads": 64, "num_key_value_heads": 64, "hidden_act": "relu2",
-            "layer_norm_eps": 1e-05, "max_position_embeddings": 16384, "qk_layernorm": True, "rope_theta": 25000.0,
-            "rope_scaling": None, "tie_word_embeddings": False, "dtype": "bfloat16", "vocab_size": 262144,
-        }),
-    ),
     tiny={"config_class": "PersimmonConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
         "vocab_size": 300}},

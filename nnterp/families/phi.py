@@ -8,7 +8,7 @@ final_layernorm. There is no post_attention_layernorm.
 import torch
 
 from nnterp.blocks import Parallel
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 def _float16_eager_hazard(model):
     if model.attn_implementation == "eager" and model._module.dtype == torch.float16:
@@ -29,32 +29,7 @@ FAMILY = Family(
     block=Parallel(sum=lambda x, attn, mlp: (attn + mlp) + x),
     hazard=_float16_eager_hazard,
     variants={"qk_layernorm": {"qk_layernorm": True}},
-    checkpoints=(
-        Checkpoint("microsoft/phi-2", "Phi-2", {
-            "architectures": ["PhiForCausalLM"], "num_hidden_layers": 32, "hidden_size": 2560,
-            "intermediate_size": 10240, "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 51200,
-            "max_position_embeddings": 2048, "hidden_act": "gelu_new", "layer_norm_eps": 1e-05,
-            "tie_word_embeddings": False, "dtype": "float16", "qk_layernorm": False,
-            "partial_rotary_factor": 0.4, "resid_pdrop": 0.1, "embd_pdrop": 0.0,
-        }),
-        Checkpoint("microsoft/phi-1_5", "Phi-1.5"),
-        Checkpoint("microsoft/phi-1", "Phi-1"),
-    ),
     tiny={"config_class": "PhiConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
         "vocab_size": 300}},
 )
-
-
-#: What the catalogue of transformers' decoder-only families found for this family's model type: [obs] observed
-#: on a tiny model, [src] read in the modeling source, [cfg] a config default, [inf] inferred and not verified;
-#: caveats say what a standard value meets here. The page lists them under its traps.
-TRAPS = {'phi': {'caveats': [],
-         'quirks': ['output projection named dense; final norm model.final_layernorm [obs]',
-                    'partial rotary 0.5; biases everywhere; optional qk_layernorm [obs]',
-                    'lm_head bias [obs]']}}
-#: ... and under the structural config switches the family checks as variants
-TRAPS_BY_VARIANT = {'phi': {'qk_layernorm': {'caveats': [],
-                          'note': 'qk_layernorm=True adds q_layernorm/k_layernorm [obs]',
-                          'quirks': ['qk_layernorm=True adds q_layernorm/k_layernorm [obs]',
-                                     'partial rotary ([0.5]) [obs cfg]']}}}

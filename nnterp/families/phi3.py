@@ -10,7 +10,7 @@ mlp_neurons is down_proj's input. resid_attn_dropout and resid_mlp_dropout wrap 
 before the add (inert in eval). The attention passes config.sliding_window to the kernel.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 from ._llama import tiny
 
@@ -49,28 +49,6 @@ FAMILY = Family(
     summary="Llama's block with a fused qkv_proj and a fused gate_up_proj.",
     tags=("Sequential block", "RMSNorm", "Fused q, k, v", "Fused gate/up", "Grouped keys/values"),
     rename={"activation_fn": "act_fn"},
-    checkpoints=(
-        # config.json of microsoft/Phi-3-mini-4k-instruct (transformers 4.39.3), as copied into dotnet/machinelearning
-        # src/Microsoft.ML.GenAI.Phi/Resource/Config/phi-3-mini-4k-instruct-config.json
-        Checkpoint("microsoft/Phi-3-mini-4k-instruct", "Phi-3-mini-4k-instruct", {
-            "architectures": ["Phi3ForCausalLM"], "num_hidden_layers": 32, "hidden_size": 3072,
-            "intermediate_size": 8192, "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 32064,
-            "max_position_embeddings": 4096, "hidden_act": "silu", "rms_norm_eps": 1e-05, "sliding_window": 2047,
-            "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-        # config.json of microsoft/Phi-3.5-mini-instruct (transformers 4.46.3), as copied into
-        # kevinstephano/thunder_model_blocks hf_phi3/phi3_rope.py
-        Checkpoint("microsoft/Phi-3.5-mini-instruct", "Phi-3.5-mini-instruct", {
-            "architectures": ["Phi3ForCausalLM"], "attention_bias": False, "bos_token_id": 1, "eos_token_id": 32000,
-            "pad_token_id": 32000, "hidden_act": "silu", "hidden_size": 3072, "intermediate_size": 8192,
-            "max_position_embeddings": 131072, "num_attention_heads": 32, "num_hidden_layers": 32,
-            "num_key_value_heads": 32, "original_max_position_embeddings": 4096, "rms_norm_eps": 1e-05,
-            "rope_scaling": {"type": "longrope", "long_factor": _PHI35_LONG, "short_factor": _PHI35_SHORT},
-            "rope_theta": 10000.0, "sliding_window": 262144, "tie_word_embeddings": False, "dtype": "bfloat16",
-            "vocab_size": 32064, "resid_pdrop": 0.0, "embd_pdrop": 0.0, "attention_dropout": 0.0,
-        }),
-        Checkpoint("microsoft/Phi-4-mini-instruct", "Phi-4-mini-instruct"),
-    ),
     tiny=tiny("Phi3Config", pad_token_id=0, eos_token_id=2),
 )
 

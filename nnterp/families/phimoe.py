@@ -11,7 +11,7 @@ maximum. Always two experts, whatever num_experts_per_tok says. lm_head may carr
 (lm_head_bias).
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
 
 FAMILY = Family(
@@ -31,15 +31,6 @@ FAMILY = Family(
         "experts.gate_up_proj [num_local_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
         "[num_local_experts, hidden_size, intermediate_size]")),
     accessors=moe_accessors("num_local_experts"),
-    checkpoints=(
-        Checkpoint("microsoft/Phi-3.5-MoE-instruct", "Phi-3.5-MoE-instruct", {
-            "architectures": ["PhimoeForCausalLM"], "num_hidden_layers": 32, "hidden_size": 4096,
-            "intermediate_size": 6400, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32064,
-            "num_local_experts": 16, "num_experts_per_tok": 2, "router_jitter_noise": 0.01,
-            "max_position_embeddings": 131072, "hidden_act": "silu", "rms_norm_eps": 1e-05,
-            "lm_head_bias": True, "attention_bias": True, "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-    ),
     tiny={"config_class": "PhimoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "num_local_experts": 4, "num_experts_per_tok": 2}},

@@ -9,7 +9,7 @@ after it) with Qwen3-Next's mixture of experts in every MLP slot: a softmax rout
 weighted by sigmoid(shared_expert_gate(x)). RMSNorms compute x·(1 + weight).
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import moe_accessors
 from nnterp.families.qwen3_next import QWEN_GATED_ATTENTION, QWEN_MOE
 
@@ -23,26 +23,6 @@ FAMILY = Family(
     rename={"linear_attn": "self_attn"},
     sites={**QWEN_GATED_ATTENTION, **QWEN_MOE},
     accessors={**moe_accessors("num_experts"), "intermediate_size": lambda c: c.moe_intermediate_size},
-    checkpoints=(
-        # text_config of Qwen/Qwen3.5-35B-A3B's config.json (mirrored in ai-dynamo/aiconfigurator
-        # aic-core/src/aiconfigurator_core/model_configs/Qwen--Qwen3.5-35B-A3B_config.json; tie_word_embeddings false
-        # there at the top level, the text config's default)
-        Checkpoint("Qwen/Qwen3.5-35B-A3B", "Qwen3.5-35B-A3B (language model)", {
-            "architectures": ["Qwen3_5MoeForCausalLM"], "attention_bias": False, "attn_output_gate": True,
-            "dtype": "bfloat16", "full_attention_interval": 4, "head_dim": 256, "hidden_act": "silu",
-            "hidden_size": 2048,
-            "layer_types": ["linear_attention", "linear_attention", "linear_attention", "full_attention"] * 10,
-            "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_num_key_heads": 16,
-            "linear_num_value_heads": 32, "linear_value_head_dim": 128, "max_position_embeddings": 262144,
-            "mlp_only_layers": [], "moe_intermediate_size": 512, "mtp_num_hidden_layers": 1,
-            "mtp_use_dedicated_embeddings": False, "num_attention_heads": 16, "num_experts": 256,
-            "num_experts_per_tok": 8, "num_hidden_layers": 40, "num_key_value_heads": 2, "rms_norm_eps": 1e-06,
-            "router_aux_loss_coef": 0.001, "shared_expert_intermediate_size": 512, "vocab_size": 248320,
-            "mamba_ssm_dtype": "float32",
-            "rope_parameters": {"mrope_interleaved": True, "mrope_section": [11, 11, 10], "rope_type": "default",
-                                "rope_theta": 10000000, "partial_rotary_factor": 0.25},
-        }),
-    ),
     tiny={"config_class": "Qwen3_5MoeTextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

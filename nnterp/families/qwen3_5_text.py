@@ -9,7 +9,7 @@ sigmoid(gate) before o_proj, so attention_head_outputs is before the gate and at
 after it). RMSNorms compute x·(1 + weight); the MLP is Llama's gated MLP.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families.qwen3_next import QWEN_GATED_ATTENTION
 
 FAMILY = Family(
@@ -21,24 +21,6 @@ FAMILY = Family(
           "Partial rotary", "Gated MLP"),
     rename={"linear_attn": "self_attn"},
     sites=QWEN_GATED_ATTENTION,
-    checkpoints=(
-        # text_config of Qwen/Qwen3.5-27B's config.json (mirrored in ai-dynamo/aiconfigurator
-        # aic-core/src/aiconfigurator_core/model_configs/Qwen--Qwen3.5-27B_config.json; tie_word_embeddings false
-        # there at the top level, the text config's default)
-        Checkpoint("Qwen/Qwen3.5-27B", "Qwen3.5-27B (language model)", {
-            "architectures": ["Qwen3_5ForCausalLM"], "attention_bias": False, "attn_output_gate": True,
-            "dtype": "bfloat16", "full_attention_interval": 4, "head_dim": 256, "hidden_act": "silu",
-            "hidden_size": 5120, "intermediate_size": 17408,
-            "layer_types": ["linear_attention", "linear_attention", "linear_attention", "full_attention"] * 16,
-            "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_num_key_heads": 16,
-            "linear_num_value_heads": 48, "linear_value_head_dim": 128, "max_position_embeddings": 262144,
-            "mlp_only_layers": [], "mtp_num_hidden_layers": 1, "mtp_use_dedicated_embeddings": False,
-            "num_attention_heads": 24, "num_hidden_layers": 64, "num_key_value_heads": 4, "rms_norm_eps": 1e-06,
-            "vocab_size": 248320, "mamba_ssm_dtype": "float32",
-            "rope_parameters": {"mrope_interleaved": True, "mrope_section": [11, 11, 10], "rope_type": "default",
-                                "rope_theta": 10000000, "partial_rotary_factor": 0.25},
-        }),
-    ),
     tiny={"config_class": "Qwen3_5TextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "linear_key_head_dim": 16,

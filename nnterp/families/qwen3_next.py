@@ -14,7 +14,7 @@ shared_expert weighted by sigmoid(shared_expert_gate(x)); blocks in mlp_only_lay
 MLP.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._hybrid import DELTANET, mixer_interior
 from nnterp.families._mla import gated_outputs
 from nnterp.routers import (
@@ -39,17 +39,6 @@ FAMILY = Family(
     rename={"linear_attn": "self_attn"},
     sites={**QWEN_GATED_ATTENTION, **QWEN_MOE},
     accessors=moe_accessors("num_experts"),
-    checkpoints=(
-        Checkpoint("Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen3-Next-80B-A3B-Instruct", {
-            "architectures": ["Qwen3NextForCausalLM"], "num_hidden_layers": 48, "hidden_size": 2048,
-            "intermediate_size": 5120, "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512,
-            "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256, "vocab_size": 151936,
-            "num_experts": 512, "num_experts_per_tok": 10, "norm_topk_prob": True, "linear_num_key_heads": 16,
-            "linear_num_value_heads": 32, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
-            "full_attention_interval": 4, "partial_rotary_factor": 0.25, "max_position_embeddings": 262144,
-            "hidden_act": "silu", "rms_norm_eps": 1e-06, "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-    ),
     tiny={"config_class": "Qwen3NextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64,

@@ -15,7 +15,7 @@ native output.
 """
 
 from nnterp.readout import Readout
-from nnterp.family import COMMON_SITES, Checkpoint, Family
+from nnterp.family import COMMON_SITES, Family
 from nnterp.sites import Argument, Child, Nowhere, Read
 from nnterp.families._hyper import contract_note, moe_neurons, stream_sites
 from nnterp.families._mamba_ssm import ATTENTION_INTERIOR
@@ -62,17 +62,6 @@ FAMILY = Family(
             description="The stream the hyper-connection hands the MLP: the streams normed by hc_norm and mixed"),
     },
     readout=Readout(unembed=_unembed),
-    checkpoints=(
-        # the config class's defaults, which its docstring names after this id; no config.json of Qwen/Qwen4-Exp
-        # was found (the configs of model type qwen4_exp found elsewhere are other checkpoints' sizes)
-        Checkpoint("Qwen/Qwen4-Exp", "Qwen4-Exp (text model)", {
-            "architectures": ["Qwen4ExpForCausalLM"], "num_hidden_layers": 40, "hidden_size": 2048,
-            "moe_intermediate_size": 512, "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256,
-            "vocab_size": 248320, "num_experts": 512, "num_experts_per_tok": 10, "tie_word_embeddings": False,
-        }, not_buildable="its indexed-attention layers need the QSA indexer sizes (indexer_budget, "
-                         "indexer_compress_ratio, ...), which the config class leaves unset and which are not "
-                         "known offline"),
-    ),
     tiny={"config_class": "Qwen4ExpTextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

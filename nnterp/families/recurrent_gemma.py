@@ -15,7 +15,7 @@ RMSNorm with (1 + weight); and logits are soft-capped, tanh(logits / 30) * 30.
 """
 
 from nnterp.readout import Readout
-from nnterp.family import COMMON_SITES, Checkpoint, Family, described
+from nnterp.family import COMMON_SITES, Family, described
 from nnterp.sites import Argument, Nowhere, Read, Own
 from nnterp.families._mamba_ssm import ATTENTION_INTERIOR
 
@@ -56,17 +56,6 @@ FAMILY = Family(
     },
     accessors={"intermediate_size": lambda c: c.intermediate_size // 2},
     readout=Readout(softcap="logits_soft_cap"),
-    checkpoints=(
-        Checkpoint("google/recurrentgemma-2b", "RecurrentGemma 2B", {
-            "architectures": ["RecurrentGemmaForCausalLM"], "num_hidden_layers": 26, "hidden_size": 2560,
-            "intermediate_size": 15360, "num_attention_heads": 10, "num_key_value_heads": 1, "head_dim": 256,
-            "lru_width": 2560, "vocab_size": 256000, "attention_window_size": 2048, "conv1d_width": 4,
-            "logits_soft_cap": 30.0, "rms_norm_eps": 1e-06, "hidden_activation": "gelu_pytorch_tanh",
-            "block_types": ["recurrent", "recurrent", "attention"], "partial_rotary_factor": 0.5,
-            "tie_word_embeddings": True,
-        }),
-        Checkpoint("google/recurrentgemma-9b", "RecurrentGemma 9B"),
-    ),
     tiny={"config_class": "RecurrentGemmaConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300}},

@@ -39,7 +39,7 @@ reason; prompts of one length run together.
 
 from nnterp.vocabulary import FORWARD_ORDER
 from nnterp.blocks import Block
-from nnterp.family import Checkpoint, Family, Positions
+from nnterp.family import Family, Positions
 from nnterp.sites import SPLIT_HEADS, Argument, CallPositions, Child, Nowhere, Own, Read
 from nnterp.families._reformer import (
     AT_CALL, HEAD_OUTPUTS, LOCAL_KEYS, LOCAL_QUERIES, LOCAL_VALUES, LSH_QUERY_KEY, LSH_VALUES,
@@ -171,40 +171,6 @@ FAMILY = Family(
     contract_note=NOTE,
     hazard=_random_hashing_hazard,
     loads=("eager",),
-    checkpoints=(
-        Checkpoint("patrickvonplaten/hf-reformer-crime-and-punish", "Reformer (Crime and Punishment, HF port)", {
-            "architectures": ["ReformerModelWithLMHead"], "num_hidden_layers": 6, "hidden_size": 256,
-            "num_attention_heads": 2, "attention_head_size": 64, "feed_forward_size": 512, "vocab_size": 320,
-            "attn_layers": ["local", "lsh", "local", "lsh", "local", "lsh"], "local_attn_chunk_length": 64,
-            "lsh_attn_chunk_length": 64, "num_buckets": [64, 128], "num_hashes": 1, "axial_pos_shape": [512, 1024],
-            "axial_pos_embds_dim": [64, 192], "max_position_embeddings": 524288, "hidden_act": "relu",
-            "chunk_size_feed_forward": 0, "chunk_size_lm_head": 0, "is_decoder": True, "pad_token_id": 0,
-        }),
-        # config.json of google/reformer-crime-and-punishment (mirrored in hlky/dinoml_v2
-        # agents/plans/transformers/reformer/_sources/google__reformer-crime-and-punishment.config.json)
-        Checkpoint("google/reformer-crime-and-punishment", "Reformer (Crime and Punishment)", {
-            "architectures": ["ReformerModelWithLMHead"], "attention_head_size": 64,
-            "attn_layers": ["local", "lsh"] * 3, "axial_norm_std": 1.0, "axial_pos_embds": True,
-            "axial_pos_embds_dim": [64, 192], "axial_pos_shape": [512, 1024], "chunk_size_feed_forward": 0,
-            "chunk_size_lm_head": 0, "feed_forward_size": 512, "hash_seed": None, "hidden_act": "relu",
-            "hidden_size": 256, "intermediate_size": 3072, "is_decoder": True, "layer_norm_eps": 1e-12,
-            "local_attn_chunk_length": 64, "lsh_attn_chunk_length": 64, "max_position_embeddings": 524288,
-            "num_attention_heads": 2, "num_buckets": [64, 128], "num_chunks_after": 0, "num_chunks_before": 1,
-            "num_hashes": 1, "num_hidden_layers": 6, "output_past": True, "vocab_size": 320,
-        }),
-        # config.json of google/reformer-enwik8 (mirrored in hlky/dinoml_v2
-        # agents/plans/transformers/reformer/_sources/google__reformer-enwik8.config.json)
-        Checkpoint("google/reformer-enwik8", "Reformer (enwik8)", {
-            "architectures": ["ReformerModelWithLMHead"], "attention_head_size": 128,
-            "attn_layers": ["local", "local", "lsh", "local"] * 3, "axial_norm_std": 1.0, "axial_pos_embds": True,
-            "axial_pos_embds_dim": [256, 768], "axial_pos_shape": [128, 512], "chunk_size_feed_forward": 0,
-            "chunk_size_lm_head": 0, "feed_forward_size": 4096, "hash_seed": None, "hidden_act": "relu",
-            "hidden_size": 1024, "is_decoder": True, "layer_norm_eps": 1e-12, "local_attn_chunk_length": 128,
-            "local_num_chunks_after": 0, "local_num_chunks_before": 1, "lsh_attn_chunk_length": 256,
-            "lsh_num_chunks_after": 0, "lsh_num_chunks_before": 1, "max_position_embeddings": 65536,
-            "num_attention_heads": 8, "num_buckets": 512, "num_hashes": 4, "output_past": True, "vocab_size": 258,
-        }),
-    ),
     variants={"chunked_feed_forward": {"chunk_size_feed_forward": 2}},
     tiny={"config_class": "ReformerConfig", "overrides": {
         "hidden_size": 64, "num_attention_heads": 4, "feed_forward_size": 128, "vocab_size": 300,

@@ -22,7 +22,7 @@ output, which nnsight serves as E_output (output is the module's own output); o_
 
 from nnterp.blocks import Block
 from nnterp.readout import Readout
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import Argument, Call, Child, Own, Read
 from nnterp.families._mamba_ssm import no_attention
 
@@ -76,14 +76,6 @@ FAMILY = Family(
     },
     readout=Readout(unembed=_unembed),
     loads=("eager",),
-    checkpoints=(
-        Checkpoint("RWKV/rwkv-4-169m-pile", "RWKV-4 169M (Pile)", {
-            "architectures": ["RwkvForCausalLM"], "num_hidden_layers": 12, "hidden_size": 768,
-            "attention_hidden_size": 768, "intermediate_size": 3072, "vocab_size": 50277, "context_length": 1024,
-            "layer_norm_epsilon": 1e-05, "rescale_every": 6, "tie_word_embeddings": False,
-        }),
-        Checkpoint("RWKV/rwkv-raven-1b5", "RWKV-4 Raven 1.5B"),
-    ),
     tiny={"config_class": "RwkvConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 300}},
     # the stream halved between blocks and before ln_out, as on the checkpoints (every sixth block there)

@@ -7,7 +7,7 @@ the normalized sigmoid scores times routed_scaling_factor), fused experts and sh
 on every token.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 from nnterp.routers import DEEPSEEK_V3
 
@@ -20,11 +20,6 @@ FAMILY = Family(
     moe=DEEPSEEK_V3,
     sites={**mla_sites()},
     accessors=MLA_ACCESSORS,
-    checkpoints=(
-        # the config class's defaults, which its docstring names after this checkpoint
-        Checkpoint("sarvamai/sarvam-105b", "sarvam-105b", {"architectures": ["DeepseekV3ForCausalLM"],
-                                                           "dtype": "bfloat16"}),
-    ),
     tiny={"config_class": "SarvamMLAConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "n_routed_experts": 4,

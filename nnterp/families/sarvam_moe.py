@@ -7,7 +7,7 @@ group-limited top_k of sigmoid + e_score_correction_bias, weights the normalized
 times routed_scaling_factor), fused experts and shared_experts added on every token.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
@@ -18,16 +18,6 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Partial rotary", "Mixture of experts",
           "Shared experts"),
     moe=DEEPSEEK_V3,
-    checkpoints=(
-        Checkpoint("sarvamai/sarvam-30b", "sarvam-30b", {
-            "architectures": ["Glm4MoeForCausalLM"], "num_hidden_layers": 19, "hidden_size": 4096,
-            "intermediate_size": 8192, "moe_intermediate_size": 1024, "num_attention_heads": 64,
-            "num_key_value_heads": 4, "head_dim": 64, "vocab_size": 262144, "n_routed_experts": 128,
-            "num_experts_per_tok": 6, "n_shared_experts": 1, "first_k_dense_replace": 1, "norm_topk_prob": True,
-            "routed_scaling_factor": 2.5, "use_qk_norm": True, "max_position_embeddings": 131072,
-            "hidden_act": "silu", "rms_norm_eps": 1e-06, "rope_theta": 8000000.0, "tie_word_embeddings": False,
-        }),
-    ),
     tiny={"config_class": "SarvamMoEConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

@@ -10,7 +10,7 @@ experts by their scores (normalized when norm_topk_prob, times routed_scaling_fa
 returns experts(x) + shared_experts(x).
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
@@ -21,15 +21,6 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Mixture of experts", "Shared experts"),
     moe=DEEPSEEK_V3,
     accessors={"intermediate_size": lambda c: c.moe_intermediate_size},
-    checkpoints=(
-        Checkpoint("upstage/Solar-Open-100B", "Solar-Open-100B", {
-            "architectures": ["SolarOpenForCausalLM"], "num_hidden_layers": 48, "hidden_size": 4096,
-            "moe_intermediate_size": 1280, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128,
-            "vocab_size": 196608, "n_routed_experts": 128, "num_experts_per_tok": 8, "n_shared_experts": 1,
-            "norm_topk_prob": True, "routed_scaling_factor": 1.0, "max_position_embeddings": 131072,
-            "hidden_act": "silu", "rms_norm_eps": 1e-05, "rope_theta": 1000000.0, "tie_word_embeddings": False,
-        }),
-    ),
     tiny={"config_class": "SolarOpenConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16, "n_routed_experts": 4,

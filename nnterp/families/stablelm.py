@@ -10,7 +10,7 @@ StableLmLayerNormPerHead) before the rotary; use_qkv_bias adds biases on q, k an
 """
 
 from nnterp.blocks import Parallel
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 
 from ._llama import tiny
 
@@ -31,16 +31,5 @@ FAMILY = Family(
                           "the first partial_rotary_factor of each head",
     },
     variants={"parallel_qknorm": {"use_parallel_residual": True, "qk_layernorm": True}},
-    checkpoints=(
-        Checkpoint("stabilityai/stablelm-2-1_6b", "StableLM 2 1.6B", {
-            "architectures": ["StableLmForCausalLM"], "num_hidden_layers": 24, "hidden_size": 2048,
-            "intermediate_size": 5632, "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 100352,
-            "max_position_embeddings": 4096, "hidden_act": "silu", "layer_norm_eps": 1e-05,
-            "partial_rotary_factor": 0.25, "use_qkv_bias": True, "use_parallel_residual": False,
-            "qk_layernorm": False, "tie_word_embeddings": False, "dtype": "bfloat16",
-        }),
-        Checkpoint("stabilityai/stablelm-3b-4e1t", "StableLM-3B-4E1T"),
-        Checkpoint("stabilityai/stablelm-2-12b", "StableLM 2 12B (parallel, qk_layernorm)"),
-    ),
     tiny=tiny("StableLmConfig"),
 )

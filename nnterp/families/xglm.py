@@ -15,7 +15,7 @@ values are read where the forward binds them folded for the bmm, and served head
 
 from nnterp.families._fairseq_opt import FAIRSEQ_RENAME, MLP_INPUT, MLP_SITES
 from nnterp.sites import BATCH_HEADS, FOLDED_HEADS, WHOLE, Assigned, ByDtype
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import Argument, Call, Read
 
 FAMILY = Family(
@@ -44,20 +44,6 @@ FAMILY = Family(
     },
     accessors={"intermediate_size": lambda c: c.ffn_dim, "num_kv_heads": lambda c: c.num_attention_heads},
     loads=("eager",),
-    checkpoints=(
-        Checkpoint("facebook/xglm-564M", "XGLM-564M", {
-            "architectures": ["XGLMForCausalLM"], "num_layers": 24, "d_model": 1024, "attention_heads": 16,
-            "ffn_dim": 4096, "vocab_size": 256008, "max_position_embeddings": 2048, "activation_function": "gelu",
-            "scale_embedding": True, "tie_word_embeddings": True,
-        }),
-        # config.json of facebook/xglm-7.5B (mirrored in hlky/dinoml_v2
-        # agents/plans/transformers/xglm/_sources/facebook__xglm-7.5B/config.json)
-        Checkpoint("facebook/xglm-7.5B", "XGLM-7.5B", {
-            "architectures": ["XGLMForCausalLM"], "activation_function": "gelu", "attention_heads": 32, "d_model": 4096,
-            "ffn_dim": 16384, "init_std": 0.02, "layerdrop": 0.0, "max_position_embeddings": 2048, "num_layers": 32,
-            "scale_embedding": True, "vocab_size": 256008,
-        }),
-    ),
     tiny={"config_class": "XGLMConfig", "overrides": {
         "d_model": 64, "num_layers": 2, "attention_heads": 4, "ffn_dim": 128, "vocab_size": 300}},
 )

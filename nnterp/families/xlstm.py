@@ -16,7 +16,7 @@ mlstm_recurrent_step_native (matC_old has wrong shape), so the tiny recipe runs 
 
 from nnterp.readout import Readout
 from nnterp.blocks import Block
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import Argument, Own, Read
 from nnterp.families._mamba_ssm import no_attention
 
@@ -55,13 +55,6 @@ FAMILY = Family(
     },
     readout=Readout(float32=True, softcap="output_logit_soft_cap"),
     loads=("eager",),
-    checkpoints=(
-        Checkpoint("NX-AI/xLSTM-7b", "xLSTM 7B", {
-            "architectures": ["xLSTMForCausalLM"], "num_hidden_layers": 32, "hidden_size": 4096, "num_heads": 8,
-            "vocab_size": 50304, "output_logit_soft_cap": 30.0, "gate_soft_cap": 15.0,
-            "tie_word_embeddings": False,
-        }),
-    ),
     tiny={"config_class": "xLSTMConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300, "use_cache": False}},
 )

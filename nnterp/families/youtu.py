@@ -5,7 +5,7 @@ values expanded per head from a normed latent with one shared rotary key) on Lla
 pre-norm block and gated MLP.
 """
 
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 
 FAMILY = Family(
@@ -15,11 +15,6 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Gated MLP"),
     sites=mla_sites(),
     accessors=MLA_ACCESSORS,
-    checkpoints=(
-        # the config class's defaults, which its docstring names after this checkpoint
-        Checkpoint("tencent/Youtu-LLM-2B", "Youtu-LLM-2B", {"architectures": ["YoutuForCausalLM"],
-                                                           "dtype": "bfloat16"}),
-    ),
     tiny={"config_class": "YoutuConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "vocab_size": 300, "kv_lora_rank": 32, "q_lora_rank": 32, "qk_rope_head_dim": 16,

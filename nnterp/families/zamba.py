@@ -17,7 +17,7 @@ layers[i].self_attn.output and layers[i].mlp.output.
 """
 
 from nnterp.blocks import Block
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._zamba import zamba_rename, zamba_sites
 
 FAMILY = Family(
@@ -30,15 +30,6 @@ FAMILY = Family(
     rename=zamba_rename("shared_transf"),
     sites=zamba_sites("shared_transf", "(head_dim / 2)^-0.5"),
     accessors={"head_dim": lambda c: c.attention_head_dim, "qk_head_dim": lambda c: c.attention_head_dim},
-    checkpoints=(
-        Checkpoint("Zyphra/Zamba-7B-v1", "Zamba-7B-v1", {
-            "architectures": ["ZambaForCausalLM"], "num_hidden_layers": 76, "hidden_size": 3712,
-            "attention_hidden_size": 7424, "intermediate_size": 14848, "num_attention_heads": 16,
-            "num_key_value_heads": 16, "attention_head_dim": 464, "n_mamba_heads": 2, "mamba_d_state": 16,
-            "mamba_expand": 2, "vocab_size": 32000, "attn_layer_period": 6, "attn_layer_offset": 4,
-            "hidden_act": "gelu", "tie_word_embeddings": True,
-        }),
-    ),
     tiny={"config_class": "ZambaConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "n_mamba_heads": 4, "mamba_d_state": 16,

@@ -20,7 +20,7 @@ stream) and is read natively.
 """
 
 from nnterp.blocks import Block
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.families._zamba import zamba_rename, zamba_sites
 
 FAMILY = Family(
@@ -33,15 +33,6 @@ FAMILY = Family(
     rename=zamba_rename("shared_transformer"),
     sites=zamba_sites("shared_transformer", "(head_dim / 2)^-0.5"),
     accessors={"head_dim": lambda c: c.attention_head_dim, "qk_head_dim": lambda c: c.attention_head_dim},
-    checkpoints=(
-        Checkpoint("Zyphra/Zamba2-2.7B", "Zamba2-2.7B", {
-            "architectures": ["Zamba2ForCausalLM"], "num_hidden_layers": 54, "hidden_size": 2560,
-            "intermediate_size": 10240, "num_attention_heads": 32, "num_key_value_heads": 32,
-            "attention_head_dim": 160, "vocab_size": 32000, "mamba_d_state": 64, "n_mamba_heads": 8,
-            "mamba_expand": 2, "hidden_act": "gelu", "tie_word_embeddings": True,
-        }),
-        Checkpoint("Zyphra/Zamba2-1.2B", "Zamba2-1.2B"),
-    ),
     tiny={"config_class": "Zamba2Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "n_mamba_heads": 4, "mamba_d_state": 16, "mamba_ngroups": 1,

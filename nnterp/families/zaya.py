@@ -38,7 +38,7 @@ from nnterp.routers import InRouter, RouterRead, experts_sentence
 from nnterp.sites import WHOLE, Assigned
 from nnterp.blocks import Block
 from nnterp.readout import Readout
-from nnterp.family import Checkpoint, Family
+from nnterp.family import Family
 from nnterp.sites import Child, Element, Nowhere, Read
 
 
@@ -125,17 +125,6 @@ FAMILY = Family(
         "num_experts": lambda c: c.num_experts + 1,
         "num_experts_per_token": lambda c: c.num_experts_per_tok,
     },
-    checkpoints=(
-        Checkpoint("Zyphra/ZAYA1-8B", "ZAYA1 8B (800M active)", {
-            "architectures": ["ZayaForCausalLM"], "vocab_size": 262272, "hidden_size": 2048,
-            "num_hidden_layers": 40, "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 128,
-            "hidden_act": "silu", "max_position_embeddings": 131072, "rms_norm_eps": 1e-05,
-            "moe_intermediate_size": 2048, "num_experts": 16, "num_experts_per_tok": 1, "router_hidden_size": 256,
-            "cca_time0": 2, "cca_time1": 2, "tie_word_embeddings": True,
-            "rope_parameters": {"hybrid": {"rope_type": "default", "rope_theta": 5000000.0,
-                                           "partial_rotary_factor": 0.5}},
-        }),
-    ),
     tiny={"config_class": "ZayaConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16, "num_experts": 4, "router_hidden_size": 8}},
