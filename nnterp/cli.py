@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import socket
 import sys
 
 #: Modules that add subcommands; a module not present is skipped.
@@ -39,7 +38,9 @@ def load_model(name: str, attn_implementation: str | None = None):
     if not os.path.exists(name):
         if "/" not in name:
             raise CommandRefused(_not_a_family(name))
-        if not _cached(name) and not _hub_reachable():
+        from .hub import unreachable_reason
+
+        if unreachable_reason(name) is not None:
             raise CommandRefused(
                 f"{name!r} is a hub repo id, and the Hugging Face hub cannot be reached from here (nor is the repo "
                 f"in the local cache): name a family (nnterp show phi), 'smollm2', or a local directory")
@@ -61,31 +62,6 @@ def _not_a_family(name: str) -> str:
     hint = f"nearest: {', '.join(near)}; " if near else ""
     return (f"{name!r} is not a family ({hint}`nnterp table` lists all {len(registry())}), 'smollm2', a local "
             f"directory, or a hub repo id (org/name)")
-
-
-def _cached(repo: str) -> bool:
-    try:
-        from huggingface_hub import try_to_load_from_cache
-
-        return isinstance(try_to_load_from_cache(repo, "config.json"), str)
-    except Exception:
-        return False
-
-
-def _hub_reachable(timeout: float = 3.0) -> bool:
-    """One quick connection to the hub, instead of a load's retries (half a minute) ending in a traceback."""
-    from huggingface_hub import constants
-
-    if constants.HF_HUB_OFFLINE:
-        return False
-    from urllib.parse import urlparse
-
-    host = urlparse(constants.ENDPOINT).hostname or "huggingface.co"
-    try:
-        socket.create_connection((host, 443), timeout=timeout).close()
-        return True
-    except OSError:
-        return False
 
 
 def show(args) -> None:

@@ -54,6 +54,18 @@ class NotCached(NnterpError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class HubUnreachable(NnterpError, OSError):
+    """A hub repo id was named where the hub cannot be reached and the repo is not cached."""
+
+
+class BadIndex(NnterpError, IndexError):
+    """An index past the end of a list of modules (``model.layers[30]`` on 30 blocks)."""
+
+
+class BadPrompt(NnterpError, TypeError):
+    """A trace was given something that is not a prompt, a list of prompts or token ids."""
+
+
 class OrderError(NnterpError):
     """A value was read after the forward had passed it, or its site never ran."""
 
@@ -96,7 +108,13 @@ def _meant(error: UnknownName) -> str | None:
     """``did you mean model.layers[0].layer_output?`` for a name that ``nnterp.names`` knows, else None."""
     if error.host is None:
         return None
-    from .names import MODULE_WORDS, suggestion
+    from .names import MODULE_WORDS, Path, suggestion
+    from .vocabulary import BY_NAME
+
+    spec = BY_NAME.get(error.name)
+    if spec is not None and spec.host != error.host:  # a standard value asked for on the wrong host
+        layer = None if spec.host == "model" else ("i" if error.layer is None else error.layer)
+        return f"{error.name} is read elsewhere: did you mean {Path(error.name, layer).attribute}?"
 
     module = MODULE_WORDS.get(error.host, {}).get(error.name)
     if module is not None and module in error.candidates:
