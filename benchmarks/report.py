@@ -24,7 +24,7 @@ LIMITS = {"own": 1.03, "residual": 1.05, "all": 1.15, "construction_ms": 20.0, "
 def load(folder: Path) -> dict:
     runs, scaling, longer, candidates, errors, failed, cold = {}, {}, {}, {}, {}, [], {}
     for path in sorted(folder.glob("*.json")):
-        if path.name == "meta.json":
+        if path.name in ("meta.json", "startup.json"):
             continue
         data = json.loads(path.read_text())
         if path.name.startswith("candidate--"):
@@ -42,9 +42,10 @@ def load(folder: Path) -> dict:
     failed = sorted(p.stem for p in folder.glob("*.failed"))
     meta_path = folder / "meta.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    startup = json.loads((folder / "startup.json").read_text()) if (folder / "startup.json").exists() else None
     return {"runs": runs, "scaling": scaling, "longer": longer, "candidates": candidates, "errors": errors,
             "failed": failed, "cold": cold,
-            "meta": meta}
+            "meta": meta, "startup": startup}
 
 
 # --------------------------------------------------------------------------- numbers
@@ -427,6 +428,7 @@ def section(data, title) -> list[str]:
                 "| library | seconds above `import torch, transformers` | `import torch, transformers` |",
                 "|---|---|---|"]
         out += [f"| {name} | {v['library']:.2f} | {v['base']:.2f} |" for name, v in imports.items()] + [""]
+    out += startup_lines(data.get("startup"))
     out += ["### Absolute times (ms per call, median over rounds [q1–q3])", ""]
     for model in models:
         out += [f"#### {model}", ""] + absolute_table(data, model) + [""]
@@ -439,6 +441,30 @@ def section(data, title) -> list[str]:
             out.append(f"  - {note}")
     for name in data["failed"]:
         out.append(f"- {name}: failed; rerun the command above to see why.")
+    return out + [""]
+
+
+def startup_lines(startup) -> list[str]:
+    """Start-up: each command a fresh process, against `import nnsight` in the same rounds (benchmarks/startup.py)."""
+    if not startup:
+        return []
+    trees = startup["trees"]
+    names = list(trees)
+    commits = ", ".join(f"{name}: {tree['commit']}" for name, tree in trees.items())
+    out = ["### Start-up (a fresh process per command)", "",
+           f"Whole-process CPU and wall seconds, median of {startup['rounds']} rounds, each round every command once "
+           f"in a random order; the ratio is taken round by round against `import nnsight` "
+           f"({commits}; {startup['finished']}, "
+           f"load average {startup['load_average'][0]:.1f}). Reproduce: `python -m benchmarks.startup"
+           f"{' --baseline OLD_CHECKOUT' if len(names) > 1 else ''}`.", "",
+           "| command | " + " | ".join(f"{name}: CPU s (÷ import nnsight) | {name}: wall s" for name in names) + " |",
+           "|---|" + "---|---|" * len(names)]
+    for label in trees[names[0]]["commands"]:
+        cells = []
+        for name in names:
+            row = trees[name]["commands"][label]
+            cells += [f"{row['cpu']:.2f} ({row['cpu_ratio']:.3f}×)", f"{row['wall']:.2f}"]
+        out.append(f"| `{label}` | " + " | ".join(cells) + " |")
     return out + [""]
 
 

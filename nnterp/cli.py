@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
+from pathlib import Path
 import sys
 
 #: Modules that add subcommands; a module not present is skipped.
@@ -21,11 +23,13 @@ PROMPT = "The Eiffel Tower is in the city of"
 
 def load_model(name: str, attn_implementation: str | None = None):
     """A family name (its tiny model), ``smollm2`` (the embedded real model), or a repo id or path."""
+    if not os.path.exists(name) and "/" not in name and not _known(name):
+        raise CommandRefused(_not_a_family(name))  # answered from the index, before torch loads
     from .family import not_served, registry, unavailable
 
     if name in unavailable():
         sys.exit(f"nnterp: {not_served(name)}")
-    if name in ("smollm2", "real", "SmolLM2-135M-Instruct"):
+    if name in REAL_NAMES:
         from . import real
 
         return real.load(attn_implementation=attn_implementation)
@@ -49,18 +53,44 @@ def load_model(name: str, attn_implementation: str | None = None):
     return StandardizedTransformer(name, dispatch=True, attn_implementation=attn_implementation)
 
 
+def _area(name: str):
+    """An area's command module, read from its file: its package's ``__init__`` (which imports torch) runs only when
+    one of its commands does, so that help and refusals answer at once. None where the area is not installed."""
+    if name in sys.modules:
+        return sys.modules[name]
+    package, _, leaf = name.rpartition(".")
+    path = Path(__file__).resolve().parent.joinpath(*package.split(".")[1:], f"{leaf}.py")
+    if not path.exists():
+        return None
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    module.__package__ = package  # its relative imports, at run time, import the package as usual
+    spec.loader.exec_module(module)
+    return module
+
+
 class CommandRefused(Exception):
     """A command's argument names nothing it can load; printed as one line."""
+
+
+REAL_NAMES = ("smollm2", "real", "SmolLM2-135M-Instruct")
+
+
+def _known(name: str) -> bool:
+    """A family, a wrapper or the embedded model's name, by the index (no family module imported)."""
+    from .families import _index
+
+    return name in REAL_NAMES or name in _index.MODULES or name in _index.WRAPPERS
 
 
 def _not_a_family(name: str) -> str:
     import difflib
 
-    from .family import registry
+    from .families import _index
 
-    near = difflib.get_close_matches(name.lower(), list(registry()), n=3, cutoff=0.5)
+    near = difflib.get_close_matches(name.lower(), [*_index.MODULES, *_index.WRAPPERS], n=3, cutoff=0.5)
     hint = f"nearest: {', '.join(near)}; " if near else ""
-    return (f"{name!r} is not a family ({hint}`nnterp table` lists all {len(registry())}), 'smollm2', a local "
+    return (f"{name!r} is not a family ({hint}`nnterp table` lists all {len(_index.MODULES)}), 'smollm2', a local "
             f"directory, or a hub repo id (org/name)")
 
 
@@ -126,13 +156,9 @@ def main(argv=None) -> None:
             command.add_argument("--top", type=int, default=5)
         command.set_defaults(run=fn)
     for area in AREAS:
-        try:
-            module = importlib.import_module(area)
-        except ModuleNotFoundError as error:
-            if not area.startswith(error.name or "-"):
-                raise
-            continue
-        module.register(sub)
+        module = _area(area)
+        if module is not None:
+            module.register(sub)
     args = parser.parse_args(argv)
     try:
         args.run(args)

@@ -28,6 +28,9 @@ def test_index_is_current():
         t: name for name, f in found.items() for t in f.model_types}, stale
     oldest, newest = map(release, TESTED_WINDOW)
     assert all(oldest <= release(since) <= newest for since in _index.SINCE.values())
+    from nnterp.catalogue import wrapper_names
+
+    assert list(_index.WRAPPERS) == wrapper_names(), stale
 
 
 def test_pyproject_pins_the_window():
