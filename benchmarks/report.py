@@ -300,6 +300,10 @@ def cache_lines(run, peer) -> list[str]:
                     f"| {fmt_ratio(ratio(run, f'nnterp.{kind}', bare))} | {fmt_ratio(ours)} "
                     f"| {fmt_ratio(ratio(run, f'nnterp.cache_{kind}', f'nnterp.{kind}'))} | {tl_cell} | ≤ {limit} "
                     f"| {verdict(ours and ours[1], limit)} |")
+        wall = lambda r, a, b: fmt_ratio(ratio({"times": r["times"]}, a, b)) if r else "–"
+        rows.append(f"| (wall-clock ratios, the same rounds) | {wall(run, f'nnsight.{kind}', bare)} "
+                    f"| {wall(run, f'nnterp.{kind}', bare)} | {wall(run, f'nnterp.cache_{kind}', bare)} "
+                    f"| {wall(run, f'nnterp.cache_{kind}', f'nnterp.{kind}')} | {wall(peer, tl, bare)} | | |")
         rows.append(f"| (CPU ms per call: bare {ms(run, bare)}; TransformerLens's process: bare {ms(peer, bare)}) "
                     f"| {ms(run, f'nnsight.{kind}')} | {ms(run, f'nnterp.{kind}')} | {ms(run, f'nnterp.cache_{kind}')} "
                     f"| | {ms(peer, tl)} | | |")
@@ -309,7 +313,9 @@ def cache_lines(run, peer) -> list[str]:
             f"`python -m benchmarks.run --long-only`." if run.get("finished") else "")
     return [f"#### The cache at {run['batch']} × {run['seq']}: `model.cache` against `run_with_cache` and bare nnsight",
             "", "`model.cache(ids, values=...)` of the residual values (those of the rows above, the token embeddings, "
-            "the final norm's output and the logits), and `model.cache(ids)` of every value on the eager model, "
+            "the final norm's output and the logits), and `model.cache(ids)` of every value on the eager model "
+            "(which leaves out the values computed beside the forward, the per-head contributions and the norm scales, "
+            "as run_with_cache leaves out hook_result), "
             "beside a trace saving the same values, bare nnsight reading the same locations, and TransformerLens "
             "4.3's `run_with_cache` with the equivalent hooks and with every hook (its own process, eager attention "
             "forced, each ratio against that process's bare forward). The cache's tensors are checked identical to "

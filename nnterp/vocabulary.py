@@ -166,6 +166,13 @@ ALL_VALUES = VALUES + MOE_VALUES + IMAGE_VALUES
 BY_NAME: dict[str, ValueSpec] = {spec.name: spec for spec in ALL_VALUES}
 
 
+#: Values no tensor of the forward holds: computed beside it from what it reads (each head's share of the output
+#: through o_proj, a norm's scale from its input), at a cost the forward does not pay. A cache of everything
+#: (``model.cache(prompts)``) leaves them out, as TransformerLens's run_with_cache leaves out hook_result;
+#: ``values=`` names them to keep them.
+ON_REQUEST = ("attention_head_contributions", "attention_norm_scale", "mlp_norm_scale", "final_norm_scale")
+
+
 def values_of(host: str, groups=("core",)) -> tuple[ValueSpec, ...]:
     """The standard values a host serves, in table order."""
     return tuple(spec for spec in ALL_VALUES if spec.host == host and spec.group in groups)
@@ -226,6 +233,7 @@ def _check_table() -> None:
     listed = sorted(spec.name for spec in ALL_VALUES if spec.group != "image")
     assert sorted(ordered) == listed, "FORWARD_ORDER must name every value once"
     assert all(BY_NAME[name].host == host for host, name in FORWARD_ORDER["block"])
+    assert set(ON_REQUEST) <= set(BY_NAME)
 
 
 _check_table()
