@@ -222,6 +222,19 @@ MODULE_NAMES = (
 )
 
 
+def markdown_table() -> str:
+    """The README's table of the values, from this table: one row per host and layout, in table order
+    (``python -m nnterp.vocabulary`` prints it)."""
+    rows: dict[tuple[str, str], list[str]] = {}
+    for spec in ALL_VALUES:
+        name = f"`{spec.name}`" + (" (read-only)" if spec.read_only else "")
+        rows.setdefault((HOST_PATHS[spec.host], str(spec.layout)), []).append(name)
+    lines = ["| host | values | layout |", "|---|---|---|"]
+    lines += [f"| `{host}` | {', '.join(names)} | {layout.replace('|', chr(92) + '|')} |"
+              for (host, layout), names in rows.items()]
+    return "\n".join(lines) + "\n"
+
+
 def _check_table() -> None:
     for spec in ALL_VALUES:
         assert spec.host in HOSTS, spec
@@ -237,3 +250,7 @@ def _check_table() -> None:
 
 
 _check_table()
+
+
+if __name__ == "__main__":
+    print(markdown_table(), end="")
