@@ -9,7 +9,6 @@ subcommands through a ``register(subparsers)`` function in the modules listed in
 from __future__ import annotations
 
 import argparse
-import importlib
 import importlib.util
 import os
 from pathlib import Path
