@@ -35,11 +35,14 @@ def roundings(model, blocks: int | None = None) -> int:
     return (model.num_layers if blocks is None else blocks) * width
 
 
-def assert_close(actual: torch.Tensor, expected: torch.Tensor, length: int) -> None:
-    """``actual`` is ``expected`` up to the rounding of ``length`` operations in another order (``tolerance``)."""
+def assert_close(actual: torch.Tensor, expected: torch.Tensor, length: int, magnitude: float | None = None) -> None:
+    """``actual`` is ``expected`` up to the rounding of ``length`` operations in another order (``tolerance``).
+    ``magnitude`` is that of what was summed, where it exceeds the compared values' own (a difference of two
+    logits is rounded at the logits' magnitude); by default the largest entry of ``expected``."""
     expected = torch.as_tensor(expected)
     actual = torch.as_tensor(actual)
-    magnitude = float(expected.detach().abs().max()) if expected.numel() else 0.0
+    if magnitude is None:
+        magnitude = float(expected.detach().abs().max()) if expected.numel() else 0.0
     atol = tolerance(expected.dtype, magnitude, length)
     torch.testing.assert_close(actual, expected, rtol=0, atol=atol, msg=lambda text: (
         f"{text}\nallowed: {atol:.3g} = sqrt({length}) * u({expected.dtype}) * {magnitude:.4g}, the rounding of "
