@@ -352,6 +352,7 @@ for _cls in (LayerEnvoy, AttentionEnvoy, MLPEnvoy):
     for _spec in values_of(_cls._nnterp_host, ("core", "moe")):
         setattr(_cls, _spec.name, StandardValue(_spec))
 
+
 class ModulesEnvoy(Envoy):
     """A list of modules (``model.layers``): an index past its end says the range, as a list would."""
 
@@ -367,4 +368,5 @@ class ModulesEnvoy(Envoy):
         return super().__getitem__(key)
 
 
-ENVOYS = {torch.nn.ModuleList: ModulesEnvoy, "layers.*": LayerEnvoy, "layers.*.self_attn": AttentionEnvoy, "layers.*.mlp": MLPEnvoy}
+ENVOYS = {torch.nn.ModuleList: ModulesEnvoy, "layers.*": LayerEnvoy, "layers.*.self_attn": AttentionEnvoy,
+          "layers.*.mlp": MLPEnvoy}
