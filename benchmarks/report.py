@@ -307,10 +307,18 @@ def cache_lines(run, peer) -> list[str]:
         rows.append(f"| (CPU ms per call: bare {ms(run, bare)}; TransformerLens's process: bare {ms(peer, bare)}) "
                     f"| {ms(run, f'nnsight.{kind}')} | {ms(run, f'nnterp.{kind}')} | {ms(run, f'nnterp.cache_{kind}')} "
                     f"| | {ms(peer, tl)} | | |")
+    if "nnterp.cache_all_named" in series(run):
+        wall = lambda a, b: fmt_ratio(ratio({"times": run["times"]}, a, b))
+        rows.append(f"| every value with those computed beside the forward named (`values=` every name) ÷ bare eager "
+                    f"forward | | | {fmt_ratio(ratio(run, 'nnterp.cache_all_named', 'hf.eager'))} (wall-clock: "
+                    f"{wall('nnterp.cache_all_named', 'hf.eager')}; CPU ms {ms(run, 'nnterp.cache_all_named')}) "
+                    f"| {fmt_ratio(ratio(run, 'nnterp.cache_all_named', 'nnterp.all'))} | | | |")
     notes = [f"- {note}" for note in run["notes"] if note.startswith("cache of")]
     load = f", load average {run['load'][0]:.1f} on {run['cores']} cores" if run.get("load") else ""
     when = (f"Measured {run['finished']}{load} (the CPU-time ratios are taken within each process), alone with: "
             f"`python -m benchmarks.run --long-only`." if run.get("finished") else "")
+    if when and peer and peer.get("finished") and peer["finished"] != run.get("finished"):
+        when += f" TransformerLens's process was measured {peer['finished']}, in an earlier run."
     return [f"#### The cache at {run['batch']} × {run['seq']}: `model.cache` against `run_with_cache` and bare nnsight",
             "", "`model.cache(ids, values=...)` of the residual values (those of the rows above, the token embeddings, "
             "the final norm's output and the logits), and `model.cache(ids)` of every value on the eager model "
