@@ -118,8 +118,14 @@ def scenarios(ctx) -> dict:
     def cache_everything():
         return eager.cache(ids, progress=False)
 
+    def cache_everything_named():  # the values computed beside the forward named too: the default before
+        from nnterp.vocabulary import BY_NAME
+
+        return eager.cache(ids, values=list(BY_NAME), progress=False)
+
     found = {"nnterp.logits": logits, "nnterp.residuals": residuals, "nnterp.all": everything,
-             "nnterp.grad": gradients, "nnterp.cache_residuals": cache_residuals, "nnterp.cache_all": cache_everything}
+             "nnterp.grad": gradients, "nnterp.cache_residuals": cache_residuals, "nnterp.cache_all": cache_everything,
+             "nnterp.cache_all_named": cache_everything_named}
     found.update(lib_nnsight.scenarios(ctx))
     _check_same_values(ctx, found, (("residuals", sdpa, residual), ("all", eager, every)))
     return found

@@ -24,7 +24,7 @@ LIMITS = {"own": 1.03, "residual": 1.05, "all": 1.15, "construction_ms": 20.0, "
 def load(folder: Path) -> dict:
     runs, scaling, longer, candidates, errors, failed, cold = {}, {}, {}, {}, {}, [], {}
     for path in sorted(folder.glob("*.json")):
-        if path.name == "meta.json":
+        if path.name in ("meta.json", "startup.json"):
             continue
         data = json.loads(path.read_text())
         if path.name.startswith("candidate--"):
@@ -42,9 +42,10 @@ def load(folder: Path) -> dict:
     failed = sorted(p.stem for p in folder.glob("*.failed"))
     meta_path = folder / "meta.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    startup = json.loads((folder / "startup.json").read_text()) if (folder / "startup.json").exists() else None
     return {"runs": runs, "scaling": scaling, "longer": longer, "candidates": candidates, "errors": errors,
             "failed": failed, "cold": cold,
-            "meta": meta}
+            "meta": meta, "startup": startup}
 
 
 # --------------------------------------------------------------------------- numbers
@@ -299,16 +300,30 @@ def cache_lines(run, peer) -> list[str]:
                     f"| {fmt_ratio(ratio(run, f'nnterp.{kind}', bare))} | {fmt_ratio(ours)} "
                     f"| {fmt_ratio(ratio(run, f'nnterp.cache_{kind}', f'nnterp.{kind}'))} | {tl_cell} | ≤ {limit} "
                     f"| {verdict(ours and ours[1], limit)} |")
+        wall = lambda r, a, b: fmt_ratio(ratio({"times": r["times"]}, a, b)) if r else "–"
+        rows.append(f"| (wall-clock ratios, the same rounds) | {wall(run, f'nnsight.{kind}', bare)} "
+                    f"| {wall(run, f'nnterp.{kind}', bare)} | {wall(run, f'nnterp.cache_{kind}', bare)} "
+                    f"| {wall(run, f'nnterp.cache_{kind}', f'nnterp.{kind}')} | {wall(peer, tl, bare)} | | |")
         rows.append(f"| (CPU ms per call: bare {ms(run, bare)}; TransformerLens's process: bare {ms(peer, bare)}) "
                     f"| {ms(run, f'nnsight.{kind}')} | {ms(run, f'nnterp.{kind}')} | {ms(run, f'nnterp.cache_{kind}')} "
                     f"| | {ms(peer, tl)} | | |")
+    if "nnterp.cache_all_named" in series(run):
+        wall = lambda a, b: fmt_ratio(ratio({"times": run["times"]}, a, b))
+        rows.append(f"| every value with those computed beside the forward named (`values=` every name) ÷ bare eager "
+                    f"forward | | | {fmt_ratio(ratio(run, 'nnterp.cache_all_named', 'hf.eager'))} (wall-clock: "
+                    f"{wall('nnterp.cache_all_named', 'hf.eager')}; CPU ms {ms(run, 'nnterp.cache_all_named')}) "
+                    f"| {fmt_ratio(ratio(run, 'nnterp.cache_all_named', 'nnterp.all'))} | | | |")
     notes = [f"- {note}" for note in run["notes"] if note.startswith("cache of")]
     load = f", load average {run['load'][0]:.1f} on {run['cores']} cores" if run.get("load") else ""
     when = (f"Measured {run['finished']}{load} (the CPU-time ratios are taken within each process), alone with: "
             f"`python -m benchmarks.run --long-only`." if run.get("finished") else "")
+    if when and peer and peer.get("finished") and peer["finished"] != run.get("finished"):
+        when += f" TransformerLens's process was measured {peer['finished']}, in an earlier run."
     return [f"#### The cache at {run['batch']} × {run['seq']}: `model.cache` against `run_with_cache` and bare nnsight",
             "", "`model.cache(ids, values=...)` of the residual values (those of the rows above, the token embeddings, "
-            "the final norm's output and the logits), and `model.cache(ids)` of every value on the eager model, "
+            "the final norm's output and the logits), and `model.cache(ids)` of every value on the eager model "
+            "(which leaves out the values computed beside the forward, the per-head contributions and the norm scales, "
+            "as run_with_cache leaves out hook_result), "
             "beside a trace saving the same values, bare nnsight reading the same locations, and TransformerLens "
             "4.3's `run_with_cache` with the equivalent hooks and with every hook (its own process, eager attention "
             "forced, each ratio against that process's bare forward). The cache's tensors are checked identical to "
@@ -427,6 +442,7 @@ def section(data, title) -> list[str]:
                 "| library | seconds above `import torch, transformers` | `import torch, transformers` |",
                 "|---|---|---|"]
         out += [f"| {name} | {v['library']:.2f} | {v['base']:.2f} |" for name, v in imports.items()] + [""]
+    out += startup_lines(data.get("startup"))
     out += ["### Absolute times (ms per call, median over rounds [q1–q3])", ""]
     for model in models:
         out += [f"#### {model}", ""] + absolute_table(data, model) + [""]
@@ -439,6 +455,30 @@ def section(data, title) -> list[str]:
             out.append(f"  - {note}")
     for name in data["failed"]:
         out.append(f"- {name}: failed; rerun the command above to see why.")
+    return out + [""]
+
+
+def startup_lines(startup) -> list[str]:
+    """Start-up: each command a fresh process, against `import nnsight` in the same rounds (benchmarks/startup.py)."""
+    if not startup:
+        return []
+    trees = startup["trees"]
+    names = list(trees)
+    commits = ", ".join(f"{name}: {tree['commit']}" for name, tree in trees.items())
+    out = ["### Start-up (a fresh process per command)", "",
+           f"Whole-process CPU and wall seconds, median of {startup['rounds']} rounds, each round every command once "
+           f"in a random order; the ratio is taken round by round against `import nnsight` "
+           f"({commits}; {startup['finished']}, "
+           f"load average {startup['load_average'][0]:.1f}). Reproduce: `python -m benchmarks.startup"
+           f"{' --baseline OLD_CHECKOUT' if len(names) > 1 else ''}`.", "",
+           "| command | " + " | ".join(f"{name}: CPU s (÷ import nnsight) | {name}: wall s" for name in names) + " |",
+           "|---|" + "---|---|" * len(names)]
+    for label in trees[names[0]]["commands"]:
+        cells = []
+        for name in names:
+            row = trees[name]["commands"][label]
+            cells += [f"{row['cpu']:.2f} ({row['cpu_ratio']:.3f}×)", f"{row['wall']:.2f}"]
+        out.append(f"| `{label}` | " + " | ".join(cells) + " |")
     return out + [""]
 
 

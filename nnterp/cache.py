@@ -1,7 +1,8 @@
 """``model.cache(prompts)``: every served value of a run (or those named), kept under ``no_grad``.
 
 The values are read in one trace per batch, in the forward order (``vocabulary.FORWARD_ORDER``, or the family's
-``block_order``), through the same sites a trace reads, so each is the tensor a traced read gives. A cache is
+``block_order``), through the same sites a trace reads, so each is the tensor a traced read gives. A cache of
+everything leaves out the values computed beside the forward (``vocabulary.ON_REQUEST``) unless they are named. A cache is
 reached by the model's paths (``cache.layers[3].self_attn.attention_probabilities``), by key
 (``cache["layers.3.layer_output"]``) or by a TransformerLens name (``cache["blocks.3.attn.hook_q"]``), which gives
 TransformerLens's tensor, computed from the values cached (``nnterp.names``); what it does not hold raises
@@ -19,7 +20,7 @@ from . import names
 from .envoys import absent_host_reason, block_hosts
 from .errors import NnterpError, NotCached
 from .sites import Call, where_of
-from .vocabulary import BY_NAME, DIMENSIONS, FORWARD_ORDER
+from .vocabulary import BY_NAME, DIMENSIONS, FORWARD_ORDER, ON_REQUEST
 
 
 @dataclass(frozen=True)
@@ -100,13 +101,16 @@ def plan(model, values=None, layers=None) -> Plan:
 
     def asked(value, layer) -> bool:
         if everywhere is None:
-            return True
+            return value not in ON_REQUEST
         return value in everywhere and (layer is None or layer in chosen) or (layer, value) in pinned
 
     def add(host, value, layer):
         path = names.Path(value, layer)
         if not asked(value, layer):
-            result.left_out[path.key] = "not asked for (values= or layers= left it out)"
+            result.left_out[path.key] = (
+                f"computed beside the forward, so a cache of everything leaves it out: name it, "
+                f"values=[..., {value!r}], to keep it" if everywhere is None and value in ON_REQUEST
+                else "not asked for (values= or layers= left it out)")
             return
         why = _status(model, host, value)
         if why is not None:

@@ -206,6 +206,13 @@ def render_catalogue(report) -> str:
     return "\n".join(lines) + "\n"
 
 
+def wrapper_names() -> list[str]:
+    """Every wrapper declaration's name, served here or not."""
+    from .wrappers import declared
+
+    return sorted(w.name for w in declared())
+
+
 def write_index(report) -> None:
     """Rewrite the index from the family modules, and record this release's module trees."""
     from .families import _index
@@ -228,6 +235,8 @@ def write_index(report) -> None:
         "MODULES = {", *(f"    {k!r}: {v!r}," for k, v in sorted(modules.items())), "}", "",
         "MODEL_TYPES = {", *(f"    {k!r}: {v!r}," for k, v in sorted(types.items())), "}", "",
         "SINCE = {", *(f"    {k!r}: {v!r}," for k, v in sorted(since.items())), "}", "",
+        "#: the wrappers' names (nnterp/wrappers/): the command line tells a name from a typo without importing them",
+        "WRAPPERS = (", *(f"    {name!r}," for name in wrapper_names()), ")", "",
     ]
     INDEX.write_text("\n".join(text))
     recorded = json.loads(RECORDED.read_text()) if RECORDED.exists() else {"modules": {}}

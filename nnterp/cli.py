@@ -9,9 +9,9 @@ subcommands through a ``register(subparsers)`` function in the modules listed in
 from __future__ import annotations
 
 import argparse
-import importlib
+import importlib.util
 import os
-import socket
+from pathlib import Path
 import sys
 
 #: Modules that add subcommands; a module not present is skipped.
@@ -22,11 +22,13 @@ PROMPT = "The Eiffel Tower is in the city of"
 
 def load_model(name: str, attn_implementation: str | None = None):
     """A family name (its tiny model), ``smollm2`` (the embedded real model), or a repo id or path."""
+    if not os.path.exists(name) and "/" not in name and not _known(name):
+        raise CommandRefused(_not_a_family(name))  # answered from the index, before torch loads
     from .family import not_served, registry, unavailable
 
     if name in unavailable():
         sys.exit(f"nnterp: {not_served(name)}")
-    if name in ("smollm2", "real", "SmolLM2-135M-Instruct"):
+    if name in REAL_NAMES:
         from . import real
 
         return real.load(attn_implementation=attn_implementation)
@@ -39,7 +41,9 @@ def load_model(name: str, attn_implementation: str | None = None):
     if not os.path.exists(name):
         if "/" not in name:
             raise CommandRefused(_not_a_family(name))
-        if not _cached(name) and not _hub_reachable():
+        from .hub import unreachable_reason
+
+        if unreachable_reason(name) is not None:
             raise CommandRefused(
                 f"{name!r} is a hub repo id, and the Hugging Face hub cannot be reached from here (nor is the repo "
                 f"in the local cache): name a family (nnterp show phi), 'smollm2', or a local directory")
@@ -48,44 +52,45 @@ def load_model(name: str, attn_implementation: str | None = None):
     return StandardizedTransformer(name, dispatch=True, attn_implementation=attn_implementation)
 
 
+def _area(name: str):
+    """An area's command module, read from its file: its package's ``__init__`` (which imports torch) runs only when
+    one of its commands does, so that help and refusals answer at once. None where the area is not installed."""
+    if name in sys.modules:
+        return sys.modules[name]
+    package, _, leaf = name.rpartition(".")
+    path = Path(__file__).resolve().parent.joinpath(*package.split(".")[1:], f"{leaf}.py")
+    if not path.exists():
+        return None
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    module.__package__ = package  # its relative imports, at run time, import the package as usual
+    spec.loader.exec_module(module)
+    return module
+
+
 class CommandRefused(Exception):
     """A command's argument names nothing it can load; printed as one line."""
+
+
+REAL_NAMES = ("smollm2", "real", "SmolLM2-135M-Instruct")
+
+
+def _known(name: str) -> bool:
+    """A family, a wrapper or the embedded model's name, by the index (no family module imported)."""
+    from .families import _index
+
+    return name in REAL_NAMES or name in _index.MODULES or name in _index.WRAPPERS
 
 
 def _not_a_family(name: str) -> str:
     import difflib
 
-    from .family import registry
+    from .families import _index
 
-    near = difflib.get_close_matches(name.lower(), list(registry()), n=3, cutoff=0.5)
+    near = difflib.get_close_matches(name.lower(), [*_index.MODULES, *_index.WRAPPERS], n=3, cutoff=0.5)
     hint = f"nearest: {', '.join(near)}; " if near else ""
-    return (f"{name!r} is not a family ({hint}`nnterp table` lists all {len(registry())}), 'smollm2', a local "
+    return (f"{name!r} is not a family ({hint}`nnterp table` lists all {len(_index.MODULES)}), 'smollm2', a local "
             f"directory, or a hub repo id (org/name)")
-
-
-def _cached(repo: str) -> bool:
-    try:
-        from huggingface_hub import try_to_load_from_cache
-
-        return isinstance(try_to_load_from_cache(repo, "config.json"), str)
-    except Exception:
-        return False
-
-
-def _hub_reachable(timeout: float = 3.0) -> bool:
-    """One quick connection to the hub, instead of a load's retries (half a minute) ending in a traceback."""
-    from huggingface_hub import constants
-
-    if constants.HF_HUB_OFFLINE:
-        return False
-    from urllib.parse import urlparse
-
-    host = urlparse(constants.ENDPOINT).hostname or "huggingface.co"
-    try:
-        socket.create_connection((host, 443), timeout=timeout).close()
-        return True
-    except OSError:
-        return False
 
 
 def show(args) -> None:
@@ -150,13 +155,9 @@ def main(argv=None) -> None:
             command.add_argument("--top", type=int, default=5)
         command.set_defaults(run=fn)
     for area in AREAS:
-        try:
-            module = importlib.import_module(area)
-        except ModuleNotFoundError as error:
-            if not area.startswith(error.name or "-"):
-                raise
-            continue
-        module.register(sub)
+        module = _area(area)
+        if module is not None:
+            module.register(sub)
     args = parser.parse_args(argv)
     try:
         args.run(args)

@@ -352,4 +352,21 @@ for _cls in (LayerEnvoy, AttentionEnvoy, MLPEnvoy):
     for _spec in values_of(_cls._nnterp_host, ("core", "moe")):
         setattr(_cls, _spec.name, StandardValue(_spec))
 
-ENVOYS = {"layers.*": LayerEnvoy, "layers.*.self_attn": AttentionEnvoy, "layers.*.mlp": MLPEnvoy}
+
+class ModulesEnvoy(Envoy):
+    """A list of modules (``model.layers``): an index past its end says the range, as a list would."""
+
+    def __getitem__(self, key):
+        if isinstance(key, int) and not isinstance(key, bool) and not -len(self) <= key < len(self):
+            n = len(self)
+            from .errors import BadIndex
+
+            blocks = getattr(self.root, "layers", None)
+            path, what = ("model.layers", "blocks") if getattr(blocks, "_module", None) is self._module else \
+                (self.path, "modules")
+            raise BadIndex(f"{path}[{key}] is out of range: it holds {n} {what}, index 0 to {n - 1} (or -{n} to -1)")
+        return super().__getitem__(key)
+
+
+ENVOYS = {torch.nn.ModuleList: ModulesEnvoy, "layers.*": LayerEnvoy, "layers.*.self_attn": AttentionEnvoy,
+          "layers.*.mlp": MLPEnvoy}

@@ -58,6 +58,18 @@ class NotCached(NnterpError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class HubUnreachable(NnterpError, OSError):
+    """A hub repo id was named where the hub cannot be reached and the repo is not cached."""
+
+
+class BadIndex(NnterpError, IndexError):
+    """An index past the end of a list of modules (``model.layers[30]`` on 30 blocks)."""
+
+
+class BadPrompt(NnterpError, TypeError):
+    """A trace was given something that is not a prompt, a list of prompts or token ids."""
+
+
 class OrderError(NnterpError):
     """A value was read after the forward had passed it, or its site never ran."""
 
@@ -86,6 +98,9 @@ class UnknownName(AttributeError):
             self._where = None
         if self.missing:
             return f"{self.path} has no {self.name!r}: {self.missing}"
+        elsewhere = _elsewhere(self)
+        if elsewhere is not None:
+            return elsewhere
         head = f"{self.name!r} is neither a standard value nor a module of {self.path}"
         meant = _meant(self)
         if meant is not None:
@@ -96,11 +111,26 @@ class UnknownName(AttributeError):
         return f"{head}; its standard values are {', '.join(self.values[:10])}{', ...' if len(self.values) > 10 else ''}"
 
 
+def _elsewhere(error: UnknownName) -> str | None:
+    """For a standard value asked of another host than its own (``layers[0].attention_output``): its path."""
+    from .vocabulary import BY_NAME, HOST_PATHS
+
+    spec = BY_NAME.get(error.name)
+    if error.host is None or spec is None or spec.host == error.host:
+        return None
+    from .names import Path
+
+    layer = None if spec.host == "model" else ("i" if error.layer is None else error.layer)
+    return (f"{error.path} has no {error.name!r}: it is a value of {HOST_PATHS[spec.host]}; did you mean "
+            f"{Path(error.name, layer).attribute}?")
+
+
 def _meant(error: UnknownName) -> str | None:
     """``did you mean model.layers[0].layer_output?`` for a name that ``nnterp.names`` knows, else None."""
     if error.host is None:
         return None
     from .names import MODULE_WORDS, suggestion
+
 
     module = MODULE_WORDS.get(error.host, {}).get(error.name)
     if module is not None and module in error.candidates:

@@ -554,6 +554,21 @@ def release(version: str) -> tuple[int, int]:
     return int(major), int("".join(ch for ch in minor if ch.isdigit()) or 0)
 
 
+@lru_cache(maxsize=None)
+def warn_above_window() -> None:
+    """Once per process: the installed transformers is newer than the tested window (pip's cap bypassed)."""
+    newest = release(TESTED_WINDOW[1])
+    if _installed_release() > newest:
+        import warnings
+
+        import transformers
+
+        warnings.warn(f"transformers {transformers.__version__} is newer than the releases nnterp is tested on "
+                      f"({TESTED_WINDOW[0]} to {TESTED_WINDOW[1]}): a family whose modeling changed may read the "
+                      f"wrong tensors; FAMILIES.md lists what the window serves, and model.check() runs the contract "
+                      f"on your model", stacklevel=3)
+
+
 def first_release(name: str) -> str:
     """The first transformers release that serves the family (its classes and the modeling it reads)."""
     from .families import _index

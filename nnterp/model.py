@@ -11,8 +11,8 @@ from nnsight import TransformersModel
 
 from . import gradients
 from .envoys import ENVOYS, AttentionEnvoy, StandardHost, StandardValue, _addindent, block_hosts
-from .errors import BatchRefused, EmptyPrompt, LoadOptionRefused
-from .family import Family, family_for
+from .errors import BadPrompt, BatchRefused, EmptyPrompt, HubUnreachable, LoadOptionRefused
+from .family import Family, family_for, warn_above_window
 from .sites import where_of
 from .support import Support, build_support
 from .tracing import Captures, TurnTakingTracer
@@ -55,6 +55,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         **kwargs: Any,
     ) -> None:
         _refuse_keywords(kwargs, built=isinstance(model, torch.nn.Module))
+        warn_above_window()
         if isinstance(model, torch.nn.Module):
             config = model.config
             family = family_for(config, type(model).__name__)
@@ -132,6 +133,16 @@ class StandardizedTransformer(StandardHost, TransformersModel):
                     f"it runs under {', '.join(map(repr, family.loads))}"
                 )
             model.set_attn_implementation(attn_implementation)  # asked for, so the model's setting changes
+
+    @property
+    def hf_model(self) -> torch.nn.Module:
+        """The transformers model this wraps, as it was loaded or given: its own modules and weights, not a copy."""
+        return self._module
+
+    def __getattr__(self, name: str):
+        if name == "_model":  # what nnsight 0.4 called the wrapped model
+            raise AttributeError("model._model was nnsight 0.4's name for the wrapped model: use model.hf_model")
+        return super().__getattr__(name)
 
     # ------------------------------------------------------------------ tracing
     def trace(self, *inputs: Any, **kwargs: Any):
@@ -350,7 +361,7 @@ def _envoys_by_class(model, family) -> dict:
     """
     from nnsight import Envoy
 
-    from .envoys import AttentionEnvoy, LayerEnvoy, MLPEnvoy
+    from .envoys import AttentionEnvoy, LayerEnvoy, MLPEnvoy, ModulesEnvoy
 
     def resolve(root, dotted):
         for part in dotted.split("."):
@@ -367,7 +378,7 @@ def _envoys_by_class(model, family) -> dict:
                         (None, None))
     if layers is None:
         return ENVOYS
-    classes = {torch.nn.Module: Envoy}
+    classes = {torch.nn.Module: Envoy, torch.nn.ModuleList: ModulesEnvoy}
     host_modules = set()
     for layer in layers:
         classes[type(layer)] = LayerEnvoy
@@ -390,7 +401,7 @@ def _envoys_by_class(model, family) -> dict:
         if getattr(family, "wrapper", None) is None:
             return ENVOYS
         return {f"{path}.{key[len('layers.'):]}" if key != "layers.*" else f"{path}.*": envoy
-                for key, envoy in ENVOYS.items()}
+                for key, envoy in ENVOYS.items() if isinstance(key, str)} | {torch.nn.ModuleList: ModulesEnvoy}
     return classes
 
 
@@ -435,6 +446,10 @@ def _refuse_keywords(kwargs: dict, built: bool) -> None:
 
 def _refuse_empty(inputs) -> None:
     for item in inputs:
+        if item is None or isinstance(item, (bool, int, float)):
+            raise BadPrompt(
+                f"model.trace was given {item!r}, which is not a prompt: pass a string, a list of strings, token ids "
+                f"(a list of ints or a tensor) or the tokenizer's output")
         prompts = item if isinstance(item, (list, tuple)) else [item]
         empty = any((isinstance(p, str) and not p) or (isinstance(p, torch.Tensor) and p.numel() == 0) for p in prompts)
         if empty or (isinstance(item, (list, tuple)) and not item):
@@ -446,6 +461,12 @@ def _refuse_empty(inputs) -> None:
 
 def _load_config(repo: Any, trust_remote_code: bool, kwargs: dict):
     from transformers import AutoConfig
+
+    from .hub import unreachable_reason
+
+    why = unreachable_reason(repo, kwargs.get("cache_dir"))
+    if why is not None:
+        raise HubUnreachable(why)
 
     extra = {key: kwargs[key] for key in ("gguf_file", "revision", "token", "cache_dir") if key in kwargs}
     return AutoConfig.from_pretrained(repo, trust_remote_code=trust_remote_code, **extra)

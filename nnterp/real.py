@@ -42,6 +42,10 @@ def checkpoint_path() -> Path:
     from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig
 
     folder = gguf_folder()
+    missing = [name for name in ("gguf", "accelerate") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ModuleNotFoundError(
+            f"converting the embedded model's GGUF file needs {' and '.join(missing)}: pip install 'nnterp[real]'")
     tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=GGUF_FILE)
     model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=GGUF_FILE, dtype=torch.float32)
     settings = model.config.to_dict()

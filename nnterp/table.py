@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import platform
 
-from .family import TESTED_WINDOW, first_release, registry, unavailable
 from .vocabulary import VALUES
 
 SYMBOL = {"served": "✓", "conditioned": "⚠︎", "unavailable": "—"}
@@ -18,6 +17,8 @@ SYMBOL = {"served": "✓", "conditioned": "⚠︎", "unavailable": "—"}
 
 def rows():
     """(label, family, overrides) for every family and every variant."""
+    from .family import registry  # here, not at the top: `nnterp --help` reads register() without torch
+
     for name, family in registry().items():
         yield name, name, {}
         for variant, overrides in family.variants.items():
@@ -40,6 +41,8 @@ def _versions() -> str:
 
 
 def render() -> str:
+    from .family import TESTED_WINDOW, first_release, registry, unavailable
+
     names = [spec.name for spec in VALUES]
     header = ["family", "from", "model class", "block", "✓", "⚠︎", "—", *names]
     lines = [

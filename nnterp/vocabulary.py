@@ -166,6 +166,13 @@ ALL_VALUES = VALUES + MOE_VALUES + IMAGE_VALUES
 BY_NAME: dict[str, ValueSpec] = {spec.name: spec for spec in ALL_VALUES}
 
 
+#: Values no tensor of the forward holds: computed beside it from what it reads (each head's share of the output
+#: through o_proj, a norm's scale from its input), at a cost the forward does not pay. A cache of everything
+#: (``model.cache(prompts)``) leaves them out, as TransformerLens's run_with_cache leaves out hook_result;
+#: ``values=`` names them to keep them.
+ON_REQUEST = ("attention_head_contributions", "attention_norm_scale", "mlp_norm_scale", "final_norm_scale")
+
+
 def values_of(host: str, groups=("core",)) -> tuple[ValueSpec, ...]:
     """The standard values a host serves, in table order."""
     return tuple(spec for spec in ALL_VALUES if spec.host == host and spec.group in groups)
@@ -216,6 +223,19 @@ MODULE_NAMES = (
 )
 
 
+def markdown_table() -> str:
+    """The README's table of the values, from this table: one row per host and layout, in table order
+    (``python -m nnterp.vocabulary`` prints it)."""
+    rows: dict[tuple[str, str], list[str]] = {}
+    for spec in ALL_VALUES:
+        name = f"`{spec.name}`" + (" (read-only)" if spec.read_only else "")
+        rows.setdefault((HOST_PATHS[spec.host], str(spec.layout)), []).append(name)
+    lines = ["| host | values | layout |", "|---|---|---|"]
+    lines += [f"| `{host}` | {', '.join(names)} | {layout.replace('|', chr(92) + '|')} |"
+              for (host, layout), names in rows.items()]
+    return "\n".join(lines) + "\n"
+
+
 def _check_table() -> None:
     for spec in ALL_VALUES:
         assert spec.host in HOSTS, spec
@@ -226,6 +246,11 @@ def _check_table() -> None:
     listed = sorted(spec.name for spec in ALL_VALUES)
     assert sorted(ordered) == listed, "FORWARD_ORDER must name every value once"
     assert all(BY_NAME[name].host == host for host, name in FORWARD_ORDER["block"])
+    assert set(ON_REQUEST) <= set(BY_NAME)
 
 
 _check_table()
+
+
+if __name__ == "__main__":
+    print(markdown_table(), end="")

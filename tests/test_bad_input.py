@@ -122,9 +122,9 @@ def test_cli_refuses_a_name_that_is_no_family_at_once(capsys):
 
 
 def test_cli_repo_id_without_a_hub_is_one_line(capsys, monkeypatch):
-    from nnterp import cli
+    from nnterp import cli, hub
 
-    monkeypatch.setattr(cli, "_hub_reachable", lambda timeout=3.0: False)
+    monkeypatch.setattr(hub, "reachable", lambda timeout=3.0: False)
     with pytest.raises(SystemExit):
         cli.main(["show", "org/no-such-model"])
     err = capsys.readouterr().err
@@ -187,3 +187,82 @@ def test_a_batch_the_model_cannot_take_is_refused_with_the_reason():
         with tracer.invoke("Paris is"):
             second = model.logits.save()
     assert torch.equal(first, second)
+
+
+def test_a_block_index_past_the_end_says_the_range(llama, prompt):
+    n = llama.num_layers
+    for index in (n, -n - 1):
+        with pytest.raises(IndexError) as error:
+            llama.layers[index]
+        assert one_sentence(error.value) == (f"model.layers[{index}] is out of range: it holds {n} blocks, "
+                                             f"index 0 to {n - 1} (or -{n} to -1)")
+    with pytest.raises(IndexError, match=f"model.layers\\[{n}\\] is out of range"):
+        with llama.trace(prompt):
+            llama.layers[n].layer_output.save()
+    assert llama.layers[-1] is llama.layers[n - 1] and len(list(llama.layers)) == n
+
+
+@pytest.mark.parametrize("given", [123, None, 1.5])
+def test_a_trace_of_what_is_not_a_prompt_says_what_a_prompt_is(llama, given):
+    with pytest.raises(TypeError) as error:
+        with llama.trace(given):
+            llama.logits.save()
+    assert one_sentence(error.value) == (
+        f"model.trace was given {given!r}, which is not a prompt: pass a string, a list of strings, token ids "
+        f"(a list of ints or a tensor) or the tokenizer's output")
+
+
+def test_a_value_on_the_wrong_host_names_the_right_path(llama, prompt):
+    mamba = tiny.load("mamba")
+    with pytest.raises(UnknownName) as error:
+        with mamba.trace(prompt):
+            mamba.layers[0].attention_output.save()
+    assert one_sentence(error.value) == ("model.layers[0] has no 'attention_output': it is a value of "
+                                         "model.layers[i].self_attn; did you mean "
+                                         "model.layers[0].self_attn.attention_output?")
+    with mamba.trace(prompt):  # the suggestion reads
+        mamba.layers[0].self_attn.attention_output.save()
+    with pytest.raises(UnknownName, match=r"did you mean model\.layers\[1\]\.layer_output\?"):
+        llama.layers[1].mlp.layer_output
+    with pytest.raises(UnknownName, match=r"did you mean model\.logits\?"):
+        llama.layers[1].logits
+
+
+def test_a_hub_repo_offline_fails_at_once_with_the_way_out(monkeypatch, tmp_path):
+    import time
+
+    import huggingface_hub.constants as constants
+
+    from nnterp.errors import HubUnreachable
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
+    started = time.monotonic()
+    with pytest.raises(HubUnreachable) as error:
+        StandardizedTransformer("microsoft/phi-2")
+    assert time.monotonic() - started < 2.0  # no retries: the hub is not asked at all
+    text = one_sentence(error.value)
+    assert text.startswith("'microsoft/phi-2' is a hub repo id, HF_HUB_OFFLINE is set") and "nnterp.real.load()" in text
+    assert isinstance(error.value, OSError)
+
+
+def test_hub_unreachable_is_detected_without_retries(monkeypatch, tmp_path):
+    import huggingface_hub.constants as constants
+
+    from nnterp import hub
+    from nnterp.errors import HubUnreachable
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.setattr(hub, "reachable", lambda timeout=3.0: False)
+    with pytest.raises(HubUnreachable, match="the Hugging Face hub cannot be reached from here"):
+        StandardizedTransformer("microsoft/phi-2")
+
+
+def test_the_native_model_has_one_public_name():
+    hf, tok = tiny.build("llama")
+    model = StandardizedTransformer(hf, tokenizer=tok)
+    assert model.hf_model is hf  # the object given, not a copy
+    with pytest.raises(AttributeError, match="use model.hf_model"):
+        model._model
+    assert not hasattr(model, "_model")

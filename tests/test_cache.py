@@ -6,7 +6,7 @@ import torch
 from nnterp import NnterpError, NotCached, tiny
 from nnterp.conformance import read_block
 from nnterp.names import Path
-from nnterp.vocabulary import BY_NAME, FORWARD_ORDER
+from nnterp.vocabulary import BY_NAME, FORWARD_ORDER, ON_REQUEST
 
 PROMPTS = ["The Eiffel Tower is in the city of", "Hello world", "def f(x): return x + 1"]
 
@@ -42,10 +42,30 @@ def assert_cache_is_traced(model, cache, prompt):
 @pytest.mark.parametrize("family", ["llama", "phi", "gpt_neox_japanese", "gemma2", "mixtral", "mamba", "zamba"])
 def test_cache_holds_every_served_value_as_traced(family, prompt):
     model = tiny.load(family, attn_implementation="eager")
-    cache = model.cache(prompt)
+    cache = model.cache(prompt, values=list(BY_NAME))  # every value named, those computed on request included
     assert_cache_is_traced(model, cache, prompt)
     assert all(not value.requires_grad for value in cache.values() if isinstance(value, torch.Tensor))
     assert cache.estimated_bytes == cache.nbytes  # the estimate, from the layouts, is the size exactly
+
+
+def test_a_cache_of_everything_leaves_out_what_the_forward_does_not_compute(llama, prompt):
+    """The per-head contributions and the norm scales are computed beside the forward: a default cache holds the
+    rest, says why they are missing, and holds them, the same tensors, where they are named."""
+    default = llama.cache(prompt)
+    named = llama.cache(prompt, values=list(BY_NAME))
+    on_request = {key for key in named.keys() if key.rsplit(".", 1)[-1] in ON_REQUEST}
+    assert on_request and {key.rsplit(".", 1)[-1] for key in on_request} == set(ON_REQUEST)
+    assert set(default.keys()) == set(named.keys()) - on_request
+    assert all(torch.equal(default[key], named[key]) for key in default.keys() if isinstance(default[key], torch.Tensor))
+    with pytest.raises(NotCached, match=r"computed beside the forward, so a cache of everything leaves it out: name "
+                                        r"it, values=\[\.\.\., 'attention_head_contributions'\], to keep it"):
+        default.layers[1].self_attn.attention_head_contributions
+    with pytest.raises(NotCached, match="computed beside the forward"):
+        default["blocks.1.attn.hook_result"]
+    assert default.nbytes < named.nbytes
+    asked = llama.cache(prompt, values=["layer_output", "hook_result"])
+    assert torch.equal(asked.layers[1].self_attn.attention_head_contributions,
+                       named.layers[1].self_attn.attention_head_contributions)
 
 
 def test_cache_on_a_hybrid_says_why_a_host_is_missing(prompt):

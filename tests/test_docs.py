@@ -266,6 +266,17 @@ def test_command_line_runs(block, line, pages_world):
                 assert re.search(pattern, printed), f"{command}: {pattern!r} not in its output"
 
 
+# --------------------------------------------------------------------------- tables that cannot drift
+def test_readme_vocabulary_table_is_the_vocabulary():
+    """The README's table is ``python -m nnterp.vocabulary``'s output: a value added to the vocabulary is in it."""
+    from nnterp.vocabulary import ALL_VALUES, markdown_table
+
+    text = (ROOT / "README.md").read_text()
+    table = markdown_table()
+    assert table in text, "README.md's vocabulary table is stale: paste `python -m nnterp.vocabulary`'s output"
+    assert all(f"`{spec.name}`" in table for spec in ALL_VALUES)
+
+
 # --------------------------------------------------------------------------- support() in a notebook
 class _Cells(html.parser.HTMLParser):
     def __init__(self):

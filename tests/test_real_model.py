@@ -38,3 +38,18 @@ def test_contract_on_every_block(smol):
     assert report.ok
     identities = [r for r in report.results if r.check.startswith("identity")]
     assert len(identities) == 30
+
+
+def test_a_default_install_is_told_the_extra_to_install(monkeypatch, tmp_path):
+    """Without the [real] extra, converting the GGUF file fails with the pip command, not transformers' complaint."""
+    import importlib.util
+
+    from nnterp import real
+
+    monkeypatch.setenv("NNTERP_CACHE", str(tmp_path))  # nothing converted yet
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "accelerate" else found(name, *a))
+    with pytest.raises(ModuleNotFoundError) as error:
+        real.checkpoint_path()
+    assert str(error.value) == ("converting the embedded model's GGUF file needs accelerate: "
+                                "pip install 'nnterp[real]'")

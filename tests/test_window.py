@@ -12,6 +12,7 @@ import pytest
 from nnterp import family as families_module
 from nnterp.errors import UnknownArchitecture
 from nnterp.families import _index
+from nnterp import StandardizedTransformer
 from nnterp.family import TESTED_WINDOW, _scan, family_for, release, unavailable
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +28,9 @@ def test_index_is_current():
         t: name for name, f in found.items() for t in f.model_types}, stale
     oldest, newest = map(release, TESTED_WINDOW)
     assert all(oldest <= release(since) <= newest for since in _index.SINCE.values())
+    from nnterp.catalogue import wrapper_names
+
+    assert list(_index.WRAPPERS) == wrapper_names(), stale
 
 
 def test_pyproject_pins_the_window():
@@ -115,3 +119,29 @@ class _Config:
     def __init__(self, model_type):
         self.model_type = model_type
         self.architectures = None
+
+
+def test_a_release_above_the_window_is_warned_of_once(monkeypatch):
+    """With pip's cap bypassed, a newer transformers runs, but the first model built says it is untested."""
+    from nnterp import tiny
+
+    hf, tok = tiny.build("llama")
+    newest = release(TESTED_WINDOW[1])
+    monkeypatch.setattr(families_module, "_installed_release", lambda: (newest[0], newest[1] + 1))
+    families_module.warn_above_window.cache_clear()
+    try:
+        with pytest.warns(UserWarning) as warned:
+            StandardizedTransformer(hf, tokenizer=tok)
+            StandardizedTransformer(hf, tokenizer=tok)
+        above = [str(w.message) for w in warned if "newer than the releases nnterp is tested on" in str(w.message)]
+        assert len(above) == 1
+        assert f"({TESTED_WINDOW[0]} to {TESTED_WINDOW[1]})" in above[0] and "FAMILIES.md" in above[0]
+        monkeypatch.setattr(families_module, "_installed_release", lambda: newest)
+        families_module.warn_above_window.cache_clear()
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)
+            StandardizedTransformer(hf, tokenizer=tok)  # inside the window: silent
+    finally:
+        families_module.warn_above_window.cache_clear()
