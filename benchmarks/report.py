@@ -322,7 +322,7 @@ def cache_lines(run, peer) -> list[str]:
     return [f"#### The cache at {run['batch']} × {run['seq']}: `model.cache` against `run_with_cache` and bare nnsight",
             "", "`model.cache(ids, values=...)` of the residual values (those of the rows above, the token embeddings, "
             "the final norm's output and the logits), and `model.cache(ids)` of every value on the eager model "
-            "(which leaves out the values computed beside the forward, the per-head contributions and the norm scales, "
+            "(which leaves out the per-head contributions, computed beside the forward, "
             "as run_with_cache leaves out hook_result), "
             "beside a trace saving the same values, bare nnsight reading the same locations, and TransformerLens "
             "4.3's `run_with_cache` with the equivalent hooks and with every hook (its own process, eager attention "
