@@ -367,6 +367,10 @@ class Checkpoint:
             data["not_buildable"] = self.not_buildable
         return data
 
+    def facts(self) -> dict:
+        """A deep copy of the config facts: a config class built from them writes into nested dicts (rope_scaling)."""
+        return copy.deepcopy(self.config)
+
 
 #: the folder of the checkpoints' config facts, one JSON file per family module
 CHECKPOINT_DATA = "checkpoints"
@@ -392,10 +396,6 @@ def merged_checkpoints(recorded: tuple[Checkpoint, ...], declared: tuple[Checkpo
     merged = [replace(c, source=c.source or by_repo[c.repo].source) if c.repo in by_repo else c for c in declared]
     named = {c.repo for c in declared}
     return tuple(merged + [c for c in recorded if c.repo not in named])
-
-    def facts(self) -> dict:
-        """A deep copy of the config facts: a config class built from them writes into nested dicts (rope_scaling)."""
-        return copy.deepcopy(self.config)
 
 
 @dataclass(frozen=True)

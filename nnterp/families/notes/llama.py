@@ -45,15 +45,17 @@ with model.trace(prompt):
     p = model.layers[0].self_attn.attention_probabilities.save()
     heads = model.layers[0].self_attn.attention_head_outputs.save()
 
+smol = released("HuggingFaceTB/SmolLM2-135M-Instruct")
+assert (smol["num_attention_heads"], smol["head_dim"], smol["num_key_value_heads"]) == (9, 64, 3)
 group = model.num_heads // model.num_kv_heads
-assert v.shape[1] == model.num_kv_heads
+assert group > 1 and v.shape[1] == model.num_kv_heads
 v_per_head = v.repeat_interleave(group, dim=1)
 torch.testing.assert_close((p @ v_per_head).transpose(1, 2), heads)
 ```
 
 ## The interior needs an eager load
 
-The attention calls the kernel chosen at run time through `attention_interface`. Under the default sdpa load the scores and the pattern are never materialised: `attention_scores` and `attention_probabilities` carry ⚠︎ in the table above, and reading them raises a sentence that names `attn_implementation="eager"`. The queries, keys, values and head outputs are the kernel's arguments and output, served under eager or sdpa. Rotary turns every dimension of each head; the scale is `head_dim ** -0.5`, and the scores entering the softmax are masked.
+The attention calls the kernel chosen at run time through `attention_interface`. Under the default sdpa load the scores and the pattern are never materialised: `attention_scores` and `attention_probabilities` carry ⚠︎ in the table above, and reading them raises a sentence that names `attn_implementation="eager"`. The queries, keys, values and head outputs are the kernel's arguments and output, served under eager or sdpa. The scores are q·kᵀ at the scale `head_dim ** -0.5`, masked before the softmax.
 
 ```python
 with model.trace(prompt):
@@ -68,6 +70,16 @@ causal = torch.ones(n, n, dtype=torch.bool).tril()
 again = q @ k_per_head.transpose(-1, -2) * model.head_dim ** -0.5
 torch.testing.assert_close(again[..., causal], scores[..., causal])
 torch.testing.assert_close(scores.softmax(-1), probs)
+
+from nnterp import tiny
+default = tiny.load("llama")                                      # the default load: sdpa
+refused = None
+try:
+    with default.trace(prompt):
+        default.layers[0].self_attn.attention_scores.save()
+except Exception as error:
+    refused = str(error)
+assert refused is not None and "attn_implementation" in refused and "eager" in refused
 ```
 
 ## The MLP is gated
@@ -96,9 +108,12 @@ with model.trace(prompt):
         on_key_0.append(layer.self_attn.attention_probabilities[0, :, 1:, 0].mean().save())
         norms.append(layer.layer_output[0].norm(dim=-1).save())
 
-first_token = model.tokenizer.convert_ids_to_tokens(model.tokenizer(prompt).input_ids)[0]
+prompt_ids = model.tokenizer(prompt).input_ids
+assert prompt_ids[0] != model.tokenizer.bos_token_id             # no BOS: the prompt's own first token
+first_token = model.tokenizer.convert_ids_to_tokens(prompt_ids)[0]
 ratio = [float(n[0] / n[1:].median()) for n in norms]
 sink = [i for i, r in enumerate(ratio) if r > 10]              # blocks where position 0 stands out
+assert sink == list(range(sink[0], sink[-1] + 1))             # one run of blocks
 norm_0 = [float(norms[i][0]) for i in sink]
 median_rest = [float(norms[i][1:].median()) for i in sink]
 share = [float(on_key_0[i]) for i in sink]
@@ -125,7 +140,7 @@ top_token = model.tokenizer.decode([int(probs[0].argmax())])
 
 ## One MLP writes a huge stream entry at position 0 (measured on SmolLM2-135M-Instruct)
 
-Measured when this page was built, on the same load and prompt as above. Block {{jump_block}}'s MLP adds {{jump_write:,.0f}} to dimension {{huge_dim}} of position 0 in one step (its attention adds {{jump_attn:+.1f}} there). From block {{huge_first}}'s output to block {{huge_last}}'s, that entry is {{huge_low:,.0f}} to {{huge_high:,.0f}}, and no entry at any other position exceeds {{rest_max:,.0f}} in magnitude over those blocks, while the median magnitude of an entry is {{median_low:.1f}} to {{median_high:.1f}}; the entry alone is at least {{entry_share:.2f}} of position 0's norm there. Dimension {{huge_dim}} is large at every position already: at each of blocks 0 to {{shared_last}} the largest entry of the later positions is in it too. It is the norm the sink note above reports: a raw-stream cosine, a PCA or a mean over positions is dominated by it. Leave position 0 out, or drop dimension {{huge_dim}}, before any statistic of the stream.
+Measured when this page was built, on the same load and prompt as above. Block {{jump_block}}'s MLP adds {{jump_write:,.0f}} to dimension {{huge_dim}} of position 0 in one step (its attention adds {{jump_attn:+.1f}} there). From block {{huge_first}}'s output to block {{huge_last}}'s, that entry is {{huge_low:,.0f}} to {{huge_high:,.0f}}, and no entry at any other position exceeds {{rest_max:,.0f}} in magnitude over those blocks, while the median magnitude of an entry is {{median_low:.1f}} to {{median_high:.1f}}; the entry alone is at least {{entry_share:.2f}} of position 0's norm there. Dimension {{huge_dim}} also holds the largest entry over all the later positions, at each of blocks 0 to {{shared_last}}. The entry is the norm the sink note above reports, on the same blocks: a raw-stream cosine, a PCA or a mean over positions is dominated by it. Leave position 0 out, or drop dimension {{huge_dim}}, before any statistic of the stream.
 
 ```python checkpoint
 streams, mlp_writes, attn_writes = [], [], []
@@ -149,7 +164,7 @@ huge_values = [float(streams[i][0, huge_dim].abs()) for i in huge]
 rest_max = max(float(streams[i][1:].abs().max()) for i in huge)
 medians = [float(streams[i].abs().median()) for i in huge]
 entry_share = min(float(streams[i][0, huge_dim].abs() / streams[i][0].norm()) for i in huge)
-assert entry_share > 0.9
+assert entry_share > 0.9 and huge == sink                     # the sink's norm is this entry
 shared = [int(s[1:].abs().amax(0).argmax()) == huge_dim for s in streams]
 shared_last = shared.index(False) - 1 if False in shared else len(shared) - 1
 assert shared_last >= jump_block
@@ -157,7 +172,7 @@ assert shared_last >= jump_block
 
 ## The logit lens finds " Paris" only in the last blocks (measured on SmolLM2-135M-Instruct)
 
-`project_on_vocab` is the final `norm` and `lm_head`; applied to each block's `layer_output` at the last position of "The Eiffel Tower is in the city of", it first ranks ' Paris' top at block {{lens_first}} of {{num_blocks}} (block indices from 0), and ranks it first at every block after. Its rank is {{rank_before}} at block {{lens_before}}, {{rank_quarter}} at block {{lens_quarter}} and {{rank_half}} of {{vocab:,}} at block {{lens_half}}, half-way. Before block {{lens_first}}, the lens's top token is punctuation or a function word at {{filler_count}} of the {{lens_first}} blocks (the most frequent is `{{filler_top}}`). On this 135M model the answer appears in the last few blocks: a lens experiment that looks for it in the middle of the network finds nothing to read.
+`project_on_vocab` is the final `norm` and `lm_head`; applied to each block's `layer_output` at the last position of "The Eiffel Tower is in the city of", it first ranks ' Paris' top at block {{lens_first}} of {{num_blocks}} (block indices from 0), and ranks it first at every block after. Its rank is {{rank_before}} at block {{lens_before}}, {{rank_quarter}} at block {{lens_quarter}} and {{rank_half}} of {{vocab:,}} at block {{lens_half}}, half-way. Before block {{lens_first}}, the lens's top token is punctuation or a function word at {{filler_count}} of the {{lens_first}} blocks (the most frequent is `{{filler_top}}`). On this 135M model the answer appears in the last few blocks: a lens experiment that looks for it in the middle of the network finds it ranked in the thousands.
 
 ```python checkpoint
 paris = model.tokenizer(" Paris").input_ids[0]
@@ -175,6 +190,7 @@ lens_before, lens_quarter, lens_half = lens_first - 1, 3 * num_blocks // 4, num_
 rank_before, rank_quarter, rank_half = ranks[lens_before], ranks[lens_quarter], ranks[lens_half]
 tops = [model.tokenizer.decode([int(row.argmax())]) for row in lens_logits[:lens_first]]
 filler = [t for t in tops if not t.strip().isalpha() or t.strip().lower() in ("and", "the", "a", "of", "my")]
+assert rank_half > 1000 and rank_quarter > 1000
 filler_count = len(filler)
 filler_top = max(set(filler), key=filler.count)
 assert filler_count > len(tops) / 2
@@ -182,7 +198,7 @@ assert filler_count > len(tops) / 2
 
 ## bfloat16 against float32 (measured on SmolLM2-135M-Instruct)
 
-The released file is bfloat16 (`torch_dtype`); the copy nnterp ships is its Q4_1 GGUF, dequantized to float32, and everything measured on this page is that float32 model. Loaded with `dtype=torch.bfloat16`, the same weights give the same five most likely next tokens, p(' Paris') = {{p_paris_bf16:.3f}} against {{p_paris_fp32:.3f}}, and last-position logits that differ by up to {{logit_gap:.2f}} (the logits reach {{logit_max:.0f}}). The large entry of the note above is where bfloat16 bites: its 8 significant bits space the numbers between 16,384 and 32,768 by 128, and at block {{bf_block}} the entry is {{bf_entry:,.0f}} in bfloat16 against {{fp_entry:,.1f}} in float32. Under bfloat16, a change of that entry smaller than 128 is rounding.
+The copy nnterp ships is the checkpoint's Q4_1 GGUF, dequantized to float32, and everything measured on this page is that float32 model. Loaded with `dtype=torch.bfloat16`, the same weights give the same five most likely next tokens, p(' Paris') = {{p_paris_bf16:.3f}} against {{p_paris_fp32:.3f}}, and last-position logits that differ by up to {{logit_gap:.2f}} (the logits reach {{logit_max:.0f}}). The large entry of the note above is where bfloat16 bites: its 8 significant bits space the numbers between 16,384 and 32,768 by 128, and at block {{bf_block}} the entry is {{bf_entry:,.0f}} in bfloat16 against {{fp_entry:,.1f}} in float32. Under bfloat16, a change of that entry smaller than 128 is rounding.
 
 ```python checkpoint
 from nnterp import real
@@ -203,7 +219,8 @@ paris_id = model.tokenizer(" Paris").input_ids[0]
 p_paris_bf16, p_paris_fp32 = float(p16[paris_id]), float(p32[paris_id])
 logit_gap = float((half_logits[0, -1].float() - full_logits[0, -1]).abs().max())
 logit_max = float(full_logits[0, -1].abs().max())
-entry_dim = int(full_first.abs().argmax())                   # the large entry of the note above
+entry_dim = int(full_first.abs().argmax())
+assert entry_dim == huge_dim and bf_block in huge                # the large entry of the note above
 bf_entry, fp_entry = float(half_first[entry_dim]), float(full_first[entry_dim])
 above = torch.tensor(bf_entry, dtype=torch.bfloat16).nextafter(torch.tensor(1e9, dtype=torch.bfloat16))
 assert 16384 <= bf_entry < 32768 and float(above) - bf_entry == 128.0   # bfloat16's spacing there

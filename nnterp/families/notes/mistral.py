@@ -92,20 +92,34 @@ assert (scores[..., i - j >= 3] < torch.finfo(scores.dtype).min / 2).all()   # m
 
 ## Mistral-7B-v0.1: 32 blocks of 32 query heads over 8 key and value heads, head_dim 128
 
-Mistral-7B-v0.1's config sets `hidden_size` 4096, 32 attention heads and 8 key and value heads, so `head_dim` is 4096 / 32 = 128 and each key and value head serves 4 query heads; `intermediate_size` is 14336, 3.5 times the width, and `vocab_size` 32000. Its context (`max_position_embeddings`) is 32768 against a window of 4096: beyond 4096 tokens only stacked blocks carry information (see above). The tiny model keeps the 4 : 1 grouping's arithmetic at 4 heads over 2:
+Mistral-7B-v0.1's config sets `hidden_size` 4096, 32 attention heads and 8 key and value heads and no `head_dim`, so `head_dim` is 4096 / 32 = 128 and each key and value head serves 4 query heads; `intermediate_size` is 14336, 3.5 times the width, and `vocab_size` 32000. Its context (`max_position_embeddings`) is 32768 against a window of 4096: beyond 4096 tokens only stacked blocks carry information (see above). Query head h reads key and value head h // 4, the consecutive grouping of `repeat_kv`, not h mod 8; the tiny model, 4 query heads over 2, shows it on the scores:
 
 ```python
+from transformers import MistralConfig
+
 facts = released("mistralai/Mistral-7B-v0.1")
-assert facts["hidden_size"] // facts["num_attention_heads"] == facts["head_dim"] == 128
+assert (facts["num_hidden_layers"], facts["hidden_size"], facts["num_attention_heads"]) == (32, 4096, 32)
+assert "head_dim" not in facts and MistralConfig(**facts).head_dim == 4096 // 32 == 128
 assert facts["num_attention_heads"] // facts["num_key_value_heads"] == 4
 assert facts["intermediate_size"] == 14336 == 3.5 * facts["hidden_size"]
 assert (facts["max_position_embeddings"], facts["sliding_window"], facts["vocab_size"]) == (32768, 4096, 32000)
 
 attention = model.layers[0].self_attn
 with model.trace(prompt):
-    k = attention.attention_keys.save()
     q = attention.attention_queries.save()
-assert q.shape[1] // k.shape[1] == model.num_heads // model.num_kv_heads
+    k = attention.attention_keys.save()
+    scores = attention.attention_scores.save()
+
+group = model.num_heads // model.num_kv_heads
+assert group > 1
+n = q.shape[2]
+causal = torch.ones(n, n).tril().bool()
+for h in range(model.num_heads):
+    own = (q[:, h] @ k[:, h // group].transpose(-1, -2)) * model.head_dim ** -0.5
+    torch.testing.assert_close(own[:, causal], scores[:, h][:, causal])                  # key head h // group
+    if h // group != h % model.num_kv_heads:
+        other = (q[:, h] @ k[:, h % model.num_kv_heads].transpose(-1, -2)) * model.head_dim ** -0.5
+        assert not torch.allclose(other[:, causal], scores[:, h][:, causal])             # not h mod kv heads
 ```
 
 ## Mistral NeMo: heads of 128 on a width of 5120, so the queries are narrower than the stream
@@ -117,6 +131,7 @@ from transformers import AutoModelForCausalLM, MistralConfig
 
 nemo = released("mistralai/Mistral-Nemo-Base-2407")
 assert (nemo["hidden_size"], nemo["num_attention_heads"], nemo["head_dim"]) == (5120, 32, 128)
+assert (nemo["num_hidden_layers"], nemo["num_key_value_heads"], nemo["sliding_window"]) == (40, 8, None)
 assert nemo["hidden_size"] // nemo["num_attention_heads"] == 160
 assert (nemo["max_position_embeddings"], nemo["rope_theta"], nemo["vocab_size"]) == (128000, 1000000.0, 131072)
 built = {}

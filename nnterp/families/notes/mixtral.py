@@ -82,6 +82,7 @@ An edit of `router_logits` is made in the router's own tensor before the softmax
 ```python
 mlp = model.layers[0].mlp
 with model.trace(prompt):
+    logits = mlp.router_logits.save()
     before = mlp.router_choices.save()
 
 off = int(before[0, -1, 0])     # the last position's first choice
@@ -90,7 +91,10 @@ with model.trace(prompt):
     after = mlp.router_choices.save()
     after_weights = mlp.router_weights.save()
 
+edited = logits.clone()
+edited[..., off] = torch.finfo(logits.dtype).min
 assert (before == off).any() and not (after == off).any()
+assert torch.equal(after, edited.float().softmax(-1).topk(model.num_experts_per_token, dim=-1).indices)  # the next best
 torch.testing.assert_close(after_weights.sum(-1), torch.ones_like(after_weights[..., 0]))
 ```
 
@@ -99,24 +103,27 @@ torch.testing.assert_close(after_weights.sum(-1), torch.ones_like(after_weights[
 Mixtral's attention is Mistral's, and passes `config.sliding_window` to the kernel and the mask; but `MixtralConfig`'s default is None (Mistral's is 4096), and both released configs set it to null, so every block attends over the whole context: 32768 positions on Mixtral-8x7B-v0.1, 65536 on Mixtral-8x22B-v0.1, at `rope_theta` 1000000 on both. The option still works: a config that sets a window gets one on every block.
 
 ```python
-from transformers import MixtralConfig
+from transformers import MistralConfig, MixtralConfig
 from nnterp import tiny
 
 for repo, context in (("mistralai/Mixtral-8x7B-v0.1", 32768), ("mistralai/Mixtral-8x22B-v0.1", 65536)):
     facts = released(repo)
     assert facts["sliding_window"] is None and facts["max_position_embeddings"] == context
     assert facts["rope_theta"] == 1000000
-assert MixtralConfig().sliding_window is None
+assert MixtralConfig().sliding_window is None and MistralConfig().sliding_window == 4096
 
 with model.trace(prompt):
     full = model.layers[0].self_attn.attention_probabilities.save()
 windowed = tiny.load("mixtral", attn_implementation="eager", sliding_window=2)
+slid = []
 with windowed.trace(prompt):
-    slid = windowed.layers[0].self_attn.attention_probabilities.save()
+    for layer in windowed.layers:
+        slid.append(layer.self_attn.attention_probabilities.save())
 n = full.shape[-1]
 i, j = torch.meshgrid(torch.arange(n), torch.arange(n), indexing="ij")
 assert (full[..., j <= i] > 0).all()                                 # no window: every earlier key
-assert (slid[..., i - j >= 2] == 0).all() and (slid[..., (j <= i) & (i - j < 2)] > 0).all()
+for probs in slid:                                                   # a window: on every block
+    assert (probs[..., i - j >= 2] == 0).all() and (probs[..., (j <= i) & (i - j < 2)] > 0).all()
 ```
 
 ## 46.7B parameters, 12.9B of them used per token

@@ -12,9 +12,9 @@ Qwen2.5-0.5B's config.json carries `sliding_window` 32768 and Qwen2-0.5B's 13107
 ```python
 from transformers import Qwen2Config
 
-for repo in ("Qwen/Qwen2.5-0.5B", "Qwen/Qwen2-0.5B"):
+for repo, window in (("Qwen/Qwen2.5-0.5B", 32768), ("Qwen/Qwen2-0.5B", 131072)):
     facts = released(repo)
-    assert facts["use_sliding_window"] is False and facts["sliding_window"] == facts["max_position_embeddings"]
+    assert facts["use_sliding_window"] is False and facts["sliding_window"] == facts["max_position_embeddings"] == window
     loaded = Qwen2Config(**facts)
     assert loaded.sliding_window is None and set(loaded.layer_types) == {"full_attention"}
     switched_on = Qwen2Config(**{**facts, "use_sliding_window": True})
@@ -115,8 +115,9 @@ Qwen2.5-0.5B's config: 24 blocks, `hidden_size` 896, 14 attention heads of 896 /
 from transformers import AutoModelForCausalLM, Qwen2Config
 
 facts = released("Qwen/Qwen2.5-0.5B")
-assert facts["hidden_size"] // facts["num_attention_heads"] == 64
-assert facts["num_attention_heads"] // facts["num_key_value_heads"] == 7
+assert (facts["num_hidden_layers"], facts["hidden_size"], facts["intermediate_size"]) == (24, 896, 4864)
+assert (facts["num_attention_heads"], facts["num_key_value_heads"], facts["vocab_size"]) == (14, 2, 151936)
+assert facts["hidden_size"] // facts["num_attention_heads"] == 64 and facts["tie_word_embeddings"] is True
 with torch.device("meta"):
     meta = AutoModelForCausalLM.from_config(Qwen2Config(**facts))
 total = sum(p.numel() for p in meta.parameters())

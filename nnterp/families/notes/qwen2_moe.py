@@ -3,18 +3,18 @@ modeling_qwen2_moe.py (Qwen2MoeTopKRouter: a float32 softmax over all experts, t
 only when norm_topk_prob, the weights cast back to the logits' dtype; Qwen2MoeSparseMoeBlock: routed experts plus
 sigmoid(shared_expert_gate(x)) · shared_expert(x); Qwen2MoeDecoderLayer: a dense MLP on mlp_only_layers and off
 the decoder_sparse_step grid) and configuration_qwen2_moe.py (the sliding layers are the even ones below
-max_window_layers; sliding_window 0 when off); the snippets run on the family's tiny model (4 experts, 2 per
+max_window_layers; sliding_window 0 when off); Qwen1.5-MoE-A2.7B's recorded facts have no source, so only
+Qwen2-57B-A14B's numbers are quoted; the snippets run on the family's tiny model (4 experts, 2 per
 token)."""
 
 MORE = r'''
 ## The kept router weights are not renormalised: they sum to less than one
 
-The router takes the softmax of `router_logits` over all experts in float32 and keeps the `top_k` largest probabilities; it divides them by their sum only when `norm_topk_prob` is set, and both released configs set it false (Qwen1.5-MoE-A2.7B keeps 4 of 60 experts, Qwen2-57B-A14B 8 of 64). `router_weights` are therefore the chosen experts' shares of the full softmax, and the routed part of the block is scaled by their sum, a number below one that changes from token to token: on Mixtral the same two lines end in a renormalisation and the weights sum to one. The weights are then cast back to the logits' dtype (bfloat16 under a bfloat16 load, unlike Mixtral's float32).
+The router takes the softmax of `router_logits` over all experts in float32 and keeps the `top_k` largest probabilities; it divides them by their sum only when `norm_topk_prob` is set, and Qwen2-57B-A14B's released config sets it false (it keeps 8 of 64 experts). `router_weights` are therefore the chosen experts' shares of the full softmax, and the routed part of the block is scaled by their sum, a number below one that changes from token to token: on Mixtral the same two lines end in a renormalisation and the weights sum to one. The weights are then cast back to the logits' dtype (bfloat16 under a bfloat16 load, unlike Mixtral's float32).
 
 ```python
-for repo, (experts, top_k) in (("Qwen/Qwen1.5-MoE-A2.7B", (60, 4)), ("Qwen/Qwen2-57B-A14B", (64, 8))):
-    facts = released(repo)
-    assert facts["norm_topk_prob"] is False and (facts["num_experts"], facts["num_experts_per_tok"]) == (experts, top_k)
+facts = released("Qwen/Qwen2-57B-A14B")
+assert facts["norm_topk_prob"] is False and (facts["num_experts"], facts["num_experts_per_tok"]) == (64, 8)
 
 mlp = model.layers[0].mlp
 assert model.config.norm_topk_prob is False
@@ -37,12 +37,12 @@ assert half_weights.dtype == torch.bfloat16
 
 ## A shared expert runs on every token, gated by a sigmoid
 
-Beside the routed experts, each MoE block holds `shared_expert`, a dense gated MLP (`gate_proj`, `up_proj`, `down_proj`, `act_fn`) of width `shared_expert_intermediate_size`, and `shared_expert_gate`, a Linear from `hidden_size` to one unit. The block returns the routed sum plus sigmoid(`shared_expert_gate(x)`) · `shared_expert(x)`: a scalar between 0 and 1 per token scales the shared expert's output, independently of the router. Both are modules, so `mlp.shared_expert.output` and `mlp.shared_expert_gate.output` (the gate before its sigmoid) are hookable, unlike a routed expert's output; the block runs the shared expert before the router and its gate after the experts, and a trace reads them in that order; `mlp_output` is the sum of the two parts. Qwen1.5-MoE-A2.7B's shared expert is 5632 wide, exactly its 4 chosen experts of 1408 together; Qwen2-57B-A14B's is 20480, its 8 experts of 2560.
+Beside the routed experts, each MoE block holds `shared_expert`, a dense gated MLP (`gate_proj`, `up_proj`, `down_proj`, `act_fn`) of width `shared_expert_intermediate_size`, and `shared_expert_gate`, a Linear from `hidden_size` to one unit. The block returns the routed sum plus sigmoid(`shared_expert_gate(x)`) · `shared_expert(x)`: a scalar between 0 and 1 per token scales the shared expert's output, independently of the router. Both are modules, so `mlp.shared_expert.output` and `mlp.shared_expert_gate.output` (the gate before its sigmoid) are hookable, unlike a routed expert's output; the block runs the shared expert before the router and its gate after the experts, and a trace reads them in that order; `mlp_output` is the sum of the two parts. Qwen2-57B-A14B's shared expert is 20480 wide, exactly its 8 chosen experts of 2560 together.
 
 ```python
-for repo in ("Qwen/Qwen1.5-MoE-A2.7B", "Qwen/Qwen2-57B-A14B"):
-    facts = released(repo)
-    assert facts["shared_expert_intermediate_size"] == facts["num_experts_per_tok"] * facts["moe_intermediate_size"]
+facts = released("Qwen/Qwen2-57B-A14B")
+assert (facts["shared_expert_intermediate_size"], facts["moe_intermediate_size"]) == (20480, 2560)
+assert facts["shared_expert_intermediate_size"] == facts["num_experts_per_tok"] * facts["moe_intermediate_size"]
 
 mlp = model.layers[0].mlp
 experts = mlp.experts
@@ -54,7 +54,8 @@ with model.trace(prompt):
     gate = mlp.shared_expert_gate.output.save()       # then the shared expert's gate
     out = mlp.mlp_output.save()
 
-assert gate.shape[-1] == 1
+assert gate.shape[-1] == 1 and mlp.shared_expert_gate.in_features == model.config.hidden_size
+assert mlp.shared_expert.down_proj.in_features == model.config.shared_expert_intermediate_size
 routed = torch.zeros_like(out)
 for slot in range(model.num_experts_per_token):
     for e in range(model.num_experts):
@@ -66,15 +67,15 @@ torch.testing.assert_close(routed + torch.sigmoid(gate) * shared, out)
 
 ## `max_window_layers` means the opposite of Qwen2's here
 
-Both families read `use_sliding_window`, `sliding_window` and `max_window_layers`, but they build `layer_types` differently. On Qwen2 the layers from `max_window_layers` up slide; on Qwen2-MoE a layer slides when its index i is even and below `max_window_layers`: the bottom layers, every other one. And with the window off, `Qwen2MoeConfig` sets `sliding_window` to 0, not None. The released configs set `use_sliding_window` false, so no layer slides on either (Qwen2-57B-A14B's file says `sliding_window` 131072 and `max_window_layers` 28; neither is used). A config carried over from a Qwen2 model with the window on slides other layers here:
+Both families read `use_sliding_window`, `sliding_window` and `max_window_layers`, but they build `layer_types` differently. On Qwen2 the layers from `max_window_layers` up slide; on Qwen2-MoE a layer slides when its index i is even and below `max_window_layers`: the bottom layers, every other one. And with the window off, `Qwen2MoeConfig` sets `sliding_window` to 0, not None. Qwen2-57B-A14B's released config sets `use_sliding_window` false, so no layer slides (its file says `sliding_window` 131072 and `max_window_layers` 28; neither is used). A config carried over from a Qwen2 model with the window on slides other layers here:
 
 ```python
 from transformers import Qwen2Config, Qwen2MoeConfig
 
-for repo in ("Qwen/Qwen1.5-MoE-A2.7B", "Qwen/Qwen2-57B-A14B"):
-    loaded = Qwen2MoeConfig(**released(repo))
-    assert loaded.sliding_window == 0 and set(loaded.layer_types) == {"full_attention"}
-assert released("Qwen/Qwen2-57B-A14B")["sliding_window"] == 131072
+facts = released("Qwen/Qwen2-57B-A14B")
+assert facts["use_sliding_window"] is False and (facts["sliding_window"], facts["max_window_layers"]) == (131072, 28)
+loaded = Qwen2MoeConfig(**facts)
+assert loaded.sliding_window == 0 and set(loaded.layer_types) == {"full_attention"}
 
 on = dict(num_hidden_layers=4, use_sliding_window=True, sliding_window=2, max_window_layers=2)
 assert Qwen2MoeConfig(**on).layer_types == ["sliding_attention", "full_attention", "full_attention", "full_attention"]
@@ -83,14 +84,13 @@ assert Qwen2Config(**on).layer_types == ["full_attention", "full_attention", "sl
 
 ## Which blocks are routed: `mlp_only_layers` and `decoder_sparse_step`
 
-Block i holds the mixture of experts when i is not in `mlp_only_layers` and (i + 1) is a multiple of `decoder_sparse_step`; otherwise it holds a dense `Qwen2MoeMLP` of width `intermediate_size` (5632 on Qwen1.5-MoE-A2.7B), not `moe_intermediate_size`. With a step of 2 the routed blocks are 1, 3, 5, …, not 0, 2, 4. Both released configs use a step of 1 and neither lists `mlp_only_layers`, so every block is routed on both. A dense block serves `mlp_activation` and `mlp_neurons` and no router values; a routed block the reverse:
+Block i holds the mixture of experts when i is not in `mlp_only_layers` and (i + 1) is a multiple of `decoder_sparse_step`; otherwise it holds a dense `Qwen2MoeMLP` of width `intermediate_size` (18944 on Qwen2-57B-A14B), not `moe_intermediate_size`. With a step of 2 the routed blocks are 1, 3, 5, …, not 0, 2, 4. Qwen2-57B-A14B's released config uses a step of 1 and lists no `mlp_only_layers`, so every block is routed. A dense block serves `mlp_activation` and `mlp_neurons` and no router values; a routed block the reverse:
 
 ```python
 from nnterp import tiny
 
-for repo in ("Qwen/Qwen1.5-MoE-A2.7B", "Qwen/Qwen2-57B-A14B"):
-    assert released(repo)["decoder_sparse_step"] == 1 and not released(repo).get("mlp_only_layers")
-assert released("Qwen/Qwen1.5-MoE-A2.7B")["intermediate_size"] == 5632
+facts = released("Qwen/Qwen2-57B-A14B")
+assert facts["decoder_sparse_step"] == 1 and not facts.get("mlp_only_layers") and facts["intermediate_size"] == 18944
 
 listed = tiny.load("qwen2_moe", mlp_only_layers=[1])
 assert hasattr(listed.layers[0].mlp._module, "experts") and not hasattr(listed.layers[1].mlp._module, "experts")
@@ -104,37 +104,37 @@ with stepped.trace(prompt):
 assert neurons.shape[-1] == stepped.config.intermediate_size and routed_logits.shape[-1] == stepped.num_experts
 ```
 
-## Qwen1.5-MoE-A2.7B has no grouped keys; Qwen2-57B-A14B groups 7 to 1
+## Qwen2-57B-A14B groups 7 query heads to one key and value head
 
-Qwen1.5-MoE-A2.7B sets 16 attention heads and 16 key and value heads: every query head has its own key and value head, and `attention_keys` have as many heads as `attention_queries`. Qwen2-57B-A14B sets 28 over 4, 7 query heads per key and value head. Both keep Qwen2's biased `q_proj`, `k_proj` and `v_proj` (`qkv_bias`, true by default) and an unbiased `o_proj`, so the value bias is again a constant in every attention output.
+Qwen2-57B-A14B sets 28 attention heads over 4 key and value heads, 7 query heads to each. The family keeps Qwen2's biased `q_proj`, `k_proj` and `v_proj` (`qkv_bias`, true by default) and an unbiased `o_proj`, so the value bias is again a constant in every attention output.
 
 ```python
-a27 = released("Qwen/Qwen1.5-MoE-A2.7B")
-b57 = released("Qwen/Qwen2-57B-A14B")
-assert a27["num_attention_heads"] == a27["num_key_value_heads"] == 16
-assert b57["num_attention_heads"] // b57["num_key_value_heads"] == 7
+from transformers import Qwen2MoeConfig
+
+facts = released("Qwen/Qwen2-57B-A14B")
+assert (facts["num_attention_heads"], facts["num_key_value_heads"]) == (28, 4)
+assert Qwen2MoeConfig().qkv_bias is True
 
 attention = model.layers[0].self_attn
 assert model.config.qkv_bias is True and attention.o_proj.bias is None
 assert all(getattr(attention, name).bias is not None for name in ("q_proj", "k_proj", "v_proj"))
 ```
 
-## A2.7B and A14B: the active parameters the names give
+## A14B: the active parameters the name gives
 
-Counted on the meta device from the configs: Qwen1.5-MoE-A2.7B holds 14,315,784,192 parameters, 12,457,082,880 of them in the routed experts; a token runs 4 of the 60, so one forward uses 2,689,173,504, the "A2.7B" of the name. Qwen2-57B-A14B: 57,408,658,944 in all, 49,325,015,040 in the routed experts, 14,249,270,784 per token with 8 of 64. The shared experts count in full, as they run on every token.
+Counted on the meta device from Qwen2-57B-A14B's config: 57,408,658,944 parameters in all, 49,325,015,040 of them in the routed experts; a token runs 8 of the 64, so one forward uses 14,249,270,784, the "A14B" of the name. The shared experts count in full, as they run on every token.
 
 ```python
 from transformers import AutoModelForCausalLM, Qwen2MoeConfig
 
-counts = {}
-for repo in ("Qwen/Qwen1.5-MoE-A2.7B", "Qwen/Qwen2-57B-A14B"):
-    facts = released(repo)
-    with torch.device("meta"):
-        meta = AutoModelForCausalLM.from_config(Qwen2MoeConfig(**facts))
-    total = sum(p.numel() for p in meta.parameters())
-    routed = sum(p.numel() for name, p in meta.named_parameters() if ".experts." in name)
-    counts[repo] = (total, routed, total - routed + routed * facts["num_experts_per_tok"] // facts["num_experts"])
-assert counts["Qwen/Qwen1.5-MoE-A2.7B"] == (14315784192, 12457082880, 2689173504)
-assert counts["Qwen/Qwen2-57B-A14B"] == (57408658944, 49325015040, 14249270784)
+facts = released("Qwen/Qwen2-57B-A14B")
+with torch.device("meta"):
+    meta = AutoModelForCausalLM.from_config(Qwen2MoeConfig(**facts))
+total = sum(p.numel() for p in meta.parameters())
+routed = sum(p.numel() for name, p in meta.named_parameters() if ".experts." in name)
+active = total - routed + routed * facts["num_experts_per_tok"] // facts["num_experts"]
+assert (total, routed, active) == (57408658944, 49325015040, 14249270784)
+shared = [name for name, _ in meta.named_parameters() if ".shared_expert." in name]
+assert shared and not any(".experts." in name for name in shared)     # not discounted: counted in full
 ```
 '''

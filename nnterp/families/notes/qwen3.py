@@ -82,7 +82,10 @@ assert Qwen3Config(hidden_size=1024, num_attention_heads=16).head_dim == 128
 with torch.device("meta"):
     meta = AutoModelForCausalLM.from_config(Qwen3Config(**small))
 attention = meta.model.layers[0].self_attn
-assert (attention.q_proj.out_features, attention.k_proj.out_features, attention.o_proj.in_features) == (2048, 1024, 2048)
+assert (attention.q_proj.out_features, attention.k_proj.out_features, attention.v_proj.out_features) == (2048, 1024, 1024)
+assert (attention.o_proj.in_features, attention.o_proj.out_features) == (2048, 1024)
+big = released("Qwen/Qwen3-8B")
+assert big["hidden_size"] // big["num_attention_heads"] == big["head_dim"] == 128     # on 8B the two agree
 assert small["attention_bias"] is False is released("Qwen/Qwen3-8B")["attention_bias"]
 assert all(getattr(attention, name).bias is None for name in ("q_proj", "k_proj", "v_proj", "o_proj"))
 ```
@@ -135,11 +138,12 @@ from transformers import AutoModelForCausalLM, Qwen3Config
 
 for repo, total, tied in (("Qwen/Qwen3-0.6B", 596049920, True), ("Qwen/Qwen3-8B", 8190735360, False)):
     facts = released(repo)
-    assert facts["tie_word_embeddings"] is tied
+    assert facts["tie_word_embeddings"] is tied and facts["vocab_size"] == 151936
     with torch.device("meta"):
         meta = AutoModelForCausalLM.from_config(Qwen3Config(**facts))
     assert sum(p.numel() for p in meta.parameters()) == total
     assert (meta.lm_head.weight is meta.model.embed_tokens.weight) is tied
+assert (released("Qwen/Qwen3-0.6B")["hidden_size"], released("Qwen/Qwen3-8B")["hidden_size"]) == (1024, 4096)
 assert round(151936 * 1024 / 596049920, 2) == 0.26 and round(151936 * 4096 / 8190735360, 3) == 0.076
 ```
 '''

@@ -41,7 +41,8 @@ from transformers import AutoModelForCausalLM, Qwen3MoeConfig
 
 facts = released("Qwen/Qwen3-30B-A3B")
 assert facts["head_dim"] == 128 and facts["hidden_size"] // facts["num_attention_heads"] == 64
-assert released("Qwen/Qwen3-235B-A22B")["head_dim"] == 128
+big = released("Qwen/Qwen3-235B-A22B")
+assert big["head_dim"] == 128 and (big["hidden_size"], big["num_attention_heads"]) == (4096, 64)
 assert not hasattr(Qwen3MoeConfig(), "head_dim")
 widths = {}
 for name, given in (("released", facts), ("without head_dim", {k: v for k, v in facts.items() if k != "head_dim"})):
@@ -78,8 +79,9 @@ assert (bottom[..., i - j >= 2] == 0).all() and (top[..., i - j >= 2] == 0).all(
 `Qwen3MoeSparseMoeBlock` holds `gate` and `experts` only: no `shared_expert`, no `shared_expert_gate` (Qwen2-MoE's), no residual of its own. The experts are fused: `experts.gate_up_proj` [num_experts, 2 · moe_intermediate_size, hidden_size] and `experts.down_proj` [num_experts, hidden_size, moe_intermediate_size], each expert's matrix [out, in] with the gate rows first. Each expert is narrow: 768 on Qwen3-30B-A3B against a width of 2048, and the 8 chosen together are 8 · 768 = 6144 wide, exactly `intermediate_size`, the width of a dense block (1536 and 12288 on Qwen3-235B-A22B). The block recomputed from those weights:
 
 ```python
-for repo in ("Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-235B-A22B"):
+for repo, (expert, dense) in (("Qwen/Qwen3-30B-A3B", (768, 6144)), ("Qwen/Qwen3-235B-A22B", (1536, 12288))):
     facts = released(repo)
+    assert (facts["moe_intermediate_size"], facts["intermediate_size"]) == (expert, dense)
     assert facts["num_experts_per_tok"] * facts["moe_intermediate_size"] == facts["intermediate_size"]
 
 mlp = model.layers[0].mlp
@@ -107,9 +109,10 @@ Block i holds the experts unless i is in `mlp_only_layers` or (i + 1) is not a m
 ```python
 from nnterp import tiny
 
-for repo in ("Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-235B-A22B"):
+for repo, depth in (("Qwen/Qwen3-30B-A3B", 48), ("Qwen/Qwen3-235B-A22B", 94)):
     facts = released(repo)
-    assert facts["mlp_only_layers"] == [] and facts["decoder_sparse_step"] == 1
+    assert facts["mlp_only_layers"] == [] and facts["decoder_sparse_step"] == 1 and facts["num_hidden_layers"] == depth
+assert all(model.serves("mlp_neurons", i) is not None for i in range(model.num_layers))   # all routed: no neurons
 
 dense_first = tiny.load("qwen3_moe", attn_implementation="eager", mlp_only_layers=[0])
 assert not hasattr(dense_first.layers[0].mlp._module, "experts") and hasattr(dense_first.layers[1].mlp._module, "experts")
