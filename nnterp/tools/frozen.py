@@ -98,7 +98,8 @@ def freeze(model, prompt) -> Frozen:
         raise ToolError("freeze takes one prompt: the frozen scales and patterns are one run's")
     scales, patterns, mlps, posts, mlp_scales = [], [], [], [], []
     norms = [post_norm(model, i) for i in range(model.num_layers)]
-    mlp_norms = [model.serves("mlp_norm_scale", i) is None for i in range(model.num_layers)]
+    mlp_norms = [model.serves("mlp_norm_scale", i) is None and not one_norm(model.layers[i])
+                 for i in range(model.num_layers)]
     with torch.no_grad(), trace(model, batch):
         first = model.layers[0].layer_input.save()
         for i, layer in enumerate(model.layers):
@@ -118,11 +119,22 @@ def freeze(model, prompt) -> Frozen:
                   [s.detach().clone() if s is not None else None for s in mlp_scales], post_affines)
 
 
-def frozen_attention(model, frozen: Frozen, i: int, rows: int) -> None:
+def one_norm(layer) -> bool:
+    """Whether the MLP reads the attention's norm (Phi's parallel block): its scale is frozen with the attention's."""
+    def module(name):
+        return layer._nnterp_site(name).where.target(layer)._module
+
+    return module("mlp_norm_scale") is module("attention_norm_scale")
+
+
+def frozen_attention(model, frozen: Frozen, i: int, rows: int, between=None) -> None:
     """Inside a trace of ``rows`` rows: block ``i``'s attention norm scale and pattern fixed at ``frozen``'s, and
-    the norm on the attention's output, where the block has one, applied at its frozen scale."""
+    the norm on the attention's output, where the block has one, applied at its frozen scale; ``between()`` runs
+    after the norm's scale is fixed and before the attention (to read the norm's output in forward order)."""
     layer = model.layers[i]
     layer.attention_norm_scale = _rows(frozen.attention_scales[i], rows)
+    if between is not None:
+        between()
     layer.self_attn.attention_probabilities = _rows(frozen.patterns[i], rows)
     if frozen.post_scales and frozen.post_scales[i] is not None:
         norm = post_norm(model, i)
