@@ -224,3 +224,26 @@ def test_circuit_tracers_transcoders_load_and_splice(llama, tmp_path):
         expected = llama.logits.save()
     torch.testing.assert_close(edited, expected, rtol=1e-5, atol=1e-5)
     assert not torch.allclose(edited, base)
+
+
+@pytest.mark.parametrize("reshape", ["none", "hook_z"])
+def test_a_saelens_hook_z_sae_reads_every_head(llama, reshape):
+    """SAELens's hook_z SAEs take heads × head_dim, flattened by nnterp or (reshape_activations="hook_z") by SAELens."""
+    sae_lens = pytest.importorskip("sae_lens")
+    width = llama.num_heads * llama.head_dim
+    config = sae_lens.StandardSAEConfig(d_in=width, d_sae=4 * width, dtype="float32", device="cpu",
+                                        reshape_activations=reshape)
+    config.metadata.hook_name = "blocks.1.attn.hook_z"
+    sae = sae_lens.StandardSAE(config)
+    with torch.no_grad():
+        for parameter in sae.parameters():
+            parameter.normal_(0, 0.1, generator=torch.Generator().manual_seed(0))
+    spliced = splice(llama, sae)
+    with llama.trace(PROMPT):
+        premix = llama.layers[1].self_attn.attention_premix.save()
+        base = llama.logits.save()
+    with llama.trace(PROMPT):
+        latents = spliced.latents.save()
+        logits = llama.logits.save()
+    assert torch.equal(logits, base)
+    torch.testing.assert_close(latents, sae.encode(premix if reshape == "hook_z" else premix.flatten(-2)))

@@ -256,6 +256,8 @@ class Splice:
 
     # the SAE's arithmetic, on the value's own shape (per-head values flattened for an SAE of that width)
     def _flat(self, x):
+        if getattr(self.sae, "hook_z_reshaping_mode", False):  # SAELens's hook_z SAE flattens the heads itself
+            return x
         if self.d_in is not None and x.shape[-1] != self.d_in and x.dim() >= 2 and \
                 x.shape[-2] * x.shape[-1] == self.d_in:
             return x.flatten(-2)
