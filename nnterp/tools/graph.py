@@ -273,7 +273,7 @@ def _top_logits(model, logits, desired: float, most: int):
     return [(int(i), model.tokenizer.decode([int(i)])) for i in ids], ordered[:count]
 
 
-def attribution_graph(model, transcoders, prompt: str, *, max_n_logits: int = 10, desired_logit_prob: float = 0.95,
+def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, desired_logit_prob: float = 0.95,
                       max_feature_nodes: int | None = None, batch_size: int = 64,
                       progress: bool = True) -> AttributionGraph:
     """circuit-tracer's attribution graph of ``prompt`` with one transcoder per block (see the module's text)."""
@@ -406,7 +406,8 @@ def attribution_graph(model, transcoders, prompt: str, *, max_n_logits: int = 10
     full = _completeness(adjacency, values, constants, computed)
     # circuit-tracer's graph holds the latents it computed (the selected ones): keep those, drop the rest
     keep = torch.cat([visited.nonzero().flatten(), torch.arange(n_feat, n_nodes)])
-    graph = AttributionGraph(prompt, token_text(model, frozen.batch["input_ids"][0]), frozen.batch["input_ids"][0],
+    text = prompt if isinstance(prompt, str) else model.tokenizer.decode(frozen.batch["input_ids"][0])
+    graph = AttributionGraph(text, token_text(model, frozen.batch["input_ids"][0]), frozen.batch["input_ids"][0],
                              features[visited], activations[visited], adjacency[keep][:, keep], logit_tokens,
                              logit_probabilities, values[keep], constants[keep], clean[keep], L, computed[keep])
     graph.seconds = time.perf_counter() - started
