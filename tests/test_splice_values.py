@@ -224,6 +224,18 @@ def test_circuit_tracers_transcoders_load_and_splice(llama, tmp_path):
         expected = llama.logits.save()
     torch.testing.assert_close(edited, expected, rtol=1e-5, atol=1e-5)
     assert not torch.allclose(edited, base)
+    with llama.trace(PROMPT):  # block 0's latents reach the loss through both blocks' MLP outputs
+        first = crossing.latents[0].save()
+        crossing.latents[1].save()
+        loss = llama.logits[0, -1].logsumexp(-1).save()
+    expected_grad = torch.autograd.grad(loss, first)[0]
+    with llama.trace(PROMPT):
+        first = crossing.latents[0].save()
+        crossing.latents[1]
+        loss = llama.logits[0, -1].logsumexp(-1)
+        with loss.backward():
+            grad = first.grad.save()
+    assert torch.equal(grad, expected_grad) and bool(expected_grad.abs().sum() > 0)
 
 
 @pytest.mark.parametrize("reshape", ["none", "hook_z"])
