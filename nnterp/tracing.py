@@ -537,8 +537,7 @@ def resolved(model, found, scope=None) -> tuple[Access, ...]:
             host = getattr(target, "host_of", None)
             if host is None or getattr(target, "model", None) is not model:
                 continue
-            block = None if host is model else int(host.path.rsplit(".", 1)[-1])
-            out.append(replace(access, name=target.name, block=block, target=target))
+            out.append(replace(access, name=target.name, block=None if host is model else target.layer, target=target))
         else:
             out.append(access)
     return tuple(out)

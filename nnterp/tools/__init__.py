@@ -19,6 +19,8 @@ from .plots import (
     attention_html, attention_patterns, heatmap, plot_attention, plot_attribution, plot_lens, plot_patching,
     save_attention,
 )
+from .graph import AttributionGraph, attribution_graph
+from .splice import LocalSAE, splice
 from .steering import mean_difference, steer, stream_norm_without_sink
 
 __all__ = [
@@ -32,4 +34,5 @@ __all__ = [
     "attention_html", "save_attention",
     "induction_heads", "induction_ablation", "Induction", "InductionAblation", "repeated_random_tokens",
     "first_position_sink", "Sink", "lens_on_prompt", "LensDemo",
+    "splice", "LocalSAE", "attribution_graph", "AttributionGraph",
 ]

@@ -25,6 +25,35 @@ _EPSILON_NAMES = ("eps", "variance_epsilon", "epsilon", "layer_norm_eps", "norm_
 
 
 # --------------------------------------------------------------------------- the final norm, linearized
+def _eps(module) -> float:
+    return next((float(getattr(module, n)) for n in _EPSILON_NAMES if isinstance(getattr(module, n, None), (int, float))), 0.0)
+
+
+def _probe(norm, width: int, dtype, device, eps: float):
+    """A norm's elementwise gain and bias (float32) and whether it centres, measured by calling it: ``bias = norm(0)``;
+    centring shows as ``norm(1) == norm(0)``; the gain is read off a zero-mean probe of ±1 entries."""
+    zero = torch.zeros(1, width, dtype=dtype, device=device)
+    bias = norm(zero)[0].float()
+    ones = norm(torch.ones(1, width, dtype=dtype, device=device))[0].float()
+    centred = bool(torch.allclose(ones, bias, atol=1e-6 * (1 + float(bias.abs().max()))))
+    probe = torch.ones(width, device=device)
+    probe[1::2] = -1
+    probe = probe - probe.mean()
+    sigma = (probe.pow(2).mean() + eps).sqrt()
+    gain = (norm(probe[None].to(dtype))[0].float() - bias) * sigma / probe
+    return gain, bias, centred
+
+
+def norm_gain(module, width: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """A norm module's elementwise gain and bias, float32, measured on the module (``w`` or ``1 + w`` alike)."""
+    parameter = next(module.parameters(), None)
+    dtype = parameter.dtype if parameter is not None else torch.float32
+    device = parameter.device if parameter is not None else None
+    with torch.no_grad():
+        gain, bias, _ = _probe(module, width, dtype, device, _eps(module))
+    return gain, bias
+
+
 class FrozenNorm:
     """The final norm with its scale frozen at one stream ``x``: ``norm(x) = linear(x) + bias``.
 
@@ -38,17 +67,9 @@ class FrozenNorm:
         module = norm._module
         dtype = x.dtype
         width = x.shape[-1]
-        self.eps = next((float(getattr(module, n)) for n in _EPSILON_NAMES if isinstance(getattr(module, n, None), (int, float))), 0.0)
+        self.eps = _eps(module)
         with torch.no_grad():
-            zero = torch.zeros(1, width, dtype=dtype, device=x.device)
-            self.bias = norm(zero)[0].float()
-            ones = norm(torch.ones(1, width, dtype=dtype, device=x.device))[0].float()
-            self.centred = bool(torch.allclose(ones, self.bias, atol=1e-6 * (1 + float(self.bias.abs().max()))))
-            probe = torch.ones(width, device=x.device)
-            probe[1::2] = -1
-            probe = probe - probe.mean()
-            sigma = (probe.pow(2).mean() + self.eps).sqrt()
-            self.gain = (norm(probe[None].to(dtype))[0].float() - self.bias) * sigma / probe
+            self.gain, self.bias, self.centred = _probe(norm, width, dtype, x.device, self.eps)
             self.scale = self._sigma(x.float())                                 # [..., 1]
             fitted = self.linear(x.float()) + self.bias
             actual = norm(x).float()

@@ -15,7 +15,9 @@ all in one batched pass) plus the constant ``F(0)``, the biases' share. ``frozen
 itself, for checking linearity or feeding other inputs.
 
 Needs ``attention_probabilities`` (``attn_implementation="eager"``) and the norm scales; MLP outputs replace
-whatever the MLP computed, so the MLP's own non-linearity never enters the map.
+whatever the MLP computed, so the MLP's own non-linearity never enters the map. A block that norms the attention's
+output (Gemma 2's post_attention_layernorm) has that norm's scale frozen too, and the MLP's norm scale is kept
+(``mlp_scales``) for a reader of the MLP's input (an attribution graph's transcoders).
 """
 
 from __future__ import annotations
@@ -41,6 +43,12 @@ class Frozen:
     final_scale: torch.Tensor
     inputs: dict
     logits: torch.Tensor
+    #: per block, the scale of the norm on the attention's output (None where the block has none)
+    post_scales: list = field(default_factory=list)
+    #: per block, the MLP norm's scale (None where the block does not serve it)
+    mlp_scales: list = field(default_factory=list)
+    #: per block, the gain and bias of the norm on the attention's output (None where the block has none)
+    post_affines: list = field(default_factory=list)
 
     @property
     def seq_len(self) -> int:
@@ -64,45 +72,102 @@ def _require(model) -> None:
                         "frozen trace does not fix: the map would not be linear")
 
 
+def post_norm(model, layer: int):
+    """The norm envoy whose output is block ``layer``'s attention_output (a post-norm), or None."""
+    from ..sites import Child, norm_centres
+
+    attention = model.layers[layer].self_attn
+    site = attention._nnterp_site("attention_output")
+    where = getattr(site, "where", None)
+    if not isinstance(where, Child):
+        return None
+    envoy = where.target(attention)
+    module = envoy._module
+    name = type(module).__name__.lower()
+    return envoy if "norm" in name or norm_centres(module) else None
+
+
 def freeze(model, prompt) -> Frozen:
     """Run ``prompt`` (one row) and keep its norm scales, attention patterns and the map's clean inputs."""
+    from ..sites import norm_scale
+    from .attribution import norm_gain
+
     _require(model)
     batch = encode(model, prompt)
     if batch["input_ids"].shape[0] != 1:
         raise ToolError("freeze takes one prompt: the frozen scales and patterns are one run's")
-    scales, patterns, mlps = [], [], []
-    with trace(model, batch):
+    scales, patterns, mlps, posts, mlp_scales = [], [], [], [], []
+    norms = [post_norm(model, i) for i in range(model.num_layers)]
+    mlp_norms = [model.serves("mlp_norm_scale", i) is None and not one_norm(model.layers[i])
+                 for i in range(model.num_layers)]
+    with torch.no_grad(), trace(model, batch):
         first = model.layers[0].layer_input.save()
-        for layer in model.layers:
+        for i, layer in enumerate(model.layers):
             scales.append(layer.attention_norm_scale.save())
             patterns.append(layer.self_attn.attention_probabilities.save())
+            posts.append(norms[i].input.save() if norms[i] is not None else None)
+            mlp_scales.append(layer.mlp_norm_scale.save() if mlp_norms[i] else None)
             mlps.append(layer.mlp.mlp_output.save())
         final = model.final_norm_scale.save()
         logits = model.logits.save()
     inputs = {EMBED: first.detach().clone()}
     inputs.update({(MLP, i): value.detach().clone() for i, value in enumerate(mlps)})
+    post_scales = [norm_scale(norms[i]._module, x).detach() if x is not None else None for i, x in enumerate(posts)]
+    post_affines = [norm_gain(norm._module, model.hidden_size) if norm is not None else None for norm in norms]
     return Frozen(batch, [s.detach().clone() for s in scales], [p.detach().clone() for p in patterns],
-                  final.detach().clone(), inputs, logits.detach().clone())
+                  final.detach().clone(), inputs, logits.detach().clone(), post_scales,
+                  [s.detach().clone() if s is not None else None for s in mlp_scales], post_affines)
 
 
-def frozen_logits(model, frozen: Frozen, inputs: dict) -> torch.Tensor:
+def one_norm(layer) -> bool:
+    """Whether the MLP reads the attention's norm (Phi's parallel block): its scale is frozen with the attention's."""
+    def module(name):
+        return layer._nnterp_site(name).where.target(layer)._module
+
+    return module("mlp_norm_scale") is module("attention_norm_scale")
+
+
+def frozen_attention(model, frozen: Frozen, i: int, rows: int, between=None) -> None:
+    """Inside a trace of ``rows`` rows: block ``i``'s attention norm scale and pattern fixed at ``frozen``'s, and
+    the norm on the attention's output, where the block has one, applied at its frozen scale; ``between()`` runs
+    after the norm's scale is fixed and before the attention (to read the norm's output in forward order)."""
+    layer = model.layers[i]
+    layer.attention_norm_scale = _rows(frozen.attention_scales[i], rows)
+    if between is not None:
+        between()
+    layer.self_attn.attention_probabilities = _rows(frozen.patterns[i], rows)
+    if frozen.post_scales and frozen.post_scales[i] is not None:
+        norm = post_norm(model, i)
+        x = norm.input
+        gain, bias = frozen.post_affines[i]
+        centred = x.float() - x.float().mean(-1, keepdim=True) if _centres(norm) else x.float()
+        layer.self_attn.attention_output = (gain * centred * frozen.post_scales[i][..., None] + bias).to(x.dtype)
+
+
+def _centres(norm) -> bool:
+    from ..sites import norm_centres
+
+    return norm_centres(norm._module)
+
+
+def _rows(value, rows: int):
+    return value.expand(rows, *value.shape[1:]).clone()
+
+
+def frozen_logits(model, frozen: Frozen, inputs: dict, readout: str = "logits") -> torch.Tensor:
     """The frozen map: the logits with every norm scale and attention pattern fixed at ``frozen``'s, the stream
     entering block 0 set to ``inputs["embed"]`` and each block's mlp_output to ``inputs[("mlp", i)]``, all
-    [rows seq hidden_size]; one row per set of inputs, in one pass."""
+    [rows seq hidden_size]; one row per set of inputs, in one pass. ``readout="lm_head_output"``: the logits before
+    what the model does past lm_head (Gemma 2's soft cap, which is not linear)."""
     rows = inputs[EMBED].shape[0]
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
-
-    def rowwise(value):
-        return value.expand(rows, *value.shape[1:]).clone()
-
     with trace(model, batch):
         model.layers[0].layer_input = inputs[EMBED]
         for i, layer in enumerate(model.layers):
-            layer.attention_norm_scale = rowwise(frozen.attention_scales[i])
-            layer.self_attn.attention_probabilities = rowwise(frozen.patterns[i])
+            frozen_attention(model, frozen, i, rows)
             layer.mlp.mlp_output = inputs[(MLP, i)]
-        model.final_norm_scale = rowwise(frozen.final_scale)
-        logits = model.logits.save()
+        model.final_norm_scale = _rows(frozen.final_scale, rows)
+        logits = (model.lm_head_output if readout == "lm_head_output" else model.logits).save()
     return logits
 
 

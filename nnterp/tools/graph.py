@@ -1,0 +1,417 @@
+"""Attribution graphs: circuit-tracer's method on any family nnterp serves.
+
+``attribution_graph(model, transcoders, prompt)`` builds the local replacement model of one prompt: every block's
+``mlp_output`` is its transcoder's latents through their decoder vectors, plus the decoder's bias, plus the
+transcoder's skip where it has one, plus an error term (the MLP's own output less all that, a constant); every norm
+scale and attention pattern is frozen at the clean run's (``tools.frozen``). That model is affine in its inputs,
+so each node's input splits exactly into one edge per source node plus a constant (the biases' share):
+
+- nodes: the active transcoder latents (block, position, latent), one error node per block and position, one
+  token-embedding node per position (the stream entering block 0), and logit nodes for the top tokens at the
+  last position (the fewest whose probabilities reach ``desired_logit_prob``, at most ``max_n_logits``);
+- a latent's input is its encoder vector times what its transcoder reads (the pre-activation less ``b_enc``); a
+  logit node's is the logit less the mean logit (``lm_head_output``, before a soft cap);
+- the edge from a source to a target is the source's vector (activation × decoder vector, the error, the
+  embedding) times the gradient of the target's input there: one backward pass per batch of targets, the logits
+  first, then latents in order of their influence on the logits so far (at most ``max_feature_nodes``);
+- pruned by influence (``node_threshold``, ``edge_threshold``) and written in circuit-tracer's JSON graph format,
+  the one its frontend and Neuronpedia read (``AttributionGraph.write``).
+
+``completeness`` checks the meaning: each target's input equals the sum of its incoming edges plus its constant, and
+equals the clean run's value. Transcoders: a list with one per block (``LocalSAE`` transcoders, SAELens's
+``Transcoder``/``SkipTranscoder``, circuit-tracer's ``SingleLayerTranscoder``) or circuit-tracer's ``TranscoderSet``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from ._common import _IN_A_BLOCK, ToolError, token_text, trace
+from .frozen import Frozen, _rows, freeze, frozen_attention, one_norm
+from .splice import Splice
+
+
+@dataclass
+class AttributionGraph:
+    """The graph: ``adjacency[target, source]`` over nodes ordered [latents, errors (block-major), tokens, logits],
+    as circuit-tracer's ``Graph``; ``features`` [n, 3] (block, position, latent) with ``activations``; ``logit_tokens``
+    and ``logit_probabilities``; ``constants[node]`` the biases' share of each target's input, ``values[node]`` its
+    input in the frozen replacement model, ``clean[node]`` in the clean run."""
+
+    prompt: str
+    tokens: list
+    token_ids: torch.Tensor
+    features: torch.Tensor
+    activations: torch.Tensor
+    adjacency: torch.Tensor
+    logit_tokens: list
+    logit_probabilities: torch.Tensor
+    values: torch.Tensor
+    constants: torch.Tensor
+    clean: torch.Tensor
+    num_layers: int
+    computed: torch.Tensor
+    seconds: float = 0.0
+    peak_bytes: int = 0
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def n_features(self) -> int:
+        return int(self.features.shape[0])
+
+    @property
+    def n_pos(self) -> int:
+        return len(self.tokens)
+
+    def completeness(self) -> float:
+        """max over computed targets of |input - constant - sum of incoming edges| / (|constant| + sum of |edges|):
+        rounding only where every active latent is in the graph (``stats`` holds it over every active latent)."""
+        return _completeness(self.adjacency, self.values, self.constants, self.computed)
+
+    def prune(self, node_threshold: float = 0.8, edge_threshold: float = 0.98):
+        return prune(self.adjacency, self.logit_probabilities, self.n_pos, self.n_features, node_threshold,
+                     edge_threshold)
+
+    def to_json(self, slug: str = "nnterp-graph", scan: str = "nnterp", node_threshold: float = 0.8,
+                edge_threshold: float = 0.98) -> dict:
+        """The pruned graph in circuit-tracer's JSON (``frontend.graph_models.Model``: metadata, qParams, nodes, links)."""
+        node_mask, edge_mask, scores = self.prune(node_threshold, edge_threshold)
+        nodes = {}
+        n_features, layers, n_pos = self.n_features, self.num_layers, self.n_pos
+        error_end = n_features + layers * n_pos
+        token_end = error_end + n_pos
+        for index in node_mask.nonzero().flatten().tolist():
+            influence = float(scores[index])
+            if index < n_features:
+                layer, pos, latent = (int(v) for v in self.features[index])
+                nodes[index] = _node(f"{layer}_{latent}_{pos}", _cantor(layer, latent), str(layer), pos,
+                                     "cross layer transcoder", f"{layer}_{latent}-0", influence=influence,
+                                     activation=float(self.activations[index]))
+            elif index < error_end:
+                layer, pos = divmod(index - n_features, n_pos)
+                nodes[index] = _node(f"0_{layer}_{pos}", -1, str(layer), pos, "mlp reconstruction error",
+                                     f"{layer}_{pos}-0", influence=influence)
+            elif index < token_end:
+                pos = index - error_end
+                vocab = int(self.token_ids[pos])
+                nodes[index] = _node(f"E_{vocab}_{pos}", pos, "E", pos, "embedding", f"E_{vocab}-{pos}",
+                                     influence=influence)
+            else:
+                rank = index - token_end
+                vocab, text = self.logit_tokens[rank]
+                p = float(self.logit_probabilities[rank])
+                nodes[index] = _node(f"{layers + 1}_{vocab}_{n_pos - 1}", vocab, str(layers + 1), n_pos - 1, "logit",
+                                     f"L_{vocab}-{n_pos - 1}", token_prob=p, is_target_logit=rank == 0,
+                                     clerp=f'Output "{text}" (p={p:.3f})')
+        targets, sources = edge_mask.nonzero(as_tuple=True)
+        links = [{"source": nodes[s]["node_id"], "target": nodes[t]["node_id"], "weight": float(self.adjacency[t, s])}
+                 for t, s in zip(targets.tolist(), sources.tolist()) if s in nodes and t in nodes]
+        connected = {link["source"] for link in links} | {link["target"] for link in links}
+        used = [node for node in nodes.values()
+                if node["node_id"] in connected or node["feature_type"] in ("embedding", "logit")]
+        metadata = {"slug": slug, "scan": scan, "transcoder_list": [], "prompt_tokens": self.tokens,
+                    "prompt": self.prompt, "node_threshold": node_threshold, "schema_version": 1}
+        qparams = {"pinnedIds": [], "supernodes": [], "linkType": "both", "clickedId": "", "sg_pos": ""}
+        return {"metadata": metadata, "qParams": qparams, "nodes": used, "links": links}
+
+    def write(self, folder, slug: str = "nnterp-graph", **kwargs) -> Path:
+        """``folder/slug.json``, circuit-tracer's graph file."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{slug}.json"
+        path.write_text(json.dumps(self.to_json(slug, **kwargs), indent=2))
+        return path
+
+
+def _completeness(adjacency, values, constants, computed) -> float:
+    rows = computed.nonzero().flatten()
+    total = adjacency[rows].double().sum(-1) + constants[rows].double()
+    scale = adjacency[rows].abs().double().sum(-1) + constants[rows].abs().double() + 1e-30
+    return float(((values[rows].double() - total).abs() / scale).max())
+
+
+def _cantor(x: int, y: int) -> int:
+    return (x + y) * (x + y + 1) // 2 + y
+
+
+def _node(node_id, feature, layer, ctx_idx, feature_type, js_id, *, token_prob=0.0, is_target_logit=False,
+          clerp="", influence=None, activation=None) -> dict:
+    return {"node_id": node_id, "feature": feature, "layer": layer, "ctx_idx": ctx_idx, "feature_type": feature_type,
+            "token_prob": token_prob, "is_target_logit": is_target_logit, "run_idx": 0, "reverse_ctx_idx": 0,
+            "jsNodeId": js_id, "clerp": clerp, "influence": influence, "activation": activation}
+
+
+# --------------------------------------------------------------------------- pruning by influence (circuit-tracer's)
+def _normalized(matrix):
+    absolute = matrix.abs()
+    return absolute / absolute.sum(1, keepdim=True).clamp(min=1e-10)
+
+
+def _influence(A, weights, max_iter: int = 1000):
+    current = weights @ A
+    total = current.clone()
+    for _ in range(max_iter):
+        if not bool(current.any()):
+            return total
+        current = current @ A
+        total += current
+    raise ToolError("the influence did not converge: the graph has a cycle")
+
+
+def _threshold(scores, fraction: float):
+    ordered = scores.sort(descending=True).values
+    cumulative = ordered.cumsum(0) / ordered.sum().clamp(min=1e-30)
+    index = min(int(torch.searchsorted(cumulative, fraction)), len(cumulative) - 1)
+    return ordered[index]
+
+
+def prune(adjacency, logit_probabilities, n_tokens: int, n_features: int, node_threshold: float = 0.8,
+          edge_threshold: float = 0.98):
+    """circuit-tracer's ``prune_graph``: keep the nodes (then the edges) that carry ``node_threshold``
+    (``edge_threshold``) of the influence on the logits; tokens and logits always stay. Returns (node mask, edge
+    mask, each node's cumulative influence score)."""
+    n_logits = len(logit_probabilities)
+    weights = torch.zeros(adjacency.shape[0])
+    weights[-n_logits:] = logit_probabilities
+    influence = _influence(_normalized(adjacency), weights)
+    node_mask = influence >= _threshold(influence, node_threshold)
+    node_mask[-n_logits - n_tokens:] = True
+    pruned = adjacency.clone()
+    pruned[~node_mask] = 0
+    pruned[:, ~node_mask] = 0
+    normalized = _normalized(pruned)
+    edge_scores = normalized * (_influence(normalized, weights) + weights)[:, None]
+    edge_mask = edge_scores >= _threshold(edge_scores.flatten(), edge_threshold)
+    old = node_mask.clone()
+    node_mask[:-n_logits - n_tokens] &= edge_mask[:, :-n_logits - n_tokens].any(0)
+    node_mask[:n_features] &= edge_mask[:n_features].any(1)
+    while not torch.equal(node_mask, old):
+        old[:] = node_mask
+        edge_mask[~node_mask] = False
+        edge_mask[:, ~node_mask] = False
+        node_mask[:-n_logits - n_tokens] &= edge_mask[:, :-n_logits - n_tokens].any(0)
+        node_mask[:n_features] &= edge_mask[:n_features].any(1)
+    ordered, order = influence.sort(descending=True)
+    scores = torch.zeros_like(influence)
+    scores[order] = ordered.cumsum(0) / ordered.sum().clamp(min=1e-30)
+    return node_mask, edge_mask, scores
+
+
+# --------------------------------------------------------------------------- the replacement model's passes
+def _per_layer(model, transcoders) -> list:
+    if hasattr(transcoders, "transcoders") and hasattr(transcoders, "feature_input_hook"):  # circuit-tracer's set
+        hooks = (transcoders.feature_input_hook, transcoders.feature_output_hook)
+        return [Splice(model, t, f"blocks.{i}.{hooks[0]}", f"blocks.{i}.{hooks[1]}") for i, t in enumerate(transcoders)]
+    transcoders = list(transcoders)
+    if len(transcoders) != model.num_layers:
+        raise ToolError(f"an attribution graph needs one transcoder per block: {len(transcoders)} given, the model "
+                        f"has {model.num_layers}")
+    spliced = [t if isinstance(t, Splice) else Splice(model, t) for t in transcoders]
+    for i, one in enumerate(spliced):
+        if one.reads.layer != i or one.writes.name != "mlp_output" or one.writes.layer != i:
+            raise ToolError(f"transcoder {i} reads at {one.reads.path} and writes at {one.writes.path}: an attribution "
+                            f"graph's transcoder {i} writes block {i}'s mlp_output")
+    return spliced
+
+
+def _pass(model, frozen: Frozen, spliced, embed, leaves, readout: str = "lm_head_output"):
+    """The replacement model, rows at once: the stream entering block 0 is ``embed``, block i's mlp_output is
+    ``leaves[i]`` plus its transcoder's skip of what it reads; returns (what each transcoder reads, the logits)."""
+    rows = embed.shape[0]
+    batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
+    reads = []
+    with trace(model, batch):
+        model.layers[0].layer_input = embed
+        for i, layer in enumerate(model.layers):
+            point = spliced[i].reads
+            if point.name == "mlp_norm_output" and one_norm(layer):  # the attention's norm: read before the attention
+                frozen_attention(model, frozen, i, rows, between=lambda: reads.append(point.read().save()))
+                x = reads[-1]
+            else:
+                frozen_attention(model, frozen, i, rows)
+                if frozen.mlp_scales[i] is not None and _IN_A_BLOCK.get(point.name, 0) > _IN_A_BLOCK["mlp_norm_scale"]:
+                    layer.mlp_norm_scale = _rows(frozen.mlp_scales[i], rows)
+                x = point.read()
+                reads.append(x.save())
+            skip = _skip_of(spliced[i], x)
+            layer.mlp.mlp_output = leaves[i] if skip is None else leaves[i] + skip.to(leaves[i].dtype)
+        model.final_norm_scale = _rows(frozen.final_scale, rows)
+        logits = getattr(model, readout).save()
+    return reads, logits
+
+
+def _skip_of(spliced: Splice, x):
+    """The transcoder's skip of ``x`` (SAELens's SkipTranscoder, circuit-tracer's W_skip), or None."""
+    W_skip = getattr(spliced.sae, "W_skip", None)
+    if W_skip is None:
+        return None
+    return spliced._flat(x).to(W_skip.dtype) @ W_skip.T
+
+
+def _encoder(spliced: Splice) -> torch.Tensor:
+    """Encoder vectors [d_in, latents]: SAELens's W_enc, or circuit-tracer's transposed."""
+    W_enc = spliced.sae.W_enc
+    width = spliced.d_in
+    return W_enc if W_enc.shape[0] == width else W_enc.T
+
+
+def _decoder(spliced: Splice) -> torch.Tensor:
+    """Decoder vectors [latents, d_out] (both formats store them so)."""
+    return spliced.sae.W_dec
+
+
+def _top_logits(model, logits, desired: float, most: int):
+    probabilities = logits.float().softmax(-1)
+    ordered, order = probabilities.sort(descending=True)
+    count = min(most, int((ordered.cumsum(0) < desired).sum()) + 1)
+    ids = order[:count]
+    return [(int(i), model.tokenizer.decode([int(i)])) for i in ids], ordered[:count]
+
+
+def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, desired_logit_prob: float = 0.95,
+                      max_feature_nodes: int | None = None, batch_size: int = 64,
+                      progress: bool = True) -> AttributionGraph:
+    """circuit-tracer's attribution graph of ``prompt`` with one transcoder per block (see the module's text)."""
+    from tqdm.auto import tqdm
+
+    started = time.perf_counter()
+    cuda = torch.cuda.is_available() and next(model._module.parameters()).is_cuda
+    if cuda:
+        torch.cuda.reset_peak_memory_stats()
+    spliced = _per_layer(model, transcoders)
+    frozen = freeze(model, prompt)
+    L, seq = model.num_layers, frozen.seq_len
+    with torch.no_grad():
+        reads, _ = _pass(model, frozen, spliced, frozen.inputs["embed"], [frozen.inputs[("mlp", i)] for i in range(L)])
+        latents = []
+        for i, one in enumerate(spliced):
+            a = one.encode(reads[i][0].to(_encoder(one).dtype)).float()
+            latents.append(a)
+        with trace(model, frozen.batch):
+            clean_lm = model.lm_head_output[0, -1].save()
+            clean_logits = model.logits[0, -1].save()
+    logit_tokens, logit_probabilities = _top_logits(model, clean_logits, desired_logit_prob, max_n_logits)
+
+    # the active latents and each block's vectors
+    features = torch.cat([torch.stack([torch.full_like(p, i), p, f], 1) for i, a in enumerate(latents)
+                          for p, f in [a.nonzero(as_tuple=True)]]) if latents else torch.zeros(0, 3, dtype=torch.long)
+    activations = torch.stack([latents[l][p, f] for l, p, f in features.tolist()]) if len(features) else torch.zeros(0)
+    decoders = [_decoder(one).detach().float() for one in spliced]
+    encoders = [_encoder(one).detach().float() for one in spliced]
+    biases, errors = [], []
+    with torch.no_grad():
+        for i, one in enumerate(spliced):
+            out, x = frozen.inputs[("mlp", i)][0], reads[i][0]
+            skip = _skip_of(one, x)
+            skip = 0 if skip is None else skip.float()
+            zero = torch.zeros_like(latents[i]).to(_encoder(one).dtype)
+            bias = one.reconstruct(zero, x.to(zero.dtype), out.float()).float() - skip  # the decoder's bias alone
+            biases.append(bias)
+            errors.append(out.float() - latents[i] @ decoders[i] - bias - skip)
+    embed = frozen.inputs["embed"][0].float()
+    n_feat = len(features)
+    n_nodes = n_feat + L * seq + seq + len(logit_tokens)
+    error_start, token_start, logit_start = n_feat, n_feat + L * seq, n_feat + L * seq + seq
+
+    # the leaves: what each block's mlp_output is made of, less the skip (which the pass adds from what it reads)
+    clean_leaves = [latents[i] @ decoders[i] + biases[i] + errors[i] for i in range(L)]
+    bias_leaves = [biases[i] for i in range(L)]
+
+    # targets' inputs: a latent's encoder vector on what it reads; a logit less the mean logit
+
+    def target_values(rows_reads, rows_logits, targets):
+        values = []
+        for r, node in enumerate(targets):
+            if node >= logit_start:
+                vocab = logit_tokens[node - logit_start][0]
+                row = rows_logits[r, -1].float()
+                values.append(row[vocab] - row.mean())
+            else:
+                l, p, f = features[node].tolist()
+                values.append(rows_reads[l][r, p].float().reshape(-1) @ encoders[l][:, f])
+        return torch.stack(values)
+
+    with torch.no_grad():  # the biases' share: every source at zero
+        zero_reads, zero_logits = _pass(model, frozen, spliced, torch.zeros_like(frozen.inputs["embed"]),
+                                        [b[None].to(frozen.inputs[("mlp", 0)].dtype) for b in bias_leaves])
+    adjacency = torch.zeros(n_nodes, n_nodes)
+    values = torch.zeros(n_nodes)
+    constants = torch.zeros(n_nodes)
+    clean = torch.zeros(n_nodes)
+    computed = torch.zeros(n_nodes, dtype=torch.bool)
+    # by block and position, which latents are there (for the edges from latents)
+    by_layer = [(features[:, 0] == l).nonzero().flatten() for l in range(L)]
+    scaled = [activations[idx, None] * decoders[l][features[idx, 2]] for l, idx in enumerate(by_layer)]
+
+    def run(targets):
+        rows = len(targets)
+        dtype_model = frozen.inputs["embed"].dtype
+        e = embed[None].expand(rows, seq, -1).to(dtype_model).clone().requires_grad_(True)
+        leaves = [clean_leaves[i][None].expand(rows, seq, -1).to(dtype_model).clone().requires_grad_(True)
+                  for i in range(L)]
+        with torch.enable_grad():
+            rows_reads, rows_logits = _pass(model, frozen, spliced, e, leaves)
+            target = target_values(rows_reads, rows_logits, targets)
+            grads = torch.autograd.grad(target.sum(), [e, *leaves], allow_unused=True)
+        g_embed = grads[0].float()
+        g_leaves = [torch.zeros_like(e, dtype=torch.float32) if g is None else g.float() for g in grads[1:]]
+        t = torch.tensor(targets)
+        values[t] = target.detach().float()
+        zero_rows = target_values([z.expand(rows, *z.shape[1:]) for z in zero_reads],
+                                  zero_logits.expand(rows, *zero_logits.shape[1:]), targets)
+        constants[t] = zero_rows.float()
+        computed[t] = True
+        block = torch.zeros(rows, n_nodes)
+        for l in range(L):
+            if len(by_layer[l]):
+                per_position = g_leaves[l] @ decoders[l].T                   # [rows seq latents]
+                idx = by_layer[l]
+                block[:, idx] = per_position[:, features[idx, 1], features[idx, 2]] * activations[idx]
+            block[:, error_start + l * seq: error_start + (l + 1) * seq] = (g_leaves[l] * errors[l]).sum(-1)
+        block[:, token_start:logit_start] = (g_embed * embed).sum(-1)
+        adjacency[t] = block
+
+    logit_nodes = list(range(logit_start, n_nodes))
+    budget = n_feat if max_feature_nodes is None else min(n_feat, max_feature_nodes)
+    bar = tqdm(total=len(logit_nodes) + budget, desc="attribution graph", disable=not progress)
+    for start in range(0, len(logit_nodes), batch_size):
+        chunk = logit_nodes[start:start + batch_size]
+        run(chunk)
+        bar.update(len(chunk))
+    visited = torch.zeros(n_feat, dtype=torch.bool)
+    weights = torch.zeros(n_nodes)
+    weights[logit_start:] = logit_probabilities
+    while int(visited.sum()) < budget:
+        influence = _influence(_normalized(adjacency), weights)[:n_feat] if n_feat else torch.zeros(0)
+        influence[visited] = -1
+        count = min(batch_size, budget - int(visited.sum()))
+        chunk = influence.topk(count).indices
+        run(chunk.tolist())
+        visited[chunk] = True
+        bar.update(count)
+    bar.close()
+    # the clean run's own value of each computed target
+    for node in computed.nonzero().flatten().tolist():
+        if node >= logit_start:
+            vocab = logit_tokens[node - logit_start][0]
+            clean[node] = clean_lm[vocab].float() - clean_lm.float().mean()
+        else:
+            l, p, f = features[node].tolist()
+            clean[node] = reads[l][0, p].float().reshape(-1) @ encoders[l][:, f]
+    full = _completeness(adjacency, values, constants, computed)
+    # circuit-tracer's graph holds the latents it computed (the selected ones): keep those, drop the rest
+    keep = torch.cat([visited.nonzero().flatten(), torch.arange(n_feat, n_nodes)])
+    text = prompt if isinstance(prompt, str) else model.tokenizer.decode(frozen.batch["input_ids"][0])
+    graph = AttributionGraph(text, token_text(model, frozen.batch["input_ids"][0]), frozen.batch["input_ids"][0],
+                             features[visited], activations[visited], adjacency[keep][:, keep], logit_tokens,
+                             logit_probabilities, values[keep], constants[keep], clean[keep], L, computed[keep])
+    graph.seconds = time.perf_counter() - started
+    graph.peak_bytes = torch.cuda.max_memory_allocated() if cuda else 0
+    graph.stats = {"active_latents": n_feat, "selected_latents": int(visited.sum()), "nodes": int(len(keep)),
+                   "completeness_over_every_active_latent": full}
+    return graph
