@@ -374,19 +374,23 @@ FEATURE_ASPECTS = {"post_norm_note": "norms", "embedding_scale_note": "embedding
 def notes(subject: Subject, drop=()) -> list[tuple[str, str]]:
     """The derived notes' (kind, text), in page order: kind "feature" where the note states what the family does
     otherwise than Llama, "generic" where it states what every family has; ``drop``: names of makers whose note a
-    hand-written one replaces."""
+    hand-written one replaces (its aspect still counts in what the family does otherwise than Llama, which is
+    computed from the architecture, not from the notes shown)."""
     makers = (block_note, post_norm_note, embedding_scale_note, projections_note, grouped_note, qk_norm_note,
               qk_norm_property_note, latent_attention_note, rotary_note, ssm_note, scale_note, sliding_note,
               mlp_note, moe_note, norm_note, readout_note, past_head_note, checkpoints_note)
     found = []
     for make in makers:
-        if make.__name__ in drop:
-            continue
         before, claimed = len(subject.differences), len(subject.claims)
         text = make(subject)
+        dropped = make.__name__ in drop
         # a number read but not written (the note said it otherwise, or was not written) is no claim of the page
-        subject.claims[claimed:] = [c for c in subject.claims[claimed:] if text and c.check()[-1] in text]
+        subject.claims[claimed:] = [c for c in subject.claims[claimed:] if text and not dropped and c.check()[-1] in text]
         if not text:
+            continue
+        if dropped:
+            if make.__name__ in FEATURE_ASPECTS:
+                subject.differs(FEATURE_ASPECTS[make.__name__], text.strip("\n").split("\n", 1)[0].removeprefix("## "))
             continue
         text = text.strip("\n") + "\n"
         if make.__name__ in FEATURE_ASPECTS:
