@@ -9,13 +9,15 @@ LOAD = "eager"
 MORE = r'''
 ## `post_attention_layernorm` is a second norm of the block's input, not a norm after the attention
 
-With `use_parallel_residual` true (Pythia-1.4B and GPT-NeoX-20B), `GPTNeoXLayer` computes `mlp(post_attention_layernorm(x)) + attention(input_layernorm(x)) + x`: both norms read the same `x`, the block's input, with weights and biases of their own, so the attention and the MLP see two different normalizations of one stream, and nothing of block i's attention reaches block i's MLP. The name is Llama's; the place is not. With `use_parallel_residual` false, the same module normalizes `x + attention` and the block is sequential: the switch changes what `post_attention_layernorm` reads, and only then is there a `layer_mid`. A reading of `post_attention_layernorm.input` as "the stream after the attention" is right only on the sequential variant.
+With `use_parallel_residual` true (Pythia-1.4B sets it; GPT-NeoX-20B's config.json has no such key, and `GPTNeoXConfig`'s default is true), `GPTNeoXLayer` computes `mlp(post_attention_layernorm(x)) + attention(input_layernorm(x)) + x`: both norms read the same `x`, the block's input, with weights and biases of their own, so the attention and the MLP see two different normalizations of one stream, and nothing of block i's attention reaches block i's MLP. The name is Llama's; the place is not. With `use_parallel_residual` false, the same module normalizes `x + attention` and the block is sequential: the switch changes what `post_attention_layernorm` reads, and only then is there a `layer_mid`. A reading of `post_attention_layernorm.input` as "the stream after the attention" is right only on the sequential variant.
 
 ```python
+from transformers import GPTNeoXConfig
 from nnterp import tiny
 
 assert released("EleutherAI/pythia-1.4b")["use_parallel_residual"] is True
-assert released("EleutherAI/gpt-neox-20b")["use_parallel_residual"] is True
+neox_20b = released("EleutherAI/gpt-neox-20b")
+assert "use_parallel_residual" not in neox_20b and GPTNeoXConfig(**neox_20b).use_parallel_residual is True
 block = model.layers[1]
 norm = block.post_attention_layernorm
 with model.trace(prompt):

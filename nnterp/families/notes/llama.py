@@ -37,7 +37,7 @@ assert torch.equal(mid + mlp, out)
 
 ## Keys and values are grouped
 
-`attention_keys` and `attention_values` have `num_kv_heads` heads, fewer than `num_heads`: they are read as the kernel receives them, before it repeats each key and value head for its group of query heads (`repeat_kv`). Query head h reads key and value head h // (num_heads / num_kv_heads). SmolLM2-135M-Instruct has 9 query heads of 64 over 3 key and value heads.
+`attention_keys` and `attention_values` have `num_kv_heads` heads, fewer than `num_heads`: they are read as the kernel receives them, before it repeats each key and value head for its group of query heads (`repeat_kv`). Query head h reads key and value head h // (num_heads / num_kv_heads). SmolLM2-135M-Instruct has 9 query heads of 64 (576 / 9: its config.json sets no `head_dim`, and `LlamaConfig` derives it) over 3 key and value heads.
 
 ```python
 with model.trace(prompt):
@@ -45,8 +45,11 @@ with model.trace(prompt):
     p = model.layers[0].self_attn.attention_probabilities.save()
     heads = model.layers[0].self_attn.attention_head_outputs.save()
 
+from transformers import LlamaConfig
+
 smol = released("HuggingFaceTB/SmolLM2-135M-Instruct")
-assert (smol["num_attention_heads"], smol["head_dim"], smol["num_key_value_heads"]) == (9, 64, 3)
+assert "head_dim" not in smol
+assert (smol["num_attention_heads"], LlamaConfig(**smol).head_dim, smol["num_key_value_heads"]) == (9, 64, 3)
 group = model.num_heads // model.num_kv_heads
 assert group > 1 and v.shape[1] == model.num_kv_heads
 v_per_head = v.repeat_interleave(group, dim=1)
