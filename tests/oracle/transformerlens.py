@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 import torch
 
+from nnterp.vocabulary import BY_NAME
+
 #: (label, nnterp family, recipe overrides): the four architectures, each a kind of block TransformerLens converts
 ARCHITECTURES = (
     ("gpt2", "gpt2", {"n_ctx": 1024, "n_inner": None}),  # LayerNorm, learned positions, Conv1D (TransformerLens reads
@@ -247,7 +249,9 @@ def compare(label: str, family: str, overrides: dict) -> Comparison:
     tokens = tokenizer(PROMPT, return_tensors="pt")["input_ids"]
     rtol = result.allowed = tolerance(hf_model.config, tokens.shape[-1])
     with torch.no_grad():
-        cache = model.cache(tokens)
+        # every value named: TransformerLens's use_attn_result (a setting below) computes hook_result, which a
+        # cache of everything leaves out as run_with_cache's default does
+        cache = model.cache(tokens, values=list(BY_NAME))
         for setting in SETTINGS:
             try:
                 for name in setting:

@@ -3,10 +3,7 @@ _get_alibi_slopes and build_alibi_tensor (a slope per head times each key's posi
 mask), BloomAttention.forward (alibi.baddbmm with alpha 1/sqrt(head_dim), _reshape's view [.., heads, 3, head_dim],
 dropout_add of the residual inside the module, the sliced F.linear path without dense's bias under
 slow_but_exact), BloomMLP (4 * hidden_size, bloom_gelu_forward) and BloomModel (word_embeddings_layernorm after the
-embedding). The derived scale note, which cannot say what the scores hold besides the product, is replaced by the
-ALiBi note."""
-
-DROP = ("scale_note",)
+embedding)."""
 
 MORE = r'''
 ## ALiBi adds slope × key position, not −slope × distance: the scores carry a per-row offset

@@ -1,10 +1,7 @@
 """Notes of Falcon written by hand, added to the derived ones. Read against transformers' modeling_falcon.py
 (FalconAttention._split_heads and its eager and sdpa branches, FalconDecoderLayer.forward, build_alibi_tensor,
 FalconModel.forward, which folds alibi / sqrt(head_dim) into the causal mask); the snippets run on the family's
-tiny model under the three checkpoints' switches, and the checkpoints' numbers are their recorded config facts.
-The derived projections note, which gives Falcon-7B's block layout as the family's, is replaced by the layout note."""
-
-DROP = ("projections_note",)
+tiny model under the three checkpoints' switches, and the checkpoints' numbers are their recorded config facts."""
 
 MORE = r'''
 ## Falcon-RW under eager adds ALiBi twice, so eager and sdpa compute two models

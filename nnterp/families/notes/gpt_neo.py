@@ -3,10 +3,10 @@ GPTNeoSelfAttention._attn casts the queries and keys to float32, multiplies them
 float32 minimum where its own `bias` buffer (causal, and on a local block also windowed) is false, then adds the
 model's causal mask; GPT_NEO_ATTENTION_CLASSES holds eager and flash_attention_2 only; GPTNeoBlock builds
 4 * hidden_size neurons when intermediate_size is None; GPTNeoModel counts positions with arange when no
-position_ids come (nnsight supplies them for a left-padded batch). The derived scale note, which cannot say what the
-scores are, is replaced, and so is the derived positions note, which the one on positions here contains."""
+position_ids come (nnsight supplies them for a left-padded batch). The derived
+positions note is replaced: the one on positions here contains it."""
 
-DROP = ("scale_note", "rotary_note")
+DROP = ("rotary_note",)
 
 MORE = r'''
 ## The attention has no scale at all: the scores are q · kᵀ

@@ -3,9 +3,7 @@ OPTAttention.forward multiplies q_proj's output by self.scaling and calls the ke
 OPTLearnedPositionalEmbedding adds its offset of 2 to positions counted from the attention mask; OPTDecoderLayer
 flattens the stream to rows before fc1 and, with do_layer_norm_before=False, puts each norm after its add; OPTDecoder
 builds project_in and project_out when word_embed_proj_dim differs from hidden_size and drops the final norm when
-do_layer_norm_before is false. The derived scale note, which cannot say what the scores are, is replaced."""
-
-DROP = ("scale_note",)
+do_layer_norm_before is false."""
 
 MORE = r'''
 ## The queries are scaled before the product: the scores are exactly q · kᵀ
