@@ -198,8 +198,9 @@ def declared() -> tuple[Wrapper, ...]:
     from .declarations import WRAPPERS
     from .llava_kin import LLAVA_KIN
     from .own_text import OWN_TEXT
+    from .vq_tokens import VQ_TOKENS
 
-    return (*WRAPPERS, *OWN_TEXT, *LLAVA_KIN)
+    return (*WRAPPERS, *OWN_TEXT, *LLAVA_KIN, *VQ_TOKENS)
 
 
 @lru_cache(maxsize=None)

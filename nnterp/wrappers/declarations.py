@@ -613,8 +613,6 @@ NOT_SERVED = {
     "kosmos-2.5": "its text decoder (kosmos_2_5_text_model) is no nnterp family yet",
     "chameleon": "images enter as VQ token ids in the text vocabulary, and its language model (chameleon) is no nnterp "
                  "family yet",
-    "emu3": "images enter as VQ token ids in the text vocabulary; its language model alone (Emu3ForCausalLM) is "
-            "served as emu3",
     "gemma3n": "its vision tower is timm's MobileNetV5 (TimmWrapperModel), and timm imports torchvision, whose build "
                "for torch 2.13.0 (torchvision 0.28.0) reaches this project only as PyPI's CUDA 13 wheel, which fails "
                "to import beside the CPU torch (operator torchvision::nms does not exist): no tiny recipe builds here "
