@@ -624,12 +624,7 @@ NOT_SERVED = {
     "fast_vlm": "its vision tower is timm's FastViT (TimmWrapperModel, architecture fastvit_mci3) and its projector "
                 "reads that tower's convolutional feature map, and timm is not among nnterp's dependencies, so no "
                 "tiny recipe builds here to check it (its language model is qwen2's)",
-    "glm46v": _no_family("glm4v_text"),
-    "glm4v": _no_family("glm4v_text"),
-    "glm4v_moe": _no_family("glm4v_moe_text"),
     "glm5_next": _no_family("glm5_next_text"),
-    "glm_ocr": _no_family("glm_ocr_text"),
-    "glmga": _no_family("glm4v_text"),
     "granite4_vision": _no_family("granite4_vision_text"),
     "granite_docling": _no_family("granite_docling_text"),
     "hunyuan_vl": _no_family("hunyuan_vl_text"),
@@ -639,14 +634,12 @@ NOT_SERVED = {
     "molmo2": _no_family("molmo2_text"),
     "muse_glimmer": _no_family("muse_glimmer_text"),
     "muse_spark": _no_family("muse_spark_text"),
-    "paddleocr_vl": _no_family("paddleocr_vl_text"),
     "perception_lm": "its vision tower is timm's Perception Encoder (TimmWrapperModel) and its projector reads "
                      "that tower's timm config (vision_config.model_args['embed_dim']), and timm is not among "
                      "nnterp's dependencies, so no tiny recipe builds here to check it (its language model is "
                      "llama's)",
     "qwen2_5_omni_thinker": _no_family("qwen2_5_omni_text"),
     "qwen3_omni_moe_thinker": _no_family("qwen3_omni_moe_text"),
-    "qwen3_vl_moe": _no_family("qwen3_vl_moe_text"),
     "step3p7": _no_family("step3p5"),
     "unlimited_ocr": _no_family("unlimited_ocr_text"),
 

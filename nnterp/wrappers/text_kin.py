@@ -1,0 +1,140 @@
+"""Image-text-to-text models whose language model is its own text class (Qwen3VLMoeTextModel, Glm4vTextModel, ...)
+with no CausalLM of its own, but whose blocks are an nnterp family's: the same modules, the same arithmetic, and
+multimodal rotary positions computed outside the blocks. Each is served through that family; one declaration each:
+where the language model sits, where the image features enter, the image inputs and a tiny recipe with a one-layer
+vision tower. Each note is read from transformers' modeling code."""
+
+from nnterp.family import Checkpoint
+
+from . import Wrapper
+from .declarations import MROPE, QWEN_IMAGE, _text
+from .own_text import QWEN3_VISION, QWEN_IDS, QWEN_PLACEHOLDERS
+
+#: A one-block GLM-4V vision transformer: 16-pixel images in 4-pixel patches, two frames each, merged 2x2.
+GLM4V_VISION = {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64, "num_heads": 2,
+                "patch_size": 4, "image_size": 16}
+#: GLM-4V's special ids inside the tiny vocabulary: the image placeholder, its video twin and their brackets.
+GLM4V_IDS = {"image_token_id": 299, "video_token_id": 298, "image_start_token_id": 297, "image_end_token_id": 296,
+             "video_start_token_id": 295, "video_end_token_id": 294}
+GLM4V_PLACEHOLDERS = {**QWEN_IMAGE, "around": (297, 296), "types": "mm_token_type_ids"}
+QWEN_INPUTS = ("pixel_values", "image_grid_thw", "mm_token_type_ids")
+#: GLM's multimodal rotary on half of a 16-wide head: 4 frequencies, split (temporal, height, width).
+GLM_MROPE = {**MROPE, "mrope_section": [1, 1, 2], "partial_rotary_factor": 0.5}
+
+TEXT_KIN = (
+    Wrapper(
+        name="qwen3_vl_moe",
+        title="Qwen3-VL-MoE",
+        model_types=("qwen3_vl_moe",),
+        classes=("Qwen3VLMoeForConditionalGeneration",),
+        text_family="qwen3_moe",
+        summary="Qwen3-VL-MoE (30B-A3B, 235B-A22B): Qwen3-VL's vision transformer and deepstack around Qwen3-MoE's "
+                "decoder with interleaved multimodal rotary positions.",
+        note="Qwen3VLMoeForConditionalGeneration: model.{visual, language_model (Qwen3VLMoeTextModel: Qwen3-MoE's "
+             "blocks, a top-k router over fused experts)} and lm_head. The merger's rows are placed by "
+             "inputs_embeds.masked_scatter (image_features); the vision blocks at deepstack_visual_indexes give "
+             "features of their own, which the language model adds at the image positions after each of its first "
+             "len(deepstack_visual_indexes) blocks, as Qwen3-VL's.",
+        vision=("model.visual",),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "Qwen3VLMoeConfig", "overrides": {
+            "text_config": _text("qwen3_moe", head_dim=16, rope_parameters={**MROPE, "mrope_interleaved": True}),
+            **QWEN_IDS, "vision_config": {**QWEN3_VISION, "deepstack_visual_indexes": [0]}},
+            "image": QWEN_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="glm4v",
+        title="GLM-4.1V",
+        model_types=("glm4v",),
+        classes=("Glm4vForConditionalGeneration",),
+        text_family="glm4",
+        summary="GLM-4.1V-Thinking: a native-resolution vision transformer with a 2x2 merger around GLM-4's sandwich "
+                "decoder with multimodal rotary positions.",
+        note="Glm4vForConditionalGeneration: model.{visual (patch embedding, interpolated positions, blocks, a 2x2 "
+             "downsampling convolution, merger), language_model (Glm4vTextModel: GLM-4's sandwich blocks)} and "
+             "lm_head. The image comes as flattened patches with image_grid_thw; Glm4vModel's forward places the "
+             "merger's rows with inputs_embeds.masked_scatter at image_token_id, between image_start_token_id and "
+             "image_end_token_id. Rotary positions are three-dimensional (mrope_section), computed from "
+             "image_grid_thw and mm_token_type_ids.",
+        vision=("model.visual",),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "Glm4vConfig", "overrides": {
+            "text_config": _text("glm4", rope_parameters=GLM_MROPE),
+            **GLM4V_IDS, "vision_config": GLM4V_VISION},
+            "image": GLM4V_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="glm46v",
+        title="GLM-4.6V",
+        model_types=("glm46v", "glmga"),
+        classes=("Glm46VForConditionalGeneration",),
+        text_family="glm4",
+        summary="GLM-4.6V (and GLM-GA): GLM-4.1V's vision transformer and merger around GLM-4's sandwich decoder "
+                "with multimodal rotary positions.",
+        note="Glm46VForConditionalGeneration: model.{visual (Glm4vVisionModel), language_model (Glm4vTextModel)} and "
+             "lm_head, as GLM-4.1V: flattened patches with image_grid_thw, the merger's rows placed by "
+             "inputs_embeds.masked_scatter at image_token_id, multimodal rotary positions in the language model.",
+        vision=("model.visual",),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "Glm46VConfig", "overrides": {
+            "text_config": _text("glm4", rope_parameters=GLM_MROPE), **GLM4V_IDS, "vision_config": GLM4V_VISION},
+            "image": GLM4V_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="glm4v_moe",
+        title="GLM-4.5V",
+        model_types=("glm4v_moe",),
+        classes=("Glm4vMoeForConditionalGeneration",),
+        text_family="glm4_moe",
+        summary="GLM-4.5V: GLM-4.1V's vision transformer and merger around GLM-4.5's mixture-of-experts decoder "
+                "with multimodal rotary positions.",
+        note="Glm4vMoeForConditionalGeneration: model.{visual, language_model (Glm4vMoeTextModel: GLM-4.5's blocks, "
+             "dense for the first first_k_dense_replace, then a sigmoid router with a shared expert)} and lm_head. "
+             "The image comes as flattened patches with image_grid_thw; Glm4vMoeModel's forward places the merger's "
+             "rows with inputs_embeds.masked_scatter at image_token_id; rotary positions are three-dimensional.",
+        vision=("model.visual",),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "Glm4vMoeConfig", "overrides": {
+            "text_config": _text("glm4_moe", rope_parameters=GLM_MROPE), **GLM4V_IDS, "vision_config": GLM4V_VISION},
+            "image": GLM4V_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="glm_ocr",
+        title="GLM-OCR",
+        model_types=("glm_ocr",),
+        classes=("GlmOcrForConditionalGeneration",),
+        text_family="glm4",
+        summary="GLM-OCR: a GLM-4V-style vision transformer and merger around a small GLM-4 sandwich decoder with "
+                "multimodal rotary positions.",
+        note="GlmOcrForConditionalGeneration: model.{visual (GlmOcrVisionModel), language_model (GlmOcrTextModel: "
+             "GLM-4's sandwich blocks)} and lm_head, as GLM-4.1V: flattened patches with image_grid_thw, the "
+             "merger's rows placed by inputs_embeds.masked_scatter at image_token_id, multimodal rotary positions.",
+        vision=("model.visual",),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "GlmOcrConfig", "overrides": {
+            "text_config": _text("glm4", rope_parameters=GLM_MROPE), **GLM4V_IDS, "vision_config": GLM4V_VISION},
+            "image": GLM4V_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="paddleocr_vl",
+        title="PaddleOCR-VL",
+        model_types=("paddleocr_vl",),
+        classes=("PaddleOCRVLForConditionalGeneration",),
+        text_family="ernie4_5",
+        summary="PaddleOCR-VL: a NaViT-style SigLIP encoder and a 2x2 merging projector around an ERNIE-4.5 decoder "
+                "with multimodal rotary positions.",
+        note="PaddleOCRVLForConditionalGeneration: model.{visual (PaddleOCRVisionModel), projector (layer norm, each "
+             "2x2 patches side by side, linear, GELU, linear), language_model (PaddleOCRTextModel: ERNIE-4.5's "
+             "blocks)} and lm_head. The image comes as patches (pixel_values [patches, channels, patch_size, "
+             "patch_size]) with image_grid_thw; PaddleOCRVLModel's forward places the projector's rows with "
+             "inputs_embeds.masked_scatter at image_token_id.",
+        vision=("model.visual", "model.projector"),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "PaddleOCRVLConfig", "overrides": {
+            "text_config": _text("ernie4_5", rope_parameters=MROPE), **QWEN_IDS,
+            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                              "num_attention_heads": 2, "image_size": 16, "patch_size": 4}},
+            "image": {"tokens": 4, "pixel_values": (16, 3, 4, 4), "image_grid_thw": [[1, 4, 4]], "around": (297,),
+                      "types": "mm_token_type_ids"}},
+    ),
+)
