@@ -618,7 +618,6 @@ NOT_SERVED = {
                "to import beside the CPU torch (operator torchvision::nms does not exist): no tiny recipe builds here "
                "to check it; its language model alone (Gemma3nForCausalLM) is served as gemma3n_text",
     "cosmos3_edge": _no_family("cosmos3_edge_text"),
-    "cosmos3_omni": _no_family("qwen3_vl_text"),
     "deepseek_ocr2": _no_family("deepseek_ocr2_text"),
     "ernie4_5_vl_moe": _no_family("ernie4_5_vl_moe_text"),
     "fast_vlm": "its vision tower is timm's FastViT (TimmWrapperModel, architecture fastvit_mci3) and its projector "
@@ -638,8 +637,6 @@ NOT_SERVED = {
                      "that tower's timm config (vision_config.model_args['embed_dim']), and timm is not among "
                      "nnterp's dependencies, so no tiny recipe builds here to check it (its language model is "
                      "llama's)",
-    "qwen2_5_omni_thinker": _no_family("qwen2_5_omni_text"),
-    "qwen3_omni_moe_thinker": _no_family("qwen3_omni_moe_text"),
     "step3p7": _no_family("step3p5"),
     "unlimited_ocr": _no_family("unlimited_ocr_text"),
 

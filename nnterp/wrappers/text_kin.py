@@ -5,6 +5,7 @@ where the language model sits, where the image features enter, the image inputs 
 vision tower. Each note is read from transformers' modeling code."""
 
 from nnterp.family import Checkpoint
+from nnterp.sites import Call
 
 from . import Wrapper
 from .declarations import MROPE, QWEN_IMAGE, _text
@@ -18,6 +19,11 @@ GLM4V_IDS = {"image_token_id": 299, "video_token_id": 298, "image_start_token_id
              "video_start_token_id": 295, "video_end_token_id": 294}
 GLM4V_PLACEHOLDERS = {**QWEN_IMAGE, "around": (297, 296), "types": "mm_token_type_ids"}
 QWEN_INPUTS = ("pixel_values", "image_grid_thw", "mm_token_type_ids")
+#: A one-layer Whisper-style audio encoder (the Omni thinkers'): built with the model, idle on text and image calls.
+OMNI_AUDIO = {"num_mel_bins": 8, "encoder_layers": 1, "encoder_attention_heads": 2, "encoder_ffn_dim": 64,
+              "d_model": 32, "output_dim": 64}
+#: The Omni thinkers merge audio, then image, then video rows, each by its own inputs_embeds.masked_scatter.
+OMNI_IMAGE_MERGE = Call("inputs_embeds.masked_scatter", "input", occurrence=1)
 #: GLM's multimodal rotary on half of a 16-wide head: 4 frequencies, split (temporal, height, width).
 GLM_MROPE = {**MROPE, "mrope_section": [1, 1, 2], "partial_rotary_factor": 0.5}
 
@@ -136,5 +142,70 @@ TEXT_KIN = (
                               "num_attention_heads": 2, "image_size": 16, "patch_size": 4}},
             "image": {"tokens": 4, "pixel_values": (16, 3, 4, 4), "image_grid_thw": [[1, 4, 4]], "around": (297,),
                       "types": "mm_token_type_ids"}},
+    ),
+    Wrapper(
+        name="cosmos3_omni",
+        title="Cosmos 3 Omni",
+        model_types=("cosmos3_omni",),
+        classes=("Cosmos3OmniForConditionalGeneration",),
+        text_family="qwen3",
+        summary="Cosmos 3 Omni: Qwen3-VL's vision transformer and deepstack around Qwen3-VL's text decoder.",
+        note="Cosmos3OmniForConditionalGeneration: model.{visual (Qwen3VLVisionModel), language_model "
+             "(Qwen3VLTextModel)} and lm_head, as Qwen3-VL: the merger's rows are placed by "
+             "inputs_embeds.masked_scatter (image_features), and the deepstack features of the vision blocks at "
+             "deepstack_visual_indexes are added at the image positions after the language model's first blocks.",
+        vision=("model.visual",),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "Cosmos3OmniConfig", "overrides": {
+            "text_config": _text("qwen3", rope_parameters={**MROPE, "mrope_interleaved": True}),
+            **QWEN_IDS, "vision_config": {**QWEN3_VISION, "deepstack_visual_indexes": [0]}},
+            "image": QWEN_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="qwen2_5_omni_thinker",
+        title="Qwen2.5-Omni (thinker)",
+        model_types=("qwen2_5_omni_thinker",),
+        classes=("Qwen2_5OmniThinkerForConditionalGeneration",),
+        text_family="qwen2",
+        summary="The thinker of Qwen2.5-Omni: an audio encoder and Qwen2.5-VL's vision transformer around Qwen2's "
+                "decoder with multimodal rotary positions.",
+        note="Qwen2_5OmniThinkerForConditionalGeneration: model.{audio_tower (Qwen2_5OmniAudioEncoder), visual "
+             "(Qwen2_5OmniVisionEncoder), language_model (Qwen2_5OmniThinkerTextModel: Qwen2's blocks)} and lm_head. "
+             "Qwen2_5OmniThinkerModel's forward places audio rows, then image rows, then video rows, each with its own "
+             "inputs_embeds.masked_scatter: image_features are the second's; audio stays native. The talker and the "
+             "token-to-wave model of the full Qwen2.5-Omni are not part of the thinker.",
+        merge_call=OMNI_IMAGE_MERGE,
+        vision=("model.visual", "model.audio_tower"),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "Qwen2_5OmniThinkerConfig", "overrides": {
+            "text_config": _text("qwen2", rope_parameters=MROPE), "audio_config": OMNI_AUDIO,
+            "image_token_index": 299, "video_token_index": 298, "audio_token_index": 296,
+            "vision_start_token_id": 297,
+            "vision_config": {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64,
+                              "num_heads": 2, "patch_size": 4, "window_size": 16, "fullatt_block_indexes": [0]}},
+            "image": QWEN_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="qwen3_omni_moe_thinker",
+        title="Qwen3-Omni (thinker)",
+        model_types=("qwen3_omni_moe_thinker",),
+        classes=("Qwen3OmniMoeThinkerForConditionalGeneration",),
+        text_family="qwen3_moe",
+        summary="The thinker of Qwen3-Omni: an audio encoder and Qwen3-VL's vision transformer around Qwen3-MoE's "
+                "decoder with interleaved multimodal rotary positions.",
+        note="Qwen3OmniMoeThinkerForConditionalGeneration: model.{audio_tower, visual, language_model "
+             "(Qwen3OmniMoeThinkerTextModel: Qwen3-MoE's blocks)} and lm_head. The forward places audio rows, then "
+             "image rows, then video rows, each with its own inputs_embeds.masked_scatter: image_features are the "
+             "second's; the vision blocks' deepstack features are added at the image positions after the language "
+             "model's first blocks, as Qwen3-VL's. The talker of the full Qwen3-Omni is not part of the thinker.",
+        merge_call=OMNI_IMAGE_MERGE,
+        vision=("model.visual", "model.audio_tower"),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "Qwen3OmniMoeThinkerConfig", "overrides": {
+            "text_config": _text("qwen3_moe", head_dim=16, rope_parameters={**MROPE, "mrope_interleaved": True}),
+            "audio_config": OMNI_AUDIO, "image_token_id": 299, "video_token_id": 298, "audio_token_id": 296,
+            "vision_start_token_id": 297,
+            "vision_config": {**QWEN3_VISION, "deepstack_visual_indexes": [0]}},
+            "image": QWEN_PLACEHOLDERS},
     ),
 )
