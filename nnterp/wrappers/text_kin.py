@@ -8,7 +8,7 @@ from nnterp.family import Checkpoint
 from nnterp.sites import Call
 
 from . import Wrapper
-from .declarations import MROPE, QWEN_IMAGE, _text
+from .declarations import MROPE, QWEN_IMAGE, SIGLIP, _text
 from .own_text import QWEN3_VISION, QWEN_IDS, QWEN_PLACEHOLDERS
 
 #: A one-block GLM-4V vision transformer: 16-pixel images in 4-pixel patches, two frames each, merged 2x2.
@@ -207,5 +207,28 @@ TEXT_KIN = (
             "vision_start_token_id": 297,
             "vision_config": {**QWEN3_VISION, "deepstack_visual_indexes": [0]}},
             "image": QWEN_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="granite_docling",
+        title="Granite Docling",
+        model_types=("granite_docling",),
+        classes=("GraniteDoclingForConditionalGeneration",),
+        text_family="granite",
+        summary="Granite Docling: a SigLIP-style vision model, a pixel-shuffle connector with deepstack features "
+                "around a Granite decoder (embedding, attention, residual and logit multipliers).",
+        note="GraniteDoclingForConditionalGeneration: model.{vision_model (GraniteDoclingVisionModel: SigLIP-style "
+             "layers, then a pixel-shuffle connector by scale_factor, and deepstack mergers of the layers at "
+             "deepstack_visual_indexes), text_model (GraniteDoclingTextModel: Granite's blocks)} and lm_head. Images "
+             "come as tiles [batch, tiles, channels, height, width] with pixel_attention_mask marking the real ones; "
+             "GraniteDoclingModel's forward places the connector's rows with inputs_embeds.masked_scatter at "
+             "image_token_id, and the text model multiplies every inputs_embeds row by embedding_multiplier, then "
+             "adds deepstack feature i at the image positions after block i, as Qwen3-VL's.",
+        language_model="model.text_model",
+        vision=("model.vision_model",),
+        image_inputs=("pixel_values", "pixel_attention_mask"),
+        tiny={"config_class": "GraniteDoclingConfig", "overrides": {
+            "text_config": _text("granite"), "image_token_id": 299,
+            "vision_config": {**SIGLIP, "out_hidden_size": 64, "scale_factor": 2, "deepstack_visual_indexes": [0]}},
+            "image": {"tokens": 4, "pixel_values": (1, 1, 3, 16, 16), "pixel_attention_mask": [[True]]}},
     ),
 )
