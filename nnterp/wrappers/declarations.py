@@ -625,8 +625,6 @@ NOT_SERVED = {
                 "tiny recipe builds here to check it (its language model is qwen2's)",
     "glm5_next": _no_family("glm5_next_text"),
     "granite4_vision": _no_family("granite4_vision_text"),
-    "hunyuan_vl": _no_family("hunyuan_vl_text"),
-    "hy_v4_vl": _no_family("hy_v4_vl_text"),
     "mistral4": _no_family("mistral4"),
     "mistral_large4": _no_family("mistral_large4_text"),
     "molmo2": _no_family("molmo2_text"),

@@ -231,4 +231,54 @@ TEXT_KIN = (
             "vision_config": {**SIGLIP, "out_hidden_size": 64, "scale_factor": 2, "deepstack_visual_indexes": [0]}},
             "image": {"tokens": 4, "pixel_values": (1, 1, 3, 16, 16), "pixel_attention_mask": [[True]]}},
     ),
+    Wrapper(
+        name="hy_v4_vl",
+        title="HY-V4-VL",
+        model_types=("hy_v4_vl",),
+        classes=("HYV4VLForConditionalGeneration",),
+        text_family="hy_v4",
+        summary="HY-V4-VL: a native-resolution vision transformer whose merger ends every row with a newline "
+                "embedding, around HY-V4's hyper-connected decoder.",
+        note="HYV4VLForConditionalGeneration: model.{vision_tower (HYV4VLVisionModel: flattened patches with "
+             "image_grid_thw, blocks, a 2x2 merger that appends image_newline to every merged row), language_model "
+             "(HYV4VLTextModel: HY-V4's blocks)} and lm_head. HYV4VLModel's forward places the merger's rows, "
+             "newlines included, with inputs_embeds.masked_scatter at image_token_id: (height / 2) x (width / 2 + 1) "
+             "rows per image.",
+        vision=("model.vision_tower",),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "HYV4VLConfig", "overrides": {
+            "text_config": _text("hy_v4", rope_parameters=MROPE), "image_token_id": 299, "video_token_id": 298,
+            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                              "num_attention_heads": 2, "patch_size": 4, "out_hidden_size": 64}},
+            # one 16-pixel image: 4 x 4 patches merged 2x2, each of the 2 rows ended by a newline
+            "image": {"tokens": 6, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
+                      "types": "mm_token_type_ids"}},
+    ),
+    Wrapper(
+        name="hunyuan_vl",
+        title="HunYuan-VL",
+        model_types=("hunyuan_vl",),
+        classes=("HunYuanVLForConditionalGeneration",),
+        text_family="hunyuan_v1_dense",
+        summary="HunYuan-VL (HunyuanOCR): a native-resolution vision transformer whose merger brackets every image "
+                "and ends every row with a separator embedding, around HunYuan's dense decoder with multimodal "
+                "rotary positions.",
+        note="HunYuanVLForConditionalGeneration: model.{vision_tower (HunYuanVLVisionModel: flattened patches with "
+             "image_grid_thw, blocks, a 2x2 merger that appends a row separator to every merged row and a begin and "
+             "an end embedding to every image), language_model (HunYuanVLTextModel: HunYuan-V1-Dense's blocks, "
+             "per-head query and key norms after the rotary)} and lm_head. HunYuanVLModel's forward places the "
+             "merger's rows, separators and brackets included, with inputs_embeds.masked_scatter at image_token_id: "
+             "(height / 2) x (width / 2 + 1) + 2 rows per image.",
+        vision=("model.vision_tower",),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "HunYuanVLConfig", "overrides": {
+            "text_config": _text("hunyuan_v1_dense", rope_parameters={**MROPE, "mrope_section": [2, 2, 2, 2]}),
+            "image_token_id": 299, "im_start_id": 297, "im_end_id": 296, "im_newline_id": 295,
+            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                              "num_attention_heads": 2, "patch_size": 4, "out_hidden_size": 64,
+                              "text_hidden_size": 64}},
+            # one 16-pixel image: 4 x 4 patches merged 2x2, each of the 2 rows ended by a separator, in brackets
+            "image": {"tokens": 8, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
+                      "types": "mm_token_type_ids"}},
+    ),
 )
