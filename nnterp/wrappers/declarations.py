@@ -621,13 +621,20 @@ NOT_SERVED = {
                "to check it; its language model alone (Gemma3nForCausalLM) is served as gemma3n_text",
     "cosmos3_edge": _no_family("cosmos3_edge_text"),
     "deepseek_ocr2": _no_family("deepseek_ocr2_text"),
-    "ernie4_5_vl_moe": _no_family("ernie4_5_vl_moe_text"),
+    "ernie4_5_vl_moe": "its mixture-of-experts blocks route text and image positions to separate expert sets "
+                       "(mlp.text_moe and mlp.vision_moe, chosen by moe_mm_token_type_ids), which no nnterp router "
+                       "preset describes, so its language model (ernie4_5_vl_moe_text) is no nnterp family yet",
     "fast_vlm": "its vision tower is timm's FastViT (TimmWrapperModel, architecture fastvit_mci3) and its projector "
                 "reads that tower's convolutional feature map, and timm is not among nnterp's dependencies, so no "
                 "tiny recipe builds here to check it (its language model is qwen2's)",
     "glm5_next": _no_family("glm5_next_text"),
-    "granite4_vision": _no_family("granite4_vision_text"),
-    "mistral4": _no_family("mistral4"),
+    "granite4_vision": "its image never enters at the input: Granite4VisionTextModel adds projected vision features "
+                       "at the image positions before the blocks deepstack_layer_map and spatial_target_layers name, "
+                       "and inputs_embeds keeps the placeholders' own embeddings, so there is no image_features as "
+                       "nnterp serves it (its blocks are Granite's)",
+    "mistral4": "a causal LM (Mistral4ForCausalLM) whose latent attention is DeepSeek-V3's with Llama 4's "
+                "position-dependent query scale and whose router is a softmax group-limited top-k, no nnterp family "
+                "yet",
     "mistral_large4": _no_family("mistral_large4_text"),
     "molmo2": _no_family("molmo2_text"),
     "muse_glimmer": _no_family("muse_glimmer_text"),
