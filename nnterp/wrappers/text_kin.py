@@ -117,6 +117,33 @@ TEXT_KIN = (
              "merger's rows placed by inputs_embeds.masked_scatter at image_token_id, multimodal rotary positions.",
         vision=("model.visual",),
         image_inputs=QWEN_INPUTS,
+        checkpoints=(
+            # config.json of unsloth/GLM-OCR, the re-upload of zai-org/GLM-OCR (copied into hlky/dinoml_v2
+            # agents/plans/transformers/glm_ocr/_sources/unsloth_GLM-OCR_config.json)
+            Checkpoint("unsloth/GLM-OCR", "GLM-OCR", {
+                "architectures": ["GlmOcrForConditionalGeneration"], "model_type": "glm_ocr",
+                "text_config": {
+                    "model_type": "glm_ocr_text", "pad_token_id": 59246, "vocab_size": 59392,
+                    "eos_token_id": [59246, 59253], "attention_bias": False, "attention_dropout": 0.0, "head_dim": 128,
+                    "hidden_act": "silu", "hidden_size": 1536, "initializer_range": 0.02, "intermediate_size": 4608,
+                    "max_position_embeddings": 131072, "num_attention_heads": 16, "num_hidden_layers": 16,
+                    "num_nextn_predict_layers": 1, "num_key_value_heads": 8, "rms_norm_eps": 1e-05,
+                    "dtype": "bfloat16",
+                    "rope_parameters": {"rope_type": "default", "mrope_section": [16, 24, 24],
+                                        "partial_rotary_factor": 1.0, "rope_theta": 10000},
+                    "tie_word_embeddings": False, "use_cache": True,
+                },
+                "vision_config": {
+                    "model_type": "glm_ocr_vision", "hidden_size": 1024, "depth": 24, "num_heads": 16,
+                    "attention_bias": True, "intermediate_size": 4096, "hidden_act": "silu",
+                    "hidden_dropout_prob": 0.0, "initializer_range": 0.02, "image_size": 336, "patch_size": 14,
+                    "out_hidden_size": 1536, "rms_norm_eps": 1e-05, "spatial_merge_size": 2,
+                    "temporal_patch_size": 2,
+                },
+                "image_start_token_id": 59256, "image_end_token_id": 59257, "video_start_token_id": 59258,
+                "video_end_token_id": 59259, "image_token_id": 59280, "video_token_id": 59281,
+            }),
+        ),
         tiny={"config_class": "GlmOcrConfig", "overrides": {
             "text_config": _text("glm4", rope_parameters=GLM_MROPE), **GLM4V_IDS, "vision_config": GLM4V_VISION},
             "image": GLM4V_PLACEHOLDERS},
@@ -252,33 +279,6 @@ TEXT_KIN = (
                               "num_attention_heads": 2, "patch_size": 4, "out_hidden_size": 64}},
             # one 16-pixel image: 4 x 4 patches merged 2x2, each of the 2 rows ended by a newline
             "image": {"tokens": 6, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
-                      "types": "mm_token_type_ids"}},
-    ),
-    Wrapper(
-        name="hunyuan_vl",
-        title="HunYuan-VL",
-        model_types=("hunyuan_vl",),
-        classes=("HunYuanVLForConditionalGeneration",),
-        text_family="hunyuan_v1_dense",
-        summary="HunYuan-VL (HunyuanOCR): a native-resolution vision transformer whose merger brackets every image "
-                "and ends every row with a separator embedding, around HunYuan's dense decoder with multimodal "
-                "rotary positions.",
-        note="HunYuanVLForConditionalGeneration: model.{vision_tower (HunYuanVLVisionModel: flattened patches with "
-             "image_grid_thw, blocks, a 2x2 merger that appends a row separator to every merged row and a begin and "
-             "an end embedding to every image), language_model (HunYuanVLTextModel: HunYuan-V1-Dense's blocks, "
-             "per-head query and key norms after the rotary)} and lm_head. HunYuanVLModel's forward places the "
-             "merger's rows, separators and brackets included, with inputs_embeds.masked_scatter at image_token_id: "
-             "(height / 2) x (width / 2 + 1) + 2 rows per image.",
-        vision=("model.vision_tower",),
-        image_inputs=QWEN_INPUTS,
-        tiny={"config_class": "HunYuanVLConfig", "overrides": {
-            "text_config": _text("hunyuan_v1_dense", rope_parameters={**MROPE, "mrope_section": [2, 2, 2, 2]}),
-            "image_token_id": 299, "im_start_id": 297, "im_end_id": 296, "im_newline_id": 295,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "patch_size": 4, "out_hidden_size": 64,
-                              "text_hidden_size": 64}},
-            # one 16-pixel image: 4 x 4 patches merged 2x2, each of the 2 rows ended by a separator, in brackets
-            "image": {"tokens": 8, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
                       "types": "mm_token_type_ids"}},
     ),
 )
