@@ -198,8 +198,10 @@ def declared() -> tuple[Wrapper, ...]:
     from .declarations import WRAPPERS
     from .llava_kin import LLAVA_KIN
     from .own_text import OWN_TEXT
+    from .text_kin import TEXT_KIN
+    from .vq_tokens import VQ_TOKENS
 
-    return (*WRAPPERS, *OWN_TEXT, *LLAVA_KIN)
+    return (*WRAPPERS, *OWN_TEXT, *LLAVA_KIN, *VQ_TOKENS, *TEXT_KIN)
 
 
 @lru_cache(maxsize=None)

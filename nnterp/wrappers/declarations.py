@@ -611,44 +611,41 @@ NOT_SERVED = {
     "git": "its text decoder is GIT's own BERT-style transformer over image and text positions, no nnterp family",
     "kosmos-2": "its text decoder (kosmos_2_text_model) is no nnterp family yet",
     "kosmos-2.5": "its text decoder (kosmos_2_5_text_model) is no nnterp family yet",
-    "chameleon": "images enter as VQ token ids in the text vocabulary, and its language model (chameleon) is no nnterp "
-                 "family yet",
-    "emu3": "images enter as VQ token ids in the text vocabulary; its language model alone (Emu3ForCausalLM) is "
-            "served as emu3",
+    "chameleon": "its head writes the float minimum in place into lm_head's output at every image-token column "
+                 "(ChameleonForConditionalGeneration.forward), so lm_head's output as read is not what lm_head "
+                 "computed from the final norm's output, and nnterp serves no head that edits lm_head's output in "
+                 "place (its blocks alone are Llama's with per-head query and key norms, as qwen3's)",
     "gemma3n": "its vision tower is timm's MobileNetV5 (TimmWrapperModel), and timm imports torchvision, whose build "
                "for torch 2.13.0 (torchvision 0.28.0) reaches this project only as PyPI's CUDA 13 wheel, which fails "
                "to import beside the CPU torch (operator torchvision::nms does not exist): no tiny recipe builds here "
                "to check it; its language model alone (Gemma3nForCausalLM) is served as gemma3n_text",
     "cosmos3_edge": _no_family("cosmos3_edge_text"),
-    "cosmos3_omni": _no_family("qwen3_vl_text"),
     "deepseek_ocr2": _no_family("deepseek_ocr2_text"),
-    "ernie4_5_vl_moe": _no_family("ernie4_5_vl_moe_text"),
+    "ernie4_5_vl_moe": "its mixture-of-experts blocks route text and image positions to separate expert sets "
+                       "(mlp.text_moe and mlp.vision_moe, chosen by moe_mm_token_type_ids), which no nnterp router "
+                       "preset describes, so its language model (ernie4_5_vl_moe_text) is no nnterp family yet",
     "fast_vlm": "its vision tower is timm's FastViT (TimmWrapperModel, architecture fastvit_mci3) and its projector "
                 "reads that tower's convolutional feature map, and timm is not among nnterp's dependencies, so no "
                 "tiny recipe builds here to check it (its language model is qwen2's)",
-    "glm46v": _no_family("glm4v_text"),
-    "glm4v": _no_family("glm4v_text"),
-    "glm4v_moe": _no_family("glm4v_moe_text"),
     "glm5_next": _no_family("glm5_next_text"),
-    "glm_ocr": _no_family("glm_ocr_text"),
-    "glmga": _no_family("glm4v_text"),
-    "granite4_vision": _no_family("granite4_vision_text"),
-    "granite_docling": _no_family("granite_docling_text"),
-    "hunyuan_vl": _no_family("hunyuan_vl_text"),
-    "hy_v4_vl": _no_family("hy_v4_vl_text"),
-    "mistral4": _no_family("mistral4"),
+    "granite4_vision": "its image never enters at the input: Granite4VisionTextModel adds projected vision features "
+                       "at the image positions before the blocks deepstack_layer_map and spatial_target_layers name, "
+                       "and inputs_embeds keeps the placeholders' own embeddings, so there is no image_features as "
+                       "nnterp serves it (its blocks are Granite's)",
+    "hunyuan_vl": "not declared yet: its blocks are hunyuan_v1_dense's (a tiny wrapper keeps the contract, text-only "
+                  "and with an image), but no copy of a released config.json is at hand and HunYuanVLConfig's "
+                  "defaults do not build (their rope_theta is unset), so its page would have no model to show",
+    "mistral4": "a causal LM (Mistral4ForCausalLM) whose latent attention is DeepSeek-V3's with Llama 4's "
+                "position-dependent query scale and whose router is a softmax group-limited top-k, no nnterp family "
+                "yet",
     "mistral_large4": _no_family("mistral_large4_text"),
     "molmo2": _no_family("molmo2_text"),
     "muse_glimmer": _no_family("muse_glimmer_text"),
     "muse_spark": _no_family("muse_spark_text"),
-    "paddleocr_vl": _no_family("paddleocr_vl_text"),
     "perception_lm": "its vision tower is timm's Perception Encoder (TimmWrapperModel) and its projector reads "
                      "that tower's timm config (vision_config.model_args['embed_dim']), and timm is not among "
                      "nnterp's dependencies, so no tiny recipe builds here to check it (its language model is "
                      "llama's)",
-    "qwen2_5_omni_thinker": _no_family("qwen2_5_omni_text"),
-    "qwen3_omni_moe_thinker": _no_family("qwen3_omni_moe_text"),
-    "qwen3_vl_moe": _no_family("qwen3_vl_moe_text"),
     "step3p7": _no_family("step3p5"),
     "unlimited_ocr": _no_family("unlimited_ocr_text"),
 

@@ -1,0 +1,284 @@
+"""Image-text-to-text models whose language model is its own text class (Qwen3VLMoeTextModel, Glm4vTextModel, ...)
+with no CausalLM of its own, but whose blocks are an nnterp family's: the same modules, the same arithmetic, and
+multimodal rotary positions computed outside the blocks. Each is served through that family; one declaration each:
+where the language model sits, where the image features enter, the image inputs and a tiny recipe with a one-layer
+vision tower. Each note is read from transformers' modeling code."""
+
+from nnterp.family import Checkpoint
+from nnterp.sites import Call
+
+from . import Wrapper
+from .declarations import MROPE, QWEN_IMAGE, SIGLIP, _text
+from .own_text import QWEN3_VISION, QWEN_IDS, QWEN_PLACEHOLDERS
+
+#: A one-block GLM-4V vision transformer: 16-pixel images in 4-pixel patches, two frames each, merged 2x2.
+GLM4V_VISION = {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64, "num_heads": 2,
+                "patch_size": 4, "image_size": 16}
+#: GLM-4V's special ids inside the tiny vocabulary: the image placeholder, its video twin and their brackets.
+GLM4V_IDS = {"image_token_id": 299, "video_token_id": 298, "image_start_token_id": 297, "image_end_token_id": 296,
+             "video_start_token_id": 295, "video_end_token_id": 294}
+GLM4V_PLACEHOLDERS = {**QWEN_IMAGE, "around": (297, 296), "types": "mm_token_type_ids"}
+QWEN_INPUTS = ("pixel_values", "image_grid_thw", "mm_token_type_ids")
+#: A one-layer Whisper-style audio encoder (the Omni thinkers'): built with the model, idle on text and image calls.
+OMNI_AUDIO = {"num_mel_bins": 8, "encoder_layers": 1, "encoder_attention_heads": 2, "encoder_ffn_dim": 64,
+              "d_model": 32, "output_dim": 64}
+#: The Omni thinkers merge audio, then image, then video rows, each by its own inputs_embeds.masked_scatter.
+OMNI_IMAGE_MERGE = Call("inputs_embeds.masked_scatter", "input", occurrence=1)
+#: GLM's multimodal rotary on half of a 16-wide head: 4 frequencies, split (temporal, height, width).
+GLM_MROPE = {**MROPE, "mrope_section": [1, 1, 2], "partial_rotary_factor": 0.5}
+
+TEXT_KIN = (
+    Wrapper(
+        name="qwen3_vl_moe",
+        title="Qwen3-VL-MoE",
+        model_types=("qwen3_vl_moe",),
+        classes=("Qwen3VLMoeForConditionalGeneration",),
+        text_family="qwen3_moe",
+        summary="Qwen3-VL-MoE (30B-A3B, 235B-A22B): Qwen3-VL's vision transformer and deepstack around Qwen3-MoE's "
+                "decoder with interleaved multimodal rotary positions.",
+        note="Qwen3VLMoeForConditionalGeneration: model.{visual, language_model (Qwen3VLMoeTextModel: Qwen3-MoE's "
+             "blocks, a top-k router over fused experts)} and lm_head. The merger's rows are placed by "
+             "inputs_embeds.masked_scatter (image_features); the vision blocks at deepstack_visual_indexes give "
+             "features of their own, which the language model adds at the image positions after each of its first "
+             "len(deepstack_visual_indexes) blocks, as Qwen3-VL's.",
+        vision=("model.visual",),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "Qwen3VLMoeConfig", "overrides": {
+            "text_config": _text("qwen3_moe", head_dim=16, rope_parameters={**MROPE, "mrope_interleaved": True}),
+            **QWEN_IDS, "vision_config": {**QWEN3_VISION, "deepstack_visual_indexes": [0]}},
+            "image": QWEN_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="glm4v",
+        title="GLM-4.1V",
+        model_types=("glm4v",),
+        classes=("Glm4vForConditionalGeneration",),
+        text_family="glm4",
+        summary="GLM-4.1V-Thinking: a native-resolution vision transformer with a 2x2 merger around GLM-4's sandwich "
+                "decoder with multimodal rotary positions.",
+        note="Glm4vForConditionalGeneration: model.{visual (patch embedding, interpolated positions, blocks, a 2x2 "
+             "downsampling convolution, merger), language_model (Glm4vTextModel: GLM-4's sandwich blocks)} and "
+             "lm_head. The image comes as flattened patches with image_grid_thw; Glm4vModel's forward places the "
+             "merger's rows with inputs_embeds.masked_scatter at image_token_id, between image_start_token_id and "
+             "image_end_token_id. Rotary positions are three-dimensional (mrope_section), computed from "
+             "image_grid_thw and mm_token_type_ids.",
+        vision=("model.visual",),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "Glm4vConfig", "overrides": {
+            "text_config": _text("glm4", rope_parameters=GLM_MROPE),
+            **GLM4V_IDS, "vision_config": GLM4V_VISION},
+            "image": GLM4V_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="glm46v",
+        title="GLM-4.6V",
+        model_types=("glm46v", "glmga"),
+        classes=("Glm46VForConditionalGeneration",),
+        text_family="glm4",
+        summary="GLM-4.6V (and GLM-GA): GLM-4.1V's vision transformer and merger around GLM-4's sandwich decoder "
+                "with multimodal rotary positions.",
+        note="Glm46VForConditionalGeneration: model.{visual (Glm4vVisionModel), language_model (Glm4vTextModel)} and "
+             "lm_head, as GLM-4.1V: flattened patches with image_grid_thw, the merger's rows placed by "
+             "inputs_embeds.masked_scatter at image_token_id, multimodal rotary positions in the language model.",
+        vision=("model.visual",),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "Glm46VConfig", "overrides": {
+            "text_config": _text("glm4", rope_parameters=GLM_MROPE), **GLM4V_IDS, "vision_config": GLM4V_VISION},
+            "image": GLM4V_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="glm4v_moe",
+        title="GLM-4.5V",
+        model_types=("glm4v_moe",),
+        classes=("Glm4vMoeForConditionalGeneration",),
+        text_family="glm4_moe",
+        summary="GLM-4.5V: GLM-4.1V's vision transformer and merger around GLM-4.5's mixture-of-experts decoder "
+                "with multimodal rotary positions.",
+        note="Glm4vMoeForConditionalGeneration: model.{visual, language_model (Glm4vMoeTextModel: GLM-4.5's blocks, "
+             "dense for the first first_k_dense_replace, then a sigmoid router with a shared expert)} and lm_head. "
+             "The image comes as flattened patches with image_grid_thw; Glm4vMoeModel's forward places the merger's "
+             "rows with inputs_embeds.masked_scatter at image_token_id; rotary positions are three-dimensional.",
+        vision=("model.visual",),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "Glm4vMoeConfig", "overrides": {
+            "text_config": _text("glm4_moe", rope_parameters=GLM_MROPE), **GLM4V_IDS, "vision_config": GLM4V_VISION},
+            "image": GLM4V_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="glm_ocr",
+        title="GLM-OCR",
+        model_types=("glm_ocr",),
+        classes=("GlmOcrForConditionalGeneration",),
+        text_family="glm4",
+        summary="GLM-OCR: a GLM-4V-style vision transformer and merger around a small GLM-4 sandwich decoder with "
+                "multimodal rotary positions.",
+        note="GlmOcrForConditionalGeneration: model.{visual (GlmOcrVisionModel), language_model (GlmOcrTextModel: "
+             "GLM-4's sandwich blocks)} and lm_head, as GLM-4.1V: flattened patches with image_grid_thw, the "
+             "merger's rows placed by inputs_embeds.masked_scatter at image_token_id, multimodal rotary positions.",
+        vision=("model.visual",),
+        image_inputs=QWEN_INPUTS,
+        checkpoints=(
+            # config.json of unsloth/GLM-OCR, the re-upload of zai-org/GLM-OCR (copied into hlky/dinoml_v2
+            # agents/plans/transformers/glm_ocr/_sources/unsloth_GLM-OCR_config.json)
+            Checkpoint("unsloth/GLM-OCR", "GLM-OCR", {
+                "architectures": ["GlmOcrForConditionalGeneration"], "model_type": "glm_ocr",
+                "text_config": {
+                    "model_type": "glm_ocr_text", "pad_token_id": 59246, "vocab_size": 59392,
+                    "eos_token_id": [59246, 59253], "attention_bias": False, "attention_dropout": 0.0, "head_dim": 128,
+                    "hidden_act": "silu", "hidden_size": 1536, "initializer_range": 0.02, "intermediate_size": 4608,
+                    "max_position_embeddings": 131072, "num_attention_heads": 16, "num_hidden_layers": 16,
+                    "num_nextn_predict_layers": 1, "num_key_value_heads": 8, "rms_norm_eps": 1e-05,
+                    "dtype": "bfloat16",
+                    "rope_parameters": {"rope_type": "default", "mrope_section": [16, 24, 24],
+                                        "partial_rotary_factor": 1.0, "rope_theta": 10000},
+                    "tie_word_embeddings": False, "use_cache": True,
+                },
+                "vision_config": {
+                    "model_type": "glm_ocr_vision", "hidden_size": 1024, "depth": 24, "num_heads": 16,
+                    "attention_bias": True, "intermediate_size": 4096, "hidden_act": "silu",
+                    "hidden_dropout_prob": 0.0, "initializer_range": 0.02, "image_size": 336, "patch_size": 14,
+                    "out_hidden_size": 1536, "rms_norm_eps": 1e-05, "spatial_merge_size": 2,
+                    "temporal_patch_size": 2,
+                },
+                "image_start_token_id": 59256, "image_end_token_id": 59257, "video_start_token_id": 59258,
+                "video_end_token_id": 59259, "image_token_id": 59280, "video_token_id": 59281,
+            }),
+        ),
+        tiny={"config_class": "GlmOcrConfig", "overrides": {
+            "text_config": _text("glm4", rope_parameters=GLM_MROPE), **GLM4V_IDS, "vision_config": GLM4V_VISION},
+            "image": GLM4V_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="paddleocr_vl",
+        title="PaddleOCR-VL",
+        model_types=("paddleocr_vl",),
+        classes=("PaddleOCRVLForConditionalGeneration",),
+        text_family="ernie4_5",
+        summary="PaddleOCR-VL: a NaViT-style SigLIP encoder and a 2x2 merging projector around an ERNIE-4.5 decoder "
+                "with multimodal rotary positions.",
+        note="PaddleOCRVLForConditionalGeneration: model.{visual (PaddleOCRVisionModel), projector (layer norm, each "
+             "2x2 patches side by side, linear, GELU, linear), language_model (PaddleOCRTextModel: ERNIE-4.5's "
+             "blocks)} and lm_head. The image comes as patches (pixel_values [patches, channels, patch_size, "
+             "patch_size]) with image_grid_thw; PaddleOCRVLModel's forward places the projector's rows with "
+             "inputs_embeds.masked_scatter at image_token_id.",
+        vision=("model.visual", "model.projector"),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "PaddleOCRVLConfig", "overrides": {
+            "text_config": _text("ernie4_5", rope_parameters=MROPE), **QWEN_IDS,
+            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                              "num_attention_heads": 2, "image_size": 16, "patch_size": 4}},
+            "image": {"tokens": 4, "pixel_values": (16, 3, 4, 4), "image_grid_thw": [[1, 4, 4]], "around": (297,),
+                      "types": "mm_token_type_ids"}},
+    ),
+    Wrapper(
+        name="cosmos3_omni",
+        title="Cosmos 3 Omni",
+        model_types=("cosmos3_omni",),
+        classes=("Cosmos3OmniForConditionalGeneration",),
+        text_family="qwen3",
+        summary="Cosmos 3 Omni: Qwen3-VL's vision transformer and deepstack around Qwen3-VL's text decoder.",
+        note="Cosmos3OmniForConditionalGeneration: model.{visual (Qwen3VLVisionModel), language_model "
+             "(Qwen3VLTextModel)} and lm_head, as Qwen3-VL: the merger's rows are placed by "
+             "inputs_embeds.masked_scatter (image_features), and the deepstack features of the vision blocks at "
+             "deepstack_visual_indexes are added at the image positions after the language model's first blocks.",
+        vision=("model.visual",),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "Cosmos3OmniConfig", "overrides": {
+            "text_config": _text("qwen3", rope_parameters={**MROPE, "mrope_interleaved": True}),
+            **QWEN_IDS, "vision_config": {**QWEN3_VISION, "deepstack_visual_indexes": [0]}},
+            "image": QWEN_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="qwen2_5_omni_thinker",
+        title="Qwen2.5-Omni (thinker)",
+        model_types=("qwen2_5_omni_thinker",),
+        classes=("Qwen2_5OmniThinkerForConditionalGeneration",),
+        text_family="qwen2",
+        summary="The thinker of Qwen2.5-Omni: an audio encoder and Qwen2.5-VL's vision transformer around Qwen2's "
+                "decoder with multimodal rotary positions.",
+        note="Qwen2_5OmniThinkerForConditionalGeneration: model.{audio_tower (Qwen2_5OmniAudioEncoder), visual "
+             "(Qwen2_5OmniVisionEncoder), language_model (Qwen2_5OmniThinkerTextModel: Qwen2's blocks)} and lm_head. "
+             "Qwen2_5OmniThinkerModel's forward places audio rows, then image rows, then video rows, each with its own "
+             "inputs_embeds.masked_scatter: image_features are the second's; audio stays native. The talker and the "
+             "token-to-wave model of the full Qwen2.5-Omni are not part of the thinker.",
+        merge_call=OMNI_IMAGE_MERGE,
+        vision=("model.visual", "model.audio_tower"),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "Qwen2_5OmniThinkerConfig", "overrides": {
+            "text_config": _text("qwen2", rope_parameters=MROPE), "audio_config": OMNI_AUDIO,
+            "image_token_index": 299, "video_token_index": 298, "audio_token_index": 296,
+            "vision_start_token_id": 297,
+            "vision_config": {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64,
+                              "num_heads": 2, "patch_size": 4, "window_size": 16, "fullatt_block_indexes": [0]}},
+            "image": QWEN_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="qwen3_omni_moe_thinker",
+        title="Qwen3-Omni (thinker)",
+        model_types=("qwen3_omni_moe_thinker",),
+        classes=("Qwen3OmniMoeThinkerForConditionalGeneration",),
+        text_family="qwen3_moe",
+        summary="The thinker of Qwen3-Omni: an audio encoder and Qwen3-VL's vision transformer around Qwen3-MoE's "
+                "decoder with interleaved multimodal rotary positions.",
+        note="Qwen3OmniMoeThinkerForConditionalGeneration: model.{audio_tower, visual, language_model "
+             "(Qwen3OmniMoeThinkerTextModel: Qwen3-MoE's blocks)} and lm_head. The forward places audio rows, then "
+             "image rows, then video rows, each with its own inputs_embeds.masked_scatter: image_features are the "
+             "second's; the vision blocks' deepstack features are added at the image positions after the language "
+             "model's first blocks, as Qwen3-VL's. The talker of the full Qwen3-Omni is not part of the thinker.",
+        merge_call=OMNI_IMAGE_MERGE,
+        vision=("model.visual", "model.audio_tower"),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "Qwen3OmniMoeThinkerConfig", "overrides": {
+            "text_config": _text("qwen3_moe", head_dim=16, rope_parameters={**MROPE, "mrope_interleaved": True}),
+            "audio_config": OMNI_AUDIO, "image_token_id": 299, "video_token_id": 298, "audio_token_id": 296,
+            "vision_start_token_id": 297,
+            "vision_config": {**QWEN3_VISION, "deepstack_visual_indexes": [0]}},
+            "image": QWEN_PLACEHOLDERS},
+    ),
+    Wrapper(
+        name="granite_docling",
+        title="Granite Docling",
+        model_types=("granite_docling",),
+        classes=("GraniteDoclingForConditionalGeneration",),
+        text_family="granite",
+        summary="Granite Docling: a SigLIP-style vision model, a pixel-shuffle connector with deepstack features "
+                "around a Granite decoder (embedding, attention, residual and logit multipliers).",
+        note="GraniteDoclingForConditionalGeneration: model.{vision_model (GraniteDoclingVisionModel: SigLIP-style "
+             "layers, then a pixel-shuffle connector by scale_factor, and deepstack mergers of the layers at "
+             "deepstack_visual_indexes), text_model (GraniteDoclingTextModel: Granite's blocks)} and lm_head. Images "
+             "come as tiles [batch, tiles, channels, height, width] with pixel_attention_mask marking the real ones; "
+             "GraniteDoclingModel's forward places the connector's rows with inputs_embeds.masked_scatter at "
+             "image_token_id, and the text model multiplies every inputs_embeds row by embedding_multiplier, then "
+             "adds deepstack feature i at the image positions after block i, as Qwen3-VL's.",
+        language_model="model.text_model",
+        vision=("model.vision_model",),
+        image_inputs=("pixel_values", "pixel_attention_mask"),
+        tiny={"config_class": "GraniteDoclingConfig", "overrides": {
+            "text_config": _text("granite"), "image_token_id": 299,
+            "vision_config": {**SIGLIP, "out_hidden_size": 64, "scale_factor": 2, "deepstack_visual_indexes": [0]}},
+            "image": {"tokens": 4, "pixel_values": (1, 1, 3, 16, 16), "pixel_attention_mask": [[True]]}},
+    ),
+    Wrapper(
+        name="hy_v4_vl",
+        title="HY-V4-VL",
+        model_types=("hy_v4_vl",),
+        classes=("HYV4VLForConditionalGeneration",),
+        text_family="hy_v4",
+        summary="HY-V4-VL: a native-resolution vision transformer whose merger ends every row with a newline "
+                "embedding, around HY-V4's hyper-connected decoder.",
+        note="HYV4VLForConditionalGeneration: model.{vision_tower (HYV4VLVisionModel: flattened patches with "
+             "image_grid_thw, blocks, a 2x2 merger that appends image_newline to every merged row), language_model "
+             "(HYV4VLTextModel: HY-V4's blocks)} and lm_head. HYV4VLModel's forward places the merger's rows, "
+             "newlines included, with inputs_embeds.masked_scatter at image_token_id: (height / 2) x (width / 2 + 1) "
+             "rows per image.",
+        vision=("model.vision_tower",),
+        image_inputs=QWEN_INPUTS,
+        tiny={"config_class": "HYV4VLConfig", "overrides": {
+            "text_config": _text("hy_v4", rope_parameters=MROPE), "image_token_id": 299, "video_token_id": 298,
+            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                              "num_attention_heads": 2, "patch_size": 4, "out_hidden_size": 64}},
+            # one 16-pixel image: 4 x 4 patches merged 2x2, each of the 2 rows ended by a newline
+            "image": {"tokens": 6, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
+                      "types": "mm_token_type_ids"}},
+    ),
+)
