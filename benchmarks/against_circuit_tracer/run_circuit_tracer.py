@@ -1,6 +1,6 @@
 """circuit-tracer 0.5's attribution graph of the tiny Llama, in circuit-tracer's own environment.
 
-    /work/venvs/ct/bin/python benchmarks/circuit_tracer/run_circuit_tracer.py FOLDER    (writes FOLDER/ct_graph.pt)
+    .venv-circuit-tracer/bin/python benchmarks/against_circuit_tracer/run_circuit_tracer.py FOLDER    (writes FOLDER/ct_graph.pt)
 
 (At exit circuit-tracer's ``__del__`` raises a TypeError inside TransformerLens 3.2.1's reset_hooks; the graph is
 saved before.)

@@ -1,6 +1,6 @@
 """Identical inputs for both sides: a tiny Llama saved by transformers, and circuit-tracer transcoders in its layout.
 
-    python benchmarks/circuit_tracer/make_inputs.py FOLDER    (nnterp's python, with circuit-tracer --no-deps)
+    python benchmarks/against_circuit_tracer/make_inputs.py FOLDER    (nnterp's python, with circuit-tracer --no-deps)
 """
 
 import sys
