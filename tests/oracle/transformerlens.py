@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from nnterp.errors import NnterpError
 from nnterp.vocabulary import BY_NAME
 
 #: (label, nnterp family, recipe overrides): the four architectures, each a kind of block TransformerLens converts
@@ -48,6 +49,18 @@ class Comparison:
     #: the largest relative error among the equal keys, and the tolerance
     worst: float = 0.0
     allowed: float = 0.0
+
+    def judge(self, key: str, cache, tensor, rtol: float) -> None:
+        """Sort one TransformerLens key: refused by nnterp's cache, equal to its tensor, or different."""
+        try:
+            ours = cache[key]
+        except (KeyError, NnterpError) as refusal:
+            self.refused[key] = str(refusal)
+            return
+        _close.last = 0.0
+        why = _close(ours, tensor, rtol)
+        (self.equal.append(key) if why is None else self.different.__setitem__(key, why))
+        self.worst = max(self.worst, _close.last if why is None else 0.0)
 
     def line(self) -> str:
         return (f"{self.label}: {len(self.equal)} equal, {len(self.refused)} refused, "
@@ -205,7 +218,6 @@ def compare_bridge(label: str, family: str, overrides: dict, prints: dict | None
 
     from transformer_lens.model_bridge import TransformerBridge
 
-    from nnterp.errors import NnterpError
 
     result = Comparison(label)
     with tempfile.TemporaryDirectory() as parent:
@@ -220,15 +232,7 @@ def compare_bridge(label: str, family: str, overrides: dict, prints: dict | None
     for key, tensor in theirs.items():
         if prints is not None:
             prints[key] = fingerprint(tensor)
-        try:
-            ours = cache[key]
-        except (KeyError, NnterpError) as refusal:
-            result.refused[key] = str(refusal)
-            continue
-        _close.last = 0.0
-        why = _close(ours, tensor, rtol)
-        (result.equal.append(key) if why is None else result.different.__setitem__(key, why))
-        result.worst = max(result.worst, _close.last if why is None else 0.0)
+        result.judge(key, cache, tensor, rtol)
     return result
 
 
@@ -237,7 +241,6 @@ def compare(label: str, family: str, overrides: dict) -> Comparison:
 
     from transformer_lens import HookedTransformer
 
-    from nnterp.errors import NnterpError
 
     _local_names()
     result = Comparison(label)
@@ -262,17 +265,8 @@ def compare(label: str, family: str, overrides: dict) -> Comparison:
             for name in setting:
                 getattr(tl, f"set_{name}")(False)
             for key, tensor in theirs.items():
-                if key in result.equal or key in result.refused or key in result.different:
-                    continue
-                try:
-                    ours = cache[key]
-                except (KeyError, NnterpError) as refusal:
-                    result.refused[key] = str(refusal)
-                    continue
-                _close.last = 0.0
-                why = _close(ours, tensor, rtol)
-                (result.equal.append(key) if why is None else result.different.__setitem__(key, why))
-                result.worst = max(result.worst, _close.last if why is None else 0.0)
+                if key not in result.equal and key not in result.refused and key not in result.different:
+                    result.judge(key, cache, tensor, rtol)
     return result
 
 
