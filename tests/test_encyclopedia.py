@@ -1093,6 +1093,15 @@ def test_every_page_opens_offline_without_errors(browser, site):
         visit.close()
 
 
+@pytest.mark.parametrize("width", [1024, 901, 900, 768])
+def test_the_index_fits_between_desktop_and_phone(browser, site, width):
+    """The six-column table down to its breakpoint, the cards below it: no width scrolls sideways."""
+    visit = Visit(browser, (site / "index.html").as_uri(), width)
+    scroll = visit.page.evaluate("document.documentElement.scrollWidth")
+    assert scroll <= width + 1, f"index scrolls sideways at {width} px ({scroll} px wide)"
+    visit.close()
+
+
 @pytest.mark.parametrize("width,label", [(1280, "desktop"), (390, "phone")])
 def test_screenshots(browser, site, width, label):
     """Kept for a reader to look at: the index and three pages, top and whole, at both widths."""

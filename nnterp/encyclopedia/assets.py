@@ -258,8 +258,10 @@ table.families { width: 100%; border-collapse: collapse; background: var(--surfa
   border-radius: 12px; overflow: hidden; }
 .families th { text-align: left; font-size: 0.78rem; text-transform: uppercase; letter-spacing: 0.05em; color: var(--muted);
   background: var(--soft); padding: 0.6rem 0.9rem; font-weight: 600; }
-.families td { padding: 0.75rem 0.9rem; border-top: 1px solid var(--soft); vertical-align: top; font-size: 0.92rem; }
-.families td.about p { margin: 0 0 0.35rem; max-width: 34rem; }
+.families td { padding: 0.75rem 0.9rem; border-top: 1px solid var(--soft); vertical-align: top; font-size: 0.92rem;
+  overflow-wrap: anywhere; }
+.families td.fam { min-width: 10rem; }
+.families td.about p { margin: 0 0 0.35rem; }
 .families td.about .tags { margin: 0; gap: 0.25rem; }
 .families td.about .tags li { font-size: 0.72rem; padding: 0.05rem 0.4rem; }
 .families tr:hover td { background: #fbfaf7; }
@@ -278,7 +280,7 @@ table.families { width: 100%; border-collapse: collapse; background: var(--surfa
 .checked { font-size: 0.85rem; white-space: nowrap; }
 .checked.ok { color: var(--ok); }
 .checked.bad { color: var(--bad); font-weight: 700; }
-.depth { display: flex; flex-direction: column; gap: 0.1rem; font-size: 0.85rem; white-space: nowrap; }
+.depth { display: flex; flex-direction: column; gap: 0.1rem; font-size: 0.85rem; }
 .depth .notes.thin { color: var(--bad); font-weight: 700; }
 .depth .configs { color: var(--muted); }
 #empty { color: var(--muted); padding: 1rem 0; }
@@ -287,6 +289,11 @@ table.families { width: 100%; border-collapse: collapse; background: var(--surfa
   .block-grid { grid-template-columns: 1fr; }
   .card { position: static; min-height: 0; }
   .config { grid-template-columns: 1fr; }
+  /* six columns of the index fit from about 900 px; below it each family is a card */
+  table.families thead { display: none; }
+  table.families, .families tbody, .families tr, .families td { display: block; width: 100%; }
+  .families tr { padding: 0.7rem 0.9rem; border-top: 1px solid var(--soft); }
+  .families td { border: 0; padding: 0.15rem 0; }
 }
 @media (max-width: 700px) {
   body { font-size: 15px; }
@@ -310,10 +317,6 @@ table.families { width: 100%; border-collapse: collapse; background: var(--surfa
   .support td { border: 0; padding: 0.05rem 0; }
   .support td.layout { white-space: normal; }
   .support td.readat::before { content: "read at "; font-weight: 600; }
-  table.families thead { display: none; }
-  table.families, .families tbody, .families tr, .families td { display: block; width: 100%; }
-  .families tr { padding: 0.7rem 0.9rem; border-top: 1px solid var(--soft); }
-  .families td { border: 0; padding: 0.15rem 0; }
   pre.printout, .snippet pre { font-size: 0.72rem; }
 }
 """

@@ -359,7 +359,7 @@ def index_page(pages: list, versions: dict, built: str, seconds: float) -> str:
         kind_class = "parallel" if "parallel" in page.block_kind else "sequential"
         rows.append(
             f'<tr class="family" data-search="{_e(search)}"><td class="fam"><a href="{_e(family.name)}.html">'
-            f'{_e(family.name)}</a><span>{_e(page.title)}</span></td>'
+            f'{_e(family.name).replace("_", "_<wbr>")}</a><span>{_e(page.title)}</span></td>'
             f'<td class="about"><p>{_e(family.summary)}</p><ul class="tags">'
             + "".join(f"<li>{_e(tag)}</li>" for tag in page.tags) + f'</ul></td><td class="cks">{checkpoints}</td>'
             f'<td><span class="kind {kind_class}">{_e(page.block_kind)}</span></td>'
