@@ -704,6 +704,15 @@ def family_named(name: str) -> Family:
         return found
     if not served_here(name):
         raise UnknownArchitecture(not_served(name))
+    return declared_family(name)
+
+
+@lru_cache(maxsize=None)
+def declared_family(name: str) -> Family:
+    """A family of the index as its module declares it, whether or not the installed transformers serves it (a
+    wrapper's recipe borrows its text family's, and is declared on every release)."""
+    from .families import _index
+
     return _load(_index.MODULES[name])
 
 

@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Callable
 
 from ..errors import UnknownArchitecture
-from ..family import COMMON_SITES, Checkpoint, Family, family_named
+from ..family import COMMON_SITES, Checkpoint, Family, family_named, not_served as family_not_served, served_here
 from ..sites import Argument, Call, Derived, Own, Read, Same, _walk
 
 #: The text family's native paths start with its base model's attribute on the CausalLM.
@@ -206,8 +206,21 @@ def declared() -> tuple[Wrapper, ...]:
 
 @lru_cache(maxsize=None)
 def wrapper_registry() -> dict[str, WrapperFamily]:
-    """Every served wrapper, by name."""
-    return {w.name: family_of(w) for w in declared() if w.broken is None}
+    """Every served wrapper, by name: those the installed transformers serves (see ``outside_release``)."""
+    return {w.name: family_of(w) for w in declared() if w.broken is None and outside_release(w) is None}
+
+
+def outside_release(wrapper: Wrapper) -> str | None:
+    """Why the installed transformers does not serve a declared wrapper (its text family or its own classes come in
+    a later release), in one sentence; None when it does."""
+    import transformers
+
+    if not served_here(wrapper.text_family):
+        return family_not_served(wrapper.text_family, f"{wrapper.title}, through the {wrapper.text_family} family,")
+    if not hasattr(transformers, wrapper.tiny["config_class"]):
+        return (f"{wrapper.title} needs transformers' {wrapper.tiny['config_class']}, which transformers "
+                f"{transformers.__version__} has not: upgrade transformers")
+    return None
 
 
 def every_family() -> dict:
@@ -239,6 +252,8 @@ def wrapper_for(config, architecture: str | None = None) -> WrapperFamily | None
 
     for wrapper in declared():
         if ours(wrapper) and wrapper.broken is None:
+            if (why := outside_release(wrapper)) is not None:
+                raise UnknownArchitecture(why)
             _check_text_type(wrapper, config, architecture)
             return wrapper_registry()[wrapper.name]
         if ours(wrapper):

@@ -2,7 +2,7 @@
 each: where the language model sits, where the image features enter, the image inputs and a tiny recipe with a
 one-layer vision tower."""
 
-from nnterp.family import Checkpoint, family_named
+from nnterp.family import Checkpoint, declared_family
 from nnterp.readout import IDENTITY
 from nnterp.sites import Argument, Call
 
@@ -19,7 +19,7 @@ lm_head_alone = IDENTITY
 
 def _text(family: str, **extra):
     """The text family's own tiny recipe, as the wrapper's text config (special ids inside its vocabulary)."""
-    return {"pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, **family_named(family).tiny["overrides"], **extra}
+    return {"pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, **declared_family(family).tiny["overrides"], **extra}
 
 
 #: A tiny CLIP vision tower (LLaVA's): one layer, 16-pixel images in 4-pixel patches (16 patches and a CLS).

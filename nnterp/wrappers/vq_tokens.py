@@ -5,7 +5,7 @@ image placeholders (image_mask). Each note is read from transformers' modeling c
 
 import dataclasses
 
-from nnterp.family import family_named
+from nnterp.family import declared_family
 
 from . import Wrapper
 
@@ -44,7 +44,7 @@ VQ_TOKENS = (
         checkpoints=tuple(dataclasses.replace(
             checkpoint, not_buildable="the config copy leaves out vocabulary_map, which holds the image-token ids "
                                       "Emu3ForConditionalGeneration is built from")
-            for checkpoint in family_named("emu3").checkpoints),
+            for checkpoint in declared_family("emu3").checkpoints),
         tiny={"config_class": "Emu3Config", "overrides": {
             "text_config": TEXT, "vq_config": EMU3_VQ, "vocabulary_map": VOCABULARY_MAP},
             # an 8-pixel image: 4 x 4 codes, each row ended by the end-of-line id
