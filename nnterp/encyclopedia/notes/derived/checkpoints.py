@@ -6,11 +6,11 @@ from __future__ import annotations
 import warnings
 
 import torch
-import transformers
 
+from ....wrappers import auto_class
 from ...configs import config_class
 from ...verdicts import sentence
-from .reading import _auto_name, _list, _meta_lines, _module
+from .reading import _list, _meta_lines, _module
 
 #: Config keys of the checkpoint's file dtype.
 DTYPE_KEYS = ("dtype", "torch_dtype")
@@ -34,14 +34,9 @@ def _meta_build(family, checkpoint):
     try:
         with torch.device("meta"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return _auto_class(family).from_config(config_class(family)(**checkpoint.facts()))
+            return auto_class(family).from_config(config_class(family)(**checkpoint.facts()))
     except Exception:
         return None
-
-
-def _auto_class(family):
-    """The auto class a checkpoint of the family builds with: a wrapper's is image-text-to-text."""
-    return getattr(transformers, _auto_name(family))
 
 
 def _file_dtype(checkpoint) -> str | None:

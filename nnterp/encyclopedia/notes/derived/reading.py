@@ -7,6 +7,7 @@ import warnings
 
 import torch
 
+from ....wrappers import auto_class
 from ...configs import config_class
 from ...snippets import PROMPT
 
@@ -85,14 +86,10 @@ def _config_value(config, *keys):
     return None, None
 
 
-def _auto_name(family) -> str:
-    return "AutoModelForImageTextToText" if getattr(family, "wrapper", None) is not None else "AutoModelForCausalLM"
-
-
 def _meta_lines(subject, name="real") -> list[str]:
     """Snippet lines that build the representative checkpoint on the meta device from its config facts."""
     cls = config_class(subject.family).__name__
-    auto = _auto_name(subject.family)
+    auto = auto_class(subject.family).__name__
     lines = [f"from transformers import {auto}, {cls}", ""]
     if subject.checkpoint is not None:
         index = subject.family.checkpoints.index(subject.checkpoint)
