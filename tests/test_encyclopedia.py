@@ -980,10 +980,10 @@ def test_the_committed_real_config_run_covers_every_named_checkpoint_and_the_pag
     """nnterp/encyclopedia/realconfigs.json (python -m nnterp.encyclopedia.realconfigs) has a line per named
     checkpoint and dtype, the wrappers' included; a page says "checked from its real config" exactly for the
     checkpoints that passed in both dtypes, and FAMILIES.md's section is generated from the same record (test_families_table_is_current)."""
-    from nnterp.encyclopedia import verdicts
+    from nnterp.encyclopedia.verdicts import load, sentence, verdict
     from nnterp.wrappers import every_family
 
-    run = verdicts.load()
+    run = load()
     lines = {(r["family"], r["checkpoint"], r["dtype"]) for r in run["results"]}
     families = every_family()
     for name, family in families.items():
@@ -993,10 +993,10 @@ def test_the_committed_real_config_run_covers_every_named_checkpoint_and_the_pag
         if name not in families:
             continue
         top = page_sections(site, name)["top"]
-        verdicts = {c.repo: verdicts.verdict(name, c.repo) for c in families[name].checkpoints}
+        verdicts = {c.repo: verdict(name, c.repo) for c in families[name].checkpoints}
         checked = [repo for repo, found in verdicts.items() if found["status"] == "checked"]
         for repo in checked:
-            assert squeeze(verdicts.sentence(name, repo)) in top, (name, repo)
+            assert squeeze(sentence(name, repo)) in top, (name, repo)
         assert top.count(squeeze("checked from its real config in float32 and bfloat16")) == len(checked), name
         assert fam["depth"]["checked"] == len(checked), name
 
