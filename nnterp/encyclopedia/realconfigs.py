@@ -38,7 +38,7 @@ from ..family import Checkpoint
 from ..model import StandardizedTransformer
 from ..wrappers import auto_class, every_family
 from .configs import config_class
-# the committed record is read in .verdicts; FAMILIES.md (nnterp.table) reads its section from the run's module
+# the record is read in .verdicts; FAMILIES.md (nnterp.table) asks this module for its section
 from .verdicts import load, table_section  # noqa: F401
 
 #: Caps on what only multiplies the cost: experts per block and vocabulary rows.
@@ -52,6 +52,7 @@ VOCAB_KEYS = ("vocab_size", "vocab_size_per_layer_input")
 MEMORY_GB, TIMEOUT_S = 8.0, 900
 #: What a process holds besides the weights (the interpreter, torch, transformers, the traces), in GB.
 BASE_GB = 1.5
+#: The command whose run is committed (its record is read in .verdicts).
 COMMAND = "python -m nnterp.encyclopedia.realconfigs --out nnterp/encyclopedia/realconfigs.json"
 
 #: Config keys of the blocks in each section of a looped stack, which add up to its depth.
