@@ -2,7 +2,7 @@
 
     python -m nnterp.catalogue                 # what this release adds or changes; exit status 1 on a gap
     python -m nnterp.catalogue --out CATALOGUE.md   # also write the catalogue: every causal-LM model type, what serves it
-    python -m nnterp.catalogue --write         # rewrite nnterp/families/_index.py and the recorded module trees
+    python -m nnterp.catalogue --write         # rewrite nnterp/families/index.json and the recorded module trees
 
 Run on a new transformers release, the report lists what covering it takes: model types no family
 declares (nor the exclusions below), registered model types the release no longer has, and in the
@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-INDEX = HERE / "families" / "_index.py"
+INDEX = HERE / "families" / "index.json"
 RECORDED = HERE / "catalogue.json"
 
 #: Model types of MODEL_FOR_CAUSAL_LM_MAPPING_NAMES that are no decoder-only text LM, with why.
@@ -213,32 +213,37 @@ def wrapper_names() -> list[str]:
     return sorted(w.name for w in declared())
 
 
+def index_text(found: dict, release: str) -> str:
+    """``nnterp/families/index.json`` as ``--write`` writes it, one family a line: the families ``found`` (name ->
+    Family, those this release imports) and, kept as the current index has them, those of a later release. A
+    family keeps its first release (a new one gets ``release``); its entry names its module and its model types
+    only where they are not its name."""
+    from .families import _index
+
+    later = set(_index.MODULES) - set(found)  # families of a later release, not imported here: kept as they are
+    entries = {}
+    for name in sorted([*found, *later]):
+        if name in found:
+            module, types = found[name].module.__name__.rsplit(".", 1)[-1], sorted(found[name].model_types)
+        else:
+            module, types = _index.MODULES[name], sorted(t for t, owner in _index.MODEL_TYPES.items() if owner == name)
+        entry = {"since": _index.SINCE.get(name, release)}
+        if module != name:
+            entry["module"] = module
+        if types != [name]:
+            entry["model_types"] = types
+        entries[name] = entry
+    families = [f" {json.dumps(name)}: {json.dumps(entry)}" for name, entry in entries.items()]
+    wrappers = [f" {json.dumps(name)}" for name in wrapper_names()]
+    return "\n".join(['{"families": {', ",\n".join(families), '},', '"wrappers": [', ",\n".join(wrappers), "]}", ""])
+
+
 def write_index(report) -> None:
     """Rewrite the index from the family modules, and record this release's module trees."""
-    from .families import _index
     from .family import _scan
 
-    found = _scan()
     release = ".".join(report["transformers"].split(".")[:2])
-    later = set(_index.MODULES) - set(found)  # families of a later release, not imported here: kept as they are
-    since = {name: _index.SINCE.get(name, release) for name in [*found, *later]}
-    modules = {**{name: _index.MODULES[name] for name in later},
-               **{name: family.module.__name__.rsplit(".", 1)[-1] for name, family in found.items()}}
-    types = {**{t: name for t, name in _index.MODEL_TYPES.items() if name in later},
-             **{t: name for name, family in found.items() for t in family.model_types}}
-    text = [
-        '"""Which module declares each family, and the first transformers release serving it.', "",
-        "Written by `python -m nnterp.catalogue --write` (the test suite checks it is current): `family_for`",
-        "imports the one module a model type needs. SINCE is kept across rewrites: the first release whose",
-        "classes exist and whose modeling the family's contract passes on (a new family gets the release",
-        'the index is written on)."""', "",
-        "MODULES = {", *(f"    {k!r}: {v!r}," for k, v in sorted(modules.items())), "}", "",
-        "MODEL_TYPES = {", *(f"    {k!r}: {v!r}," for k, v in sorted(types.items())), "}", "",
-        "SINCE = {", *(f"    {k!r}: {v!r}," for k, v in sorted(since.items())), "}", "",
-        "#: the wrappers' names (nnterp/wrappers/): the command line tells a name from a typo without importing them",
-        "WRAPPERS = (", *(f"    {name!r}," for name in wrapper_names()), ")", "",
-    ]
-    INDEX.write_text("\n".join(text))
+    INDEX.write_text(index_text(_scan(), release))
     recorded = json.loads(RECORDED.read_text()) if RECORDED.exists() else {"modules": {}}
     recorded["transformers"] = report["transformers"]
     recorded["modules"] = {**recorded.get("modules", {}), **report["trees"]}

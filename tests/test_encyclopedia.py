@@ -106,6 +106,28 @@ def test_the_build_fits_its_budget(record):
     assert record["exit_status"] == 0
 
 
+def test_each_derived_note_maker_is_a_module_listed_once_in_page_order():
+    """notes.derived.MAKERS is the one list of the derived notes: each maker module (``<name>.py`` holding
+    ``<name>_note``) is in it, so none is written and then never run, and every name the kinds, the aspects or a
+    family's DROP use is a maker's, so none drops or marks nothing."""
+    import ast
+    import pkgutil
+
+    from nnterp.encyclopedia.notes import derived
+
+    shared = {"subject", "reading"}  # what the makers are made from, not makers
+    modules = {info.name for info in pkgutil.iter_modules(derived.__path__)} - shared
+    listed = [make.__module__.rpartition(".")[2] for make in derived.MAKERS]
+    assert sorted(listed) == sorted(modules)
+    names = [make.__name__ for make in derived.MAKERS]
+    assert names == [f"{module}_note" for module in listed]
+    assert set(derived.GENERIC) | set(derived.FEATURE_ASPECTS) <= set(names)
+    for path in sorted((ROOT / "nnterp" / "families" / "notes").glob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "DROP" for t in node.targets):
+                assert set(ast.literal_eval(node.value)) <= set(names), path.name
+
+
 def test_a_snippet_runs_from_real_source_and_a_failure_is_reported_with_its_line():
     """Traces need their source (nnsight reads the with block back): snippets are registered in linecache."""
     from nnterp.encyclopedia import markdown, snippets
@@ -692,8 +714,8 @@ def test_every_number_a_page_states_of_a_checkpoint_is_its_released_config(site,
     claim the build recorded: its checkpoint's config.json facts give it, or it is said as the config class's
     default, and then no recorded checkpoint gives it; every such number in a page's text is one of its claims."""
     from nnterp.wrappers import every_family
-    from nnterp.encyclopedia.notes.derived import _dig
-    from nnterp.encyclopedia.pages import config_class
+    from nnterp.encyclopedia.configs import config_class
+    from nnterp.encyclopedia.notes.derived.subject import _dig
 
     families = every_family()
     wrong, unclaimed = [], []
@@ -815,7 +837,7 @@ def test_no_page_says_more_than_it_measured(site, record):
         assert "the family module declares nothing" not in html, name
     tags = page_sections(site, "phi3")["top"]
     from nnterp.family import registry
-    from nnterp.encyclopedia.pages import representative
+    from nnterp.encyclopedia.configs import representative
 
     facts = representative(registry()["phi3"]).config
     grouped = facts["num_key_value_heads"] < facts["num_attention_heads"]
@@ -840,7 +862,7 @@ def test_a_named_checkpoint_built_from_its_real_config_at_reduced_depth_passes_t
     import torch
 
     from nnterp.encyclopedia import realconfigs
-    from nnterp.encyclopedia.pages import config_class
+    from nnterp.encyclopedia.configs import config_class
     from nnterp.family import registry
 
     gemma3 = registry()["gemma3_text"].checkpoints[0].config
@@ -859,7 +881,7 @@ def test_the_real_config_caps_keep_each_reduced_config_valid():
     key (Aria's moe_topk), and keep an output vocabulary smaller than the input's (Apertus 1.5) within it, so each
     reduced config builds; a checkpoint whose facts are only its architecture is not built at all."""
     from nnterp.encyclopedia import realconfigs
-    from nnterp.encyclopedia.pages import config_class
+    from nnterp.encyclopedia.configs import config_class
     from nnterp.family import registry
 
     families = registry()
@@ -958,10 +980,10 @@ def test_the_committed_real_config_run_covers_every_named_checkpoint_and_the_pag
     """nnterp/encyclopedia/realconfigs.json (python -m nnterp.encyclopedia.realconfigs) has a line per named
     checkpoint and dtype, the wrappers' included; a page says "checked from its real config" exactly for the
     checkpoints that passed in both dtypes, and FAMILIES.md's section is generated from the same record (test_families_table_is_current)."""
-    from nnterp.encyclopedia import realconfigs
+    from nnterp.encyclopedia.verdicts import load, sentence, verdict
     from nnterp.wrappers import every_family
 
-    run = realconfigs.load()
+    run = load()
     lines = {(r["family"], r["checkpoint"], r["dtype"]) for r in run["results"]}
     families = every_family()
     for name, family in families.items():
@@ -971,10 +993,10 @@ def test_the_committed_real_config_run_covers_every_named_checkpoint_and_the_pag
         if name not in families:
             continue
         top = page_sections(site, name)["top"]
-        verdicts = {c.repo: realconfigs.verdict(name, c.repo) for c in families[name].checkpoints}
+        verdicts = {c.repo: verdict(name, c.repo) for c in families[name].checkpoints}
         checked = [repo for repo, found in verdicts.items() if found["status"] == "checked"]
         for repo in checked:
-            assert squeeze(realconfigs.sentence(name, repo)) in top, (name, repo)
+            assert squeeze(sentence(name, repo)) in top, (name, repo)
         assert top.count(squeeze("checked from its real config in float32 and bfloat16")) == len(checked), name
         assert fam["depth"]["checked"] == len(checked), name
 

@@ -21,16 +21,18 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_index_is_current():
     found = _scan()  # the modules this release can import: those of a later release are left out
     assert set(found) | set(unavailable()) == set(_index.MODULES) == set(_index.SINCE)
-    stale = "nnterp/families/_index.py is stale: run `python -m nnterp.catalogue --write`"
+    stale = "nnterp/families/index.json is stale: run `python -m nnterp.catalogue --write`"
     assert {n: m for n, m in _index.MODULES.items() if n in found} == {
         name: f.module.__name__.rsplit(".", 1)[-1] for name, f in found.items()}, stale
     assert {t: n for t, n in _index.MODEL_TYPES.items() if n in found} == {
         t: name for name, f in found.items() for t in f.model_types}, stale
     oldest, newest = map(release, TESTED_WINDOW)
     assert all(oldest <= release(since) <= newest for since in _index.SINCE.values())
-    from nnterp.catalogue import wrapper_names
+    from nnterp.catalogue import INDEX, index_text, wrapper_names
 
     assert list(_index.WRAPPERS) == wrapper_names(), stale
+    # the file itself is what --write writes: a module or model type equal to the name is left out, as the rule says
+    assert INDEX.read_text(encoding="utf-8") == index_text(found, release="not yet indexed"), stale
 
 
 def test_pyproject_pins_the_window():

@@ -10,20 +10,20 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+import nnsight
 import torch
+import transformers
+from transformers.utils import logging as hf_logging
 
+import nnterp
+
+from ..wrappers import every_family
 from . import render
 from .pages import Page, collect
 from .snippets import one_line
 
 
 def versions() -> dict[str, str]:
-    import nnsight
-    import torch
-    import transformers
-
-    import nnterp
-
     return {"nnterp": nnterp.__version__, "transformers": transformers.__version__,
             "nnsight": nnsight.__version__, "torch": torch.__version__}
 
@@ -59,10 +59,6 @@ class Report:
 
 def build(out, families=None, progress=None) -> Report:
     """Write ``index.html`` and ``<family>.html`` for every family (or those named) into ``out``."""
-    from transformers.utils import logging as hf_logging
-
-    from ..wrappers import every_family
-
     start, cpu = time.perf_counter(), time.process_time()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

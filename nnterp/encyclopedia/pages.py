@@ -16,11 +16,17 @@ from pathlib import Path
 
 import torch
 
+from .. import tiny
 from ..family import COMMON_ACCESSORS
+from ..model import StandardizedTransformer
 from ..vocabulary import BY_NAME
+from ..wrappers import auto_class
 from . import markdown, snippets
-from .notes import default_load, derived, identity, module_for, notes_for
+from .configs import config_class, representative, reproduced_checkpoint
+from .notes import default_load, derived, module_for, notes_for
+from .notes.identity import identity
 from .snippets import one_line
+from .verdicts import verdict
 
 #: The fewest family-specific notes a page may carry; the build lists a page below it as a problem.
 MIN_FAMILY_NOTES = 6
@@ -82,11 +88,9 @@ class Page:
         """How deep the page goes: its family notes, its snippets, the checkpoints with real config facts and those the
         committed real-config run checked (python -m nnterp.encyclopedia.realconfigs)."""
         counts = self.snippet_counts()
-        from . import realconfigs
-
         with_facts = sum(1 for c in self.family.checkpoints if c.config and not c.not_buildable)
         checked = sum(1 for c in self.family.checkpoints
-                      if (realconfigs.verdict(self.family.name, c.repo) or {}).get("status") == "checked")
+                      if (verdict(self.family.name, c.repo) or {}).get("status") == "checked")
         return {"notes": len(self.deep_notes()), "snippets": sum(counts.values()), "passed": counts["passed"],
                 "configs": with_facts, "checked": checked, "checkpoints": len(self.family.checkpoints)}
 
@@ -118,27 +122,6 @@ def module_file(family) -> str:
     return "/".join(parts[len(parts) - 1 - parts[::-1].index("nnterp"):]) if "nnterp" in parts else path.name
 
 
-def config_class(family):
-    import transformers
-    from transformers import AutoConfig
-
-    name = (family.tiny or {}).get("config_class")
-    if name:
-        return getattr(transformers, name)
-    return type(AutoConfig.for_model(family.model_types[0]))
-
-
-def reproduced_checkpoint(config_cls) -> str | None:
-    """The checkpoint a config class's docstring says its defaults reproduce."""
-    match = re.search(r"similar configuration to that of the\s*\[([^\]]+)\]", config_cls.__doc__ or "")
-    return match.group(1) if match else None
-
-
-def representative(family):
-    """The checkpoint the page's printout and config show: the family's first with config facts."""
-    return next((checkpoint for checkpoint in family.checkpoints if checkpoint.config), None)
-
-
 def representative_config(family):
     """(config, intro sentence's subject) of the checkpoint the page's printout and config show."""
     cls = config_class(family)
@@ -152,9 +135,6 @@ def representative_config(family):
 
 def build_on_meta(family):
     """The representative checkpoint as a StandardizedTransformer on the meta device: real sizes, no weights."""
-    from nnterp import StandardizedTransformer, tiny
-    from nnterp.wrappers import auto_class
-
     config, shown_on = representative_config(family)
     with torch.device("meta"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -246,8 +226,6 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
         printout_intro = f"What print(model) shows on {shown_on}: the native modules, standard names and every " \
                          "standard value with its layout."
     except Exception as error:
-        from nnterp import tiny
-
         if not not_buildable:
             problems.append(f"the meta build of the representative checkpoint failed ({one_line(error)}); "
                             "the page shows the tiny model")

@@ -21,6 +21,7 @@ import itertools
 import json
 import os
 import platform
+import queue
 import subprocess
 import sys
 import threading
@@ -29,6 +30,16 @@ import warnings
 from pathlib import Path
 
 import torch
+import transformers
+
+from .. import tiny
+from ..conformance import PROMPT
+from ..family import Checkpoint
+from ..model import StandardizedTransformer
+from ..wrappers import auto_class, every_family
+from .configs import config_class
+# the record is read in .verdicts; FAMILIES.md (nnterp.table) asks this module for its section
+from .verdicts import load, table_section  # noqa: F401
 
 #: Caps on what only multiplies the cost: experts per block and vocabulary rows.
 MAX_EXPERTS, MAX_VOCAB = 4, 512
@@ -41,8 +52,7 @@ VOCAB_KEYS = ("vocab_size", "vocab_size_per_layer_input")
 MEMORY_GB, TIMEOUT_S = 8.0, 900
 #: What a process holds besides the weights (the interpreter, torch, transformers, the traces), in GB.
 BASE_GB = 1.5
-#: The committed full run.
-RESULTS = Path(__file__).with_name("realconfigs.json")
+#: The command whose run is committed (its record is read in .verdicts).
 COMMAND = "python -m nnterp.encyclopedia.realconfigs --out nnterp/encyclopedia/realconfigs.json"
 
 #: Config keys of the blocks in each section of a looped stack, which add up to its depth.
@@ -165,8 +175,6 @@ def reduced(facts: dict, types=None, least: int = 1, dense: bool = True) -> dict
 
 
 def _config(family, facts: dict):
-    from .pages import config_class
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         config = config_class(family)(**copy.deepcopy(facts))
@@ -181,8 +189,6 @@ def _config(family, facts: dict):
 
 def _weights(config, family=None) -> int:
     """The parameters and buffers of the model ``config`` builds, counted on the meta device."""
-    from ..wrappers import auto_class
-
     with torch.device("meta"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = auto_class(family).from_config(config)
@@ -293,9 +299,6 @@ def plan(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_GB, l
 def check_one(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_GB) -> dict:
     """Build one checkpoint's reduced config in ``dtype`` and run the contract; a dict of what happened, its
     ``status`` "passed", "failed" or "not checked" (with the reason)."""
-    from nnterp import StandardizedTransformer, tiny
-    from nnterp.wrappers import auto_class
-
     started = time.perf_counter()
     result = {"family": family.name, "checkpoint": checkpoint.repo, "dtype": str(dtype).removeprefix("torch.")}
     wrapper = getattr(family, "wrapper", None)
@@ -352,8 +355,6 @@ def check_one(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_
 
 def _own_forward_error(hf, tokenizer) -> str | None:
     """Why transformers' own forward of the build fails on the contract's prompt, without nnterp, or None."""
-    from nnterp.conformance import PROMPT
-
     try:
         with torch.no_grad():
             hf(**tokenizer(PROMPT, return_tensors="pt"))
@@ -383,8 +384,6 @@ def isolated(jobs, dtypes, memory_gb: float = MEMORY_GB, timeout_s: float = TIME
     subprocess works through them one build at a time, freeing each before the next, and is stopped when its
     resident memory passes ``memory_gb`` or one checkpoint runs past ``timeout_s``; that checkpoint is then "not
     checked" for the dtypes it had not finished, with the reason, and a fresh subprocess goes on with the rest."""
-    import queue
-
     pending = list(jobs)
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     while pending:
@@ -435,8 +434,6 @@ def isolated(jobs, dtypes, memory_gb: float = MEMORY_GB, timeout_s: float = TIME
 def _work(jobs, dtypes, memory_gb: float) -> None:
     """The subprocess's side: each checkpoint's results as JSON lines between a start and an end line; it exits
     where a freed build leaves it holding more than RESTART_GB, and the parent starts a fresh one for the rest."""
-    from ..wrappers import every_family
-
     for name, repo in jobs:
         family = every_family()[name]
         checkpoint = next(c for c in family.checkpoints if c.repo == repo)
@@ -483,8 +480,6 @@ def checkpoint_entry(repo: str, label: str, facts: dict, source: str) -> dict:
     """The checkpoint as its family's data file (``nnterp/families/checkpoints/<module>.json``) records it: the facts
     of the config.json read at ``source`` (the repository and path of the copy), all of its keys that shape the
     model, so not partial."""
-    from ..family import Checkpoint
-
     return Checkpoint(repo, label, facts, source=source, partial=False).as_data()
 
 
@@ -507,8 +502,6 @@ def unbuilt(checkpoint) -> str | None:
 def checkpoints(families=None, every: bool = False):
     """(family, checkpoint) for every checkpoint with real config facts that builds here (``every``: every one
     the family modules name)."""
-    from ..wrappers import every_family
-
     known = every_family()
     chosen = known if not families else {name: known[name] for name in families}
     for family in chosen.values():
@@ -545,8 +538,6 @@ def run(families=None, dtypes=("float32", "bfloat16"), memory_gb: float = MEMORY
     """Every checkpoint (of ``families``; only ``repos`` where given), one subprocess at a time; the run's record
     (written to ``out`` after each checkpoint). With ``update``, the record already at ``out`` keeps its other
     checkpoints and these replace their own."""
-    import transformers
-
     record = {"command": COMMAND, "memory_gb": memory_gb, "max_experts": MAX_EXPERTS, "max_vocab": MAX_VOCAB,
               "versions": f"transformers {transformers.__version__}, torch {torch.__version__}, "
                           f"Python {platform.python_version()}", "results": []}
@@ -600,109 +591,6 @@ def close_unreached(record: dict, why: str, dtypes=("float32", "bfloat16")) -> d
                                           dtypes.index(r["dtype"]) if r["dtype"] in dtypes else 0))
     record["summary"] = summary(record["results"])
     return record
-
-
-def load(path=RESULTS) -> dict | None:
-    """The committed run's record, or None where there is none."""
-    path = Path(path)
-    return json.loads(path.read_text()) if path.exists() else None
-
-
-_COMMITTED: dict = {}
-
-
-def committed() -> dict | None:
-    """The committed run's record (read once)."""
-    if "record" not in _COMMITTED:
-        _COMMITTED["record"] = load()
-    return _COMMITTED["record"]
-
-
-def verdict(family_name: str, repo: str, record=None) -> dict | None:
-    """What the committed run found for one checkpoint: {"status", "dtypes", "blocks", "detail"}, status
-    "checked" (passed in every dtype run), "failed" or "not checked"; None where the run has no line for it."""
-    record = record if record is not None else committed()
-    results = [r for r in (record or {}).get("results", []) if r["family"] == family_name and r["checkpoint"] == repo]
-    if not results:
-        return None
-    dtypes = [r["dtype"] for r in results]
-    failed = [r for r in results if r["status"] == "failed"]
-    unchecked = [r for r in results if r["status"] == "not checked"]
-    blocks = max((r.get("blocks") or 0 for r in results), default=0) or None
-    if failed:
-        return {"status": "failed", "dtypes": [r["dtype"] for r in failed], "blocks": blocks,
-                "detail": failed[0]["failures"][0] if failed[0].get("failures") else ""}
-    if unchecked:
-        return {"status": "not checked", "dtypes": [r["dtype"] for r in unchecked], "blocks": blocks,
-                "detail": unchecked[0]["reason"], "passed": [r["dtype"] for r in results if r["status"] == "passed"]}
-    return {"status": "checked", "dtypes": dtypes, "blocks": blocks, "detail": "",
-            "text_only": any(r.get("calls") == "text only" for r in results)}
-
-
-def sentence(family_name: str, repo: str, record=None) -> str | None:
-    """The page's words for one checkpoint's verdict in the committed run."""
-    found = verdict(family_name, repo, record)
-    if found is None:
-        return None
-    blocks = f"{found['blocks']} block{'s' if found['blocks'] != 1 else ''}" if found["blocks"] else None
-    if found["status"] == "checked":
-        calls = "; text-only calls, the vision tower built at its released width with one block" \
-            if found.get("text_only") else ""
-        return (f"checked from its real config in {' and '.join(found['dtypes'])} "
-                f"({blocks} at the released width, random weights{calls})")
-    if found["status"] == "failed":
-        return f"fails the contract from its real config in {' and '.join(found['dtypes'])}: {found['detail']}"
-    passed = found.get("passed")
-    also = f"checked in {' and '.join(passed)} only; " if passed else ""
-    return f"{also}not checked in {' and '.join(found['dtypes'])}: {found['detail']}"
-
-
-def table_section(record=None) -> list[str]:
-    """FAMILIES.md's section on the committed real-config run: the counts per dtype, the time, the command, and
-    each checkpoint that failed or was not checked, with why."""
-    record = record if record is not None else committed()
-    if not record:
-        return []
-    results = record["results"]
-    counts = record["summary"]
-    dtypes = [key for key in counts if key != "all"]
-    named = len({(r["family"], r["checkpoint"]) for r in results})
-    early = sum(1 for r in results if r.get("blocks") and "least_blocks" not in r)
-    older = f"; {early} builds, made before the least depth was lowered to one, have two blocks at least" if early else ""
-    lines = ["", "## Real configs", "",
-             f"Generated from `nnterp/encyclopedia/realconfigs.json`, the run of `{record['command']}` "
-             f"({record['versions']}). Each of the {named} checkpoints the family modules name is built from its real "
-             "config facts with random weights: widths, heads, rotary, windows and caps as released, the depth cut to "
-             "the fewest blocks that hold one block of each layer type its pattern lists and the dense blocks before "
-             "the first routed one (where those do not fit, one dense block stands for them; each line of the JSON "
-             f"gives its `blocks`{older}), at most "
-             f"{record['max_experts']} experts per block and {record['max_vocab']} vocabulary rows; then "
-             "`model.check()` runs on it in each dtype. One build at a time, each in a `nice` subprocess under a "
-             f"{record['memory_gb']:g} GB memory ceiling: a build whose weights cannot fit under it is not started, "
-             "one that grows past it is stopped, and either is \"not checked\", never a pass. "
-             f"The builds took {record['seconds']} s ({record['wall_seconds']} s of wall clock, the subprocesses' "
-             "imports included) on 2 shared cores." + (f" {record['note']}" if record.get("note") else ""), "",
-             "| dtype | passed | failed | not checked |", "|---|---|---|---|"]
-    for key in [*dtypes, "all"]:
-        c = counts[key]
-        lines.append(f"| {'all builds' if key == 'all' else key} | {c['passed']} | {c['failed']} | {c['not checked']} |")
-    both = sum(1 for f, repo in dict.fromkeys((r["family"], r["checkpoint"]) for r in results)
-               if (verdict(f, repo, record) or {}).get("status") == "checked")
-    lines += ["", f"{both} of the {named} named checkpoints pass in {' and '.join(dtypes)}.", ""]
-    grouped: dict[tuple, dict[str, list[str]]] = {}
-    for result in results:
-        if result["status"] == "passed":
-            continue
-        why = result.get("reason") or "; ".join(result.get("failures", []))
-        where = grouped.setdefault((result["status"], why), {})
-        where.setdefault(f"{result['family']} `{result['checkpoint']}`", []).append(result["dtype"])
-    for status in ("failed", "not checked"):
-        for (kind, why), where in grouped.items():
-            if kind == status:
-                lines.append(f"- {status}: {why} ("
-                             + ", ".join(f"{name} in {' and '.join(d)}" if d != dtypes else name
-                                         for name, d in where.items()) + ")")
-    return lines
 
 
 def main(argv=None) -> None:

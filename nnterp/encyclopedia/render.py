@@ -8,9 +8,11 @@ import re
 
 from ..vocabulary import DIMENSIONS
 from . import assets, markdown
+from .configs import representative
 from .diagram import block_svg, stream_html
-from .pages import representative
+from .pages import MIN_FAMILY_NOTES
 from .rows import best, indices, split_host
+from .verdicts import sentence
 
 #: Modules the diagram draws, and where they sit.
 MODULE_PATHS = {
@@ -307,8 +309,6 @@ the printout and the config; {_e(_versions(versions))}. <a href="index.html">All
 
 def _real_configs(family) -> str:
     """What the committed real-config run (python -m nnterp.encyclopedia.realconfigs) found for each checkpoint."""
-    from .realconfigs import sentence
-
     found = [(c, sentence(family.name, c.repo)) for c in family.checkpoints]
     items = "".join(f"<li>{_e(c.label)}: {_e(said)}</li>" for c, said in found if said)
     return f'<div class="real-configs"><dt>real configs</dt><dd><ul>{items}</ul></dd></div>' if items else ""
@@ -325,8 +325,6 @@ def _kinds(page) -> str:
 def _depth(page, good: bool) -> str:
     """A page's depth in the index: its hand-researched and feature notes, its snippets (passed of all), its checkpoints checked from
     their real configs; a page below the notes it must carry is marked."""
-    from .pages import MIN_FAMILY_NOTES
-
     depth = page.depth()
     thin = depth["notes"] < MIN_FAMILY_NOTES
     return (f'<div class="depth"><span class="notes{" thin" if thin else ""}" title="hand-researched and feature '

@@ -21,6 +21,7 @@ from pathlib import Path
 import torch
 
 import nnterp
+from nnterp import tiny
 
 PROMPT = "The Eiffel Tower is in the city of"
 
@@ -59,16 +60,12 @@ class Runner:
 
     def tiny_model(self):
         if self._tiny is None:
-            from nnterp import tiny
-
             self._tiny = tiny.load(self.family.name, attn_implementation=self.load)
         return self._tiny
 
     def _local_checkpoint(self) -> str:
         """A tiny model of the family saved as a checkpoint folder, standing in for the real ones."""
         if self._checkpoint_folder is None:
-            from nnterp import tiny
-
             hf, tok = tiny.build(self.family.name)
             folder = self.workdir / f"{self.family.name}-checkpoint"
             hf.save_pretrained(folder)
@@ -97,8 +94,6 @@ class Runner:
     def prompt(self):
         """The snippets' call: the text, or where every call needs an image (BLIP-2) the tiny image call."""
         if getattr(getattr(self.family, "wrapper", None), "image_required", None):
-            from nnterp import tiny
-
             return tiny.image_call(self.family.name)
         return PROMPT
 
