@@ -19,7 +19,8 @@ import torch
 from . import names
 from .envoys import absent_host_reason, block_hosts
 from .errors import NnterpError, NotCached
-from .sites import Call, where_of
+from .locations import Call
+from .writeback import where_of
 from .vocabulary import BY_NAME, DIMENSIONS, FORWARD_ORDER, ON_REQUEST
 
 
@@ -150,7 +151,8 @@ def plan(model, values=None, layers=None) -> Plan:
 def _location_key(host, site):
     """What identifies the tensor a plain read serves (the host, the location, the element, the layout), None for
     a site that computes on what it reads (a derived value, a sum, a multiplier)."""
-    from .sites import NormScale, Read
+    from .companions import NormScale
+    from .writeback import Read
 
     if type(site) is NormScale:  # one norm's scale, served under two names (a parallel block's one norm)
         return "scale", id(host), site.where

@@ -116,7 +116,8 @@ def _callees(family) -> set[str]:
     """What the family's sites read inside forwards: calls (``attention_interface(``, ``softmax(``) and
     assignments to local names (``query =``), as the patterns their modeling file must still hold."""
     from .family import COMMON_SITES
-    from .sites import Call, where_of
+    from .locations import Call
+    from .writeback import where_of
 
     found = set()
     for name in COMMON_SITES:

@@ -29,7 +29,9 @@ from .errors import ConditionedValue, NnterpError, UnavailableValue
 from . import labels
 from .envoys import block_hosts
 from .readout import head_input
-from .sites import Call, CallPositions, Child, Own, norm_centres, projection_of
+from .companions import norm_centres, projection_of
+from .layouts import CallPositions
+from .locations import Call, Child, Own
 from .tracing import block_order as declared_block_order
 from .vocabulary import BY_NAME, FORWARD_ORDER, values_of
 
@@ -256,7 +258,8 @@ def visit_log(model, prompt) -> list[str]:
 def _visited_at(host, site):
     """(the location where the forward reaches a value's site, 1 for an operation nested in a call: reached between
     that call's input and output), or None where the site has no location of its own."""
-    from .sites import Derived, HeadContributions
+    from .companions import HeadContributions
+    from .writeback import Derived
 
     while isinstance(site, (Derived, HeadContributions)):
         site = site.source

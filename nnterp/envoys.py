@@ -17,7 +17,8 @@ from nnsight.intervention.source import STATE
 
 from . import tracing
 from .errors import NnterpError, OrderError, ReadOnlyValue, UnknownName
-from .sites import conditioned_error, envoy_memo, read_where, where_of
+from .locations import envoy_memo
+from .writeback import conditioned_error, read_where, where_of
 from .vocabulary import HOST_PATHS, ValueSpec, forward_order_sentence, values_of
 
 def _block_of(envoy):
@@ -165,7 +166,7 @@ def _instrument_first(envoy, site) -> None:
     needs = envoy.__dict__.get("_nnterp_needs_source")
     if needs is False:
         return
-    from .sites import Own
+    from .locations import Own
 
     where = where_of(site)
     if isinstance(where, Own) and where.key == "output":
@@ -219,7 +220,7 @@ def read_only_sentence(spec) -> str:
 
 def reads_operations(envoy) -> bool:
     """Whether any value of this host is read at an operation inside its forward (so needs ``.source``)."""
-    from .sites import Call
+    from .locations import Call
 
     return any(isinstance(where_of(envoy._nnterp_site(name)), Call) for name in envoy._nnterp_sites_names())
 
@@ -228,7 +229,7 @@ def _never_ran(envoy, site) -> bool | None:
     """Whether the site's location was not visited at all in this run (None: cannot tell)."""
     from nnsight.intervention.interleaver import Mediator
 
-    from .sites import Call
+    from .locations import Call
 
     where = where_of(site)
     if where is None or isinstance(where, Call):

@@ -13,7 +13,7 @@ from . import gradients
 from .envoys import ENVOYS, AttentionEnvoy, StandardHost, StandardValue, _addindent, block_hosts
 from .errors import BadPrompt, BatchRefused, EmptyPrompt, HubUnreachable, LoadOptionRefused
 from .family import Family, family_for, warn_above_window
-from .sites import where_of
+from .writeback import where_of
 from .support import Support, build_support
 from .tracing import Captures, TurnTakingTracer
 from .vocabulary import values_of

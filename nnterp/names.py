@@ -175,7 +175,7 @@ class ConventionInfo:
 
 def _norm_centres(model, normalized: Normalized) -> bool:
     from .envoys import block_hosts
-    from .sites import norm_centres
+    from .companions import norm_centres
 
     if normalized.last:
         host, value = model, "final_norm_scale"

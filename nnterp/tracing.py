@@ -21,7 +21,7 @@ from nnsight.intervention.interleaver import Mediator, OutOfOrderError
 from nnsight.intervention.tracer import InterleavingTracer
 
 from .errors import OrderError
-from .sites import envoy_memo
+from .locations import envoy_memo
 from .vocabulary import BY_NAME, FORWARD_ORDER
 
 _LOCKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -480,7 +480,8 @@ def _mlp_norm_runs_first(model, layer) -> bool:
     """Whether the block's forward calls the module its mlp_norm_output is read at before its attention."""
     from .envoys import block_hosts
     from .labels import module_calls
-    from .sites import Child, where_of
+    from .locations import Child
+    from .writeback import where_of
 
     attention = block_hosts(layer).get("attention")
     site = layer._nnterp_site("mlp_norm_output")
@@ -597,7 +598,8 @@ def _instrument_named(model, node) -> None:
     if id(node) in done:
         return
     from .envoys import block_hosts
-    from .sites import Call, where_of
+    from .locations import Call
+    from .writeback import where_of
 
     for access in resolved(model, accesses(node)):
         spec = BY_NAME.get(access.name)

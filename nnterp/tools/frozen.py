@@ -74,7 +74,8 @@ def _require(model) -> None:
 
 def post_norm(model, layer: int):
     """The norm envoy whose output is block ``layer``'s attention_output (a post-norm), or None."""
-    from ..sites import Child, norm_centres
+    from ..companions import norm_centres
+    from ..locations import Child
 
     attention = model.layers[layer].self_attn
     site = attention._nnterp_site("attention_output")
@@ -89,7 +90,7 @@ def post_norm(model, layer: int):
 
 def freeze(model, prompt) -> Frozen:
     """Run ``prompt`` (one row) and keep its norm scales, attention patterns and the map's clean inputs."""
-    from ..sites import norm_scale
+    from ..companions import norm_scale
     from .attribution import norm_gain
 
     _require(model)
@@ -145,7 +146,7 @@ def frozen_attention(model, frozen: Frozen, i: int, rows: int, between=None) -> 
 
 
 def _centres(norm) -> bool:
-    from ..sites import norm_centres
+    from ..companions import norm_centres
 
     return norm_centres(norm._module)
 

@@ -38,7 +38,7 @@ from typing import Any
 import torch
 
 from .. import tracing
-from ..sites import Read, _Context, _version, drop_pending, swap, value_at, written_back
+from ..writeback import Read, _Context, _version, drop_pending, swap, value_at, written_back
 from ._common import ToolError
 
 #: TransformerLens's hook_normalized: the norm scale it resolves to, and the norm output its splice writes

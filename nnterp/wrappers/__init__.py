@@ -22,8 +22,11 @@ from functools import lru_cache
 from typing import Callable
 
 from ..errors import UnknownArchitecture
-from ..family import COMMON_SITES, Checkpoint, Family, family_named
-from ..sites import Argument, Call, Derived, Own, Read, Same, _walk
+from ..conventions import COMMON_SITES
+from ..family import Checkpoint, Family, family_named
+from ..layouts import Same
+from ..locations import Argument, Call, Own, _walk
+from ..writeback import Derived, Read
 
 #: The text family's native paths start with its base model's attribute on the CausalLM.
 TEXT_PREFIX = "model."
