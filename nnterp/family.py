@@ -28,6 +28,8 @@ from .errors import RegistrationRefused, UnavailableValue, UnknownArchitecture
 from .locations import HostContext
 from .readout import IDENTITY, Readout
 from .writeback import Nowhere, Site
+from . import families
+from .families import _index
 
 
 
@@ -255,8 +257,6 @@ def warn_above_window() -> None:
 
 def first_release(name: str) -> str:
     """The first transformers release that serves the family (its classes and the modeling it reads)."""
-    from .families import _index
-
     if name in _index.SINCE:
         return _index.SINCE[name]
     import transformers  # a module dropped in since the index was written: taken as served here
@@ -270,8 +270,6 @@ def served_here(name: str) -> bool:
 
 
 def _load(module_name: str) -> "Family":
-    from . import families
-
     module = importlib.import_module(f"{families.__name__}.{module_name}")
     return _registered(module.FAMILY, module, module_name)
 
@@ -302,12 +300,10 @@ def _forget() -> None:
 
 def register(family: Family, *, override: bool = False) -> Family:
     """Register a family declared outside ``nnterp/families/`` (a user's own module or notebook), for this
-    process: ``family_for``, ``StandardizedTransformer``, ``nnterp.tiny`` and ``registry()`` then find it. The name
-    of a family of the package, or a model type that one (or another registered family) already serves, is refused
-    unless ``override=True``, and the registered family then wins; registering a family of the same name again (a
-    notebook cell run twice) replaces it. Returns the family."""
-    from .families import _index
-
+    process: ``nnterp.lookup.family_for``, ``StandardizedTransformer``, ``nnterp.tiny`` and ``registry()`` then
+    find it. The name of a family of the package, or a model type that one (or another registered family) already
+    serves, is refused unless ``override=True``, and the registered family then wins; registering a family of the
+    same name again (a notebook cell run twice) replaces it. Returns the family."""
     if not isinstance(family, Family):
         raise RegistrationRefused(f"nnterp.register takes a Family(...), not {type(family).__name__}: declare "
                                   f"FAMILY = Family(name=..., model_types=(...), tiny=...) and register that")
@@ -369,16 +365,12 @@ def registry() -> dict[str, Family]:
 def known_names() -> list[str]:
     """The family names, without importing a family module: the index's, a later release's included, and the
     registered ones."""
-    from .families import _index
-
     return sorted({*_index.MODULES, *_REGISTERED})
 
 
 @lru_cache(maxsize=None)
 def family_named(name: str) -> Family:
     """One family by name, importing its module alone."""
-    from .families import _index
-
     if name in _REGISTERED:
         return _REGISTERED[name]
     if name not in _index.MODULES:  # a module dropped in since the index was written
@@ -402,8 +394,6 @@ def unknown_family(name: str, others=()) -> str:
 
 def unavailable() -> dict[str, str]:
     """The families the installed transformers does not serve, with the first release that does."""
-    from .families import _index
-
     return {name: first_release(name) for name in sorted(_index.MODULES) if not served_here(name)}
 
 
@@ -419,8 +409,6 @@ def not_served(name: str, what: str | None = None) -> str:
 
 def _family_of_model_type(model_type, architecture=None) -> Family | None:
     """The family declaring ``model_type``: the index names its module, so only that module is imported."""
-    from .families import _index
-
     own = _registered_for(model_type)
     if own is not None:
         return own
@@ -435,9 +423,6 @@ def _family_of_model_type(model_type, architecture=None) -> Family | None:
 @lru_cache(maxsize=None)
 def _scan() -> dict[str, Family]:
     """Every family module in the folder the installed release can import: what the index is written from."""
-    from . import families
-    from .families import _index
-
     later = {_index.MODULES[name] for name in _index.MODULES if not served_here(name)}
     found = {}
     for info in pkgutil.iter_modules(families.__path__):
@@ -450,15 +435,10 @@ def _scan() -> dict[str, Family]:
     return dict(sorted(found.items()))
 
 
-def family_for(config, architecture: str | None = None) -> Family:
-    """The family serving a config, or a one-sentence refusal naming how to add one."""
+def text_family_for(config, architecture: str | None = None) -> Family:
+    """The text family serving a config, or a one-sentence refusal naming how to add one (``nnterp.lookup.family_for``
+    looks for a wrapper first)."""
     model_type = getattr(config, "model_type", None)
-    if getattr(config, "text_config", None) is not None:  # an image-text-to-text model: its language model's family
-        from .wrappers import wrapper_for
-
-        wrapper = wrapper_for(config, architecture)
-        if wrapper is not None:
-            return wrapper
     architecture = architecture or (getattr(config, "architectures", None) or [type(config).__name__])[0]
     family = _family_of_model_type(model_type, architecture)
     if family is not None:

@@ -195,6 +195,13 @@ def _block_of(host):
     return node
 
 
+def block_hosts(layer) -> dict:
+    """The hosts of one block, ``{"layer": ..., "attention": ..., "mlp": ...}`` in forward order, a host the block
+    lacks left out (a Mamba block has no MLP; ``absent_host_reason`` says why)."""
+    hosts = {"layer": layer, "attention": getattr(layer, "self_attn", None), "mlp": getattr(layer, "mlp", None)}
+    return {host: envoy for host, envoy in hosts.items() if envoy is not None and hasattr(envoy, "_nnterp_site")}
+
+
 def _walk(node, path: str | None):
     """The envoy or module ``path`` (dotted) below ``node``."""
     for part in path.split(".") if path else ():

@@ -95,9 +95,8 @@ def render() -> str:
         lines += ["", "## Not on the installed release", ""]
         lines += [f"- **{name}**: from transformers {since}" for name, since in missing.items()]
 
-    from .wrappers import table_section
 
-    lines += table_section(lambda model, names: _cells(model.support(), names))
+    lines += _wrapper_section(lambda model, names: _cells(model.support(), names))
     from .encyclopedia.realconfigs import table_section as real_configs
 
     lines += real_configs()
@@ -130,3 +129,44 @@ def register(sub) -> None:
     command = sub.add_parser("table", help="write the families × values table")
     command.add_argument("--out", default="FAMILIES.md")
     command.set_defaults(run=lambda args: open(args.out, "w").write(render()))
+
+
+def _wrapper_section(cells_of) -> list[str]:
+    """The families table's wrapper section: a row per served wrapper (its tiny model's support(), with the image
+    values), then every image-text-to-text type of transformers not served, with its reason. ``cells_of(model,
+    names)`` gives the table's cells for a model."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES as MAPPING
+
+    from . import tiny
+    from .vocabulary import IMAGE_VALUES
+    from .wrappers import not_served, wrapper_registry
+
+    served = wrapper_registry()
+    types = {t for family in served.values() for t in family.model_types}
+    unserved = not_served()
+    total = len(MAPPING)
+    names = [spec.name for spec in (*VALUES, *IMAGE_VALUES)]
+    header = ["wrapper", "model class", "text family", "✓", "⚠︎", "—", *names]
+    lines = [
+        "", "## Wrappers: image-text-to-text models", "",
+        f"{len(types & set(MAPPING))} of the {total} image-text-to-text model types of transformers "
+        f"(MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES) are served through their language model's family: the text "
+        "family's values on the language stack at every position, image positions included, and where the image "
+        "enters the stream (`image_features`, `image_mask`). Each row is the wrapper's tiny model (a one-layer "
+        "vision tower), checked by the contract on a text-only call and on a call with an image; "
+        f"{len(unserved)} are listed below with their reason.", "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
+    for name, family in served.items():
+        model = tiny.load(name)
+        counts = model.support().counts()
+        also = [t for t in family.model_types if t != name]
+        label = name + (f" ({', '.join(also)})" if also else "")
+        lines.append(f"| {label} | {type(model._module).__name__} | {family.text.name} | {counts['served']} | "
+                     f"{counts['conditioned']} | {counts['unavailable']} | " + " | ".join(cells_of(model, names)) + " |")
+    lines += ["", "### Image-text-to-text types not served", ""]
+    for model_type in sorted(set(MAPPING) - types):
+        reason = unserved.get(model_type, "not classified")
+        lines.append(f"- **{model_type}** ({MAPPING[model_type]}): {reason}")
+    return lines

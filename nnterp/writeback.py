@@ -398,6 +398,11 @@ def check_layout(spec: ValueSpec, current, value, model) -> None:
         )
 
 
+def read_only_sentence(spec) -> str:
+    return (f"{spec.name} is read-only ({spec.description}): a write, slice writes included, would not reach the "
+            f"model; edit the value it is derived from instead")
+
+
 def read_where(description: str) -> str:
     """A site's description as the end of "it is read ...": "inside the forward, at the output of X" or "at the
     module's own output"."""

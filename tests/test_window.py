@@ -13,7 +13,8 @@ from nnterp import family as families_module
 from nnterp.errors import UnknownArchitecture
 from nnterp.families import _index
 from nnterp import StandardizedTransformer
-from nnterp.family import TESTED_WINDOW, _scan, family_for, release, unavailable
+from nnterp.family import TESTED_WINDOW, _scan, release, unavailable
+from nnterp.lookup import family_for
 
 ROOT = Path(__file__).resolve().parent.parent
 

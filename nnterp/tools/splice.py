@@ -148,7 +148,7 @@ def resolve_at(model, at: str) -> Point:
     """The served value ``at`` names: a standard path or a TransformerLens hook name (``nnterp.names``; a name whose
     TransformerLens tensor is neither the model's nor its norm output before the gain is refused)."""
     from .. import names
-    from ..envoys import block_hosts
+    from ..locations import block_hosts
 
     text = at.strip()
     kind = model.family.block.kind(model._nnterp_state.config)

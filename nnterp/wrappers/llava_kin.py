@@ -6,7 +6,7 @@ the image features enter, the image inputs and a tiny recipe with a one-layer vi
 from nnterp.family import Checkpoint
 from nnterp.sites import Call
 
-from . import Wrapper
+from .wrapper import Wrapper
 from .declarations import CLIP, INTERNVIT, SIGLIP, _text
 
 #: A tiny SAM-style vision encoder (GOT-OCR 2's): one windowless global layer over 64-pixel images in 16-pixel patches.

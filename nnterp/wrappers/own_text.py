@@ -5,7 +5,7 @@ code."""
 
 from nnterp.family import Checkpoint
 
-from . import Wrapper
+from .wrapper import Wrapper
 from .declarations import QWEN_IMAGE, SIGLIP, _text
 
 #: A one-block Qwen3-VL-style vision transformer (Qwen3.5's): 4-pixel patches, two frames each, merged 2x2.

@@ -7,7 +7,7 @@ vision tower. Each note is read from transformers' modeling code."""
 from nnterp.family import Checkpoint
 from nnterp.sites import Call
 
-from . import Wrapper
+from .wrapper import Wrapper
 from .declarations import MROPE, QWEN_IMAGE, SIGLIP, _text
 from .own_text import QWEN3_VISION, QWEN_IDS, QWEN_PLACEHOLDERS
 
