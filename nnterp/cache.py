@@ -22,9 +22,9 @@ from .envoys import absent_host_reason
 from .errors import NnterpError, NotCached
 from .locations import Call, block_hosts
 from .paths import Normalized
-from .writeback import Read, where_of
-from .vocabulary import BY_NAME, DIMENSIONS, FORWARD_ORDER, ON_REQUEST
 from .tracing import block_order
+from .vocabulary import BY_NAME, DIMENSIONS, FORWARD_ORDER, ON_REQUEST
+from .writeback import Read, where_of
 
 
 class ConventionInfo:

@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .errors import ConditionedValue, NnterpError, UnavailableValue
 from . import labels
-from .readout import head_input
 from .companions import HeadContributions, norm_centres, projection_of
+from .errors import ConditionedValue, NnterpError, UnavailableValue
 from .layouts import CallPositions
 from .locations import Call, Child, Own, _walk, block_hosts
+from .readout import head_input
 from .tracing import block_order as declared_block_order
 from .vocabulary import BY_NAME, FORWARD_ORDER, values_of
 from .wrappers import has_image

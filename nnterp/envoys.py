@@ -17,10 +17,10 @@ from nnsight.intervention.source import STATE
 
 from . import names, tracing
 from .errors import BadIndex, NnterpError, OrderError, ReadOnlyValue, UnknownName
-from .locations import Call, Own, envoy_memo
-from .writeback import conditioned_error, read_only_sentence, read_where, where_of
-from .vocabulary import HOST_PATHS, ValueSpec, forward_order_sentence, values_of
 from .family import HostContext
+from .locations import Call, Own, envoy_memo
+from .vocabulary import HOST_PATHS, ValueSpec, forward_order_sentence, values_of
+from .writeback import conditioned_error, read_only_sentence, read_where, where_of
 
 def _block_of(envoy):
     """The block (layers[i]) a host belongs to: its nearest ancestor that is a block host (the parent,

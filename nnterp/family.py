@@ -21,16 +21,15 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Callable
 
+from . import families
 from .blocks import Block
 from .companions import Companion
 from .conventions import COMMON_ACCESSORS, COMMON_RENAME, COMMON_SITES, _same_site, described
 from .errors import RegistrationRefused, UnavailableValue, UnknownArchitecture
+from .families import _index
 from .locations import HostContext
 from .readout import IDENTITY, Readout
 from .writeback import Nowhere, Site
-from . import families
-from .families import _index
-
 
 
 @dataclass(frozen=True)

@@ -362,7 +362,6 @@ def eager_only(family: str, fused: str) -> Condition:
                                  f"which computes the softmax inside one fused call")
 
 
-
 @dataclass(frozen=True)
 class HostContext:
     """What a site that varies per checkpoint or per block is chosen from."""

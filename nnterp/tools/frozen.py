@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ._common import ToolError, encode, token_id, trace
 from ..companions import norm_centres, norm_scale
 from ..locations import Child
+from ._common import ToolError, encode, token_id, trace
 from .attribution import norm_gain
 
 EMBED = "embed"

@@ -38,9 +38,9 @@ from typing import Any
 import torch
 
 from .. import names, tracing
+from ..locations import block_hosts
 from ..writeback import Read, _Context, _version, drop_pending, swap, value_at, written_back
 from ._common import _AFTER_BLOCKS, _BEFORE_BLOCKS, _IN_A_BLOCK, ToolError
-from ..locations import block_hosts
 from .attribution import norm_gain
 
 #: TransformerLens's hook_normalized: the norm scale it resolves to, and the norm output its splice writes
