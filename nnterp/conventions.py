@@ -79,6 +79,8 @@ def _evaluate(test: ast.expr, module):
         return module
     if isinstance(test, ast.Attribute):
         return getattr(_evaluate(test.value, module), test.attr)
+    if isinstance(test, ast.Tuple):
+        return tuple(_evaluate(element, module) for element in test.elts)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return not _evaluate(test.operand, module)
     if isinstance(test, ast.BoolOp):
