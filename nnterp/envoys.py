@@ -17,8 +17,7 @@ from nnsight.intervention.source import STATE
 
 from . import names, tracing
 from .errors import BadIndex, NnterpError, OrderError, ReadOnlyValue, UnknownName
-from .family import HostContext
-from .locations import Call, Own, envoy_memo
+from .locations import Call, HostContext, Own, envoy_memo
 from .vocabulary import HOST_PATHS, ValueSpec, forward_order_sentence, values_of
 from .writeback import conditioned_error, read_only_sentence, read_where, where_of
 
