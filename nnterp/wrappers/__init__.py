@@ -14,17 +14,13 @@ native tree, the module whose forward merges the image features, its image input
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 from functools import lru_cache
 
 from ..errors import UnknownArchitecture
 from ..families import _index
 from ..family import registry
-from .declarations import NOT_SERVED, WRAPPERS
-from .llava_kin import LLAVA_KIN
-from .own_text import OWN_TEXT
-from .text_kin import TEXT_KIN
-from .vq_tokens import VQ_TOKENS
 from .wrapper import IMAGE_ROWS, TEXT_PREFIX, Wrapper, WrapperFamily, family_of, has_image, merge_host
 
 __all__ = ["IMAGE_ROWS", "TEXT_PREFIX", "Wrapper", "WrapperFamily", "auto_class", "declared", "every_family",
@@ -32,9 +28,21 @@ __all__ = ["IMAGE_ROWS", "TEXT_PREFIX", "Wrapper", "WrapperFamily", "auto_class"
            "wrapper_registry"]
 
 
+#: The modules declaring wrappers, with the tuple each declares them in: declarations.py's, then those beside it
+#: (which borrow its recipe parts). Their recipes name their text families, so they are imported, as family modules
+#: are, only once a wrapper is asked for: a text model's construction imports none of them.
+DECLARATIONS = {"declarations": "WRAPPERS", "own_text": "OWN_TEXT", "llava_kin": "LLAVA_KIN", "vq_tokens": "VQ_TOKENS",
+                "text_kin": "TEXT_KIN"}
+
+
+def _declaring(module_name: str):
+    return importlib.import_module(f"{__name__}.{module_name}")
+
+
 def declared() -> tuple[Wrapper, ...]:
-    """Every declaration: declarations.py's, then those of the modules beside it (which borrow its recipe parts)."""
-    return (*WRAPPERS, *OWN_TEXT, *LLAVA_KIN, *VQ_TOKENS, *TEXT_KIN)
+    """Every declaration, in the order of ``DECLARATIONS``."""
+    return tuple(wrapper for module_name, tuple_name in DECLARATIONS.items()
+                 for wrapper in getattr(_declaring(module_name), tuple_name))
 
 
 @lru_cache(maxsize=None)
@@ -100,7 +108,7 @@ def _wrapper_class(model_type: str) -> str | None:
 def not_served() -> dict[str, str]:
     """Every image-text-to-text type not served, with its reason: the listed ones and the declared but broken."""
     broken = {t: w.broken for w in declared() if w.broken for t in w.model_types}
-    return {**NOT_SERVED, **broken}
+    return {**_declaring("declarations").NOT_SERVED, **broken}
 
 
 class _NotACausalLM:
