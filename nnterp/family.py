@@ -1,10 +1,11 @@
-"""Families: what a model family declares, and the common (Llama) conventions it starts from.
+"""Families: what a model family declares (it starts from the common conventions, ``nnterp.conventions``), and the
+registry that finds it.
 
 A family module under ``nnterp/families/`` holds one ``FAMILY = Family(...)``: its model types,
 the renames onto the standard module names, the sites that differ from the common ones, the
 checkpoints it covers and a tiny recipe. Its docstring is the encyclopedia's "from the family
 module" section. Dropping the file into the folder registers it; ``python -m nnterp.catalogue --write``
-then adds it to the index (families/_index.py), from which ``family_for`` imports only the module a
+then adds it to the index (families/_index.py), from which ``text_family_for`` imports only the module a
 model needs, and records the first transformers release serving it. A family declared anywhere else
 (a user's module, a notebook) is registered at run time with ``register``.
 """
