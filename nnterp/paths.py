@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import torch
+
 from .vocabulary import BY_NAME
 
 #: the hosts of values the vocabulary does not list yet (added by the values issue); resolving one says so
@@ -142,14 +144,10 @@ class MinusInfinityMask(Convention):
                  "TransformerLens fills masked entries with -inf")
 
     def to_tl(self, values, info):
-        import torch  # the command line's help imports this module, torch only once a tensor is met
-
         scores = values[0]
         return scores.masked_fill(scores <= torch.finfo(scores.dtype).min / 2, float("-inf"))
 
     def from_tl(self, tensor, info):
-        import torch
-
         return tensor.masked_fill(torch.isneginf(tensor), torch.finfo(tensor.dtype).min)
 
 
