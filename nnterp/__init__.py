@@ -1,5 +1,8 @@
 """nnterp: one standard, checked interface to the insides of every decoder-only transformers model."""
 
+import importlib
+import importlib.util
+
 from .errors import (
     BadIndex, BadPrompt, BatchRefused, ConditionedValue, EmptyPrompt, HubUnreachable, LayoutMismatch, LoadOptionRefused,
     NnterpError, NotCached, OrderError, ReadOnlyValue, RegistrationRefused, UnavailableValue, UnknownArchitecture,
@@ -16,19 +19,14 @@ __all__ = [
 __version__ = "0.1.0"
 
 
+#: names that load with their module, not with the package: torch and nnsight come with the model class, so
+#: `nnterp --help` answers without them
+LAZY = {"StandardizedTransformer": "model", "register": "family", "registered": "family", "unregister": "family"}
+
+
 def __getattr__(name: str):
-    # torch and nnsight load with the model class, not with the package: `nnterp --help` answers without them
-    if name == "StandardizedTransformer":
-        from .model import StandardizedTransformer
-
-        return StandardizedTransformer
-    if name in ("register", "registered", "unregister"):
-        from . import family
-
-        return getattr(family, name)
-    import importlib
-    import importlib.util
-
+    if name in LAZY:
+        return getattr(importlib.import_module(f"{__name__}.{LAZY[name]}"), name)
     if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:  # nnterp.tiny, ...
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'nnterp' has no attribute {name!r}")

@@ -14,8 +14,9 @@ from typing import Callable
 
 from dataclasses import dataclass
 
-from .family import COMMON_SITES
-from .sites import Argument, Child, Element, Nowhere, Own, Read
+from .conventions import COMMON_SITES
+from .locations import Argument, Child, Element, Own
+from .writeback import Nowhere, Read
 
 PARALLEL_REASON = "a parallel block: the attention and the MLP read the same input, so there is no stream between them"
 

@@ -17,10 +17,39 @@ from dataclasses import dataclass, field
 import torch
 
 from . import names
-from .envoys import absent_host_reason, block_hosts
+from .companions import NormScale, norm_centres
+from .envoys import absent_host_reason
 from .errors import NnterpError, NotCached
-from .sites import Call, where_of
+from .locations import Call, block_hosts
+from .paths import Normalized
+from .tracing import block_order
 from .vocabulary import BY_NAME, DIMENSIONS, FORWARD_ORDER, ON_REQUEST
+from .writeback import Read, where_of
+
+
+class ConventionInfo:
+    """What a TransformerLens name's convention needs of the model: its head counts, and whether a norm centres
+    (a LayerNorm)."""
+
+    def __init__(self, model) -> None:
+        self.num_heads, self.num_kv_heads = model.num_heads, model.num_kv_heads
+        self._model, self._centres = model, {}
+
+    def centres(self, normalized: Normalized) -> bool:
+        if normalized not in self._centres:
+            self._centres[normalized] = _norm_centres(self._model, normalized)
+        return self._centres[normalized]
+
+
+def _norm_centres(model, normalized: Normalized) -> bool:
+    """Whether the norm whose input ``normalized`` reads centres it: the final norm, or the block's attention norm
+    (its input is the block's) or MLP norm."""
+    if normalized.last:
+        host, value = model, "final_norm_scale"
+    else:
+        host = block_hosts(model.layers[0])["layer"]
+        value = "attention_norm_scale" if normalized.input == "layer_input" else "mlp_norm_scale"
+    return norm_centres(host._nnterp_site(value).where.target(host)._module)
 
 
 @dataclass(frozen=True)
@@ -44,8 +73,6 @@ class Plan:
 
 
 def _block_order(model) -> list[tuple[str, str]]:
-    from .tracing import block_order
-
     return [(host, name) for host, name in block_order(model) if name != "output"]
 
 
@@ -150,8 +177,6 @@ def plan(model, values=None, layers=None) -> Plan:
 def _location_key(host, site):
     """What identifies the tensor a plain read serves (the host, the location, the element, the layout), None for
     a site that computes on what it reads (a derived value, a sum, a multiplier)."""
-    from .sites import NormScale, Read
-
     if type(site) is NormScale:  # one norm's scale, served under two names (a parallel block's one norm)
         return "scale", id(host), site.where
     if type(site) is not Read or site.plus or site.scale or site.snapshot:
@@ -374,7 +399,7 @@ class Cache:
         self._num_layers = model.num_layers
         self._block_kind = model.family.block.kind(model._nnterp_state.config)
         self._family = model.family.name
-        self._info = names.ConventionInfo(model)
+        self._info = ConventionInfo(model)
         self._converted: dict = {}  # TransformerLens's tensors, computed once per name
         self.layers = _Layers(self)
 

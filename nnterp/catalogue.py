@@ -21,6 +21,14 @@ import re
 import sys
 from pathlib import Path
 
+from . import tiny
+from .conventions import COMMON_SITES
+from .families import _index
+from .family import _scan, registry, unavailable
+from .locations import Call
+from .wrappers import declared
+from .writeback import where_of
+
 HERE = Path(__file__).resolve().parent
 INDEX = HERE / "families" / "index.json"
 RECORDED = HERE / "catalogue.json"
@@ -97,8 +105,6 @@ def _tiny_model(family):
     import torch
     from transformers import AutoModelForCausalLM
 
-    from . import tiny
-
     config = tiny.config(family.name)
     try:
         with torch.device("meta"):
@@ -115,9 +121,6 @@ def module_tree(model) -> list[str]:
 def _callees(family) -> set[str]:
     """What the family's sites read inside forwards: calls (``attention_interface(``, ``softmax(``) and
     assignments to local names (``query =``), as the patterns their modeling file must still hold."""
-    from .family import COMMON_SITES
-    from .sites import Call, where_of
-
     found = set()
     for name in COMMON_SITES:
         site = family.sites.get(name) or COMMON_SITES[name]
@@ -133,9 +136,6 @@ def _callees(family) -> set[str]:
 
 def survey() -> dict:
     """The installed release against the registered families (see the module's docstring)."""
-    from .families import _index
-    from .family import registry, unavailable
-
     types = causal_lm_types()
     served = registry()
     declared = {t: name for name, family in served.items() for t in family.model_types}
@@ -208,8 +208,6 @@ def render_catalogue(report) -> str:
 
 def wrapper_names() -> list[str]:
     """Every wrapper declaration's name, served here or not."""
-    from .wrappers import declared
-
     return sorted(w.name for w in declared())
 
 
@@ -218,8 +216,6 @@ def index_text(found: dict, release: str) -> str:
     Family, those this release imports) and, kept as the current index has them, those of a later release. A
     family keeps its first release (a new one gets ``release``); its entry names its module and its model types
     only where they are not its name."""
-    from .families import _index
-
     later = set(_index.MODULES) - set(found)  # families of a later release, not imported here: kept as they are
     entries = {}
     for name in sorted([*found, *later]):
@@ -240,8 +236,6 @@ def index_text(found: dict, release: str) -> str:
 
 def write_index(report) -> None:
     """Rewrite the index from the family modules, and record this release's module trees."""
-    from .family import _scan
-
     release = ".".join(report["transformers"].split(".")[:2])
     INDEX.write_text(index_text(_scan(), release))
     recorded = json.loads(RECORDED.read_text()) if RECORDED.exists() else {"modules": {}}
@@ -265,12 +259,9 @@ def main(argv=None) -> int:
     return 1 if gaps(report) else 0
 
 
-def register(sub) -> None:
-    command = sub.add_parser("catalogue", help="what the installed transformers adds or changes against the families")
-    command.add_argument("--out", help="write the catalogue (markdown) here")
-    command.add_argument("--write", action="store_true", help="rewrite the index and the recorded module trees")
-    command.set_defaults(run=lambda args: sys.exit(main([*(["--out", args.out] if args.out else []),
-                                                         *(["--write"] if args.write else [])])))
+def command(args) -> None:
+    """``nnterp catalogue [--out FILE] [--write]``."""
+    sys.exit(main([*(["--out", args.out] if args.out else []), *(["--write"] if args.write else [])]))
 
 
 if __name__ == "__main__":

@@ -25,13 +25,16 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .errors import ConditionedValue, NnterpError, UnavailableValue
 from . import labels
-from .envoys import block_hosts
+from .companions import HeadContributions, norm_centres, projection_of
+from .errors import ConditionedValue, NnterpError, UnavailableValue
+from .layouts import CallPositions
+from .locations import Call, Child, Own, _walk, block_hosts
 from .readout import head_input
-from .sites import Call, CallPositions, Child, Own, norm_centres, projection_of
 from .tracing import block_order as declared_block_order
 from .vocabulary import BY_NAME, FORWARD_ORDER, values_of
+from .wrappers import has_image
+from .writeback import Derived, Read
 
 PROMPT = "The Eiffel Tower is in the city of"
 
@@ -217,8 +220,6 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
         _check_edits(model, i, prompt, report, base)
     _check_edits(model, None, prompt, report, base)
     if getattr(model.family, "wrapper", None) is not None:  # where the image enters the stream
-        from .wrappers import check_image
-
         check_image(model, prompt, report, base)
     _check_refusals(model, prompt, report)
     if raise_on_failure and not report.ok:
@@ -256,8 +257,6 @@ def visit_log(model, prompt) -> list[str]:
 def _visited_at(host, site):
     """(the location where the forward reaches a value's site, 1 for an operation nested in a call: reached between
     that call's input and output), or None where the site has no location of its own."""
-    from .sites import Derived, HeadContributions
-
     while isinstance(site, (Derived, HeadContributions)):
         site = site.source
     where = getattr(site, "where", None)
@@ -594,3 +593,61 @@ def _check_refusals(model, prompt, report):
             except expected as error:
                 report.add("unavailable and conditioned values refuse with a reason", f"{host}.{spec.name}",
                            len(str(error)) > 40, str(error))
+
+
+def _receiver(wrapper) -> str:
+    """Native path of the module the wrapper hands the merged embeddings to (inputs_embeds): its language model, or
+    the whole CausalLM holding it where the head is the language model's own (BLIP-2's language_model)."""
+    return wrapper.lm_head.rsplit(".", 1)[0] if "." in wrapper.lm_head else wrapper.language_model
+
+
+def check_image(model, inputs, report, base) -> None:
+    """The contract where the image enters the stream, on a call with an image: image_mask marks the placeholders,
+    image_features has a row per image position, the embeddings the language model receives (its inputs_embeds) are
+    token_embeddings with image_features merged at image_mask, layers[0].layer_input is them (plus what the language
+    model adds before its first block, where the wrapper names it; not checked where the residual is several
+    streams), and an edit of image_features reaches the logits while a read leaves them bit-identical. On a
+    text-only call: image_mask is all False and image_features is not computed."""
+    wrapper = model.family.wrapper
+    dtype = next(model._module.parameters()).dtype
+    # a multi-stream residual has no one layers[0].layer_input: what enters is the language model's inputs_embeds
+    one_stream = model.layers[0]._nnterp_site("layer_input").served
+    with model.trace(inputs):
+        mask = model.image_mask.save()
+        embedded = model.token_embeddings.save()
+        if has_image(model, inputs):
+            features = model.image_features.save()
+        received = _walk(model, _receiver(wrapper)).inputs[1]["inputs_embeds"].save()
+        if one_stream and wrapper.added_before_layers:
+            added = _walk(model, wrapper.added_before_layers).output.save()
+        if one_stream:
+            entering = model.layers[0].layer_input.save()
+    # a language model that scales every inputs_embeds row before its first block (HyperCLOVA X's
+    # embedding_multiplier) serves token_embeddings and image_features with that scale: compare them with the product
+    token = model.family.sites.get("token_embeddings")
+    factor = token.scale(model._nnterp_state.config) if isinstance(token, Read) and token.scale else None
+    received = received * factor if factor is not None else received
+    if one_stream:
+        expected = received + added if wrapper.added_before_layers else received
+        label = "layers[0].layer_input == the language model's inputs_embeds (times its embedding scale)" + (
+            f" + {wrapper.added_before_layers}'s output" if wrapper.added_before_layers else "")
+        report.add(label, "model", torch.equal(entering, expected), f"max diff {_diff(entering, expected):.3g}")
+    _check_layout(report, "model", "image_mask", mask, tuple(received.shape[:2]), dtype)
+    if not has_image(model, inputs):
+        report.add("a text-only call has no image position", "model.image_mask", not bool(mask.any()))
+        return
+    positions = int(mask.sum())
+    report.add("the call has image positions", "model.image_mask", positions > 0, f"{positions}")
+    _check_layout(report, "model", "image_features", features, (positions, model.hidden_size), dtype)
+    report.add("the language model's inputs_embeds == image_features at image_mask", "model",
+               torch.equal(received[mask], features), f"max diff {_diff(received[mask], features):.3g}")
+    report.add("the language model's inputs_embeds == token_embeddings off image_mask", "model",
+               torch.equal(received[~mask], embedded[~mask]), f"max diff {_diff(received[~mask], embedded[~mask]):.3g}")
+    label = "model.image_features"
+    read = _logits_after(model, inputs, lambda: model, "image_features", "read")
+    report.add("a read leaves logits bit-identical", label, torch.equal(read, base), f"max diff {_diff(read, base):.3g}")
+    inplace = _logits_after(model, inputs, lambda: model, "image_features", "inplace")
+    assigned = _logits_after(model, inputs, lambda: model, "image_features", "assign")
+    report.add("in-place edit == assignment", label, torch.equal(inplace, assigned) or _close(inplace, assigned),
+               f"max diff {_diff(inplace, assigned):.3g}")
+    report.add("a zeroing edit reaches the logits", label, not torch.equal(inplace, base))

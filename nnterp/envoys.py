@@ -15,10 +15,11 @@ from nnsight.intervention.interleaver import OutOfOrderError
 from greenlet import getcurrent
 from nnsight.intervention.source import STATE
 
-from . import tracing
-from .errors import NnterpError, OrderError, ReadOnlyValue, UnknownName
-from .sites import conditioned_error, envoy_memo, read_where, where_of
+from . import names, tracing
+from .errors import BadIndex, NnterpError, OrderError, ReadOnlyValue, UnknownName
+from .locations import Call, HostContext, Own, envoy_memo
 from .vocabulary import HOST_PATHS, ValueSpec, forward_order_sentence, values_of
+from .writeback import conditioned_error, read_only_sentence, read_where, where_of
 
 def _block_of(envoy):
     """The block (layers[i]) a host belongs to: its nearest ancestor that is a block host (the parent,
@@ -26,13 +27,6 @@ def _block_of(envoy):
     while envoy is not None and getattr(type(envoy), "_nnterp_host", None) != "layer":
         envoy = envoy.parent
     return envoy
-
-
-def block_hosts(layer) -> dict:
-    """The hosts of one block, ``{"layer": ..., "attention": ..., "mlp": ...}`` in forward order, a host the block
-    lacks left out (a Mamba block has no MLP; ``absent_host_reason`` says why)."""
-    hosts = {"layer": layer, "attention": getattr(layer, "self_attn", None), "mlp": getattr(layer, "mlp", None)}
-    return {host: envoy for host, envoy in hosts.items() if envoy is not None and hasattr(envoy, "_nnterp_site")}
 
 
 def absent_host_reason(model, layer, host: str) -> str:
@@ -165,7 +159,6 @@ def _instrument_first(envoy, site) -> None:
     needs = envoy.__dict__.get("_nnterp_needs_source")
     if needs is False:
         return
-    from .sites import Own
 
     where = where_of(site)
     if isinstance(where, Own) and where.key == "output":
@@ -212,23 +205,14 @@ class ReadOnlyTuple(tuple):
         return tuple, (tuple(self),)
 
 
-def read_only_sentence(spec) -> str:
-    return (f"{spec.name} is read-only ({spec.description}): a write, slice writes included, would not reach the "
-            f"model; edit the value it is derived from instead")
-
-
 def reads_operations(envoy) -> bool:
     """Whether any value of this host is read at an operation inside its forward (so needs ``.source``)."""
-    from .sites import Call
-
     return any(isinstance(where_of(envoy._nnterp_site(name)), Call) for name in envoy._nnterp_sites_names())
 
 
 def _never_ran(envoy, site) -> bool | None:
     """Whether the site's location was not visited at all in this run (None: cannot tell)."""
     from nnsight.intervention.interleaver import Mediator
-
-    from .sites import Call
 
     where = where_of(site)
     if where is None or isinstance(where, Call):
@@ -253,8 +237,6 @@ class StandardHost:
         return site
 
     def _nnterp_context(self):
-        from .family import HostContext
-
         config = self.root._nnterp_state.config
         if self._nnterp_host == "model":
             return HostContext(config, self._module, family=self.root._nnterp_state.family)
@@ -296,8 +278,8 @@ class StandardHost:
             # the host's own values, and the modules this envoy has (its children and their standard aliases)
             values = [spec.name for spec in self._nnterp_specs()]
             modules = [*self.__dict__.get("_child_map", {}), *self.__dict__.get("_aliases", {})]
-            raise UnknownName(name, self.path, values + modules, values=values, where=partial(_where_for_error, self)) \
-                from None
+            raise UnknownName(name, self.path, values + modules, values=values, where=partial(_where_for_error, self),
+                              advice=names.advice) from None
 
 
 def _where_for_error(envoy) -> tuple:
@@ -359,7 +341,6 @@ class ModulesEnvoy(Envoy):
     def __getitem__(self, key):
         if isinstance(key, int) and not isinstance(key, bool) and not -len(self) <= key < len(self):
             n = len(self)
-            from .errors import BadIndex
 
             blocks = getattr(self.root, "layers", None)
             path, what = ("model.layers", "blocks") if getattr(blocks, "_module", None) is self._module else \

@@ -7,7 +7,7 @@ would swallow and reword) except ``UnknownName``, which must stay an ``Attribute
 
 from __future__ import annotations
 
-import difflib
+from .vocabulary import nearest
 
 
 class NnterpError(Exception):
@@ -84,13 +84,19 @@ class UnknownName(AttributeError):
     """
 
     def __init__(self, name: str, path: str, candidates, missing: str | None = None, values=None,
-                 where=None) -> None:
+                 where=None, advice=None) -> None:
         super().__init__(name)
         self.name, self.path, self.candidates, self.missing = name, path, list(candidates), missing
         self.values = list(values) if values is not None else self.candidates
         #: () -> (standard path, host, block index, block kind), asked only when the message is read
         self._where = where
+        #: (error) -> the message for a name ``nnterp.names`` knows, else None (``nnterp.names.advice``)
+        self._advice = advice
         self.host = self.layer = self.block_kind = None
+
+    @property
+    def head(self) -> str:
+        return f"{self.name!r} is neither a standard value nor a module of {self.path}"
 
     def __str__(self) -> str:
         if self._where is not None:
@@ -98,52 +104,11 @@ class UnknownName(AttributeError):
             self._where = None
         if self.missing:
             return f"{self.path} has no {self.name!r}: {self.missing}"
-        elsewhere = _elsewhere(self)
-        if elsewhere is not None:
-            return elsewhere
-        head = f"{self.name!r} is neither a standard value nor a module of {self.path}"
-        meant = _meant(self)
-        if meant is not None:
-            return f"{head}; {meant}"
+        advised = self._advice(self) if self._advice is not None else None
+        if advised is not None:
+            return advised
+        head = self.head
         guess = nearest(self.name, self.candidates)
         if guess:
             return f"{head}; did you mean {guess!r}?"
         return f"{head}; its standard values are {', '.join(self.values[:10])}{', ...' if len(self.values) > 10 else ''}"
-
-
-def _elsewhere(error: UnknownName) -> str | None:
-    """For a standard value asked of another host than its own (``layers[0].attention_output``): its path."""
-    from .vocabulary import BY_NAME, HOST_PATHS
-
-    spec = BY_NAME.get(error.name)
-    if error.host is None or spec is None or spec.host == error.host:
-        return None
-    from .names import Path
-
-    layer = None if spec.host == "model" else ("i" if error.layer is None else error.layer)
-    return (f"{error.path} has no {error.name!r}: it is a value of {HOST_PATHS[spec.host]}; did you mean "
-            f"{Path(error.name, layer).attribute}?")
-
-
-def _meant(error: UnknownName) -> str | None:
-    """``did you mean model.layers[0].layer_output?`` for a name that ``nnterp.names`` knows, else None."""
-    if error.host is None:
-        return None
-    from .names import MODULE_WORDS, suggestion
-
-
-    module = MODULE_WORDS.get(error.host, {}).get(error.name)
-    if module is not None and module in error.candidates:
-        return f"did you mean the module {error.path}.{module}?"
-    path = suggestion(error.name, error.host, error.layer, error.block_kind)
-    if path is None:
-        return None
-    if not path.in_vocabulary:
-        return f"it means {path}, which this version of nnterp does not serve yet"
-    return f"did you mean {path}?"
-
-
-def nearest(name: str, candidates) -> str | None:
-    """The candidate closest to ``name``, if any is close."""
-    match = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
-    return match[0] if match else None

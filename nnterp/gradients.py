@@ -18,6 +18,10 @@ from nnsight.intervention import backward as nnsight_backward
 from nnsight.intervention.interleaver import Interleaver, Mediator
 from nnsight.tracing.tracer import WithBlockNotFoundError, push_result
 
+from . import tracing
+from .envoys import StandardValue
+from .errors import OrderError
+
 
 def _grad_bases(node) -> list[str]:
     """The code of every expression whose ``.grad`` a backward block reads, in code order."""
@@ -33,8 +37,6 @@ def _grad_bases(node) -> list[str]:
 def _resolved(text: str, frame):
     """The tensor ``text`` stands for in the trace, where it is a name bound there or a standard value the
     trace captured; None otherwise (its gradient is served in step with the backward, as nnsight does)."""
-    from . import tracing
-
     try:
         tree = ast.parse(text, mode="eval").body
     except SyntaxError:
@@ -51,7 +53,6 @@ def _resolved(text: str, frame):
     name = tree.attr
     if not hasattr(type(host), "_nnterp_host") or not hasattr(type(host), name):
         return None
-    from .envoys import StandardValue
 
     if not isinstance(type(host).__dict__.get(name) or getattr(type(host), name, None), StandardValue):
         return None
@@ -119,8 +120,6 @@ class AnyOrderBackward(nnsight_backward.BackwardTracer):
             interleaver.check_dangling_mediators()
             for location, value, version in served:
                 if value._version != version:
-                    from .errors import OrderError
-
                     raise OrderError(
                         "a gradient read after the backward had passed it was edited in place: the edit came too "
                         "late to reach the backward; edit gradients in reverse forward order (the last value first)")

@@ -6,6 +6,9 @@ from dataclasses import dataclass
 
 import torch
 
+from .conformance import _status
+from .locations import block_hosts
+
 #: Per block, in forward order: the values checked, the attention's interior first where served.
 BLOCK_VALUES = (
     ("layer", "layer_input"), ("attention", "attention_scores"), ("attention", "attention_probabilities"),
@@ -32,9 +35,6 @@ class NonFinite:
 
 def first_nonfinite(model, prompt) -> NonFinite | None:
     """Trace ``prompt`` once and name the first value, in forward order, that is not finite."""
-    from .conformance import _status
-    from .envoys import block_hosts
-
     reads = []  # (block, host, name)
     saved = []
     with model.trace(prompt):

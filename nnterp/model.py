@@ -10,13 +10,24 @@ import torch
 from nnsight import TransformersModel
 
 from . import gradients
-from .envoys import ENVOYS, AttentionEnvoy, StandardHost, StandardValue, _addindent, block_hosts
-from .errors import BadPrompt, BatchRefused, EmptyPrompt, HubUnreachable, LoadOptionRefused
-from .family import Family, family_for, warn_above_window
-from .sites import where_of
+from .cache import ConventionInfo, build as build_cache
+from .conformance import check as run_contract
+from .envoys import (
+    ENVOYS, AttentionEnvoy, LayerEnvoy, MLPEnvoy, ModulesEnvoy, StandardHost, StandardValue, _addindent, absent_host_reason,
+)
+from .errors import BadPrompt, BatchRefused, EmptyPrompt, HubUnreachable, LoadOptionRefused, UnavailableValue
+from .family import Family, warn_above_window
+from .hazards import first_nonfinite
+from .hub import unreachable_reason
+from .locations import block_hosts
+from .lookup import family_for
+from .names import resolve
+from .paths import WriteRefused
 from .support import Support, build_support
 from .tracing import Captures, TurnTakingTracer
-from .vocabulary import values_of
+from .vocabulary import BY_NAME, values_of
+from .wrappers import merge_host, quiet_text_pipeline
+from .writeback import where_of
 
 
 gradients.install()  # ``with loss.backward():`` in an nnterp trace serves .grad in any order
@@ -183,9 +194,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         ``max_bytes``). Returns an ``nnterp.cache.Cache``: ``cache.layers[3].self_attn.attention_probabilities``,
         ``cache["blocks.3.hook_resid_post"]``, ``cache.stack("layer_output")``.
         """
-        from .cache import build
-
-        return build(self, prompts, values, layers, positions, device, dtype, batch_size, progress, max_bytes)
+        return build_cache(self, prompts, values, layers, positions, device, dtype, batch_size, progress, max_bytes)
 
     def value(self, name: str, *new_value):
         """Inside a trace, the value a standard path (``"layers.3.self_attn.attention_probabilities"``) denotes, or
@@ -194,9 +203,6 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         TransformerLens's layout. An in-place edit reaches the model through a name whose tensor is a view of
         nnterp's (the layouts: hook_q, hook_v, hook_z, ...); one whose tensor is computed (hook_scale,
         hook_normalized, hook_attn_scores, hook_q_input) is written by assignment."""
-        from .errors import UnavailableValue
-        from .names import ConventionInfo, WriteRefused, resolve
-
         kind = self.family.block.kind(self._nnterp_state.config)
         path = resolve(name, self.num_layers, kind, self.family.name)
         reads = path.reads(self.num_layers, kind)
@@ -208,8 +214,6 @@ class StandardizedTransformer(StandardHost, TransformersModel):
             if read.layer is not None:
                 host = block_hosts(self.layers[read.layer]).get(read.host)
                 if host is None:
-                    from .envoys import absent_host_reason
-
                     raise UnavailableValue(f"{read} is unavailable: "
                                            f"{absent_host_reason(self, self.layers[read.layer], read.host)}")
             hosts.append(host)
@@ -261,8 +265,6 @@ class StandardizedTransformer(StandardHost, TransformersModel):
 
     def serves(self, name: str, layer: int | None = None) -> str | None:
         """None when ``name`` is served under this load (on block ``layer``, default 0), else the sentence why not."""
-        from .vocabulary import BY_NAME
-
         spec = BY_NAME.get(name)
         if spec is None:
             return f"{name!r} is not a standard value"
@@ -283,15 +285,11 @@ class StandardizedTransformer(StandardHost, TransformersModel):
 
     def find_nonfinite(self, prompt):
         """The first value, in forward order, that goes inf or NaN on ``prompt`` (None if all are finite)."""
-        from .hazards import first_nonfinite
-
         return first_nonfinite(self, prompt)
 
     def check(self, prompt: str | None = None, **kwargs):
         """Run the conformance contract (DESIGN §4) on this model; returns the report, raises on failure."""
-        from .conformance import check
-
-        return check(self, prompt=prompt, **kwargs)
+        return run_contract(self, prompt=prompt, **kwargs)
 
     def __repr__(self) -> str:
         base = getattr(self._module, "base_model_prefix", None)
@@ -337,7 +335,6 @@ def _quiet_pipeline(family):
 
     if getattr(family, "wrapper", None) is None:
         return contextlib.nullcontext()
-    from .wrappers import quiet_text_pipeline
 
     return quiet_text_pipeline()
 
@@ -347,8 +344,6 @@ def _instrument_merge(model, family) -> None:
     language stack serves: instrumented now, so a read after token_embeddings in a first trace still fires."""
     wrapper = getattr(family, "wrapper", None)
     if wrapper is not None:
-        from .wrappers import merge_host
-
         merge_host(model, wrapper).source
 
 
@@ -360,8 +355,6 @@ def _envoys_by_class(model, family) -> dict:
     under every alias (tens of milliseconds on a small model).
     """
     from nnsight import Envoy
-
-    from .envoys import AttentionEnvoy, LayerEnvoy, MLPEnvoy, ModulesEnvoy
 
     def resolve(root, dotted):
         for part in dotted.split("."):
@@ -461,8 +454,6 @@ def _refuse_empty(inputs) -> None:
 
 def _load_config(repo: Any, trust_remote_code: bool, kwargs: dict):
     from transformers import AutoConfig
-
-    from .hub import unreachable_reason
 
     why = unreachable_reason(repo, kwargs.get("cache_dir"))
     if why is not None:

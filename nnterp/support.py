@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
-from .envoys import absent_host_reason, block_hosts
+from .envoys import absent_host_reason
+from .locations import block_hosts
 from .vocabulary import HOSTS, HOST_PATHS, values_of
 
 

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import platform
 
-from .vocabulary import VALUES
+from . import tiny
+from .encyclopedia.realconfigs import table_section as real_configs
+from .families import _index
+from .family import TESTED_WINDOW, first_release, registry, unavailable
+from .vocabulary import IMAGE_VALUES, VALUES
+from .wrappers import not_served, wrapper_registry
 
 SYMBOL = {"served": "✓", "conditioned": "⚠︎", "unavailable": "—"}
 
 
 def rows():
     """(label, family, overrides) for every family and every variant."""
-    from .family import registry  # here, not at the top: `nnterp --help` reads register() without torch
-
     for name, family in registry().items():
         yield name, name, {}
         for variant, overrides in family.variants.items():
@@ -26,8 +29,6 @@ def rows():
 
 
 def load_row(family: str, overrides: dict, attn_implementation: str | None = None):
-    from . import tiny
-
     return tiny.load(family, attn_implementation=attn_implementation, **overrides)
 
 
@@ -41,8 +42,6 @@ def _versions() -> str:
 
 
 def render() -> str:
-    from .family import TESTED_WINDOW, first_release, registry, unavailable
-
     names = [spec.name for spec in VALUES]
     header = ["family", "from", "model class", "block", "✓", "⚠︎", "—", *names]
     lines = [
@@ -95,10 +94,8 @@ def render() -> str:
         lines += ["", "## Not on the installed release", ""]
         lines += [f"- **{name}**: from transformers {since}" for name, since in missing.items()]
 
-    from .wrappers import table_section
 
-    lines += table_section(lambda model, names: _cells(model.support(), names))
-    from .encyclopedia.realconfigs import table_section as real_configs
+    lines += _wrapper_section(lambda model, names: _cells(model.support(), names))
 
     lines += real_configs()
     unsupported = [(n, f) for n, f in registry().items() if getattr(f, "contract_note", None)]
@@ -109,8 +106,6 @@ def render() -> str:
 
 
 def _window_firsts() -> dict[str, str]:
-    from .families import _index
-
     return dict(sorted(_index.SINCE.items()))
 
 
@@ -126,7 +121,44 @@ def _cells(support, names) -> list[str]:
             for name in names]
 
 
-def register(sub) -> None:
-    command = sub.add_parser("table", help="write the families × values table")
-    command.add_argument("--out", default="FAMILIES.md")
-    command.set_defaults(run=lambda args: open(args.out, "w").write(render()))
+def command(args) -> None:
+    """``nnterp table --out FAMILIES.md``."""
+    with open(args.out, "w") as out:
+        out.write(render())
+
+
+def _wrapper_section(cells_of) -> list[str]:
+    """The families table's wrapper section: a row per served wrapper (its tiny model's support(), with the image
+    values), then every image-text-to-text type of transformers not served, with its reason. ``cells_of(model,
+    names)`` gives the table's cells for a model."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES as MAPPING
+
+    served = wrapper_registry()
+    types = {t for family in served.values() for t in family.model_types}
+    unserved = not_served()
+    total = len(MAPPING)
+    names = [spec.name for spec in (*VALUES, *IMAGE_VALUES)]
+    header = ["wrapper", "model class", "text family", "✓", "⚠︎", "—", *names]
+    lines = [
+        "", "## Wrappers: image-text-to-text models", "",
+        f"{len(types & set(MAPPING))} of the {total} image-text-to-text model types of transformers "
+        f"(MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES) are served through their language model's family: the text "
+        "family's values on the language stack at every position, image positions included, and where the image "
+        "enters the stream (`image_features`, `image_mask`). Each row is the wrapper's tiny model (a one-layer "
+        "vision tower), checked by the contract on a text-only call and on a call with an image; "
+        f"{len(unserved)} are listed below with their reason.", "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
+    for name, family in served.items():
+        model = tiny.load(name)
+        counts = model.support().counts()
+        also = [t for t in family.model_types if t != name]
+        label = name + (f" ({', '.join(also)})" if also else "")
+        lines.append(f"| {label} | {type(model._module).__name__} | {family.text.name} | {counts['served']} | "
+                     f"{counts['conditioned']} | {counts['unavailable']} | " + " | ".join(cells_of(model, names)) + " |")
+    lines += ["", "### Image-text-to-text types not served", ""]
+    for model_type in sorted(set(MAPPING) - types):
+        reason = unserved.get(model_type, "not classified")
+        lines.append(f"- **{model_type}** ({MAPPING[model_type]}): {reason}")
+    return lines

@@ -13,6 +13,8 @@ import torch
 
 from .errors import UnknownArchitecture
 from .family import family_named, known_names, registry, unknown_family
+from .model import StandardizedTransformer
+from .wrappers import auto_class, declared, family_of, wrapper_registry
 
 CORPUS = (
     "The Eiffel Tower is in the city of Paris. The Colosseum is in the city of Rome. "
@@ -49,8 +51,6 @@ def tokenizer(vocab_size: int = 300):
 def _family(name: str):
     """A family (one registered at run time too) or a wrapper (a broken one too: its recipe builds the model that
     shows it), by name."""
-    from .wrappers import declared, family_of, wrapper_registry
-
     if name in known_names():
         return family_named(name)
     wrapper = next((w for w in declared() if w.name == name), None)
@@ -80,8 +80,6 @@ def config(family: str, **overrides):
 
 def build(family: str, attn_implementation: str | None = None, seed: int = 0, dtype=torch.float32, **overrides):
     """A tiny random ``transformers`` model of ``family`` in eval mode, and its tokenizer."""
-    from .wrappers import auto_class
-
     cfg = config(family, **overrides)
     torch.manual_seed(seed)
     kwargs = {"attn_implementation": attn_implementation} if attn_implementation else {}
@@ -128,7 +126,5 @@ def _perturb_constants(model) -> None:
 
 def load(family: str, attn_implementation: str | None = None, seed: int = 0, **overrides):
     """A ``StandardizedTransformer`` over a tiny random model of ``family``."""
-    from .model import StandardizedTransformer
-
     model, tok = build(family, attn_implementation, seed, **overrides)
     return StandardizedTransformer(model, tokenizer=tok)

@@ -20,9 +20,12 @@ import torch
 from nnsight.intervention.interleaver import Mediator, OutOfOrderError
 from nnsight.intervention.tracer import InterleavingTracer
 
-from .errors import OrderError
-from .sites import envoy_memo
+from .errors import OrderError, ReadOnlyValue
+from .labels import module_calls
+from .locations import Call, Child, block_hosts, envoy_memo
+from .names import resolve
 from .vocabulary import BY_NAME, FORWARD_ORDER
+from .writeback import read_only_sentence, where_of
 
 _LOCKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _GUARD = threading.Lock()
@@ -468,8 +471,6 @@ def _derived_block_order(model, declared) -> tuple:
 
 def _without_rotary(model) -> bool:
     """Whether every block's unrotated queries and keys are read at the rotated ones' sites (no rotary)."""
-    from .envoys import block_hosts
-
     attentions = [hosts["attention"] for hosts in map(block_hosts, model.layers) if "attention" in hosts]
     return bool(attentions) and all(
         attention._nnterp_site(unrotated[1]) is attention._nnterp_site(rotated[1])
@@ -478,10 +479,6 @@ def _without_rotary(model) -> bool:
 
 def _mlp_norm_runs_first(model, layer) -> bool:
     """Whether the block's forward calls the module its mlp_norm_output is read at before its attention."""
-    from .envoys import block_hosts
-    from .labels import module_calls
-    from .sites import Child, where_of
-
     attention = block_hosts(layer).get("attention")
     site = layer._nnterp_site("mlp_norm_output")
     where = where_of(site) if site.served else None
@@ -524,8 +521,6 @@ def resolved(model, found, scope=None) -> tuple[Access, ...]:
     out = []
     for access in found:
         if access.literal is not None:
-            from .names import resolve
-
             try:
                 path = resolve(access.literal, model.num_layers, model.family.block.kind(model._nnterp_state.config))
             except Exception:
@@ -596,9 +591,6 @@ def _instrument_named(model, node) -> None:
     done = envoy_memo(model, "_nnterp_instrumented_for")  # the blocks of code whose values are instrumented
     if id(node) in done:
         return
-    from .envoys import block_hosts
-    from .sites import Call, where_of
-
     for access in resolved(model, accesses(node)):
         spec = BY_NAME.get(access.name)
         if spec is None or spec.host == "model" or access.native:
@@ -618,8 +610,6 @@ def _instrument_named(model, node) -> None:
 
 def _capture_reads(model, captures) -> list:
     """The (host envoy, name) pairs to capture, in forward order."""
-    from .envoys import block_hosts
-
     def served(envoy, name):
         site = envoy._nnterp_site(name)
         return site.served and (site.condition is None or site.condition.holds(model))
@@ -675,9 +665,6 @@ class Captures:
             for mediator in self.all:
                 for spec, value, version in getattr(mediator, "_nnterp_read_only", ()):
                     if value._version != version:
-                        from .envoys import read_only_sentence
-                        from .errors import ReadOnlyValue
-
                         raise ReadOnlyValue(read_only_sentence(spec))
         if not self.workers:
             return
@@ -690,8 +677,6 @@ class Captures:
 
 
 def _late_edit(path: str, plan_: Plan | None):
-    from .errors import OrderError
-
     block, name = path_key(path)
     first = plan_.first(block, name) if plan_ is not None else None
     why = f" (the trace asked for {first} first)" if first else ""

@@ -7,6 +7,7 @@ in ``DIMENSIONS`` and every layout is checked against it at import.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 #: Every dimension a layout may name, one sentence each.
@@ -255,3 +256,9 @@ _check_table()
 
 if __name__ == "__main__":
     print(markdown_table(), end="")
+
+
+def nearest(name: str, candidates) -> str | None:
+    """The candidate closest to ``name``, if any is close."""
+    match = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return match[0] if match else None

@@ -10,7 +10,8 @@ import nnterp
 from nnterp import RegistrationRefused, StandardizedTransformer, UnknownArchitecture, tiny
 from nnterp.families import _index
 from nnterp.families._llama import tiny as llama_recipe
-from nnterp.family import Family, family_for, family_named, registry
+from nnterp.family import Family, family_named, registry
+from nnterp.lookup import family_for
 from nnterp.table import load_row, render, rows
 
 ROWS = list(rows())

@@ -13,7 +13,7 @@ import torch
 
 from nnterp import OrderError, tiny
 from nnterp.conformance import read_block
-from nnterp.envoys import block_hosts
+from nnterp.locations import block_hosts
 from nnterp.tracing import CaptureWorker, accesses, block_order, plan
 from nnterp.vocabulary import FORWARD_ORDER
 

@@ -13,7 +13,8 @@ from nnterp import family as families_module
 from nnterp.errors import UnknownArchitecture
 from nnterp.families import _index
 from nnterp import StandardizedTransformer
-from nnterp.family import TESTED_WINDOW, _scan, family_for, release, unavailable
+from nnterp.family import TESTED_WINDOW, _scan, release, unavailable
+from nnterp.lookup import family_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -89,10 +90,10 @@ def test_family_of_a_later_release_is_not_registered_and_says_which(on_release):
     with pytest.raises(UnknownArchitecture, match=re.escape(f"transformers {since} on")):
         family_for(AutoConfig.for_model(model_type) if model_type in _config_types() else _Config(model_type))
 
-    from nnterp import cli
+    from nnterp import commands
 
     with pytest.raises(SystemExit, match=re.escape(f"pip install 'transformers>={since}'")):
-        cli.load_model(name)
+        commands.load_model(name)
 
 
 def test_every_family_is_served_on_its_first_release(on_release):

@@ -6,7 +6,8 @@ import torch
 
 from nnterp import tiny
 from nnterp.errors import UnknownArchitecture
-from nnterp.family import family_for, registry
+from nnterp.family import registry
+from nnterp.lookup import family_for
 from nnterp.wrappers import wrapper_registry
 
 WRAPPERS = sorted(wrapper_registry())

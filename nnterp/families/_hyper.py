@@ -11,6 +11,7 @@ from __future__ import annotations
 
 
 from nnterp.sites import Nowhere
+from nnterp.conventions import COMMON_SITES
 
 
 def streams_reason(where: str) -> str:
@@ -34,8 +35,6 @@ MOE_NEURONS = ("a mixture of experts: each position's neurons are those of its c
 def moe_neurons(dense=None):
     """mlp_activation and mlp_neurons: unavailable on MoE blocks, the common sites on dense ones (``dense``
     tells a dense MLP module)."""
-    from nnterp.family import COMMON_SITES
-
     unavailable = Nowhere(MOE_NEURONS)
 
     def per_block(name):

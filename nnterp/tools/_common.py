@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 import torch
 
 from ..errors import NnterpError
-from ..vocabulary import BY_NAME, FORWARD_ORDER
+from ..vocabulary import BY_NAME, FORWARD_ORDER, nearest
 
 #: Where a host's values hang off a block.
 _HOST_ATTRIBUTE = {"layer": None, "attention": "self_attn", "mlp": "mlp"}
@@ -35,8 +35,6 @@ def spec(name: str):
     try:
         return BY_NAME[name]
     except KeyError:
-        from ..errors import nearest
-
         guess = nearest(name, BY_NAME)
         hint = f"; did you mean {guess!r}?" if guess else ""
         raise ToolError(f"{name!r} is not a standard value{hint}") from None

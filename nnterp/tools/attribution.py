@@ -20,6 +20,7 @@ import torch
 
 from ._common import ToolError, available, blocks_serving, encode, read, require, token_id, token_text, trace, write
 from .patching import HEAD_VALUES, RESIDUAL_VALUES, Patching, _pair, _read_clean, _score
+from .plots import plot_attribution
 
 _EPSILON_NAMES = ("eps", "variance_epsilon", "epsilon", "layer_norm_eps", "norm_eps")
 
@@ -143,8 +144,6 @@ class LogitAttribution:
         return "\n".join(lines)
 
     def plot(self, path=None, **kwargs):
-        from .plots import plot_attribution
-
         return plot_attribution(self, path, **kwargs)
 
 

@@ -26,7 +26,10 @@ from dataclasses import dataclass, field
 
 import torch
 
+from ..companions import norm_centres, norm_scale
+from ..locations import Child
 from ._common import ToolError, encode, token_id, trace
+from .attribution import norm_gain
 
 EMBED = "embed"
 MLP = "mlp"
@@ -74,8 +77,6 @@ def _require(model) -> None:
 
 def post_norm(model, layer: int):
     """The norm envoy whose output is block ``layer``'s attention_output (a post-norm), or None."""
-    from ..sites import Child, norm_centres
-
     attention = model.layers[layer].self_attn
     site = attention._nnterp_site("attention_output")
     where = getattr(site, "where", None)
@@ -89,9 +90,6 @@ def post_norm(model, layer: int):
 
 def freeze(model, prompt) -> Frozen:
     """Run ``prompt`` (one row) and keep its norm scales, attention patterns and the map's clean inputs."""
-    from ..sites import norm_scale
-    from .attribution import norm_gain
-
     _require(model)
     batch = encode(model, prompt)
     if batch["input_ids"].shape[0] != 1:
@@ -145,8 +143,6 @@ def frozen_attention(model, frozen: Frozen, i: int, rows: int, between=None) -> 
 
 
 def _centres(norm) -> bool:
-    from ..sites import norm_centres
-
     return norm_centres(norm._module)
 
 

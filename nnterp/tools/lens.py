@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import torch
 
 from ._common import ToolError, blocks_serving, encode, layer_indices, positions_of, require, token_ids, token_text, trace
+from .plots import plot_lens
 
 #: The Patchscopes paper's identity prompt: the model continues "?" with what the patched stream encodes.
 IDENTITY_PROMPT = "cat -> cat\n1135 -> 1135\nhello -> hello\n?"
@@ -88,8 +89,6 @@ class LogitLens:
 
     def plot(self, path=None, **kwargs):
         """Heatmap of the top token's probability per block and position, the token written in each cell."""
-        from .plots import plot_lens
-
         return plot_lens(self, path, **kwargs)
 
 

@@ -12,6 +12,7 @@ import torch
 from ._common import ToolError, blocks_serving, encode, token_text, trace
 from .ablation import ablate_heads
 from .lens import LogitLens, logit_lens
+from .plots import _figure, heatmap, label, save
 
 PROMPT = "The Eiffel Tower is in the city of"
 
@@ -48,8 +49,6 @@ class Induction:
         return "\n".join(lines)
 
     def plot(self, path=None):
-        from .plots import heatmap
-
         return heatmap(self.scores, rows=list(range(self.scores.shape[0])), columns=list(range(self.scores.shape[1])),
                        title="induction score per head", xlabel="head", ylabel="block", path=path,
                        colorbar_label="attention to the token after the previous occurrence")
@@ -197,8 +196,6 @@ class Sink:
 
     def plot(self, path=None):
         """Two panels: the stream norm per block and position, and the share of attention on key 0 per block and head."""
-        from .plots import _figure, label, save
-
         figure = _figure(11, 0.8 + 0.22 * self.norms.shape[0])
         left, right = figure.subplots(1, 2)
         image = left.imshow(self.norms.log10().numpy(), aspect="auto", cmap="magma", interpolation="nearest")

@@ -17,6 +17,7 @@ from typing import Callable
 import torch
 
 from ._common import ToolError, blocks_serving, encode, positions_of, read, token_id, token_text, trace
+from .plots import plot_patching
 
 RESIDUAL_VALUES = ("layer_input", "layer_mid", "layer_output", "attention_output", "mlp_output")
 HEAD_VALUES = ("attention_premix", "attention_head_outputs")
@@ -97,8 +98,6 @@ class Patching:
         return "\n".join(lines)
 
     def plot(self, path=None, **kwargs):
-        from .plots import plot_patching
-
         return plot_patching(self, path, **kwargs)
 
 

@@ -37,9 +37,11 @@ from typing import Any
 
 import torch
 
-from .. import tracing
-from ..sites import Read, _Context, _version, drop_pending, swap, value_at, written_back
-from ._common import ToolError
+from .. import names, tracing
+from ..locations import block_hosts
+from ..writeback import Read, _Context, _version, drop_pending, swap, value_at, written_back
+from ._common import _AFTER_BLOCKS, _BEFORE_BLOCKS, _IN_A_BLOCK, ToolError
+from .attribution import norm_gain
 
 #: TransformerLens's hook_normalized: the norm scale it resolves to, and the norm output its splice writes
 NORMED_OUTPUT = {"attention_norm_scale": "attention_norm_output", "mlp_norm_scale": "mlp_norm_output",
@@ -147,9 +149,6 @@ class Point:
 def resolve_at(model, at: str) -> Point:
     """The served value ``at`` names: a standard path or a TransformerLens hook name (``nnterp.names``; a name whose
     TransformerLens tensor is neither the model's nor its norm output before the gain is refused)."""
-    from .. import names
-    from ..envoys import block_hosts
-
     text = at.strip()
     kind = model.family.block.kind(model._nnterp_state.config)
     try:
@@ -188,8 +187,6 @@ def resolve_at(model, at: str) -> Point:
 
 def _norm_affine(host, scale_name: str, model) -> tuple:
     """The gain and bias of the norm whose scale is ``scale_name``, measured on its module (``attribution.norm_gain``)."""
-    from .attribution import norm_gain
-
     module = host._nnterp_site(scale_name).where.target(host)._module
     gain, bias = norm_gain(module, model.hidden_size)
     if bool((gain == 0).any()):
@@ -359,8 +356,6 @@ def _tracks(tensor) -> bool:
 
 
 def _order(model, point: Point) -> tuple:
-    from ._common import _AFTER_BLOCKS, _BEFORE_BLOCKS, _IN_A_BLOCK
-
     if point.layer is None:
         before = point.name in _BEFORE_BLOCKS
         return (-1 if before else model.num_layers, (_BEFORE_BLOCKS if before else _AFTER_BLOCKS).get(point.name, 0))

@@ -15,193 +15,34 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import dataclasses
 import logging
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable
 
 from ..errors import UnknownArchitecture
-from ..family import COMMON_SITES, Checkpoint, Family, family_named, not_served as family_not_served, served_here
-from ..sites import Argument, Call, Derived, Own, Read, Same, _walk
+from ..families import _index
+from ..family import not_served as family_not_served, registry, served_here
+from .wrapper import IMAGE_ROWS, TEXT_PREFIX, Wrapper, WrapperFamily, family_of, has_image, merge_host
 
-#: The text family's native paths start with its base model's attribute on the CausalLM.
-TEXT_PREFIX = "model."
-
-
-@dataclass(frozen=True)
-class Wrapper:
-    """What an image-text-to-text model declares; the rest is its text family's."""
-
-    name: str
-    #: the page title: the model's name as researchers say it
-    title: str
-    model_types: tuple[str, ...]
-    #: the class names of the wrapper (a model type a text family also claims is the wrapper's only under these)
-    classes: tuple[str, ...]
-    text_family: str
-    summary: str = ""
-    #: native path of the language model's base model (its embed_tokens, layers and norm)
-    language_model: str = "model.language_model"
-    #: native path of the head, where it is not the wrapper's own lm_head
-    lm_head: str = "lm_head"
-    #: native path of the module whose forward places the image features into the stream ("" for the wrapper)
-    merge: str = "model"
-    #: the call that places them, and which of its arguments are the features (masked_scatter's source)
-    merge_call: Call = Call("inputs_embeds.masked_scatter", "input")
-    features_argument: Argument = Argument(1)
-    #: native paths of the vision side, kept native and shown in the printout under their last name
-    vision: tuple[str, ...] = ("model.vision_tower", "model.multi_modal_projector")
-    #: the forward's own image inputs, beside input_ids and attention_mask
-    image_inputs: tuple[str, ...] = ("pixel_values",)
-    #: the config field holding the image placeholder token's id
-    image_token: str = "image_token_id"
-    checkpoints: tuple[Checkpoint, ...] = ()
-    #: the tiny recipe: config class, overrides (the text family's recipe as text_config, a one-layer vision
-    #: tower), and "image", what tiny.image_call builds a call from: {"tokens": placeholders, "around": ids put
-    #: before and after them, "types": a token-type input to mark them in, "pixel_values": shape, other inputs}
-    tiny: dict = field(default_factory=dict)
-    #: what the wrapper does that its text family's page does not say
-    note: str = ""
-    #: what the wrapper does past lm_head, where it is not what the text family's CausalLM does: (model, logits)
-    #: -> logits (Aya Vision's head applies no logit_scale, Cohere 2's does)
-    readout: Callable | None = None
-    #: the position id of the call's first token (PaliGemma's positions are 1-indexed: no token has rotary angle 0)
-    first_position: int = 0
-    #: the attention implementations the wrapper builds under, where its vision side takes fewer than its text
-    #: family's loads (Apertus 1.5's VQ image tokenizer has no sdpa, GOT-OCR 2's vision encoder neither)
-    loads: tuple[str, ...] | None = None
-    #: why transformers' own forward of this wrapper cannot run (then it is refused with this reason, and a test
-    #: checks that the forward still fails, so that the day it runs the declaration is served)
-    broken: str | None = None
-    #: the text configs' model types served, where the wrapper's config also takes others its text family is not
-    #: (BLIP-2's Flan-T5 language models, encoder-decoders): a config with another is refused
-    text_types: tuple[str, ...] = ()
-    #: why a text-only call cannot run (BLIP-2's forward runs its vision side on every call): the contract is then
-    #: checked on calls with an image only, and a test checks that a text-only forward still fails
-    image_required: str | None = None
-    #: native path of a module whose output the language model adds to the merged embeddings before its first block
-    #: (BLIP-2's OPT: its learned positions), so that layers[0].layer_input is the merged embeddings plus it
-    added_before_layers: str | None = None
+__all__ = ["IMAGE_ROWS", "TEXT_PREFIX", "Wrapper", "WrapperFamily", "auto_class", "declared", "every_family",
+           "family_of", "has_image", "merge_host", "not_served", "quiet_text_pipeline", "wrapper_for",
+           "wrapper_registry"]
 
 
-class ImageRows(Same):
-    """The features as the merge takes them (per image, or already flat) seen as one row per image position."""
-
-    def view(self, native, model):
-        return native.reshape(-1, native.shape[-1])
-
-    def inverse(self, value, like, model):
-        return value.reshape(like.shape)
+#: The modules declaring wrappers, with the tuple each declares them in: declarations.py's, then those beside it
+#: (which borrow its recipe parts). Their recipes name their text families, so they are imported, as family modules
+#: are, only once a wrapper is asked for: a text model's construction imports none of them.
+DECLARATIONS = {"declarations": "WRAPPERS", "own_text": "OWN_TEXT", "llava_kin": "LLAVA_KIN", "vq_tokens": "VQ_TOKENS",
+                "text_kin": "TEXT_KIN"}
 
 
-IMAGE_ROWS = ImageRows()
-
-
-def merge_host(model, wrapper: Wrapper):
-    """The envoy of the module whose forward places the image features into the stream."""
-    return _walk(model, wrapper.merge)
-
-
-def _image_mask_site(wrapper: Wrapper):
-    def site(context):
-        token = getattr(context.module.config, wrapper.image_token)
-        return Derived(
-            Read(Own("input"), Argument(0, "input_ids")), lambda ids: ids == token,
-            description=f"input_ids == config.{wrapper.image_token} ({token}): the image placeholder positions, "
-                        f"where {type(context.module).__name__} places the image features")
-    return site
-
-
-def _token_embeddings(site, family: str):
-    """The text family's token_embeddings site, saying what it is on a wrapper."""
-    text = ("The embedding module's output, the image placeholders' own embeddings included: the wrapper places "
-            "image_features at image_mask after it, so layers[0].layer_input is this with them merged")
-    if callable(site):  # chosen per config (OPT's, projected or not): said of whichever it is
-        return lambda context: _token_embeddings(site(context), family)
-    if not isinstance(site, Read):
-        return site
-    # the family's own sentence up to its first clause: what the module computes (what it says of layers[0] is
-    # the wrapper's to say)
-    clause = (site.description or "").split(";")[0]
-    own = f" (on {family}: {clause[0].lower()}{clause[1:]})" if clause else ""
-    return dataclasses.replace(site, description=text + own)
-
-
-@dataclass
-class WrapperFamily(Family):
-    """A text family served inside a wrapper: its sites, its renames under the language model's path."""
-
-    wrapper: Wrapper = None
-    text: Family = None
-
-    @property
-    def groups(self) -> tuple[str, ...]:
-        return (*self.text.groups, "image")
-
-    @property
-    def doc(self) -> str:
-        """The wrapper's own note, then its text family's module docstring (the language stack's arithmetic)."""
-        head = f"{self.wrapper.title} ({self.wrapper.classes[0]})."
-        return f"{head}\n\n{self.wrapper.note}\n\nIts language model is {self.text.name}'s: {self.text.doc}".strip()
-
-    def served_config(self, config):
-        """The text config the language model runs on: what availability and dimensions are read from."""
-        return config.get_text_config() if hasattr(config, "get_text_config") else config
-
-
-def _renamed(wrapper: Wrapper, text: Family) -> dict:
-    rename = {}
-    for key, alias in text.all_rename.items():
-        # a key under the base model moves under the language model; a key named from inside a block stays
-        if isinstance(key, str) and key.startswith(TEXT_PREFIX):
-            key = f"{wrapper.language_model}.{key[len(TEXT_PREFIX):]}"
-        rename[key] = alias
-    if wrapper.lm_head != "lm_head":
-        rename[wrapper.lm_head] = "lm_head"
-    for path in wrapper.vision:
-        rename[path] = path.rsplit(".", 1)[-1]
-    return rename
-
-
-def family_of(wrapper: Wrapper) -> WrapperFamily:
-    """The family serving ``wrapper``: the text family's, renamed under the language model, with the image values."""
-    text = family_named(wrapper.text_family)
-    shared = {f.name: getattr(text, f.name) for f in dataclasses.fields(Family)}
-    token = text.sites.get("token_embeddings") or COMMON_SITES["token_embeddings"]
-    sites = {
-        **text.sites,
-        "token_embeddings": _token_embeddings(token, text.name),
-        "image_features": Read(
-            dataclasses.replace(wrapper.merge_call, child=wrapper.merge or None), wrapper.features_argument, IMAGE_ROWS,
-            # a language model that scales its inputs_embeds before the first block (HyperCLOVA X's
-            # embedding_multiplier) scales the merged image rows with the token rows: the stream holds the product
-            scale=token.scale if isinstance(token, Read) else None,
-            description="The projected image features as the wrapper places them into the stream, one row per "
-                        "image position" + (", times the scale the language model gives every embedding row"
-                                            if isinstance(token, Read) and token.scale else "")),
-        "image_mask": _image_mask_site(wrapper),
-    }
-    shared.update(
-        name=wrapper.name, model_types=wrapper.model_types, summary=wrapper.summary or text.summary,
-        rename=_renamed(wrapper, text), sites=sites,
-        checkpoints=wrapper.checkpoints, tiny=wrapper.tiny, variants={}, module=importlib.import_module(
-            f"{__name__}.declarations"),
-        readout=text.readout if wrapper.readout is None else wrapper.readout,
-        loads=text.loads if wrapper.loads is None else wrapper.loads,
-    )
-    return WrapperFamily(**shared, wrapper=wrapper, text=text)
+def _declaring(module_name: str):
+    return importlib.import_module(f"{__name__}.{module_name}")
 
 
 def declared() -> tuple[Wrapper, ...]:
-    """Every declaration: declarations.py's, then those of the modules beside it (which borrow its recipe parts)."""
-    from .declarations import WRAPPERS
-    from .llava_kin import LLAVA_KIN
-    from .own_text import OWN_TEXT
-    from .text_kin import TEXT_KIN
-    from .vq_tokens import VQ_TOKENS
-
-    return (*WRAPPERS, *OWN_TEXT, *LLAVA_KIN, *VQ_TOKENS, *TEXT_KIN)
+    """Every declaration, in the order of ``DECLARATIONS``."""
+    return tuple(wrapper for module_name, tuple_name in DECLARATIONS.items()
+                 for wrapper in getattr(_declaring(module_name), tuple_name))
 
 
 @lru_cache(maxsize=None)
@@ -225,8 +66,6 @@ def outside_release(wrapper: Wrapper) -> str | None:
 
 def every_family() -> dict:
     """Every family that names checkpoints and has a page: the text families and the wrappers, by name."""
-    from ..family import registry
-
     return {**registry(), **wrapper_registry()}
 
 
@@ -242,7 +81,6 @@ def wrapper_for(config, architecture: str | None = None) -> WrapperFamily | None
     only when the class is the wrapper's."""
     model_type = getattr(config, "model_type", None)
     architecture = architecture or next(iter(getattr(config, "architectures", None) or []), None)
-    from ..families import _index
 
     claimed = model_type in _index.MODEL_TYPES
 
@@ -284,10 +122,8 @@ def _wrapper_class(model_type: str) -> str | None:
 
 def not_served() -> dict[str, str]:
     """Every image-text-to-text type not served, with its reason: the listed ones and the declared but broken."""
-    from .declarations import NOT_SERVED
-
     broken = {t: w.broken for w in declared() if w.broken for t in w.model_types}
-    return {**NOT_SERVED, **broken}
+    return {**_declaring("declarations").NOT_SERVED, **broken}
 
 
 class _NotACausalLM:
@@ -306,110 +142,3 @@ def quiet_text_pipeline():
         yield
     finally:
         logger.removeFilter(quiet)
-
-
-def has_image(model, inputs) -> bool:
-    """Whether a call's inputs carry an image (the wrapper's own image inputs, by name)."""
-    return isinstance(inputs, dict) and any(inputs.get(name) is not None for name in model.family.wrapper.image_inputs)
-
-
-def _receiver(wrapper: Wrapper) -> str:
-    """Native path of the module the wrapper hands the merged embeddings to (inputs_embeds): its language model, or
-    the whole CausalLM holding it where the head is the language model's own (BLIP-2's language_model)."""
-    return wrapper.lm_head.rsplit(".", 1)[0] if "." in wrapper.lm_head else wrapper.language_model
-
-
-def check_image(model, inputs, report, base) -> None:
-    """The contract where the image enters the stream, on a call with an image: image_mask marks the placeholders,
-    image_features has a row per image position, the embeddings the language model receives (its inputs_embeds) are
-    token_embeddings with image_features merged at image_mask, layers[0].layer_input is them (plus what the language
-    model adds before its first block, where the wrapper names it; not checked where the residual is several
-    streams), and an edit of image_features reaches the logits while a read leaves them bit-identical. On a
-    text-only call: image_mask is all False and image_features is not computed."""
-    import torch
-
-    from ..conformance import _check_layout, _close, _diff, _logits_after
-
-    wrapper = model.family.wrapper
-    dtype = next(model._module.parameters()).dtype
-    # a multi-stream residual has no one layers[0].layer_input: what enters is the language model's inputs_embeds
-    one_stream = model.layers[0]._nnterp_site("layer_input").served
-    with model.trace(inputs):
-        mask = model.image_mask.save()
-        embedded = model.token_embeddings.save()
-        if has_image(model, inputs):
-            features = model.image_features.save()
-        received = _walk(model, _receiver(wrapper)).inputs[1]["inputs_embeds"].save()
-        if one_stream and wrapper.added_before_layers:
-            added = _walk(model, wrapper.added_before_layers).output.save()
-        if one_stream:
-            entering = model.layers[0].layer_input.save()
-    # a language model that scales every inputs_embeds row before its first block (HyperCLOVA X's
-    # embedding_multiplier) serves token_embeddings and image_features with that scale: compare them with the product
-    token = model.family.sites.get("token_embeddings")
-    factor = token.scale(model._nnterp_state.config) if isinstance(token, Read) and token.scale else None
-    received = received * factor if factor is not None else received
-    if one_stream:
-        expected = received + added if wrapper.added_before_layers else received
-        label = "layers[0].layer_input == the language model's inputs_embeds (times its embedding scale)" + (
-            f" + {wrapper.added_before_layers}'s output" if wrapper.added_before_layers else "")
-        report.add(label, "model", torch.equal(entering, expected), f"max diff {_diff(entering, expected):.3g}")
-    _check_layout(report, "model", "image_mask", mask, tuple(received.shape[:2]), dtype)
-    if not has_image(model, inputs):
-        report.add("a text-only call has no image position", "model.image_mask", not bool(mask.any()))
-        return
-    positions = int(mask.sum())
-    report.add("the call has image positions", "model.image_mask", positions > 0, f"{positions}")
-    _check_layout(report, "model", "image_features", features, (positions, model.hidden_size), dtype)
-    report.add("the language model's inputs_embeds == image_features at image_mask", "model",
-               torch.equal(received[mask], features), f"max diff {_diff(received[mask], features):.3g}")
-    report.add("the language model's inputs_embeds == token_embeddings off image_mask", "model",
-               torch.equal(received[~mask], embedded[~mask]), f"max diff {_diff(received[~mask], embedded[~mask]):.3g}")
-    label = "model.image_features"
-    read = _logits_after(model, inputs, lambda: model, "image_features", "read")
-    report.add("a read leaves logits bit-identical", label, torch.equal(read, base), f"max diff {_diff(read, base):.3g}")
-    inplace = _logits_after(model, inputs, lambda: model, "image_features", "inplace")
-    assigned = _logits_after(model, inputs, lambda: model, "image_features", "assign")
-    report.add("in-place edit == assignment", label, torch.equal(inplace, assigned) or _close(inplace, assigned),
-               f"max diff {_diff(inplace, assigned):.3g}")
-    report.add("a zeroing edit reaches the logits", label, not torch.equal(inplace, base))
-
-
-def table_section(cells_of) -> list[str]:
-    """The families table's wrapper section: a row per served wrapper (its tiny model's support(), with the image
-    values), then every image-text-to-text type of transformers not served, with its reason. ``cells_of(model,
-    names)`` gives the table's cells for a model."""
-    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES as MAPPING
-
-    from .. import tiny
-    from ..vocabulary import IMAGE_VALUES, VALUES
-
-    served = wrapper_registry()
-    types = {t for family in served.values() for t in family.model_types}
-    unserved = not_served()
-    total = len(MAPPING)
-    names = [spec.name for spec in (*VALUES, *IMAGE_VALUES)]
-    header = ["wrapper", "model class", "text family", "✓", "⚠︎", "—", *names]
-    lines = [
-        "", "## Wrappers: image-text-to-text models", "",
-        f"{len(types & set(MAPPING))} of the {total} image-text-to-text model types of transformers "
-        f"(MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES) are served through their language model's family: the text "
-        "family's values on the language stack at every position, image positions included, and where the image "
-        "enters the stream (`image_features`, `image_mask`). Each row is the wrapper's tiny model (a one-layer "
-        "vision tower), checked by the contract on a text-only call and on a call with an image; "
-        f"{len(unserved)} are listed below with their reason.", "",
-        "| " + " | ".join(header) + " |",
-        "|" + "---|" * len(header),
-    ]
-    for name, family in served.items():
-        model = tiny.load(name)
-        counts = model.support().counts()
-        also = [t for t in family.model_types if t != name]
-        label = name + (f" ({', '.join(also)})" if also else "")
-        lines.append(f"| {label} | {type(model._module).__name__} | {family.text.name} | {counts['served']} | "
-                     f"{counts['conditioned']} | {counts['unavailable']} | " + " | ".join(cells_of(model, names)) + " |")
-    lines += ["", "### Image-text-to-text types not served", ""]
-    for model_type in sorted(set(MAPPING) - types):
-        reason = unserved.get(model_type, "not classified")
-        lines.append(f"- **{model_type}** ({MAPPING[model_type]}): {reason}")
-    return lines

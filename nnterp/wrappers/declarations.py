@@ -6,7 +6,7 @@ from nnterp.family import Checkpoint, declared_family
 from nnterp.readout import IDENTITY
 from nnterp.sites import Argument, Call
 
-from . import Wrapper
+from .wrapper import Wrapper
 
 #: A tiny SigLIP vision tower: one layer, 16-pixel images in 4-pixel patches.
 SIGLIP = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,

@@ -6,8 +6,8 @@ the image features enter, the image inputs and a tiny recipe with a one-layer vi
 from nnterp.family import Checkpoint
 from nnterp.sites import Call
 
-from . import Wrapper
 from .declarations import CLIP, INTERNVIT, SIGLIP, _text
+from .wrapper import Wrapper
 
 #: A tiny SAM-style vision encoder (GOT-OCR 2's): one windowless global layer over 64-pixel images in 16-pixel patches.
 SAM = {"hidden_size": 32, "output_channels": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": 64,

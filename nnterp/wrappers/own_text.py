@@ -5,8 +5,8 @@ code."""
 
 from nnterp.family import Checkpoint
 
-from . import Wrapper
 from .declarations import QWEN_IMAGE, SIGLIP, _text
+from .wrapper import Wrapper
 
 #: A one-block Qwen3-VL-style vision transformer (Qwen3.5's): 4-pixel patches, two frames each, merged 2x2.
 QWEN3_VISION = {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64, "num_heads": 2,

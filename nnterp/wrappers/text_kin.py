@@ -7,9 +7,9 @@ vision tower. Each note is read from transformers' modeling code."""
 from nnterp.family import Checkpoint
 from nnterp.sites import Call
 
-from . import Wrapper
 from .declarations import MROPE, QWEN_IMAGE, SIGLIP, _text
 from .own_text import QWEN3_VISION, QWEN_IDS, QWEN_PLACEHOLDERS
+from .wrapper import Wrapper
 
 #: A one-block GLM-4V vision transformer: 16-pixel images in 4-pixel patches, two frames each, merged 2x2.
 GLM4V_VISION = {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64, "num_heads": 2,

@@ -7,7 +7,7 @@ import dataclasses
 
 from nnterp.family import declared_family
 
-from . import Wrapper
+from .wrapper import Wrapper
 
 #: A tiny text stack (Llama's tiny recipe) with its special ids inside the vocabulary.
 TEXT = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,

@@ -2,14 +2,14 @@
 ``python checkpoint`` ones run on SmolLM2-135M-Instruct, the checkpoint shipped offline, and the
 numbers in the text around them are what they measured when the page was built."""
 
+from nnterp import real
+
 LOAD = "eager"
 CHECKPOINT = "HuggingFaceTB/SmolLM2-135M-Instruct"
 
 
 def load_checkpoint():
     """SmolLM2-135M-Instruct under an eager load, or an error saying how to get it."""
-    from nnterp import real
-
     return real.load(attn_implementation="eager").instrument()
 
 

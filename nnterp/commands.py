@@ -1,0 +1,78 @@
+"""The handlers of the ``nnterp`` command's own subcommands (``nnterp.cli`` holds their arguments): ``show``,
+``check`` and ``demo``, and ``load_model``, which every command that takes a model reads it with."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import torch
+
+from . import real, tiny
+from .cli import REAL_NAMES, CommandRefused, known, not_a_family
+from .family import not_served, registry, unavailable
+from .hub import unreachable_reason
+from .model import StandardizedTransformer
+from .wrappers import wrapper_registry
+
+
+def load_model(name: str, attn_implementation: str | None = None):
+    """A family name (its tiny model), ``smollm2`` (the embedded real model), or a repo id or path."""
+    if not os.path.exists(name) and "/" not in name and not known(name):
+        raise CommandRefused(not_a_family(name))
+    if name in unavailable():
+        sys.exit(f"nnterp: {not_served(name)}")
+    if name in REAL_NAMES:
+        return real.load(attn_implementation=attn_implementation)
+    if name in registry() or name in wrapper_registry():  # a family or a wrapper (gemma3): its tiny model
+        return tiny.load(name, attn_implementation=attn_implementation)
+    if not os.path.exists(name):
+        if "/" not in name:
+            raise CommandRefused(not_a_family(name))
+        if unreachable_reason(name) is not None:
+            raise CommandRefused(
+                f"{name!r} is a hub repo id, and the Hugging Face hub cannot be reached from here (nor is the repo "
+                f"in the local cache): name a family (nnterp show phi), 'smollm2', or a local directory")
+    return StandardizedTransformer(name, dispatch=True, attn_implementation=attn_implementation)
+
+
+def show(args) -> None:
+    model = load_model(args.model, args.attn_implementation)
+    print(model)
+    print()
+    print(model.support())
+
+
+def check(args) -> None:
+    model = load_model(args.model, args.attn_implementation)
+    report = model.check(raise_on_failure=False)
+    print(report)
+    if not report.ok:
+        sys.exit(1)
+
+
+def demo(args) -> None:
+    """The main job: the embedded real model, its printout and support, the seeds' prompt read block by block."""
+    model = load_model(args.model, args.attn_implementation)
+    print(model)
+    print()
+    print(model.support())
+    print()
+    prompt = args.prompt
+    layers = []
+    with model.trace(prompt):
+        for layer in model.layers:
+            layers.append(layer.layer_output[:, -1].save())
+        probs = model.next_token_probs.save()
+    tokenizer = model.tokenizer
+    print(f"prompt: {prompt!r}")
+    print("top next tokens:")
+    values, ids = probs[0].topk(args.top)
+    for p, i in zip(values.tolist(), ids.tolist()):
+        print(f"  {tokenizer.decode([i])!r:>16}  {p:.4f}")
+    print("logit lens, last position (top token of project_on_vocab(layer_output) per block):")
+    with torch.no_grad():
+        for index, hidden in enumerate(layers):
+            lens = model.project_on_vocab(hidden).softmax(-1)[0]
+            p, i = lens.max(-1)
+            print(f"  block {index:>2}: {tokenizer.decode([int(i)])!r:>16}  {float(p):.4f}")

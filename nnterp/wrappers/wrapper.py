@@ -1,0 +1,194 @@
+"""A wrapper's declaration, and the family it is served as: the text family's sites under the language model's
+path, with where the image enters the stream (``image_features``, ``image_mask``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..conventions import COMMON_SITES
+from ..family import Checkpoint, Family, family_named
+from ..layouts import Same
+from ..locations import Argument, Call, Own, _walk
+from ..writeback import Derived, Read
+
+
+#: The text family's native paths start with its base model's attribute on the CausalLM.
+TEXT_PREFIX = "model."
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """What an image-text-to-text model declares; the rest is its text family's."""
+
+    name: str
+    #: the page title: the model's name as researchers say it
+    title: str
+    model_types: tuple[str, ...]
+    #: the class names of the wrapper (a model type a text family also claims is the wrapper's only under these)
+    classes: tuple[str, ...]
+    text_family: str
+    summary: str = ""
+    #: native path of the language model's base model (its embed_tokens, layers and norm)
+    language_model: str = "model.language_model"
+    #: native path of the head, where it is not the wrapper's own lm_head
+    lm_head: str = "lm_head"
+    #: native path of the module whose forward places the image features into the stream ("" for the wrapper)
+    merge: str = "model"
+    #: the call that places them, and which of its arguments are the features (masked_scatter's source)
+    merge_call: Call = Call("inputs_embeds.masked_scatter", "input")
+    features_argument: Argument = Argument(1)
+    #: native paths of the vision side, kept native and shown in the printout under their last name
+    vision: tuple[str, ...] = ("model.vision_tower", "model.multi_modal_projector")
+    #: the forward's own image inputs, beside input_ids and attention_mask
+    image_inputs: tuple[str, ...] = ("pixel_values",)
+    #: the config field holding the image placeholder token's id
+    image_token: str = "image_token_id"
+    checkpoints: tuple[Checkpoint, ...] = ()
+    #: the tiny recipe: config class, overrides (the text family's recipe as text_config, a one-layer vision
+    #: tower), and "image", what tiny.image_call builds a call from: {"tokens": placeholders, "around": ids put
+    #: before and after them, "types": a token-type input to mark them in, "pixel_values": shape, other inputs}
+    tiny: dict = field(default_factory=dict)
+    #: what the wrapper does that its text family's page does not say
+    note: str = ""
+    #: what the wrapper does past lm_head, where it is not what the text family's CausalLM does: (model, logits)
+    #: -> logits (Aya Vision's head applies no logit_scale, Cohere 2's does)
+    readout: Callable | None = None
+    #: the position id of the call's first token (PaliGemma's positions are 1-indexed: no token has rotary angle 0)
+    first_position: int = 0
+    #: the attention implementations the wrapper builds under, where its vision side takes fewer than its text
+    #: family's loads (Apertus 1.5's VQ image tokenizer has no sdpa, GOT-OCR 2's vision encoder neither)
+    loads: tuple[str, ...] | None = None
+    #: why transformers' own forward of this wrapper cannot run (then it is refused with this reason, and a test
+    #: checks that the forward still fails, so that the day it runs the declaration is served)
+    broken: str | None = None
+    #: the text configs' model types served, where the wrapper's config also takes others its text family is not
+    #: (BLIP-2's Flan-T5 language models, encoder-decoders): a config with another is refused
+    text_types: tuple[str, ...] = ()
+    #: why a text-only call cannot run (BLIP-2's forward runs its vision side on every call): the contract is then
+    #: checked on calls with an image only, and a test checks that a text-only forward still fails
+    image_required: str | None = None
+    #: native path of a module whose output the language model adds to the merged embeddings before its first block
+    #: (BLIP-2's OPT: its learned positions), so that layers[0].layer_input is the merged embeddings plus it
+    added_before_layers: str | None = None
+
+
+class ImageRows(Same):
+    """The features as the merge takes them (per image, or already flat) seen as one row per image position."""
+
+    def view(self, native, model):
+        return native.reshape(-1, native.shape[-1])
+
+    def inverse(self, value, like, model):
+        return value.reshape(like.shape)
+
+
+IMAGE_ROWS = ImageRows()
+
+
+def merge_host(model, wrapper: Wrapper):
+    """The envoy of the module whose forward places the image features into the stream."""
+    return _walk(model, wrapper.merge)
+
+
+def _image_mask_site(wrapper: Wrapper):
+    def site(context):
+        token = getattr(context.module.config, wrapper.image_token)
+        return Derived(
+            Read(Own("input"), Argument(0, "input_ids")), lambda ids: ids == token,
+            description=f"input_ids == config.{wrapper.image_token} ({token}): the image placeholder positions, "
+                        f"where {type(context.module).__name__} places the image features")
+    return site
+
+
+def _token_embeddings(site, family: str):
+    """The text family's token_embeddings site, saying what it is on a wrapper."""
+    text = ("The embedding module's output, the image placeholders' own embeddings included: the wrapper places "
+            "image_features at image_mask after it, so layers[0].layer_input is this with them merged")
+    if callable(site):  # chosen per config (OPT's, projected or not): said of whichever it is
+        return lambda context: _token_embeddings(site(context), family)
+    if not isinstance(site, Read):
+        return site
+    # the family's own sentence up to its first clause: what the module computes (what it says of layers[0] is
+    # the wrapper's to say)
+    clause = (site.description or "").split(";")[0]
+    own = f" (on {family}: {clause[0].lower()}{clause[1:]})" if clause else ""
+    return dataclasses.replace(site, description=text + own)
+
+
+@dataclass
+class WrapperFamily(Family):
+    """A text family served inside a wrapper: its sites, its renames under the language model's path."""
+
+    wrapper: Wrapper = None
+    text: Family = None
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        return (*self.text.groups, "image")
+
+    @property
+    def doc(self) -> str:
+        """The wrapper's own note, then its text family's module docstring (the language stack's arithmetic)."""
+        head = f"{self.wrapper.title} ({self.wrapper.classes[0]})."
+        return f"{head}\n\n{self.wrapper.note}\n\nIts language model is {self.text.name}'s: {self.text.doc}".strip()
+
+    def served_config(self, config):
+        """The text config the language model runs on: what availability and dimensions are read from."""
+        return config.get_text_config() if hasattr(config, "get_text_config") else config
+
+
+def _renamed(wrapper: Wrapper, text: Family) -> dict:
+    rename = {}
+    for key, alias in text.all_rename.items():
+        # a key under the base model moves under the language model; a key named from inside a block stays
+        if isinstance(key, str) and key.startswith(TEXT_PREFIX):
+            key = f"{wrapper.language_model}.{key[len(TEXT_PREFIX):]}"
+        rename[key] = alias
+    if wrapper.lm_head != "lm_head":
+        rename[wrapper.lm_head] = "lm_head"
+    for path in wrapper.vision:
+        rename[path] = path.rsplit(".", 1)[-1]
+    return rename
+
+
+def family_of(wrapper: Wrapper) -> WrapperFamily:
+    """The family serving ``wrapper``: the text family's, renamed under the language model, with the image values."""
+    text = family_named(wrapper.text_family)
+    shared = {f.name: getattr(text, f.name) for f in dataclasses.fields(Family)}
+    token = text.sites.get("token_embeddings") or COMMON_SITES["token_embeddings"]
+    sites = {
+        **text.sites,
+        "token_embeddings": _token_embeddings(token, text.name),
+        "image_features": Read(
+            dataclasses.replace(wrapper.merge_call, child=wrapper.merge or None), wrapper.features_argument, IMAGE_ROWS,
+            # a language model that scales its inputs_embeds before the first block (HyperCLOVA X's
+            # embedding_multiplier) scales the merged image rows with the token rows: the stream holds the product
+            scale=token.scale if isinstance(token, Read) else None,
+            description="The projected image features as the wrapper places them into the stream, one row per "
+                        "image position" + (", times the scale the language model gives every embedding row"
+                                            if isinstance(token, Read) and token.scale else "")),
+        "image_mask": _image_mask_site(wrapper),
+    }
+    shared.update(
+        name=wrapper.name, model_types=wrapper.model_types, summary=wrapper.summary or text.summary,
+        rename=_renamed(wrapper, text), sites=sites,
+        checkpoints=wrapper.checkpoints, tiny=wrapper.tiny, variants={}, module=importlib.import_module(
+            f"{__package__}.declarations"),
+        readout=text.readout if wrapper.readout is None else wrapper.readout,
+        loads=text.loads if wrapper.loads is None else wrapper.loads,
+    )
+    return WrapperFamily(**shared, wrapper=wrapper, text=text)
+
+
+def has_image(model, inputs) -> bool:
+    """Whether a call's inputs carry an image (the wrapper's own image inputs, by name)."""
+    return isinstance(inputs, dict) and any(inputs.get(name) is not None for name in model.family.wrapper.image_inputs)
+
+
+def _receiver(wrapper: Wrapper) -> str:
+    """Native path of the module the wrapper hands the merged embeddings to (inputs_embeds): its language model, or
+    the whole CausalLM holding it where the head is the language model's own (BLIP-2's language_model)."""
+    return wrapper.lm_head.rsplit(".", 1)[0] if "." in wrapper.lm_head else wrapper.language_model

@@ -1,0 +1,219 @@
+"""The package is layered: no import cycle at any depth, and no room too big to read.
+
+The import graph is read from the source with `ast`, imports inside functions included, so a cycle hidden by a
+late import is still a cycle. One import is not an edge: `importlib.import_module` of a family module, the lazy
+family index through which the core finds a family it has never seen; a family module importing from the core is
+then the only direction the two are joined.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "nnterp"
+LONGEST_MODULE = 700
+# modules that are data, not code: a table or a recipe list grows with the families it describes
+DATA_MODULES = {"nnterp.families._index"}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _absolute(module: str, path: Path, level: int, target: str | None) -> str:
+    """The absolute name of `from <level dots><target> import ...` written in `module`."""
+    if level == 0:
+        return target or ""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for _ in range(level - 1):
+        package = package.rpartition(".")[0]
+    return f"{package}.{target}" if target else package
+
+
+def imports(module: str, path: Path, known: set[str]) -> list[tuple[str, int, bool]]:
+    """Every nnterp module `module` imports, as (imported module, line, inside a function)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found: list[tuple[str, int, bool]] = []
+
+    def visit(node: ast.AST, nested: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = nested or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    if alias.name.split(".")[0] == "nnterp":
+                        found.append((_known_prefix(alias.name, known), child.lineno, inner))
+            elif isinstance(child, ast.ImportFrom):
+                base = _absolute(module, path, child.level, child.module)
+                if base.split(".")[0] != "nnterp":
+                    continue
+                for alias in child.names:
+                    # `from . import family` imports the module nnterp.family; `from .x import y` imports nnterp.x
+                    candidate = f"{base}.{alias.name}"
+                    found.append((candidate if candidate in known else _known_prefix(base, known), child.lineno, inner))
+            visit(child, inner)
+
+    visit(tree, False)
+    return [(target, line, nested) for target, line, nested in found if target != module]
+
+
+def _known_prefix(name: str, known: set[str]) -> str:
+    while name not in known and "." in name:
+        name = name.rpartition(".")[0]
+    return name
+
+
+def import_graph() -> tuple[dict[str, set[str]], list[tuple[str, str, int]]]:
+    """The graph {module: modules it imports}, and the imports written inside functions."""
+    modules = _modules()
+    known = set(modules)
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    nested: list[tuple[str, str, int]] = []
+    for name, path in modules.items():
+        for target, line, inside in imports(name, path, known):
+            graph[name].add(target)
+            if inside and (name, target, line) not in nested:
+                nested.append((name, target, line))
+    return graph, nested
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        components.append(sorted(component))
+    return components
+
+
+def _one_loop(component: list[str], graph: dict[str, set[str]]) -> list[str]:
+    """One closed path through a component, to name in a failure: start -> ... -> start."""
+    members = set(component)
+    start = component[0]
+    path, seen = [start], {start}
+    while True:
+        following = sorted(graph[path[-1]] & members)
+        if start in following and len(path) > 1:
+            return path + [start]
+        unvisited = [module for module in following if module not in seen]
+        if not unvisited:  # step back to where the loop closes
+            nxt = following[0]
+            return path[path.index(nxt):] + [nxt]
+        path.append(unvisited[0])
+        seen.add(unvisited[0])
+
+
+#: the encyclopedia's own modules, whose cycle (notes.derived, pages, realconfigs) goes with their split
+ENCYCLOPEDIA = "nnterp.encyclopedia"
+
+
+def _describe(found, graph) -> str:
+    return "; ".join(f"{len(component)} modules {component}, e.g. {' -> '.join(_one_loop(component, graph))}"
+                     for component in found)
+
+
+def _inside_encyclopedia(module: str) -> bool:
+    return module == ENCYCLOPEDIA or module.startswith(ENCYCLOPEDIA + ".")
+
+
+def test_the_package_has_no_import_cycle_outside_the_encyclopedia():
+    graph, _ = import_graph()
+    found = [component for component in cycles(graph) if not all(map(_inside_encyclopedia, component))]
+    assert not found, "import cycles (function-level imports included): " + _describe(found, graph)
+
+
+@pytest.mark.xfail(strict=True, reason="the encyclopedia's notes, pages and realconfigs import each other; "
+                                       "remove this mark once they are split")
+def test_the_encyclopedia_has_no_import_cycle():
+    graph, _ = import_graph()
+    found = [component for component in cycles(graph) if all(map(_inside_encyclopedia, component))]
+    assert not found, "import cycles in the encyclopedia: " + _describe(found, graph)
+
+
+def _nested_sentence(nested) -> str:
+    return f"{len(nested)} imports inside functions: " + ", ".join(
+        f"{module}:{line} imports {target}" for module, target, line in nested)
+
+
+def test_no_nnterp_import_is_written_inside_a_function_outside_the_encyclopedia():
+    _, nested = import_graph()
+    nested = [entry for entry in nested if not _inside_encyclopedia(entry[0])]
+    assert not nested, _nested_sentence(nested)
+
+
+@pytest.mark.xfail(strict=True, reason="the encyclopedia imports inside its functions; remove this mark once it "
+                                       "imports at its modules' tops")
+def test_the_encyclopedia_imports_at_its_modules_tops():
+    _, nested = import_graph()
+    nested = [entry for entry in nested if _inside_encyclopedia(entry[0])]
+    assert not nested, _nested_sentence(nested)
+
+
+def test_the_graph_reader_sees_a_cycle_hidden_in_a_function(tmp_path):
+    package = tmp_path / "nnterp"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "low.py").write_text("def late():\n    from .high import thing\n    return thing\n")
+    (package / "high.py").write_text("from nnterp.low import late\nthing = 1\n")
+    known = {"nnterp", "nnterp.low", "nnterp.high"}
+    graph = {
+        name: {target for target, _, _ in imports(name, package / f"{name.split('.')[-1]}.py", known)}
+        for name in ("nnterp.low", "nnterp.high")
+    }
+    assert imports("nnterp.low", package / "low.py", known) == [("nnterp.high", 2, True)]
+    assert cycles(graph) == [["nnterp.high", "nnterp.low"]]
+    assert _one_loop(["nnterp.high", "nnterp.low"], graph) == ["nnterp.high", "nnterp.low", "nnterp.high"]
+
+
+def long_modules() -> dict[str, int]:
+    lengths = {name: len(path.read_text().splitlines()) for name, path in _modules().items()}
+    return {name: n for name, n in sorted(lengths.items(), key=lambda item: -item[1])
+            if n > LONGEST_MODULE and name not in DATA_MODULES}
+
+
+@pytest.mark.xfail(strict=True, reason="tracing.py (its capture machinery moves to the bridge), wrappers/own_text.py "
+                                       "and the encyclopedia's notes/derived.py and realconfigs.py are still longer; "
+                                       "remove this mark once they are split")
+def test_no_module_is_longer_than_700_lines():
+    assert not long_modules(), f"modules over {LONGEST_MODULE} lines: {long_modules()}"
