@@ -387,8 +387,6 @@ def family_named(name: str) -> Family:
 def declared_family(name: str) -> Family:
     """A family of the index as its module declares it, whether or not the installed transformers serves it (a
     wrapper's recipe borrows its text family's, and is declared on every release)."""
-    from .families import _index
-
     return _load(_index.MODULES[name])
 
 

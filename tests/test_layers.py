@@ -163,8 +163,6 @@ def test_the_package_has_no_import_cycle_outside_the_encyclopedia():
     assert not found, "import cycles (function-level imports included): " + _describe(found, graph)
 
 
-@pytest.mark.xfail(strict=True, reason="the encyclopedia's notes, pages and realconfigs import each other; "
-                                       "remove this mark once they are split")
 def test_the_encyclopedia_has_no_import_cycle():
     graph, _ = import_graph()
     found = [component for component in cycles(graph) if all(map(_inside_encyclopedia, component))]
@@ -182,8 +180,6 @@ def test_no_nnterp_import_is_written_inside_a_function_outside_the_encyclopedia(
     assert not nested, _nested_sentence(nested)
 
 
-@pytest.mark.xfail(strict=True, reason="the encyclopedia imports inside its functions; remove this mark once it "
-                                       "imports at its modules' tops")
 def test_the_encyclopedia_imports_at_its_modules_tops():
     _, nested = import_graph()
     nested = [entry for entry in nested if _inside_encyclopedia(entry[0])]

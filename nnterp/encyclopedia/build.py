@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 import traceback
 import warnings
@@ -122,3 +123,11 @@ def _record(report: Report, stamp: dict, built: str) -> dict:
             } for page in report.pages
         },
     }
+
+
+def command(args) -> None:
+    """``nnterp encyclopedia build``: build, print the summary, exit 1 if a page or snippet failed."""
+    report = build(args.out, families=args.family or None, progress=None if args.quiet else print)
+    print(report.summary())
+    if not report.ok:
+        sys.exit(1)

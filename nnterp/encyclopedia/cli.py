@@ -1,17 +1,7 @@
-"""``nnterp encyclopedia build --out DIR``: the site, an index and a page per family."""
+"""``nnterp encyclopedia build --out DIR``: the site, an index and a page per family. This module holds the
+arguments alone (it is read before torch loads); the handler is ``nnterp.encyclopedia.build:command``."""
 
 from __future__ import annotations
-
-import sys
-
-
-def run(args) -> None:
-    from .build import build
-
-    report = build(args.out, families=args.family or None, progress=None if args.quiet else print)
-    print(report.summary())
-    if not report.ok:
-        sys.exit(1)
 
 
 def register(subparsers) -> None:
@@ -21,4 +11,4 @@ def register(subparsers) -> None:
     command.add_argument("--out", required=True, help="the folder to write index.html and the pages into")
     command.add_argument("--family", action="append", help="build only this family's page (repeatable)")
     command.add_argument("--quiet", action="store_true", help="print only the summary")
-    command.set_defaults(run=run)
+    command.set_defaults(run="nnterp.encyclopedia.build:command")
