@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import torch
 
 from .errors import ConditionedValue, NnterpError, UnavailableValue
-from . import labels
+from . import bridge, labels
 from .envoys import block_hosts
 from .readout import head_input
 from .sites import Call, CallPositions, Child, Own, norm_centres, projection_of
@@ -226,30 +226,13 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
     return report
 
 
-class _Visits(dict):
-    """The interleaver's count of visits per location, logging each visit in the order the forward makes it."""
-
-    def __init__(self, counts, log) -> None:
-        super().__init__(counts)
-        self.log = log
-
-    def __setitem__(self, location, count) -> None:
-        self.log.append(location)
-        super().__setitem__(location, count)
-
-
 def visit_log(model, prompt) -> list[str]:
     """Every location the forward on ``prompt`` reaches (module inputs and outputs, the operations of every forward
     a value is read in), in the order it reaches them."""
     model.instrument()
-    interleaver = model.interleaver
-    log: list[str] = []
-    interleaver.counts = _Visits(interleaver.counts, log)
-    try:
+    with bridge.logging_visits(model) as log:
         with model.trace(prompt):
             model.logits.save()
-    finally:
-        interleaver.counts = dict(interleaver.counts)
     return log
 
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 from functools import partial
 
 import torch
-from nnsight import Envoy
-from nnsight.intervention.interleaver import OutOfOrderError
 from greenlet import getcurrent
-from nnsight.intervention.source import STATE
+from nnsight import Envoy
 
-from . import tracing
+from . import bridge, tracing
+from .bridge import OutOfOrderError
 from .errors import NnterpError, OrderError, ReadOnlyValue, UnknownName
 from .sites import conditioned_error, envoy_memo, read_where, where_of
 from .vocabulary import HOST_PATHS, ValueSpec, forward_order_sentence, values_of
@@ -65,7 +64,7 @@ class StandardValue:
         model = envoy.root
         if site.condition is not None and not site.condition.holds(model):
             raise conditioned_error(self.spec, site, model, site.describe(envoy._module)) from None
-        if not envoy.interleaver.interleaving:
+        if not bridge.interleaving(envoy):
             raise NnterpError(
                 f"{self.spec.name} is served inside a trace: read it as "
                 f"`with model.trace(prompt): {HOST_PATHS[self.spec.host]}.{self.spec.name}.save()`"
@@ -76,10 +75,10 @@ class StandardValue:
         if envoy is None:
             return self
         site = self._site(envoy)
-        if tracing.CAPTURING[0]:  # an out-of-order read of this trace's code: served what the forward passed
-            kept = tracing.captured(envoy, self.spec.name, f"{standard_path(envoy)}.{self.spec.name}")
-            if kept is not tracing.NOTHING:
-                return kept
+        # an out-of-order read of this trace's code: served what the forward passed
+        kept = bridge.captured(envoy, self.spec.name, f"{standard_path(envoy)}.{self.spec.name}")
+        if kept is not bridge.NOTHING:
+            return kept
         _instrument_first(envoy, site)
         try:
             value = site.read(envoy, self.spec)
@@ -88,7 +87,7 @@ class StandardValue:
             raise self._order_error(envoy, site) from None
         if self.spec.read_only:
             if isinstance(value, torch.Tensor):
-                tracing.keep_read_only(self.spec, value)
+                bridge.keep_read_only(self.spec, value)
             elif isinstance(value, tuple):
                 value = ReadOnlyTuple(value, self.spec)
         return value
@@ -100,7 +99,7 @@ class StandardValue:
         if self.spec.read_only:
             raise ReadOnlyValue(read_only_sentence(self.spec))
         site = self._site(envoy)
-        if tracing.CAPTURING[0] and tracing.passed(envoy, self.spec.name):
+        if bridge.passed(envoy, self.spec.name):
             raise self._order_error(envoy, site, writing=True)
         _instrument_first(envoy, site)
         try:
@@ -111,7 +110,7 @@ class StandardValue:
 
     def _order_error(self, envoy, site, writing: bool = False) -> OrderError:
         path = f"{standard_path(envoy)}.{self.spec.name}"
-        plan = tracing.plan_of_current()
+        plan = bridge.plan_of_current()
         first = plan.first(*tracing.path_key(path)) if plan is not None else None
         if writing and first:
             return OrderError(
@@ -144,13 +143,7 @@ class StandardValue:
 def _reraise_inside_loops() -> None:
     """Inside ``tracer.iter`` nnsight ends an open loop by throwing OutOfOrderError into the worker and
     recognising the same object when it comes back: keep it when a step is pinned."""
-    from nnsight.intervention.interleaver import Mediator
-
-    try:
-        mediator = Mediator.current("")
-    except Exception:
-        return
-    if mediator.iteration != 0:
+    if bridge.step_pinned():
         raise
 
 
@@ -175,8 +168,7 @@ def _instrument_first(envoy, site) -> None:
         object.__setattr__(envoy, "_nnterp_needs_source", needs)
     if not needs:
         return
-    state = envoy._module.__dict__.get(STATE)
-    if state is None or not state.sourced:
+    if not bridge.is_instrumented(envoy._module):
         # remembered for the error message: installed by this trace's worker, too late if the module's forward
         # was running (a read of one of its native children came first)
         object.__setattr__(envoy, "_nnterp_installed_by", (id(getcurrent()), _forward_state(envoy)))  # greenlets
@@ -187,14 +179,10 @@ def _instrument_first(envoy, site) -> None:
 
 def _forward_state(envoy) -> str:
     """"running" while the module's forward has been entered and not left in this run, else "idle"."""
-    from nnsight.intervention.interleaver import Mediator
-
-    try:
-        mediator = Mediator.current(envoy.path)
-    except Exception:
+    entered = bridge.occurrence(f"{envoy.path}.input")
+    if entered is None:
         return "idle"
-    entered = mediator.occurrence(f"{envoy.path}.input")
-    return "running" if entered > mediator.occurrence(f"{envoy.path}.output") else "idle"
+    return "running" if entered > bridge.occurrence(f"{envoy.path}.output") else "idle"
 
 
 class ReadOnlyTuple(tuple):
@@ -226,8 +214,6 @@ def reads_operations(envoy) -> bool:
 
 def _never_ran(envoy, site) -> bool | None:
     """Whether the site's location was not visited at all in this run (None: cannot tell)."""
-    from nnsight.intervention.interleaver import Mediator
-
     from .sites import Call
 
     where = where_of(site)
@@ -235,9 +221,10 @@ def _never_ran(envoy, site) -> bool | None:
         return None
     try:
         location = f"{where.target(envoy).path}.{where.key}"
-        return Mediator.current(location).occurrence(location) == 0
     except Exception:
         return None
+    visits = bridge.occurrence(location)
+    return None if visits is None else visits == 0
 
 
 class StandardHost:

@@ -10,12 +10,13 @@ import torch
 from nnsight import TransformersModel
 
 from . import gradients
+from .bridge import TurnTakingTracer
 from .envoys import ENVOYS, AttentionEnvoy, StandardHost, StandardValue, _addindent, block_hosts
 from .errors import BadPrompt, BatchRefused, EmptyPrompt, HubUnreachable, LoadOptionRefused
 from .family import Family, family_for, warn_above_window
 from .sites import where_of
 from .support import Support, build_support
-from .tracing import Captures, TurnTakingTracer
+from .tracing import Captures
 from .vocabulary import values_of
 
 

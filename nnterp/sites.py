@@ -23,7 +23,7 @@ import torch
 from nnsight.intervention.eproperty import WriteBack
 from nnsight.intervention.interleaver import Mediator
 
-from . import labels
+from . import bridge, labels
 from .errors import ConditionedValue, LayoutMismatch, ReadOnlyValue, UnavailableValue
 from .vocabulary import ValueSpec
 
@@ -464,7 +464,7 @@ class Assigned(Call):
 
     def _label(self, compiled_source, callee):
         prefix = callee.replace(".", "_") + "_"
-        calls = labels._call_labels(compiled_source.source, compiled_source.names)
+        calls = bridge.call_labels(compiled_source.source, tuple(compiled_source.names))
         found = [name for name in compiled_source.names
                  if name not in calls and name.startswith(prefix) and name[len(prefix):].isdigit()]
         if not -len(found) <= self.occurrence < len(found):
@@ -598,37 +598,19 @@ def _version(tensor) -> int | None:
 def _grad_of_copy(value_id, site, context, grad):
     """A hook on the tensor the forward consumes, serving its gradient, in the value's layout and scale, to
     a ``with loss.backward():`` block that asks for the value's ``.grad`` (and taking back what it writes)."""
-    interleaver = _backward_interleaver()
-    if interleaver is None:
+    if not bridge.backward_running():
         return None
     factor = site._factor(context.host)
     model = context.model
     value_grad = site.layout.view(grad, model)
     if factor is not None:
         value_grad = value_grad / factor
-    served = interleaver.handle(f"{value_id}.grad", value_grad)
+    served = bridge.serve_gradient(value_id, value_grad)
     if served is value_grad:
         return None
     if factor is not None:
         served = served * factor
     return site.layout.inverse(served, grad, model)
-
-
-def _backward_interleaver():
-    """The interleaver of the ``with loss.backward():`` block running now: nnsight's Tensor.grad property then
-    closes over it."""
-    from nnsight.intervention.interleaver import Interleaver
-
-    grad = torch.Tensor.__dict__.get("grad")
-    functions = [getattr(grad, "fget", None)]
-    for function in functions:  # the getter, and the functions it closes over (nnsight's hook installer)
-        for cell in getattr(function, "__closure__", None) or ():
-            contents = cell.cell_contents
-            if isinstance(contents, Interleaver):
-                return contents
-            if callable(contents) and len(functions) < 8:
-                functions.append(contents)
-    return None
 
 
 def _tracks_grad(tensor) -> bool:

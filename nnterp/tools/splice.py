@@ -37,7 +37,7 @@ from typing import Any
 
 import torch
 
-from .. import tracing
+from .. import bridge
 from ..sites import Read, _Context, _version, drop_pending, swap, value_at, written_back
 from ._common import ToolError
 
@@ -333,10 +333,9 @@ class Splice:
     @property
     def latents(self):
         """The latents inside a trace (read, save, edit in place, or assign)."""
-        if tracing.CAPTURING[0]:  # read out of order: what a capture kept as the forward passed the value
-            kept = tracing.captured(self, "latents", f"{self.path}.latents")
-            if kept is not tracing.NOTHING:
-                return kept
+        kept = bridge.captured(self, "latents", f"{self.path}.latents")  # read out of order: what a capture kept
+        if kept is not bridge.NOTHING:
+            return kept
         context = _SpliceContext()
         present = self._presenter(context)
         return written_back(self.writes.location(), self, present, partial(self._carry_back, context))
@@ -411,9 +410,7 @@ class CrossLayerSplice:
         return self.clt._get_decoder_vectors(source)
 
     def _state(self, location):
-        from nnsight.intervention.interleaver import Mediator
-
-        mediator = Mediator.current(location)
+        mediator = bridge.worker(location)
         if self._trace is not mediator:  # a new trace: forget the last one's latents
             self._trace, self._read = mediator, {}
         return self._read
