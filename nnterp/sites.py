@@ -20,10 +20,8 @@ from functools import partial
 from typing import Any, Callable
 
 import torch
-from nnsight.intervention.eproperty import WriteBack
-from nnsight.intervention.interleaver import Mediator
-
 from . import bridge, labels
+from .bridge import batch_rows, drop_pending, swap, value_at, written_back
 from .errors import ConditionedValue, LayoutMismatch, ReadOnlyValue, UnavailableValue
 from .vocabulary import ValueSpec
 
@@ -199,16 +197,6 @@ class CallPositions(Same):
         before = like.narrow(self.dim, 0, start)
         after = like.narrow(self.dim, start + length, like.shape[self.dim] - start - length)
         return torch.cat([before, value, after], dim=self.dim)
-
-
-def batch_rows() -> tuple[int, tuple[int, int] | None]:
-    """The rows of the run nnsight is interleaving, and (start, size) of the current invoke's rows among them
-    (None outside several invokes): the batch of a value the model computes on positions folded into rows."""
-    mediator = Mediator.current("the batch size")
-    batcher = mediator.interleaver.batcher
-    total = batcher.total if batcher is not None and batcher.total else 1
-    group = mediator.batch_group if batcher is not None and batcher.batching else None
-    return total, group
 
 
 class TokenRows(Same):
@@ -526,45 +514,6 @@ def eager_only(family: str, fused: str) -> Condition:
                                  f"which computes the softmax inside one fused call")
 
 
-# --------------------------------------------------------------------------- write-back
-def written_back(location: str, key, present: Callable, carry_back: Callable):
-    """The one place nnterp hands nnsight a value to carry back into the forward (nnsight's eproperty read with a
-    transform, without keeping an eproperty: sites must pickle for remote runs). ``present(raw)`` makes the value
-    from what the forward holds at ``location``; when the worker moves on, ``carry_back(value, raw)`` gives what
-    the forward gets instead. A second read before the worker moves on gets the same value (``key`` tells reads
-    apart), so both edits go back."""
-    mediator = Mediator.current(location)
-    occurrence = mediator.wanted(location)
-    waiting = mediator.transform
-    if waiting is not None and waiting.key == (key, location, occurrence):
-        return waiting.view
-    raw = Mediator.value(location)
-    value = present(raw)
-    mediator.transform = WriteBack(partial(carry_back, value, raw), value, key, location, occurrence)
-    return value
-
-
-def drop_pending(location: str, key):
-    """The value a read of ``key`` handed out at ``location`` and has not carried back yet, dropped (an assignment
-    right after a read replaces it); None where there is none."""
-    mediator = Mediator.current(location)
-    waiting = mediator.transform
-    if waiting is not None and waiting.key[:2] == (key, location):
-        mediator.transform = None
-        return waiting.view
-    return None
-
-
-def value_at(location: str):
-    """What the forward holds at ``location`` now (a module's output, a call's ``(args, kwargs)``)."""
-    return Mediator.value(location)
-
-
-def swap(location: str, value) -> None:
-    """Hand the forward ``value`` at ``location`` in place of what it holds (an assignment)."""
-    Mediator.swap(location, value)
-
-
 # --------------------------------------------------------------------------- sites
 class Site:
     """Base: a value's location, element, layout and how it reads, writes and describes itself."""
@@ -717,7 +666,7 @@ class Read(Site):
 
     def read(self, host, spec):
         if self.plus is None and self.layout is SAME and self.scale is None and not self.snapshot:
-            return self.element.get(Mediator.value(self._location(host)))
+            return self.element.get(value_at(self._location(host)))
         return self._read_written_back(host)
 
     def _read_written_back(self, host):
@@ -740,14 +689,14 @@ class Read(Site):
     # -- write
     def write(self, host, spec, value) -> None:
         location = self._location(host)
-        raw = Mediator.value(location)
+        raw = value_at(location)
         context = _Context(host, host.root)
         current = self._current(context, raw)
         check_layout(spec, current, value, host.root)
         if self.shared:
             current.copy_(value)
             return
-        Mediator.swap(location, self._put(context, raw, value))
+        swap(location, self._put(context, raw, value))
 
     def describe(self, module) -> str:
         sentence = self.where.describe(module)
@@ -772,11 +721,11 @@ class PlusEarlier(Read):
     def _earlier(self, host):
         target = self.earlier.target(host)
         location = f"{target.path}.{self.earlier.key}"
-        mediator = Mediator.current(location)
+        mediator = bridge.worker(location)
         held = envoy_memo(host, "_nnterp_earlier_outputs")
         if self in held and held[self][0] is mediator:
             return  # read before in this run (an assignment after a read): the worker is past it now
-        value = Mediator.value(location)
+        value = value_at(location)
         held[self] = (mediator, value[0] if isinstance(value, (tuple, list)) else value)
 
     def _term(self, host):
@@ -1055,7 +1004,7 @@ class NormScale(Read):
         return f"{self.where.target(host).path}.input"
 
     def _norm_input(self, host):
-        return Argument(0).get(Mediator.value(self._input_location(host)))
+        return Argument(0).get(value_at(self._input_location(host)))
 
     def read(self, host, spec):
         x = self._norm_input(host)
@@ -1076,16 +1025,16 @@ class NormScale(Read):
 
     def write(self, host, spec, value) -> None:
         location = self._location(host)
-        waiting = Mediator.current(location).transform
-        if waiting is not None and waiting.eproperty is self and waiting.location == location:
-            context = waiting.fn.args[0]  # just read here (``x.scale = f(x.scale)``): the norm's input has passed
+        waiting = bridge.waiting_carry_back(location, self)
+        if waiting is not None:
+            context = waiting.args[0]  # just read here (``x.scale = f(x.scale)``): the norm's input has passed
         else:
             context = _NormContext(host, host.root, self._norm_input(host), self.where.target(host)._module)
             context.original = norm_scale(context.module, context.x)
-        raw = Mediator.value(location)
+        raw = value_at(location)
         check_layout(spec, context.original, value, host.root)
         output = rescaled(context.module, self.element.get(raw), context.original, value)
-        Mediator.swap(location, self.element.put(raw, output))
+        swap(location, self.element.put(raw, output))
 
     def describe(self, module) -> str:
         return f"computed from {self.where.describe(module).replace('output', 'input')}, applied at its output"

@@ -38,7 +38,8 @@ from typing import Any
 import torch
 
 from .. import bridge
-from ..sites import Read, _Context, _version, drop_pending, swap, value_at, written_back
+from ..bridge import drop_pending, swap, value_at, written_back
+from ..sites import Read, _Context, _version
 from ._common import ToolError
 
 #: TransformerLens's hook_normalized: the norm scale it resolves to, and the norm output its splice writes
