@@ -20,6 +20,7 @@ from . import names
 from .envoys import absent_host_reason, block_hosts
 from .errors import NnterpError, NotCached
 from .sites import Call, where_of
+from .status import UNAVAILABLE, status
 from .vocabulary import BY_NAME, DIMENSIONS, FORWARD_ORDER, ON_REQUEST
 
 
@@ -49,15 +50,16 @@ def _block_order(model) -> list[tuple[str, str]]:
     return [(host, name) for host, name in block_order(model) if name != "output"]
 
 
-def _status(model, host, name: str) -> str | None:
+def _why_not_cached(model, host, name: str) -> str | None:
     """None where ``host`` serves ``name`` under this load, else the sentence why not."""
     site = host._nnterp_site(name)
-    if not site.served:
-        return f"unavailable on this model: {site.reason}"
-    if site.condition is not None and not site.condition.holds(model):
-        return (f"not served under attn_implementation={model.attn_implementation!r}: it {site.condition.text}; "
-                f"load with attn_implementation={site.condition.attn_implementations[0]!r} to cache it")
-    return None
+    found = status(site, model)
+    if found.available:
+        return None
+    if found.kind == UNAVAILABLE:
+        return f"unavailable on this model: {found.note}"
+    return (f"not served under attn_implementation={model.attn_implementation!r}: it {found.note}; "
+            f"load with attn_implementation={site.condition.attn_implementations[0]!r} to cache it")
 
 
 def _wanted(model, values) -> tuple[set | None, set, dict]:
@@ -112,7 +114,7 @@ def plan(model, values=None, layers=None) -> Plan:
                 f"values=[..., {value!r}], to keep it" if everywhere is None and value in ON_REQUEST
                 else "not asked for (values= or layers= left it out)")
             return
-        why = _status(model, host, value)
+        why = _why_not_cached(model, host, value)
         if why is not None:
             result.left_out[path.key] = why
             return

@@ -30,6 +30,7 @@ from . import bridge, labels
 from .envoys import block_hosts
 from .readout import head_input
 from .sites import Call, CallPositions, Child, Own, norm_centres, projection_of
+from .status import UNAVAILABLE, status_of
 from .tracing import block_order as declared_block_order
 from .vocabulary import BY_NAME, FORWARD_ORDER, values_of
 
@@ -92,15 +93,6 @@ def _child_module(hosts, host, name):
     return where.target(hosts[host])._module if isinstance(where, Child) else None
 
 
-def _status(envoy, name, model):
-    site = envoy._nnterp_site(name)
-    if not site.served:
-        return "unavailable"
-    if site.condition is not None and not site.condition.holds(model):
-        return "conditioned"
-    return "served"
-
-
 def _diff(a, b) -> float:
     return float((a.detach().double() - b.detach().double()).abs().max()) if a.numel() else 0.0
 
@@ -116,7 +108,7 @@ def read_block(model, i, prompt):
     block_order = declared_block_order(model)
     mlp_returns_at = block_order.index(("mlp", "output")) if ("mlp", "output") in block_order else None
     names = [(h, n) for h, n in block_order if h in hosts and n != "output"
-             and _status(hosts[h], n, model) == "served"]
+             and status_of(hosts[h], n, model).available]
     seen, order = {}, []
     for host, name in names:  # a location served under two names is read once
         where = hosts[host]._nnterp_site(name).describe(hosts[host]._module)
@@ -189,7 +181,7 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
         if lens_is_readout:
             last = model.layers[-1].layer_output.save()
         for name in FORWARD_ORDER["readout"]:
-            if _status(model, name, model) == "served":
+            if status_of(model, name, model).available:
                 readout[name] = getattr(model, name).save()
     batch, seq = top["input_ids"].shape
     report.add("reads leave logits bit-identical", "model", torch.equal(readout["logits"], base))
@@ -268,7 +260,7 @@ def order_run(model, i, log) -> list[tuple[str, float]] | None:
         first.setdefault(location, at)
     placed = []
     for host, name in declared_block_order(model):
-        if host not in hosts or name not in BY_NAME or _status(hosts[host], name, model) != "served":
+        if host not in hosts or name not in BY_NAME or not status_of(hosts[host], name, model).available:
             continue
         found = _visited_at(hosts[host], hosts[host]._nnterp_site(name))
         if found is not None and found[0] in first:
@@ -490,7 +482,7 @@ def _check_norm_scales(model, i, prompt, report):
     names = ("final_norm",) if i is None else ("attention_norm", "mlp_norm")
     where = "model" if i is None else f"layers[{i}]"
     for name in names:
-        if _status(host, f"{name}_scale", model) != "served":
+        if not status_of(host, f"{name}_scale", model).available:
             continue
         site = host._nnterp_site(f"{name}_scale")
         with model.trace(prompt):
@@ -549,7 +541,7 @@ def _check_edits(model, i, prompt, report, base):
         if spec.group == "image":  # checked by the wrapper's own check, on a call with an image
             continue
         envoy = host_of[host]()
-        if spec.read_only or _status(envoy, spec.name, model) != "served" or spec.layout.kind == "Tokens":
+        if spec.read_only or not status_of(envoy, spec.name, model).available or spec.layout.kind == "Tokens":
             continue
         label = f"{where}.{spec.name}"
         read = _logits_after(model, prompt, host_of[host], spec.name, "read")
@@ -565,10 +557,10 @@ def _check_refusals(model, prompt, report):
     hosts = {"model": model, **_hosts(model, 0)}
     for host, envoy in hosts.items():
         for spec in values_of(host, model.family.groups):
-            status = _status(envoy, spec.name, model)
-            if status == "served":
+            found = status_of(envoy, spec.name, model)
+            if found.available:
                 continue
-            expected = UnavailableValue if status == "unavailable" else ConditionedValue
+            expected = UnavailableValue if found.kind == UNAVAILABLE else ConditionedValue
             try:
                 with model.trace(prompt):
                     getattr(envoy, spec.name).save()

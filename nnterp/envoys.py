@@ -17,6 +17,7 @@ from . import bridge, tracing
 from .bridge import OutOfOrderError
 from .errors import NnterpError, OrderError, ReadOnlyValue, UnknownName
 from .sites import conditioned_error, envoy_memo, read_where, where_of
+from .status import CONDITIONED, status
 from .vocabulary import HOST_PATHS, ValueSpec, forward_order_sentence, values_of
 
 def _block_of(envoy):
@@ -62,7 +63,8 @@ class StandardValue:
     def _site(self, envoy):
         site = envoy._nnterp_site(self.spec.name)
         model = envoy.root
-        if site.condition is not None and not site.condition.holds(model):
+        found = status(site, model)
+        if found.kind == CONDITIONED and not found.available:
             raise conditioned_error(self.spec, site, model, site.describe(envoy._module)) from None
         if not bridge.interleaving(envoy):
             raise NnterpError(

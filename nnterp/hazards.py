@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import torch
 
+from .status import status_of
+
 #: Per block, in forward order: the values checked, the attention's interior first where served.
 BLOCK_VALUES = (
     ("layer", "layer_input"), ("attention", "attention_scores"), ("attention", "attention_probabilities"),
@@ -32,7 +34,6 @@ class NonFinite:
 
 def first_nonfinite(model, prompt) -> NonFinite | None:
     """Trace ``prompt`` once and name the first value, in forward order, that is not finite."""
-    from .conformance import _status
     from .envoys import block_hosts
 
     reads = []  # (block, host, name)
@@ -41,7 +42,7 @@ def first_nonfinite(model, prompt) -> NonFinite | None:
         for index, layer in enumerate(model.layers):
             hosts = block_hosts(layer)
             for host, name in BLOCK_VALUES:
-                if host in hosts and _status(hosts[host], name, model) == "served":
+                if host in hosts and status_of(hosts[host], name, model).available:
                     saved.append(getattr(hosts[host], name).save())
                     reads.append((index, host, name))
         saved.append(model.logits.save())

@@ -15,6 +15,7 @@ from .envoys import ENVOYS, AttentionEnvoy, StandardHost, StandardValue, _addind
 from .errors import BadPrompt, BatchRefused, EmptyPrompt, HubUnreachable, LoadOptionRefused
 from .family import Family, family_for, warn_above_window
 from .sites import where_of
+from .status import status_of
 from .support import Support, build_support
 from .tracing import Captures
 from .vocabulary import values_of
@@ -275,12 +276,8 @@ class StandardizedTransformer(StandardHost, TransformersModel):
             if host is None:  # the family may say why the block has none
                 site = self.family.site(name, block._nnterp_context())
                 return site.reason if not site.served else f"block {layer or 0} has no {spec.host} module"
-        site = host._nnterp_site(name)
-        if not site.served:
-            return site.reason
-        if site.condition is not None and not site.condition.holds(self):
-            return site.condition.text
-        return None
+        found = status_of(host, name, self)
+        return None if found.available else found.note
 
     def find_nonfinite(self, prompt):
         """The first value, in forward order, that goes inf or NaN on ``prompt`` (None if all are finite)."""

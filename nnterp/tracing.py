@@ -10,6 +10,7 @@ from typing import Any
 from . import bridge
 from .errors import OrderError
 from .sites import envoy_memo
+from .status import status, status_of
 from .vocabulary import BY_NAME, FORWARD_ORDER
 
 # =========================================================================== reads in any order
@@ -542,7 +543,7 @@ def _instrument_named(model, node) -> None:
         for index in blocks:
             host = block_hosts(model.layers[index]).get(spec.host)
             site = host._nnterp_site(access.name) if host is not None else None
-            if site is None or not site.served or (site.condition is not None and not site.condition.holds(model)):
+            if site is None or not status(site, model).available:
                 continue
             where = where_of(site)
             if isinstance(where, Call):
@@ -555,8 +556,7 @@ def _capture_reads(model, captures) -> list:
     from .envoys import block_hosts
 
     def served(envoy, name):
-        site = envoy._nnterp_site(name)
-        return site.served and (site.condition is None or site.condition.holds(model))
+        return status_of(envoy, name, model).available
 
     reads = [(model, name) for name in FORWARD_ORDER["model"] if ("model", name) in captures and served(model, name)]
     order = block_order(model)
