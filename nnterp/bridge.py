@@ -34,9 +34,6 @@ from nnsight.tracing.tracer import WithBlockNotFoundError, push_result
 
 from .errors import OrderError
 
-__all__ = ["OutOfOrderError", "WithBlockNotFoundError"]
-
-
 # =========================================================================== the worker running now
 def worker(what: str = ""):
     """The worker (nnsight's mediator) whose code runs now; ``ValueError`` naming ``what`` outside a run."""
@@ -85,6 +82,38 @@ def batch_rows() -> tuple[int, tuple[int, int] | None]:
     total = batcher.total if batcher is not None and batcher.total else 1
     group = mediator.batch_group if batcher is not None and batcher.batching else None
     return total, group
+
+
+def running_greenlet() -> int:
+    """The id of the greenlet running now (a trace's worker, or the model side)."""
+    return id(getcurrent())
+
+
+def narrowed_to_invoke(tensor) -> bool:
+    """Whether nnsight already narrowed ``tensor`` to the current invoke's rows (its batcher marks such views)."""
+    return getattr(tensor, "_nnsight_batch", False)
+
+
+# --------------------------------------------------------------------------- the envoy tree
+def aliases(envoy) -> dict:
+    """The aliases bound on ``envoy``: {alias: the native path it resolved from}."""
+    return envoy.__dict__.get("_aliases", {})
+
+
+def child_names(envoy) -> list:
+    """The names of ``envoy``'s native children, in module order."""
+    return list(envoy.__dict__.get("_child_map", {}))
+
+
+def named_children(envoy):
+    """(name, child envoy) of ``envoy``'s native children, as nnsight's repr walks them."""
+    return envoy._named_children()
+
+
+def add_alias(envoy, alias: str, name: str) -> None:
+    """Mount ``envoy``'s child ``name`` under ``alias`` too (printed ``alias/name``, as nnsight prints its own)."""
+    envoy.__dict__[alias] = getattr(envoy, name)
+    envoy._aliases[alias] = name
 
 
 # --------------------------------------------------------------------------- write-back
@@ -277,7 +306,11 @@ def model_lock(module) -> threading.RLock:
 
 
 class TurnTakingTracer(InterleavingTracer):
-    """An ``InterleavingTracer`` whose run holds its model's lock (the whole run happens in ``__exit__``)."""
+    """An ``InterleavingTracer`` whose run holds its model's lock.
+
+    nnsight runs a trace's body in greenlets in lockstep with the forward, on the model's one interleaver, so two
+    threads tracing the same model at once corrupt each other (saves lost, greenlet errors). The whole run happens
+    in the tracer's ``__exit__``; the lock around it makes concurrent traces from several threads take turns."""
 
     def __exit__(self, exc_type, exc_value, traceback):
         # looked up here, not kept on the tracer: a remote run pickles the tracer, and a lock does not pickle

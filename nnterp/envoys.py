@@ -10,7 +10,6 @@ from __future__ import annotations
 from functools import partial
 
 import torch
-from greenlet import getcurrent
 from nnsight import Envoy
 
 from . import bridge, tracing
@@ -126,7 +125,7 @@ class StandardValue:
                 f"(a branch not taken, a skipped module, or a generation that stopped early)"
             )
         installed = envoy.__dict__.get("_nnterp_installed_by")
-        if installed is not None and installed[0] == id(getcurrent()) and installed[1] == "running":
+        if installed is not None and installed[0] == bridge.running_greenlet() and installed[1] == "running":
             return OrderError(
                 f"{path} is read inside a forward the trace had already entered through one of its native modules "
                 f"before asking for it, and operations inside a forward are instrumented on first use: call "
@@ -173,7 +172,7 @@ def _instrument_first(envoy, site) -> None:
     if not bridge.is_instrumented(envoy._module):
         # remembered for the error message: installed by this trace's worker, too late if the module's forward
         # was running (a read of one of its native children came first)
-        object.__setattr__(envoy, "_nnterp_installed_by", (id(getcurrent()), _forward_state(envoy)))  # greenlets
+        object.__setattr__(envoy, "_nnterp_installed_by", (bridge.running_greenlet(), _forward_state(envoy)))
         envoy.source  # do not pickle: an id
     else:  # instrumented before this read (by an earlier read or model.instrument()): nothing left to do
         object.__setattr__(envoy, "_nnterp_needs_source", False)
@@ -284,7 +283,7 @@ class StandardHost:
                                   f"(model.support() says why)") from None
             # the host's own values, and the modules this envoy has (its children and their standard aliases)
             values = [spec.name for spec in self._nnterp_specs()]
-            modules = [*self.__dict__.get("_child_map", {}), *self.__dict__.get("_aliases", {})]
+            modules = [*bridge.child_names(self), *bridge.aliases(self)]
             raise UnknownName(name, self.path, values + modules, values=values, where=partial(_where_for_error, self)) \
                 from None
 

@@ -9,7 +9,7 @@ from typing import Any
 import torch
 from nnsight import TransformersModel
 
-from . import gradients
+from . import bridge, gradients
 from .bridge import TurnTakingTracer
 from .envoys import ENVOYS, AttentionEnvoy, StandardHost, StandardValue, _addindent, block_hosts
 from .errors import BadPrompt, BatchRefused, EmptyPrompt, HubUnreachable, LoadOptionRefused
@@ -110,8 +110,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
             for layer in self.layers:
                 native = getattr(layer._module, "self_attn", 0)
                 if native is None and name in layer._module._modules:
-                    layer.__dict__["self_attn"] = getattr(layer, name)
-                    layer._aliases["self_attn"] = name  # printed self_attn/<name>, as nnsight prints its aliases
+                    bridge.add_alias(layer, "self_attn", name)
                 elif name.startswith("self_attn.") and isinstance(native, torch.nn.ModuleList):
                     layer.__dict__["self_attn"] = layer.get(name)
 
@@ -296,17 +295,17 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         hidden = self._module._modules.get(base) if base else None
         direct: dict[str, list[str]] = {}
         mounts = []
-        for alias, path in self._aliases.items():
+        for alias, path in bridge.aliases(self).items():
             (mounts.append(alias) if "." in path else direct.setdefault(path, []).append(alias))
         lines = []
-        for name, child in self._named_children():
+        for name, child in bridge.named_children(self):
             if hidden is not None and child._module is hidden:
                 continue  # shown through its standard mounts below
             label = "/".join([*direct.get(name, []), name])
             lines.append(f"({label}): " + _addindent(repr(child), 2))
         order = ["embed_tokens", "layers", "norm"]
         for alias in sorted(mounts, key=lambda a: order.index(a) if a in order else len(order)):
-            if alias not in self._child_map:
+            if alias not in bridge.child_names(self):
                 lines.append(f"({alias}): " + _addindent(repr(getattr(self, alias)), 2))
         lines += self._nnterp_value_lines()
         return f"{self._module._get_name()}(\n  " + "\n  ".join(lines) + "\n)"

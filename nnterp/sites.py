@@ -212,7 +212,7 @@ class TokenRows(Same):
         if group is None:
             return native.unflatten(0, (total, -1))
         start, size = group
-        if getattr(native, "_nnsight_batch", False) or native.shape[0] == size:
+        if bridge.narrowed_to_invoke(native) or native.shape[0] == size:
             return native.unflatten(0, (size, -1))  # nnsight already narrowed it to this invoke's rows
         return native.unflatten(0, (total, -1)).narrow(0, start, size)
 

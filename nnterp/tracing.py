@@ -577,7 +577,7 @@ class Captures:
     reaching it) fails the trace."""
 
     def __init__(self, model) -> None:
-        self.model, self.workers, self.all = model, [], []
+        self.model, self.capturing, self.all = model, [], []  # capturing: the states of the workers that capture
 
     def __enter__(self) -> "Captures":
         self.all = bridge.trace_workers(self.model)
@@ -596,9 +596,9 @@ class Captures:
                 if reads:
                     state.captured, state.served = {}, []
                     workers += bridge.capture_workers(worker, reads)
-                    self.workers.append(state)
+                    self.capturing.append(state)
             workers.append(worker)
-        if self.workers:
+        if self.capturing:
             bridge.set_trace_workers(self.model, workers)
         return self
 
@@ -612,7 +612,7 @@ class Captures:
                     from .errors import ReadOnlyValue
 
                     raise ReadOnlyValue(read_only_sentence(spec))
-        for state in self.workers:
+        for state in self.capturing:
             for text, value, version in state.served:
                 if value._version != version:
                     raise _late_edit(text, state.plan)

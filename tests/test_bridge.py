@@ -125,6 +125,31 @@ def test_out_of_order_reads_raise_out_of_order_error(model, prompt):
             bridge.value_at(_out(model, 0))
 
 
+def test_a_value_narrowed_to_an_invoke_is_marked_and_the_greenlet_is_the_workers(model, prompt):
+    with model.trace() as tracer:
+        with tracer.invoke(prompt):
+            alone = nnsight_save(bridge.narrowed_to_invoke(model.layers[0].output))
+            inside = nnsight_save(bridge.running_greenlet())
+        with tracer.invoke([prompt, prompt]):
+            narrowed = nnsight_save(bridge.narrowed_to_invoke(model.layers[0].output))
+    assert alone is True and narrowed is True and inside != bridge.running_greenlet()
+    with model.trace(prompt):
+        whole = nnsight_save(bridge.narrowed_to_invoke(model.layers[0].output))
+    assert whole is False
+
+
+# --------------------------------------------------------------------------- the envoy tree
+def test_aliases_and_children_are_as_the_printout_reads_them(model):
+    assert bridge.aliases(model)["layers"].endswith("layers") and "layers" not in bridge.child_names(model)
+    layer = model.layers[0]
+    assert {"self_attn", "mlp"} <= set(bridge.child_names(layer))
+    assert [name for name, _ in bridge.named_children(layer)] == bridge.child_names(layer)
+    wrapped = Envoy(torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU()))
+    bridge.add_alias(wrapped, "first", "0")
+    assert wrapped.first is getattr(wrapped, "0") and bridge.aliases(wrapped) == {"first": "0"}
+    assert "(first/0)" in repr(wrapped)
+
+
 # --------------------------------------------------------------------------- capture workers
 def test_a_worker_added_ahead_of_the_trace_runs_in_step_with_the_forward(model, prompt):
     """``Interleaver.mediators`` is the list of workers a run starts, in order; a ``Mediator`` subclass built as
