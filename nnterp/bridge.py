@@ -176,6 +176,14 @@ def state_of(mediator, create: bool = True) -> WorkerState | None:
     return state
 
 
+def fresh_state(mediator, model) -> WorkerState:
+    """A new state for a worker about to run in ``model``'s trace (a stored edit's worker runs on every trace:
+    nothing of an earlier run's is kept)."""
+    state = WorkerState(model=model)
+    setattr(mediator, _STATE, state)
+    return state
+
+
 def running_state(outer: bool = False) -> WorkerState | None:
     """The state of the worker running now (with ``outer``, the trace's worker's inside a backward block)."""
     mediator = worker_or_none()

@@ -583,8 +583,7 @@ class Captures:
         self.all = bridge.trace_workers(self.model)
         workers = []
         for worker in self.all:
-            state = bridge.state_of(worker)
-            state.model = self.model  # a backward inside it serves gradients in any order
+            state = bridge.fresh_state(worker, self.model)  # with the model: a backward in it serves any order
             node, scope = bridge.code_of(worker)
             if node is not None:
                 _instrument_named(self.model, node)

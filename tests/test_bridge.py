@@ -180,6 +180,11 @@ def test_the_state_of_a_worker_is_kept_on_the_worker(model, prompt):
         model.logits.save()
     assert same
     assert bridge.running_state() is None and bridge.plan_of_current() is None and not bridge.capturing()
+    stored = Mediator(None, {}, {})  # a stored edit's worker runs on every trace: each run starts a fresh state
+    first = bridge.fresh_state(stored, model)
+    first.read_only.append("from an earlier run")
+    second = bridge.fresh_state(stored, model)
+    assert bridge.state_of(stored) is second and second.model is model and second.read_only == []
 
 
 def test_the_visit_counts_are_a_dict_the_interleaver_writes_once_per_visit(model, prompt):
