@@ -80,9 +80,9 @@ def main() -> None:
     original = tracing.Captures.__exit__
 
     def measure(self, *exc):
-        for worker in self.workers:
+        for state in self.capturing:
             held.append(sum(entry.value.numel() * entry.value.element_size()
-                            for entry in worker._nnterp_captured.values()))
+                            for entry in state.captured.values()))
         return original(self, *exc)
 
     tracing.Captures.__exit__ = measure

@@ -22,6 +22,7 @@ from .envoys import absent_host_reason
 from .errors import NnterpError, NotCached
 from .locations import Call, block_hosts
 from .paths import Normalized
+from .status import UNAVAILABLE, status
 from .tracing import block_order
 from .vocabulary import BY_NAME, DIMENSIONS, FORWARD_ORDER, ON_REQUEST
 from .writeback import Read, where_of
@@ -76,15 +77,16 @@ def _block_order(model) -> list[tuple[str, str]]:
     return [(host, name) for host, name in block_order(model) if name != "output"]
 
 
-def _status(model, host, name: str) -> str | None:
+def _why_not_cached(model, host, name: str) -> str | None:
     """None where ``host`` serves ``name`` under this load, else the sentence why not."""
     site = host._nnterp_site(name)
-    if not site.served:
-        return f"unavailable on this model: {site.reason}"
-    if site.condition is not None and not site.condition.holds(model):
-        return (f"not served under attn_implementation={model.attn_implementation!r}: it {site.condition.text}; "
-                f"load with attn_implementation={site.condition.attn_implementations[0]!r} to cache it")
-    return None
+    found = status(site, model)
+    if found.available:
+        return None
+    if found.kind == UNAVAILABLE:
+        return f"unavailable on this model: {found.note}"
+    return (f"not served under attn_implementation={model.attn_implementation!r}: it {found.note}; "
+            f"load with attn_implementation={site.condition.attn_implementations[0]!r} to cache it")
 
 
 def _wanted(model, values) -> tuple[set | None, set, dict]:
@@ -139,7 +141,7 @@ def plan(model, values=None, layers=None) -> Plan:
                 f"values=[..., {value!r}], to keep it" if everywhere is None and value in ON_REQUEST
                 else "not asked for (values= or layers= left it out)")
             return
-        why = _status(model, host, value)
+        why = _why_not_cached(model, host, value)
         if why is not None:
             result.left_out[path.key] = why
             return

@@ -9,9 +9,9 @@ from functools import partial
 from typing import Any, Callable
 
 import torch
-from nnsight.intervention.interleaver import Mediator
 
-from . import labels
+from . import bridge, labels
+from .bridge import swap, value_at
 from .layouts import SAME
 from .locations import EAGER_ONLY, Argument, Call, Child, Condition, Element, ListItem, _walk
 from .writeback import Nowhere, Read, Site, _version, check_layout
@@ -167,7 +167,7 @@ class NormScale(Read):
         return f"{self.where.target(host).path}.input"
 
     def _norm_input(self, host):
-        return Argument(0).get(Mediator.value(self._input_location(host)))
+        return Argument(0).get(value_at(self._input_location(host)))
 
     def read(self, host, spec):
         x = self._norm_input(host)
@@ -188,16 +188,16 @@ class NormScale(Read):
 
     def write(self, host, spec, value) -> None:
         location = self._location(host)
-        waiting = Mediator.current(location).transform
-        if waiting is not None and waiting.eproperty is self and waiting.location == location:
-            context = waiting.fn.args[0]  # just read here (``x.scale = f(x.scale)``): the norm's input has passed
+        waiting = bridge.waiting_carry_back(location, self)
+        if waiting is not None:
+            context = waiting.args[0]  # just read here (``x.scale = f(x.scale)``): the norm's input has passed
         else:
             context = _NormContext(host, host.root, self._norm_input(host), self.where.target(host)._module)
             context.original = norm_scale(context.module, context.x)
-        raw = Mediator.value(location)
+        raw = value_at(location)
         check_layout(spec, context.original, value, host.root)
         output = rescaled(context.module, self.element.get(raw), context.original, value)
-        Mediator.swap(location, self.element.put(raw, output))
+        swap(location, self.element.put(raw, output))
 
     def describe(self, module) -> str:
         return f"computed from {self.where.describe(module).replace('output', 'input')}, applied at its output"

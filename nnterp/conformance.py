@@ -25,12 +25,13 @@ from dataclasses import dataclass, field
 
 import torch
 
-from . import labels
+from . import bridge, labels
 from .companions import HeadContributions, norm_centres, projection_of
 from .errors import ConditionedValue, NnterpError, UnavailableValue
 from .layouts import CallPositions
 from .locations import Call, Child, Own, _walk, block_hosts
 from .readout import head_input
+from .status import UNAVAILABLE, status_of
 from .tracing import block_order as declared_block_order
 from .vocabulary import BY_NAME, FORWARD_ORDER, values_of
 from .wrappers import has_image
@@ -95,15 +96,6 @@ def _child_module(hosts, host, name):
     return where.target(hosts[host])._module if isinstance(where, Child) else None
 
 
-def _status(envoy, name, model):
-    site = envoy._nnterp_site(name)
-    if not site.served:
-        return "unavailable"
-    if site.condition is not None and not site.condition.holds(model):
-        return "conditioned"
-    return "served"
-
-
 def _diff(a, b) -> float:
     return float((a.detach().double() - b.detach().double()).abs().max()) if a.numel() else 0.0
 
@@ -119,7 +111,7 @@ def read_block(model, i, prompt):
     block_order = declared_block_order(model)
     mlp_returns_at = block_order.index(("mlp", "output")) if ("mlp", "output") in block_order else None
     names = [(h, n) for h, n in block_order if h in hosts and n != "output"
-             and _status(hosts[h], n, model) == "served"]
+             and status_of(hosts[h], n, model).available]
     seen, order = {}, []
     for host, name in names:  # a location served under two names is read once
         where = hosts[host]._nnterp_site(name).describe(hosts[host]._module)
@@ -192,7 +184,7 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
         if lens_is_readout:
             last = model.layers[-1].layer_output.save()
         for name in FORWARD_ORDER["readout"]:
-            if _status(model, name, model) == "served":
+            if status_of(model, name, model).available:
                 readout[name] = getattr(model, name).save()
     batch, seq = top["input_ids"].shape
     report.add("reads leave logits bit-identical", "model", torch.equal(readout["logits"], base))
@@ -227,30 +219,13 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
     return report
 
 
-class _Visits(dict):
-    """The interleaver's count of visits per location, logging each visit in the order the forward makes it."""
-
-    def __init__(self, counts, log) -> None:
-        super().__init__(counts)
-        self.log = log
-
-    def __setitem__(self, location, count) -> None:
-        self.log.append(location)
-        super().__setitem__(location, count)
-
-
 def visit_log(model, prompt) -> list[str]:
     """Every location the forward on ``prompt`` reaches (module inputs and outputs, the operations of every forward
     a value is read in), in the order it reaches them."""
     model.instrument()
-    interleaver = model.interleaver
-    log: list[str] = []
-    interleaver.counts = _Visits(interleaver.counts, log)
-    try:
+    with bridge.logging_visits(model) as log:
         with model.trace(prompt):
             model.logits.save()
-    finally:
-        interleaver.counts = dict(interleaver.counts)
     return log
 
 
@@ -284,7 +259,7 @@ def order_run(model, i, log) -> list[tuple[str, float]] | None:
         first.setdefault(location, at)
     placed = []
     for host, name in declared_block_order(model):
-        if host not in hosts or name not in BY_NAME or _status(hosts[host], name, model) != "served":
+        if host not in hosts or name not in BY_NAME or not status_of(hosts[host], name, model).available:
             continue
         found = _visited_at(hosts[host], hosts[host]._nnterp_site(name))
         if found is not None and found[0] in first:
@@ -506,7 +481,7 @@ def _check_norm_scales(model, i, prompt, report):
     names = ("final_norm",) if i is None else ("attention_norm", "mlp_norm")
     where = "model" if i is None else f"layers[{i}]"
     for name in names:
-        if _status(host, f"{name}_scale", model) != "served":
+        if not status_of(host, f"{name}_scale", model).available:
             continue
         site = host._nnterp_site(f"{name}_scale")
         with model.trace(prompt):
@@ -565,7 +540,7 @@ def _check_edits(model, i, prompt, report, base):
         if spec.group == "image":  # checked by the wrapper's own check, on a call with an image
             continue
         envoy = host_of[host]()
-        if spec.read_only or _status(envoy, spec.name, model) != "served" or spec.layout.kind == "Tokens":
+        if spec.read_only or not status_of(envoy, spec.name, model).available or spec.layout.kind == "Tokens":
             continue
         label = f"{where}.{spec.name}"
         read = _logits_after(model, prompt, host_of[host], spec.name, "read")
@@ -581,10 +556,10 @@ def _check_refusals(model, prompt, report):
     hosts = {"model": model, **_hosts(model, 0)}
     for host, envoy in hosts.items():
         for spec in values_of(host, model.family.groups):
-            status = _status(envoy, spec.name, model)
-            if status == "served":
+            found = status_of(envoy, spec.name, model)
+            if found.available:
                 continue
-            expected = UnavailableValue if status == "unavailable" else ConditionedValue
+            expected = UnavailableValue if found.kind == UNAVAILABLE else ConditionedValue
             try:
                 with model.trace(prompt):
                     getattr(envoy, spec.name).save()

@@ -11,13 +11,12 @@ from functools import partial
 
 import torch
 from nnsight import Envoy
-from nnsight.intervention.interleaver import OutOfOrderError
-from greenlet import getcurrent
-from nnsight.intervention.source import STATE
 
-from . import names, tracing
+from . import bridge, names, tracing
+from .bridge import OutOfOrderError
 from .errors import BadIndex, NnterpError, OrderError, ReadOnlyValue, UnknownName
 from .locations import Call, HostContext, Own, envoy_memo
+from .status import CONDITIONED, status
 from .vocabulary import HOST_PATHS, ValueSpec, forward_order_sentence, values_of
 from .writeback import conditioned_error, read_only_sentence, read_where, where_of
 
@@ -57,9 +56,10 @@ class StandardValue:
     def _site(self, envoy):
         site = envoy._nnterp_site(self.spec.name)
         model = envoy.root
-        if site.condition is not None and not site.condition.holds(model):
+        found = status(site, model)
+        if found.kind == CONDITIONED and not found.available:
             raise conditioned_error(self.spec, site, model, site.describe(envoy._module)) from None
-        if not envoy.interleaver.interleaving:
+        if not bridge.interleaving(envoy):
             raise NnterpError(
                 f"{self.spec.name} is served inside a trace: read it as "
                 f"`with model.trace(prompt): {HOST_PATHS[self.spec.host]}.{self.spec.name}.save()`"
@@ -70,10 +70,10 @@ class StandardValue:
         if envoy is None:
             return self
         site = self._site(envoy)
-        if tracing.CAPTURING[0]:  # an out-of-order read of this trace's code: served what the forward passed
-            kept = tracing.captured(envoy, self.spec.name, f"{standard_path(envoy)}.{self.spec.name}")
-            if kept is not tracing.NOTHING:
-                return kept
+        # an out-of-order read of this trace's code: served what the forward passed
+        kept = bridge.captured(envoy, self.spec.name, f"{standard_path(envoy)}.{self.spec.name}")
+        if kept is not bridge.NOTHING:
+            return kept
         _instrument_first(envoy, site)
         try:
             value = site.read(envoy, self.spec)
@@ -82,7 +82,7 @@ class StandardValue:
             raise self._order_error(envoy, site) from None
         if self.spec.read_only:
             if isinstance(value, torch.Tensor):
-                tracing.keep_read_only(self.spec, value)
+                bridge.keep_read_only(self.spec, value)
             elif isinstance(value, tuple):
                 value = ReadOnlyTuple(value, self.spec)
         return value
@@ -94,7 +94,7 @@ class StandardValue:
         if self.spec.read_only:
             raise ReadOnlyValue(read_only_sentence(self.spec))
         site = self._site(envoy)
-        if tracing.CAPTURING[0] and tracing.passed(envoy, self.spec.name):
+        if bridge.passed(envoy, self.spec.name):
             raise self._order_error(envoy, site, writing=True)
         _instrument_first(envoy, site)
         try:
@@ -105,7 +105,7 @@ class StandardValue:
 
     def _order_error(self, envoy, site, writing: bool = False) -> OrderError:
         path = f"{standard_path(envoy)}.{self.spec.name}"
-        plan = tracing.plan_of_current()
+        plan = bridge.plan_of_current()
         first = plan.first(*tracing.path_key(path)) if plan is not None else None
         if writing and first:
             return OrderError(
@@ -119,7 +119,7 @@ class StandardValue:
                 f"(a branch not taken, a skipped module, or a generation that stopped early)"
             )
         installed = envoy.__dict__.get("_nnterp_installed_by")
-        if installed is not None and installed[0] == id(getcurrent()) and installed[1] == "running":
+        if installed is not None and installed[0] == bridge.running_greenlet() and installed[1] == "running":
             return OrderError(
                 f"{path} is read inside a forward the trace had already entered through one of its native modules "
                 f"before asking for it, and operations inside a forward are instrumented on first use: call "
@@ -138,13 +138,7 @@ class StandardValue:
 def _reraise_inside_loops() -> None:
     """Inside ``tracer.iter`` nnsight ends an open loop by throwing OutOfOrderError into the worker and
     recognising the same object when it comes back: keep it when a step is pinned."""
-    from nnsight.intervention.interleaver import Mediator
-
-    try:
-        mediator = Mediator.current("")
-    except Exception:
-        return
-    if mediator.iteration != 0:
+    if bridge.step_pinned():
         raise
 
 
@@ -168,11 +162,10 @@ def _instrument_first(envoy, site) -> None:
         object.__setattr__(envoy, "_nnterp_needs_source", needs)
     if not needs:
         return
-    state = envoy._module.__dict__.get(STATE)
-    if state is None or not state.sourced:
+    if not bridge.is_instrumented(envoy._module):
         # remembered for the error message: installed by this trace's worker, too late if the module's forward
         # was running (a read of one of its native children came first)
-        object.__setattr__(envoy, "_nnterp_installed_by", (id(getcurrent()), _forward_state(envoy)))  # greenlets
+        object.__setattr__(envoy, "_nnterp_installed_by", (bridge.running_greenlet(), _forward_state(envoy)))
         envoy.source  # do not pickle: an id
     else:  # instrumented before this read (by an earlier read or model.instrument()): nothing left to do
         object.__setattr__(envoy, "_nnterp_needs_source", False)
@@ -180,14 +173,10 @@ def _instrument_first(envoy, site) -> None:
 
 def _forward_state(envoy) -> str:
     """"running" while the module's forward has been entered and not left in this run, else "idle"."""
-    from nnsight.intervention.interleaver import Mediator
-
-    try:
-        mediator = Mediator.current(envoy.path)
-    except Exception:
+    entered = bridge.occurrence(f"{envoy.path}.input")
+    if entered is None:
         return "idle"
-    entered = mediator.occurrence(f"{envoy.path}.input")
-    return "running" if entered > mediator.occurrence(f"{envoy.path}.output") else "idle"
+    return "running" if entered > bridge.occurrence(f"{envoy.path}.output") else "idle"
 
 
 class ReadOnlyTuple(tuple):
@@ -212,16 +201,16 @@ def reads_operations(envoy) -> bool:
 
 def _never_ran(envoy, site) -> bool | None:
     """Whether the site's location was not visited at all in this run (None: cannot tell)."""
-    from nnsight.intervention.interleaver import Mediator
 
     where = where_of(site)
     if where is None or isinstance(where, Call):
         return None
     try:
         location = f"{where.target(envoy).path}.{where.key}"
-        return Mediator.current(location).occurrence(location) == 0
     except Exception:
         return None
+    visits = bridge.occurrence(location)
+    return None if visits is None else visits == 0
 
 
 class StandardHost:
@@ -277,7 +266,7 @@ class StandardHost:
                                   f"(model.support() says why)") from None
             # the host's own values, and the modules this envoy has (its children and their standard aliases)
             values = [spec.name for spec in self._nnterp_specs()]
-            modules = [*self.__dict__.get("_child_map", {}), *self.__dict__.get("_aliases", {})]
+            modules = [*bridge.child_names(self), *bridge.aliases(self)]
             raise UnknownName(name, self.path, values + modules, values=values, where=partial(_where_for_error, self),
                               advice=names.advice) from None
 

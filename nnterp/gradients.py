@@ -11,16 +11,11 @@ reach the backward and fails the trace.
 from __future__ import annotations
 
 import ast
-import functools
 
 import torch
-from nnsight.intervention import backward as nnsight_backward
-from nnsight.intervention.interleaver import Interleaver, Mediator
-from nnsight.tracing.tracer import WithBlockNotFoundError, push_result
 
-from . import tracing
+from . import bridge
 from .envoys import StandardValue
-from .errors import OrderError
 
 
 def _grad_bases(node) -> list[str]:
@@ -44,7 +39,7 @@ def _resolved(text: str, frame):
     if isinstance(tree, ast.Name):
         value = frame.f_locals.get(tree.id, frame.f_globals.get(tree.id))
         return value if isinstance(value, torch.Tensor) else None
-    if not tracing.CAPTURING[0] or not isinstance(tree, ast.Attribute):
+    if not bridge.capturing() or not isinstance(tree, ast.Attribute):
         return None
     try:
         host = eval(compile(ast.Expression(tree.value), "<grad base>", "eval"), frame.f_globals, dict(frame.f_locals))
@@ -56,95 +51,16 @@ def _resolved(text: str, frame):
 
     if not isinstance(type(host).__dict__.get(name) or getattr(type(host), name, None), StandardValue):
         return None
-    kept = tracing.captured(host, name, name)
+    kept = bridge.captured(host, name, name)
     return kept if isinstance(kept, torch.Tensor) else None
 
 
-class _KeepingInterleaver(Interleaver):
-    """The backward's interleaver, keeping every gradient handed to it (nnterp's hooks on the tensors a value is
-    a copy or a product of hand theirs here)."""
-
-    def __init__(self, kept: dict) -> None:
-        super().__init__()
-        self.kept = kept
-
-    def handle(self, provider, value):
-        served = super().handle(provider, value)
-        if provider.endswith(".grad"):
-            self.kept.setdefault(provider, served)
-        return served
-
-
-class AnyOrderBackward(nnsight_backward.BackwardTracer):
-    """nnsight's backward tracer, serving a ``.grad`` asked for after its gradient flowed from what was kept."""
-
-    def execute(self, code) -> None:
-        try:
-            outer = Mediator.current("the trace")
-        except ValueError:
-            outer = None
-        if outer is None or getattr(outer, "_nnterp_model", None) is None or self.node is None:
-            return super().execute(code)
-        frame = self.info.frame
-        if not self.tensor.requires_grad:
-            return super().execute(code)
-        kept: dict = {}
-        interleaver = _KeepingInterleaver(kept)
-        mediator = Mediator(code, frame.f_globals, dict(frame.f_locals))
-        mediator._nnterp_outer = outer  # standard values read inside the block are the trace's captures
-        interleaver.mediators.append(mediator)
-        hooks: list = []
-        for text in _grad_bases(self.node):
-            tensor = _resolved(text, frame)
-            if tensor is not None and tensor.requires_grad:
-                location = f"{id(tensor)}.grad"
-                hooks.append(tensor.register_hook(functools.partial(_keep, kept, location)))
-        seen: set = set()
-        served: list = []
-        original = torch.Tensor.grad
-        nnsight_grad = nnsight_backward._grad_property(interleaver, seen, hooks)
-
-        def getter(tensor):
-            assert interleaver is not None  # closed over: nnterp's hooks on copies find the backward's interleaver
-            location = f"{id(tensor)}.grad"
-            if location in kept and id(tensor) not in seen:  # flowed past before the block asked for it
-                value = kept[location]
-                served.append((location, value, value._version))
-                return value
-            return nnsight_grad.fget(tensor)
-
-        torch.Tensor.grad = property(getter, nnsight_grad.fset)
-        try:
-            with interleaver, torch.autograd.set_multithreading_enabled(False):
-                self.fn(self.tensor, *self.args, **self.kwargs)
-            interleaver.check_dangling_mediators()
-            for location, value, version in served:
-                if value._version != version:
-                    raise OrderError(
-                        "a gradient read after the backward had passed it was edited in place: the edit came too "
-                        "late to reach the backward; edit gradients in reverse forward order (the last value first)")
-            push_result(frame, mediator.lcls)
-        finally:
-            torch.Tensor.grad = original
-            for handle in hooks:
-                handle.remove()
-
-
-def _keep(kept: dict, location: str, grad):
-    kept.setdefault(location, grad)
-    return None
-
-
-@functools.wraps(nnsight_backward._original_backward)
-def _backward(tensor, *args, **kwargs):
-    tracer = AnyOrderBackward(tensor, nnsight_backward._original_backward, *args, **kwargs)
-    try:
-        tracer.capture()
-    except WithBlockNotFoundError:
-        return nnsight_backward._original_backward(tensor, *args, **kwargs)
-    return tracer
+def _grad_targets(node, frame) -> list:
+    """The tensors whose ``.grad`` a backward block's code names, each found in the trace."""
+    found = (_resolved(text, frame) for text in _grad_bases(node))
+    return [tensor for tensor in found if tensor is not None]
 
 
 def install() -> None:
-    """``with t.backward():`` enters AnyOrderBackward, which is nnsight's tracer outside an nnterp trace."""
-    torch.Tensor.backward = _backward
+    """``with t.backward():`` inside an nnterp trace serves ``.grad`` in any order (nnsight's tracer elsewhere)."""
+    bridge.install_backward(_grad_targets)

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import torch
 
-from .conformance import _status
 from .locations import block_hosts
+from .status import status_of
 
 #: Per block, in forward order: the values checked, the attention's interior first where served.
 BLOCK_VALUES = (
@@ -41,7 +41,7 @@ def first_nonfinite(model, prompt) -> NonFinite | None:
         for index, layer in enumerate(model.layers):
             hosts = block_hosts(layer)
             for host, name in BLOCK_VALUES:
-                if host in hosts and _status(hosts[host], name, model) == "served":
+                if host in hosts and status_of(hosts[host], name, model).available:
                     saved.append(getattr(hosts[host], name).save())
                     reads.append((index, host, name))
         saved.append(model.logits.save())

@@ -12,37 +12,14 @@ from __future__ import annotations
 
 import ast
 from functools import lru_cache
-from typing import Callable
 
-from nnsight.intervention.source import BIND, STATE, Compiled, Instrument, compiled, decorator_chain, module_body
+from . import bridge
+from .bridge import compiled_forward, compiled_function
 
-
-class _KindRecorder(Instrument):
-    """nnsight's own numbering, recording whether each label is a call or an assignment."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: set[str] = set()
-
-    def wrap(self, name, fn, args, keywords, node):
-        wrapped = super().wrap(name, fn, args, keywords, node)
-        if not (isinstance(fn, ast.Name) and fn.id == BIND):
-            self.calls.add(self.names[-1])
-        return wrapped
+__all__ = ["call_label", "compiled_forward", "compiled_function", "module_calls"]
 
 
-@lru_cache(maxsize=None)
-def _call_labels(source: str, names: tuple[str, ...]) -> frozenset[str]:
-    tree = ast.parse(source)
-    tree.body[0].decorator_list = []
-    recorder = _KindRecorder()
-    recorder.visit(tree)
-    if tuple(recorder.names) != names:  # nnsight changed its numbering: refuse to guess
-        raise RuntimeError("nnterp cannot reproduce nnsight's operation numbering for this forward")
-    return frozenset(recorder.calls)
-
-
-def call_label(compiled_source: Compiled, callee: str, occurrence: int = 0) -> str | None:
+def call_label(compiled_source, callee: str, occurrence: int = 0) -> str | None:
     """The label of the ``occurrence``-th call of ``callee`` (dotted, as written), or None."""
     return _label(compiled_source.source, tuple(compiled_source.names), callee, occurrence)
 
@@ -51,22 +28,9 @@ def call_label(compiled_source: Compiled, callee: str, occurrence: int = 0) -> s
 def _label(source: str, names: tuple[str, ...], callee: str, occurrence: int) -> str | None:
     """Once per forward's source, callee and occurrence: a read looks its label up on every trace."""
     prefix = callee.replace(".", "_") + "_"
-    calls = _call_labels(source, names)
+    calls = bridge.call_labels(source, names)
     found = [name for name in names if name in calls and name.startswith(prefix) and name[len(prefix):].isdigit()]
     return found[occurrence] if occurrence < len(found) else None
-
-
-def compiled_function(fn: Callable) -> Compiled:
-    """The compiled source of a function or bound method, decorators peeled (cached by nnsight)."""
-    fn = getattr(fn, "__func__", fn)
-    inner, _ = decorator_chain(fn)
-    return compiled(inner)
-
-
-def compiled_forward(module) -> Compiled:
-    """The compiled source of the forward a module runs, without instrumenting the module."""
-    state = module.__dict__.get(STATE)  # a wrapped module keeps its own forward on its state
-    return compiled_function(state.original if state is not None else module_body(module))
 
 
 def module_calls(module) -> tuple[str, ...]:

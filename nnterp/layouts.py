@@ -4,7 +4,9 @@ positions folded into rows), and back: ``view`` makes the value, ``inverse`` car
 from __future__ import annotations
 
 import torch
-from nnsight.intervention.interleaver import Mediator
+
+from . import bridge
+from .bridge import batch_rows
 
 
 # --------------------------------------------------------------------------- layouts
@@ -69,14 +71,6 @@ class CallPositions(Same):
         return torch.cat([before, value, after], dim=self.dim)
 
 
-def batch_rows() -> tuple[int, tuple[int, int] | None]:
-    """The rows of the run nnsight is interleaving, and (start, size) of the current invoke's rows among them
-    (None outside several invokes): the batch of a value the model computes on positions folded into rows."""
-    mediator = Mediator.current("the batch size")
-    batcher = mediator.interleaver.batcher
-    total = batcher.total if batcher is not None and batcher.total else 1
-    group = mediator.batch_group if batcher is not None and batcher.batching else None
-    return total, group
 
 
 class TokenRows(Same):
@@ -92,7 +86,7 @@ class TokenRows(Same):
         if group is None:
             return native.unflatten(0, (total, -1))
         start, size = group
-        if getattr(native, "_nnsight_batch", False) or native.shape[0] == size:
+        if bridge.narrowed_to_invoke(native) or native.shape[0] == size:
             return native.unflatten(0, (size, -1))  # nnsight already narrowed it to this invoke's rows
         return native.unflatten(0, (total, -1)).narrow(0, start, size)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from . import labels
+from . import bridge, labels
 from .errors import UnavailableValue
 
 
@@ -300,7 +300,7 @@ class Assigned(Call):
 
     def _label(self, compiled_source, callee):
         prefix = callee.replace(".", "_") + "_"
-        calls = labels._call_labels(compiled_source.source, compiled_source.names)
+        calls = bridge.call_labels(compiled_source.source, tuple(compiled_source.names))
         found = [name for name in compiled_source.names
                  if name not in calls and name.startswith(prefix) and name[len(prefix):].isdigit()]
         if not -len(found) <= self.occurrence < len(found):

@@ -9,7 +9,8 @@ from typing import Any
 import torch
 from nnsight import TransformersModel
 
-from . import gradients
+from . import bridge, gradients
+from .bridge import TurnTakingTracer
 from .cache import ConventionInfo, build as build_cache
 from .conformance import check as run_contract
 from .envoys import (
@@ -23,8 +24,9 @@ from .locations import block_hosts
 from .lookup import family_for
 from .names import resolve
 from .paths import WriteRefused
+from .status import status_of
 from .support import Support, build_support
-from .tracing import Captures, TurnTakingTracer
+from .tracing import Captures
 from .vocabulary import BY_NAME, values_of
 from .wrappers import merge_host, quiet_text_pipeline
 from .writeback import where_of
@@ -119,8 +121,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
             for layer in self.layers:
                 native = getattr(layer._module, "self_attn", 0)
                 if native is None and name in layer._module._modules:
-                    layer.__dict__["self_attn"] = getattr(layer, name)
-                    layer._aliases["self_attn"] = name  # printed self_attn/<name>, as nnsight prints its aliases
+                    bridge.add_alias(layer, "self_attn", name)
                 elif name.startswith("self_attn.") and isinstance(native, torch.nn.ModuleList):
                     layer.__dict__["self_attn"] = layer.get(name)
 
@@ -276,12 +277,8 @@ class StandardizedTransformer(StandardHost, TransformersModel):
             if host is None:  # the family may say why the block has none
                 site = self.family.site(name, block._nnterp_context())
                 return site.reason if not site.served else f"block {layer or 0} has no {spec.host} module"
-        site = host._nnterp_site(name)
-        if not site.served:
-            return site.reason
-        if site.condition is not None and not site.condition.holds(self):
-            return site.condition.text
-        return None
+        found = status_of(host, name, self)
+        return None if found.available else found.note
 
     def find_nonfinite(self, prompt):
         """The first value, in forward order, that goes inf or NaN on ``prompt`` (None if all are finite)."""
@@ -296,17 +293,17 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         hidden = self._module._modules.get(base) if base else None
         direct: dict[str, list[str]] = {}
         mounts = []
-        for alias, path in self._aliases.items():
+        for alias, path in bridge.aliases(self).items():
             (mounts.append(alias) if "." in path else direct.setdefault(path, []).append(alias))
         lines = []
-        for name, child in self._named_children():
+        for name, child in bridge.named_children(self):
             if hidden is not None and child._module is hidden:
                 continue  # shown through its standard mounts below
             label = "/".join([*direct.get(name, []), name])
             lines.append(f"({label}): " + _addindent(repr(child), 2))
         order = ["embed_tokens", "layers", "norm"]
         for alias in sorted(mounts, key=lambda a: order.index(a) if a in order else len(order)):
-            if alias not in self._child_map:
+            if alias not in bridge.child_names(self):
                 lines.append(f"({alias}): " + _addindent(repr(getattr(self, alias)), 2))
         lines += self._nnterp_value_lines()
         return f"{self._module._get_name()}(\n  " + "\n  ".join(lines) + "\n)"

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 
 from .envoys import absent_host_reason
 from .locations import block_hosts
+from .status import UNAVAILABLE, status
 from .vocabulary import HOSTS, HOST_PATHS, values_of
 
 
@@ -152,7 +153,7 @@ def _absent_host_rows(rows, model, hosts, host, suffix) -> None:
         rows.append(SupportRow(
             host=HOST_PATHS[host] + suffix, host_class="(none)", name=spec.name, layout="scalar",
             description=f"Unavailable: {reason}", read_at="nowhere: the block has no such module",
-            status="unavailable", note=reason, available=False))
+            status=UNAVAILABLE, note=reason, available=False))
 
 
 def _rows_for(rows, model, hosts, suffix) -> None:
@@ -163,16 +164,13 @@ def _rows_for(rows, model, hosts, suffix) -> None:
             continue
         for spec in values_of(host, model.family.groups):
             site = envoy._nnterp_site(spec.name)
-            if not site.served:
-                status, note, available, layout = "unavailable", site.reason, False, "scalar"
-                description = f"Unavailable: {site.reason}"
+            found = status(site, model)
+            if found.kind == UNAVAILABLE:
+                layout, description = "scalar", f"Unavailable: {found.note}"
             else:
                 layout, description = str(spec.layout), site.description or spec.description
-                status, note, available = "served", "", True
-                if site.condition is not None:
-                    status, note, available = "conditioned", site.condition.text, site.condition.holds(model)
             rows.append(SupportRow(
                 host=HOST_PATHS[host] + suffix, host_class=type(envoy._module).__name__, name=spec.name, layout=layout,
-                description=description, read_at=site.describe(envoy._module), status=status, note=note,
-                available=available,
+                description=description, read_at=site.describe(envoy._module), status=found.kind, note=found.note,
+                available=found.available,
             ))

@@ -1,53 +1,21 @@
-"""The tracer nnterp's traces run under: one trace per model at a time, reading in any order.
-
-nnsight runs a trace's body in greenlets in lockstep with the forward, on the model's one
-interleaver, so two threads tracing the same model at once corrupt each other (saves lost,
-greenlet errors). The whole run happens in the tracer's ``__exit__``; a per-model lock around it
-makes concurrent traces from several threads take turns instead.
-
-Reads in any order: see ``Captures`` below.
-"""
+"""Reads in any order: a trace's code is read before the run, and what it names out of order is captured as
+the forward passes it (see ``Captures`` below; the capture workers themselves are nnsight's, in ``bridge``)."""
 
 from __future__ import annotations
 
 import ast
-import threading
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-import torch
-from nnsight.intervention.interleaver import Mediator, OutOfOrderError
-from nnsight.intervention.tracer import InterleavingTracer
 
+from . import bridge
 from .errors import OrderError, ReadOnlyValue
 from .labels import module_calls
 from .locations import Call, Child, block_hosts, envoy_memo
 from .names import resolve
+from .status import status, status_of
 from .vocabulary import BY_NAME, FORWARD_ORDER
 from .writeback import read_only_sentence, where_of
-
-_LOCKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_GUARD = threading.Lock()
-
-
-def model_lock(module) -> threading.RLock:
-    """The lock of one wrapped model (re-entrant: a session's traces run inside one another)."""
-    with _GUARD:
-        lock = _LOCKS.get(module)
-        if lock is None:
-            lock = _LOCKS[module] = threading.RLock()
-        return lock
-
-
-class TurnTakingTracer(InterleavingTracer):
-    """An ``InterleavingTracer`` whose run holds its model's lock."""
-
-    def __exit__(self, exc_type, exc_value, traceback):
-        # looked up here, not kept on the tracer: a remote run pickles the tracer, and a lock does not pickle
-        with model_lock(self.envoy._module):
-            return super().__exit__(exc_type, exc_value, traceback)
-
 
 # =========================================================================== reads in any order
 # A trace's code is read once per ``with`` block (nnsight parses it already): the standard values it names, in
@@ -553,38 +521,6 @@ def _looked_up(scope, code: str):
 
 
 # --------------------------------------------------------------------------- the run
-#: traces running with a capture plan now: reads look for captured values only while one is
-CAPTURING = [0]
-
-
-@dataclass
-class Captured:
-    value: Any
-    location: str
-
-
-class CaptureWorker(Mediator):
-    """Reads, on every step of the run, one value a worker's code names out of order, for that worker's rows;
-    the worker's later reads are served what it kept. One worker per value: a value whose site does not run in
-    this forward then holds up no other."""
-
-    def __init__(self, envoy, name: str, store: dict, batch_group) -> None:
-        super().__init__(None, {}, {})
-        self.envoy, self.name, self.store, self.batch_group = envoy, name, store, batch_group
-
-    def _run(self) -> None:
-        step = 0
-        try:
-            while True:
-                self.iteration = step  # pinned: nnsight would read the next step's value otherwise
-                value = getattr(self.envoy, self.name)
-                # the worker is still being served at the location it read: that is where the value was
-                self.store[(id(self.envoy), self.name, step)] = Captured(value, self.pending.provider)
-                step += 1
-        except (OutOfOrderError, OrderError):
-            return  # the run ended (or never reached the value): nothing further to capture
-
-
 def _instrument_named(model, node) -> None:
     """Instrument, before the run, every forward whose operations a value the code names is read at: a read of
     a native module inside that forward may come first, and operations instrumented once it runs never fire."""
@@ -600,7 +536,7 @@ def _instrument_named(model, node) -> None:
         for index in blocks:
             host = block_hosts(model.layers[index]).get(spec.host)
             site = host._nnterp_site(access.name) if host is not None else None
-            if site is None or not site.served or (site.condition is not None and not site.condition.holds(model)):
+            if site is None or not status(site, model).available:
                 continue
             where = where_of(site)
             if isinstance(where, Call):
@@ -611,8 +547,7 @@ def _instrument_named(model, node) -> None:
 def _capture_reads(model, captures) -> list:
     """The (host envoy, name) pairs to capture, in forward order."""
     def served(envoy, name):
-        site = envoy._nnterp_site(name)
-        return site.served and (site.condition is None or site.condition.holds(model))
+        return status_of(envoy, name, model).available
 
     reads = [(model, name) for name in FORWARD_ORDER["model"] if ("model", name) in captures and served(model, name)]
     order = block_order(model)
@@ -633,47 +568,41 @@ class Captures:
     reaching it) fails the trace."""
 
     def __init__(self, model) -> None:
-        self.model, self.workers, self.all = model, [], []
+        self.model, self.capturing, self.all = model, [], []  # capturing: the states of the workers that capture
 
     def __enter__(self) -> "Captures":
-        interleaver = self.model.interleaver
-        self.all = list(interleaver.mediators)
-        mediators = []
-        for mediator in interleaver.mediators:
-            mediator._nnterp_model = self.model  # a backward inside it serves gradients in any order
-            node = getattr(mediator, "node", None)
+        self.all = bridge.trace_workers(self.model)
+        workers = []
+        for worker in self.all:
+            state = bridge.fresh_state(worker, self.model)  # with the model: a backward in it serves any order
+            node, scope = bridge.code_of(worker)
             if node is not None:
                 _instrument_named(self.model, node)
-            found = plan_for(self.model, node, getattr(mediator, "lcls", None)) if node is not None else None
+            found = plan_for(self.model, node, scope) if node is not None else None
             if found is not None:
-                mediator._nnterp_plan = found
+                state.plan = found
                 reads = _capture_reads(self.model, found.captures) if found.captures else []
                 reads += [(target, "latents") for target in found.objects]
                 if reads:
-                    store = mediator._nnterp_captured = {}
-                    mediator._nnterp_served = []
-                    mediators += [CaptureWorker(envoy, name, store, mediator.batch_group) for envoy, name in reads]
-                    self.workers.append(mediator)
-            mediators.append(mediator)
-        if self.workers:
-            interleaver.mediators = mediators
-            CAPTURING[0] += 1
+                    state.captured, state.served = {}, []
+                    workers += bridge.capture_workers(worker, reads)
+                    self.capturing.append(state)
+            workers.append(worker)
+        if self.capturing:
+            bridge.set_trace_workers(self.model, workers)
         return self
 
     def __exit__(self, exc_type, exc_value, traceback) -> None:
-        if exc_type is None:
-            for mediator in self.all:
-                for spec, value, version in getattr(mediator, "_nnterp_read_only", ()):
-                    if value._version != version:
-                        raise ReadOnlyValue(read_only_sentence(spec))
-        if not self.workers:
+        if exc_type is not None:
             return
-        CAPTURING[0] -= 1
-        if exc_type is None:
-            for mediator in self.workers:
-                for text, value, version in mediator._nnterp_served:
-                    if value._version != version:
-                        raise _late_edit(text, mediator._nnterp_plan)
+        for worker in self.all:
+            for spec, value, version in bridge.state_of(worker).read_only:
+                if value._version != version:
+                    raise ReadOnlyValue(read_only_sentence(spec))
+        for state in self.capturing:
+            for text, value, version in state.served:
+                if value._version != version:
+                    raise _late_edit(text, state.plan)
 
 
 def _late_edit(path: str, plan_: Plan | None):
@@ -691,59 +620,3 @@ def path_key(path: str):
     if path.startswith("model.layers["):
         return int(path[len("model.layers["):].split("]", 1)[0]), name
     return "model", name
-
-
-NOTHING = object()
-
-
-def keep_read_only(spec, value) -> None:
-    """Remember a read-only tensor handed out, so that an in-place write to it fails the trace instead of
-    being lost."""
-    mediator = Mediator.current(spec.name)
-    kept = getattr(mediator, "_nnterp_read_only", None)
-    if kept is None:
-        kept = mediator._nnterp_read_only = []
-    kept.append((spec, value, value._version))
-
-
-def _passed_entry(envoy, name: str):
-    """(worker, what was captured for this value) when the forward has passed the value's point on this step;
-    (worker, None) when it was not captured or is not passed yet (reached now: the ordinary read serves it)."""
-    try:
-        mediator = Mediator.current(name)
-    except ValueError:
-        return None, None
-    mediator = getattr(mediator, "_nnterp_outer", mediator)  # inside a backward: the trace's worker
-    store = getattr(mediator, "_nnterp_captured", None)
-    if store is None:
-        return mediator, None
-    step = mediator.iteration
-    if step is None:  # relaxed inside tracer.iter: the step of the visit this worker is being served at
-        step = mediator.pending.iteration if mediator.pending is not None else 0
-    entry = store.get((id(envoy), name, step))
-    if entry is None or mediator.occurrence(entry.location) <= step:
-        return mediator, None
-    return mediator, entry
-
-
-def captured(envoy, name: str, path: str):
-    """The value a capture worker kept for this read, if the forward has passed it; else NOTHING."""
-    mediator, entry = _passed_entry(envoy, name)
-    if entry is None:
-        return NOTHING
-    if isinstance(entry.value, torch.Tensor):
-        mediator._nnterp_served.append((path, entry.value, entry.value._version))
-    return entry.value
-
-
-def passed(envoy, name: str) -> bool:
-    """Whether the forward is past a captured value's point (a write there comes too late)."""
-    return _passed_entry(envoy, name)[1] is not None
-
-
-def plan_of_current() -> Plan | None:
-    """The plan of the worker running now (None for code in forward order)."""
-    try:
-        return getattr(Mediator.current(""), "_nnterp_plan", None)
-    except ValueError:
-        return None

@@ -14,8 +14,9 @@ from functools import partial
 from typing import Any, Callable
 
 import torch
-from nnsight.intervention.eproperty import WriteBack
-from nnsight.intervention.interleaver import Mediator
+
+from . import bridge
+from .bridge import swap, value_at, written_back
 
 from .errors import ConditionedValue, LayoutMismatch, ReadOnlyValue, UnavailableValue
 from .layouts import SAME, Same
@@ -24,42 +25,6 @@ from .vocabulary import ValueSpec
 
 
 # --------------------------------------------------------------------------- write-back
-def written_back(location: str, key, present: Callable, carry_back: Callable):
-    """The one place nnterp hands nnsight a value to carry back into the forward (nnsight's eproperty read with a
-    transform, without keeping an eproperty: sites must pickle for remote runs). ``present(raw)`` makes the value
-    from what the forward holds at ``location``; when the worker moves on, ``carry_back(value, raw)`` gives what
-    the forward gets instead. A second read before the worker moves on gets the same value (``key`` tells reads
-    apart), so both edits go back."""
-    mediator = Mediator.current(location)
-    occurrence = mediator.wanted(location)
-    waiting = mediator.transform
-    if waiting is not None and waiting.key == (key, location, occurrence):
-        return waiting.view
-    raw = Mediator.value(location)
-    value = present(raw)
-    mediator.transform = WriteBack(partial(carry_back, value, raw), value, key, location, occurrence)
-    return value
-
-
-def drop_pending(location: str, key):
-    """The value a read of ``key`` handed out at ``location`` and has not carried back yet, dropped (an assignment
-    right after a read replaces it); None where there is none."""
-    mediator = Mediator.current(location)
-    waiting = mediator.transform
-    if waiting is not None and waiting.key[:2] == (key, location):
-        mediator.transform = None
-        return waiting.view
-    return None
-
-
-def value_at(location: str):
-    """What the forward holds at ``location`` now (a module's output, a call's ``(args, kwargs)``)."""
-    return Mediator.value(location)
-
-
-def swap(location: str, value) -> None:
-    """Hand the forward ``value`` at ``location`` in place of what it holds (an assignment)."""
-    Mediator.swap(location, value)
 
 
 # --------------------------------------------------------------------------- sites
@@ -95,15 +60,14 @@ def _version(tensor) -> int | None:
 def _grad_of_copy(value_id, site, context, grad):
     """A hook on the tensor the forward consumes, serving its gradient, in the value's layout and scale, to
     a ``with loss.backward():`` block that asks for the value's ``.grad`` (and taking back what it writes)."""
-    interleaver = _backward_interleaver()
-    if interleaver is None:
+    if not bridge.backward_running():
         return None
     factor = site._factor(context.host)
     model = context.model
     value_grad = site.layout.view(grad, model)
     if factor is not None:
         value_grad = value_grad / factor
-    served = interleaver.handle(f"{value_id}.grad", value_grad)
+    served = bridge.serve_gradient(value_id, value_grad)
     if served is value_grad:
         return None
     if factor is not None:
@@ -111,21 +75,6 @@ def _grad_of_copy(value_id, site, context, grad):
     return site.layout.inverse(served, grad, model)
 
 
-def _backward_interleaver():
-    """The interleaver of the ``with loss.backward():`` block running now: nnsight's Tensor.grad property then
-    closes over it."""
-    from nnsight.intervention.interleaver import Interleaver
-
-    grad = torch.Tensor.__dict__.get("grad")
-    functions = [getattr(grad, "fget", None)]
-    for function in functions:  # the getter, and the functions it closes over (nnsight's hook installer)
-        for cell in getattr(function, "__closure__", None) or ():
-            contents = cell.cell_contents
-            if isinstance(contents, Interleaver):
-                return contents
-            if callable(contents) and len(functions) < 8:
-                functions.append(contents)
-    return None
 
 
 def _tracks_grad(tensor) -> bool:
@@ -232,7 +181,7 @@ class Read(Site):
 
     def read(self, host, spec):
         if self.plus is None and self.layout is SAME and self.scale is None and not self.snapshot:
-            return self.element.get(Mediator.value(self._location(host)))
+            return self.element.get(value_at(self._location(host)))
         return self._read_written_back(host)
 
     def _read_written_back(self, host):
@@ -255,14 +204,14 @@ class Read(Site):
     # -- write
     def write(self, host, spec, value) -> None:
         location = self._location(host)
-        raw = Mediator.value(location)
+        raw = value_at(location)
         context = _Context(host, host.root)
         current = self._current(context, raw)
         check_layout(spec, current, value, host.root)
         if self.shared:
             current.copy_(value)
             return
-        Mediator.swap(location, self._put(context, raw, value))
+        swap(location, self._put(context, raw, value))
 
     def describe(self, module) -> str:
         sentence = self.where.describe(module)
@@ -287,11 +236,11 @@ class PlusEarlier(Read):
     def _earlier(self, host):
         target = self.earlier.target(host)
         location = f"{target.path}.{self.earlier.key}"
-        mediator = Mediator.current(location)
+        mediator = bridge.worker(location)
         held = envoy_memo(host, "_nnterp_earlier_outputs")
         if self in held and held[self][0] is mediator:
             return  # read before in this run (an assignment after a read): the worker is past it now
-        value = Mediator.value(location)
+        value = value_at(location)
         held[self] = (mediator, value[0] if isinstance(value, (tuple, list)) else value)
 
     def _term(self, host):

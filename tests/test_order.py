@@ -12,9 +12,10 @@ import pytest
 import torch
 
 from nnterp import OrderError, tiny
+from nnterp.bridge import CaptureWorker
 from nnterp.conformance import read_block
 from nnterp.locations import block_hosts
-from nnterp.tracing import CaptureWorker, accesses, block_order, plan
+from nnterp.tracing import accesses, block_order, plan
 from nnterp.vocabulary import FORWARD_ORDER
 
 PROMPT = "The Eiffel Tower is in the city of"

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nnterp import EmptyPrompt, OrderError, StandardizedTransformer, tiny
-from nnterp.conformance import _status
 from nnterp.numerics import assert_close, roundings
+from nnterp.status import status_of
 
 from conftest import same_snapshot, snapshot
 
@@ -159,7 +159,7 @@ def host(model, kind, block):
 def test_random_prompts_and_edits(family, text, kind, pick, block, scale):
     model = model_of(family)
     name = WRITABLE[kind][pick % len(WRITABLE[kind])]
-    if _status(host(model, kind, block), name, model) != "served":
+    if not status_of(host(model, kind, block), name, model).available:
         return
     with model.trace(text):
         x = model.layers[block].layer_input.save()

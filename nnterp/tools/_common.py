@@ -14,6 +14,7 @@ from typing import Iterable, Sequence
 import torch
 
 from ..errors import NnterpError
+from ..status import status
 from ..vocabulary import BY_NAME, FORWARD_ORDER, nearest
 
 #: Where a host's values hang off a block.
@@ -79,11 +80,8 @@ def why_not(model, name: str, layer: int | None = None) -> str | None:
         site = envoy._nnterp_site(name)
     except (AttributeError, NnterpError) as error:  # a block without that sublayer (a Mamba block has no MLP)
         return str(error)
-    if not site.served:
-        return site.reason
-    if site.condition is not None and not site.condition.holds(model):
-        return site.condition.text
-    return None
+    found = status(site, model)
+    return None if found.available else found.note
 
 
 def available(model, name: str, layer: int | None = None) -> bool:

@@ -37,9 +37,10 @@ from typing import Any
 
 import torch
 
-from .. import names, tracing
+from .. import bridge, names
+from ..bridge import drop_pending, swap, value_at, written_back
 from ..locations import block_hosts
-from ..writeback import Read, _Context, _version, drop_pending, swap, value_at, written_back
+from ..writeback import Read, _Context, _version
 from ._common import _AFTER_BLOCKS, _BEFORE_BLOCKS, _IN_A_BLOCK, ToolError
 from .attribution import norm_gain
 
@@ -330,10 +331,9 @@ class Splice:
     @property
     def latents(self):
         """The latents inside a trace (read, save, edit in place, or assign)."""
-        if tracing.CAPTURING[0]:  # read out of order: what a capture kept as the forward passed the value
-            kept = tracing.captured(self, "latents", f"{self.path}.latents")
-            if kept is not tracing.NOTHING:
-                return kept
+        kept = bridge.captured(self, "latents", f"{self.path}.latents")  # read out of order: what a capture kept
+        if kept is not bridge.NOTHING:
+            return kept
         context = _SpliceContext()
         present = self._presenter(context)
         return written_back(self.writes.location(), self, present, partial(self._carry_back, context))
@@ -406,9 +406,7 @@ class CrossLayerSplice:
         return self.clt._get_decoder_vectors(source)
 
     def _state(self, location):
-        from nnsight.intervention.interleaver import Mediator
-
-        mediator = Mediator.current(location)
+        mediator = bridge.worker(location)
         if self._trace is not mediator:  # a new trace: forget the last one's latents
             self._trace, self._read = mediator, {}
         return self._read

@@ -1,0 +1,32 @@
+"""The status of a standard value on a model, computed in one place.
+
+A family declares each value served, served under a condition (a load option, such as the softmax that only
+runs under eager attention) or unavailable, with the reason. Whether this model, as loaded, serves it follows:
+the printout, ``support()``, ``serves()``, the errors, the cache, the contract and the trace planner all ask here.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+SERVED, CONDITIONED, UNAVAILABLE = "served", "conditioned", "unavailable"
+
+
+class Status(NamedTuple):
+    kind: str  # SERVED, CONDITIONED or UNAVAILABLE: what the family declares
+    available: bool  # whether this model, as loaded, serves it (a conditioned value: whether its condition holds)
+    note: str  # the reason (unavailable) or the condition (conditioned); "" for a value served on every load
+
+
+def status(site, model) -> Status:
+    """The status of the value a ``site`` serves, on ``model``."""
+    if not site.served:
+        return Status(UNAVAILABLE, False, site.reason)
+    if site.condition is not None:
+        return Status(CONDITIONED, site.condition.holds(model), site.condition.text)
+    return Status(SERVED, True, "")
+
+
+def status_of(host, name: str, model) -> Status:
+    """The status of the value ``name`` on its host envoy ``host``."""
+    return status(host._nnterp_site(name), model)
