@@ -25,12 +25,13 @@ them as usual: the sites are functions of the block, chosen from the module the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Callable
 
 from . import labels
 from .errors import UnavailableValue
-from .sites import TOKEN_ROWS, Call, Derived, Element, Nowhere, Read, Site, Where, _block_of, _walk
+from .sites import TOKEN_ROWS, Call, Derived, Element, Nowhere, Read, Same, Site, Where, _block_of, _walk
 
 
 # --------------------------------------------------------------------------- where
@@ -102,6 +103,21 @@ class TopKChoices(Derived):
         return self.source.read(host, spec).topk(host.root.num_experts_per_token, dim=-1).indices
 
 
+class ExpertHeads(Same):
+    """A mixture of attention heads' per-expert rows, ``[batch seq top_k kv_heads*head_dim]`` (one row per routed
+    query expert, JetMoE's experts.reduce input), seen as ``[batch seq num_heads head_dim]``."""
+
+    def view(self, native, model):
+        return native.flatten(-2).unflatten(-1, (model.num_heads, -1))
+
+    def inverse(self, value, like, model):
+        return value.flatten(-2).unflatten(-1, (like.shape[-2], -1))
+
+
+#: the layout of a mixture of attention heads' per-head outputs
+EXPERT_HEADS = ExpertHeads()
+
+
 # --------------------------------------------------------------------------- sites
 NEURONS_REASON = (
     "a mixture of experts: each position's neurons are those of its top-k experts, computed inside the experts "
@@ -139,53 +155,6 @@ def router_sites(
 
 
 DENSE_ROUTER = "a dense MLP block: this block's MLP has no router and no experts"
-
-
-def moe_block(
-    routed: dict[str, Site],
-    neurons_reason: str,
-    is_moe: Callable | None = None,
-    dense_reason: str = DENSE_ROUTER,
-    dense: dict[str, Site] | None = None,
-) -> dict[str, Callable | Site]:
-    """The MLP host's sites on a family whose MLP is an MoE block on some or all blocks.
-
-    ``is_moe(module)`` tells an MoE block from a dense one (default: the MLP module holds experts);
-    ``dense`` overrides the common sites on the dense blocks. The site objects are built once, so
-    blocks of one kind share them.
-    """
-    from .family import COMMON_SITES
-
-    is_moe = is_moe or (lambda module: hasattr(module, "experts"))
-    unavailable = Nowhere(neurons_reason)
-    dense_sites = {**{name: Nowhere(dense_reason) for name in routed}, **(dense or {})}
-
-    def per_block(name, moe_site, dense_site):
-        def site(context):
-            if context is None or context.module is None:
-                return moe_site
-            return moe_site if is_moe(context.module) else dense_site
-        return site
-
-    sites = {name: per_block(name, site, dense_sites[name]) for name, site in routed.items()}
-    for name in ("mlp_activation", "mlp_neurons"):
-        sites[name] = per_block(name, unavailable, dense_sites.get(name, COMMON_SITES[name]))
-    return sites
-
-
-def moe_accessors(experts: str | tuple[str, ...], top_k: str | tuple[str, ...] = "num_experts_per_tok") -> dict:
-    """Config accessors for the router dimensions (model.num_experts, model.num_experts_per_token)."""
-    experts = (experts,) if isinstance(experts, str) else experts
-    top_k = (top_k,) if isinstance(top_k, str) else top_k
-
-    def first(config, names):
-        for name in names:
-            value = getattr(config, name, None)
-            if value is not None:
-                return value
-        raise AttributeError(f"{type(config).__name__} has none of {names}")
-
-    return {"num_experts": lambda c: first(c, experts), "num_experts_per_token": lambda c: first(c, top_k)}
 
 
 # --------------------------------------------------------------------------- router words
@@ -271,21 +240,84 @@ class Router:
 
 
 @dataclass(frozen=True)
+class RouterValues:
+    """A router whose values a family declares one by one, where it hands the experts something other than
+    ``(logits, weights, choices)``: Llama 4's dense score map, JetMoE's logits returned last, Gemma 4's router
+    beside the MLP. ``values`` maps router value names to their sites."""
+
+    module: str
+    values: dict = field(default_factory=dict)
+
+    @property
+    def weights_description(self) -> str | None:
+        weights = self.values.get("router_weights")
+        return getattr(weights, "description", None)
+
+    def sites(self) -> dict[str, Site]:
+        return dict(self.values)
+
+
+def _holds_experts(context) -> bool:
+    return hasattr(context.module, "experts")
+
+
+def every_block(context) -> bool:
+    """``MoE(is_moe=every_block)``: every block's MLP is a mixture, whatever its modules are called."""
+    return True
+
+
+def _first(config, names):
+    for name in names:
+        value = getattr(config, name, None)
+        if value is not None:
+            return value
+    raise AttributeError(f"{type(config).__name__} has none of {names}")
+
+
+@dataclass(frozen=True)
 class MoE:
     """A mixture-of-experts MLP as a family declares it (``Family(moe=...)``): its router, why the experts' neurons
     do not exist as one tensor, and the config keys of the expert count and the top_k. Its sites serve the MoE
-    blocks and leave a dense block's MLP as usual."""
+    blocks and leave a dense block's MLP as usual: ``is_moe`` (a host's context -> bool) tells an MoE block from a
+    dense one (default: the MLP module holds experts), ``dense_reason`` is why a dense block has no router values,
+    and ``dense`` the sites a dense block's MLP serves otherwise than the common ones. The site objects are built
+    once, so blocks of one kind share them."""
 
-    router: Router
+    router: Router | RouterValues
     experts: str = experts_sentence()
     num_experts: str | tuple[str, ...] = "num_experts"
     top_k: str | tuple[str, ...] = "num_experts_per_tok"
+    is_moe: Callable = _holds_experts
+    dense_reason: str = DENSE_ROUTER
+    dense: dict = field(default_factory=dict)
+    output: Site | None = None
 
     def sites(self) -> dict:
-        return moe_block(self.router.sites(), self.experts)
+        from .family import COMMON_SITES
+
+        router = self.router.sites()
+        routed = {"mlp_output": self.output, **router} if self.output is not None else router
+        unavailable = Nowhere(self.experts)
+        dense_sites = {"mlp_output": COMMON_SITES["mlp_output"],
+                       **{name: Nowhere(self.dense_reason) for name in router}, **self.dense}
+
+        def per_block(moe_site, dense_site):
+            def site(context):
+                if context is None or context.module is None:
+                    return moe_site
+                return moe_site if self.is_moe(context) else dense_site
+            return site
+
+        sites = {name: per_block(site, dense_sites[name]) for name, site in routed.items()}
+        for name in ("mlp_activation", "mlp_neurons"):
+            sites[name] = per_block(unavailable, dense_sites.get(name, COMMON_SITES[name]))
+        return sites
 
     def accessors(self) -> dict:
-        return moe_accessors(self.num_experts, self.top_k)
+        """Config accessors for the router dimensions (model.num_experts, model.num_experts_per_token)."""
+        experts = (self.num_experts,) if isinstance(self.num_experts, str) else self.num_experts
+        top_k = (self.top_k,) if isinstance(self.top_k, str) else self.top_k
+        return {"num_experts": partial(_first, names=experts), "num_experts_per_token": partial(_first, names=top_k)}
 
     def but(self, **changes) -> "MoE":
         """This preset with router fields (``weights_description=...``) or its own fields changed."""

@@ -18,7 +18,7 @@ from nnterp.readout import Readout
 from nnterp.family import COMMON_SITES, Family
 from nnterp.sites import Argument, Child, Nowhere, Read
 from nnterp.families._hyper import contract_note, moe_neurons, stream_sites
-from nnterp.families._mamba_ssm import ATTENTION_INTERIOR
+from nnterp.mixers import ATTENTION_INTERIOR
 
 DELTA = ("a Gated DeltaNet: a linear recurrence with a delta-rule state update, with no softmax attention, so there "
          "are no queries, keys, heads or pattern to read as attention")
