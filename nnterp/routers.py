@@ -268,7 +268,9 @@ def every_block(context) -> bool:
 
 def _first(config, names):
     for name in names:
-        value = getattr(config, name, None)
+        value = config
+        for part in name.split("."):
+            value = getattr(value, part, None)
         if value is not None:
             return value
     raise AttributeError(f"{type(config).__name__} has none of {names}")
@@ -291,6 +293,7 @@ class MoE:
     dense_reason: str = DENSE_ROUTER
     dense: dict = field(default_factory=dict)
     output: Site | None = None
+    neurons: dict = field(default_factory=dict)
 
     def sites(self) -> dict:
         from .family import COMMON_SITES
@@ -310,7 +313,7 @@ class MoE:
 
         sites = {name: per_block(site, dense_sites[name]) for name, site in routed.items()}
         for name in ("mlp_activation", "mlp_neurons"):
-            sites[name] = per_block(unavailable, dense_sites.get(name, COMMON_SITES[name]))
+            sites[name] = per_block(self.neurons.get(name, unavailable), dense_sites.get(name, COMMON_SITES[name]))
         return sites
 
     def accessors(self) -> dict:
