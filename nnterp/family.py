@@ -310,16 +310,6 @@ def _same_site(a: Site, b: Site) -> bool:
     return True
 
 
-#: what a child says where it drops a part of its parent's declaration (Family.differences)
-_COMMON_AGAIN = {
-    "block": "the sequential pre-norm block", "moe": "a dense MLP, no mixture of experts",
-    "formula": "logits = lm_head_output", "normed": "lm_head reads the final norm's output",
-    "unembed": "lm_head maps the last block's output", "refused": "takes position_ids",
-    "ahead": "the positions are the call's", "lens": "project_on_vocab is the readout",
-    "loads": "loads eager and sdpa",
-}
-
-
 #: Native paths of the common conventions, aliased to the standard names.
 COMMON_RENAME = {"model.layers": "layers", "model.embed_tokens": "embed_tokens", "model.norm": "norm"}
 
@@ -495,23 +485,41 @@ class Family:
                 if isinstance(site, Site) and name in COMMON_SITES and site.description
                 and _same_site(site, COMMON_SITES[name])}
 
+    #: what a child says where it drops a part of its parent's declaration (differences)
+    _COMMON_AGAIN = {
+        "block": "the sequential pre-norm block", "moe": "a dense MLP, no mixture of experts",
+        "formula": "logits = lm_head_output", "normed": "lm_head reads the final norm's output",
+        "unembed": "lm_head maps the last block's output", "refused": "takes position_ids",
+        "ahead": "the positions are the call's", "lens": "project_on_vocab is the readout",
+        "loads": "loads eager and sdpa",
+    }
+    #: the declarations listed by name, and the words before the names
+    _BY_NAME = {"rename": "modules renamed: ", "own": "read elsewhere: ", "words": "described in its own words: "}
+
     def _declarations(self) -> list[tuple[str, Any]]:
-        """What this family declares against the common conventions, as (aspect, what): the parts of differences()."""
+        """What this family declares against the common conventions, as (aspect, what): a sentence, None where it
+        declares nothing there, or {name: declaration} for the aspects listed by name."""
         words = self.description_changes()
         preset = {**self.block.sites(), **(self.moe.sites() if self.moe is not None else {})}
-        found = [("rename", {native: alias for native, alias in self.rename.items() if isinstance(native, str)}),
-                 ("block", self.block.describe() if self.block.describe() != "sequential" else None),
-                 ("moe", self.moe.describe() if self.moe is not None else None),
-                 ("own", {name: self.sites[name] for name in self.sites if name not in words and name not in preset}),
-                 ("words", words),
-                 ("formula", None if self.readout.past_head_identity else self.readout.formula()),
-                 ("normed", self.readout.normed_divided_by),
-                 ("unembed", self.readout.unembed is not None),
-                 ("refused", self.positions.refused),
-                 ("ahead", self.positions.ahead is not Positions.__dataclass_fields__["ahead"].default),
-                 ("lens", not self.readout.exact_lens),
-                 ("loads", None if self.loads == ("eager", "sdpa") else self.loads)]
-        return found
+        readout, positions = self.readout, self.positions
+        return [
+            ("rename", {native: alias for native, alias in self.rename.items() if isinstance(native, str)}),
+            ("block", f"the block: {self.block.describe()}" if self.block.describe() != "sequential" else None),
+            ("moe", f"the MLP: {self.moe.describe()}" if self.moe is not None else None),
+            ("own", {name: self.sites[name] for name in self.sites if name not in words and name not in preset}),
+            ("words", words),
+            ("formula", None if readout.past_head_identity else readout.formula()),
+            ("normed", readout.normed_divided_by and
+             f"lm_head reads the final norm's output divided by config.{readout.normed_divided_by}"),
+            ("unembed", readout.unembed is not None and "its own map from the last block's output to lm_head's logits"),
+            ("refused", positions.refused and f"refuses position_ids: {positions.refused}"),
+            ("ahead", positions.ahead is not Positions.__dataclass_fields__["ahead"].default
+             and "the blocks compute positions ahead of the call's, which every position attends to"),
+            ("lens", not readout.exact_lens
+             and "the logits mix more than the last block's output: project_on_vocab is a lens"),
+            ("loads", self.loads != ("eager", "sdpa")
+             and f"loads: {', '.join(self.loads) if self.loads else 'what transformers accepts'}"),
+        ]
 
     @staticmethod
     def _same_declaration(a, b) -> bool:
@@ -527,31 +535,16 @@ class Family:
         said = []
         for aspect, what in self._declarations():
             before = parent.get(aspect)
-            if isinstance(what, dict):  # by name: what the parent has not, or has otherwise
-                what = [name for name, value in what.items() if name not in (before or {})
-                        or not self._same_declaration(value, before[name])]
-            elif what == before:
-                what = None
-            elif not what and before:  # the parent's, dropped: this family is as the common conventions there
-                said.append(f"as Llama, not as {self.parent.name}: {_COMMON_AGAIN[aspect]}")
-                continue
-            if not what:
-                continue
-            said.append({
-                "rename": lambda: "modules renamed: " + ", ".join(f"{native} as {self.rename[native]}"
-                                                                  for native in what),
-                "block": lambda: f"the block: {what}",
-                "moe": lambda: f"the MLP: {what}",
-                "own": lambda: "read elsewhere: " + ", ".join(what),
-                "words": lambda: "described in its own words: " + ", ".join(what),
-                "formula": lambda: what,
-                "normed": lambda: f"lm_head reads the final norm's output divided by config.{what}",
-                "unembed": lambda: "its own map from the last block's output to lm_head's logits",
-                "refused": lambda: f"refuses position_ids: {what}",
-                "ahead": lambda: "the blocks compute positions ahead of the call's, which every position attends to",
-                "lens": lambda: "the logits mix more than the last block's output: project_on_vocab is a lens",
-                "loads": lambda: f"loads: {', '.join(what) if what else 'what transformers accepts'}",
-            }[aspect]())
+            if aspect in self._BY_NAME:  # what the parent has not, or has otherwise
+                names = [name for name, value in what.items()
+                         if name not in (before or {}) or not self._same_declaration(value, before[name])]
+                if names:
+                    listed = (f"{name} as {what[name]}" if aspect == "rename" else name for name in names)
+                    said.append(self._BY_NAME[aspect] + ", ".join(listed))
+            elif what and what != before:
+                said.append(what)
+            elif before and not what:  # the parent's, dropped: this family is as the common conventions there
+                said.append(f"as Llama, not as {self.parent.name}: {self._COMMON_AGAIN[aspect]}")
         return said
 
     @property

@@ -131,29 +131,6 @@ def experts_sentence(experts: str = "experts.gate_up_proj [num_experts, 2·moe_i
     return NEURONS_REASON.format(experts=experts)
 
 
-def router_sites(
-    router: str = "gate",
-    logits_callee: str | None = "F.linear",
-    logits_router: str | None = None,
-    weights: int | None = 1,
-    choices: int = 2,
-    logits: str | None = None,
-    weights_description: str | None = None,
-    choices_description: str | None = None,
-) -> dict[str, Site]:
-    """The router values of a module returning ``(logits, weights, choices)`` (element indices as
-    given); the logits are read at ``logits_callee`` inside its forward (or at the output of the
-    module ``logits_router`` when the logits are a child Linear's output)."""
-    where = InRouter(logits_router, None) if logits_router else InRouter(router, logits_callee)
-    sites = {
-        "router_logits": RouterRead(where, description=logits),
-        "router_choices": RouterRead(InRouter(router), Element(choices), description=choices_description),
-    }
-    if weights is not None:
-        sites["router_weights"] = RouterRead(InRouter(router), Element(weights), description=weights_description)
-    return sites
-
-
 DENSE_ROUTER = "a dense MLP block: this block's MLP has no router and no experts"
 
 
@@ -235,8 +212,19 @@ class Router:
     choices_description: str | None = None
 
     def sites(self) -> dict[str, Site]:
-        return router_sites(self.module, self.logits_call, self.logits_module, self.weights, self.choices,
-                            self.logits, self.weights_description, self.choices_description)
+        """The router values, the logits read at ``logits_call`` inside its forward (or at the output of the module
+        ``logits_module`` when the logits are a child Linear's output), the weights and the choices at the given
+        elements of its output."""
+        where = InRouter(self.logits_module, None) if self.logits_module else InRouter(self.module, self.logits_call)
+        sites = {
+            "router_logits": RouterRead(where, description=self.logits),
+            "router_choices": RouterRead(InRouter(self.module), Element(self.choices),
+                                         description=self.choices_description),
+        }
+        if self.weights is not None:
+            sites["router_weights"] = RouterRead(InRouter(self.module), Element(self.weights),
+                                                 description=self.weights_description)
+        return sites
 
 
 @dataclass(frozen=True)
