@@ -412,7 +412,9 @@ class Positions:
 
 @dataclass
 class Family:
-    """What a family declares; everything left out follows the common conventions."""
+    """What a family declares; everything left out follows the common conventions. A family that is another plus a
+    change is declared from it, ``PARENT.but(name=..., model_types=..., ...)``, and keeps the rest of its
+    declaration."""
 
     name: str
     model_types: tuple[str, ...]

@@ -13,7 +13,10 @@ model's own tensor changed, and an assignment is copied into it. Three router ki
   output elements, which the block hands to the experts;
 - a module whose logits are a child ``Linear``'s output (HunYuan's ``gate.wg``);
 - routers that hand the experts something other than top-k weights (Llama 4's dense score map),
-  declared by their family.
+  whose values their family declares one by one (``RouterValues``).
+
+A family declares its mixture once, ``Family(moe=MoE(router, ...))``: the router values on the MoE
+blocks, a reason on the dense ones, and the config keys of the expert count and the top_k.
 
 The experts are fused 3-D parameters (``experts.gate_up_proj``, ``experts.down_proj``) run by the
 kernel ``config._experts_implementation`` picks from ``ALL_EXPERTS_FUNCTIONS`` (``grouped_mm`` by

@@ -30,7 +30,7 @@ from nnterp.blocks import SANDWICH
 from nnterp.vocabulary import FORWARD_ORDER
 from nnterp.family import COMMON_SITES, Family, HostContext
 from nnterp.routers import InRouter, MoE, RouterRead, RouterValues
-from nnterp.sites import Element, Nowhere, PlusEarlier, Read, Sibling
+from nnterp.sites import Element, PlusEarlier, Read, Sibling
 from nnterp.readout import SOFTCAPPED
 
 from ._llama import TINY
