@@ -4,7 +4,6 @@ add, muP scaling of the head, unpadded vocabularies."""
 from __future__ import annotations
 
 
-from nnterp.blocks import Block, attention_dims
 from nnterp.readout import Readout
 from nnterp.family import COMMON_SITES
 from nnterp.sites import Argument, Child, Nowhere, Read
@@ -82,19 +81,3 @@ def inkling2_sites() -> dict:
             description="What the MLP adds to the stream: its output after the short convolution"),
         **moe_neurons(),
     }
-
-
-def inkling2_fields() -> dict:
-    """What Inkling 2 and Inkling 2 Loop declare alike: the sites, the depth-mixing readout (a lens, not the logits),
-    the block's arithmetic, the unpadded vocabulary, the soft-capped float32 logits and the one load."""
-    return dict(
-        sites=inkling2_sites(), block=Block(arithmetic=block_residual_arithmetic, dims=attention_dims),
-        readout=FLOAT_SOFT_CAP,
-        accessors={"vocab_size": lambda c: c.unpadded_vocab_size or c.vocab_size}, loads=("eager",))
-
-
-#: the tiny recipe both share; each adds its layer types (and the loop its passes)
-INKLING2_TINY = {
-    "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "moe_intermediate_size": 64,
-    "vocab_size": 300, "unpadded_vocab_size": 300, "head_dim": 16, "swa_head_dim": 16, "n_routed_experts": 4,
-    "num_experts_per_tok": 2, "swa_num_attention_heads": 4, "swa_num_key_value_heads": 4, "eos_token_id": 2}
