@@ -257,6 +257,30 @@ def every_block(context) -> bool:
     return True
 
 
+def _per_block(is_moe: Callable, moe_site, dense_site):
+    """A site chosen by the block's MLP: ``moe_site`` where ``is_moe`` (a host's context) holds, else ``dense_site``."""
+    def site(context):
+        if context is None or context.module is None:
+            return moe_site
+        return moe_site if is_moe(context) else dense_site
+    return site
+
+
+#: the neurons of a mixture whose experts run as one fused call on rows grouped by expert
+GROUPED_EXPERTS = ("a mixture of experts: each position's neurons are those of its chosen experts, computed inside the "
+                   "fused experts call (experts.gate_up_proj, experts.down_proj) on rows grouped by expert, so no "
+                   "[batch seq intermediate_size] tensor exists; the block's output is mlp_output")
+
+
+def unrouted_neurons(reason: str = GROUPED_EXPERTS, is_moe: Callable = every_block) -> dict:
+    """mlp_activation and mlp_neurons of a mixture whose router values no site reads yet (so no ``MoE``):
+    unavailable for ``reason`` on its MoE blocks (``is_moe``, a host's context), the common sites on the dense ones."""
+    from .family import COMMON_SITES
+
+    unavailable = Nowhere(reason)
+    return {name: _per_block(is_moe, unavailable, COMMON_SITES[name]) for name in ("mlp_activation", "mlp_neurons")}
+
+
 def _first(config, names):
     for name in names:
         value = config
@@ -295,16 +319,10 @@ class MoE:
         dense_sites = {"mlp_output": COMMON_SITES["mlp_output"],
                        **{name: Nowhere(self.dense_reason) for name in router}, **self.dense}
 
-        def per_block(moe_site, dense_site):
-            def site(context):
-                if context is None or context.module is None:
-                    return moe_site
-                return moe_site if self.is_moe(context) else dense_site
-            return site
-
-        sites = {name: per_block(site, dense_sites[name]) for name, site in routed.items()}
+        sites = {name: _per_block(self.is_moe, site, dense_sites[name]) for name, site in routed.items()}
         for name in ("mlp_activation", "mlp_neurons"):
-            sites[name] = per_block(self.neurons.get(name, unavailable), dense_sites.get(name, COMMON_SITES[name]))
+            sites[name] = _per_block(self.is_moe, self.neurons.get(name, unavailable),
+                                     dense_sites.get(name, COMMON_SITES[name]))
         return sites
 
     def accessors(self) -> dict:

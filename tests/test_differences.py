@@ -63,6 +63,6 @@ def test_a_child_declares_only_its_change_and_says_it_against_its_parent():
         "as Llama, not as qwen3_next: a dense MLP, no mixture of experts"]
 
 
-def test_every_mixture_of_experts_is_declared_through_moe():
+def test_every_family_serving_router_values_declares_them_through_moe():
     routed = [f.name for f in registry().values() if any(name.startswith("router_") for name in f.sites)]
     assert routed and [name for name in routed if registry()[name].moe is None] == []

@@ -6,16 +6,13 @@ from __future__ import annotations
 
 from nnterp.readout import Readout
 from nnterp.family import COMMON_SITES
+from nnterp.routers import unrouted_neurons
 from nnterp.sites import Argument, Child, Nowhere, Read
 
 #: what lm_head reads is the final norm's output divided by the muP multiplier
 HEAD_INPUT = Read(
     Child("lm_head", "input"), Argument(0),
     description="The residual stream after the final norm, divided by logits_mup_width_multiplier: what lm_head reads")
-
-MOE_NEURONS = ("a mixture of experts: each position's neurons are those of its chosen experts, computed inside the "
-               "fused experts call (experts.gate_up_proj, experts.down_proj) on rows grouped by expert, so no "
-               "[batch seq intermediate_size] tensor exists; the block's output is mlp_output")
 
 
 #: the model drops the padded vocabulary rows (unpadded_vocab_size), soft-caps where configured, and divides the
@@ -25,16 +22,6 @@ MUP_UNPADDED = Readout(unpad_to="unpadded_vocab_size", softcap="final_logit_soft
 #: the model casts the logits to float32 and soft-caps them (Inkling2Softcap); its depth attention mixes the block
 #: states into the final norm's input, so project_on_vocab is a lens
 FLOAT_SOFT_CAP = Readout(float32=True, softcap="final_logit_softcapping", exact_lens=False)
-
-
-def moe_neurons(dense=None) -> dict:
-    unavailable = Nowhere(MOE_NEURONS)
-
-    def per_block(name):
-        common = COMMON_SITES[name]
-        return lambda context: common if dense is not None and dense(context.module) else unavailable
-
-    return {name: per_block(name) for name in ("mlp_activation", "mlp_neurons")}
 
 
 # --------------------------------------------------------------------------- Inkling 2: block attention residuals
@@ -79,5 +66,5 @@ def inkling2_sites() -> dict:
         "mlp_output": Read(
             Sibling("post_mlp_convolution"),
             description="What the MLP adds to the stream: its output after the short convolution"),
-        **moe_neurons(),
+        **unrouted_neurons(),
     }
