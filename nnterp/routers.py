@@ -296,9 +296,12 @@ class MoE:
     """A mixture-of-experts MLP as a family declares it (``Family(moe=...)``): its router, why the experts' neurons
     do not exist as one tensor, and the config keys of the expert count and the top_k. Its sites serve the MoE
     blocks and leave a dense block's MLP as usual: ``is_moe`` (a host's context -> bool) tells an MoE block from a
-    dense one (default: the MLP module holds experts), ``dense_reason`` is why a dense block has no router values,
-    and ``dense`` the sites a dense block's MLP serves otherwise than the common ones. The site objects are built
-    once, so blocks of one kind share them."""
+    dense one (default: the MLP module holds experts; ``every_block`` where every MLP is one), ``dense_reason`` is
+    why a dense block has no router values, ``dense`` the sites a dense block's MLP serves otherwise than the common
+    ones, ``output`` the MoE blocks' mlp_output where it is not read as usual (Llama 4's, computed on the flattened
+    positions), and ``neurons`` the MoE blocks' mlp_activation and mlp_neurons where they exist as one tensor (Gemma
+    4's dense MLP beside the experts). ``num_experts`` and ``top_k`` name config keys, the first one set (dotted for
+    a nested config). The site objects are built once, so blocks of one kind share them."""
 
     router: Router | RouterValues
     experts: str = experts_sentence()

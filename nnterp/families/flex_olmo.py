@@ -27,7 +27,8 @@ FAMILY = Family(
         Router("gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX,
                weights_description=SOFTMAX_THEN_TOPK_OPTIONAL),
         experts_sentence("experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and "
-                         "experts.down_proj [num_experts, hidden_size, intermediate_size]"), num_experts=("num_experts", "num_local_experts")),
+                         "experts.down_proj [num_experts, hidden_size, intermediate_size]"),
+        num_experts=("num_experts", "num_local_experts")),
     sites={
         "attention_queries": "The queries entering attention:" + WIDE_QK_NORM.format(norm="q_norm"),
         "attention_keys": "The keys entering attention:" + WIDE_QK_NORM.format(norm="k_norm"),

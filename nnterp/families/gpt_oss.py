@@ -30,7 +30,8 @@ FAMILY = Family(
         weights_description="The softmax of the chosen experts' logits, taken among the top_k only",
     ), experts_sentence(
         "experts.gate_up_proj [num_experts, hidden_size, 2·intermediate_size] with gate and up interleaved, "
-        "and experts.down_proj [num_experts, intermediate_size, hidden_size], each with a bias"), num_experts="num_local_experts"),
+        "and experts.down_proj [num_experts, intermediate_size, hidden_size], each with a bias"),
+        num_experts="num_local_experts"),
     sites={
         "attention_scores": sink_scores(),
     },
