@@ -10,12 +10,12 @@ The sites are made once per preset, so blocks of one kind share them (``support(
 from __future__ import annotations
 
 import copy
+import math
+from dataclasses import dataclass
 from typing import Callable
 
-from dataclasses import dataclass
-
 from .conventions import COMMON_SITES
-from .locations import Argument, Child, Element, Own
+from .locations import Argument, Call, Child, Element, Own
 from .writeback import Nowhere, Read
 
 PARALLEL_REASON = "a parallel block: the attention and the MLP read the same input, so there is no stream between them"
@@ -229,3 +229,78 @@ class Multiplied(Block):
 
 #: Granite's block: both contributions times residual_multiplier
 GRANITE_BLOCK = Multiplied()
+
+
+# --------------------------------------------------------------------------- depth-scaled residual adds (Beam)
+def _depth_scales(k):
+    """depth_scaled_residual_add's factors for add number k: (branch scale, residual scale)."""
+    return 1.0 / math.sqrt(k), math.sqrt((k - 1) / k)
+
+
+@dataclass(eq=False)
+class DepthScaledDelta(Read):
+    """What a depth-scaled residual add, branch / sqrt(k) + residual * sqrt((k - 1) / k), changes in
+    the stream: the add minus the residual. Read at the add's arguments; an edit is carried back into
+    the branch, (value + residual - residual * sqrt((k - 1) / k)) * sqrt(k), so that the add gives
+    residual + value."""
+
+    def _present(self, context, raw):
+        (branch, residual, k, *_), _ = raw
+        branch_scale, residual_scale = _depth_scales(k)
+        value = (branch * branch_scale + residual * residual_scale) - residual
+        value._nnterp_version = value._version
+        return value
+
+    def _current(self, context, raw):
+        return self._present(context, raw)
+
+    def _is_live(self, host) -> bool:
+        return False  # the value is a difference the forward never holds
+
+    def _put(self, context, raw, value):
+        (branch, residual, k, *rest), kwargs = raw
+        branch_scale, residual_scale = _depth_scales(k)
+        new_branch = (value + residual - residual * residual_scale) / branch_scale
+        return (new_branch.to(branch.dtype), residual, k, *rest), kwargs
+
+    def read(self, host, spec):
+        return self._read_written_back(host)
+
+    def describe(self, module) -> str:
+        return self.where.describe(module)
+
+
+class DepthScaled(Block):
+    """A sandwich block whose residual adds are depth-scaled (Beam): add number k, ``add(branch, residual, k)``, is
+    branch / sqrt(k) + residual * sqrt((k - 1) / k), so each add also shrinks the stream it adds to.
+    ``attention_output`` and ``mlp_output`` are what each add changes in the stream (``DepthScaledDelta``, read at
+    the add's arguments inside the forward of ``layer``, the block's class), ``layer_mid`` the first add's output and
+    ``mlp_norm_output`` the output of ``pre_mlp``, the norm the MLP reads."""
+
+    def __init__(self, layer: str, add: str = "depth_scaled_residual_add",
+                 pre_mlp: str = "pre_feedforward_layernorm", **block) -> None:
+        super().__init__(**block)
+        self.add = add
+
+        def delta(occurrence: int, what: str) -> DepthScaledDelta:
+            return DepthScaledDelta(
+                Call(add, "input", occurrence=occurrence, from_block=True, forward_of=layer),
+                description=f"What the {what} changes in the residual stream: the depth-scaled add minus its "
+                            f"residual, branch / sqrt(k) - (1 - sqrt((k - 1) / k)) * residual, with the branch "
+                            f"post-normed")
+
+        self._sites = {
+            "attention_output": delta(0, "attention"),
+            "layer_mid": Read(Call(add, "output"),
+                              description="The residual stream after the attention's depth-scaled add"),
+            "mlp_norm_output": Read(Child(pre_mlp),
+                                    description=f"The normed stream entering the MLP: {pre_mlp}'s output"),
+            "mlp_output": delta(1, "MLP"),
+        }
+
+    def _shape(self) -> str:
+        return (f"sequential, each residual add depth-scaled ({self.add}: branch / sqrt(k) + residual · "
+                f"sqrt((k - 1) / k)); attention_output and mlp_output are what each add changes")
+
+    def sites(self) -> dict:
+        return dict(self._sites)

@@ -18,7 +18,7 @@ import importlib
 import json
 import pkgutil
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -100,7 +100,9 @@ class Positions:
 
 @dataclass
 class Family:
-    """What a family declares; everything left out follows the common conventions."""
+    """What a family declares; everything left out follows the common conventions. A family that is another plus a
+    change is declared from it, ``PARENT.but(name=..., model_types=..., ...)``, and keeps the rest of its
+    declaration."""
 
     name: str
     model_types: tuple[str, ...]
@@ -130,6 +132,8 @@ class Family:
     contract_note: str | None = None
     #: the positions where they are not the call's own, 0 to seq - 1 (nnterp.family.Positions)
     positions: "Positions" = None
+    #: the family this one is declared from (``PARENT.but(...)``), whose declaration it keeps except where it says
+    parent: "Family | None" = field(default=None, repr=False)
     module: Any = None
 
     def __post_init__(self) -> None:
@@ -137,15 +141,31 @@ class Family:
             self.block = Block()
         if self.positions is None:
             self.positions = Positions()
-        # the preset's sites first: the printout lists declared values in this order
-        self.sites = {**self.block.sites(), **self.sites}
-        if self.moe is not None:  # the declared sites win; the MLP's values keep the router's first
-            self.sites = {**self.moe.sites(), **self.sites}
+        # what the family's module wrote, kept for a child declared with ``but``
+        self._declared = {"sites": dict(self.sites), "accessors": dict(self.accessors)}
+        # the presets' sites first, the block's then the router's: the printout lists declared values in this order;
+        # the declared sites win
+        moe = self.moe.sites() if self.moe is not None else {}
+        self.sites = {**self.block.sites(), **moe, **self.sites}
+        if self.moe is not None:
             self.accessors = {**self.moe.accessors(), **self.accessors}
         # a sentence in place of a site: the common site, described in this family's words
         for name, declared in list(self.sites.items()):
             if isinstance(declared, str):
                 self.sites[name] = described(COMMON_SITES[name], declared)
+
+    def but(self, *, name: str, model_types: tuple[str, ...], **changes) -> "Family":
+        """A family that is this one plus a change (``OLMO2.but(name="olmo3", ...)``): the fields given replace
+        this family's (``tiny`` too: a child's recipe names its own config class), while ``sites``, ``accessors``,
+        ``rename`` and ``variants`` add to (or override) its own. Its checkpoints are its own; ``differences()`` is
+        said against this family."""
+        declared = {item.name: getattr(self, item.name) for item in fields(self)
+                    if item.init and item.name not in ("name", "model_types", "checkpoints", "module", "parent")}
+        for merged in ("sites", "accessors"):
+            declared[merged] = {**self._declared[merged], **changes.pop(merged, {})}
+        for merged in ("rename", "variants"):
+            declared[merged] = {**getattr(self, merged), **changes.pop(merged, {})}
+        return Family(name=name, model_types=model_types, parent=self, **{**declared, **changes})
 
     def description_changes(self) -> dict[str, str]:
         """The values this family serves at the common site, described in its own words: {name: sentence}."""
@@ -153,39 +173,66 @@ class Family:
                 if isinstance(site, Site) and name in COMMON_SITES and site.description
                 and _same_site(site, COMMON_SITES[name])}
 
-    def differences(self) -> list[str]:
-        """What this family declares against the common (Llama) conventions, a sentence each: the data a page
-        prints as "as Llama, except: ..."."""
-        said = []
-        if self.rename:
-            said.append("modules renamed: " + ", ".join(f"{native} as {alias}" for native, alias in self.rename.items()
-                                                        if isinstance(native, str)))
-        if self.block.describe() != "sequential":
-            said.append(f"the block: {self.block.describe()}")
-        if self.moe is not None:
-            said.append(f"the MLP: {self.moe.describe()}")
+    #: what a child says where it drops a part of its parent's declaration (differences)
+    _COMMON_AGAIN = {
+        "block": "the sequential pre-norm block", "moe": "a dense MLP, no mixture of experts",
+        "formula": "logits = lm_head_output", "normed": "lm_head reads the final norm's output",
+        "unembed": "lm_head maps the last block's output", "refused": "takes position_ids",
+        "ahead": "the positions are the call's", "lens": "project_on_vocab is the readout",
+        "loads": "loads eager and sdpa",
+    }
+    #: the declarations listed by name, and the words before the names
+    _BY_NAME = {"rename": "modules renamed: ", "own": "read elsewhere: ", "words": "described in its own words: "}
+
+    def _declarations(self) -> list[tuple[str, Any]]:
+        """What this family declares against the common conventions, as (aspect, what): a sentence, None where it
+        declares nothing there, or {name: declaration} for the aspects listed by name."""
         words = self.description_changes()
-        preset = {**self.block.sites(),
-                  **(self.moe.sites() if self.moe is not None else {})}
-        own = [name for name in self.sites if name not in words and name not in preset]
-        if own:
-            said.append("read elsewhere: " + ", ".join(own))
-        if words:
-            said.append("described in its own words: " + ", ".join(words))
-        if not self.readout.past_head_identity:
-            said.append(self.readout.formula())
-        if self.readout.normed_divided_by:
-            said.append(f"lm_head reads the final norm's output divided by config.{self.readout.normed_divided_by}")
-        if self.readout.unembed is not None:
-            said.append("its own map from the last block's output to lm_head's logits")
-        if self.positions.refused:
-            said.append(f"refuses position_ids: {self.positions.refused}")
-        if self.positions.ahead is not Positions.__dataclass_fields__["ahead"].default:
-            said.append("the blocks compute positions ahead of the call's, which every position attends to")
-        if not self.readout.exact_lens:
-            said.append("the logits mix more than the last block's output: project_on_vocab is a lens")
-        if self.loads != ("eager", "sdpa"):
-            said.append(f"loads: {', '.join(self.loads) if self.loads else 'what transformers accepts'}")
+        preset = {**self.block.sites(), **(self.moe.sites() if self.moe is not None else {})}
+        readout, positions = self.readout, self.positions
+        return [
+            ("rename", {native: alias for native, alias in self.rename.items() if isinstance(native, str)}),
+            ("block", f"the block: {self.block.describe()}" if self.block.describe() != "sequential" else None),
+            ("moe", f"the MLP: {self.moe.describe()}" if self.moe is not None else None),
+            ("own", {name: self.sites[name] for name in self.sites if name not in words and name not in preset}),
+            ("words", words),
+            ("formula", None if readout.past_head_identity else readout.formula()),
+            ("normed", readout.normed_divided_by and
+             f"lm_head reads the final norm's output divided by config.{readout.normed_divided_by}"),
+            ("unembed", readout.unembed is not None and "its own map from the last block's output to lm_head's logits"),
+            ("refused", positions.refused and f"refuses position_ids: {positions.refused}"),
+            ("ahead", positions.ahead is not Positions.__dataclass_fields__["ahead"].default
+             and "the blocks compute positions ahead of the call's, which every position attends to"),
+            ("lens", not readout.exact_lens
+             and "the logits mix more than the last block's output: project_on_vocab is a lens"),
+            ("loads", self.loads != ("eager", "sdpa")
+             and f"loads: {', '.join(self.loads) if self.loads else 'what transformers accepts'}"),
+        ]
+
+    @staticmethod
+    def _same_declaration(a, b) -> bool:
+        """Whether a child's declared site (or description, or rename) is its parent's."""
+        if a is b or (isinstance(a, str) and a == b):
+            return True
+        return isinstance(a, Site) and isinstance(b, Site) and _same_site(a, b) and a.description == b.description
+
+    def differences(self) -> list[str]:
+        """What this family declares against its parent's declaration (``but``), or the common (Llama)
+        conventions where it has none, a sentence each: "as PARENT, except: ..."."""
+        parent = dict(self.parent._declarations()) if self.parent is not None else {}
+        said = []
+        for aspect, what in self._declarations():
+            before = parent.get(aspect)
+            if aspect in self._BY_NAME:  # what the parent has not, or has otherwise
+                names = [name for name, value in what.items()
+                         if name not in (before or {}) or not self._same_declaration(value, before[name])]
+                if names:
+                    listed = (f"{name} as {what[name]}" if aspect == "rename" else name for name in names)
+                    said.append(self._BY_NAME[aspect] + ", ".join(listed))
+            elif what and what != before:
+                said.append(what)
+            elif before and not what:  # the parent's, dropped: this family is as the common conventions there
+                said.append(f"as Llama, not as {self.parent.name}: {self._COMMON_AGAIN[aspect]}")
         return said
 
     @property

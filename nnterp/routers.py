@@ -13,7 +13,10 @@ model's own tensor changed, and an assignment is copied into it. Three router ki
   output elements, which the block hands to the experts;
 - a module whose logits are a child ``Linear``'s output (HunYuan's ``gate.wg``);
 - routers that hand the experts something other than top-k weights (Llama 4's dense score map),
-  declared by their family.
+  whose values their family declares one by one (``RouterValues``).
+
+A family declares its mixture once, ``Family(moe=MoE(router, ...))``: the router values on the MoE
+blocks, a reason on the dense ones, and the config keys of the expert count and the top_k.
 
 The experts are fused 3-D parameters (``experts.gate_up_proj``, ``experts.down_proj``) run by the
 kernel ``config._experts_implementation`` picks from ``ALL_EXPERTS_FUNCTIONS`` (``grouped_mm`` by
@@ -25,13 +28,14 @@ them as usual: the sites are functions of the block, chosen from the module the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Callable
 
 from . import labels
 from .conventions import COMMON_SITES
 from .errors import UnavailableValue
-from .layouts import TOKEN_ROWS
+from .layouts import TOKEN_ROWS, Same
 from .locations import Call, Element, Where, _block_of, _walk
 from .writeback import Derived, Nowhere, Read, Site
 
@@ -105,6 +109,21 @@ class TopKChoices(Derived):
         return self.source.read(host, spec).topk(host.root.num_experts_per_token, dim=-1).indices
 
 
+class ExpertHeads(Same):
+    """A mixture of attention heads' per-expert rows, ``[batch seq top_k kv_heads*head_dim]`` (one row per routed
+    query expert, JetMoE's experts.reduce input), seen as ``[batch seq num_heads head_dim]``."""
+
+    def view(self, native, model):
+        return native.flatten(-2).unflatten(-1, (model.num_heads, -1))
+
+    def inverse(self, value, like, model):
+        return value.flatten(-2).unflatten(-1, (like.shape[-2], -1))
+
+
+#: the layout of a mixture of attention heads' per-head outputs
+EXPERT_HEADS = ExpertHeads()
+
+
 # --------------------------------------------------------------------------- sites
 NEURONS_REASON = (
     "a mixture of experts: each position's neurons are those of its top-k experts, computed inside the experts "
@@ -118,75 +137,7 @@ def experts_sentence(experts: str = "experts.gate_up_proj [num_experts, 2·moe_i
     return NEURONS_REASON.format(experts=experts)
 
 
-def router_sites(
-    router: str = "gate",
-    logits_callee: str | None = "F.linear",
-    logits_router: str | None = None,
-    weights: int | None = 1,
-    choices: int = 2,
-    logits: str | None = None,
-    weights_description: str | None = None,
-    choices_description: str | None = None,
-) -> dict[str, Site]:
-    """The router values of a module returning ``(logits, weights, choices)`` (element indices as
-    given); the logits are read at ``logits_callee`` inside its forward (or at the output of the
-    module ``logits_router`` when the logits are a child Linear's output)."""
-    where = InRouter(logits_router, None) if logits_router else InRouter(router, logits_callee)
-    sites = {
-        "router_logits": RouterRead(where, description=logits),
-        "router_choices": RouterRead(InRouter(router), Element(choices), description=choices_description),
-    }
-    if weights is not None:
-        sites["router_weights"] = RouterRead(InRouter(router), Element(weights), description=weights_description)
-    return sites
-
-
 DENSE_ROUTER = "a dense MLP block: this block's MLP has no router and no experts"
-
-
-def moe_block(
-    routed: dict[str, Site],
-    neurons_reason: str,
-    is_moe: Callable | None = None,
-    dense_reason: str = DENSE_ROUTER,
-    dense: dict[str, Site] | None = None,
-) -> dict[str, Callable | Site]:
-    """The MLP host's sites on a family whose MLP is an MoE block on some or all blocks.
-
-    ``is_moe(module)`` tells an MoE block from a dense one (default: the MLP module holds experts);
-    ``dense`` overrides the common sites on the dense blocks. The site objects are built once, so
-    blocks of one kind share them.
-    """
-    is_moe = is_moe or (lambda module: hasattr(module, "experts"))
-    unavailable = Nowhere(neurons_reason)
-    dense_sites = {**{name: Nowhere(dense_reason) for name in routed}, **(dense or {})}
-
-    def per_block(name, moe_site, dense_site):
-        def site(context):
-            if context is None or context.module is None:
-                return moe_site
-            return moe_site if is_moe(context.module) else dense_site
-        return site
-
-    sites = {name: per_block(name, site, dense_sites[name]) for name, site in routed.items()}
-    for name in ("mlp_activation", "mlp_neurons"):
-        sites[name] = per_block(name, unavailable, dense_sites.get(name, COMMON_SITES[name]))
-    return sites
-
-
-def moe_accessors(experts: str | tuple[str, ...], top_k: str | tuple[str, ...] = "num_experts_per_tok") -> dict:
-    """Config accessors for the router dimensions (model.num_experts, model.num_experts_per_token)."""
-    experts = (experts,) if isinstance(experts, str) else experts
-    top_k = (top_k,) if isinstance(top_k, str) else top_k
-
-    def first(config, names):
-        for name in names:
-            value = getattr(config, name, None)
-            if value is not None:
-                return value
-        raise AttributeError(f"{type(config).__name__} has none of {names}")
-
-    return {"num_experts": lambda c: first(c, experts), "num_experts_per_token": lambda c: first(c, top_k)}
 
 
 # --------------------------------------------------------------------------- router words
@@ -267,26 +218,120 @@ class Router:
     choices_description: str | None = None
 
     def sites(self) -> dict[str, Site]:
-        return router_sites(self.module, self.logits_call, self.logits_module, self.weights, self.choices,
-                            self.logits, self.weights_description, self.choices_description)
+        """The router values, the logits read at ``logits_call`` inside its forward (or at the output of the module
+        ``logits_module`` when the logits are a child Linear's output), the weights and the choices at the given
+        elements of its output."""
+        where = InRouter(self.logits_module, None) if self.logits_module else InRouter(self.module, self.logits_call)
+        sites = {
+            "router_logits": RouterRead(where, description=self.logits),
+            "router_choices": RouterRead(InRouter(self.module), Element(self.choices),
+                                         description=self.choices_description),
+        }
+        if self.weights is not None:
+            sites["router_weights"] = RouterRead(InRouter(self.module), Element(self.weights),
+                                                 description=self.weights_description)
+        return sites
+
+
+@dataclass(frozen=True)
+class RouterValues:
+    """A router whose values a family declares one by one, where it hands the experts something other than
+    ``(logits, weights, choices)``: Llama 4's dense score map, JetMoE's logits returned last, Gemma 4's router
+    beside the MLP. ``values`` maps router value names to their sites."""
+
+    module: str
+    values: dict = field(default_factory=dict)
+
+    @property
+    def weights_description(self) -> str | None:
+        weights = self.values.get("router_weights")
+        return getattr(weights, "description", None)
+
+    def sites(self) -> dict[str, Site]:
+        return dict(self.values)
+
+
+def _holds_experts(context) -> bool:
+    return hasattr(context.module, "experts")
+
+
+def every_block(context) -> bool:
+    """``MoE(is_moe=every_block)``: every block's MLP is a mixture, whatever its modules are called."""
+    return True
+
+
+def _per_block(is_moe: Callable, moe_site, dense_site):
+    """A site chosen by the block's MLP: ``moe_site`` where ``is_moe`` (a host's context) holds, else ``dense_site``."""
+    def site(context):
+        if context is None or context.module is None:
+            return moe_site
+        return moe_site if is_moe(context) else dense_site
+    return site
+
+
+#: the neurons of a mixture whose experts run as one fused call on rows grouped by expert
+GROUPED_EXPERTS = ("a mixture of experts: each position's neurons are those of its chosen experts, computed inside the "
+                   "fused experts call (experts.gate_up_proj, experts.down_proj) on rows grouped by expert, so no "
+                   "[batch seq intermediate_size] tensor exists; the block's output is mlp_output")
+
+
+def unrouted_neurons(reason: str = GROUPED_EXPERTS, is_moe: Callable = every_block) -> dict:
+    """mlp_activation and mlp_neurons of a mixture whose router values no site reads yet (so no ``MoE``):
+    unavailable for ``reason`` on its MoE blocks (``is_moe``, a host's context), the common sites on the dense ones."""
+    unavailable = Nowhere(reason)
+    return {name: _per_block(is_moe, unavailable, COMMON_SITES[name]) for name in ("mlp_activation", "mlp_neurons")}
+
+
+def _first(config, names):
+    for name in names:
+        value = config
+        for part in name.split("."):
+            value = getattr(value, part, None)
+        if value is not None:
+            return value
+    raise AttributeError(f"{type(config).__name__} has none of {names}")
 
 
 @dataclass(frozen=True)
 class MoE:
     """A mixture-of-experts MLP as a family declares it (``Family(moe=...)``): its router, why the experts' neurons
     do not exist as one tensor, and the config keys of the expert count and the top_k. Its sites serve the MoE
-    blocks and leave a dense block's MLP as usual."""
+    blocks and leave a dense block's MLP as usual: ``is_moe`` (a host's context -> bool) tells an MoE block from a
+    dense one (default: the MLP module holds experts; ``every_block`` where every MLP is one), ``dense_reason`` is
+    why a dense block has no router values, ``dense`` the sites a dense block's MLP serves otherwise than the common
+    ones, ``output`` the MoE blocks' mlp_output where it is not read as usual (Llama 4's, computed on the flattened
+    positions), and ``neurons`` the MoE blocks' mlp_activation and mlp_neurons where they exist as one tensor (Gemma
+    4's dense MLP beside the experts). ``num_experts`` and ``top_k`` name config keys, the first one set (dotted for
+    a nested config). The site objects are built once, so blocks of one kind share them."""
 
-    router: Router
+    router: Router | RouterValues
     experts: str = experts_sentence()
     num_experts: str | tuple[str, ...] = "num_experts"
     top_k: str | tuple[str, ...] = "num_experts_per_tok"
+    is_moe: Callable = _holds_experts
+    dense_reason: str = DENSE_ROUTER
+    dense: dict = field(default_factory=dict)
+    output: Site | None = None
+    neurons: dict = field(default_factory=dict)
 
     def sites(self) -> dict:
-        return moe_block(self.router.sites(), self.experts)
+        router = self.router.sites()
+        routed = {"mlp_output": self.output, **router} if self.output is not None else router
+        unavailable = Nowhere(self.experts)
+        dense_sites = {"mlp_output": COMMON_SITES["mlp_output"],
+                       **{name: Nowhere(self.dense_reason) for name in router}, **self.dense}
+
+        sites = {name: _per_block(self.is_moe, site, dense_sites[name]) for name, site in routed.items()}
+        for name in ("mlp_activation", "mlp_neurons"):
+            sites[name] = _per_block(self.is_moe, self.neurons.get(name, unavailable),
+                                     dense_sites.get(name, COMMON_SITES[name]))
+        return sites
 
     def accessors(self) -> dict:
-        return moe_accessors(self.num_experts, self.top_k)
+        """Config accessors for the router dimensions (model.num_experts, model.num_experts_per_token)."""
+        experts = (self.num_experts,) if isinstance(self.num_experts, str) else self.num_experts
+        top_k = (self.top_k,) if isinstance(self.top_k, str) else self.top_k
+        return {"num_experts": partial(_first, names=experts), "num_experts_per_token": partial(_first, names=top_k)}
 
     def but(self, **changes) -> "MoE":
         """This preset with router fields (``weights_description=...``) or its own fields changed."""

@@ -46,3 +46,23 @@ def test_the_page_computes_what_it_shares_with_llama_and_what_it_does_otherwise(
     aspects = {aspect for aspect, _ in pages["gemma2"].differences}
     assert {"block", "norms", "scale", "readout"} <= aspects, pages["gemma2"].differences
     assert "the sequential pre-norm block" not in pages["gemma2"].alike
+
+
+def test_a_child_declares_only_its_change_and_says_it_against_its_parent():
+    families = registry()
+    olmo2, olmo3 = families["olmo2"], families["olmo3"]
+    assert olmo3.parent is olmo2 and olmo3.block is olmo2.block and olmo3.differences() == []
+    assert olmo3.tiny["config_class"] == "Olmo3Config" and olmo2.tiny["config_class"] == "Olmo2Config"
+    assert all(olmo3.sites[name].description == site.description for name, site in olmo2.sites.items())
+    swa = families["granitemoe_swa"]
+    assert swa.parent is families["granitemoe"] and swa.moe is swa.parent.moe
+    assert swa.differences() == ["read elsewhere: attention_scores, attention_probabilities, attention_head_outputs",
+                                 "described in its own words: attention_premix", "loads: eager"]
+    assert "attention_scores" not in swa.parent._declared["sites"]  # the parent is untouched by its child
+    assert families["qwen3_5_text"].differences() == [
+        "as Llama, not as qwen3_next: a dense MLP, no mixture of experts"]
+
+
+def test_every_family_serving_router_values_declares_them_through_moe():
+    routed = [f.name for f in registry().values() if any(name.startswith("router_") for name in f.sites)]
+    assert routed and [name for name in routed if registry()[name].moe is None] == []

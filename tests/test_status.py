@@ -3,7 +3,7 @@
 import pytest
 
 from nnterp import tiny
-from nnterp.envoys import block_hosts
+from nnterp.locations import block_hosts
 from nnterp.errors import ConditionedValue, UnavailableValue
 from nnterp.status import CONDITIONED, SERVED, UNAVAILABLE, status_of
 from nnterp.tools._common import why_not

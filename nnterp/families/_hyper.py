@@ -9,9 +9,7 @@ to check; the sublayers' values are served on the collapsed stream.
 
 from __future__ import annotations
 
-
 from nnterp.sites import Nowhere
-from nnterp.conventions import COMMON_SITES
 
 
 def streams_reason(where: str) -> str:
@@ -25,23 +23,6 @@ def contract_note(where: str, served: str) -> str:
             f"each sublayer reads a learned collapse of them and its output is added to every stream with its own "
             f"weight while the streams are mixed among themselves, so there is no [batch seq hidden_size] "
             f"layer_input, layer_mid or layer_output and no identity to check. Served: {served}.")
-
-
-MOE_NEURONS = ("a mixture of experts: each position's neurons are those of its chosen experts, computed inside the "
-               "fused experts call (experts.gate_up_proj, experts.down_proj) on rows grouped by expert, so no "
-               "[batch seq intermediate_size] tensor exists; the block's output is mlp_output")
-
-
-def moe_neurons(dense=None):
-    """mlp_activation and mlp_neurons: unavailable on MoE blocks, the common sites on dense ones (``dense``
-    tells a dense MLP module)."""
-    unavailable = Nowhere(MOE_NEURONS)
-
-    def per_block(name):
-        common = COMMON_SITES[name]
-        return lambda context: common if dense is not None and dense(context.module) else unavailable
-
-    return {name: per_block(name) for name in ("mlp_activation", "mlp_neurons")}
 
 
 def stream_sites(where: str) -> dict:

@@ -4,19 +4,15 @@ add, muP scaling of the head, unpadded vocabularies."""
 from __future__ import annotations
 
 
-from nnterp.blocks import Block, attention_dims
 from nnterp.readout import Readout
 from nnterp.family import COMMON_SITES
+from nnterp.routers import unrouted_neurons
 from nnterp.sites import Argument, Child, Nowhere, Read
 
 #: what lm_head reads is the final norm's output divided by the muP multiplier
 HEAD_INPUT = Read(
     Child("lm_head", "input"), Argument(0),
     description="The residual stream after the final norm, divided by logits_mup_width_multiplier: what lm_head reads")
-
-MOE_NEURONS = ("a mixture of experts: each position's neurons are those of its chosen experts, computed inside the "
-               "fused experts call (experts.gate_up_proj, experts.down_proj) on rows grouped by expert, so no "
-               "[batch seq intermediate_size] tensor exists; the block's output is mlp_output")
 
 
 #: the model drops the padded vocabulary rows (unpadded_vocab_size), soft-caps where configured, and divides the
@@ -26,16 +22,6 @@ MUP_UNPADDED = Readout(unpad_to="unpadded_vocab_size", softcap="final_logit_soft
 #: the model casts the logits to float32 and soft-caps them (Inkling2Softcap); its depth attention mixes the block
 #: states into the final norm's input, so project_on_vocab is a lens
 FLOAT_SOFT_CAP = Readout(float32=True, softcap="final_logit_softcapping", exact_lens=False)
-
-
-def moe_neurons(dense=None) -> dict:
-    unavailable = Nowhere(MOE_NEURONS)
-
-    def per_block(name):
-        common = COMMON_SITES[name]
-        return lambda context: common if dense is not None and dense(context.module) else unavailable
-
-    return {name: per_block(name) for name in ("mlp_activation", "mlp_neurons")}
 
 
 # --------------------------------------------------------------------------- Inkling 2: block attention residuals
@@ -80,21 +66,5 @@ def inkling2_sites() -> dict:
         "mlp_output": Read(
             Sibling("post_mlp_convolution"),
             description="What the MLP adds to the stream: its output after the short convolution"),
-        **moe_neurons(),
+        **unrouted_neurons(),
     }
-
-
-def inkling2_fields() -> dict:
-    """What Inkling 2 and Inkling 2 Loop declare alike: the sites, the depth-mixing readout (a lens, not the logits),
-    the block's arithmetic, the unpadded vocabulary, the soft-capped float32 logits and the one load."""
-    return dict(
-        sites=inkling2_sites(), block=Block(arithmetic=block_residual_arithmetic, dims=attention_dims),
-        readout=FLOAT_SOFT_CAP,
-        accessors={"vocab_size": lambda c: c.unpadded_vocab_size or c.vocab_size}, loads=("eager",))
-
-
-#: the tiny recipe both share; each adds its layer types (and the loop its passes)
-INKLING2_TINY = {
-    "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "moe_intermediate_size": 64,
-    "vocab_size": 300, "unpadded_vocab_size": 300, "head_dim": 16, "swa_head_dim": 16, "n_routed_experts": 4,
-    "num_experts_per_tok": 2, "swa_num_attention_heads": 4, "swa_num_key_value_heads": 4, "eos_token_id": 2}

@@ -7,9 +7,6 @@ stream receives is each post-norm's output, a module of the block beside the att
 MLP: attention_output and mlp_output are read there (Sibling sites).
 """
 
-import math
-from dataclasses import dataclass
-
 from nnterp.sites import EAGER_ONLY, Argument, Call, Read
 
 
@@ -24,45 +21,6 @@ def softcapped_scores(kernel="eager_attention_forward") -> Read:
         Argument(0), condition=EAGER_ONLY,
         description="The attention scores entering the softmax: scaled by query_pre_attn_scalar ** -0.5, "
                     "soft-capped to attn_logit_softcapping * tanh(s / attn_logit_softcapping), then masked")
-
-
-# --------------------------------------------------------------------------- Beam's depth-scaled adds
-def _depth_scales(k):
-    """depth_scaled_residual_add's factors for add number k: (branch scale, residual scale)."""
-    return 1.0 / math.sqrt(k), math.sqrt((k - 1) / k)
-
-
-@dataclass(eq=False)
-class DepthScaledDelta(Read):
-    """What a depth-scaled residual add, branch / sqrt(k) + residual * sqrt((k - 1) / k), changes in
-    the stream: the add minus the residual. Read at the add's arguments; an edit is carried back into
-    the branch, (value + residual - residual * sqrt((k - 1) / k)) * sqrt(k), so that the add gives
-    residual + value."""
-
-    def _present(self, context, raw):
-        (branch, residual, k, *_), _ = raw
-        branch_scale, residual_scale = _depth_scales(k)
-        value = (branch * branch_scale + residual * residual_scale) - residual
-        value._nnterp_version = value._version
-        return value
-
-    def _current(self, context, raw):
-        return self._present(context, raw)
-
-    def _is_live(self, host) -> bool:
-        return False  # the value is a difference the forward never holds
-
-    def _put(self, context, raw, value):
-        (branch, residual, k, *rest), kwargs = raw
-        branch_scale, residual_scale = _depth_scales(k)
-        new_branch = (value + residual - residual * residual_scale) / branch_scale
-        return (new_branch.to(branch.dtype), residual, k, *rest), kwargs
-
-    def read(self, host, spec):
-        return self._read_written_back(host)
-
-    def describe(self, module) -> str:
-        return self.where.describe(module)
 
 
 # --------------------------------------------------------------------------- Gemma 4

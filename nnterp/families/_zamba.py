@@ -16,10 +16,7 @@ from __future__ import annotations
 
 from nnterp.family import COMMON_SITES
 from nnterp.sites import Child, Element, Nowhere, Read
-from nnterp.families._mamba_ssm import ATTENTION_INTERIOR, MLP_STREAM, MLP_VALUES
-
-MIXER = "a Mamba mixer: no softmax attention, so there are no queries, keys, heads or pattern"
-NO_MLP = "a Mamba block has no MLP: the mixer is its only sublayer, so the stream after its add is layer_output"
+from nnterp.mixers import ATTENTION_INTERIOR, MAMBA, MAMBA_NO_MLP, MLP_STREAM, MLP_VALUES
 
 
 def _hybrid(layer) -> bool:
@@ -51,9 +48,9 @@ def zamba_sites(shared: str, scale: str) -> dict:
             Read(COMMON_SITES["attention_norm_output"].where, description="The normed stream entering the Mamba mixer"),
             Nowhere(f"a Zamba hybrid block: the shared attention reads the stream concatenated with the embeddings "
                     f"(2·hidden_size wide), normed by {shared}.input_layernorm, which is layers[i].self_attn.input")),
-        "layer_mid": _per_block(Nowhere(NO_MLP), Nowhere(hybrid_reason)),
-        "mlp_norm_output": _per_block(Nowhere(NO_MLP), Nowhere(hybrid_reason)),
-        "mlp_input": _per_block(Nowhere(NO_MLP), Nowhere(hybrid_reason)),
+        "layer_mid": _per_block(Nowhere(MAMBA_NO_MLP), Nowhere(hybrid_reason)),
+        "mlp_norm_output": _per_block(Nowhere(MAMBA_NO_MLP), Nowhere(hybrid_reason)),
+        "mlp_input": _per_block(Nowhere(MAMBA_NO_MLP), Nowhere(hybrid_reason)),
         **{name: Nowhere(hybrid_reason) for name in MLP_VALUES},
     }
     scores = COMMON_SITES["attention_scores"]
@@ -62,7 +59,7 @@ def zamba_sites(shared: str, scale: str) -> dict:
         if name == "attention_scores":
             common = Read(scores.where, scores.element, condition=scores.condition,
                           description=f"The attention scores entering the softmax, masked: q·k scaled by {scale}")
-        sites[name] = _per_block(Nowhere(MIXER), common)
+        sites[name] = _per_block(Nowhere(MAMBA), common)
     assert set(MLP_STREAM) <= set(sites)
     return sites
 

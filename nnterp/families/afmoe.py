@@ -20,7 +20,7 @@ fused experts, and shared_experts, a gated MLP on every position added to the ro
 
 from nnterp.blocks import PostNorms
 from nnterp.family import Family, HostContext
-from nnterp.routers import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
 from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Read
 
 from ._llama import TINY
@@ -50,21 +50,20 @@ FAMILY = Family(
     tags=("Sandwich norms", "RMSNorm", "QK-norm", "Gated attention", "Sliding window", "Mixture of experts",
           "Shared expert"),
     block=PostNorms("post_attention_layernorm", "post_mlp_layernorm", pre_mlp="pre_mlp_layernorm"),
+    moe=MoE(
+        Router("router", logits_module="router.gate", logits=LOGITS_BEFORE_SIGMOID,
+               weights_description="The chosen experts' sigmoid scores (the choice adds expert_bias, the "
+                                   "weights do not), normalized over the top_k and times route_scale"),
+        experts_sentence("experts.gate_up_proj [num_experts, 2·moe_intermediate_size, hidden_size] and "
+                         "experts.down_proj [num_experts, hidden_size, moe_intermediate_size], plus "
+                         "shared_experts, a gated MLP on every position")),
     sites={
         "token_embeddings": _token_embeddings,
         "attention_queries": _kernel_argument(1, "queries"),
         "attention_keys": _kernel_argument(2, "keys"),
         "attention_head_outputs": "The per-head outputs of the kernel, before the output gate sigmoid(gate_proj(x))",
         "attention_premix": "What o_proj takes: the heads' outputs times the output gate sigmoid(gate_proj(x))",
-        **moe_block(
-            router_sites("router", logits_router="router.gate", logits=LOGITS_BEFORE_SIGMOID,
-                         weights_description="The chosen experts' sigmoid scores (the choice adds expert_bias, the "
-                                             "weights do not), normalized over the top_k and times route_scale"),
-            experts_sentence("experts.gate_up_proj [num_experts, 2·moe_intermediate_size, hidden_size] and "
-                             "experts.down_proj [num_experts, hidden_size, moe_intermediate_size], plus "
-                             "shared_experts, a gated MLP on every position")),
     },
-    accessors=moe_accessors("num_experts"),
     tiny={"config_class": "AfmoeConfig", "overrides": {
         **TINY, "head_dim": 16, "moe_intermediate_size": 64, "num_experts": 4, "num_experts_per_tok": 2,
         "num_dense_layers": 1, "layer_types": ["sliding_attention", "full_attention"]}},

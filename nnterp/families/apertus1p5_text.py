@@ -6,22 +6,16 @@ RMSNorms on queries and keys (self_attn.q_norm, k_norm) before the rotary, and a
 mlp.{up_proj, act_fn, down_proj} with xIELU, so mlp_activation and mlp_neurons are the same tensor.
 """
 
-from nnterp.family import Family
+from nnterp.families.apertus import FAMILY as APERTUS
 
 from ._llama import tiny
-from ._llama_renamed import normed_then_rotated
 
-FAMILY = Family(
+FAMILY = APERTUS.but(
     name="apertus1p5_text",
     model_types=("apertus1p5_text",),
     summary="Apertus' block (renamed norms, per-head query and key norms, a plain xIELU MLP) in the text model "
             "of Apertus 1.5.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Grouped keys/values", "xIELU MLP"),
-    rename={"attention_layernorm": "input_layernorm", "feedforward_layernorm": "post_attention_layernorm"},
-    sites={
-        "attention_queries": normed_then_rotated("q_norm", "queries"),
-        "attention_keys": normed_then_rotated("k_norm", "keys"),
-    },
     # lm_head is output_vocab_size wide where the checkpoint prunes its head (Apertus-v1.5-8B: 131072 of 266752)
     accessors={"vocab_size": lambda c: c.output_vocab_size or c.vocab_size},
     tiny=tiny("Apertus1p5TextConfig"),

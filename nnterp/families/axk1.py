@@ -8,23 +8,18 @@ DeepSeek-V3 the MoE block normalizes its summed output (post_mlp_layernorm) befo
 mlp_output on those blocks is after that norm.
 """
 
-from nnterp.family import Family
-from nnterp.families._mla import MLA_ACCESSORS, mla_sites
-from nnterp.routers import DEEPSEEK_V3
+from nnterp.families.deepseek_v3 import FAMILY as DEEPSEEK_V3
 from nnterp.sites import Element, Own, Read
 
-FAMILY = Family(
+FAMILY = DEEPSEEK_V3.but(
     name="axk1",
     model_types=("axk1",),
     summary="SK Telecom's A.X K1: DeepSeek-V3's latent attention and sigmoid-routed experts, with an RMSNorm on the "
             "MoE block's output.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Mixture of experts", "Shared experts"),
-    moe=DEEPSEEK_V3,
     sites={
-        **mla_sites(),
         "mlp_output": lambda context: MOE_OUTPUT if hasattr(context.module, "post_mlp_layernorm") else DENSE_OUTPUT,
     },
-    accessors=MLA_ACCESSORS,
     tiny={"config_class": "AXK1Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "n_routed_experts": 4,

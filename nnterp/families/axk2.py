@@ -11,23 +11,17 @@ gated MLP or a DeepSeek-V3 mixture (sigmoid router with e_score_correction_bias 
 groups, fused experts, shared_experts).
 """
 
-from nnterp.family import Family
-from nnterp.families._mla import MLA_ACCESSORS, gated_outputs, mla_sites
-from nnterp.routers import DEEPSEEK_V3
+from nnterp.families._mla import gated_outputs
+from nnterp.families.deepseek_v32 import FAMILY as DEEPSEEK_V32
 
-FAMILY = Family(
+FAMILY = DEEPSEEK_V32.but(
     name="axk2",
     model_types=("axk2",),
     summary="SK Telecom's A.X K2: latent attention with an output gate from the query path and an indexer's sparse "
             "key choice, and sigmoid-routed experts.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Gated attention",
           "Mixture of experts", "Shared experts"),
-    moe=DEEPSEEK_V3,
-    sites={
-        **mla_sites(indexed=True),
-        **gated_outputs("sigmoid(gate), the gate being each head's second part of q_gate_proj's output"),
-    },
-    accessors=MLA_ACCESSORS,
+    sites=gated_outputs("sigmoid(gate), the gate being each head's second part of q_gate_proj's output"),
     tiny={"config_class": "AXK2Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

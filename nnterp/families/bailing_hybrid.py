@@ -12,9 +12,8 @@ routed_scaling_factor; fused experts; shared_experts on every token).
 """
 
 from nnterp.family import Family
-from nnterp.families._hybrid import mixer_interior
+from nnterp.mixers import mixer_interior
 from nnterp.families._mla import MLA_ACCESSORS, gated_outputs, mla_sites
-from nnterp.routers import moe_accessors
 from nnterp.routers import DEEPSEEK_V3
 
 DELTA = ("a gated delta-rule linear-attention mixer: no softmax attention; it keeps a recurrent state, so there are no "
@@ -27,11 +26,11 @@ FAMILY = Family(
             "others, and a DeepSeek-V3 mixture of experts.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Latent attention (MLA)",
           "Gated attention", "Mixture of experts", "Shared experts"),
-    moe=DEEPSEEK_V3,
+    moe=DEEPSEEK_V3.but(num_experts=("num_local_experts", "num_experts")),
     sites={
         **mixer_interior(DELTA, {**mla_sites(), **gated_outputs("sigmoid(g_proj(x)), one gate per head")}),
     },
-    accessors={**MLA_ACCESSORS, **moe_accessors(("num_local_experts", "num_experts"))},
+    accessors=MLA_ACCESSORS,
     tiny={"config_class": "BailingHybridConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

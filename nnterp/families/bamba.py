@@ -9,7 +9,7 @@ RMSNorm, out_proj) or, on the blocks in attn_layer_indices, Llama's attention wi
 interior is served on the attention blocks only.
 """
 
-from nnterp.families._hybrid import JAMBA_RENAME, MAMBA2, mixer_interior
+from nnterp.mixers import JAMBA_RENAME, MAMBA2, mixer_interior
 from nnterp.family import Family
 
 FAMILY = Family(

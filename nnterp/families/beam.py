@@ -23,25 +23,12 @@ times routed_scaling_factor. The logits are soft-capped in float32: cap * tanh(l
 
 from nnterp.readout import Readout
 from nnterp.vocabulary import FORWARD_ORDER, up_first
-from nnterp.blocks import Block
+from nnterp.blocks import DepthScaled
 from nnterp.family import Family
-from nnterp.routers import (
-    DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites,
-)
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Read
+from nnterp.routers import DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
+from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
 from ._llama import TINY
-from ._sandwich_gemma2 import DepthScaledDelta
-
-ADD = "depth_scaled_residual_add"
-
-
-def _delta(occurrence: int, what: str) -> DepthScaledDelta:
-    return DepthScaledDelta(
-        Call(ADD, "input", occurrence=occurrence, from_block=True, forward_of="BeamDecoderLayer"),
-        description=f"What the {what} changes in the residual stream: the depth-scaled add minus its residual, "
-                    f"branch / sqrt(k) - (1 - sqrt((k - 1) / k)) * residual, with the branch post-normed")
-
 
 def _kernel_argument(index: int, what: str) -> Read:
     scaled = (", and on those the queries are scaled by (1 + (position + 1) / 2048) ** 0.1" if index == 1 else "")
@@ -58,27 +45,20 @@ FAMILY = Family(
     tags=("Sandwich norms", "RMSNorm", "Depth-scaled residual", "QK-norm", "Gated attention", "Sliding window",
           "Mixture of experts", "Logit softcap"),
     # the MLP calls up_proj before the activation (gate and up first, then act(gate) · up)
-    block=Block(order=up_first(FORWARD_ORDER["block"])),
+    block=DepthScaled("BeamDecoderLayer", order=up_first(FORWARD_ORDER["block"])),
+    moe=MoE(
+        Router("gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID, choices_description=DEEPSEEK_CHOICES,
+               weights_description="The chosen experts' sigmoid scores (without the correction bias), "
+                                   "normalized over the top_k when norm_topk_prob; the block multiplies "
+                                   "the mixed output by routed_scaling_factor"),
+        experts_sentence()),
     sites={
-        "attention_output": _delta(0, "attention"),
-        "layer_mid": Read(Call(ADD, "output"),
-                          description="The residual stream after the attention's depth-scaled add"),
-        "mlp_norm_output": Read(Child("pre_feedforward_layernorm"),
-                                description="The normed stream entering the MLP: pre_feedforward_layernorm's output"),
-        "mlp_output": _delta(1, "MLP"),
         "attention_queries": _kernel_argument(1, "queries"),
         "attention_keys": _kernel_argument(2, "keys"),
         "attention_head_outputs": "The per-head outputs of the kernel, before the per-head gate sigmoid(gate_proj(x) + "
                                   "gate_bias)",
         "attention_premix": "What o_proj takes: every head's output times its gate sigmoid(gate_proj(x) + gate_bias)",
-        **moe_block(
-            router_sites("gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID, choices_description=DEEPSEEK_CHOICES,
-                         weights_description="The chosen experts' sigmoid scores (without the correction bias), "
-                                             "normalized over the top_k when norm_topk_prob; the block multiplies "
-                                             "the mixed output by routed_scaling_factor"),
-            experts_sentence()),
     },
-    accessors=moe_accessors("num_experts"),
     readout=Readout(softcap="final_logit_softcapping", softcap_in_float32=True),
     tiny={"config_class": "BeamConfig", "overrides": {
         **TINY, "head_dim": 16, "moe_intermediate_size": 64, "num_experts": 4, "num_experts_per_tok": 2,

@@ -12,24 +12,18 @@ which torch forbids editing in place while autograd records: they are served as 
 and an edit is carried back into the call.
 """
 
-from nnterp.families._parallel_gptj import GPTJ_BLOCK, GPTJ_RENAME, intermediate_size
-from nnterp.family import Family
+from nnterp.families.gptj import FAMILY as GPTJ
 from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
-FAMILY = Family(
+FAMILY = GPTJ.but(
     name="codegen",
     model_types=("codegen",),
     summary="GPT-J's parallel block with one shared LayerNorm, a fused qkv_proj blocked over four model-parallel "
             "shards, interleaved rotary on part of each head and a biased, untied lm_head.",
     tags=("Parallel block", "Fused qkv", "Partial rotary", "Interleaved rotary", "LayerNorm"),
-    rename=GPTJ_RENAME,
-    block=GPTJ_BLOCK,
     sites={
         "attention_values": Read(Call("attention_interface", "input"), Argument(3), condition=KERNEL_ARGUMENTS,
                                  snapshot=True),
     },
-    accessors={"intermediate_size": intermediate_size},
-    tiny={"config_class": "CodeGenConfig", "overrides": {
-        "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": 128, "vocab_size": 300, "bos_token_id": 1,
-        "eos_token_id": 2, "rotary_dim": 8}},
+    tiny={**GPTJ.tiny, "config_class": "CodeGenConfig"},
 )

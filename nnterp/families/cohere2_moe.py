@@ -11,7 +11,7 @@ output times logit_scale.
 """
 
 from nnterp.family import Family
-from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import MoE, Router, experts_sentence
 
 from ._llama import tiny
 from ._parallel_cohere import COHERE_BLOCK, rotated_on_sliding_layers, times_logit_scale
@@ -23,19 +23,18 @@ FAMILY = Family(
     tags=("Parallel block", "LayerNorm (no bias)", "Sliding window", "NoPE layers", "Mixture of experts",
           "Scaled logits", "Tied embeddings"),
     block=COHERE_BLOCK,
+    moe=MoE(
+        Router(
+            "gate", "F.linear",
+            logits="The router's score for every expert, before the top-k choice",
+            weights_description="The chosen experts' weights: a softmax among the top_k logits "
+                                "(expert_selection_fn softmax), or their sigmoid, normalized when norm_topk_prob"),
+        experts_sentence("experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and "
+                         "experts.down_proj [num_experts, hidden_size, intermediate_size]")),
     sites={
         "attention_queries": rotated_on_sliding_layers("queries", 1),
         "attention_keys": rotated_on_sliding_layers("keys", 2),
-        **moe_block(
-            router_sites(
-                "gate", "F.linear",
-                logits="The router's score for every expert, before the top-k choice",
-                weights_description="The chosen experts' weights: a softmax among the top_k logits "
-                                    "(expert_selection_fn softmax), or their sigmoid, normalized when norm_topk_prob"),
-            experts_sentence("experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and "
-                             "experts.down_proj [num_experts, hidden_size, intermediate_size]")),
     },
-    accessors=moe_accessors("num_experts"),
     readout=times_logit_scale,
     tiny=tiny("Cohere2MoeConfig", head_dim=16, num_experts=4, num_experts_per_tok=2, eos_token_id=2,
               logit_scale=0.25, layer_types=["sliding_attention", "full_attention"],

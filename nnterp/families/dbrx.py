@@ -16,10 +16,9 @@ weights [moe_num_experts * ffn_hidden_size, d_model]; the weighted sum is mlp_ou
 """
 
 
-from nnterp.routers import RouterRead
-from nnterp.sites import WHOLE
 from nnterp.family import Family
-from nnterp.sites import Call, Element, Nowhere
+from nnterp.routers import MoE, RouterRead, RouterValues, every_block
+from nnterp.sites import WHOLE, Call, Element
 
 NEURONS = (
     "a mixture of experts: each position's neurons are those of its top-k experts, computed inside experts.mlp, "
@@ -40,7 +39,7 @@ FAMILY = Family(
         "norm_attn_norm.attn": "self_attn", "norm_attn_norm.norm_1": "input_layernorm",
         "norm_attn_norm.norm_2": "post_attention_layernorm", "out_proj": "o_proj", "ffn": "mlp",
     },
-    sites={
+    moe=MoE(RouterValues("router", {
         "router_logits": RouterRead(
             Call("self.router"), WHOLE,
             description="The router's score for every expert (router.layer's output), before the softmax over all "
@@ -50,14 +49,10 @@ FAMILY = Family(
             description="The chosen experts' softmax probabilities over all experts, divided by their p-norm "
                         "(moe_normalize_expert_weights; 1: renormalized to sum to one)"),
         "router_choices": RouterRead(Call("self.route_tokens_to_experts"), Element(1)),
-        "mlp_activation": Nowhere(NEURONS),
-        "mlp_neurons": Nowhere(NEURONS),
-    },
+    }), NEURONS, num_experts="ffn_config.moe_num_experts", top_k="ffn_config.moe_top_k", is_moe=every_block),
     accessors={
         "num_kv_heads": lambda c: c.attn_config.kv_n_heads,
         "intermediate_size": lambda c: c.ffn_config.ffn_hidden_size,
-        "num_experts": lambda c: c.ffn_config.moe_num_experts,
-        "num_experts_per_token": lambda c: c.ffn_config.moe_top_k,
     },
     tiny={"config_class": "DbrxConfig", "overrides": {
         "d_model": 64, "n_layers": 2, "n_heads": 4, "vocab_size": 300,

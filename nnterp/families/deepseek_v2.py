@@ -16,7 +16,7 @@ routed_scaling_factor, not renormalized. The block returns experts(x) + shared_e
 
 from nnterp.family import Family
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
-from nnterp.routers import LOGITS_BEFORE_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import LOGITS_BEFORE_SOFTMAX, MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="deepseek_v2",
@@ -24,20 +24,20 @@ FAMILY = Family(
     summary="DeepSeek-V2: Multi-head Latent Attention, whose keys and values are expanded from a small shared latent, "
             "and DeepSeekMoE, a softmax router over fine-grained experts beside shared experts.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Mixture of experts", "Shared experts"),
+    moe=MoE(Router(
+        "gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX + " (computed in float32)",
+        weights_description="The chosen experts' softmax probabilities over all experts, times "
+                            "routed_scaling_factor (not renormalized); the shared experts run on every token "
+                            "unweighted",
+        choices_description="The experts each position is sent to: the top_k probabilities (within the "
+                            "topk_group best expert groups under group_limited_greedy); read-only",
+    ), experts_sentence(
+        "experts.gate_up_proj [n_routed_experts, 2·moe_intermediate_size, hidden_size] and experts.down_proj "
+        "[n_routed_experts, hidden_size, moe_intermediate_size]"), num_experts="n_routed_experts"),
     sites={
         **mla_sites(),
-        **moe_block(router_sites(
-            "gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX + " (computed in float32)",
-            weights_description="The chosen experts' softmax probabilities over all experts, times "
-                                "routed_scaling_factor (not renormalized); the shared experts run on every token "
-                                "unweighted",
-            choices_description="The experts each position is sent to: the top_k probabilities (within the "
-                                "topk_group best expert groups under group_limited_greedy); read-only",
-        ), experts_sentence(
-            "experts.gate_up_proj [n_routed_experts, 2·moe_intermediate_size, hidden_size] and experts.down_proj "
-            "[n_routed_experts, hidden_size, moe_intermediate_size]")),
     },
-    accessors={**MLA_ACCESSORS, **moe_accessors("n_routed_experts")},
+    accessors=MLA_ACCESSORS,
     tiny={"config_class": "DeepseekV2Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

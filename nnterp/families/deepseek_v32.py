@@ -8,20 +8,17 @@ kernel receives (the other keys get the dtype's minimum), so attention_scores ar
 indexer's keys and the probabilities are zero elsewhere; other kernels receive the indices instead.
 """
 
-from nnterp.family import Family
-from nnterp.families._mla import MLA_ACCESSORS, mla_sites
-from nnterp.routers import DEEPSEEK_V3
+from nnterp.families._mla import mla_sites
+from nnterp.families.deepseek_v3 import FAMILY as DEEPSEEK_V3
 
-FAMILY = Family(
+FAMILY = DEEPSEEK_V3.but(
     name="deepseek_v32",
     model_types=("deepseek_v32",),
     summary="DeepSeek-V3.2: DeepSeek-V3 with sparse attention, a lightning indexer choosing the keys each query "
             "attends to.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Mixture of experts",
           "Shared experts"),
-    moe=DEEPSEEK_V3,
-    sites={**mla_sites(indexed=True)},
-    accessors=MLA_ACCESSORS,
+    sites=mla_sites(indexed=True),
     tiny={"config_class": "DeepseekV32Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

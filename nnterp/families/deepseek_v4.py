@@ -16,7 +16,8 @@ expert. The model runs eager attention only.
 
 from nnterp.family import COMMON_SITES, Family, described
 from nnterp.sites import Nowhere
-from nnterp.families._hyper import contract_note, moe_neurons, stream_sites
+from nnterp.families._hyper import contract_note, stream_sites
+from nnterp.routers import unrouted_neurons
 
 COMPRESSED = ("a compressed attention: the kernel's keys (one head, K = V) are the sliding window's positions followed "
               "by the compressor's entries, and the softmax runs over them and a sink (s_aux), so no key axis of "
@@ -38,7 +39,7 @@ FAMILY = Family(
                    "mlp_input and mlp_output on the collapsed stream"),
     sites={
         **stream_sites("hc_mult"),
-        **moe_neurons(),
+        **unrouted_neurons(),
         **{name: Nowhere(COMPRESSED) for name in (
             "attention_keys", "attention_values", "attention_scores", "attention_probabilities")},
         "attention_head_outputs": described("attention_head_outputs", "The per-head outputs of the kernel, before the conjugate rotation of their rope slice and "

@@ -15,7 +15,6 @@ router gate with e_score_correction_bias, fused experts, shared_experts).
 from nnterp.blocks import Block
 from nnterp.family import Family
 from nnterp.families._mla import PER_LAYER_ACCESSORS, gated_outputs, mla_sites, per_layer_dims, premix_per_block
-from nnterp.routers import moe_accessors
 from nnterp.routers import DEEPSEEK_V3
 
 GATE = "sigmoid(g_proj(x)), one gate per head"
@@ -35,7 +34,7 @@ FAMILY = Family(
         "attention_head_outputs": GATED["attention_head_outputs"],
         "attention_premix": premix_per_block(GATED["attention_premix"].description),
     },
-    accessors={**PER_LAYER_ACCESSORS, **moe_accessors("n_routed_experts")},
+    accessors=PER_LAYER_ACCESSORS,
     tiny={"config_class": "Dots3NoteTextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "shared_experts_intermediate_size": 64,

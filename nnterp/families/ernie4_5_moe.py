@@ -12,7 +12,7 @@ block returns experts(x) + shared_experts(x). Embeddings are tied to lm_head.
 """
 
 from nnterp.family import Family
-from nnterp.routers import LOGITS_BEFORE_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import LOGITS_BEFORE_SOFTMAX, MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="ernie4_5_moe",
@@ -21,14 +21,13 @@ FAMILY = Family(
             "a load-balancing bias, beside shared experts.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Mixture of experts", "Shared experts",
           "Tied embeddings"),
-    sites=moe_block(router_sites(
+    moe=MoE(Router(
         "gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX + " (computed in float32)",
         weights_description="The chosen experts' softmax probabilities over all experts, renormalized over the top_k "
                             "(the choice adds moe_statics.e_score_correction_bias; the weights do not)",
         choices_description="The experts each position is sent to: the top_k of softmax(logits) + "
                             "e_score_correction_bias; read-only",
-    ), experts_sentence()),
-    accessors=moe_accessors("moe_num_experts", "moe_k"),
+    ), experts_sentence(), num_experts="moe_num_experts", top_k="moe_k"),
     tiny={"config_class": "Ernie4_5_MoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "moe_num_experts": 4,

@@ -18,7 +18,7 @@ from nnterp.readout import Readout
 from nnterp.blocks import Block
 from nnterp.family import Family
 from nnterp.family import COMMON_SITES
-from nnterp.families._hybrid import ATTENTION_INTERIOR, JAMBA_RENAME
+from nnterp.mixers import ATTENTION_INTERIOR, JAMBA_RENAME
 from nnterp.sites import EarlierFirst
 from nnterp.sites import Element, Own, PlusEarlier, Sibling
 from nnterp.vocabulary import FORWARD_ORDER, up_first

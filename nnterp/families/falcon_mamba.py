@@ -10,22 +10,14 @@ the residual in float32 (layer_output is float32 under a half-precision load), a
 returns float32 logits from a head run in the weights' dtype.
 """
 
-from nnterp.blocks import Block
-from nnterp.family import Family
-from nnterp.families._mamba_ssm import BLOCK_NORM_RENAME, SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
+from nnterp.families.mamba import FAMILY as MAMBA
 
-FAMILY = Family(
+FAMILY = MAMBA.but(
     name="falcon_mamba",
     model_types=("falcon_mamba",),
     summary="Mamba's pure state-space block, with weightless RMSNorms on the scan's dt, B and C: no attention, "
             "no MLP.",
     tags=("State-space mixer", "No attention", "No MLP", "RMSNorm"),
-    block=Block("ssm"),
-    rename={**BLOCK_NORM_RENAME, **SSM_RENAME},
-    sites=dict(SSM_SITES),
-    accessors=dict(SSM_ACCESSORS),
-    readout=float_logits,
-    loads=("eager",),
     tiny={"config_class": "FalconMambaConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300}},
 )

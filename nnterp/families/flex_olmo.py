@@ -12,9 +12,7 @@ gate_up_proj and down_proj).
 
 from nnterp.blocks import OLMO2_POSTNORMS
 from nnterp.family import Family
-from nnterp.routers import (
-    LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, experts_sentence, moe_accessors, moe_block, router_sites,
-)
+from nnterp.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, MoE, Router, experts_sentence
 
 from ._llama import tiny
 from ._postnorm_olmo2 import WIDE_QK_NORM
@@ -25,15 +23,15 @@ FAMILY = Family(
     summary="OLMo 2's post-norm block with a mixture of experts in every MLP slot.",
     tags=("Post-norm block", "RMSNorm", "QK-norm", "Mixture of experts"),
     block=OLMO2_POSTNORMS,
+    moe=MoE(
+        Router("gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX,
+               weights_description=SOFTMAX_THEN_TOPK_OPTIONAL),
+        experts_sentence("experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and "
+                         "experts.down_proj [num_experts, hidden_size, intermediate_size]"),
+        num_experts=("num_experts", "num_local_experts")),
     sites={
         "attention_queries": "The queries entering attention:" + WIDE_QK_NORM.format(norm="q_norm"),
         "attention_keys": "The keys entering attention:" + WIDE_QK_NORM.format(norm="k_norm"),
-        **moe_block(
-            router_sites("gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX,
-                         weights_description=SOFTMAX_THEN_TOPK_OPTIONAL),
-            experts_sentence("experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and "
-                             "experts.down_proj [num_experts, hidden_size, intermediate_size]")),
     },
-    accessors=moe_accessors(("num_experts", "num_local_experts")),
     tiny=tiny("FlexOlmoConfig", num_experts=4, num_experts_per_tok=2, pad_token_id=0, eos_token_id=2),
 )

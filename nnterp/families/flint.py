@@ -15,7 +15,7 @@ returns experts(x) + shared_expert(x).
 
 from nnterp.family import Family
 from nnterp.sites import sink_scores
-from nnterp.routers import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="flint",
@@ -24,15 +24,14 @@ FAMILY = Family(
             "sigmoid router over fine-grained experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Attention sinks", "Sliding window",
           "Mixture of experts", "Shared experts"),
+    moe=MoE(Router(
+        "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID,
+        weights_description="The chosen experts' sigmoid scores (normalized to sum to one when norm_topk_prob); "
+                            "the shared expert runs on every token unweighted",
+    ), experts_sentence()),
     sites={
         "attention_scores": sink_scores(),
-        **moe_block(router_sites(
-            "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID,
-            weights_description="The chosen experts' sigmoid scores (normalized to sum to one when norm_topk_prob); "
-                                "the shared expert runs on every token unweighted",
-        ), experts_sentence()),
     },
-    accessors=moe_accessors("num_experts"),
     loads=("eager",),
     tiny={"config_class": "FlintConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,

@@ -29,8 +29,8 @@ final_logit_softcapping is set.
 from nnterp.blocks import SANDWICH
 from nnterp.vocabulary import FORWARD_ORDER
 from nnterp.family import COMMON_SITES, Family, HostContext
-from nnterp.routers import InRouter, RouterRead
-from nnterp.sites import Element, Nowhere, PlusEarlier, Read, Sibling
+from nnterp.routers import InRouter, MoE, RouterRead, RouterValues
+from nnterp.sites import Element, PlusEarlier, Read, Sibling
 from nnterp.readout import SOFTCAPPED
 
 from ._llama import TINY
@@ -66,24 +66,16 @@ _ROUTER = {
         description="The chosen experts' softmax probabilities, renormalized over the top_k and times "
                     "per_expert_scale"),
 }
-_NO_ROUTER = Nowhere(NO_EXPERTS)
 _DENSE_NEURONS = {
     name: Read(COMMON_SITES[name].where, COMMON_SITES[name].element,
                description=f"The dense MLP's {what}; the experts' neurons are inside the fused experts call "
                            f"(experts.gate_up_proj, experts.down_proj), whose output the block adds to the MLP's")
     for name, what in (("mlp_activation", "activation"), ("mlp_neurons", "down_proj input, act(gate)·up"))}
 
-
-def _router(name):
-    def site(context: HostContext):
-        return _ROUTER[name] if getattr(context.config, "enable_moe_block", False) else _NO_ROUTER
-    return site
-
-
-def _neurons(name):
-    def site(context: HostContext):
-        return _DENSE_NEURONS[name] if getattr(context.config, "enable_moe_block", False) else COMMON_SITES[name]
-    return site
+#: the experts sit beside the dense MLP, on the checkpoints whose config enables them (enable_moe_block)
+MOE = MoE(RouterValues("router", _ROUTER), num_experts="num_experts", top_k="top_k_experts",
+          is_moe=lambda context: getattr(context.config, "enable_moe_block", False), dense_reason=NO_EXPERTS,
+          neurons=_DENSE_NEURONS)
 
 
 # The block runs its dense MLP, then the router and the experts it holds beside the MLP: the order the
@@ -104,12 +96,11 @@ FAMILY = Family(
           "Layer scalar", "Mixture of experts"),
     block=SANDWICH.but(arithmetic=lambda config: layer_scalar_arithmetic, dims=gemma4_block_dims,
                        order=_router_after_mlp(FORWARD_ORDER["block"])),
+    moe=MOE,
     sites={
         "mlp_output": _mlp_output,
         "token_embeddings": SCALED_EMBEDDINGS,
         **gemma4_attention_sites(),
-        **{name: _router(name) for name in _ROUTER},
-        **{name: _neurons(name) for name in _DENSE_NEURONS},
     },
     accessors={
         **GEMMA4_ACCESSORS,

@@ -7,19 +7,14 @@ the normalized sigmoid scores times routed_scaling_factor), fused experts and sh
 on every token.
 """
 
-from nnterp.family import Family
-from nnterp.families._mla import MLA_ACCESSORS, mla_sites
-from nnterp.routers import DEEPSEEK_V3
+from nnterp.families.deepseek_v3 import FAMILY as DEEPSEEK_V3
 
-FAMILY = Family(
+FAMILY = DEEPSEEK_V3.but(
     name="glm4_moe_lite",
     model_types=("glm4_moe_lite",),
     summary="GLM's small MoE on DeepSeek-V3's architecture: latent attention, a dense first block, then a sigmoid "
             "router beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Mixture of experts", "Shared experts"),
-    moe=DEEPSEEK_V3,
-    sites={**mla_sites()},
-    accessors=MLA_ACCESSORS,
     tiny={"config_class": "Glm4MoeLiteConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "n_routed_experts": 4,

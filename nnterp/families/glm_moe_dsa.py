@@ -9,20 +9,15 @@ blocks, then GlmMoeDsaMoE blocks of a sigmoid, group-limited router gate with
 e_score_correction_bias, fused experts and shared_experts.
 """
 
-from nnterp.family import Family
-from nnterp.families._mla import MLA_ACCESSORS, mla_sites
-from nnterp.routers import DEEPSEEK_V3
+from nnterp.families.deepseek_v32 import FAMILY as DEEPSEEK_V32
 
-FAMILY = Family(
+FAMILY = DEEPSEEK_V32.but(
     name="glm_moe_dsa",
     model_types=("glm_moe_dsa",),
     summary="GLM-5: latent attention made sparse by an indexer whose key choice later layers share, and a sigmoid "
             "router over experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Mixture of experts",
           "Shared experts"),
-    moe=DEEPSEEK_V3,
-    sites={**mla_sites(indexed=True)},
-    accessors=MLA_ACCESSORS,
     tiny={"config_class": "GlmMoeDsaConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

@@ -15,7 +15,7 @@ hidden_size]. The MLP returns (output, router_scores); the block adds element 0.
 
 from nnterp.family import Family
 from nnterp.sites import sink_scores
-from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="gpt_oss",
@@ -24,17 +24,17 @@ FAMILY = Family(
             "alternating with full ones, and clamped-SwiGLU experts chosen by a top-k-then-softmax router.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Attention sinks", "Sliding window",
           "Mixture of experts"),
+    moe=MoE(Router(
+        "router", "F.linear",
+        logits="The router's score for every expert (a biased linear map of the normed stream)",
+        weights_description="The softmax of the chosen experts' logits, taken among the top_k only",
+    ), experts_sentence(
+        "experts.gate_up_proj [num_experts, hidden_size, 2·intermediate_size] with gate and up interleaved, "
+        "and experts.down_proj [num_experts, intermediate_size, hidden_size], each with a bias"),
+        num_experts="num_local_experts"),
     sites={
         "attention_scores": sink_scores(),
-        **moe_block(router_sites(
-            "router", "F.linear",
-            logits="The router's score for every expert (a biased linear map of the normed stream)",
-            weights_description="The softmax of the chosen experts' logits, taken among the top_k only",
-        ), experts_sentence(
-            "experts.gate_up_proj [num_experts, hidden_size, 2·intermediate_size] with gate and up interleaved, "
-            "and experts.down_proj [num_experts, intermediate_size, hidden_size], each with a bias")),
     },
-    accessors=moe_accessors("num_local_experts"),
     loads=("eager",),
     tiny={"config_class": "GptOssConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,

@@ -13,23 +13,19 @@ applied after the mixing. attention_probabilities are the softmax before that fa
 factor is applied between them and o_proj.
 """
 
-from nnterp.family import Family
+from nnterp.families.granite import FAMILY as GRANITE
 from nnterp.sites import EAGER_ONLY, HEADS_AFTER_POSITIONS, Argument, Call, Read
 
-from nnterp.blocks import GRANITE_BLOCK
+from ._llama import GRANITE_TINY, tiny
 
-from ._llama import EMBEDDINGS_MULTIPLIED, GRANITE_TINY, logits_divided_by_scaling, tiny
-
-FAMILY = Family(
+FAMILY = GRANITE.but(
     name="granite_swa",
     model_types=("granite_swa",),
     summary="Granite's multipliers with sliding-window layers and a learned attention sink applied after the "
             "values are mixed.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Residual multiplier", "Scaled logits",
           "Sliding window", "Attention sink"),
-    block=GRANITE_BLOCK,
     sites={
-        "token_embeddings": EMBEDDINGS_MULTIPLIED,
         "attention_scores": Read(
             Call("F.softmax", "input", inside="attention_interface", eager="eager_attention_forward"),
             Argument(0), condition=EAGER_ONLY,
@@ -47,7 +43,6 @@ FAMILY = Family(
             description="The per-head outputs: the pattern times the values, before the kernel multiplies each "
                         "query's output by the sink's factor sigmoid(logsumexp(scores) - sink)"),
     },
-    readout=logits_divided_by_scaling,
     loads=("eager",),
     tiny=tiny("GraniteSWAConfig", bos_token_id=1, eos_token_id=2, **GRANITE_TINY),
 )

@@ -13,20 +13,29 @@ cast to float32, the top_k logits softmaxed among themselves) and experts (fused
 """
 
 from nnterp.families._llama import logits_divided_by_scaling
-from nnterp.blocks import GRANITE_BLOCK
+from nnterp.blocks import GRANITE_BLOCK, ConfigKey
 from nnterp.family import Family
-from nnterp.families._granite_moe import granite_sites
-from nnterp.routers import TOPK_THEN_SOFTMAX, experts_sentence, moe_accessors, router_sites
+from nnterp.routers import TOPK_THEN_SOFTMAX, MoE, Router, experts_sentence
+from nnterp.sites import Argument, Child, Element, Own, PlusEarlier, Read, Sibling
 
-GRANITE_ROUTER = router_sites(
-    "router", "F.linear",
-    logits="The router's score for every expert, before the top-k choice (the router casts it to float32)",
-    weights_description=TOPK_THEN_SOFTMAX)
-GRANITE_NEURONS = experts_sentence(
-    "experts.gate_up_proj [num_local_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
-    "[num_local_experts, hidden_size, intermediate_size]")
-GRANITE_MULTIPLIERS = {"residual_multiplier": 0.22, "embedding_multiplier": 12.0, "logits_scaling": 6.0,
-                       "attention_multiplier": 0.015625}
+#: the multiplier the block gives each contribution
+RESIDUAL_MULTIPLIER = ConfigKey("residual_multiplier")
+
+_SCALED = Read(Own("output"), Element(0), scale=RESIDUAL_MULTIPLIER,
+               description="What the MoE block adds to the residual stream: its output times residual_multiplier")
+_WITH_SHARED = PlusEarlier(
+    Sibling("shared_mlp"), Element(0), scale=RESIDUAL_MULTIPLIER, earlier=Own("output"),
+    earlier_scale=RESIDUAL_MULTIPLIER, words=", times residual_multiplier",
+    description="What the MLP adds to the residual stream: the MoE block's output plus the block's shared_mlp "
+                "output (a sibling module run on every token), times residual_multiplier")
+
+
+def _mlp_output(context):
+    """The layer's shared_mlp (GraniteMoeShared, GraniteMoeSWA, GraniteMoeHybrid), when the checkpoint has one, is
+    part of mlp_output."""
+    shared = getattr(context.layer, "shared_mlp", None) if context is not None else None
+    return _SCALED if shared is None else _WITH_SHARED
+
 
 FAMILY = Family(
     name="granitemoe",
@@ -36,11 +45,22 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Multipliers", "Mixture of experts"),
     rename={"block_sparse_moe": "mlp"},
     block=GRANITE_BLOCK,
-    sites=granite_sites(GRANITE_ROUTER, GRANITE_NEURONS),
-    accessors=moe_accessors("num_local_experts"),
+    moe=MoE(
+        Router("router", "F.linear",
+               logits="The router's score for every expert, before the top-k choice (the router casts it to float32)",
+               weights_description=TOPK_THEN_SOFTMAX),
+        experts_sentence("experts.gate_up_proj [num_local_experts, 2·intermediate_size, hidden_size] and "
+                         "experts.down_proj [num_local_experts, hidden_size, intermediate_size]"),
+        num_experts="num_local_experts"),
+    sites={
+        # the MoE block and the shared_mlp read one tensor: an assignment is copied into it, so it reaches both
+        "mlp_input": Read(Child("mlp", "input"), Argument(0), shared=True),
+        "mlp_output": _mlp_output,
+    },
     readout=logits_divided_by_scaling,
     tiny={"config_class": "GraniteMoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "num_local_experts": 4, "num_experts_per_tok": 2,
-        **GRANITE_MULTIPLIERS}},
+        "residual_multiplier": 0.22, "embedding_multiplier": 12.0, "logits_scaling": 6.0,
+        "attention_multiplier": 0.015625}},
 )

@@ -13,15 +13,11 @@ not alias over: the family names mamba as its mixer, and the library binds it as
 self_attn, leaving the module's own attribute None.
 """
 
-from nnterp.families._llama import logits_divided_by_scaling
 from nnterp.blocks import Multiplied
-from nnterp.family import Family
-from nnterp.families._hybrid import MAMBA2, mixer_interior
-from nnterp.families._granite_moe import granite_sites
-from nnterp.routers import moe_accessors
-from nnterp.families.granitemoe import GRANITE_MULTIPLIERS, GRANITE_NEURONS, GRANITE_ROUTER
+from nnterp.mixers import MAMBA2, mixer_interior
+from nnterp.families.granitemoe import FAMILY as GRANITEMOE
 
-FAMILY = Family(
+FAMILY = GRANITEMOE.but(
     name="granitemoehybrid",
     model_types=("granitemoehybrid",),
     summary="IBM's Granite 4.0: Mamba-2 mixers with attention on a few blocks, a mixture of experts beside a shared "
@@ -29,15 +25,9 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba-2)", "Multipliers",
           "Mixture of experts", "Shared experts"),
     block=Multiplied(mixers=("mamba",)),
-    rename={"block_sparse_moe": "mlp"},
     # attention_output is the block's product on every block, the Mamba mixer's included
-    sites={**{name: site for name, site in mixer_interior(MAMBA2).items() if name != "attention_output"},
-           **granite_sites(GRANITE_ROUTER, GRANITE_NEURONS)},
-    accessors=moe_accessors("num_local_experts"),
-    readout=logits_divided_by_scaling,
+    sites={name: site for name, site in mixer_interior(MAMBA2).items() if name != "attention_output"},
     tiny={"config_class": "GraniteMoeHybridConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "shared_intermediate_size": 64, "vocab_size": 300, "num_local_experts": 4,
-        "num_experts_per_tok": 2, "mamba_n_heads": 4, "mamba_d_state": 16, "mamba_n_groups": 1,
-        "layer_types": ["linear_attention", "full_attention"], **GRANITE_MULTIPLIERS}},
+        **GRANITEMOE.tiny["overrides"], "shared_intermediate_size": 64, "mamba_n_heads": 4, "mamba_d_state": 16,
+        "mamba_n_groups": 1, "layer_types": ["linear_attention", "full_attention"]}},
 )

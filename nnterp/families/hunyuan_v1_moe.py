@@ -10,9 +10,7 @@ experts(x) + shared_mlp(x).
 """
 
 from nnterp.family import Family
-from nnterp.routers import (
-    LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK, experts_sentence, moe_accessors, moe_block, router_sites,
-)
+from nnterp.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK, MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="hunyuan_v1_moe",
@@ -20,13 +18,12 @@ FAMILY = Family(
     summary="Tencent's Hunyuan MoE: query/key norms after rotary, and a softmax router over experts beside a "
             "shared MLP on every block.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Mixture of experts", "Shared experts"),
-    sites=moe_block(router_sites(
-        "gate", logits_router="gate.wg", logits=LOGITS_BEFORE_SOFTMAX + ": the output of the router's Linear wg",
+    moe=MoE(Router(
+        "gate", logits_module="gate.wg", logits=LOGITS_BEFORE_SOFTMAX + ": the output of the router's Linear wg",
         weights_description=SOFTMAX_THEN_TOPK + "; the shared MLP runs on every token unweighted",
     ), experts_sentence(
         "experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
-        "[num_experts, hidden_size, intermediate_size]")),
-    accessors=moe_accessors("num_experts", "moe_topk"),
+        "[num_experts, hidden_size, intermediate_size]"), top_k="moe_topk"),
     tiny={"config_class": "HunYuanMoEV1Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_experts": 4, "moe_topk": 2}},

@@ -12,7 +12,7 @@ enable_moe_fp32_combine).
 """
 
 from nnterp.family import Family
-from nnterp.routers import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="hy_v3",
@@ -20,14 +20,13 @@ FAMILY = Family(
     summary="Tencent's Hy3: per-head query/key norms, dense and sparse blocks, and a sigmoid router with a "
             "load-balancing bias beside shared experts.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Mixture of experts", "Shared experts"),
-    sites=moe_block(router_sites(
+    moe=MoE(Router(
         "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID,
         weights_description="The chosen experts' sigmoid scores normalized to sum to one, times router_scaling_factor "
                             "(the choice adds the block's e_score_correction_bias; the weights do not)",
         choices_description="The experts each position is sent to: the top_k of sigmoid(logits) + "
                             "e_score_correction_bias; read-only",
     ), experts_sentence()),
-    accessors=moe_accessors("num_experts"),
     tiny={"config_class": "HYV3Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

@@ -15,7 +15,8 @@ returns (hidden_states, topk_indices). The model runs eager attention only.
 
 from nnterp.family import COMMON_SITES, Family, described
 from nnterp.sites import Nowhere, Read
-from nnterp.families._hyper import contract_note, moe_neurons, stream_sites
+from nnterp.families._hyper import contract_note, stream_sites
+from nnterp.routers import unrouted_neurons
 
 SPARSE = ("a sparse attention with a sink: the indexer picks the keys each query sees and the softmax runs over them "
           "and a learned sink (s_aux), so the scores and pattern are not a softmax over positions of their own")
@@ -42,7 +43,7 @@ FAMILY = Family(
                    "neurons on the collapsed stream"),
     sites={
         **stream_sites("hc_mult"),
-        **moe_neurons(dense=lambda module: hasattr(module, "down_proj")),
+        **unrouted_neurons(is_moe=lambda context: not hasattr(context.module, "down_proj")),
         "attention_queries": _copied(
             "attention_queries", "The queries entering attention: the latent query's nope part and rotated rope part"),
         "attention_keys": _copied(

@@ -10,8 +10,7 @@ later calls (read inside `for _ in tracer.iter[k]:` in nnsight). final_input mix
 norm's input; the logits are cast to float32 and soft-capped.
 """
 
-from nnterp.family import Family
-from nnterp.families._inkling import INKLING2_TINY, inkling2_fields
+from nnterp.families.inkling2_text import FAMILY as INKLING2
 
 NOTE = ("Looped depth: blocks loop_layer_index_start to loop_layer_index_end run loop_num_passes times, so a looped "
         "block's values are those of its first pass (the same module's later calls are its later passes). Blocks "
@@ -23,7 +22,7 @@ NOTE = ("Looped depth: blocks loop_layer_index_start to loop_layer_index_end run
         "the scores (a per-query sink logit joins the softmax), attention_output and mlp_output after their short "
         "convolutions.")
 
-FAMILY = Family(
+FAMILY = INKLING2.but(
     name="inkling2_loop_text",
     model_types=("inkling2_loop_text", "inkling2_loop"),
     summary="Inkling 2's blocks with looped depth: a range of blocks runs several passes, each reading messages "
@@ -31,11 +30,10 @@ FAMILY = Family(
     tags=("Looped depth", "Block attention residuals", "Short convolutions", "Attention sinks",
           "Gated output projection", "Mixture of experts", "Logit softcap"),
     contract_note=NOTE,
-    **inkling2_fields(),
     # blocks 2 and 3 of 4 loop twice (groups of 2 blocks), so the tiny model has looped depth (the
     # defaults loop blocks 6 to 18, groups of 6)
     tiny={"config_class": "Inkling2LoopTextConfig", "overrides": {
-        **INKLING2_TINY, "num_hidden_layers": 4, "loop_gate_rank": 8,
+        **INKLING2.tiny["overrides"], "num_hidden_layers": 4, "loop_gate_rank": 8,
         "layer_types": ["hybrid_sliding", "hybrid", "hybrid_sliding", "hybrid"], "n_layers_per_attn_res_block": 2,
         "loop_layer_index_start": 2, "loop_layer_index_end": 4, "loop_num_passes": 2}},
 )

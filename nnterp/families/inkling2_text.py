@@ -17,8 +17,9 @@ only where the last group's states add nothing. lm_head has unpadded_vocab_size 
 cast to float32 and soft-capped, tanh(logits / 30) * 30.
 """
 
+from nnterp.blocks import Block, attention_dims
 from nnterp.family import Family
-from nnterp.families._inkling import INKLING2_TINY, inkling2_fields
+from nnterp.families._inkling import FLOAT_SOFT_CAP, block_residual_arithmetic, inkling2_sites
 
 NOTE = ("Blocks also read block_states, the stream stacked at the start of every group of blocks, mixed into each "
         "sublayer's input by a softmax over depth (attention_input, mlp_input, final_input): the stream a block adds "
@@ -36,7 +37,15 @@ FAMILY = Family(
     tags=("Block attention residuals", "Short convolutions", "Attention sinks", "Relative position bias",
           "Gated output projection", "Mixture of experts", "muP head", "Logit softcap"),
     contract_note=NOTE,
-    **inkling2_fields(),
+    sites=inkling2_sites(),
+    block=Block(arithmetic=block_residual_arithmetic, dims=attention_dims),
+    # the depth-mixing readout (a lens, not the logits), the soft-capped float32 logits
+    readout=FLOAT_SOFT_CAP,
+    accessors={"vocab_size": lambda c: c.unpadded_vocab_size or c.vocab_size},
+    loads=("eager",),
     tiny={"config_class": "Inkling2TextConfig", "overrides": {
-        **INKLING2_TINY, "num_hidden_layers": 2, "layer_types": ["hybrid_sliding", "hybrid"]}},
+        "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "moe_intermediate_size": 64,
+        "vocab_size": 300, "unpadded_vocab_size": 300, "head_dim": 16, "swa_head_dim": 16, "n_routed_experts": 4,
+        "num_experts_per_tok": 2, "swa_num_attention_heads": 4, "swa_num_key_value_heads": 4, "eos_token_id": 2,
+        "num_hidden_layers": 2, "layer_types": ["hybrid_sliding", "hybrid"]}},
 )

@@ -15,7 +15,8 @@ logits_mup_width_multiplier before lm_head and drops padded vocabulary rows (unp
 from nnterp.blocks import Block, attention_dims
 from nnterp.family import COMMON_SITES, Family, described
 from nnterp.sites import Read, Sibling
-from nnterp.families._inkling import HEAD_INPUT, moe_neurons, MUP_UNPADDED
+from nnterp.families._inkling import HEAD_INPUT, MUP_UNPADDED
+from nnterp.routers import unrouted_neurons
 
 _SCORES = COMMON_SITES["attention_scores"]
 
@@ -39,7 +40,7 @@ FAMILY = Family(
         "mlp_output": Read(
             Sibling("mlp_sconv"),
             description="What the MLP adds to the residual stream: its output after the short convolution mlp_sconv"),
-        **moe_neurons(),
+        **unrouted_neurons(),
     },
     readout=MUP_UNPADDED,
     tiny={"config_class": "InklingTextConfig", "overrides": {

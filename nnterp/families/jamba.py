@@ -13,8 +13,8 @@ final_layernorm.
 """
 
 from nnterp.family import Family
-from nnterp.families._hybrid import JAMBA_RENAME, MAMBA, mixer_interior
-from nnterp.routers import LOGITS_BEFORE_SOFTMAX, experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.mixers import JAMBA_RENAME, MAMBA, mixer_interior
+from nnterp.routers import LOGITS_BEFORE_SOFTMAX, MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="jamba",
@@ -23,17 +23,16 @@ FAMILY = Family(
             "mixture of experts on every other block.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba)", "NoPE layers", "Mixture of experts"),
     rename=JAMBA_RENAME,
+    moe=MoE(Router(
+        "router", "F.linear", logits=LOGITS_BEFORE_SOFTMAX,
+        weights_description="The chosen experts' softmax probabilities over all experts, not renormalized over "
+                            "the top_k",
+    ), experts_sentence(
+        "experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
+        "[num_experts, hidden_size, intermediate_size]")),
     sites={
         **mixer_interior(MAMBA),
-        **moe_block(router_sites(
-            "router", "F.linear", logits=LOGITS_BEFORE_SOFTMAX,
-            weights_description="The chosen experts' softmax probabilities over all experts, not renormalized over "
-                                "the top_k",
-        ), experts_sentence(
-            "experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
-            "[num_experts, hidden_size, intermediate_size]")),
     },
-    accessors=moe_accessors("num_experts"),
     tiny={"config_class": "JambaConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2,

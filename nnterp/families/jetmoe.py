@@ -21,19 +21,8 @@ router_logits); the block returns a bare tensor.
 
 
 from nnterp.family import Family, described
-from nnterp.sites import Argument, Call, Element, Nowhere, Read, Same
-from nnterp.routers import InRouter, RouterRead, TopKChoices, moe_accessors
-
-
-class _ExpertHeads(Same):
-    """``[batch seq top_k kv_heads*head_dim]`` (one row per routed query expert) seen as
-    ``[batch seq num_heads head_dim]``."""
-
-    def view(self, native, model):
-        return native.flatten(-2).unflatten(-1, (model.num_heads, -1))
-
-    def inverse(self, value, like, model):
-        return value.flatten(-2).unflatten(-1, (like.shape[-2], -1))
+from nnterp.sites import Argument, Call, Element, Nowhere, Read
+from nnterp.routers import EXPERT_HEADS, InRouter, MoE, RouterRead, RouterValues, TopKChoices, every_block
 
 
 NEURONS = (
@@ -43,6 +32,18 @@ NEURONS = (
     "output is mlp_output and the routing is router_logits, router_choices and router_weights"
 )
 
+ROUTED = {
+    "router_logits": RouterRead(
+        InRouter("router", "self.layer"), description="The router's score for every expert, before the top-k choice"),
+    "router_choices": TopKChoices(
+        RouterRead(InRouter("router"), Element(4)), None,
+        description="The experts each position is sent to: the top-k of the router's logits, which the router "
+                    "returns last; read-only"),
+    "router_weights": RouterRead(
+        InRouter("router", "torch.softmax"),
+        description="The chosen experts' weights: a softmax over the top-k logits"),
+}
+
 FAMILY = Family(
     name="jetmoe",
     model_types=("jetmoe",),
@@ -50,6 +51,7 @@ FAMILY = Family(
             "projections over shared keys and values) and a top-2 of 8 mixture-of-experts MLP.",
     tags=("Sequential block", "RMSNorm", "Mixture of attention heads", "Mixture of experts", "Tied embeddings"),
     rename={"self_attention": "self_attn"},
+    moe=MoE(RouterValues("router", ROUTED), NEURONS, num_experts="num_local_experts", is_moe=every_block),
     sites={
         "attention_keys": "The keys entering attention: kv_proj's num_key_value_heads heads, rotated, tiled once per "
                           "routed query expert",
@@ -59,29 +61,17 @@ FAMILY = Family(
             "the keys enter the rotary as kv_proj's num_key_value_heads heads and are tiled once per routed query "
             "expert only after it, so no tensor before the rotary has the num_kv_heads heads the Keys layout counts"),
         "attention_premix": Read(
-            Call("self.experts.reduce", "input"), Argument(0), _ExpertHeads(),
+            Call("self.experts.reduce", "input"), Argument(0), EXPERT_HEADS,
             description="Every head's output side by side, as the routed experts' output projections take them "
                         "(experts.reduce): num_experts_per_tok experts of num_key_value_heads heads"),
         "attention_output": "What the attention adds to the residual stream: the routed experts' gated output "
                             "projections summed, plus the experts' bias",
-        "router_logits": RouterRead(
-            InRouter("router", "self.layer"), description="The router's score for every expert, before the top-k choice"),
-        "router_choices": TopKChoices(
-            RouterRead(InRouter("router"), Element(4)), None,
-            description="The experts each position is sent to: the top-k of the router's logits, which the router "
-                        "returns last; read-only"),
-        "router_weights": RouterRead(
-            InRouter("router", "torch.softmax"),
-            description="The chosen experts' weights: a softmax over the top-k logits"),
-        "mlp_activation": Nowhere(NEURONS),
-        "mlp_neurons": Nowhere(NEURONS),
         "mlp_output": described("mlp_output", "What the MoE block adds to the residual stream: the chosen experts' outputs weighted by "
                                 "router_weights and summed, plus the block's bias"),
     },
     accessors={
         "num_kv_heads": lambda c: c.num_attention_heads,
         "head_dim": lambda c: c.kv_channels, "qk_head_dim": lambda c: c.kv_channels,
-        **moe_accessors("num_local_experts"),
     },
     tiny={"config_class": "JetMoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_key_value_heads": 2, "intermediate_size": 128,

@@ -11,9 +11,8 @@ times routed_scaling_factor; fused experts; shared_experts on every token).
 """
 
 from nnterp.family import Family
-from nnterp.families._hybrid import KIMI_DELTA, mixer_interior
+from nnterp.mixers import KIMI_DELTA, mixer_interior
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
-from nnterp.routers import moe_accessors
 from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
@@ -23,9 +22,9 @@ FAMILY = Family(
             "attention on the fourth, and a DeepSeek-V3 mixture of experts.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Latent attention (MLA)", "NoPE layers",
           "Mixture of experts", "Shared experts"),
-    moe=DEEPSEEK_V3,
+    moe=DEEPSEEK_V3.but(num_experts=("num_local_experts", "num_experts")),
     sites={**mixer_interior(KIMI_DELTA, mla_sites())},
-    accessors={**MLA_ACCESSORS, **moe_accessors(("num_local_experts", "num_experts"))},
+    accessors=MLA_ACCESSORS,
     tiny={"config_class": "KimiLinearConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "num_local_experts": 4,

@@ -17,7 +17,7 @@ not reached there.
 
 from nnterp.blocks import GLM4_POSTNORMS
 from nnterp.family import Family
-from nnterp.routers import LOGITS_BEFORE_SIGMOID, experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
 
 from ._llama import TINY
 from ._llama_renamed import normed_then_rotated_on_sliding_layers
@@ -28,19 +28,18 @@ FAMILY = Family(
     summary="GLM-4's sandwich block with a sigmoid-routed mixture of experts plus a shared expert in every MLP slot.",
     tags=("Sandwich norms", "RMSNorm", "QK-norm", "Sliding window", "Mixture of experts", "Shared expert"),
     block=GLM4_POSTNORMS,
+    moe=MoE(
+        Router(
+            "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID,
+            weights_description="The chosen experts' sigmoid scores (the choice adds e_score_correction_bias, "
+                                "the weights do not), normalized over the top_k when norm_topk_prob"),
+        experts_sentence("experts.gate_up_proj [num_experts, 2·moe_intermediate_size, hidden_size] and "
+                         "experts.down_proj [num_experts, hidden_size, moe_intermediate_size], plus "
+                         "shared_experts, a gated MLP on every position")),
     sites={
         "attention_queries": normed_then_rotated_on_sliding_layers("q_norm", "queries"),
         "attention_keys": normed_then_rotated_on_sliding_layers("k_norm", "keys"),
-        **moe_block(
-            router_sites(
-                "gate", "F.linear", logits=LOGITS_BEFORE_SIGMOID,
-                weights_description="The chosen experts' sigmoid scores (the choice adds e_score_correction_bias, "
-                                    "the weights do not), normalized over the top_k when norm_topk_prob"),
-            experts_sentence("experts.gate_up_proj [num_experts, 2·moe_intermediate_size, hidden_size] and "
-                             "experts.down_proj [num_experts, hidden_size, moe_intermediate_size], plus "
-                             "shared_experts, a gated MLP on every position")),
     },
-    accessors=moe_accessors("num_experts"),
     tiny={"config_class": "Kolibri1Config", "overrides": {
         **{k: v for k, v in TINY.items() if k != "intermediate_size"}, "head_dim": 16, "moe_intermediate_size": 64,
         "shared_expert_intermediate_size": 64, "num_experts": 4, "num_experts_per_tok": 2,

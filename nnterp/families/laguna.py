@@ -16,7 +16,7 @@ normalized to sum to one; the block returns routed_scaling_factor · experts(x) 
 
 from nnterp.blocks import Block, attention_dims
 from nnterp.family import Family
-from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import MoE, Router, experts_sentence
 from nnterp.families._mla import premix_per_block
 
 
@@ -28,23 +28,22 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Gated attention", "Partial rotary",
           "Mixture of experts", "Shared experts"),
     block=Block(dims=attention_dims),  # num_attention_heads_per_layer gives each block its heads
+    moe=MoE(Router(
+        "gate", "F.linear",
+        logits="The router's score for every expert, before the optional soft cap and the sigmoid (float32)",
+        weights_description="The chosen experts' sigmoid scores normalized to sum to one (the choice adds "
+                            "e_score_correction_bias; the weights do not); the block then scales the routed sum "
+                            "by routed_scaling_factor and adds the shared experts",
+        choices_description="The experts each position is sent to: the top_k of sigmoid(logits) + "
+                            "e_score_correction_bias; read-only",
+    ), experts_sentence()),
     sites={
         "attention_head_outputs": "The per-head outputs of the attention kernel, before the output gate: the attention then "
                                   "multiplies them by softplus(g_proj(x)) and attention_premix is after it",
         "attention_premix": premix_per_block(
             "Every head's gated output side by side, as o_proj takes it: the kernel's output times "
             "softplus(g_proj(x))"),
-        **moe_block(router_sites(
-            "gate", "F.linear",
-            logits="The router's score for every expert, before the optional soft cap and the sigmoid (float32)",
-            weights_description="The chosen experts' sigmoid scores normalized to sum to one (the choice adds "
-                                "e_score_correction_bias; the weights do not); the block then scales the routed sum "
-                                "by routed_scaling_factor and adds the shared experts",
-            choices_description="The experts each position is sent to: the top_k of sigmoid(logits) + "
-                                "e_score_correction_bias; read-only",
-        ), experts_sentence()),
     },
-    accessors=moe_accessors("num_experts"),
     tiny={"config_class": "LagunaConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64,

@@ -10,10 +10,8 @@ added on every token. Embeddings are tied to lm_head.
 """
 
 from nnterp.family import Family
-from nnterp.families._hybrid import DELTANET, mixer_interior
-from nnterp.routers import (
-    LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, experts_sentence, moe_accessors, moe_block, router_sites,
-)
+from nnterp.mixers import DELTANET, mixer_interior
+from nnterp.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="lara_mini",
@@ -23,14 +21,14 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Sliding window", "QK-norm",
           "Mixture of experts", "Shared experts", "Tied embeddings"),
     rename={"linear_attn": "self_attn"},
+    moe=MoE(Router(
+        "gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX + " (computed in float32)",
+        weights_description=SOFTMAX_THEN_TOPK_OPTIONAL + "; the shared expert runs on every token unweighted",
+    ), experts_sentence()),
     sites={
         **mixer_interior(DELTANET),
-        **moe_block(router_sites(
-            "gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX + " (computed in float32)",
-            weights_description=SOFTMAX_THEN_TOPK_OPTIONAL + "; the shared expert runs on every token unweighted",
-        ), experts_sentence()),
     },
-    accessors={**moe_accessors("num_experts"), "intermediate_size": lambda c: c.moe_intermediate_size},
+    accessors={"intermediate_size": lambda c: c.moe_intermediate_size},
     tiny={"config_class": "LaraMiniConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
         "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

@@ -8,7 +8,7 @@ embeddings are tied to lm_head. The attention interior is served on attention bl
 """
 
 from nnterp.family import Family
-from nnterp.families._hybrid import SHORT_CONV, mixer_interior
+from nnterp.mixers import SHORT_CONV, mixer_interior
 from nnterp.families._lfm import LFM_RENAME, SILU, lfm2_intermediate_size
 
 FAMILY = Family(

@@ -9,9 +9,9 @@ fused experts (gate_up_proj [num_experts, 2·moe_intermediate_size, hidden_size]
 """
 
 from nnterp.family import Family
-from nnterp.families._hybrid import SHORT_CONV, mixer_interior
+from nnterp.mixers import SHORT_CONV, mixer_interior
 from nnterp.families._lfm import LFM_RENAME, SILU
-from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="lfm2_moe",
@@ -21,15 +21,14 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Short convolution", "QK-norm", "Mixture of experts",
           "Tied embeddings"),
     rename=LFM_RENAME,
+    moe=MoE(Router(
+        "gate", "F.linear", logits="The router's score for every expert, before the sigmoid",
+        weights_description="The chosen experts' sigmoid scores (the choice adds expert_bias when use_expert_bias; "
+                            "the weights do not), normalized when norm_topk_prob, times routed_scaling_factor",
+    ), experts_sentence(), dense={"mlp_activation": SILU}),
     sites={
         **mixer_interior(SHORT_CONV),
-        **moe_block(router_sites(
-            "gate", "F.linear", logits="The router's score for every expert, before the sigmoid",
-            weights_description="The chosen experts' sigmoid scores (the choice adds expert_bias when use_expert_bias; "
-                                "the weights do not), normalized when norm_topk_prob, times routed_scaling_factor",
-        ), experts_sentence(), dense={"mlp_activation": SILU}),
     },
-    accessors=moe_accessors("num_experts"),
     tiny={"config_class": "Lfm2MoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "num_experts": 4,

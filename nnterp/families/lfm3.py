@@ -10,7 +10,7 @@ attention_premix after it). The final norm is embedding_norm; embeddings are tie
 """
 
 from nnterp.family import Family
-from nnterp.families._hybrid import SHORT_CONV, mixer_interior
+from nnterp.mixers import SHORT_CONV, mixer_interior
 from nnterp.families._lfm import LFM_RENAME, SILU
 from nnterp.families._mla import gated_outputs
 from nnterp.sites import Read, Sibling

@@ -18,11 +18,12 @@ being served as mlp_output in [batch seq hidden_size].
 """
 
 from nnterp.family import Family
-from nnterp.sites import TOKEN_ROWS
-from nnterp.routers import InRouter, RouterRead, ScoresAtChoices, moe_accessors, moe_block
-from nnterp.family import COMMON_SITES
-from nnterp.sites import Element, Own, Read
+from nnterp.routers import InRouter, MoE, RouterRead, RouterValues, ScoresAtChoices
+from nnterp.sites import TOKEN_ROWS, Element, Own, Read
 
+MOE_OUTPUT = Read(Own("output"), Element(0), TOKEN_ROWS,
+                  description="What the MoE block adds to the residual stream: element 0 of its output, computed on "
+                              "the flattened positions [tokens, hidden_size] and served as [batch seq hidden_size]")
 ROUTED = {
     "router_logits": RouterRead(
         InRouter("router", "forward"),
@@ -46,15 +47,12 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "NoPE layers", "Chunked attention", "QK-norm",
           "Mixture of experts", "Shared experts"),
     rename={"feed_forward": "mlp", "activation_fn": "act_fn"},
-    sites={
-        "mlp_output": lambda context: MOE_OUTPUT if hasattr(context.module, "router") else COMMON_SITES["mlp_output"],
-        **moe_block(ROUTED, (
-            "a mixture of experts: every expert runs on every position, its input scaled by the router's score (zero "
-            "off the chosen experts), as one batched matmul over the fused experts.gate_up_proj [num_local_experts, "
-            "hidden_size, 2·intermediate_size] and experts.down_proj, so no [batch seq intermediate_size] tensor of "
-            "neurons exists")),
-    },
-    accessors={**moe_accessors("num_local_experts"), "intermediate_size": lambda c: c.intermediate_size_mlp},
+    moe=MoE(RouterValues("router", ROUTED), (
+        "a mixture of experts: every expert runs on every position, its input scaled by the router's score (zero "
+        "off the chosen experts), as one batched matmul over the fused experts.gate_up_proj [num_local_experts, "
+        "hidden_size, 2·intermediate_size] and experts.down_proj, so no [batch seq intermediate_size] tensor of "
+        "neurons exists"), num_experts="num_local_experts", output=MOE_OUTPUT),
+    accessors={"intermediate_size": lambda c: c.intermediate_size_mlp},
     tiny={"config_class": "Llama4TextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "intermediate_size_mlp": 128, "vocab_size": 300, "head_dim": 16,
@@ -62,7 +60,3 @@ FAMILY = Family(
         "no_rope_layers": [1, 0]}},
     variants={"dense_layer": {"moe_layers": [0]}},
 )
-
-MOE_OUTPUT = Read(Own("output"), Element(0), TOKEN_ROWS,
-                  description="What the MoE block adds to the residual stream: element 0 of its output, computed on "
-                              "the flattened positions [tokens, hidden_size] and served as [batch seq hidden_size]")

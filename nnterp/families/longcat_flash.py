@@ -46,10 +46,10 @@ import sys
 import torch
 
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
-from nnterp.routers import router_sites
+from nnterp.routers import MoE, Router, every_block
 from nnterp.blocks import Block
 from nnterp.family import COMMON_SITES, Family, described
-from nnterp.sites import Argument, Child, Nowhere, Read
+from nnterp.sites import Argument, Child, Read
 
 # --------------------------------------------------------------------------- the block
 
@@ -91,21 +91,19 @@ NEURONS = ("a mixture of experts with zero-computation experts: each position's 
            "intermediate_size] tensor of them exists; the dense mlps[0] and mlps[1] keep theirs natively "
            "(model.layers[i].mlps[0].down_proj.input)")
 
-MOE_SITES = {
-    **router_sites(
-        "router", "F.linear",
-        logits="The router's score for every expert, FFN experts then zero-computation experts, before the softmax "
-               "(computed in float32)",
-        weights_description="The chosen experts' softmax probabilities over all experts, times routed_scaling_factor "
-                            "(not renormalized)",
-        choices_description="The experts each position is sent to: the top moe_topk of softmax(logits) + "
-                            "e_score_correction_bias; indices from n_routed_experts on are zero-computation "
-                            "(identity) experts"),
-    "mlp_activation": Nowhere(NEURONS),
-    "mlp_neurons": Nowhere(NEURONS),
-    "mlp_output": described("mlp_output", "What the shortcut MoE adds to the stream, at the block's last add (after the dense second "
-                            "half)"),
-}
+# every block's shortcut is the mixture
+MOE = MoE(
+    Router("router", "F.linear",
+           logits="The router's score for every expert, FFN experts then zero-computation experts, before the softmax "
+                  "(computed in float32)",
+           weights_description="The chosen experts' softmax probabilities over all experts, times "
+                               "routed_scaling_factor (not renormalized)",
+           choices_description="The experts each position is sent to: the top moe_topk of softmax(logits) + "
+                               "e_score_correction_bias; indices from n_routed_experts on are zero-computation "
+                               "(identity) experts"),
+    NEURONS, top_k="moe_topk", is_moe=every_block)
+MOE_OUTPUT = described("mlp_output", "What the shortcut MoE adds to the stream, at the block's last add (after the "
+                                     "dense second half)")
 
 
 # --------------------------------------------------------------------------- the block's arithmetic
@@ -143,12 +141,13 @@ FAMILY = Family(
     tags=("Shortcut-connected MoE", "Two sublayer pairs per block", "Latent attention (MLA)", "Mixture of experts",
           "Zero-computation experts", "RMSNorm"),
     block=Block("two sublayer pairs and a shortcut MoE", arithmetic=shortcut_arithmetic, mixers=("self_attn.0",)),
-    sites={**LAYER_SITES, **_attention_sites(), **MOE_SITES},
+    moe=MOE,
+    sites={**LAYER_SITES, **_attention_sites(), "mlp_output": MOE_OUTPUT},
     accessors={
         **MLA_ACCESSORS,
         "intermediate_size": lambda c: c.expert_ffn_hidden_size,
+        # the zero-computation experts are experts the router scores and chooses
         "num_experts": lambda c: c.n_routed_experts + (c.zero_expert_num or 0),
-        "num_experts_per_token": lambda c: c.moe_topk,
     },
     tiny={"config_class": "LongcatFlashConfig", "overrides": {
         "hidden_size": 64, "num_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,

@@ -14,7 +14,7 @@ The head runs in the weights' dtype and the model returns float32 logits.
 
 from nnterp.blocks import Block
 from nnterp.family import Family
-from nnterp.families._mamba_ssm import BLOCK_NORM_RENAME, SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
+from nnterp.mixers import BLOCK_NORM_RENAME, SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
 
 FAMILY = Family(
     name="mamba",

@@ -16,7 +16,7 @@ name input_layernorm would bind on both.
 
 from nnterp.blocks import Block
 from nnterp.family import Family
-from nnterp.families._mamba_ssm import SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
+from nnterp.mixers import SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
 
 FAMILY = Family(
     name="mamba2",

@@ -10,20 +10,14 @@ experts, and keeps the top_k probabilities (renormalized when norm_topk_prob). B
 layers are not built by the causal-LM class.
 """
 
-from nnterp.family import Family
-from nnterp.routers import (
-    LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, experts_sentence, moe_accessors, moe_block, router_sites,
-)
+from nnterp.families.qwen3_moe import FAMILY as QWEN3_MOE
 
-FAMILY = Family(
+FAMILY = QWEN3_MOE.but(
     name="mellum",
     model_types=("mellum",),
     summary="JetBrains' code model: Qwen3-MoE's block, with per-head query/key norms and a softmax router choosing "
             "8 of 64 experts per token.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Mixture of experts"),
-    sites=moe_block(router_sites("gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX,
-                                 weights_description=SOFTMAX_THEN_TOPK_OPTIONAL), experts_sentence()),
-    accessors=moe_accessors("num_experts"),
     tiny={"config_class": "MellumConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

@@ -20,8 +20,8 @@ gate_up_proj / down_proj looped over the chosen experts.
 from nnterp.blocks import Block
 from nnterp.family import COMMON_SITES, Family
 from nnterp.sites import Argument, Child, Element, Nowhere, Own, Read
-from nnterp.families._mamba_ssm import ATTENTION_INTERIOR
-from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.mixers import ATTENTION_INTERIOR
+from nnterp.routers import MoE, Router, experts_sentence
 
 LIGHTNING = ("a lightning attention: a block-wise linear attention with per-head exponential decay, with no softmax, "
              "so there are no scores or pattern to read")
@@ -64,6 +64,13 @@ FAMILY = Family(
     tags=("Residual on the normed stream", "DeepNorm factors", "Hybrid linear/softmax attention",
           "Mixture of experts", "RMSNorm", "Grouped keys/values"),
     block=Block("normed residual", arithmetic=_arithmetic, mid=lambda config: _mid),
+    moe=MoE(Router(
+        "gate", "F.linear",
+        logits="The router's score for every expert, before the softmax over all experts",
+        weights_description="The chosen experts' softmax probabilities, renormalized to sum to one over the top_k",
+    ), experts_sentence(
+        "experts.gate_up_proj [num_local_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
+        "[num_local_experts, hidden_size, intermediate_size]"), num_experts="num_local_experts"),
     sites={
         **{name: _interior(name) for name in ATTENTION_INTERIOR},
         "attention_output": lambda context: _LIGHTNING_OUT if _lightning(context.module) else _SOFTMAX_OUT,
@@ -80,18 +87,10 @@ FAMILY = Family(
             Child("mlp", "input"), Argument(0), shared=True,
             description="What the MLP is called with: post_attention_layernorm's output, which the block also "
                         "carries as the residual (times mlp_alpha_factor)"),
-        **moe_block(router_sites(
-            "gate", "F.linear",
-            logits="The router's score for every expert, before the softmax over all experts",
-            weights_description="The chosen experts' softmax probabilities, renormalized to sum to one over the top_k",
-        ), experts_sentence(
-            "experts.gate_up_proj [num_local_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
-            "[num_local_experts, hidden_size, intermediate_size]")),
         "mlp_output": Read(Own("output"), Element(0), scale=lambda c: c.mlp_beta_factor,
                            description="What the MoE block adds to the block's normed stream: its output times "
                                        "mlp_beta_factor"),
     },
-    accessors=moe_accessors("num_local_experts"),
     tiny={"config_class": "MiniMaxConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_local_experts": 4,

@@ -11,7 +11,7 @@ sum to one. No shared expert.
 """
 
 from nnterp.family import Family
-from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="minimax_m2",
@@ -19,7 +19,7 @@ FAMILY = Family(
     summary="Full attention with query/key norms over the whole width, and a sigmoid router with a load-balancing "
             "bias choosing 8 of 256 experts per token.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Mixture of experts"),
-    sites=moe_block(router_sites(
+    moe=MoE(Router(
         "gate", "F.linear",
         logits="The router's score for every expert, before the sigmoid",
         weights_description="The chosen experts' sigmoid scores normalized to sum to one (the choice adds the block's "
@@ -28,8 +28,7 @@ FAMILY = Family(
                             "e_score_correction_bias; read-only",
     ), experts_sentence(
         "experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
-        "[num_experts, hidden_size, intermediate_size]")),
-    accessors=moe_accessors("num_local_experts"),
+        "[num_experts, hidden_size, intermediate_size]"), num_experts="num_local_experts"),
     tiny={"config_class": "MiniMaxM2Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_local_experts": 4,

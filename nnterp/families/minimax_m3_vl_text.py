@@ -15,7 +15,7 @@ routed_scaling_factor · experts(x) + shared_experts(x).
 """
 
 from nnterp.family import Family
-from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import MoE, Router, experts_sentence
 from nnterp.sites import Nowhere
 
 INLINE_SWIGLU = ("a clamped SwiGLU written inline in the dense MLP's forward (gate·sigmoid(swiglu_alpha·gate) on the "
@@ -28,7 +28,7 @@ FAMILY = Family(
             "a load-balancing bias over 128 experts, scaled and added to a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Partial rotary", "Mixture of experts",
           "Shared experts"),
-    sites=moe_block(router_sites(
+    moe=MoE(Router(
         "gate", "F.linear",
         logits="The router's score for every expert, before the sigmoid",
         weights_description="The chosen experts' sigmoid scores normalized to sum to one (the choice adds "
@@ -39,9 +39,8 @@ FAMILY = Family(
     ), experts_sentence(
         "experts.gate_up_proj [num_local_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
         "[num_local_experts, hidden_size, intermediate_size]"),
-        dense={"mlp_activation": Nowhere(INLINE_SWIGLU)}),
-    accessors={**moe_accessors("num_local_experts"),
-               "intermediate_size": lambda c: c.dense_intermediate_size},
+        dense={"mlp_activation": Nowhere(INLINE_SWIGLU)}, num_experts="num_local_experts"),
+    accessors={"intermediate_size": lambda c: c.dense_intermediate_size},
     tiny={"config_class": "MiniMaxM3VLTextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "dense_intermediate_size": 128, "shared_intermediate_size": 64,

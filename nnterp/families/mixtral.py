@@ -12,7 +12,7 @@ block's output is the routed sum. The attention is Llama's, with an optional sli
 """
 
 from nnterp.family import Family
-from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="mixtral",
@@ -20,14 +20,13 @@ FAMILY = Family(
     summary="Llama's block with a sparse mixture of experts in the MLP slot: a softmax router picks two of eight "
             "experts per token and mixes them with renormalized probabilities.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Mixture of experts"),
-    sites=moe_block(router_sites(
+    moe=MoE(Router(
         "gate", "F.linear",
         logits="The router's score for every expert, before the softmax over all experts",
         weights_description="The chosen experts' softmax probabilities, renormalized to sum to one over the top_k",
     ), experts_sentence(
         "experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
-        "[num_experts, hidden_size, intermediate_size]")),
-    accessors=moe_accessors("num_local_experts"),
+        "[num_experts, hidden_size, intermediate_size]"), num_experts="num_local_experts"),
     tiny={"config_class": "MixtralConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_local_experts": 4,

@@ -15,7 +15,7 @@ reason. The head runs in the weights' dtype and the model returns float32 logits
 from nnterp.family import COMMON_SITES, Family
 from nnterp.sites import Nowhere
 from nnterp.vocabulary import VALUES
-from nnterp.families._mamba_ssm import float_logits
+from nnterp.mixers import float_logits
 
 SKIPPED = ("a cross-attention block: the text model skips it when no cross_attention_states (the vision model's "
            "features) are passed, so on text it does not run")

@@ -20,8 +20,8 @@ from transformers.models.nemotron_h import modeling_nemotron_h as _native
 from nnterp.blocks import Block
 from nnterp.family import COMMON_SITES, Family
 from nnterp.sites import Child, Nowhere, Read, Site
-from nnterp.families._mamba_ssm import ATTENTION_INTERIOR, MAMBA_MIXER, float_logits
-from nnterp.routers import moe_accessors, router_sites
+from nnterp.mixers import ATTENTION_INTERIOR, MAMBA, float_logits
+from nnterp.routers import MoE, Router
 
 SINGLE = ("a Nemotron-H block has one sublayer (a Mamba-2 mixer, an attention, an MLP or a mixture of experts), so "
           "there is no stream between an attention and an MLP: the stream after the add is layer_output")
@@ -32,12 +32,14 @@ NEURONS = ("a mixture of experts: each position's neurons are those of its top-k
            "the routing is router_logits, router_choices and router_weights")
 DENSE = "a dense MLP block: its MLP has no router and no experts"
 
-_MAMBA = Nowhere(MAMBA_MIXER)
-_ROUTER = router_sites(
-    "gate", "F.linear",
-    logits="The router's score for every expert, in float32, before the sigmoid and the grouped top-k choice",
-    weights_description="The chosen experts' sigmoid scores, renormalized to sum to one (norm_topk_prob) and "
-                        "multiplied by routed_scaling_factor")
+_MAMBA = Nowhere(MAMBA)
+MOE = MoE(
+    Router("gate", "F.linear",
+           logits="The router's score for every expert, in float32, before the sigmoid and the grouped top-k choice",
+           weights_description="The chosen experts' sigmoid scores, renormalized to sum to one (norm_topk_prob) and "
+                               "multiplied by routed_scaling_factor"),
+    NEURONS, num_experts="n_routed_experts", dense_reason=DENSE,
+    is_moe=lambda context: isinstance(context.module, _native.NemotronHMoE))
 
 
 _MIXER_KINDS = {"linear_attention": "a Mamba-2 mixer", "full_attention": "an attention", "mlp": "a dense MLP",
@@ -70,20 +72,15 @@ def _on_mamba(name):
     return lambda context: _MAMBA if isinstance(context.module, _native.NemotronHMamba2Mixer) else common
 
 
-def _moe_only(name, moe_site, dense_site):
-    return lambda context: moe_site if isinstance(context.module, _native.NemotronHMoE) else dense_site
-
-
 ATTENTION_SITES = {
     **{name: _on_mamba(name) for name in ATTENTION_INTERIOR},
     "attention_output": Read(
         COMMON_SITES["attention_output"].where, COMMON_SITES["attention_output"].element,
         description="What the block's mixer (a Mamba-2 mixer or an attention) adds to the residual stream"),
 }
+# the mixture's sites, on the blocks whose one sublayer is an MLP
 MLP_SITES = {
-    **{name: _moe_only(name, site, Nowhere(DENSE)) for name, site in _ROUTER.items()},
-    "mlp_activation": _moe_only("mlp_activation", Nowhere(NEURONS), COMMON_SITES["mlp_activation"]),
-    "mlp_neurons": _moe_only("mlp_neurons", Nowhere(NEURONS), COMMON_SITES["mlp_neurons"]),
+    **MOE.sites(),
     "mlp_output": Read(
         COMMON_SITES["mlp_output"].where, COMMON_SITES["mlp_output"].element,
         description="What the block's MLP (dense, or the routed experts plus the shared expert) adds to the "
@@ -112,7 +109,7 @@ FAMILY = Family(
         "mlp_input": Nowhere(SINGLE),
         **{name: _hosted(_NO_MLP, site) for name, site in MLP_SITES.items()},
     },
-    accessors=moe_accessors("n_routed_experts"),
+    moe=MOE,
     readout=float_logits,
     tiny={"config_class": "NemotronHConfig", "overrides": {
         "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128,

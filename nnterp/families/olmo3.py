@@ -7,21 +7,14 @@ whole projection width before the rotary. config.layer_types interleaves sliding
 with full attention (three sliding to one full), passed to the kernel as sliding_window.
 """
 
-from nnterp.blocks import OLMO2_POSTNORMS
-from nnterp.family import Family
+from nnterp.families.olmo2 import FAMILY as OLMO2
 
 from ._llama import tiny
-from ._postnorm_olmo2 import WIDE_QK_NORM
 
-FAMILY = Family(
+FAMILY = OLMO2.but(
     name="olmo3",
     model_types=("olmo3",),
     summary="OLMo 2's post-norm block with sliding-window attention on three layers of four.",
     tags=("Post-norm block", "RMSNorm", "QK-norm", "Sliding window", "Gated MLP"),
-    block=OLMO2_POSTNORMS,
-    sites={
-        "attention_queries": "The queries entering attention:" + WIDE_QK_NORM.format(norm="q_norm"),
-        "attention_keys": "The keys entering attention:" + WIDE_QK_NORM.format(norm="k_norm"),
-    },
     tiny=tiny("Olmo3Config", eos_token_id=2, layer_types=["sliding_attention", "full_attention"]),
 )

@@ -13,7 +13,7 @@ the other.
 """
 
 from nnterp.family import COMMON_SITES, Family
-from nnterp.families._hybrid import DELTANET, mixer_interior
+from nnterp.mixers import DELTANET, mixer_interior
 from nnterp.sites import Argument, Child, Nowhere, Read, Sibling
 
 

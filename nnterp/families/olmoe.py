@@ -11,7 +11,7 @@ norm_topk_prob (off on OLMoE-1B-7B). No shared expert.
 """
 
 from nnterp.family import Family
-from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="olmoe",
@@ -19,7 +19,7 @@ FAMILY = Family(
     summary="Llama's block with a 64-expert mixture in every MLP slot (8 chosen per token by a softmax router) and "
             "a query/key RMSNorm over the whole projection width.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Mixture of experts"),
-    sites=moe_block(router_sites(
+    moe=MoE(Router(
         "gate", "F.linear",
         logits="The router's score for every expert, before the softmax over all experts",
         weights_description="The chosen experts' softmax probabilities over all experts (renormalized over the "
@@ -27,7 +27,6 @@ FAMILY = Family(
     ), experts_sentence(
         "experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
         "[num_experts, hidden_size, intermediate_size]")),
-    accessors=moe_accessors("num_experts"),
     tiny={"config_class": "OlmoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2,

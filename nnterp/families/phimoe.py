@@ -12,7 +12,7 @@ maximum. Always two experts, whatever num_experts_per_tok says. lm_head may carr
 """
 
 from nnterp.family import Family
-from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="phimoe",
@@ -20,7 +20,7 @@ FAMILY = Family(
     summary="Phi-3.5's mixture of experts: LayerNorm blocks whose MLP is 16 experts chosen two per token by a "
             "SparseMixer router, each weighted by a softmax restricted to the experts close to it.",
     tags=("Sequential block", "LayerNorm", "Grouped keys/values", "Mixture of experts"),
-    sites=moe_block(router_sites(
+    moe=MoE(Router(
         "router", "forward",
         logits="The router's score for every expert: the router is an nn.Linear, read at its super().forward call",
         weights_description="SparseMixer's weights: each chosen expert's softmax among the experts whose logits lie "
@@ -29,8 +29,7 @@ FAMILY = Family(
         choices_description="The argmax expert, then the argmax of the rest (two per position); read-only",
     ), experts_sentence(
         "experts.gate_up_proj [num_local_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
-        "[num_local_experts, hidden_size, intermediate_size]")),
-    accessors=moe_accessors("num_local_experts"),
+        "[num_local_experts, hidden_size, intermediate_size]"), num_experts="num_local_experts"),
     tiny={"config_class": "PhimoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "num_local_experts": 4, "num_experts_per_tok": 2}},

@@ -12,7 +12,7 @@ dense Qwen2MoeMLP of width intermediate_size instead, and serve the MLP's neuron
 """
 
 from nnterp.family import Family
-from nnterp.routers import experts_sentence, moe_accessors, moe_block, router_sites
+from nnterp.routers import MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="qwen2_moe",
@@ -21,13 +21,12 @@ FAMILY = Family(
             "top_k experts per token, and the shared expert runs on every token.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Biased q, k, v", "Mixture of experts",
           "Shared experts"),
-    sites=moe_block(router_sites(
+    moe=MoE(Router(
         "gate", "F.linear",
         logits="The router's score for every expert, before the softmax over all experts",
         weights_description="The chosen experts' softmax probabilities (renormalized over the top_k when "
                             "norm_topk_prob); the shared expert is weighted apart, by sigmoid(shared_expert_gate(x))",
     ), experts_sentence()),
-    accessors=moe_accessors("num_experts"),
     tiny={"config_class": "Qwen2MoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64,

@@ -9,20 +9,16 @@ after it) with Qwen3-Next's mixture of experts in every MLP slot: a softmax rout
 weighted by sigmoid(shared_expert_gate(x)). RMSNorms compute x·(1 + weight).
 """
 
-from nnterp.family import Family
-from nnterp.routers import moe_accessors
-from nnterp.families.qwen3_next import QWEN_GATED_ATTENTION, QWEN_MOE
+from nnterp.families.qwen3_next import FAMILY as QWEN3_NEXT
 
-FAMILY = Family(
+FAMILY = QWEN3_NEXT.but(
     name="qwen3_5_moe_text",
     model_types=("qwen3_5_moe_text",),
     summary="The language model of Qwen3.5-MoE: gated DeltaNet linear attention interleaved with gated softmax "
             "attention, and a softmax-routed mixture of experts beside a gated shared expert.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Gated attention", "QK-norm",
           "Partial rotary", "Mixture of experts", "Shared experts"),
-    rename={"linear_attn": "self_attn"},
-    sites={**QWEN_GATED_ATTENTION, **QWEN_MOE},
-    accessors={**moe_accessors("num_experts"), "intermediate_size": lambda c: c.moe_intermediate_size},
+    accessors={"intermediate_size": lambda c: c.moe_intermediate_size},
     tiny={"config_class": "Qwen3_5MoeTextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

@@ -9,18 +9,16 @@ sigmoid(gate) before o_proj, so attention_head_outputs is before the gate and at
 after it). RMSNorms compute x·(1 + weight); the MLP is Llama's gated MLP.
 """
 
-from nnterp.family import Family
-from nnterp.families.qwen3_next import QWEN_GATED_ATTENTION
+from nnterp.families.qwen3_next import FAMILY as QWEN3_NEXT
 
-FAMILY = Family(
+FAMILY = QWEN3_NEXT.but(
     name="qwen3_5_text",
     model_types=("qwen3_5_text",),
     summary="The language model of Qwen3.5: gated DeltaNet linear attention interleaved with gated softmax "
             "attention, and a dense gated MLP.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Gated attention", "QK-norm",
           "Partial rotary", "Gated MLP"),
-    rename={"linear_attn": "self_attn"},
-    sites=QWEN_GATED_ATTENTION,
+    moe=None,  # Llama's gated MLP in every MLP slot
     tiny={"config_class": "Qwen3_5TextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "linear_key_head_dim": 16,

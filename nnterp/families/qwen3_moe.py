@@ -11,9 +11,7 @@ hold a dense Qwen3MoeMLP and serve its neurons.
 """
 
 from nnterp.family import Family
-from nnterp.routers import (
-    LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, experts_sentence, moe_accessors, moe_block, router_sites,
-)
+from nnterp.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="qwen3_moe",
@@ -21,9 +19,8 @@ FAMILY = Family(
     summary="Qwen3's block with per-head query/key norms and a fine-grained mixture of experts: a softmax router "
             "picks 8 of 128 small experts per token, with no shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Mixture of experts"),
-    sites=moe_block(router_sites("gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX,
-                                 weights_description=SOFTMAX_THEN_TOPK_OPTIONAL), experts_sentence()),
-    accessors=moe_accessors("num_experts"),
+    moe=MoE(Router("gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX,
+                   weights_description=SOFTMAX_THEN_TOPK_OPTIONAL), experts_sentence()),
     tiny={"config_class": "Qwen3MoeConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "num_experts": 4,

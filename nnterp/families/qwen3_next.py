@@ -15,19 +15,9 @@ MLP.
 """
 
 from nnterp.family import Family
-from nnterp.families._hybrid import DELTANET, mixer_interior
+from nnterp.mixers import DELTANET, mixer_interior
 from nnterp.families._mla import gated_outputs
-from nnterp.routers import (
-    LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, experts_sentence, moe_accessors, moe_block, router_sites,
-)
-
-QWEN_GATED_ATTENTION = mixer_interior(DELTANET, gated_outputs(
-    "sigmoid(gate), the gate being the second half of each head's q_proj output"))
-QWEN_MOE = moe_block(router_sites(
-    "gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX,
-    weights_description=SOFTMAX_THEN_TOPK_OPTIONAL + "; the shared expert is weighted apart, by "
-                                                     "sigmoid(shared_expert_gate(x))",
-), experts_sentence())
+from nnterp.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="qwen3_next",
@@ -37,8 +27,13 @@ FAMILY = Family(
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Gated attention", "QK-norm",
           "Partial rotary", "Mixture of experts", "Shared experts"),
     rename={"linear_attn": "self_attn"},
-    sites={**QWEN_GATED_ATTENTION, **QWEN_MOE},
-    accessors=moe_accessors("num_experts"),
+    moe=MoE(Router(
+        "gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX,
+        weights_description=SOFTMAX_THEN_TOPK_OPTIONAL + "; the shared expert is weighted apart, by "
+                                                         "sigmoid(shared_expert_gate(x))",
+    ), experts_sentence()),
+    sites=mixer_interior(DELTANET, gated_outputs(
+        "sigmoid(gate), the gate being the second half of each head's q_proj output")),
     tiny={"config_class": "Qwen3NextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64,

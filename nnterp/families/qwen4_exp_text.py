@@ -17,8 +17,9 @@ native output.
 from nnterp.readout import Readout
 from nnterp.family import COMMON_SITES, Family
 from nnterp.sites import Argument, Child, Nowhere, Read
-from nnterp.families._hyper import contract_note, moe_neurons, stream_sites
-from nnterp.families._mamba_ssm import ATTENTION_INTERIOR
+from nnterp.families._hyper import contract_note, stream_sites
+from nnterp.routers import unrouted_neurons
+from nnterp.mixers import ATTENTION_INTERIOR
 
 DELTA = ("a Gated DeltaNet: a linear recurrence with a delta-rule state update, with no softmax attention, so there "
          "are no queries, keys, heads or pattern to read as attention")
@@ -48,7 +49,7 @@ FAMILY = Family(
     rename={"linear_attn": "self_attn", "model.hyper_connection_mixer": "hyper_connection_mixer"},
     sites={
         **stream_sites("hc"),
-        **moe_neurons(),
+        **unrouted_neurons(),
         **{name: _interior(name) for name in ATTENTION_INTERIOR},
         "final_norm_output": Read(
             Child("hyper_connection_mixer"),

@@ -17,7 +17,7 @@ RMSNorm with (1 + weight); and logits are soft-capped, tanh(logits / 30) * 30.
 from nnterp.readout import Readout
 from nnterp.family import COMMON_SITES, Family, described
 from nnterp.sites import Argument, Nowhere, Read, Own
-from nnterp.families._mamba_ssm import ATTENTION_INTERIOR
+from nnterp.mixers import ATTENTION_INTERIOR
 
 
 RECURRENT = ("an RG-LRU recurrent block: a gated linear recurrence mixes the positions, with no softmax attention, "

@@ -24,7 +24,7 @@ from nnterp.blocks import Block
 from nnterp.readout import Readout
 from nnterp.family import Family
 from nnterp.sites import Argument, Call, Child, Own, Read
-from nnterp.families._mamba_ssm import no_attention
+from nnterp.mixers import no_attention
 
 TIME_MIX = ("an RWKV time mix: a linear recurrence (WKV) with per-channel decay, with no softmax attention and no "
             "heads, so there are no queries, keys or pattern")

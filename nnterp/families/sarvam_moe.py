@@ -7,17 +7,15 @@ group-limited top_k of sigmoid + e_score_correction_bias, weights the normalized
 times routed_scaling_factor), fused experts and shared_experts added on every token.
 """
 
-from nnterp.family import Family
-from nnterp.routers import DEEPSEEK_V3
+from nnterp.families.glm4_moe import FAMILY as GLM4_MOE
 
-FAMILY = Family(
+FAMILY = GLM4_MOE.but(
     name="sarvam_moe",
     model_types=("sarvam_moe",),
     summary="GLM-4-MoE's architecture with query/key norms: a dense first block, then a sigmoid router over 128 "
             "experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Partial rotary", "Mixture of experts",
           "Shared experts"),
-    moe=DEEPSEEK_V3,
     tiny={"config_class": "SarvamMoEConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,

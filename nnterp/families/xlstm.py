@@ -18,7 +18,7 @@ from nnterp.readout import Readout
 from nnterp.blocks import Block
 from nnterp.family import Family
 from nnterp.sites import Argument, Own, Read
-from nnterp.families._mamba_ssm import no_attention
+from nnterp.mixers import no_attention
 
 MLSTM = ("an mLSTM layer: a gated matrix-memory recurrence per head (queries, keys and values update and read a "
          "memory), with no softmax, so there are no attention scores or pattern")

@@ -34,12 +34,12 @@ from __future__ import annotations
 
 
 from nnterp.vocabulary import FORWARD_ORDER
-from nnterp.routers import InRouter, RouterRead, experts_sentence
+from nnterp.routers import InRouter, MoE, RouterRead, RouterValues, every_block, experts_sentence
 from nnterp.sites import WHOLE, Assigned
 from nnterp.blocks import Block
 from nnterp.readout import Readout
 from nnterp.family import Family
-from nnterp.sites import Child, Element, Nowhere, Read
+from nnterp.sites import Child, Element, Read
 
 
 
@@ -69,6 +69,26 @@ NEURONS = experts_sentence(
     "experts.gate_up_proj [num_experts, 2·moe_intermediate_size, hidden_size] and experts.down_proj "
     "[num_experts, hidden_size, moe_intermediate_size]")
 
+# every block's MLP is the mixture; what it adds passes through post_mlp_residual_scale
+MOE = MoE(RouterValues("gate", {
+    "router_logits": RouterRead(
+        InRouter("gate", "self.router_mlp"), WHOLE,
+        description="The router MLP's score for every expert and, last, the skip expert (num_experts + 1 "
+                    "classes), before the softmax"),
+    "router_choices": RouterRead(
+        InRouter("gate", "torch.topk"), Element(1),
+        description="The classes the router picks from its softmax plus balancing_biases: an expert, or "
+                    "num_experts for the skip expert (which the experts receive as expert 0 with weight 0)"),
+    "router_weights": RouterRead(
+        InRouter("gate"), Element(1),
+        description="The chosen class's softmax probability, without the balancing bias; 0 where the skip "
+                    "expert was chosen"),
+}), NEURONS, is_moe=every_block, output=Read(
+    Assigned("hidden_states", child="post_mlp_residual_scale", from_block=True, forward_of="ZayaResidualScaling"), WHOLE,
+    description="What the MoE block adds to the residual stream: its output plus hidden_states_bias, times "
+                "hidden_states_scale, inside post_mlp_residual_scale"))
+
+
 def _unembed(model, hidden):
     """The model's own readout: the float32 stream cast to the final norm's dtype, the norm, lm_head."""
     norm = model.norm._module
@@ -86,6 +106,7 @@ FAMILY = Family(
           "Partial rotary", "Grouped keys/values", "RMSNorm", "Float32 residual"),
     block=Block("scaled residual", arithmetic=_arithmetic, mid=lambda config: _mid, order=_choices_before_weights(FORWARD_ORDER["block"])),
     rename={"qkv_proj.q_proj": "q_proj", "qkv_proj.k_proj": "k_proj"},
+    moe=MOE,
     sites={
         "token_embeddings": "embed_tokens' output; layers[0].input is (token_embeddings + input_hidden_states_bias) · "
                             "input_hidden_states_scale, in float32",
@@ -100,30 +121,11 @@ FAMILY = Family(
             Assigned("hidden_states", child="post_attention_residual_scale", from_block=True, forward_of="ZayaResidualScaling"), WHOLE,
             description="What the attention adds to the residual stream: its output plus hidden_states_bias, times "
                         "hidden_states_scale, inside post_attention_residual_scale"),
-        "mlp_output": Read(
-            Assigned("hidden_states", child="post_mlp_residual_scale", from_block=True, forward_of="ZayaResidualScaling"), WHOLE,
-            description="What the MoE block adds to the residual stream: its output plus hidden_states_bias, times "
-                        "hidden_states_scale, inside post_mlp_residual_scale"),
-        "router_logits": RouterRead(
-            InRouter("gate", "self.router_mlp"), WHOLE,
-            description="The router MLP's score for every expert and, last, the skip expert (num_experts + 1 "
-                        "classes), before the softmax"),
-        "router_choices": RouterRead(
-            InRouter("gate", "torch.topk"), Element(1),
-            description="The classes the router picks from its softmax plus balancing_biases: an expert, or "
-                        "num_experts for the skip expert (which the experts receive as expert 0 with weight 0)"),
-        "router_weights": RouterRead(
-            InRouter("gate"), Element(1),
-            description="The chosen class's softmax probability, without the balancing bias; 0 where the skip "
-                        "expert was chosen"),
-        "mlp_activation": Nowhere(NEURONS),
-        "mlp_neurons": Nowhere(NEURONS),
     },
     accessors={
         "intermediate_size": lambda c: c.moe_intermediate_size,
         # the router scores the skip expert as a class of its own, after the real ones
         "num_experts": lambda c: c.num_experts + 1,
-        "num_experts_per_token": lambda c: c.num_experts_per_tok,
     },
     tiny={"config_class": "ZayaConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
