@@ -176,20 +176,23 @@ def _dims(model, layer, seq: int, batch: int) -> dict:
     return dims
 
 
-def _element_size(model, spec, dtype) -> int:
+def _element_size(spec, dtype) -> int:
     if spec.layout.kind in ("Tokens", "Experts"):
         return 8
-    return (dtype or model.dtype).itemsize
+    return dtype.itemsize
 
 
 def estimate_bytes(model, reads, batch: int, seq: int, positions=None, dtype=None) -> int:
     """The bytes a cache of ``reads`` holds for ``batch`` rows of ``seq`` positions, from the values' layouts."""
-    total = 0
+    total, model_dtype = 0, model.dtype
+    by_layer: dict = {}  # the sizes are read from the config once per block, not once per value
     for read in reads:
         spec = BY_NAME[read.path.value]
         if not spec.layout.dims:
             continue
-        dims = _dims(model, read.path.layer, seq, batch)
+        dims = by_layer.get(read.path.layer)
+        if dims is None:
+            dims = by_layer[read.path.layer] = _dims(model, read.path.layer, seq, batch)
         sizes = []
         for dim in spec.layout.dims:
             size = dims[dim]
@@ -198,7 +201,7 @@ def estimate_bytes(model, reads, batch: int, seq: int, positions=None, dtype=Non
             if dim in ("seq", "query") and positions is not None:
                 size = len(_position_list(positions, size))
             sizes.append(size)
-        total += math.prod(sizes) * _element_size(model, spec, dtype)
+        total += math.prod(sizes) * _element_size(spec, dtype or model_dtype)
     return total
 
 

@@ -13,10 +13,11 @@ when the value was edited, so a read alone leaves the forward bit-identical.
 
 from __future__ import annotations
 
+import inspect
 import re
 import sys
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any, Callable
 
 import torch
@@ -1026,10 +1027,14 @@ def not_a_norm(module, value: str) -> str | None:
 
 def norm_sums(module) -> bool:
     """Whether a norm divides by the root of the sum of squares (an L2 norm: nGPT's) rather than of their mean."""
-    import inspect
+    return _class_sums_squares(type(module))
 
+
+@lru_cache(maxsize=None)
+def _class_sums_squares(cls) -> bool:
+    # once per class: reading a class's source parses its whole module file (a third of a cache's cost, read per norm)
     try:
-        source = inspect.getsource(type(module)).replace(" ", "")
+        source = inspect.getsource(cls).replace(" ", "")
     except (OSError, TypeError):
         return False
     return ".pow(2).sum(-1" in source and ".pow(2).mean(-1" not in source
