@@ -993,6 +993,16 @@ class RotaryInput(Read):
     normed_after: str | None = None
 
 
+@dataclass(eq=False)
+class WholeBeforeSplit(Read):
+    """Queries or keys read whole before a partial rotary splits each head: ``rotary_last`` where the rotary dims
+    are the head's last (MLA's) rather than its first, ``interleaved`` where the rotary takes them in adjacent pairs
+    and returns each pair's first members, then their second (DeepSeek's)."""
+
+    rotary_last: bool = False
+    interleaved: bool = False
+
+
 # --------------------------------------------------------------------------- norm scales
 def norm_centres(module) -> bool:
     """Whether a norm subtracts the mean before scaling (a LayerNorm) rather than only dividing by the root mean
