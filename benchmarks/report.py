@@ -318,7 +318,7 @@ def cache_lines(run, peer) -> list[str]:
     when = (f"Measured {run['finished']}{load} (the CPU-time ratios are taken within each process), alone with: "
             f"`python -m benchmarks.run --long-only`." if run.get("finished") else "")
     if when and peer and peer.get("finished") and peer["finished"] != run.get("finished"):
-        when += f" TransformerLens's process was measured {peer['finished']}, in an earlier run."
+        when += f" TransformerLens's process (its own job) finished {peer['finished']}."
     return [f"#### The cache at {run['batch']} × {run['seq']}: `model.cache` against `run_with_cache` and bare nnsight",
             "", "`model.cache(ids, values=...)` of the residual values (those of the rows above, the token embeddings, "
             "the final norm's output and the logits), and `model.cache(ids)` of every value on the eager model "
@@ -498,7 +498,8 @@ def write(out: Path, results: Path) -> None:
     if results.exists():
         lines += section(load(results), None)
     if RECORDED.exists():
-        for folder in sorted(p for p in RECORDED.iterdir() if p.is_dir()):
+        # a folder of recorded runs has its meta.json (graphs/ holds attribution graphs, not runs)
+        for folder in sorted(p for p in RECORDED.iterdir() if p.is_dir() and (p / "meta.json").exists()):
             if folder.resolve() != results.resolve():
                 data = load(folder)
                 gpu = data["meta"].get("machine", {}).get("gpu")

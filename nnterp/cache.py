@@ -89,7 +89,7 @@ def _why_not_cached(model, host, name: str) -> str | None:
             f"load with attn_implementation={site.condition.attn_implementations[0]!r} to cache it")
 
 
-def _wanted(model, values) -> tuple[set | None, set, dict]:
+def _wanted(model, values, transformerlens: int = 3) -> tuple[set | None, set, dict]:
     """The value names asked for on every chosen block (None: all), the (layer, value) pairs asked for by path,
     and the names asked for that nnterp does not serve yet, with the sentence."""
     if values is None:
@@ -103,10 +103,11 @@ def _wanted(model, values) -> tuple[set | None, set, dict]:
             reads, anywhere = [names.Path(name)], True
         elif names.block_hook(name) is not None:  # a block's hook without its index: on every chosen block
             hook = names.block_hook(name).name
-            reads = names.resolve(f"blocks.0.{hook}", block_kind=kind, family=family).reads(model.num_layers, kind)
+            reads = names.resolve(f"blocks.0.{hook}", block_kind=kind, family=family,
+                                  transformerlens=transformerlens).reads(model.num_layers, kind)
             anywhere = True
         else:  # a path, or a TransformerLens name: the values its tensor is computed from
-            reads = names.resolve(name, model.num_layers, kind, family).reads(model.num_layers, kind)
+            reads = names.resolve(name, model.num_layers, kind, family, transformerlens).reads(model.num_layers, kind)
             anywhere = False
         for read in reads:
             if read.value not in BY_NAME:
@@ -118,14 +119,15 @@ def _wanted(model, values) -> tuple[set | None, set, dict]:
     return everywhere, pinned, pending
 
 
-def plan(model, values=None, layers=None) -> Plan:
-    """The reads of a cache of ``values`` (None: every value) on ``layers`` (None: every block), in forward order."""
+def plan(model, values=None, layers=None, transformerlens: int = 3) -> Plan:
+    """The reads of a cache of ``values`` (None: every value) on ``layers`` (None: every block), in forward order;
+    ``transformerlens``, the generation a TransformerLens name among ``values`` is read in."""
     count = model.num_layers
     if layers is None:
         chosen = tuple(range(count))
     else:
         chosen = tuple(sorted({names._index(int(i), count) for i in ([layers] if isinstance(layers, int) else layers)}))
-    everywhere, pinned, pending = _wanted(model, values)
+    everywhere, pinned, pending = _wanted(model, values, transformerlens)
     result = Plan(layers=chosen, left_out=dict(pending))
 
     def asked(value, layer) -> bool:
@@ -203,20 +205,23 @@ def _dims(model, layer, seq: int, batch: int) -> dict:
     return dims
 
 
-def _element_size(model, spec, dtype) -> int:
+def _element_size(spec, dtype) -> int:
     if spec.layout.kind in ("Tokens", "Experts"):
         return 8
-    return (dtype or model.dtype).itemsize
+    return dtype.itemsize
 
 
 def estimate_bytes(model, reads, batch: int, seq: int, positions=None, dtype=None) -> int:
     """The bytes a cache of ``reads`` holds for ``batch`` rows of ``seq`` positions, from the values' layouts."""
-    total = 0
+    total, model_dtype = 0, model.dtype
+    by_layer: dict = {}  # the sizes are read from the config once per block, not once per value
     for read in reads:
         spec = BY_NAME[read.path.value]
         if not spec.layout.dims:
             continue
-        dims = _dims(model, read.path.layer, seq, batch)
+        dims = by_layer.get(read.path.layer)
+        if dims is None:
+            dims = by_layer[read.path.layer] = _dims(model, read.path.layer, seq, batch)
         sizes = []
         for dim in spec.layout.dims:
             size = dims[dim]
@@ -225,7 +230,7 @@ def estimate_bytes(model, reads, batch: int, seq: int, positions=None, dtype=Non
             if dim in ("seq", "query") and positions is not None:
                 size = len(_position_list(positions, size))
             sizes.append(size)
-        total += math.prod(sizes) * _element_size(model, spec, dtype)
+        total += math.prod(sizes) * _element_size(spec, dtype or model_dtype)
     return total
 
 
@@ -359,9 +364,10 @@ def _join(parts: list[dict]) -> dict:
 
 
 def build(model, prompts, values=None, layers=None, positions=None, device=None, dtype=None, batch_size=None,
-          progress=None, max_bytes=None) -> "Cache":
+          progress=None, max_bytes=None, transformerlens: int = 3) -> "Cache":
     """``model.cache``'s work: plan, estimate, read batch by batch, join."""
-    planned = plan(model, values, layers)
+    names.generation(transformerlens)  # refused before anything runs
+    planned = plan(model, values, layers, transformerlens)
     batches, rows = _batches(model, prompts, batch_size)
     seq = _positions_of(model, batches[0])
     estimate = estimate_bytes(model, planned.reads, rows, seq, positions, dtype)
@@ -381,7 +387,7 @@ def build(model, prompts, values=None, layers=None, positions=None, device=None,
         batches = tqdm(batches, desc=f"caching {len(planned.reads)} values (about {_size(estimate)})", unit="batch")
     for batch in batches:
         parts.append(_run_one(model, batch, planned.reads, positions, device, dtype))
-    return Cache(_join(parts), planned, estimate, model)
+    return Cache(_join(parts), planned, estimate, model, transformerlens)
 
 
 # --------------------------------------------------------------------------- the cache
@@ -389,11 +395,12 @@ class Cache:
     """The values of one cached run, by standard path.
 
     ``cache.logits``, ``cache.layers[3].self_attn.attention_probabilities``, ``cache["layers.3.layer_output"]``,
-    ``cache["blocks.3.hook_resid_post"]`` (TransformerLens names, ``nnterp.names``), ``cache.stack("layer_output")``
+    ``cache["blocks.3.hook_resid_post"]`` (TransformerLens names, ``nnterp.names``, in the generation
+    ``transformerlens`` says: 3, HookedTransformer's, or 4, TransformerBridge's), ``cache.stack("layer_output")``
     ([layers ...] over the cached blocks). ``keys()`` lists what it holds; ``left_out`` says why each other value
     is not there."""
 
-    def __init__(self, values: dict, planned: Plan, estimated_bytes: int, model) -> None:
+    def __init__(self, values: dict, planned: Plan, estimated_bytes: int, model, transformerlens: int = 3) -> None:
         self._values = values
         self.left_out = dict(planned.left_out)
         self.layers_cached = planned.layers
@@ -401,6 +408,7 @@ class Cache:
         self._num_layers = model.num_layers
         self._block_kind = model.family.block.kind(model._nnterp_state.config)
         self._family = model.family.name
+        self.transformerlens = transformerlens
         self._info = ConventionInfo(model)
         self._converted: dict = {}  # TransformerLens's tensors, computed once per name
         self.layers = _Layers(self)
@@ -409,7 +417,7 @@ class Cache:
     def _path(self, key) -> names.Path:
         if isinstance(key, names.Path):
             return key
-        return names.resolve(key, self._num_layers, self._block_kind, self._family)
+        return names.resolve(key, self._num_layers, self._block_kind, self._family, self.transformerlens)
 
     def __getitem__(self, key):
         path = self._path(key)
@@ -478,17 +486,20 @@ class Cache:
     def stack(self, name: str) -> torch.Tensor:
         """A block value of every cached block, stacked: [layers ...] (``stack("layer_output")``, or by its
         TransformerLens name, ``stack("hook_resid_post")``)."""
-        return torch.stack([self[_block_path(name, i, self._block_kind, self._family)] for i in self.layers_cached])
+        return torch.stack([self[_block_path(name, i, self._block_kind, self._family, self.transformerlens)]
+                            for i in self.layers_cached])
 
     def __repr__(self) -> str:
         blocks = f"{len(self.layers_cached)} of {self._num_layers} blocks"
         return f"Cache({len(self)} values, {_size(self.nbytes)}, {blocks}; cache.keys() lists them)"
 
 
-def _block_path(name: str, layer: int, block_kind: str, family: str | None = None) -> names.Path:
+def _block_path(name: str, layer: int, block_kind: str, family: str | None = None,
+                transformerlens: int = 3) -> names.Path:
     hook = names.block_hook(name)
     if hook is not None:
-        return names.resolve(f"blocks.{layer}.{hook.name}", block_kind=block_kind, family=family)
+        return names.resolve(f"blocks.{layer}.{hook.name}", block_kind=block_kind, family=family,
+                             transformerlens=transformerlens)
     if name not in BY_NAME and name not in names.PENDING_HOSTS:
         raise names.UnknownPath(names._unknown(name, [*BY_NAME, *names.TRANSFORMERLENS_BLOCK]))
     path = names.Path(name, layer)

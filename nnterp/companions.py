@@ -3,9 +3,10 @@ activation's input, the rotary input), the per-head contributions of an output p
 
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any, Callable
 
 import torch
@@ -86,6 +87,16 @@ class RotaryInput(Read):
     normed_after: str | None = None
 
 
+@dataclass(eq=False)
+class WholeBeforeSplit(Read):
+    """Queries or keys read whole before a partial rotary splits each head: ``rotary_last`` where the rotary dims
+    are the head's last (MLA's) rather than its first, ``interleaved`` where the rotary takes them in adjacent pairs
+    and returns each pair's first members, then their second (DeepSeek's)."""
+
+    rotary_last: bool = False
+    interleaved: bool = False
+
+
 # --------------------------------------------------------------------------- norm scales
 def norm_centres(module) -> bool:
     """Whether a norm subtracts the mean before scaling (a LayerNorm) rather than only dividing by the root mean
@@ -120,10 +131,14 @@ def not_a_norm(module, value: str) -> str | None:
 
 def norm_sums(module) -> bool:
     """Whether a norm divides by the root of the sum of squares (an L2 norm: nGPT's) rather than of their mean."""
-    import inspect
+    return _class_sums_squares(type(module))
 
+
+@lru_cache(maxsize=None)
+def _class_sums_squares(cls) -> bool:
+    # once per class: reading a class's source parses its whole module file (a third of a cache's cost, read per norm)
     try:
-        source = inspect.getsource(type(module)).replace(" ", "")
+        source = inspect.getsource(cls).replace(" ", "")
     except (OSError, TypeError):
         return False
     return ".pow(2).sum(-1" in source and ".pow(2).mean(-1" not in source

@@ -11,7 +11,7 @@ from functools import partial
 from typing import Any, Callable
 
 from . import labels
-from .companions import Companion, RotaryInput, contributions_of, input_of, scale_of
+from .companions import Companion, RotaryInput, WholeBeforeSplit, contributions_of, input_of, scale_of
 from .layouts import HEADS_AFTER_POSITIONS, SAME, SPLIT_HEADS
 from .locations import EAGER_ONLY, KERNEL_ARGUMENTS, WHOLE, Argument, Assigned, Attribute, Call, Child, Element, Own
 from .vocabulary import VALUES
@@ -101,6 +101,17 @@ def _evaluate(test: ast.expr, module):
     raise ValueError(f"not a test of the module's attributes: {ast.unparse(test)}")
 
 
+def _interleaves(module, source: str) -> bool | None:
+    """Whether this block's attention rotates interleaved pairs (DeepSeek's ``apply_rotary_pos_emb_interleave``,
+    chosen by its config), None where the choice depends on what the forward is called with."""
+    tree = ast.parse(source)
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+             and node.func.id == f"{_ROTARY}_interleave"]
+    runs = [_runs(call, parents, module) for call in calls]
+    return None if None in runs else any(runs)
+
+
 def _normed_after(source: str, target: str) -> str | None:
     """The norm module an attention applies to its rotated queries or keys right after the rotary (RoPE then norm:
     Hunyuan, nanochat), else None."""
@@ -123,9 +134,9 @@ def _unrotated(rotated: str, index: int):
     same = Companion(rotated, lambda site, module: site)
     split = Nowhere(f"the attention splits each head into its rotary dims and the rest before the rotary (partial "
                     f"rotary) in a way nnterp does not follow, so the whole {which} before it are not located")
-    rotary_last = Nowhere(f"the attention splits each head into the rest and its rotary dims before the rotary, the "
-                          f"rotary dims last (MLA's decoupled rotary and its kin), which the contract's checks of the "
-                          f"unrotated {which} (the rotary dims first) do not cover yet, so they are not served")
+    latent = Nowhere(f"no one tensor holds the whole {which} before the rotary: the attention cuts the one rotary "
+                     f"key all heads share from its latent (kv_a_proj_with_mqa's output) and makes each head's rest "
+                     f"from the normed latent afterwards (kv_b_proj), joining the two only after the rotary")
     branch = Nowhere(f"whether the attention applies its rotary depends on what its forward is called with, so "
                      f"the {which} before it are not located")
     made: dict = {}
@@ -137,15 +148,26 @@ def _unrotated(rotated: str, index: int):
         if re.search(rf"{_ROTARY}\(\s*(q|query)_rot", source):
             whole = _before_the_split(context.module, source, which)
             if whole is None:
-                last = rf"\b\w+, ({which[0]}|{'key' if which == 'keys' else 'query'})_rot = "
-                return rotary_last if re.search(last, source) else split
-            if whole not in made:
+                return split
+            if whole == LATENT:
+                return latent
+            interleaved = _interleaves(context.module, source)
+            if interleaved is None:
+                return branch
+            key = (*whole, interleaved)
+            if key not in made:
+                name, occurrence, heads_after, last = whole
+                part = "last" if last else "first"
+                pairs = (", in the interleaved pairs the rotary rotates together (x0, x1), (x2, x3), ...; the rotated "
+                         "ones have the pairs' first members, then their second" if interleaved else "")
                 # a copy, as at the rotary's call: the whole may be a view of one split(), not editable in place
-                made[whole] = Read(Assigned(whole[0], occurrence=whole[1]), WHOLE,
-                                   HEADS_AFTER_POSITIONS if whole[2] else SAME, snapshot=True, description=(
-                    f"The whole {which} before the attention splits each head into its rotary dims and the rest "
-                    f"(partial rotary), after any {which[0]} norm: the rotary dims are what it rotates"))
-            return made[whole]
+                made[key] = WholeBeforeSplit(
+                    Assigned(name, occurrence=occurrence), WHOLE, HEADS_AFTER_POSITIONS if heads_after else SAME,
+                    snapshot=True, rotary_last=last, interleaved=interleaved, description=(
+                        f"The whole {which} before the attention splits each head into its rotary dims and the rest "
+                        f"(partial rotary, the rotary dims {part}{pairs}), after any {which[0]} norm: the rotary dims "
+                        f"are what it rotates"))
+            return made[key]
         paired = len(calls[0][0].args) >= 4  # apply_rotary_pos_emb(q, k, cos, sin) against (x, cos, sin)
         if not paired and len(calls) != 2:
             return unlocated
@@ -171,42 +193,52 @@ def _unrotated(rotated: str, index: int):
     return site
 
 
+#: ``_before_the_split``'s answer where the keys' rotary dims are cut from MLA's latent, not from the whole keys
+LATENT = "latent"
+
+
 def _before_the_split(module, source: str, which: str):
-    """(name, occurrence, heads after positions) of the assignment that binds the whole queries or keys a partial
-    rotary splits, the rotary dims first (``q_rot = x[..., : self.rotary_ndims]``, ``q_rot, q_pass = (x[...],
-    x[...])``, ``q_rot, q_pass = torch.split(x, ...)``): the last assignment of ``x`` before the split that this
-    block's forward runs (its q/k norm's, where the attention has one), laid out heads after positions where the
-    forward transposes ``x`` after the rotary. None where the split is written otherwise or puts the rotary dims
-    last (MLA's shared rotary key), or a branch depends on what the forward is called with."""
+    """(name, occurrence, heads after positions, rotary dims last) of the assignment that binds the whole queries
+    or keys a partial rotary splits (``q_rot = x[..., : self.rotary_ndims]``, ``q_rot, q_pass = (x[...], x[...])``,
+    ``q_rot, q_pass = torch.split(x, ...)``, or MLA's ``q_pass, q_rot = torch.split(x, ...)``, the rotary dims
+    last): the last assignment of ``x`` before the split that this block's forward runs (its q/k norm's, where the
+    attention has one), laid out heads after positions where the forward transposes ``x`` after the rotary.
+    ``LATENT`` where the keys' rotary dims are cut from MLA's latent (``kv_nope, k_rot = torch.split(...)``); None
+    where the split is written otherwise or a branch depends on what the forward is called with."""
     tree = ast.parse(source)
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     rotated = re.compile(rf"({which[0]}|{'key' if which == 'keys' else 'query'})_rot$")
 
     def split_of(node):
-        """The name a rotary part is cut from in this assignment, with the rotary part first; else None."""
+        """(the name a rotary part is cut from in this assignment, whether the rotary part comes last, the other
+        part's name); else None."""
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
             return None
         target, value = node.targets[0], node.value
         if isinstance(target, ast.Name) and rotated.match(target.id) and isinstance(value, ast.Subscript) \
                 and isinstance(value.value, ast.Name):
-            return value.value.id
-        if not (isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name)
-                and rotated.match(target.elts[0].id)):
+            return value.value.id, False, None
+        parts = [part.id if isinstance(part, ast.Name) else "" for part in getattr(target, "elts", ())]
+        last = len(parts) == 2 and rotated.match(parts[1]) is not None
+        if not parts or not (rotated.match(parts[0]) or last):
             return None
-        if isinstance(value, ast.Tuple) and value.elts and isinstance(value.elts[0], ast.Subscript) \
+        other = parts[0] if last else parts[1] if len(parts) > 1 else ""
+        if not last and isinstance(value, ast.Tuple) and value.elts and isinstance(value.elts[0], ast.Subscript) \
                 and isinstance(value.elts[0].value, ast.Name):
-            return value.elts[0].value.id
+            return value.elts[0].value.id, False, other
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "split":
             cut = value.args[0] if isinstance(value.func.value, ast.Name) and value.func.value.id == "torch" \
                 and value.args else value.func.value
-            return cut.id if isinstance(cut, ast.Name) else None
+            return (cut.id, last, other) if isinstance(cut, ast.Name) else None
         return None
 
     splits = sorted(((node, split_of(node)) for node in ast.walk(tree) if split_of(node) is not None),
                     key=lambda found: (found[0].lineno, found[0].col_offset))
     if not splits:
         return None
-    split, name = splits[0]
+    split, (name, rotary_last, other) = splits[0]
+    if rotary_last and which == "keys" and other.startswith("kv"):
+        return LATENT  # MLA: the rotary key is cut from the latent, the rest of each key is made from it later
     if _runs(split, parents, module) is not True:
         return None
     assignments = sorted((node for node in ast.walk(tree) if isinstance(node, ast.Assign) and len(node.targets) == 1
@@ -224,7 +256,7 @@ def _before_the_split(module, source: str, which: str):
             return None
         if runs:
             chosen = occurrence
-    return None if chosen is None else (name, chosen, after)
+    return None if chosen is None else (name, chosen, after, rotary_last)
 
 
 def _standard_children(context) -> set[str]:

@@ -184,7 +184,8 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         return self
 
     def cache(self, prompts, values=None, layers=None, positions=None, device=None, dtype=None, *,
-              batch_size: int | None = None, progress: bool | None = None, max_bytes: int | None = None):
+              batch_size: int | None = None, progress: bool | None = None, max_bytes: int | None = None,
+              transformerlens: int = 3):
         """Every served value of a run on ``prompts`` (or the ``values`` named, on ``layers``), under ``no_grad``.
 
         ``values`` takes standard names (``"layer_output"``: on every chosen block), paths
@@ -193,19 +194,23 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         move each value as it is read; a list of prompts runs ``batch_size`` at a time behind a progress bar, padded
         together. Refused before it runs when its estimated size exceeds the memory free on the target (or
         ``max_bytes``). Returns an ``nnterp.cache.Cache``: ``cache.layers[3].self_attn.attention_probabilities``,
-        ``cache["blocks.3.hook_resid_post"]``, ``cache.stack("layer_output")``.
+        ``cache["blocks.3.hook_resid_post"]``, ``cache.stack("layer_output")``. ``transformerlens=4`` gives
+        TransformerBridge's tensor under a name whose tensor differs between the generations
+        (``nnterp.names.BRIDGE_MEANINGS``); by default HookedTransformer's (3).
         """
-        return build_cache(self, prompts, values, layers, positions, device, dtype, batch_size, progress, max_bytes)
+        return build_cache(self, prompts, values, layers, positions, device, dtype, batch_size, progress, max_bytes,
+                           transformerlens)
 
-    def value(self, name: str, *new_value):
+    def value(self, name: str, *new_value, transformerlens: int = 3):
         """Inside a trace, the value a standard path (``"layers.3.self_attn.attention_probabilities"``) denotes, or
         under a TransformerLens name (``"blocks.3.attn.hook_q"``) TransformerLens's tensor, in its layout and
         convention (``nnterp.names``); ``model.value(name, tensor)`` writes it, a TransformerLens name's tensor in
         TransformerLens's layout. An in-place edit reaches the model through a name whose tensor is a view of
         nnterp's (the layouts: hook_q, hook_v, hook_z, ...); one whose tensor is computed (hook_scale,
-        hook_normalized, hook_attn_scores, hook_q_input) is written by assignment."""
+        hook_normalized, hook_attn_scores, hook_q_input) is written by assignment. ``transformerlens=4`` reads the
+        name as TransformerBridge's where its tensor differs from HookedTransformer's (the default, 3)."""
         kind = self.family.block.kind(self._nnterp_state.config)
-        path = resolve(name, self.num_layers, kind, self.family.name)
+        path = resolve(name, self.num_layers, kind, self.family.name, transformerlens)
         reads = path.reads(self.num_layers, kind)
         hosts = []
         for read in reads:

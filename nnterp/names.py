@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from .errors import NnterpError
 from .paths import (
     _HOST_PREFIX, PENDING_HOSTS, SAME_TENSOR, Divisor, HeadsSecond, MinusInfinityMask, Name, Normalized, Path,
     PerHeadCopies,
@@ -80,14 +81,14 @@ TRANSFORMERLENS_BLOCK: dict[str, Name] = {n.name: n for n in (
         convention=HeadsSecond(), family_values={"opt": None}),
     _tl("attn.hook_rot_k", "attention_keys", "present on rotary models; grouped keys keep their own heads",
         convention=HeadsSecond()),
-    _tl("attn.hook_attn_scores", "attention_scores", "",
+    _tl("attn.hook_attn_scores", "attention_scores", "TransformerBridge's tensor (the kernel's mask kept) under "
+        "transformerlens=4",
         {"bloom": "BLOOM adds its ALiBi bias as slope · key position (counted along the attention mask), "
                   "TransformerLens as slope · (key position - query position): each row of scores differs by "
                   "slope · query position, and the probabilities (hook_pattern) are the same",
          "gemma2": "both after the attention's logit softcap"}, convention=MinusInfinityMask(),
         family_values={"bloom": None}),
-    # TransformerLens 4.x's bridge keeps the kernel's mask (the dtype's minimum) under this name, and on OPT hooks
-    # the scores before the mask: equal to this one wherever a key is not masked
+    # TransformerLens 4.x's bridge gives another tensor under this name: BRIDGE_MEANINGS, with transformerlens=4
     _tl("attn.hook_pattern", "attention_probabilities"),
     _tl("attn.hook_z", "attention_premix", "the same layout, [batch pos head_index d_head]; " + _VALUE_BIAS),
     _tl("attn.hook_result", "attention_head_contributions",
@@ -249,6 +250,33 @@ BRIDGE_MODEL: dict[str, Name] = {n.name: n for n in (
     _bridge("hook_unembed", "lm_head_output", "the unembedding's output (unembed.hook_out)"),
 )}
 
+#: The names TransformerBridge (4.x) answers with another tensor than HookedTransformer (2.x, 3.x), as the bridge
+#: gives them: ``resolve(..., transformerlens=4)`` (``model.cache(..., transformerlens=4)``, ``model.value(name,
+#: transformerlens=4)``, ``splice(..., transformerlens=4)``) reads these first; by default the names mean 3.x's.
+BRIDGE_MEANINGS: dict[str, Name] = {n.name: n for n in (
+    _bridge("attn.hook_attn_scores", "attention_scores",
+            "the kernel's scores with its mask added (the dtype's minimum at masked entries), as the bridge hooks "
+            "the model's own attention; HookedTransformer's (transformerlens=3) fills masked entries with -inf",
+            {"opt": "TransformerBridge hooks OPT's scores before the mask is added, whose masked entries (the raw "
+                    "query-key products) nnterp has no value of: the scores after the mask are "
+                    "layers.{i}.self_attn.attention_scores, and HookedTransformer's name (transformerlens=3) gives "
+                    "them with -inf", "gemma2": "after the attention's logit softcap"},
+            family_values={"opt": None}),
+)}
+
+#: TransformerLens's generations a name can be read in: HookedTransformer (2.x and 3.x share its names and
+#: tensors) and TransformerBridge (4.x)
+GENERATIONS = {2: "HookedTransformer", 3: "HookedTransformer", 4: "TransformerBridge"}
+
+
+def generation(transformerlens) -> int:
+    """4 for TransformerBridge's meanings, 3 for HookedTransformer's; refused for anything else."""
+    if isinstance(transformerlens, bool) or transformerlens not in GENERATIONS:
+        raise NnterpError(f"transformerlens={transformerlens!r}: pass 3 for HookedTransformer's names (2.x and 3.x, "
+                          f"the default) or 4 for TransformerBridge's (4.x)")
+    return 4 if transformerlens == 4 else 3
+
+
 #: nnterp 1.x's accessors (StandardizedTransformer 1.3), on the model, indexed by layer: ``model.layers_output[3]``.
 NNTERP1_LAYERED: dict[str, str] = {
     "layers_input": "layer_input", "layers_output": "layer_output",
@@ -326,21 +354,25 @@ _BLOCK = re.compile(r"^blocks\.(-?\d+)\.(.+)$")
 
 
 def resolve(name: str, num_layers: int | None = None, block_kind: str | None = None,
-            family: str | None = None) -> Path:
+            family: str | None = None, transformerlens: int = 3) -> Path:
     """The standard path ``name`` denotes: a standard path (``layers.3.layer_output``, ``model.layers[3].mlp.mlp_output``,
     ``logits``), a TransformerLens hook name (``blocks.3.hook_resid_post``) or a model-level one (``hook_embed``).
 
     ``num_layers`` turns a negative block index into a count from the end; ``block_kind`` ("parallel") picks a
     TransformerLens name's value on a parallel block, ``family`` its value on a family where it means another
-    one. A TransformerLens name's ``Path.via`` carries the name, whose ``convention`` gives TransformerLens's tensor.
+    one; ``transformerlens`` the generation whose tensor a TransformerLens name means where they differ (3:
+    HookedTransformer's, 4: TransformerBridge's, ``BRIDGE_MEANINGS``). A TransformerLens name's ``Path.via``
+    carries the name, whose ``convention`` gives TransformerLens's tensor.
     A name nnterp has no value for raises ``UnknownPath`` with the reason; a value not yet in the vocabulary
     resolves (``Path.in_vocabulary`` says so)."""
     text = name.strip()
+    bridge = generation(transformerlens) == 4
     match = _BLOCK.match(text)
     if match:
         index, rest = int(match.group(1)), match.group(2)
         rest = re.sub(r"^mlp\.experts\.\d+\.", "mlp.experts.", rest)
-        entry = TRANSFORMERLENS_BLOCK.get(rest) or BRIDGE_BLOCK.get(rest)
+        entry = (BRIDGE_MEANINGS.get(rest) if bridge else None) or TRANSFORMERLENS_BLOCK.get(rest) \
+            or BRIDGE_BLOCK.get(rest)
         if entry is None and rest.startswith("mlp.experts."):
             raise UnknownPath(f"{name!r} is a TransformerLens hook of one expert: nnterp has no per-expert value")
         if entry is None:
@@ -539,9 +571,12 @@ def markdown(section: str) -> str:
     generation = "3.x" if section == "transformerlens3" else "4.x bridge"
     lines = [f"| TransformerLens {generation} name | what nnterp returns under it | notes |", "|---|---|---|"]
     for model_table, block_table in [tables]:
+        if section == "transformerlens4":  # the names whose tensor is the bridge's own under transformerlens=4
+            block_table = {**block_table, **{f"{n} (transformerlens=4)": e for n, e in BRIDGE_MEANINGS.items()}}
         for prefix, table in (("", model_table), ("blocks.{i}.", block_table)):
-            for entry in table.values():
-                lines.append(f"| `{prefix}{entry.name}` | {_cell(returns(entry, not prefix))} | {_notes(entry)} |")
+            for key, entry in table.items():
+                named = f"`{prefix}{entry.name}`" + (" (`transformerlens=4`)" if key != entry.name else "")
+                lines.append(f"| {named} | {_cell(returns(entry, not prefix))} | {_notes(entry)} |")
     return "\n".join(lines)
 
 
@@ -580,13 +615,14 @@ def transformerlens_names(value: str, bridge: bool = False) -> list[str]:
 
 def _check_table() -> None:
     for entry in [*TRANSFORMERLENS_BLOCK.values(), *TRANSFORMERLENS_MODEL.values(), *BRIDGE_BLOCK.values(),
-                  *BRIDGE_MODEL.values()]:
+                  *BRIDGE_MODEL.values(), *BRIDGE_MEANINGS.values()]:
         assert entry.value is None or entry.value in BY_NAME or entry.value in PENDING_HOSTS or "." in entry.value, entry
         assert entry.value is not None or entry.note, entry
     assert all(entry.host != "model" for entry in [*TRANSFORMERLENS_BLOCK.values(), *BRIDGE_BLOCK.values()]
                if entry.value), "block hooks"
-    for entry in [*TRANSFORMERLENS_BLOCK.values(), *TRANSFORMERLENS_MODEL.values()]:
+    for entry in [*TRANSFORMERLENS_BLOCK.values(), *TRANSFORMERLENS_MODEL.values(), *BRIDGE_MEANINGS.values()]:
         assert all(family in entry.families for family in entry.family_values), entry
+    assert set(BRIDGE_MEANINGS) <= set(TRANSFORMERLENS_BLOCK), "a bridge meaning of a name HookedTransformer has"
     assert all(v in BY_NAME or v in PENDING_HOSTS for v in [*WORDS.values(), *NNTERP1_LAYERED.values()])
     assert set(_HOST_PREFIX) == set(HOSTS)
 

@@ -5,10 +5,12 @@ import pytest
 import torch
 
 from nnterp import UnknownName
-from nnterp.errors import UnavailableValue
+from nnterp.errors import NnterpError, UnavailableValue
 from nnterp.names import (
     PENDING_HOSTS, TRANSFORMERLENS_BLOCK, TRANSFORMERLENS_MODEL, UnknownPath, resolve, rows, transformerlens_names,
 )
+from nnterp.tools._common import ToolError
+from nnterp.tools.splice import resolve_at
 from nnterp.vocabulary import BY_NAME
 
 #: HookedTransformer's hooks (TransformerLens 3.9, transformer_lens/components): TransformerBlock's, its
@@ -193,3 +195,22 @@ def test_an_in_place_edit_under_a_transformerlens_layout_reaches_the_model(llama
     with llama.trace(prompt):
         plain = llama.logits.save()
     assert torch.equal(by_path, by_name) and not torch.equal(by_name, plain)
+
+
+def test_transformerlens_4_names_mean_the_bridges_tensors(llama, prompt):
+    """transformerlens=4 reads a name whose tensor differs between the generations as TransformerBridge does: the
+    kernel's scores, mask kept, in model.value and in splice's hook names; 3 (the default) as HookedTransformer."""
+    with llama.trace(prompt):
+        bridge = llama.value("blocks.1.attn.hook_attn_scores", transformerlens=4).save()
+        hooked = llama.value("blocks.1.attn.hook_attn_scores").save()
+        kernel = llama.layers[1].self_attn.attention_scores.save()
+    assert torch.equal(bridge, kernel) and not torch.isinf(bridge).any() and torch.isneginf(hooked).any()
+    assert resolve("blocks.0.attn.hook_attn_scores", transformerlens=4).convention.same
+    assert not resolve("blocks.0.attn.hook_attn_scores", transformerlens=3).convention.same
+    with pytest.raises(UnknownPath, match="scores before the mask"):
+        resolve("blocks.0.attn.hook_attn_scores", family="opt", transformerlens=4)
+    with pytest.raises(NnterpError, match="pass 3 for HookedTransformer's names"):
+        resolve("blocks.0.attn.hook_attn_scores", transformerlens="4.3")
+    assert resolve_at(llama, "blocks.1.attn.hook_attn_scores", transformerlens=4).path == "model.layers[1].self_attn.attention_scores"
+    with pytest.raises(ToolError, match="-inf"):  # HookedTransformer's is computed, not a tensor the model holds
+        resolve_at(llama, "blocks.1.attn.hook_attn_scores")

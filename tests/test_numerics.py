@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from nnterp import real
+from nnterp import conformance, real
 from nnterp.numerics import UNIT_ROUNDOFF, assert_close, roundings, tolerance
 
 
@@ -36,3 +36,19 @@ def test_the_tolerance_of_a_value_after_every_block_catches_a_real_change():
     assert_close(batched[0], alone[0], length=roundings(model))
     with pytest.raises(AssertionError, match=r"allowed: .* = sqrt\(46080\) \* u\(torch.float32\)"):
         assert_close(batched[0, 1:], alone[0, :-1], length=roundings(model))
+
+
+def test_the_contracts_tolerance_lets_a_reordered_sum_through_and_nothing_more():
+    """The contract's recomputations (conformance._close at _linear_magnitude) pass a linear layer summed in another
+    order, and fail an entry moved by ten times the rounding the arithmetic explains."""
+    torch.manual_seed(0)
+    x, linear = torch.randn(8, 512) * 30, torch.nn.Linear(512, 256).requires_grad_(False)
+    fast = linear(x)
+    chunked = sum(x[:, i:i + 64] @ linear.weight[:, i:i + 64].T for i in range(0, 512, 64)) + linear.bias
+    exact = (x.double() @ linear.weight.double().T + linear.bias.double()).float()
+    magnitude = conformance._linear_magnitude(linear, x)
+    assert magnitude >= float(fast.abs().max())  # the terms' sizes bound the result's
+    assert conformance._close(chunked, fast, 512, magnitude) and conformance._close(exact, fast, 512, magnitude)
+    moved = fast.clone()
+    moved[0, 0] += 10 * tolerance(torch.float32, magnitude, 512)
+    assert not conformance._close(moved, fast, 512, magnitude)

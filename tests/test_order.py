@@ -11,7 +11,7 @@ import nnsight
 import pytest
 import torch
 
-from nnterp import OrderError, tiny
+from nnterp import OrderError, UnavailableValue, tiny
 from nnterp.bridge import CaptureWorker
 from nnterp.conformance import read_block
 from nnterp.locations import block_hosts
@@ -487,3 +487,31 @@ def test_partial_rotary_unrotated_values_are_the_whole_heads(family, overrides):
         queries_unrotated[..., :rotary], keys_unrotated[..., :rotary], cos, sin)
     assert torch.equal(queries_rotated, queries[..., :rotary]) and torch.equal(keys_rotated, keys[..., :rotary])
     assert not torch.equal(queries_unrotated[..., 1:, :rotary], queries[..., 1:, :rotary])  # the rotary turned them
+
+
+@pytest.mark.parametrize("family", ["deepseek_v3", "minicpm3", "glm4_moe_lite"])
+def test_latent_attention_unrotated_queries_are_the_whole_heads(family):
+    """MLA's queries before the rotary: each head's non-rotary dims, then its rotary dims (last), which the model's
+    own rotary (interleaved where the config says so) turns into attention_queries' last dims. Its keys have no
+    such tensor (their rotary dims come from the latent, shared by every head), and say so."""
+    import importlib
+
+    model = tiny.load(family, attn_implementation="eager")
+    modeling = importlib.import_module(type(model._module).__module__)
+    attention = model.layers[1].self_attn
+    with model.trace(PROMPT):
+        unrotated = attention.attention_queries_unrotated.save()
+        queries = attention.attention_queries.save()
+    rotary = attention._module.qk_rope_head_dim
+    assert 0 < rotary < queries.shape[-1] and unrotated.shape == queries.shape
+    assert torch.equal(unrotated[..., :-rotary], queries[..., :-rotary])
+    positions = torch.arange(queries.shape[-2])[None]
+    cos, sin = model._module.model.rotary_emb(unrotated, positions)
+    interleaved = getattr(model._module.config, "rope_interleave", False)
+    rotate = modeling.apply_rotary_pos_emb_interleave if interleaved else modeling.apply_rotary_pos_emb
+    rotated, _ = rotate(unrotated[..., -rotary:], unrotated[..., -rotary:], cos, sin)
+    assert torch.equal(rotated, queries[..., -rotary:])
+    assert not torch.equal(unrotated[..., 1:, -rotary:], queries[..., 1:, -rotary:])  # the rotary turned them
+    with pytest.raises(UnavailableValue, match="no one tensor holds the whole keys before the rotary"):
+        with model.trace(PROMPT):
+            attention.attention_keys_unrotated.save()

@@ -11,6 +11,7 @@ import json
 import os
 
 import pytest
+import torch
 
 from nnterp.errors import NnterpError
 from oracle.transformerlens import (  # tests/ is on the path, as for conftest
@@ -57,28 +58,44 @@ def test_every_transformerlens_key_is_its_tensor_or_refused(label, family, overr
 
 
 #: the one name whose tensor differs between the generations: HookedTransformer fills masked scores with -inf, the
-#: bridge keeps the kernel's mask (the dtype's minimum; on OPT it hooks the scores before the mask); nnterp gives
-#: 3.x's, equal to the bridge's at every unmasked entry. BLOOM refuses the name (its ALiBi rows differ).
-BRIDGE_MASK = {f"blocks.{i}.attn.hook_attn_scores" for i in (0, 1)}
-BRIDGE_DIFFERENT = {label: set() if label == "bloom" else BRIDGE_MASK for label, _, _ in ARCHITECTURES}
+#: bridge keeps the kernel's mask (the dtype's minimum; on OPT it hooks the scores before the mask, which nnterp has
+#: no value of). A cache made with transformerlens=4 gives the bridge's; BLOOM's bridge hooks BLOOM's own scores.
+BRIDGE_SCORES = {f"blocks.{i}.attn.hook_attn_scores" for i in (0, 1)}
+BRIDGE_REFUSED = {"opt": BRIDGE_SCORES}
 
 
 @pytest.mark.parametrize("label, family, overrides", ARCHITECTURES, ids=[a[0] for a in ARCHITECTURES])
 def test_every_bridge_key_is_its_tensor_or_refused(label, family, overrides):
     record = json.loads(RECORD.read_text())["architectures"][label]
-    cache, rtol = nnterp_cache(family, overrides)
-    assert set(record["different"]) == BRIDGE_DIFFERENT[label], record["different"]
+    cache, rtol = nnterp_cache(family, overrides, transformerlens=4)
+    assert record["different"] == {}, record["different"]
+    assert BRIDGE_REFUSED.get(label, set()) <= set(record["refused"])
+    for key in BRIDGE_SCORES - BRIDGE_REFUSED.get(label, set()):
+        assert key in record["equal"] and record["fingerprints"][key]["masked_as"] == "min", key
     for key, theirs in record["fingerprints"].items():
         if key in record["refused"]:
             with pytest.raises((KeyError, NnterpError)):
                 cache[key]
             continue
         ours = fingerprint(cache[key])
-        if key in record["different"]:
-            assert ours["masked_as"] == "-inf" and theirs["masked_as"] in ("min", None), key
-            if theirs["masked_as"] is None:  # OPT's bridge: the scores before the mask, nothing to compare masked
-                continue
-        else:
-            assert ours["masked_as"] == theirs["masked_as"], key
+        assert ours["masked_as"] == theirs["masked_as"], key
         why = fingerprint_differs(ours, theirs, rtol)
         assert why is None, f"{key}: {why}"
+
+
+def test_the_generations_differ_only_where_transformerlens_does():
+    """On the same run, HookedTransformer's hook_attn_scores (3, the default) is the bridge's (4) with -inf where
+    the bridge keeps the kernel's mask; every other name gives one tensor in both; OPT's bridge scores are refused,
+    saying why."""
+    label, family, overrides = ARCHITECTURES[1]  # llama
+    third, _ = nnterp_cache(family, overrides)
+    fourth, _ = nnterp_cache(family, overrides, transformerlens=4)
+    scores3, scores4 = third["blocks.1.attn.hook_attn_scores"], fourth["blocks.1.attn.hook_attn_scores"]
+    masked = scores4 <= torch.finfo(scores4.dtype).min / 2
+    assert masked.any() and not torch.isinf(scores4).any()
+    assert torch.isneginf(scores3[masked]).all() and torch.equal(scores3[~masked], scores4[~masked])
+    assert torch.equal(third["blocks.1.attn.hook_q"], fourth["blocks.1.attn.hook_q"])
+    opt = nnterp_cache("opt", {}, transformerlens=4)[0]
+    with pytest.raises(KeyError, match="scores before the mask"):
+        opt["blocks.0.attn.hook_attn_scores"]
+    assert torch.isneginf(nnterp_cache("opt", {})[0]["blocks.0.attn.hook_attn_scores"]).any()

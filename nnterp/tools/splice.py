@@ -147,13 +147,14 @@ class Point:
         return self.site._put(context, raw, value)
 
 
-def resolve_at(model, at: str) -> Point:
-    """The served value ``at`` names: a standard path or a TransformerLens hook name (``nnterp.names``; a name whose
-    TransformerLens tensor is neither the model's nor its norm output before the gain is refused)."""
+def resolve_at(model, at: str, transformerlens: int = 3) -> Point:
+    """The served value ``at`` names: a standard path or a TransformerLens hook name (``nnterp.names``, in
+    ``transformerlens``'s generation; a name whose TransformerLens tensor is neither the model's nor its norm output
+    before the gain is refused)."""
     text = at.strip()
     kind = model.family.block.kind(model._nnterp_state.config)
     try:
-        path = names.resolve(text, model.num_layers, kind, model.family.name)
+        path = names.resolve(text, model.num_layers, kind, model.family.name, transformerlens)
     except names.UnknownPath as unknown:
         raise ToolError(f"cannot splice at {at!r}: {unknown}") from None
     value, affine_of = path.value, None
@@ -230,7 +231,8 @@ class Splice:
     """An SAE (``to`` None) or a transcoder spliced into the forward; ``latents`` inside a trace is its value of
     that trace."""
 
-    def __init__(self, model, sae, at: str | None = None, to: str | None = None, keep_error: bool = True) -> None:
+    def __init__(self, model, sae, at: str | None = None, to: str | None = None, keep_error: bool = True,
+                 transformerlens: int = 3) -> None:
         for method in ("encode", "decode"):
             if not callable(getattr(sae, method, None)):
                 raise ToolError(f"an SAE to splice needs {method}(); {type(sae).__name__} has none")
@@ -239,8 +241,8 @@ class Splice:
         if not at:
             raise ToolError("say where to splice the SAE: at='layers[3].layer_output' (its cfg.hook_name is unset)")
         self.model, self.sae, self.keep_error = model, sae, keep_error
-        self.reads = resolve_at(model, at)
-        self.writes = resolve_at(model, to) if to else self.reads
+        self.reads = resolve_at(model, at, transformerlens)
+        self.writes = resolve_at(model, to, transformerlens) if to else self.reads
         self.path = self.reads.path
         if self.writes is not self.reads and self.writes.path == self.reads.path:
             self.writes = self.reads
@@ -385,7 +387,7 @@ class CrossLayerSplice:
     edit at block ``k`` reaches block ``l`` when block ``l``'s latents are read too (``finish()`` writes it to
     every later block without reading them). Unedited latents leave the logits bit for bit."""
 
-    def __init__(self, model, clt, keep_error: bool = True) -> None:
+    def __init__(self, model, clt, keep_error: bool = True, transformerlens: int = 3) -> None:
         if not keep_error:
             raise ToolError("a cross-layer transcoder is spliced with its error term: its reconstruction at a block "
                             "sums every earlier block's latents, so keep_error=False would need all of them read")
@@ -393,8 +395,10 @@ class CrossLayerSplice:
         self.n_layers = int(clt.n_layers)
         if self.n_layers != model.num_layers:
             raise ToolError(f"the cross-layer transcoder spans {self.n_layers} blocks; the model has {model.num_layers}")
-        self.reads = [resolve_at(model, f"blocks.{l}.{clt.feature_input_hook}") for l in range(self.n_layers)]
-        self.writes = [resolve_at(model, f"blocks.{l}.{clt.feature_output_hook}") for l in range(self.n_layers)]
+        self.reads = [resolve_at(model, f"blocks.{l}.{clt.feature_input_hook}", transformerlens)
+                      for l in range(self.n_layers)]
+        self.writes = [resolve_at(model, f"blocks.{l}.{clt.feature_output_hook}", transformerlens)
+                       for l in range(self.n_layers)]
         self._trace, self._read = None, {}
         self.latents = _LayerLatents(self)
 
@@ -467,11 +471,13 @@ class _LayerLatents:
         return self._spliced.n_layers
 
 
-def splice(model, sae, at: str | None = None, to: str | None = None, keep_error: bool = True):
+def splice(model, sae, at: str | None = None, to: str | None = None, keep_error: bool = True,
+           transformerlens: int = 3):
     """Splice ``sae`` at a served value (a standard path, a TransformerLens hook name, or its cfg.hook_name); a
     transcoder reads at ``at`` and writes at ``to`` (its cfg's hook_name_out); a cross-layer transcoder at every
-    block."""
+    block. ``transformerlens=4`` reads the hook names as TransformerBridge's where they mean another tensor there
+    (``nnterp.names.BRIDGE_MEANINGS``); 3, HookedTransformer's, by default."""
     if hasattr(sae, "encode_layer") and hasattr(sae, "n_layers") and hasattr(sae, "feature_input_hook") and \
             not hasattr(sae, "transcoders"):
-        return CrossLayerSplice(model, sae, keep_error)
-    return Splice(model, sae, at, to, keep_error)
+        return CrossLayerSplice(model, sae, keep_error, transformerlens)
+    return Splice(model, sae, at, to, keep_error, transformerlens)
