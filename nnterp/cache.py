@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Callable
 
 import torch
 
@@ -32,6 +33,18 @@ class Planned:
     #: the key of an earlier read of the same tensor (a parallel block's one norm serves both norm outputs):
     #: read once, since the forward has passed the location by the second name
     same_as: str | None = None
+
+
+@dataclass(frozen=True)
+class SpliceRead:
+    """What a splice (``tools.splice``) has a cache read: ``begin()`` runs where the forward passes ``starts``
+    ((block, value name), the splice's input) and returns the function that runs where it passes ``ends`` (the
+    write point) and returns the values to keep by key; ``aliases`` maps other spellings to those keys."""
+
+    starts: tuple
+    ends: tuple
+    begin: Callable
+    aliases: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -241,13 +254,13 @@ def _position_list(positions, seq: int) -> list[int]:
     return chosen
 
 
-def _keep(value, spec, positions, device, dtype):
-    """The value as the cache keeps it: its chosen positions (a copy, so the rest is freed), on ``device`` in
-    ``dtype``; the value itself when none is asked for."""
+def _keep(value, dims, positions, device, dtype):
+    """The value as the cache keeps it (``dims``: its layout's): its chosen positions (a copy, so the rest is freed),
+    on ``device`` in ``dtype``; the value itself when none is asked for."""
     if not isinstance(value, torch.Tensor):
         return value
     if positions is not None:
-        for axis, dim in enumerate(spec.layout.dims):
+        for axis, dim in enumerate(dims):
             if dim in ("seq", "query"):
                 index = torch.tensor(_position_list(positions, value.shape[axis]), device=value.device)
                 value = value.index_select(axis, index)
@@ -305,17 +318,46 @@ def _instrument(reads) -> None:
             done.add(id(read.host))
 
 
-def _run_one(model, batch, reads, positions, device, dtype) -> dict:
+def _forward_position(model, layer, name) -> tuple:
+    """Where the forward computes ``name`` (of block ``layer``, None for a model value): (block, rank)."""
+    if layer is None:
+        if name in FORWARD_ORDER["model"]:
+            return -1, FORWARD_ORDER["model"].index(name)
+        return model.num_layers, FORWARD_ORDER["readout"].index(name)
+    return layer, [value for _, value in _block_order(model)].index(name)
+
+
+def _steps(model, reads, splice_reads) -> list:
+    """The reads and the splices' reads, in forward order (a splice's after the plain read of the same value)."""
+    steps = [(_forward_position(model, read.path.layer, read.path.value), 0, index, read)
+             for index, read in enumerate(reads)]
+    for index, splice_read in enumerate(splice_reads):
+        steps.append((_forward_position(model, *splice_read.starts), 1, index, ("begin", splice_read)))
+        steps.append((_forward_position(model, *splice_read.ends), 2, index, ("end", splice_read)))
+    return [step for *_, step in sorted(steps, key=lambda step: step[:3])]
+
+
+def _run_one(model, batch, reads, positions, device, dtype, splice_reads=()) -> dict:
     kept: dict = {}  # made before the trace: nnsight keeps what the trace's body puts in it
+    keys = [read.path.key for read in reads]
     with torch.no_grad(), model.trace(batch):
-        for read in reads:
-            if read.same_as is None:
-                spec = BY_NAME[read.path.value]
-                kept[read.path.key] = _keep(getattr(read.host, read.path.value), spec, positions, device, dtype).save()
+        finishing = {}
+        for step in _steps(model, reads, splice_reads):
+            if isinstance(step, Planned):
+                if step.same_as is None:
+                    dims = BY_NAME[step.path.value].layout.dims
+                    kept[step.path.key] = _keep(getattr(step.host, step.path.value), dims, positions, device,
+                                                dtype).save()
+            elif step[0] == "begin":
+                finishing[id(step[1])] = step[1].begin()
+            else:  # a splice's values: [batch seq ...], as the SAE sees them
+                for key, value in finishing.pop(id(step[1]))().items():
+                    kept[key] = _keep(value, ("batch", "seq"), positions, device, dtype).save()
     for read in reads:
         if read.same_as is not None:
             kept[read.path.key] = kept[read.same_as]
-    return {read.path.key: kept[read.path.key] for read in reads}
+    planned = set(keys)
+    return {key: kept[key] for key in keys + [key for key in kept if key not in planned]}
 
 
 def _join(parts: list[dict]) -> dict:
@@ -332,9 +374,11 @@ def _join(parts: list[dict]) -> dict:
 
 
 def build(model, prompts, values=None, layers=None, positions=None, device=None, dtype=None, batch_size=None,
-          progress=None, max_bytes=None) -> "Cache":
+          progress=None, max_bytes=None, splices=()) -> "Cache":
     """``model.cache``'s work: plan, estimate, read batch by batch, join."""
     planned = plan(model, values, layers)
+    splices = [splices] if hasattr(splices, "cache_reads") else list(splices or ())
+    splice_reads = [splice_read for spliced in splices for splice_read in spliced.cache_reads()]
     batches, rows = _batches(model, prompts, batch_size)
     seq = _positions_of(model, batches[0])
     estimate = estimate_bytes(model, planned.reads, rows, seq, positions, dtype)
@@ -353,8 +397,10 @@ def build(model, prompts, values=None, layers=None, positions=None, device=None,
 
         batches = tqdm(batches, desc=f"caching {len(planned.reads)} values (about {_size(estimate)})", unit="batch")
     for batch in batches:
-        parts.append(_run_one(model, batch, planned.reads, positions, device, dtype))
-    return Cache(_join(parts), planned, estimate, model)
+        parts.append(_run_one(model, batch, planned.reads, positions, device, dtype, splice_reads))
+    cache = Cache(_join(parts), planned, estimate, model)
+    cache._aliases = {alias: key for splice_read in splice_reads for alias, key in splice_read.aliases.items()}
+    return cache
 
 
 # --------------------------------------------------------------------------- the cache
@@ -376,6 +422,7 @@ class Cache:
         self._family = model.family.name
         self._info = names.ConventionInfo(model)
         self._converted: dict = {}  # TransformerLens's tensors, computed once per name
+        self._aliases: dict = {}  # a splice's values under the paths code reads them by
         self.layers = _Layers(self)
 
     # -- by key
@@ -385,6 +432,8 @@ class Cache:
         return names.resolve(key, self._num_layers, self._block_kind, self._family)
 
     def __getitem__(self, key):
+        if isinstance(key, str) and self._aliases.get(key, key) in self._values:  # a splice's latents and error
+            return self._values[self._aliases.get(key, key)]
         path = self._path(key)
         convention = path.convention
         if not convention.same:  # a TransformerLens name: its tensor, computed from the values it reads
@@ -414,6 +463,8 @@ class Cache:
         return f"{named} is not in this cache: {reason}"
 
     def __contains__(self, key) -> bool:
+        if isinstance(key, str) and self._aliases.get(key, key) in self._values:
+            return True
         try:
             path = self._path(key)
         except KeyError:

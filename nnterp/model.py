@@ -172,7 +172,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         return self
 
     def cache(self, prompts, values=None, layers=None, positions=None, device=None, dtype=None, *,
-              batch_size: int | None = None, progress: bool | None = None, max_bytes: int | None = None):
+              batch_size: int | None = None, progress: bool | None = None, max_bytes: int | None = None, splices=()):
         """Every served value of a run on ``prompts`` (or the ``values`` named, on ``layers``), under ``no_grad``.
 
         ``values`` takes standard names (``"layer_output"``: on every chosen block), paths
@@ -181,11 +181,14 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         move each value as it is read; a list of prompts runs ``batch_size`` at a time behind a progress bar, padded
         together. Refused before it runs when its estimated size exceeds the memory free on the target (or
         ``max_bytes``). Returns an ``nnterp.cache.Cache``: ``cache.layers[3].self_attn.attention_probabilities``,
-        ``cache["blocks.3.hook_resid_post"]``, ``cache.stack("layer_output")``.
+        ``cache["blocks.3.hook_resid_post"]``, ``cache.stack("layer_output")``. ``splices`` (``tools.splice``
+        objects) are in the forward too, their latents and error terms kept beside the values:
+        ``cache["layers.3.mlp.mlp_output.latents"]``, ``cache["layers.3.mlp.mlp_output.error"]``.
         """
         from .cache import build
 
-        return build(self, prompts, values, layers, positions, device, dtype, batch_size, progress, max_bytes)
+        return build(self, prompts, values, layers, positions, device, dtype, batch_size, progress, max_bytes,
+                     splices)
 
     def value(self, name: str, *new_value):
         """Inside a trace, the value a standard path (``"layers.3.self_attn.attention_probabilities"``) denotes, or
