@@ -152,3 +152,27 @@ def test_circuit_tracers_cross_layer_transcoder_gives_the_local_ones_graph(llama
     assert torch.equal(theirs.features, ours.features)
     torch.testing.assert_close(theirs.adjacency, ours.adjacency, rtol=0,
                                atol=64 * llama.hidden_size * EPS * float(ours.adjacency.abs().max()))
+
+
+def test_saelens_skip_transcoders_make_a_complete_graph_of_the_models_values(llama):
+    """The skip is part of the replacement model (linear in what it reads), not a source: the clean pass keeps the
+    MLP outputs as they are."""
+    sae_lens = pytest.importorskip("sae_lens")  # in the test extra
+    width, generator = llama.hidden_size, torch.Generator().manual_seed(0)
+    skipping = []
+    for layer in range(llama.num_layers):
+        config = sae_lens.SkipTranscoderConfig(d_in=width, d_sae=2 * width, d_out=width, dtype="float32",
+                                               device="cpu", apply_b_dec_to_input=False)
+        config.metadata.hook_name = f"blocks.{layer}.ln2.hook_normalized"
+        config.metadata.hook_name_out = f"blocks.{layer}.hook_mlp_out"
+        transcoder = sae_lens.SkipTranscoder(config)
+        with torch.no_grad():
+            for parameter in transcoder.parameters():
+                parameter.normal_(0, 0.1, generator=generator)
+        skipping.append(transcoder)
+    graph = attribution_graph(llama, skipping, PROMPT, progress=False, batch_size=128)
+    width = max(llama.hidden_size, llama.config.intermediate_size)
+    tolerance = ((2 * llama.num_layers + 1) * width + len(graph.adjacency)) * EPS
+    assert graph.stats["active_latents"] > 20 and graph.completeness() < tolerance
+    rows = graph.computed
+    assert float((graph.values[rows] - graph.clean[rows]).abs().max()) < tolerance * float(graph.clean[rows].abs().max())
