@@ -19,7 +19,11 @@ so each node's input splits exactly into one edge per source node plus a constan
 
 ``completeness`` checks the meaning: each target's input equals the sum of its incoming edges plus its constant, and
 equals the clean run's value. Transcoders: a list with one per block (``LocalSAE`` transcoders, SAELens's
-``Transcoder``/``SkipTranscoder``, circuit-tracer's ``SingleLayerTranscoder``) or circuit-tracer's ``TranscoderSet``.
+``Transcoder``/``SkipTranscoder``, circuit-tracer's ``SingleLayerTranscoder``), circuit-tracer's ``TranscoderSet``,
+or a cross-layer transcoder (circuit-tracer's ``CrossLayerTranscoder``, ``LocalCLT``): block ``k``'s latents then
+write to the mlp_output of every block from ``k`` on, so a latent's edge to a target sums, over those blocks, its
+activation times its decoder vector into the block times the target's gradient there, and each block's error is
+its MLP output less every earlier block's decoded latents, its decoder bias and its skip.
 """
 
 from __future__ import annotations
@@ -339,7 +343,8 @@ def _top_logits(model, logits, desired: float, most: int):
 def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, desired_logit_prob: float = 0.95,
                       max_feature_nodes: int | None = None, batch_size: int = 64,
                       progress: bool = True) -> AttributionGraph:
-    """circuit-tracer's attribution graph of ``prompt`` with one transcoder per block (see the module's text)."""
+    """circuit-tracer's attribution graph of ``prompt`` with one transcoder per block or a cross-layer transcoder
+    (see the module's text)."""
     from tqdm.auto import tqdm
 
     started = time.perf_counter()

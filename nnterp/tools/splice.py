@@ -25,6 +25,11 @@ bit for bit), so ``latents.grad`` is the loss's gradient with respect to them; t
 and the input is read detached, as in circuit-tracer's replacement model. ``keep_error=False`` writes the
 reconstruction alone.
 
+``model.cache(prompts, splices=[spliced])`` keeps, beside the values, each splice's latents and error term (the value
+less the reconstruction, as the SAE sees them) under the key of the value it reads: ``layers.3.mlp.mlp_output.latents``
+and ``.error`` (a cross-layer transcoder's at every block), or the path a trace reads them by
+(``model.layers[3].mlp.mlp_output.latents``).
+
 A local SAE or transcoder works without SAELens: ``LocalSAE(W_enc, b_enc, W_dec, b_dec)`` (ReLU latents); a local
 cross-layer transcoder, in circuit-tracer's layout, without circuit-tracer: ``LocalCLT``.
 """
