@@ -12,8 +12,9 @@ so each node's input splits exactly into one edge per source node plus a constan
 - a latent's input is its encoder vector times what its transcoder reads (the pre-activation less ``b_enc``); a
   logit node's is the logit less the mean logit (``lm_head_output``, before a soft cap);
 - the edge from a source to a target is the source's vector (activation × decoder vector, the error, the
-  embedding) times the gradient of the target's input there: one backward pass per batch of targets, the logits
-  first, then latents in order of their influence on the logits so far (at most ``max_feature_nodes``);
+  embedding) times the gradient of the target's input there: one forward pass of ``batch_size`` rows, its graph
+  kept, then one backward pass from it per batch of targets, the logits first, then latents in order of their
+  influence on the logits so far (at most ``max_feature_nodes``);
 - pruned by influence (``node_threshold``, ``edge_threshold``) and written in circuit-tracer's JSON graph format,
   the one its frontend and Neuronpedia read (``AttributionGraph.write``).
 
@@ -411,18 +412,24 @@ def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, des
     # by block, which latents are there (for the edges from latents)
     by_layer = [(features[:, 0] == l).nonzero().flatten() for l in range(L)]
 
+    # one forward of the replacement model on as many rows as a batch of targets, its graph kept: each batch is
+    # then one backward pass from it, row r from target r
+    dtype_model = frozen.inputs["embed"].dtype
+    most = min(batch_size, len(logit_tokens) + (n_feat if max_feature_nodes is None else min(n_feat, max_feature_nodes)))
+    e = embed[None].expand(most, seq, -1).to(dtype_model).clone().requires_grad_(True)
+    leaves = [clean_leaves[i][None].expand(most, seq, -1).to(dtype_model).clone().requires_grad_(True)
+              for i in range(L)]
+    with torch.enable_grad():
+        forward_reads, forward_logits = _pass(model, frozen, replacement, e, leaves)
+
     def run(targets):
         rows = len(targets)
-        dtype_model = frozen.inputs["embed"].dtype
-        e = embed[None].expand(rows, seq, -1).to(dtype_model).clone().requires_grad_(True)
-        leaves = [clean_leaves[i][None].expand(rows, seq, -1).to(dtype_model).clone().requires_grad_(True)
-                  for i in range(L)]
         with torch.enable_grad():
-            rows_reads, rows_logits = _pass(model, frozen, replacement, e, leaves)
-            target = target_values(rows_reads, rows_logits, targets)
-            grads = torch.autograd.grad(target.sum(), [e, *leaves], allow_unused=True)
+            target = target_values(forward_reads, forward_logits, targets)
+            grads = [None if g is None else g[:rows] for g in torch.autograd.grad(
+                target.sum(), [e, *leaves], retain_graph=True, allow_unused=True)]
         g_embed = grads[0].float()
-        g_leaves = [torch.zeros_like(e, dtype=torch.float32) if g is None else g.float() for g in grads[1:]]
+        g_leaves = [torch.zeros_like(g_embed) if g is None else g.float() for g in grads[1:]]
         t = torch.tensor(targets)
         values[t] = target.detach().float()
         zero_rows = target_values([z.expand(rows, *z.shape[1:]) for z in zero_reads],
