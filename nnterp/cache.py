@@ -39,12 +39,15 @@ class Planned:
 class SpliceRead:
     """What a splice (``tools.splice``) has a cache read: ``begin()`` runs where the forward passes ``starts``
     ((block, value name), the splice's input) and returns the function that runs where it passes ``ends`` (the
-    write point) and returns the values to keep by key; ``aliases`` maps other spellings to those keys."""
+    write point) and returns the values to keep by key (the latents, and the error term, of the written value's
+    size); ``aliases`` maps other spellings to those keys."""
 
     starts: tuple
     ends: tuple
     begin: Callable
     aliases: dict = field(default_factory=dict)
+    #: the latents a position (None where the splice does not say), for the cache's estimate of its size
+    latents: int | None = None
 
 
 @dataclass
@@ -318,22 +321,21 @@ def _instrument(reads) -> None:
             done.add(id(read.host))
 
 
-def _forward_position(model, layer, name) -> tuple:
-    """Where the forward computes ``name`` (of block ``layer``, None for a model value): (block, rank)."""
-    if layer is None:
-        if name in FORWARD_ORDER["model"]:
-            return -1, FORWARD_ORDER["model"].index(name)
-        return model.num_layers, FORWARD_ORDER["readout"].index(name)
-    return layer, [value for _, value in _block_order(model)].index(name)
-
-
 def _steps(model, reads, splice_reads) -> list:
     """The reads and the splices' reads, in forward order (a splice's after the plain read of the same value)."""
-    steps = [(_forward_position(model, read.path.layer, read.path.value), 0, index, read)
-             for index, read in enumerate(reads)]
+    block = {name: rank for rank, (_, name) in enumerate(_block_order(model))}
+    model_order = {name: rank for rank, name in enumerate(FORWARD_ORDER["model"])}
+    readout = {name: rank for rank, name in enumerate(FORWARD_ORDER["readout"])}
+
+    def position(layer, name) -> tuple:
+        if layer is not None:
+            return layer, block[name]
+        return (-1, model_order[name]) if name in model_order else (model.num_layers, readout[name])
+
+    steps = [(position(read.path.layer, read.path.value), 0, index, read) for index, read in enumerate(reads)]
     for index, splice_read in enumerate(splice_reads):
-        steps.append((_forward_position(model, *splice_read.starts), 1, index, ("begin", splice_read)))
-        steps.append((_forward_position(model, *splice_read.ends), 2, index, ("end", splice_read)))
+        steps.append((position(*splice_read.starts), 1, index, ("begin", splice_read)))
+        steps.append((position(*splice_read.ends), 2, index, ("end", splice_read)))
     return [step for *_, step in sorted(steps, key=lambda step: step[:3])]
 
 
@@ -382,6 +384,11 @@ def build(model, prompts, values=None, layers=None, positions=None, device=None,
     batches, rows = _batches(model, prompts, batch_size)
     seq = _positions_of(model, batches[0])
     estimate = estimate_bytes(model, planned.reads, rows, seq, positions, dtype)
+    for splice_read in splice_reads:  # the error has the written value's size; the latents, their width a position
+        layer, name = splice_read.ends
+        estimate += estimate_bytes(model, [Planned(names.Path(name, layer), model)], rows, seq, positions, dtype)
+        kept = seq if positions is None else len(_position_list(positions, seq))
+        estimate += rows * kept * (splice_read.latents or 0) * (dtype or model.dtype).itemsize
     target = device if device is not None else model.device
     limit = max_bytes if max_bytes is not None else _available_bytes(target)
     if limit is not None and estimate > limit:

@@ -119,3 +119,12 @@ def test_a_cross_layer_transcoders_latents_and_errors_are_cached_at_every_block(
                                                 for source in range(layer + 1))
         torch.testing.assert_close(cache[f"layers.{layer}.layer_mid.error"],
                                    cache[f"layers.{layer}.mlp.mlp_output"] - reconstruction, rtol=0, atol=1e-6)
+
+
+def test_the_size_estimate_counts_the_latents_and_errors(llama):
+    spliced = splice(llama, _sae(llama))
+    plain = llama.cache(PROMPT, values=["mlp_output"])
+    cache = llama.cache(PROMPT, values=["mlp_output"], splices=[spliced])
+    kept = cache["layers.1.mlp.mlp_output.latents"].nbytes + cache["layers.1.mlp.mlp_output.error"].nbytes
+    assert cache.nbytes == plain.nbytes + kept
+    assert cache.estimated_bytes - plain.estimated_bytes == kept

@@ -47,7 +47,8 @@ from .. import names, tracing
 from ..cache import SpliceRead
 from ..envoys import block_hosts
 from ..sites import Read, _Context, _version, drop_pending, swap, value_at, written_back
-from ._common import ToolError
+from ._common import _AFTER_BLOCKS, _BEFORE_BLOCKS, _IN_A_BLOCK, ToolError
+from .attribution import norm_gain
 
 #: TransformerLens's hook_normalized: the norm scale it resolves to, and the norm output its splice writes
 NORMED_OUTPUT = {"attention_norm_scale": "attention_norm_output", "mlp_norm_scale": "mlp_norm_output",
@@ -229,8 +230,6 @@ def resolve_at(model, at: str) -> Point:
 
 def _norm_affine(host, scale_name: str, model) -> tuple:
     """The gain and bias of the norm whose scale is ``scale_name``, measured on its module (``attribution.norm_gain``)."""
-    from .attribution import norm_gain
-
     module = host._nnterp_site(scale_name).where.target(host)._module
     gain, bias = norm_gain(module, model.hidden_size)
     if bool((gain == 0).any()):
@@ -407,7 +406,8 @@ class Splice:
             return finish
 
         return [SpliceRead((self.reads.layer, self.reads.name), (self.writes.layer, self.writes.name), begin,
-                           {f"{self.path}.latents": f"{self.key}.latents", f"{self.path}.error": f"{self.key}.error"})]
+                           {f"{self.path}.latents": f"{self.key}.latents", f"{self.path}.error": f"{self.key}.error"},
+                           _width(self.sae, ("d_sae", "d_transcoder")))]
 
     @latents.setter
     def latents(self, value) -> None:
@@ -427,8 +427,6 @@ def _tracks(tensor) -> bool:
 
 
 def _order(model, point: Point) -> tuple:
-    from ._common import _AFTER_BLOCKS, _BEFORE_BLOCKS, _IN_A_BLOCK
-
     if point.layer is None:
         before = point.name in _BEFORE_BLOCKS
         return (-1 if before else model.num_layers, (_BEFORE_BLOCKS if before else _AFTER_BLOCKS).get(point.name, 0))
@@ -563,7 +561,7 @@ class CrossLayerSplice:
 
         return [SpliceRead((layer, self.reads[layer].name), (layer, self.writes[layer].name), reads_of(layer),
                            {f"{self.reads[layer].path}.{part}": f"{self.key(layer)}.{part}"
-                            for part in ("latents", "error")})
+                            for part in ("latents", "error")}, int(self.clt.d_transcoder))
                 for layer in range(self.n_layers)]
 
     def finish(self) -> None:
