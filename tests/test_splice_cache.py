@@ -38,6 +38,8 @@ def test_the_cached_latents_are_those_a_trace_reads_and_the_encode_of_the_cached
     x = cache["layers.1.mlp.mlp_output"]
     assert torch.equal(latents, read) and torch.equal(latents, sae.encode(x)) and bool((latents > 0).any())
     assert cache["model.layers[1].mlp.mlp_output.latents"] is latents  # the path a trace reads it by
+    assert cache["blocks.1.hook_mlp_out.hook_sae_acts_post"] is latents  # SAELens's names
+    assert cache["blocks.1.hook_mlp_out.hook_sae_error"] is cache["layers.1.mlp.mlp_output.error"]
     assert torch.equal(cache["layers.1.mlp.mlp_output.error"], x - sae.decode(latents))
     # with the error term kept the spliced forward is the model's: every value as without the splice
     assert set(plain.keys()) < set(cache.keys())

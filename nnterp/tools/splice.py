@@ -28,7 +28,8 @@ reconstruction alone.
 ``model.cache(prompts, splices=[spliced])`` keeps, beside the values, each splice's latents and error term (the value
 less the reconstruction, as the SAE sees them) under the key of the value it reads: ``layers.3.mlp.mlp_output.latents``
 and ``.error`` (a cross-layer transcoder's at every block), or the path a trace reads them by
-(``model.layers[3].mlp.mlp_output.latents``).
+(``model.layers[3].mlp.mlp_output.latents``); an SAE named by a TransformerLens hook also under SAELens's names,
+``blocks.3.hook_mlp_out.hook_sae_acts_post`` and ``.hook_sae_error`` (the input less the reconstruction, as SAELens's).
 
 A local SAE or transcoder works without SAELens: ``LocalSAE(W_enc, b_enc, W_dec, b_dec)`` (ReLU latents); a local
 cross-layer transcoder, in circuit-tracer's layout, without circuit-tracer: ``LocalCLT``.
@@ -146,6 +147,8 @@ class Point:
     path: str
     site: Any
     affine: tuple | None = None
+    #: the TransformerLens hook name it was named by (``blocks.3.hook_mlp_out``), None for a standard path
+    hook_name: str | None = None
 
     def location(self) -> str:
         return self.site._location(self.host)
@@ -225,7 +228,8 @@ def resolve_at(model, at: str) -> Point:
                         "computed from others rather than a tensor the forward hands on; splice at the value it is "
                         "computed from")
     affine = _norm_affine(host, affine_of, model) if affine_of else None
-    return Point(host, value, layer, where, site, affine)
+    hook_name = None if path.via is None else path.via.name if layer is None else f"blocks.{layer}.{path.via.name}"
+    return Point(host, value, layer, where, site, affine, hook_name)
 
 
 def _norm_affine(host, scale_name: str, model) -> tuple:
@@ -405,9 +409,12 @@ class Splice:
 
             return finish
 
+        aliases = {f"{self.path}.latents": f"{self.key}.latents", f"{self.path}.error": f"{self.key}.error"}
+        if self.writes is self.reads and self.reads.hook_name is not None:  # SAELens's names of an SAE's hooks
+            aliases[f"{self.reads.hook_name}.hook_sae_acts_post"] = f"{self.key}.latents"
+            aliases[f"{self.reads.hook_name}.hook_sae_error"] = f"{self.key}.error"
         return [SpliceRead((self.reads.layer, self.reads.name), (self.writes.layer, self.writes.name), begin,
-                           {f"{self.path}.latents": f"{self.key}.latents", f"{self.path}.error": f"{self.key}.error"},
-                           _width(self.sae, ("d_sae", "d_transcoder")))]
+                           aliases, _width(self.sae, ("d_sae", "d_transcoder")))]
 
     @latents.setter
     def latents(self, value) -> None:
