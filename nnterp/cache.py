@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Callable
 
 import torch
 
@@ -62,6 +63,21 @@ class Planned:
     #: the key of an earlier read of the same tensor (a parallel block's one norm serves both norm outputs):
     #: read once, since the forward has passed the location by the second name
     same_as: str | None = None
+
+
+@dataclass(frozen=True)
+class SpliceRead:
+    """What a splice (``tools.splice``) has a cache read: ``begin()`` runs where the forward passes ``starts``
+    ((block, value name), the splice's input) and returns the function that runs where it passes ``ends`` (the
+    write point) and returns the values to keep by key (the latents, and the error term, of the written value's
+    size); ``aliases`` maps other spellings to those keys."""
+
+    starts: tuple
+    ends: tuple
+    begin: Callable
+    aliases: dict = field(default_factory=dict)
+    #: the latents a position (None where the splice does not say), for the cache's estimate of its size
+    latents: int | None = None
 
 
 @dataclass
@@ -273,13 +289,13 @@ def _position_list(positions, seq: int) -> list[int]:
     return chosen
 
 
-def _keep(value, spec, positions, device, dtype):
-    """The value as the cache keeps it: its chosen positions (a copy, so the rest is freed), on ``device`` in
-    ``dtype``; the value itself when none is asked for."""
+def _keep(value, dims, positions, device, dtype):
+    """The value as the cache keeps it (``dims``: its layout's): its chosen positions (a copy, so the rest is freed),
+    on ``device`` in ``dtype``; the value itself when none is asked for."""
     if not isinstance(value, torch.Tensor):
         return value
     if positions is not None:
-        for axis, dim in enumerate(spec.layout.dims):
+        for axis, dim in enumerate(dims):
             if dim in ("seq", "query"):
                 index = torch.tensor(_position_list(positions, value.shape[axis]), device=value.device)
                 value = value.index_select(axis, index)
@@ -337,17 +353,45 @@ def _instrument(reads) -> None:
             done.add(id(read.host))
 
 
-def _run_one(model, batch, reads, positions, device, dtype) -> dict:
+def _steps(model, reads, splice_reads) -> list:
+    """The reads and the splices' reads, in forward order (a splice's after the plain read of the same value)."""
+    block = {name: rank for rank, (_, name) in enumerate(_block_order(model))}
+    model_order = {name: rank for rank, name in enumerate(FORWARD_ORDER["model"])}
+    readout = {name: rank for rank, name in enumerate(FORWARD_ORDER["readout"])}
+
+    def position(layer, name) -> tuple:
+        if layer is not None:
+            return layer, block[name]
+        return (-1, model_order[name]) if name in model_order else (model.num_layers, readout[name])
+
+    steps = [(position(read.path.layer, read.path.value), 0, index, read) for index, read in enumerate(reads)]
+    for index, splice_read in enumerate(splice_reads):
+        steps.append((position(*splice_read.starts), 1, index, ("begin", splice_read)))
+        steps.append((position(*splice_read.ends), 2, index, ("end", splice_read)))
+    return [step for *_, step in sorted(steps, key=lambda step: step[:3])]
+
+
+def _run_one(model, batch, reads, positions, device, dtype, splice_reads=()) -> dict:
     kept: dict = {}  # made before the trace: nnsight keeps what the trace's body puts in it
+    keys = [read.path.key for read in reads]
     with torch.no_grad(), model.trace(batch):
-        for read in reads:
-            if read.same_as is None:
-                spec = BY_NAME[read.path.value]
-                kept[read.path.key] = _keep(getattr(read.host, read.path.value), spec, positions, device, dtype).save()
+        finishing = {}
+        for step in _steps(model, reads, splice_reads):
+            if isinstance(step, Planned):
+                if step.same_as is None:
+                    dims = BY_NAME[step.path.value].layout.dims
+                    kept[step.path.key] = _keep(getattr(step.host, step.path.value), dims, positions, device,
+                                                dtype).save()
+            elif step[0] == "begin":
+                finishing[id(step[1])] = step[1].begin()
+            else:  # a splice's values: [batch seq ...], as the SAE sees them
+                for key, value in finishing.pop(id(step[1]))().items():
+                    kept[key] = _keep(value, ("batch", "seq"), positions, device, dtype).save()
     for read in reads:
         if read.same_as is not None:
             kept[read.path.key] = kept[read.same_as]
-    return {read.path.key: kept[read.path.key] for read in reads}
+    planned = set(keys)
+    return {key: kept[key] for key in keys + [key for key in kept if key not in planned]}
 
 
 def _join(parts: list[dict]) -> dict:
@@ -364,13 +408,20 @@ def _join(parts: list[dict]) -> dict:
 
 
 def build(model, prompts, values=None, layers=None, positions=None, device=None, dtype=None, batch_size=None,
-          progress=None, max_bytes=None, transformerlens: int = 3) -> "Cache":
+          progress=None, max_bytes=None, transformerlens: int = 3, splices=()) -> "Cache":
     """``model.cache``'s work: plan, estimate, read batch by batch, join."""
     names.generation(transformerlens)  # refused before anything runs
     planned = plan(model, values, layers, transformerlens)
+    splices = [splices] if hasattr(splices, "cache_reads") else list(splices or ())
+    splice_reads = [splice_read for spliced in splices for splice_read in spliced.cache_reads()]
     batches, rows = _batches(model, prompts, batch_size)
     seq = _positions_of(model, batches[0])
     estimate = estimate_bytes(model, planned.reads, rows, seq, positions, dtype)
+    for splice_read in splice_reads:  # the error has the written value's size; the latents, their width a position
+        layer, name = splice_read.ends
+        estimate += estimate_bytes(model, [Planned(names.Path(name, layer), model)], rows, seq, positions, dtype)
+        kept = seq if positions is None else len(_position_list(positions, seq))
+        estimate += rows * kept * (splice_read.latents or 0) * (dtype or model.dtype).itemsize
     target = device if device is not None else model.device
     limit = max_bytes if max_bytes is not None else _available_bytes(target)
     if limit is not None and estimate > limit:
@@ -386,8 +437,10 @@ def build(model, prompts, values=None, layers=None, positions=None, device=None,
 
         batches = tqdm(batches, desc=f"caching {len(planned.reads)} values (about {_size(estimate)})", unit="batch")
     for batch in batches:
-        parts.append(_run_one(model, batch, planned.reads, positions, device, dtype))
-    return Cache(_join(parts), planned, estimate, model, transformerlens)
+        parts.append(_run_one(model, batch, planned.reads, positions, device, dtype, splice_reads))
+    cache = Cache(_join(parts), planned, estimate, model, transformerlens)
+    cache._aliases = {alias: key for splice_read in splice_reads for alias, key in splice_read.aliases.items()}
+    return cache
 
 
 # --------------------------------------------------------------------------- the cache
@@ -411,6 +464,7 @@ class Cache:
         self.transformerlens = transformerlens
         self._info = ConventionInfo(model)
         self._converted: dict = {}  # TransformerLens's tensors, computed once per name
+        self._aliases: dict = {}  # a splice's values under the paths code reads them by
         self.layers = _Layers(self)
 
     # -- by key
@@ -420,6 +474,8 @@ class Cache:
         return names.resolve(key, self._num_layers, self._block_kind, self._family, self.transformerlens)
 
     def __getitem__(self, key):
+        if isinstance(key, str) and self._aliases.get(key, key) in self._values:  # a splice's latents and error
+            return self._values[self._aliases.get(key, key)]
         path = self._path(key)
         convention = path.convention
         if not convention.same:  # a TransformerLens name: its tensor, computed from the values it reads
@@ -449,6 +505,8 @@ class Cache:
         return f"{named} is not in this cache: {reason}"
 
     def __contains__(self, key) -> bool:
+        if isinstance(key, str) and self._aliases.get(key, key) in self._values:
+            return True
         try:
             path = self._path(key)
         except KeyError:

@@ -185,7 +185,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
 
     def cache(self, prompts, values=None, layers=None, positions=None, device=None, dtype=None, *,
               batch_size: int | None = None, progress: bool | None = None, max_bytes: int | None = None,
-              transformerlens: int = 3):
+              transformerlens: int = 3, splices=()):
         """Every served value of a run on ``prompts`` (or the ``values`` named, on ``layers``), under ``no_grad``.
 
         ``values`` takes standard names (``"layer_output"``: on every chosen block), paths
@@ -196,10 +196,12 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         ``max_bytes``). Returns an ``nnterp.cache.Cache``: ``cache.layers[3].self_attn.attention_probabilities``,
         ``cache["blocks.3.hook_resid_post"]``, ``cache.stack("layer_output")``. ``transformerlens=4`` gives
         TransformerBridge's tensor under a name whose tensor differs between the generations
-        (``nnterp.names.BRIDGE_MEANINGS``); by default HookedTransformer's (3).
+        (``nnterp.names.BRIDGE_MEANINGS``); by default HookedTransformer's (3). ``splices`` (``tools.splice``
+        objects) are in the forward too, their latents and error terms kept beside the values:
+        ``cache["layers.3.mlp.mlp_output.latents"]``, ``cache["layers.3.mlp.mlp_output.error"]``.
         """
         return build_cache(self, prompts, values, layers, positions, device, dtype, batch_size, progress, max_bytes,
-                           transformerlens)
+                           transformerlens, splices)
 
     def value(self, name: str, *new_value, transformerlens: int = 3):
         """Inside a trace, the value a standard path (``"layers.3.self_attn.attention_probabilities"``) denotes, or

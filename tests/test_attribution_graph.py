@@ -6,9 +6,10 @@ import pytest
 import torch
 
 from nnterp import tiny
+from nnterp.numerics import assert_close, roundings
 from nnterp.tools.frozen import freeze, frozen_logits
 from nnterp.tools.graph import attribution_graph
-from nnterp.tools.splice import LocalSAE
+from nnterp.tools.splice import LocalCLT, LocalSAE
 
 PROMPT = "The Eiffel Tower is in"
 #: a plain block, grouped keys, post-norms, a parallel block, a mixture of experts, partial rotary (and one norm)
@@ -83,3 +84,96 @@ def test_a_capped_graph_keeps_the_most_influential_latents(llama):
     graph = attribution_graph(llama, transcoders(llama), PROMPT, progress=False, max_feature_nodes=16)
     assert graph.n_features == 16 and graph.stats["active_latents"] > 16
     assert graph.computed[:16].all()
+
+
+# --------------------------------------------------------------------------- a cross-layer transcoder as the input
+CLT_READS = {"llama": ("ln2.hook_normalized", 0.6), "gemma2": ("hook_resid_mid", 0.02)}
+
+
+@pytest.fixture(scope="module", params=tuple(CLT_READS))
+def clt_built(request):
+    model = tiny.load(request.param, attn_implementation="eager")
+    read, threshold = CLT_READS[request.param]
+    clt = LocalCLT.random(model.num_layers, model.hidden_size, 2 * model.hidden_size, threshold=threshold,
+                          feature_input_hook=read, skip=request.param == "gemma2")
+    return model, clt, attribution_graph(model, clt, PROMPT, progress=False, batch_size=128)
+
+
+def test_a_cross_layer_transcoders_graph_is_complete(clt_built):
+    model, clt, graph = clt_built
+    assert graph.stats["active_latents"] > 20
+    width = max(model.hidden_size, model.config.intermediate_size)
+    tolerance = ((2 * model.num_layers + 1) * width + len(graph.adjacency)) * EPS
+    assert graph.completeness() < tolerance
+    rows = graph.computed
+    assert float((graph.values[rows] - graph.clean[rows]).abs().max()) < tolerance * float(graph.clean[rows].abs().max())
+    # block 0's latents write to block 1 too: their edges into block 1's latents go through both decoders
+    first = graph.features[:, 0] == 0
+    second = (graph.features[:, 0] == 1).nonzero().flatten()
+    assert bool(graph.adjacency[second][:, first.nonzero().flatten()].abs().sum() > 0)
+
+
+def test_a_cross_layer_transcoder_writing_its_own_block_alone_is_the_per_block_graph(llama):
+    """With every decoder into a later block zero, a CLT is one transcoder a block: the same graph."""
+    clt = LocalCLT.random(llama.num_layers, llama.hidden_size, 2 * llama.hidden_size, threshold=0.6,
+                          feature_input_hook="ln2.hook_normalized")
+    with torch.no_grad():
+        for decoder in clt.W_dec:
+            decoder[:, 1:] = 0
+    per_block = [LocalSAE(clt.W_enc[l].T.clone(), clt.b_enc[l].clone(), clt.W_dec[l][:, 0].clone(),
+                          clt.b_dec[l].clone(), f"blocks.{l}.ln2.hook_normalized", f"blocks.{l}.hook_mlp_out")
+                 for l in range(llama.num_layers)]
+    crossing = attribution_graph(llama, clt, PROMPT, progress=False, batch_size=128)
+    single = attribution_graph(llama, per_block, PROMPT, progress=False, batch_size=128)
+    assert torch.equal(crossing.features, single.features) and torch.equal(crossing.activations, single.activations)
+    # the same sums (equal on this CPU), up to another order of the products a kernel sums: the model's blocks
+    # and a decoder's latents
+    assert_close(crossing.adjacency, single.adjacency, length=roundings(llama) + 2 * llama.hidden_size)
+
+
+def test_circuit_tracers_cross_layer_transcoder_gives_the_local_ones_graph(llama, tmp_path):
+    """circuit-tracer's CrossLayerTranscoder, saved in its layout and loaded lazily by its load_clt, as the input."""
+    pytest.importorskip("circuit_tracer")
+    from circuit_tracer.transcoder.cross_layer_transcoder import CrossLayerTranscoder, load_clt
+
+    local = LocalCLT.random(llama.num_layers, llama.hidden_size, 2 * llama.hidden_size, threshold=0.6,
+                            feature_input_hook="ln2.hook_normalized")
+    clt = CrossLayerTranscoder(llama.num_layers, 2 * llama.hidden_size, llama.hidden_size, lazy_decoder=False,
+                               feature_input_hook="ln2.hook_normalized", device=torch.device("cpu"),
+                               dtype=torch.float32)
+    with torch.no_grad():
+        for name in ("W_enc", "b_enc", "b_dec"):
+            getattr(clt, name).copy_(getattr(local, name))
+        for theirs, ours in zip(clt.W_dec, local.W_dec):
+            theirs.copy_(ours)
+    clt.to_safetensors(str(tmp_path / "clt"))
+    loaded = load_clt(str(tmp_path / "clt"), feature_input_hook="ln2.hook_normalized", device=torch.device("cpu"),
+                      dtype=torch.float32, lazy_encoder=True)  # both read from the files as they are needed
+    theirs = attribution_graph(llama, loaded, PROMPT, progress=False, batch_size=128)
+    ours = attribution_graph(llama, local, PROMPT, progress=False, batch_size=128)
+    assert torch.equal(theirs.features, ours.features)
+    assert_close(theirs.adjacency, ours.adjacency, length=roundings(llama) + 2 * llama.hidden_size)  # equal here
+
+
+def test_saelens_skip_transcoders_make_a_complete_graph_of_the_models_values(llama):
+    """The skip is part of the replacement model (linear in what it reads), not a source: the clean pass keeps the
+    MLP outputs as they are."""
+    sae_lens = pytest.importorskip("sae_lens")  # in the test extra
+    width, generator = llama.hidden_size, torch.Generator().manual_seed(0)
+    skipping = []
+    for layer in range(llama.num_layers):
+        config = sae_lens.SkipTranscoderConfig(d_in=width, d_sae=2 * width, d_out=width, dtype="float32",
+                                               device="cpu", apply_b_dec_to_input=False)
+        config.metadata.hook_name = f"blocks.{layer}.ln2.hook_normalized"
+        config.metadata.hook_name_out = f"blocks.{layer}.hook_mlp_out"
+        transcoder = sae_lens.SkipTranscoder(config)
+        with torch.no_grad():
+            for parameter in transcoder.parameters():
+                parameter.normal_(0, 0.1, generator=generator)
+        skipping.append(transcoder)
+    graph = attribution_graph(llama, skipping, PROMPT, progress=False, batch_size=128)
+    width = max(llama.hidden_size, llama.config.intermediate_size)
+    tolerance = ((2 * llama.num_layers + 1) * width + len(graph.adjacency)) * EPS
+    assert graph.stats["active_latents"] > 20 and graph.completeness() < tolerance
+    rows = graph.computed
+    assert float((graph.values[rows] - graph.clean[rows]).abs().max()) < tolerance * float(graph.clean[rows].abs().max())

@@ -1,6 +1,8 @@
-"""circuit-tracer 0.5's attribution graph of the tiny Llama, in circuit-tracer's own environment.
+"""circuit-tracer 0.5's attribution graphs of the tiny Llama, in circuit-tracer's own environment: with one transcoder
+a block, and with the cross-layer transcoder.
 
-    .venv-circuit-tracer/bin/python benchmarks/against_circuit_tracer/run_circuit_tracer.py FOLDER    (writes FOLDER/ct_graph.pt)
+    .venv-circuit-tracer/bin/python benchmarks/against_circuit_tracer/run_circuit_tracer.py FOLDER
+    (writes FOLDER/ct_graph.pt and FOLDER/ct_clt_graph.pt)
 
 (At exit circuit-tracer's ``__del__`` raises a TypeError inside TransformerLens 3.2.1's reset_hooks; the graph is
 saved before.)
@@ -11,6 +13,7 @@ import sys
 import torch
 from circuit_tracer import attribute
 from circuit_tracer.replacement_model.replacement_model_transformerlens import TransformerLensReplacementModel
+from circuit_tracer.transcoder.cross_layer_transcoder import load_clt
 from circuit_tracer.transcoder.single_layer_transcoder import load_transcoder_set
 from transformer_lens import HookedTransformerConfig
 from transformer_lens.pretrained.weight_conversions import convert_llama_weights
@@ -36,16 +39,21 @@ config = HookedTransformerConfig(
 transcoders = load_transcoder_set({0: f"{folder}/layer_0.safetensors", 1: f"{folder}/layer_1.safetensors"}, "test",
                                   "hook_resid_mid", "hook_mlp_out", device=torch.device("cpu"), lazy_encoder=False,
                                   lazy_decoder=False)
-model = TransformerLensReplacementModel(config, tokenizer=tokenizer)
-model.load_state_dict(convert_llama_weights(hf, config), strict=False)  # the rotary tables are buffers it makes
-model._configure_replacement_model(transcoders)
-model.zero_positions = slice(0, 0)  # nnterp keeps position 0's latents and error
+clt = load_clt(f"{folder}/clt", "hook_resid_mid", "hook_mlp_out", device=torch.device("cpu"), dtype=torch.float32,
+               lazy_decoder=False)
 ids = torch.tensor([tokenizer.bos_token_id] + tokenizer("The Eiffel Tower is in", add_special_tokens=False).input_ids)
-with torch.no_grad():
-    print("TransformerLens against transformers, max |logits diff|:",
-          float((model(ids[None]) - hf(ids[None]).logits).abs().max()))
-graph = attribute(ids, model, max_n_logits=10, desired_logit_prob=0.95, batch_size=64, max_feature_nodes=None)
-torch.save({"adjacency": graph.adjacency_matrix, "active": graph.active_features, "selected": graph.selected_features,
-            "activations": graph.activation_values, "logits": [t.vocab_idx for t in graph.logit_targets],
-            "probs": graph.logit_probabilities, "tokens": graph.input_tokens}, f"{folder}/ct_graph.pt")
-print("circuit-tracer's graph:", tuple(graph.adjacency_matrix.shape), "nodes,", len(graph.selected_features), "latents")
+for name, replacement in (("ct_graph", transcoders), ("ct_clt_graph", clt)):
+    model = TransformerLensReplacementModel(config, tokenizer=tokenizer)
+    model.load_state_dict(convert_llama_weights(hf, config), strict=False)  # the rotary tables are buffers it makes
+    model._configure_replacement_model(replacement)
+    model.zero_positions = slice(0, 0)  # nnterp keeps position 0's latents and error
+    with torch.no_grad():
+        print("TransformerLens against transformers, max |logits diff|:",
+              float((model(ids[None]) - hf(ids[None]).logits).abs().max()))
+    graph = attribute(ids, model, max_n_logits=10, desired_logit_prob=0.95, batch_size=64, max_feature_nodes=None)
+    torch.save({"adjacency": graph.adjacency_matrix, "active": graph.active_features,
+                "selected": graph.selected_features, "activations": graph.activation_values,
+                "logits": [t.vocab_idx for t in graph.logit_targets], "probs": graph.logit_probabilities,
+                "tokens": graph.input_tokens}, f"{folder}/{name}.pt")
+    print(f"circuit-tracer's graph ({name}):", tuple(graph.adjacency_matrix.shape), "nodes,",
+          len(graph.selected_features), "latents")

@@ -20,7 +20,7 @@ from .plots import (
     save_attention,
 )
 from .graph import AttributionGraph, attribution_graph
-from .splice import LocalSAE, splice
+from .splice import LocalCLT, LocalSAE, splice
 from .steering import mean_difference, steer, stream_norm_without_sink
 
 __all__ = [
@@ -34,5 +34,5 @@ __all__ = [
     "attention_html", "save_attention",
     "induction_heads", "induction_ablation", "Induction", "InductionAblation", "repeated_random_tokens",
     "first_position_sink", "Sink", "lens_on_prompt", "LensDemo",
-    "splice", "LocalSAE", "attribution_graph", "AttributionGraph",
+    "splice", "LocalSAE", "LocalCLT", "attribution_graph", "AttributionGraph",
 ]

@@ -12,14 +12,19 @@ so each node's input splits exactly into one edge per source node plus a constan
 - a latent's input is its encoder vector times what its transcoder reads (the pre-activation less ``b_enc``); a
   logit node's is the logit less the mean logit (``lm_head_output``, before a soft cap);
 - the edge from a source to a target is the source's vector (activation × decoder vector, the error, the
-  embedding) times the gradient of the target's input there: one backward pass per batch of targets, the logits
-  first, then latents in order of their influence on the logits so far (at most ``max_feature_nodes``);
+  embedding) times the gradient of the target's input there: one forward pass of ``batch_size`` rows, its graph
+  kept, then one backward pass from it per batch of targets, the logits first, then latents in order of their
+  influence on the logits so far (at most ``max_feature_nodes``);
 - pruned by influence (``node_threshold``, ``edge_threshold``) and written in circuit-tracer's JSON graph format,
   the one its frontend and Neuronpedia read (``AttributionGraph.write``).
 
 ``completeness`` checks the meaning: each target's input equals the sum of its incoming edges plus its constant, and
 equals the clean run's value. Transcoders: a list with one per block (``LocalSAE`` transcoders, SAELens's
-``Transcoder``/``SkipTranscoder``, circuit-tracer's ``SingleLayerTranscoder``) or circuit-tracer's ``TranscoderSet``.
+``Transcoder``/``SkipTranscoder``, circuit-tracer's ``SingleLayerTranscoder``), circuit-tracer's ``TranscoderSet``,
+or a cross-layer transcoder (circuit-tracer's ``CrossLayerTranscoder``, ``LocalCLT``): block ``k``'s latents then
+write to the mlp_output of every block from ``k`` on, so a latent's edge to a target sums, over those blocks, its
+activation times its decoder vector into the block times the target's gradient there, and each block's error is
+its MLP output less every earlier block's decoded latents, its decoder bias and its skip.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import torch
 
 from ._common import _IN_A_BLOCK, ToolError, token_text, trace
 from .frozen import Frozen, _rows, freeze, frozen_attention, one_norm
-from .splice import Splice
+from .splice import CrossLayerSplice, Splice, splice
 
 
 @dataclass
@@ -203,32 +208,103 @@ def prune(adjacency, logit_probabilities, n_tokens: int, n_features: int, node_t
 
 
 # --------------------------------------------------------------------------- the replacement model's passes
-def _per_layer(model, transcoders) -> list:
+class _PerBlock:
+    """One transcoder a block, each writing its own block's mlp_output (a list, or circuit-tracer's TranscoderSet)."""
+
+    def __init__(self, spliced: list) -> None:
+        self.spliced = spliced
+        self.reads = [one.reads for one in spliced]
+
+    def encode(self, layer: int, x) -> torch.Tensor:
+        one = self.spliced[layer]
+        return one.encode(x.to(_encoder(one).dtype)).float()
+
+    def encoder(self, layer: int) -> torch.Tensor:
+        return _encoder(self.spliced[layer]).detach().float()
+
+    def writes(self, source: int) -> list:
+        """(block, decoder vectors [latents, d_model]) for each block block ``source``'s latents write to."""
+        return [(source, _decoder(self.spliced[source]).detach().float())]
+
+    def bias(self, layer: int, x, like) -> torch.Tensor:
+        """The decoder's bias alone: the reconstruction of zero latents, less the skip."""
+        one = self.spliced[layer]
+        zero = torch.zeros(*x.shape[:-1], _encoder(one).shape[1], dtype=_encoder(one).dtype)
+        skip = self.skip(layer, x)
+        out = one.reconstruct(zero, x.to(zero.dtype), like.float()).float()
+        return out if skip is None else out - skip.float()
+
+    def skip(self, layer: int, x):
+        """The transcoder's skip of ``x`` (SAELens's SkipTranscoder, circuit-tracer's W_skip), or None."""
+        one = self.spliced[layer]
+        W_skip = getattr(one.sae, "W_skip", None)
+        return None if W_skip is None else one._flat(x).to(W_skip.dtype) @ W_skip.T
+
+
+class _CrossLayer:
+    """circuit-tracer's cross-layer transcoder: block ``k``'s latents read at its input and write to the mlp_output
+    of every block from ``k`` on."""
+
+    def __init__(self, spliced: CrossLayerSplice) -> None:
+        self.spliced, self.clt = spliced, spliced.clt
+        self.reads = spliced.reads
+
+    def encode(self, layer: int, x) -> torch.Tensor:
+        return self.clt.encode_layer(x.to(self.clt.dtype), layer).float()
+
+    def encoder(self, layer: int) -> torch.Tensor:
+        W_enc = getattr(self.clt, "W_enc", None)  # circuit-tracer's [d_transcoder, d_model] a block, maybe lazy
+        return (W_enc[layer] if W_enc is not None else self.clt._get_encoder_weights(layer)).detach().float().T
+
+    def writes(self, source: int) -> list:
+        decoder = self.spliced.decoder(source).detach().float()  # [latents, blocks from source on, d_model]
+        return [(source + offset, decoder[:, offset]) for offset in range(decoder.shape[1])]
+
+    def bias(self, layer: int, x, like) -> torch.Tensor:
+        return self.clt.b_dec[layer].detach().float().expand(like.shape).clone()
+
+    def skip(self, layer: int, x):
+        W_skip = getattr(self.clt, "W_skip", None)
+        return None if W_skip is None else x.to(W_skip.dtype) @ W_skip[layer]
+
+
+def _replacement(model, transcoders):
+    """The transcoders of a graph, as one replacement of every block's mlp_output."""
+    if isinstance(transcoders, CrossLayerSplice) or (hasattr(transcoders, "encode_layer") and
+                                                    not hasattr(transcoders, "transcoders")):
+        spliced = transcoders if isinstance(transcoders, CrossLayerSplice) else splice(model, transcoders)
+        for i, point in enumerate(spliced.writes):
+            if point.name != "mlp_output":
+                raise ToolError(f"the cross-layer transcoder writes at {point.path}: an attribution graph's "
+                                "transcoders write the blocks' mlp_output")
+        return _CrossLayer(spliced)
     if hasattr(transcoders, "transcoders") and hasattr(transcoders, "feature_input_hook"):  # circuit-tracer's set
         hooks = (transcoders.feature_input_hook, transcoders.feature_output_hook)
-        return [Splice(model, t, f"blocks.{i}.{hooks[0]}", f"blocks.{i}.{hooks[1]}") for i, t in enumerate(transcoders)]
+        return _PerBlock([Splice(model, t, f"blocks.{i}.{hooks[0]}", f"blocks.{i}.{hooks[1]}")
+                          for i, t in enumerate(transcoders)])
     transcoders = list(transcoders)
     if len(transcoders) != model.num_layers:
-        raise ToolError(f"an attribution graph needs one transcoder per block: {len(transcoders)} given, the model "
-                        f"has {model.num_layers}")
+        raise ToolError(f"an attribution graph needs one transcoder per block or a cross-layer transcoder: "
+                        f"{len(transcoders)} given, the model has {model.num_layers} blocks")
     spliced = [t if isinstance(t, Splice) else Splice(model, t) for t in transcoders]
     for i, one in enumerate(spliced):
         if one.reads.layer != i or one.writes.name != "mlp_output" or one.writes.layer != i:
             raise ToolError(f"transcoder {i} reads at {one.reads.path} and writes at {one.writes.path}: an attribution "
                             f"graph's transcoder {i} writes block {i}'s mlp_output")
-    return spliced
+    return _PerBlock(spliced)
 
 
-def _pass(model, frozen: Frozen, spliced, embed, leaves, readout: str = "lm_head_output"):
+def _pass(model, frozen: Frozen, replacement, embed, leaves, readout: str = "lm_head_output", skips: bool = True):
     """The replacement model, rows at once: the stream entering block 0 is ``embed``, block i's mlp_output is
-    ``leaves[i]`` plus its transcoder's skip of what it reads; returns (what each transcoder reads, the logits)."""
+    ``leaves[i]`` plus its transcoder's skip of what it reads (``skips=False``: ``leaves[i]`` alone, the clean
+    outputs); returns (what each transcoder reads, the logits)."""
     rows = embed.shape[0]
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
     reads = []
     with trace(model, batch):
         model.layers[0].layer_input = embed
         for i, layer in enumerate(model.layers):
-            point = spliced[i].reads
+            point = replacement.reads[i]
             if point.name == "mlp_norm_output" and one_norm(layer):  # the attention's norm: read before the attention
                 frozen_attention(model, frozen, i, rows, between=lambda: reads.append(point.read().save()))
                 x = reads[-1]
@@ -238,19 +314,11 @@ def _pass(model, frozen: Frozen, spliced, embed, leaves, readout: str = "lm_head
                     layer.mlp_norm_scale = _rows(frozen.mlp_scales[i], rows)
                 x = point.read()
                 reads.append(x.save())
-            skip = _skip_of(spliced[i], x)
+            skip = replacement.skip(i, x) if skips else None
             layer.mlp.mlp_output = leaves[i] if skip is None else leaves[i] + skip.to(leaves[i].dtype)
         model.final_norm_scale = _rows(frozen.final_scale, rows)
         logits = getattr(model, readout).save()
     return reads, logits
-
-
-def _skip_of(spliced: Splice, x):
-    """The transcoder's skip of ``x`` (SAELens's SkipTranscoder, circuit-tracer's W_skip), or None."""
-    W_skip = getattr(spliced.sae, "W_skip", None)
-    if W_skip is None:
-        return None
-    return spliced._flat(x).to(W_skip.dtype) @ W_skip.T
 
 
 def _encoder(spliced: Splice) -> torch.Tensor:
@@ -276,22 +344,21 @@ def _top_logits(model, logits, desired: float, most: int):
 def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, desired_logit_prob: float = 0.95,
                       max_feature_nodes: int | None = None, batch_size: int = 64,
                       progress: bool = True) -> AttributionGraph:
-    """circuit-tracer's attribution graph of ``prompt`` with one transcoder per block (see the module's text)."""
+    """circuit-tracer's attribution graph of ``prompt`` with one transcoder per block or a cross-layer transcoder
+    (see the module's text)."""
     from tqdm.auto import tqdm
 
     started = time.perf_counter()
     cuda = torch.cuda.is_available() and next(model._module.parameters()).is_cuda
     if cuda:
         torch.cuda.reset_peak_memory_stats()
-    spliced = _per_layer(model, transcoders)
+    replacement = _replacement(model, transcoders)
     frozen = freeze(model, prompt)
     L, seq = model.num_layers, frozen.seq_len
     with torch.no_grad():
-        reads, _ = _pass(model, frozen, spliced, frozen.inputs["embed"], [frozen.inputs[("mlp", i)] for i in range(L)])
-        latents = []
-        for i, one in enumerate(spliced):
-            a = one.encode(reads[i][0].to(_encoder(one).dtype)).float()
-            latents.append(a)
+        reads, _ = _pass(model, frozen, replacement, frozen.inputs["embed"],
+                         [frozen.inputs[("mlp", i)] for i in range(L)], skips=False)
+        latents = [replacement.encode(i, reads[i][0]) for i in range(L)]
         with trace(model, frozen.batch):
             clean_lm = model.lm_head_output[0, -1].save()
             clean_logits = model.logits[0, -1].save()
@@ -301,26 +368,24 @@ def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, des
     features = torch.cat([torch.stack([torch.full_like(p, i), p, f], 1) for i, a in enumerate(latents)
                           for p, f in [a.nonzero(as_tuple=True)]]) if latents else torch.zeros(0, 3, dtype=torch.long)
     activations = torch.stack([latents[l][p, f] for l, p, f in features.tolist()]) if len(features) else torch.zeros(0)
-    decoders = [_decoder(one).detach().float() for one in spliced]
-    encoders = [_encoder(one).detach().float() for one in spliced]
-    biases, errors = [], []
+    writes = [replacement.writes(source) for source in range(L)]  # [(block, decoder vectors)] of each block's latents
+    encoders = [replacement.encoder(i) for i in range(L)]
+    biases, errors, clean_leaves = [], [], []
     with torch.no_grad():
-        for i, one in enumerate(spliced):
+        for i in range(L):
             out, x = frozen.inputs[("mlp", i)][0], reads[i][0]
-            skip = _skip_of(one, x)
+            skip = replacement.skip(i, x)
             skip = 0 if skip is None else skip.float()
-            zero = torch.zeros_like(latents[i]).to(_encoder(one).dtype)
-            bias = one.reconstruct(zero, x.to(zero.dtype), out.float()).float() - skip  # the decoder's bias alone
-            biases.append(bias)
-            errors.append(out.float() - latents[i] @ decoders[i] - bias - skip)
+            biases.append(replacement.bias(i, x, out))
+            decoded = sum(latents[source] @ decoder for source in range(i + 1) for block, decoder in writes[source]
+                          if block == i)
+            errors.append(out.float() - decoded - biases[i] - skip)
+            # the leaf: what the block's mlp_output is made of, less the skip (which the pass adds from what it reads)
+            clean_leaves.append(decoded + biases[i] + errors[i])
     embed = frozen.inputs["embed"][0].float()
     n_feat = len(features)
     n_nodes = n_feat + L * seq + seq + len(logit_tokens)
     error_start, token_start, logit_start = n_feat, n_feat + L * seq, n_feat + L * seq + seq
-
-    # the leaves: what each block's mlp_output is made of, less the skip (which the pass adds from what it reads)
-    clean_leaves = [latents[i] @ decoders[i] + biases[i] + errors[i] for i in range(L)]
-    bias_leaves = [biases[i] for i in range(L)]
 
     # targets' inputs: a latent's encoder vector on what it reads; a logit less the mean logit
 
@@ -337,29 +402,34 @@ def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, des
         return torch.stack(values)
 
     with torch.no_grad():  # the biases' share: every source at zero
-        zero_reads, zero_logits = _pass(model, frozen, spliced, torch.zeros_like(frozen.inputs["embed"]),
-                                        [b[None].to(frozen.inputs[("mlp", 0)].dtype) for b in bias_leaves])
+        zero_reads, zero_logits = _pass(model, frozen, replacement, torch.zeros_like(frozen.inputs["embed"]),
+                                        [b[None].to(frozen.inputs[("mlp", 0)].dtype) for b in biases])
     adjacency = torch.zeros(n_nodes, n_nodes)
     values = torch.zeros(n_nodes)
     constants = torch.zeros(n_nodes)
     clean = torch.zeros(n_nodes)
     computed = torch.zeros(n_nodes, dtype=torch.bool)
-    # by block and position, which latents are there (for the edges from latents)
+    # by block, which latents are there (for the edges from latents)
     by_layer = [(features[:, 0] == l).nonzero().flatten() for l in range(L)]
-    scaled = [activations[idx, None] * decoders[l][features[idx, 2]] for l, idx in enumerate(by_layer)]
+
+    # one forward of the replacement model on as many rows as a batch of targets, its graph kept: each batch is
+    # then one backward pass from it, row r from target r
+    dtype_model = frozen.inputs["embed"].dtype
+    most = min(batch_size, len(logit_tokens) + (n_feat if max_feature_nodes is None else min(n_feat, max_feature_nodes)))
+    e = embed[None].expand(most, seq, -1).to(dtype_model).clone().requires_grad_(True)
+    leaves = [clean_leaves[i][None].expand(most, seq, -1).to(dtype_model).clone().requires_grad_(True)
+              for i in range(L)]
+    with torch.enable_grad():
+        forward_reads, forward_logits = _pass(model, frozen, replacement, e, leaves)
 
     def run(targets):
         rows = len(targets)
-        dtype_model = frozen.inputs["embed"].dtype
-        e = embed[None].expand(rows, seq, -1).to(dtype_model).clone().requires_grad_(True)
-        leaves = [clean_leaves[i][None].expand(rows, seq, -1).to(dtype_model).clone().requires_grad_(True)
-                  for i in range(L)]
         with torch.enable_grad():
-            rows_reads, rows_logits = _pass(model, frozen, spliced, e, leaves)
-            target = target_values(rows_reads, rows_logits, targets)
-            grads = torch.autograd.grad(target.sum(), [e, *leaves], allow_unused=True)
+            target = target_values(forward_reads, forward_logits, targets)
+            grads = [None if g is None else g[:rows] for g in torch.autograd.grad(
+                target.sum(), [e, *leaves], retain_graph=True, allow_unused=True)]
         g_embed = grads[0].float()
-        g_leaves = [torch.zeros_like(e, dtype=torch.float32) if g is None else g.float() for g in grads[1:]]
+        g_leaves = [torch.zeros_like(g_embed) if g is None else g.float() for g in grads[1:]]
         t = torch.tensor(targets)
         values[t] = target.detach().float()
         zero_rows = target_values([z.expand(rows, *z.shape[1:]) for z in zero_reads],
@@ -367,12 +437,14 @@ def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, des
         constants[t] = zero_rows.float()
         computed[t] = True
         block = torch.zeros(rows, n_nodes)
-        for l in range(L):
-            if len(by_layer[l]):
-                per_position = g_leaves[l] @ decoders[l].T                   # [rows seq latents]
-                idx = by_layer[l]
-                block[:, idx] = per_position[:, features[idx, 1], features[idx, 2]] * activations[idx]
-            block[:, error_start + l * seq: error_start + (l + 1) * seq] = (g_leaves[l] * errors[l]).sum(-1)
+        for source in range(L):
+            idx = by_layer[source]
+            if len(idx):  # a latent's edge: its activation times its decoder vector into each block it writes
+                for written, decoder in writes[source]:
+                    per_position = g_leaves[written] @ decoder.T                   # [rows seq latents]
+                    block[:, idx] += per_position[:, features[idx, 1], features[idx, 2]] * activations[idx]
+            block[:, error_start + source * seq: error_start + (source + 1) * seq] = \
+                (g_leaves[source] * errors[source]).sum(-1)
         block[:, token_start:logit_start] = (g_embed * embed).sum(-1)
         adjacency[t] = block
 

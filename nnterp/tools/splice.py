@@ -25,7 +25,14 @@ bit for bit), so ``latents.grad`` is the loss's gradient with respect to them; t
 and the input is read detached, as in circuit-tracer's replacement model. ``keep_error=False`` writes the
 reconstruction alone.
 
-A local SAE or transcoder works without SAELens: ``LocalSAE(W_enc, b_enc, W_dec, b_dec)`` (ReLU latents).
+``model.cache(prompts, splices=[spliced])`` keeps, beside the values, each splice's latents and error term (the value
+less the reconstruction, as the SAE sees them) under the key of the value it reads: ``layers.3.mlp.mlp_output.latents``
+and ``.error`` (a cross-layer transcoder's at every block), or the path a trace reads them by
+(``model.layers[3].mlp.mlp_output.latents``); an SAE named by a TransformerLens hook also under SAELens's names,
+``blocks.3.hook_mlp_out.hook_sae_acts_post`` and ``.hook_sae_error`` (the input less the reconstruction, as SAELens's).
+
+A local SAE or transcoder works without SAELens: ``LocalSAE(W_enc, b_enc, W_dec, b_dec)`` (ReLU latents); a local
+cross-layer transcoder, in circuit-tracer's layout, without circuit-tracer: ``LocalCLT``.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ import torch
 
 from .. import bridge, names
 from ..bridge import drop_pending, swap, value_at, written_back
+from ..cache import SpliceRead
 from ..locations import block_hosts
 from ..writeback import Read, _Context, _version
 from ._common import _AFTER_BLOCKS, _BEFORE_BLOCKS, _IN_A_BLOCK, ToolError
@@ -92,6 +100,42 @@ class LocalSAE(torch.nn.Module):
         return z @ self.W_dec + self.b_dec
 
 
+class LocalCLT(torch.nn.Module):
+    """A cross-layer transcoder in circuit-tracer's layout (``CrossLayerTranscoder``'s attributes and methods as
+    nnterp uses them), of ReLU latents: block ``l``'s latents ``relu(x_l @ W_enc[l].T + b_enc[l])`` read at its
+    ``feature_input_hook`` and write ``latents @ W_dec[l][:, k - l]`` to block ``k``'s ``feature_output_hook`` for
+    every ``k >= l``, plus ``b_dec[k]`` (and ``x_k @ W_skip[k]`` with a skip)."""
+
+    def __init__(self, W_enc, b_enc, W_dec: list, b_dec, W_skip=None, feature_input_hook: str = "hook_resid_mid",
+                 feature_output_hook: str = "hook_mlp_out") -> None:
+        super().__init__()
+        self.n_layers, self.d_transcoder, self.d_model = W_enc.shape
+        self.W_enc, self.b_enc = torch.nn.Parameter(W_enc), torch.nn.Parameter(b_enc)
+        self.W_dec = torch.nn.ParameterList([torch.nn.Parameter(w) for w in W_dec])
+        self.b_dec = torch.nn.Parameter(b_dec)
+        self.W_skip = None if W_skip is None else torch.nn.Parameter(W_skip)
+        self.feature_input_hook, self.feature_output_hook = feature_input_hook, feature_output_hook
+
+    @classmethod
+    def random(cls, n_layers: int, d_model: int, d_transcoder: int, seed: int = 0, threshold: float = 0.0,
+               feature_input_hook: str = "hook_resid_mid", skip: bool = False) -> "LocalCLT":
+        """Gaussian weights; ``threshold`` > 0 makes the latents sparse (``b_enc = -threshold``)."""
+        generator = torch.Generator().manual_seed(seed)
+        W_enc = torch.randn(n_layers, d_transcoder, d_model, generator=generator) / d_model ** 0.5
+        W_dec = [torch.randn(d_transcoder, n_layers - l, d_model, generator=generator) / d_transcoder ** 0.5
+                 for l in range(n_layers)]
+        W_skip = torch.randn(n_layers, d_model, d_model, generator=generator) / d_model if skip else None
+        return cls(W_enc, torch.full((n_layers, d_transcoder), -float(threshold)), W_dec,
+                   torch.randn(n_layers, d_model, generator=generator) / d_model, W_skip, feature_input_hook)
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return self.b_enc.dtype
+
+    def encode_layer(self, x, layer_id: int):
+        return torch.relu(x @ self.W_enc[layer_id].T + self.b_enc[layer_id])
+
+
 # --------------------------------------------------------------------------- where an SAE reads and writes
 @dataclass
 class Point:
@@ -104,6 +148,8 @@ class Point:
     path: str
     site: Any
     affine: tuple | None = None
+    #: the TransformerLens hook name it was named by (``blocks.3.hook_mlp_out``), None for a standard path
+    hook_name: str | None = None
 
     def location(self) -> str:
         return self.site._location(self.host)
@@ -184,7 +230,8 @@ def resolve_at(model, at: str, transformerlens: int = 3) -> Point:
                         "computed from others rather than a tensor the forward hands on; splice at the value it is "
                         "computed from")
     affine = _norm_affine(host, affine_of, model) if affine_of else None
-    return Point(host, value, layer, where, site, affine)
+    hook_name = None if path.via is None else path.via.name if layer is None else f"blocks.{layer}.{path.via.name}"
+    return Point(host, value, layer, where, site, affine, hook_name)
 
 
 def _norm_affine(host, scale_name: str, model) -> tuple:
@@ -330,15 +377,46 @@ class Splice:
                 return self._present(context, x, self.writes.present(self.model, raw))
         return present
 
+    def _begin(self):
+        """At the read point: the input, kept for the latents the write point hands out (``_latents``)."""
+        context = _SpliceContext()
+        return context, self._presenter(context)
+
+    def _latents(self, context, present):
+        return written_back(self.writes.location(), self, present, partial(self._carry_back, context))
+
     @property
     def latents(self):
         """The latents inside a trace (read, save, edit in place, or assign)."""
         kept = bridge.captured(self, "latents", f"{self.path}.latents")  # read out of order: what a capture kept
         if kept is not bridge.NOTHING:
             return kept
-        context = _SpliceContext()
-        present = self._presenter(context)
-        return written_back(self.writes.location(), self, present, partial(self._carry_back, context))
+        return self._latents(*self._begin())
+
+    @property
+    def key(self) -> str:
+        """The cache's key of this splice's values: ``{key}.latents`` and ``{key}.error`` (``layers.3.mlp.mlp_output``,
+        the value it reads)."""
+        return names.Path(self.reads.name, self.reads.layer).key
+
+    def cache_reads(self) -> list:
+        """What ``model.cache(..., splices=[this])`` reads: the input at the read point, then at the write point
+        the latents and the error term (the written value less the reconstruction, as the SAE sees them)."""
+        def begin():
+            context, present = self._begin()
+
+            def finish():
+                latents = self._latents(context, present)
+                return {f"{self.key}.latents": latents, f"{self.key}.error": context.like - context.original}
+
+            return finish
+
+        aliases = {f"{self.path}.latents": f"{self.key}.latents", f"{self.path}.error": f"{self.key}.error"}
+        if self.writes is self.reads and self.reads.hook_name is not None:  # SAELens's names of an SAE's hooks
+            aliases[f"{self.reads.hook_name}.hook_sae_acts_post"] = f"{self.key}.latents"
+            aliases[f"{self.reads.hook_name}.hook_sae_error"] = f"{self.key}.error"
+        return [SpliceRead((self.reads.layer, self.reads.name), (self.writes.layer, self.writes.name), begin,
+                           aliases, _width(self.sae, ("d_sae", "d_transcoder")))]
 
     @latents.setter
     def latents(self, value) -> None:
@@ -417,7 +495,7 @@ class CrossLayerSplice:
 
     def _delta(self, read, layer, like):
         total = None
-        for source, (latents, original) in read.items():
+        for source, (latents, original, _) in read.items():
             if source > layer:
                 continue
             change = latents - original
@@ -435,7 +513,10 @@ class CrossLayerSplice:
         return self.writes[layer].add(self.model, raw, delta)
 
     def read(self, layer: int):
-        location = self.writes[layer].location()
+        return self._latents(layer, self._begin(layer))
+
+    def _begin(self, layer: int):
+        """At block ``layer``'s read point: its input, kept for the latents its write point hands out."""
         read = self._state(self.reads[layer].location())
         x = self.reads[layer].read()
 
@@ -444,10 +525,53 @@ class CrossLayerSplice:
             latents = self.clt.encode_layer(source.to(self.clt.dtype), layer)
             if _tracks(x) and not latents.requires_grad:
                 latents.requires_grad_(True)
-            read[layer] = (latents, latents.detach().clone())
+            read[layer] = (latents, latents.detach().clone(), source)
             return latents
 
+        return present
+
+    def _latents(self, layer: int, present):
+        location = self.writes[layer].location()
         return written_back(location, (self, layer), present, partial(self._carry_back, layer))
+
+    def reconstruction(self, layer: int, like):
+        """Block ``layer``'s reconstruction from the latents read so far (every block up to it): the sum of their
+        decoder vectors into it, its decoder bias, and its skip where the transcoder has one."""
+        total = self.clt.b_dec[layer].to(torch.float32)
+        for source in range(layer + 1):
+            latents, _, x = self._read[source]
+            total = total + latents.to(self.clt.dtype) @ self.decoder(source)[:, layer - source].to(latents.device)
+        W_skip = getattr(self.clt, "W_skip", None)
+        if W_skip is not None:
+            total = total + self._read[layer][2].to(W_skip.dtype) @ W_skip[layer]
+        return total.to(like.dtype)
+
+    def key(self, layer: int) -> str:
+        """The cache's key of block ``layer``'s values: ``{key}.latents``, ``{key}.error``."""
+        return names.Path(self.reads[layer].name, layer).key
+
+    def cache_reads(self) -> list:
+        """What ``model.cache(..., splices=[this])`` reads at every block: the input at its read point, then at its
+        write point the latents and the error term (the MLP output less the reconstruction of every block's
+        latents up to it)."""
+        def reads_of(layer):
+            def begin():
+                present = self._begin(layer)
+
+                def finish():
+                    latents = self._latents(layer, present)
+                    output = self.writes[layer].present(self.model, value_at(self.writes[layer].location()))
+                    return {f"{self.key(layer)}.latents": latents,
+                            f"{self.key(layer)}.error": output - self.reconstruction(layer, output)}
+
+                return finish
+
+            return begin
+
+        return [SpliceRead((layer, self.reads[layer].name), (layer, self.writes[layer].name), reads_of(layer),
+                           {f"{self.reads[layer].path}.{part}": f"{self.key(layer)}.{part}"
+                            for part in ("latents", "error")}, int(self.clt.d_transcoder))
+                for layer in range(self.n_layers)]
 
     def finish(self) -> None:
         """Inside a trace, after the last edit: write every edited block's change to each later block's output."""
