@@ -39,7 +39,9 @@ class Wrapper:
     model_types: tuple[str, ...]
     #: the class names of the wrapper (a model type a text family also claims is the wrapper's only under these)
     classes: tuple[str, ...]
-    text_family: str
+    #: the family serving the language stack: a text family's name, or a language stack of the wrapper's own
+    #: (nnterp.wrappers.stacks: a family declared as its difference from its parent, with no CausalLM of its own)
+    text_family: "str | Family"
     summary: str = ""
     #: native path of the language model's base model (its embed_tokens, layers and norm)
     language_model: str = "model.language_model"
@@ -164,9 +166,13 @@ def _renamed(wrapper: Wrapper, text: Family) -> dict:
     return rename
 
 
+def _text_family(wrapper: Wrapper) -> Family:
+    return wrapper.text_family if isinstance(wrapper.text_family, Family) else family_named(wrapper.text_family)
+
+
 def family_of(wrapper: Wrapper) -> WrapperFamily:
     """The family serving ``wrapper``: the text family's, renamed under the language model, with the image values."""
-    text = family_named(wrapper.text_family)
+    text = _text_family(wrapper)
     shared = {f.name: getattr(text, f.name) for f in dataclasses.fields(Family)}
     token = text.sites.get("token_embeddings") or COMMON_SITES["token_embeddings"]
     sites = {
@@ -258,7 +264,7 @@ def _check_text_type(wrapper: Wrapper, config, architecture: str | None) -> None
         raise UnknownArchitecture(
             f"{architecture or wrapper.classes[0]} is not served with a language model of type {text_type!r}: nnterp "
             f"serves {wrapper.title} with language models of type {' or '.join(map(repr, wrapper.text_types))} only, "
-            f"through the {wrapper.text_family} family")
+            f"through the {_text_family(wrapper).name} family")
 
 
 def _wrapper_class(model_type: str) -> str | None:

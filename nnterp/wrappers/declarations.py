@@ -632,9 +632,6 @@ NOT_SERVED = {
                        "at the image positions before the blocks deepstack_layer_map and spatial_target_layers name, "
                        "and inputs_embeds keeps the placeholders' own embeddings, so there is no image_features as "
                        "nnterp serves it (its blocks are Granite's)",
-    "hunyuan_vl": "not declared yet: its blocks are hunyuan_v1_dense's (a tiny wrapper keeps the contract, text-only "
-                  "and with an image), but no copy of a released config.json is at hand and HunYuanVLConfig's "
-                  "defaults do not build (their rope_theta is unset), so its page would have no model to show",
     "mistral4": "a causal LM (Mistral4ForCausalLM) whose latent attention is DeepSeek-V3's with Llama 4's "
                 "position-dependent query scale and whose router is a softmax group-limited top-k, no nnterp family "
                 "yet",

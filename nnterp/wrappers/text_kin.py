@@ -4,7 +4,7 @@ multimodal rotary positions computed outside the blocks. Each is served through 
 where the language model sits, where the image features enter, the image inputs and a tiny recipe with a one-layer
 vision tower. Each note is read from transformers' modeling code."""
 
-from nnterp.family import Checkpoint
+from nnterp.family import Checkpoint, checkpoint_data
 from nnterp.sites import Call
 
 from . import Wrapper
@@ -279,6 +279,35 @@ TEXT_KIN = (
                               "num_attention_heads": 2, "patch_size": 4, "out_hidden_size": 64}},
             # one 16-pixel image: 4 x 4 patches merged 2x2, each of the 2 rows ended by a newline
             "image": {"tokens": 6, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
+                      "types": "mm_token_type_ids"}},
+    ),
+    Wrapper(
+        name="hunyuan_vl",
+        title="HunyuanOCR",
+        model_types=("hunyuan_vl",),
+        classes=("HunYuanVLForConditionalGeneration",),
+        text_family="hunyuan_v1_dense",
+        summary="HunyuanOCR: a native-resolution vision transformer whose merger frames each image and ends every "
+                "row with a newline, around Hunyuan V1 dense's decoder with multimodal rotary positions.",
+        note="HunYuanVLForConditionalGeneration: model.{vision_tower (HunYuanVLVisionTransformer: flattened patches "
+             "with image_grid_thw, blocks, a perceiver that merges each spatial_merge_size^2 patches and adds a "
+             "newline row after every merged row and a begin and an end row around the image), language_model "
+             "(HunYuanVLTextModel: Hunyuan V1 dense's blocks, the per-head query and key norms after the rotary)} "
+             "and lm_head, tied to the embeddings. HunYuanVLModel's forward places the vision tower's rows, "
+             "begin, newlines and end included, with inputs_embeds.masked_scatter at image_token_id: (height / 2) x "
+             "(width / 2 + 1) + 2 rows per image. Rotary positions are multimodal (mrope_section's axes, the last "
+             "three width, height and image index), computed from image_grid_thw and mm_token_type_ids.",
+        vision=("model.vision_tower",),
+        image_inputs=QWEN_INPUTS,
+        checkpoints=checkpoint_data("hunyuan_vl"),
+        tiny={"config_class": "HunYuanVLConfig", "overrides": {
+            "text_config": _text("hunyuan_v1_dense", rope_parameters={
+                "rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 2, 2, 2]}),
+            "image_token_id": 299, "im_start_id": 297, "im_end_id": 296, "im_newline_id": 295,
+            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                              "num_attention_heads": 2, "patch_size": 4, "out_hidden_size": 64}},
+            # one 16-pixel image: 4 x 4 patches merged 2x2, 2 rows of 2 each ended by a newline, begin and end
+            "image": {"tokens": 8, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
                       "types": "mm_token_type_ids"}},
     ),
 )

@@ -1,0 +1,23 @@
+"""Language stacks that live only inside a wrapper: text models with no CausalLM of their own (Cosmos3EdgeTextModel,
+HunYuanVLTextModel, ...) whose blocks differ from every nnterp family's in a module name or a value's site. Each
+module declares one as its difference from its parent family (``like``): the parent's renames, sites, block,
+router and readout, with this stack's changes. It has no tiny model of its own: its wrapper's tiny recipe builds it
+as text_config."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from nnterp.family import Family, family_named
+
+
+def like(parent: str, module: str, *, rename: dict | None = None, sites: dict | None = None, **changes) -> Family:
+    """The family of a language stack: ``parent``'s declaration, its renames and sites updated by these, the other
+    fields replaced; ``module`` (the declaring module's __name__) gives its page its docstring."""
+    import sys
+
+    base = family_named(parent)
+    family = dataclasses.replace(base, rename={**base.rename, **(rename or {})}, sites={**base.sites, **(sites or {})},
+                                 checkpoints=(), tiny={}, variants={}, **changes)
+    family.module = sys.modules[module]
+    return family
