@@ -204,10 +204,11 @@ def declared() -> tuple[Wrapper, ...]:
     from .declarations import WRAPPERS
     from .llava_kin import LLAVA_KIN
     from .own_text import OWN_TEXT
+    from .stacked import STACKED
     from .text_kin import TEXT_KIN
     from .vq_tokens import VQ_TOKENS
 
-    return (*WRAPPERS, *OWN_TEXT, *LLAVA_KIN, *VQ_TOKENS, *TEXT_KIN)
+    return (*WRAPPERS, *OWN_TEXT, *LLAVA_KIN, *VQ_TOKENS, *TEXT_KIN, *STACKED)
 
 
 @lru_cache(maxsize=None)

@@ -8,7 +8,6 @@ from nnterp.family import Checkpoint, checkpoint_data
 from nnterp.sites import Call
 
 from . import Wrapper
-from .stacks.cosmos3_edge_text import FAMILY as COSMOS3_EDGE_TEXT
 from .declarations import MROPE, QWEN_IMAGE, SIGLIP, _text
 from .own_text import QWEN3_VISION, QWEN_IDS, QWEN_PLACEHOLDERS
 
@@ -310,31 +309,5 @@ TEXT_KIN = (
             # one 16-pixel image: 4 x 4 patches merged 2x2, 2 rows of 2 each ended by a newline, begin and end
             "image": {"tokens": 8, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
                       "types": "mm_token_type_ids"}},
-    ),
-    Wrapper(
-        name="cosmos3_edge",
-        title="Cosmos 3 Edge",
-        model_types=("cosmos3_edge",),
-        classes=("Cosmos3EdgeForConditionalGeneration",),
-        text_family=COSMOS3_EDGE_TEXT,
-        summary="Cosmos 3 Edge: a packed SigLIP 2 vision tower and a 2x2 patch merger around a Llama-style decoder "
-                "with a ReLU-squared two-projection MLP and multimodal rotary positions.",
-        note="Cosmos3EdgeForConditionalGeneration: model.{visual (Cosmos3EdgeVisionModel: packed SigLIP 2 patches "
-             "with learned positions interpolated per image, encoder, post_layernorm), projector (each 2x2 patches "
-             "side by side: layer norm, linear, GELU, linear), language_model (Cosmos3EdgeTextModel)} and lm_head. "
-             "The image comes as flattened patches with image_grid_thw; Cosmos3EdgeModel's forward (Qwen2-VL's) "
-             "places the projector's rows with inputs_embeds.masked_scatter at image_token_id (videos next, by a "
-             "second masked_scatter). Rotary positions are three-dimensional (mrope_section), computed from "
-             "image_grid_thw and mm_token_type_ids.",
-        vision=("model.visual", "model.projector"),
-        image_inputs=QWEN_INPUTS,
-        checkpoints=checkpoint_data("cosmos3_edge"),
-        tiny={"config_class": "Cosmos3EdgeConfig", "overrides": {
-            "text_config": {**_text("llama"), "hidden_act": "relu2", "rope_parameters": MROPE},
-            **QWEN_IDS, "projector_hidden_size": 64,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "patch_size": 4, "num_patches": 16}},
-            # one frame per patch (temporal_patch_size 1): 16 patches of 3*4*4 values
-            "image": {**QWEN_PLACEHOLDERS, "pixel_values": (16, 48)}},
     ),
 )

@@ -11,13 +11,19 @@ import dataclasses
 from nnterp.family import Family, family_named
 
 
-def like(parent: str, module: str, *, rename: dict | None = None, sites: dict | None = None, **changes) -> Family:
-    """The family of a language stack: ``parent``'s declaration, its renames and sites updated by these, the other
-    fields replaced; ``module`` (the declaring module's __name__) gives its page its docstring."""
+def like(parent: str, module: str, *, rename: dict | None = None, sites: dict | None = None,
+         accessors: dict | None = None, common: tuple[str, ...] = (), **changes) -> Family:
+    """The family of a language stack: ``parent``'s declaration, its renames, sites and accessors updated by these,
+    the values and dimensions named in ``common`` served by the common (Llama) conventions again (a parent's latent
+    attention where the stack's is Llama's), the other fields replaced; ``module`` (the declaring module's
+    __name__) gives its page its docstring."""
     import sys
 
     base = family_named(parent)
-    family = dataclasses.replace(base, rename={**base.rename, **(rename or {})}, sites={**base.sites, **(sites or {})},
-                                 checkpoints=(), tiny={}, variants={}, **changes)
+    kept_sites = {name: site for name, site in base.sites.items() if name not in common}
+    kept_accessors = {name: accessor for name, accessor in base.accessors.items() if name not in common}
+    family = dataclasses.replace(
+        base, rename={**base.rename, **(rename or {})}, sites={**kept_sites, **(sites or {})},
+        accessors={**kept_accessors, **(accessors or {})}, checkpoints=(), tiny={}, variants={}, **changes)
     family.module = sys.modules[module]
     return family

@@ -1,0 +1,83 @@
+"""Image-text-to-text models whose language model is its own text class with no CausalLM of its own, whose blocks
+differ from every nnterp family's in a module name or a value's site: each served through a language stack declared
+as its difference from its parent family (nnterp.wrappers.stacks). One declaration each: where the language model
+sits, where the image features enter, the image inputs and a tiny recipe with a one-layer vision tower. Each note is
+read from transformers' modeling code."""
+
+from nnterp.family import checkpoint_data
+
+from . import Wrapper
+from .declarations import MROPE, _text
+from .own_text import QWEN_IDS, QWEN_PLACEHOLDERS
+from .stacks.cosmos3_edge_text import FAMILY as COSMOS3_EDGE_TEXT
+from .stacks.deepseek_ocr2_text import FAMILY as DEEPSEEK_OCR2_TEXT
+from .text_kin import QWEN_INPUTS
+
+#: DeepSeek-OCR 2's language stack in the tiny shape: DeepSeek-V2's recipe less its latent attention, a dense block
+#: then a routed one.
+DEEPSEEK_OCR2_TEXT_TINY = {
+    "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, "hidden_size": 64, "num_hidden_layers": 2,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128, "moe_intermediate_size": 64,
+    "vocab_size": 300, "n_routed_experts": 4, "num_experts_per_tok": 2, "n_shared_experts": 1,
+    "mlp_layer_types": ["dense", "sparse"]}
+#: A one-layer SAM encoder over 64-pixel images in 4-pixel patches, its neck and two stride-2 convolutions (16 x 16
+#: patches to 4 x 4), then a one-layer Qwen2-style encoder that reads them with its 144 learned queries.
+DEEPSEEK_OCR2_VISION = {
+    "sam_config": {"hidden_size": 32, "output_channels": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
+                   "image_size": 64, "patch_size": 4, "window_size": 4, "global_attn_indexes": [0],
+                   "downsample_channels": [16, 32]},
+    "encoder_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
+                       "num_key_value_heads": 2}}
+#: one global view: the 144 query rows and the view separator
+DEEPSEEK_OCR2_IMAGE = {"tokens": 145, "pixel_values": (1, 3, 64, 64)}
+
+STACKED = (
+    Wrapper(
+        name="cosmos3_edge",
+        title="Cosmos 3 Edge",
+        model_types=("cosmos3_edge",),
+        classes=("Cosmos3EdgeForConditionalGeneration",),
+        text_family=COSMOS3_EDGE_TEXT,
+        summary="Cosmos 3 Edge: a packed SigLIP 2 vision tower and a 2x2 patch merger around a Llama-style decoder "
+                "with a ReLU-squared two-projection MLP and multimodal rotary positions.",
+        note="Cosmos3EdgeForConditionalGeneration: model.{visual (Cosmos3EdgeVisionModel: packed SigLIP 2 patches "
+             "with learned positions interpolated per image, encoder, post_layernorm), projector (each 2x2 patches "
+             "side by side: layer norm, linear, GELU, linear), language_model (Cosmos3EdgeTextModel)} and lm_head. "
+             "The image comes as flattened patches with image_grid_thw; Cosmos3EdgeModel's forward (Qwen2-VL's) "
+             "places the projector's rows with inputs_embeds.masked_scatter at image_token_id (videos next, by a "
+             "second masked_scatter). Rotary positions are three-dimensional (mrope_section), computed from "
+             "image_grid_thw and mm_token_type_ids.",
+        vision=("model.visual", "model.projector"),
+        image_inputs=QWEN_INPUTS,
+        checkpoints=checkpoint_data("cosmos3_edge"),
+        tiny={"config_class": "Cosmos3EdgeConfig", "overrides": {
+            "text_config": {**_text("llama"), "hidden_act": "relu2", "rope_parameters": MROPE},
+            **QWEN_IDS, "projector_hidden_size": 64,
+            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                              "num_attention_heads": 2, "patch_size": 4, "num_patches": 16}},
+            # one frame per patch (temporal_patch_size 1): 16 patches of 3*4*4 values
+            "image": {**QWEN_PLACEHOLDERS, "pixel_values": (16, 48)}},
+    ),
+    Wrapper(
+        name="deepseek_ocr2",
+        title="DeepSeek-OCR 2",
+        model_types=("deepseek_ocr2",),
+        classes=("DeepseekOcr2ForConditionalGeneration",),
+        text_family=DEEPSEEK_OCR2_TEXT,
+        summary="DeepSeek-OCR 2: a SAM encoder whose downsampled patches a Qwen2-style encoder reads with learned "
+                "queries, projected into DeepSeek-V2's mixture-of-experts decoder with multi-head attention.",
+        note="DeepseekOcr2ForConditionalGeneration: model.{vision_tower (DeepseekOcr2VisionModel: sam_encoder, a SAM "
+             "ViT with its neck and two stride-2 convolutions; vision_encoder, a Qwen2-style encoder over those "
+             "patches and 144 learned queries, or 256 past 144 patches, whose query rows it returns), "
+             "multi_modal_projector (one linear), view_separator (a learned row), language_model "
+             "(DeepseekOcr2TextModel)} and lm_head. The image comes as a global view (pixel_values) and optional "
+             "local crops (pixel_values_local, num_local_patches); DeepseekOcr2Model's forward projects the query "
+             "rows, puts the crops' rows first and the view separator last, and places them with "
+             "inputs_embeds.masked_scatter at image_token_id: the separator is an image position too.",
+        vision=("model.vision_tower", "model.multi_modal_projector"),
+        checkpoints=checkpoint_data("deepseek_ocr2"),
+        tiny={"config_class": "DeepseekOcr2Config", "overrides": {
+            "text_config": DEEPSEEK_OCR2_TEXT_TINY, "image_token_id": 299, "vision_config": DEEPSEEK_OCR2_VISION},
+            "image": DEEPSEEK_OCR2_IMAGE},
+    ),
+)
