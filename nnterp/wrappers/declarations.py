@@ -642,6 +642,5 @@ NOT_SERVED = {
                      "nnterp's dependencies, so no tiny recipe builds here to check it (its language model is "
                      "llama's)",
     "step3p7": _no_family("step3p5"),
-    "unlimited_ocr": _no_family("unlimited_ocr_text"),
 
 }

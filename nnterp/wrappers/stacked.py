@@ -31,6 +31,17 @@ DEEPSEEK_OCR2_VISION = {
 #: one global view: the 144 query rows and the view separator
 DEEPSEEK_OCR2_IMAGE = {"tokens": 145, "pixel_values": (1, 3, 64, 64)}
 
+#: A one-layer SAM encoder (GOT-OCR 2's) over 64-pixel images in 4-pixel patches, two stride-2 convolutions to 4 x 4
+#: patches, then a one-layer CLIP encoder over them (with a class token), its rows beside the SAM rows.
+UNLIMITED_OCR_VISION = {
+    "sam_config": {"hidden_size": 32, "output_channels": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
+                   "image_size": 64, "patch_size": 4, "window_size": 4, "global_attn_indexes": [0],
+                   "mlp_dim": 64, "downsample_channels": [16, 32]},
+    "encoder_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
+                       "image_size": 16, "patch_size": 4}}
+#: one global view: 4 rows of 4 patches, each row ended by the newline row, then the view separator
+UNLIMITED_OCR_IMAGE = {"tokens": 21, "pixel_values": (1, 3, 64, 64)}
+
 STACKED = (
     Wrapper(
         name="cosmos3_edge",
@@ -79,5 +90,32 @@ STACKED = (
         tiny={"config_class": "DeepseekOcr2Config", "overrides": {
             "text_config": DEEPSEEK_OCR2_TEXT_TINY, "image_token_id": 299, "vision_config": DEEPSEEK_OCR2_VISION},
             "image": DEEPSEEK_OCR2_IMAGE},
+    ),
+    Wrapper(
+        name="unlimited_ocr",
+        title="Unlimited-OCR",
+        model_types=("unlimited_ocr",),
+        classes=("UnlimitedOcrForConditionalGeneration",),
+        text_family=DEEPSEEK_OCR2_TEXT,
+        summary="Unlimited-OCR: a SAM encoder and a CLIP encoder over its patches, projected with a newline per row "
+                "into DeepSeek-OCR 2's mixture-of-experts decoder, whose attention sees a sliding window and the "
+                "whole prompt.",
+        note="UnlimitedOcrForConditionalGeneration: model.{vision_tower (UnlimitedOcrVisionModel: sam_encoder, GOT-OCR "
+             "2's SAM ViT with two stride-2 convolutions; vision_encoder, a CLIP encoder over those patches, its rows "
+             "less the class token beside the SAM rows), multi_modal_projector (one linear), image_newline and "
+             "view_separator (learned rows), language_model (UnlimitedOcrTextModel: DeepSeek-OCR 2's blocks)} and "
+             "lm_head. UnlimitedOcrModel's forward projects the patches, ends every row of them with image_newline, "
+             "puts local crops' rows (pixel_values_local, patches_grid) first and view_separator last, and places "
+             "them with inputs_embeds.masked_scatter at image_token_id. Its reference sliding attention lets each "
+             "position see the last sliding_window positions and every position of the prompt the cache was "
+             "prefilled with: within one call, every earlier position.",
+        vision=("model.vision_tower", "model.multi_modal_projector"),
+        checkpoints=checkpoint_data("unlimited_ocr"),
+        tiny={"config_class": "UnlimitedOcrConfig", "overrides": {
+            # as many key/value heads as query heads: UnlimitedOcrTextAttention's eager kernel repeats none
+            "text_config": {**DEEPSEEK_OCR2_TEXT_TINY, "num_key_value_heads": 4, "sliding_window": 4},
+            "image_token_id": 299,
+            "vision_config": UNLIMITED_OCR_VISION},
+            "image": UNLIMITED_OCR_IMAGE},
     ),
 )
