@@ -95,16 +95,16 @@ def causal_lm_types() -> dict[str, str]:
 def _tiny_model(family):
     """The family's tiny model without weights (the meta device), or on the CPU where meta cannot build it."""
     import torch
-    from transformers import AutoModelForCausalLM
 
     from . import tiny
+    from .wrappers import auto_class
 
     config = tiny.config(family.name)
     try:
         with torch.device("meta"):
-            return AutoModelForCausalLM.from_config(config)
+            return auto_class(family).from_config(config)
     except Exception:  # a model computing from its weights while it builds
-        return AutoModelForCausalLM.from_config(config)
+        return auto_class(family).from_config(config)
 
 
 def module_tree(model) -> list[str]:

@@ -327,7 +327,9 @@ def _served_config(family, config):
 def _task(family) -> str:
     """The pipeline task a repo id loads under: a wrapper's own auto class (image-text-to-text) builds the
     wrapper, with its vision tower."""
-    return "image-text-to-text" if getattr(family, "wrapper", None) is not None else "text-generation"
+    from .wrappers import image_text_to_text
+
+    return "image-text-to-text" if image_text_to_text(family) else "text-generation"
 
 
 def _quiet_pipeline(family):
@@ -335,7 +337,9 @@ def _quiet_pipeline(family):
     image-text-to-text one needs a processor): its complaint that the class is no CausalLM is not shown."""
     import contextlib
 
-    if getattr(family, "wrapper", None) is None:
+    from .wrappers import image_text_to_text
+
+    if not image_text_to_text(family):
         return contextlib.nullcontext()
     from .wrappers import quiet_text_pipeline
 

@@ -224,11 +224,22 @@ def every_family() -> dict:
     return {**registry(), **wrapper_registry()}
 
 
+def image_text_to_text(family) -> bool:
+    """Whether the family's models are built by transformers' image-text-to-text auto class: a wrapper's, and a
+    causal LM that class maps and the causal-LM one does not (Mistral4ForCausalLM)."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES as CAUSAL
+    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES as IMAGE_TEXT
+
+    if getattr(family, "wrapper", None) is not None:
+        return True
+    return not any(t in CAUSAL for t in family.model_types) and any(t in IMAGE_TEXT for t in family.model_types)
+
+
 def auto_class(family):
     """The transformers auto class that builds a family's models: a wrapper's own, vision side included."""
     from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
 
-    return AutoModelForImageTextToText if getattr(family, "wrapper", None) is not None else AutoModelForCausalLM
+    return AutoModelForImageTextToText if image_text_to_text(family) else AutoModelForCausalLM
 
 
 def wrapper_for(config, architecture: str | None = None) -> WrapperFamily | None:
@@ -378,6 +389,12 @@ def table_section(cells_of) -> list[str]:
 
     served = wrapper_registry()
     types = {t for family in served.values() for t in family.model_types}
+    # a causal LM the image-text-to-text auto class maps (Mistral4ForCausalLM) is served by its own family
+    from ..family import registry
+
+    causal = {t: family for family in registry().values() if image_text_to_text(family) for t in family.model_types
+              if t in MAPPING}
+    types |= set(causal)
     unserved = not_served()
     total = len(MAPPING)
     names = [spec.name for spec in (*VALUES, *IMAGE_VALUES)]
@@ -389,7 +406,9 @@ def table_section(cells_of) -> list[str]:
         "family's values on the language stack at every position, image positions included, and where the image "
         "enters the stream (`image_features`, `image_mask`). Each row is the wrapper's tiny model (a one-layer "
         "vision tower), checked by the contract on a text-only call and on a call with an image; "
-        f"{len(unserved)} are listed below with their reason.", "",
+        + "".join(f"{MAPPING[t]} ({t}), a causal LM with no image input that this mapping names, is served as the "
+                  f"{f.name} family; " for t, f in sorted(causal.items()))
+        + f"{len(unserved)} are listed below with their reason.", "",
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),
     ]

@@ -630,9 +630,6 @@ NOT_SERVED = {
                        "at the image positions before the blocks deepstack_layer_map and spatial_target_layers name, "
                        "and inputs_embeds keeps the placeholders' own embeddings, so there is no image_features as "
                        "nnterp serves it (its blocks are Granite's)",
-    "mistral4": "a causal LM (Mistral4ForCausalLM) whose latent attention is DeepSeek-V3's with Llama 4's "
-                "position-dependent query scale and whose router is a softmax group-limited top-k, no nnterp family "
-                "yet",
     "mistral_large4": _no_family("mistral_large4_text"),
     "molmo2": _no_family("molmo2_text"),
     "muse_glimmer": _no_family("muse_glimmer_text"),

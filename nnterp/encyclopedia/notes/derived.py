@@ -340,7 +340,9 @@ def _auto_class(family):
 
 
 def _auto_name(family) -> str:
-    return "AutoModelForImageTextToText" if getattr(family, "wrapper", None) is not None else "AutoModelForCausalLM"
+    from ...wrappers import image_text_to_text
+
+    return "AutoModelForImageTextToText" if image_text_to_text(family) else "AutoModelForCausalLM"
 
 
 def _meta_lines(subject, name="real") -> list[str]:
