@@ -91,7 +91,8 @@ class ImageRows(Same):
     """The features as the merge takes them (per image, or already flat) seen as one row per image position."""
 
     def view(self, native, model):
-        return native.reshape(-1, native.shape[-1])
+        # a flat source (Molmo 2 scatters inputs_embeds[mask] + features.reshape(-1)) is its rows end to end
+        return native.reshape(-1, native.shape[-1] if native.dim() > 1 else model.hidden_size)
 
     def inverse(self, value, like, model):
         return value.reshape(like.shape)

@@ -310,4 +310,41 @@ TEXT_KIN = (
             "image": {"tokens": 8, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
                       "types": "mm_token_type_ids"}},
     ),
+    Wrapper(
+        name="molmo2",
+        title="Molmo 2",
+        model_types=("molmo2",),
+        classes=("Molmo2ForConditionalGeneration",),
+        text_family="qwen3",
+        summary="Molmo 2: a SigLIP-style vision transformer whose patches an attention pool gathers per image row, "
+                "added to the placeholders' embeddings of a Qwen3-style decoder.",
+        note="Molmo2ForConditionalGeneration: model.{vision_tower (Molmo2VisionModel), multi_modal_projector "
+             "(Molmo2Adapter: attention pooling of the patches image_token_pooling names, from the vision layers "
+             "vision_feature_layer lists side by side, then a gated MLP to the text width), language_model "
+             "(Molmo2TextModel: with qk_norm_type 'qwen3' and norm_after False, Qwen3's blocks; its embedding holds "
+             "additional_vocab_size rows past vocab_size for the image tokens)} and lm_head. The image comes as "
+             "crops of flattened patches (pixel_values) with image_token_pooling and image_grids; Molmo2Model's "
+             "forward adds the pooled rows to the placeholders' own embeddings at image_patch_id and places the sum "
+             "with inputs_embeds.masked_scatter, so image_features is that sum; with mm_token_type_ids the image "
+             "positions attend to each other both ways. A checkpoint with qk_norm_type 'olmo' (one RMSNorm over "
+             "every head's queries, one over the keys) or norm_after (post-norms) has blocks that are not Qwen3's.",
+        vision=("model.vision_tower", "model.multi_modal_projector"),
+        image_inputs=("pixel_values", "image_token_pooling", "image_grids", "mm_token_type_ids"),
+        image_token="image_patch_id",
+        checkpoints=checkpoint_data("molmo2"),
+        tiny={"config_class": "Molmo2Config", "overrides": {
+            "text_config": _text("qwen3", additional_vocab_size=8), "image_start_token_id": 300,
+            "image_end_token_id": 301, "image_patch_id": 302, "low_res_image_start_token_id": 303,
+            "frame_start_token_id": 304, "frame_end_token_id": 305,
+            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                              "num_attention_heads": 2, "num_key_value_heads": 2, "head_dim": 16,
+                              "image_size": [16, 16], "patch_size": 4},
+            "adapter_config": {"vision_feature_layer": [-1], "hidden_size": 32, "num_attention_heads": 2,
+                               "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 64,
+                               "text_hidden_size": 64}},
+            # one 16-pixel crop of 16 patches, pooled 2x2 into 4 rows between the image brackets
+            "image": {"tokens": 4, "around": (300, 301), "types": "mm_token_type_ids", "pixel_values": (1, 16, 48),
+                      "image_token_pooling": [[0, 1, 4, 5], [2, 3, 6, 7], [8, 9, 12, 13], [10, 11, 14, 15]],
+                      "image_grids": [[2, 2, 0, 0]]}},
+    ),
 )
