@@ -631,7 +631,6 @@ NOT_SERVED = {
                        "and inputs_embeds keeps the placeholders' own embeddings, so there is no image_features as "
                        "nnterp serves it (its blocks are Granite's)",
     "mistral_large4": _no_family("mistral_large4_text"),
-    "muse_glimmer": _no_family("muse_glimmer_text"),
     "muse_spark": _no_family("muse_spark_text"),
     "perception_lm": "its vision tower is timm's Perception Encoder (TimmWrapperModel) and its projector reads "
                      "that tower's timm config (vision_config.model_args['embed_dim']), and timm is not among "

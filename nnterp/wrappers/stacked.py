@@ -11,6 +11,7 @@ from .declarations import MROPE, _text
 from .own_text import QWEN_IDS, QWEN_PLACEHOLDERS
 from .stacks.cosmos3_edge_text import FAMILY as COSMOS3_EDGE_TEXT
 from .stacks.deepseek_ocr2_text import FAMILY as DEEPSEEK_OCR2_TEXT
+from .stacks.muse_glimmer_text import FAMILY as MUSE_GLIMMER_TEXT
 from .text_kin import QWEN_INPUTS
 
 #: DeepSeek-OCR 2's language stack in the tiny shape: DeepSeek-V2's recipe less its latent attention, a dense block
@@ -41,6 +42,17 @@ UNLIMITED_OCR_VISION = {
                        "image_size": 16, "patch_size": 4}}
 #: one global view: 4 rows of 4 patches, each row ended by the newline row, then the view separator
 UNLIMITED_OCR_IMAGE = {"tokens": 21, "pixel_values": (1, 3, 64, 64)}
+
+#: Muse Glimmer's language stack in the tiny shape: a sliding and a full layer, the second without rotary, a
+#: logit multiplier and cap that move the logits, and a query scale far from 1.
+MUSE_GLIMMER_TEXT_TINY = {
+    "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, "hidden_size": 64, "num_hidden_layers": 2,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128, "vocab_size": 300,
+    "sliding_window": 4, "layer_types": ["sliding_attention", "full_attention"], "layer_rope_theta": [10000.0, 0],
+    "final_logit_softcapping": 5.0, "output_multiplier": 0.5, "qk_scale_factor": 2.0}
+#: A one-layer MoonViT (Kimi K2.5's) over 16-pixel images in 4-pixel patches, merged 2x2.
+MOONVIT = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
+           "patch_size": 4, "pos_emb_height": 4, "pos_emb_width": 4}
 
 STACKED = (
     Wrapper(
@@ -117,5 +129,30 @@ STACKED = (
             "image_token_id": 299,
             "vision_config": UNLIMITED_OCR_VISION},
             "image": UNLIMITED_OCR_IMAGE},
+    ),
+    Wrapper(
+        name="muse_glimmer",
+        title="Muse Glimmer",
+        model_types=("muse_glimmer",),
+        classes=("MuseGlimmerForConditionalGeneration",),
+        text_family=MUSE_GLIMMER_TEXT,
+        summary="Muse Glimmer: a MoonViT native-resolution vision encoder, an MLP adapter and a normed projection "
+                "around a Gemma 2-style sandwich decoder with gated, query-scaled attention.",
+        note="MuseGlimmerForConditionalGeneration: model.{vision_tower (MoonViT, Kimi K2.5's: per-patch "
+             "convolution, interpolated positions, encoder layers, a merge_kernel_size pooling), vision_adapter "
+             "(fc1, activation, fc2, activation), vision_projection (a linear to the text width), "
+             "perception_emb_norm (a weightless RMSNorm), language_model (MuseGlimmerTextModel)} and lm_head, whose "
+             "logits are scaled and soft-capped as the text family says. The image comes as patches (pixel_values "
+             "[patches, 3, patch_size, patch_size]) with image_grid_thw; MuseGlimmerModel's forward embeds the ids "
+             "with the image and video placeholders as id 0, then places the normed projection's rows with "
+             "inputs_embeds.masked_scatter (videos next, by a second masked_scatter).",
+        vision=("model.vision_tower", "model.vision_adapter", "model.vision_projection"),
+        image_inputs=("pixel_values", "image_grid_thw"),
+        checkpoints=checkpoint_data("muse_glimmer"),
+        tiny={"config_class": "MuseGlimmerConfig", "overrides": {
+            "text_config": MUSE_GLIMMER_TEXT_TINY, "image_token_id": 299, "video_token_id": 298,
+            "out_hidden_size": 128, "projector_hidden_size": 64, "vision_config": MOONVIT},
+            # 16 flattened patches of 3 x 2 frames x 4 x 4 values, merged 2x2 into 4 rows
+            "image": {"tokens": 4, "around": (297,), "pixel_values": (16, 96), "image_grid_thw": [[1, 4, 4]]}},
     ),
 )
