@@ -517,6 +517,8 @@ WRAPPERS = (
     'minicpmv4_7',
     'minimax_m3_vl',
     'mistral3',
+    'molmo2',
+    'muse_glimmer',
     'nemotron_h_omni',
     'ovis2',
     'paddleocr_vl',
