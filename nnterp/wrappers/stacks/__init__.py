@@ -1,5 +1,6 @@
 """Language stacks that live only inside a wrapper: text models with no CausalLM of their own (Cosmos3EdgeTextModel,
-HunYuanVLTextModel, ...) whose blocks differ from every nnterp family's in a module name or a value's site. Each
+DeepseekOcr2TextModel, MuseGlimmerTextModel) whose blocks differ from every nnterp family's in a module name or a
+value's site. Each
 module declares one as its difference from its parent family (``like``): the parent's renames, sites, block,
 router and readout, with this stack's changes. It has no tiny model of its own: its wrapper's tiny recipe builds it
 as text_config."""
