@@ -26,7 +26,7 @@ from .conventions import COMMON_SITES
 from .families import _index
 from .family import _scan, registry, unavailable
 from .locations import Call
-from .wrappers import declared
+from .wrappers import auto_class, declared
 from .writeback import where_of
 
 HERE = Path(__file__).resolve().parent
@@ -103,14 +103,13 @@ def causal_lm_types() -> dict[str, str]:
 def _tiny_model(family):
     """The family's tiny model without weights (the meta device), or on the CPU where meta cannot build it."""
     import torch
-    from transformers import AutoModelForCausalLM
 
     config = tiny.config(family.name)
     try:
         with torch.device("meta"):
-            return AutoModelForCausalLM.from_config(config)
+            return auto_class(family).from_config(config)
     except Exception:  # a model computing from its weights while it builds
-        return AutoModelForCausalLM.from_config(config)
+        return auto_class(family).from_config(config)
 
 
 def module_tree(model) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +29,7 @@ from .status import status_of
 from .support import Support, build_support
 from .tracing import Captures
 from .vocabulary import BY_NAME, values_of
-from .wrappers import merge_host, quiet_text_pipeline
+from .wrappers import image_text_to_text, merge_host, quiet_text_pipeline
 from .writeback import where_of
 
 
@@ -329,15 +330,13 @@ def _served_config(family, config):
 def _task(family) -> str:
     """The pipeline task a repo id loads under: a wrapper's own auto class (image-text-to-text) builds the
     wrapper, with its vision tower."""
-    return "image-text-to-text" if getattr(family, "wrapper", None) is not None else "text-generation"
+    return "image-text-to-text" if image_text_to_text(family) else "text-generation"
 
 
 def _quiet_pipeline(family):
     """A built wrapper runs under the text-generation pipeline, which only tokenizes text for it (the
     image-text-to-text one needs a processor): its complaint that the class is no CausalLM is not shown."""
-    import contextlib
-
-    if getattr(family, "wrapper", None) is None:
+    if not image_text_to_text(family):
         return contextlib.nullcontext()
 
     return quiet_text_pipeline()

@@ -15,7 +15,7 @@ from .encyclopedia.realconfigs import table_section as real_configs
 from .families import _index
 from .family import TESTED_WINDOW, first_release, registry, unavailable
 from .vocabulary import IMAGE_VALUES, VALUES
-from .wrappers import not_served, wrapper_registry
+from .wrappers import image_text_to_text, not_served, wrapper_registry
 
 SYMBOL = {"served": "✓", "conditioned": "⚠︎", "unavailable": "—"}
 
@@ -135,6 +135,10 @@ def _wrapper_section(cells_of) -> list[str]:
 
     served = wrapper_registry()
     types = {t for family in served.values() for t in family.model_types}
+    # a causal LM the image-text-to-text auto class maps (Mistral4ForCausalLM) is served by its own family
+    causal = {t: family for family in registry().values() if image_text_to_text(family) for t in family.model_types
+              if t in MAPPING}
+    types |= set(causal)
     unserved = not_served()
     total = len(MAPPING)
     names = [spec.name for spec in (*VALUES, *IMAGE_VALUES)]
@@ -146,7 +150,9 @@ def _wrapper_section(cells_of) -> list[str]:
         "family's values on the language stack at every position, image positions included, and where the image "
         "enters the stream (`image_features`, `image_mask`). Each row is the wrapper's tiny model (a one-layer "
         "vision tower), checked by the contract on a text-only call and on a call with an image; "
-        f"{len(unserved)} are listed below with their reason.", "",
+        + "".join(f"{MAPPING[t]} ({t}), a causal LM with no image input that this mapping names, is served as the "
+                  f"{f.name} family; " for t, f in sorted(causal.items()))
+        + f"{len(unserved)} are listed below with their reason.", "",
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),
     ]

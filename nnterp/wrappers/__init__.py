@@ -21,7 +21,7 @@ from functools import lru_cache
 from ..errors import UnknownArchitecture
 from ..families import _index
 from ..family import not_served as family_not_served, registry, served_here
-from .wrapper import IMAGE_ROWS, TEXT_PREFIX, Wrapper, WrapperFamily, family_of, has_image, merge_host
+from .wrapper import IMAGE_ROWS, TEXT_PREFIX, Wrapper, WrapperFamily, _text_family, family_of, has_image, merge_host
 
 __all__ = ["IMAGE_ROWS", "TEXT_PREFIX", "Wrapper", "WrapperFamily", "auto_class", "declared", "every_family",
            "family_of", "has_image", "merge_host", "not_served", "quiet_text_pipeline", "wrapper_for",
@@ -32,7 +32,7 @@ __all__ = ["IMAGE_ROWS", "TEXT_PREFIX", "Wrapper", "WrapperFamily", "auto_class"
 #: (which borrow its recipe parts). Their recipes name their text families, so they are imported, as family modules
 #: are, only once a wrapper is asked for: a text model's construction imports none of them.
 DECLARATIONS = {"declarations": "WRAPPERS", "own_text": "OWN_TEXT", "llava_kin": "LLAVA_KIN", "vq_tokens": "VQ_TOKENS",
-                "text_kin": "TEXT_KIN"}
+                "text_kin": "TEXT_KIN", "stacked": "STACKED"}
 
 
 def _declaring(module_name: str):
@@ -56,7 +56,7 @@ def outside_release(wrapper: Wrapper) -> str | None:
     a later release), in one sentence; None when it does."""
     import transformers
 
-    if not served_here(wrapper.text_family):
+    if isinstance(wrapper.text_family, str) and not served_here(wrapper.text_family):
         return family_not_served(wrapper.text_family, f"{wrapper.title}, through the {wrapper.text_family} family,")
     if not hasattr(transformers, wrapper.tiny["config_class"]):
         return (f"{wrapper.title} needs transformers' {wrapper.tiny['config_class']}, which transformers "
@@ -69,11 +69,22 @@ def every_family() -> dict:
     return {**registry(), **wrapper_registry()}
 
 
+def image_text_to_text(family) -> bool:
+    """Whether the family's models are built by transformers' image-text-to-text auto class: a wrapper's, and a
+    causal LM that class maps and the causal-LM one does not (Mistral4ForCausalLM)."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES as CAUSAL
+    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES as IMAGE_TEXT
+
+    if getattr(family, "wrapper", None) is not None:
+        return True
+    return not any(t in CAUSAL for t in family.model_types) and any(t in IMAGE_TEXT for t in family.model_types)
+
+
 def auto_class(family):
     """The transformers auto class that builds a family's models: a wrapper's own, vision side included."""
     from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
 
-    return AutoModelForImageTextToText if getattr(family, "wrapper", None) is not None else AutoModelForCausalLM
+    return AutoModelForImageTextToText if image_text_to_text(family) else AutoModelForCausalLM
 
 
 def wrapper_for(config, architecture: str | None = None) -> WrapperFamily | None:
@@ -111,7 +122,7 @@ def _check_text_type(wrapper: Wrapper, config, architecture: str | None) -> None
         raise UnknownArchitecture(
             f"{architecture or wrapper.classes[0]} is not served with a language model of type {text_type!r}: nnterp "
             f"serves {wrapper.title} with language models of type {' or '.join(map(repr, wrapper.text_types))} only, "
-            f"through the {wrapper.text_family} family")
+            f"through the {_text_family(wrapper).name} family")
 
 
 def _wrapper_class(model_type: str) -> str | None:

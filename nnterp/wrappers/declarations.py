@@ -588,10 +588,6 @@ def _undeclared(family: str) -> str:
             f"side and merge have no declaration and tiny recipe checked here")
 
 
-def _no_family(text_type: str) -> str:
-    return f"its language model ({text_type}) is no nnterp family yet"
-
-
 NOT_SERVED = {
     "florence2": ENCODER_DECODER + " (BART)",
     "pix2struct": ENCODER_DECODER,
@@ -619,34 +615,38 @@ NOT_SERVED = {
                "for torch 2.13.0 (torchvision 0.28.0) reaches this project only as PyPI's CUDA 13 wheel, which fails "
                "to import beside the CPU torch (operator torchvision::nms does not exist): no tiny recipe builds here "
                "to check it; its language model alone (Gemma3nForCausalLM) is served as gemma3n_text",
-    "cosmos3_edge": _no_family("cosmos3_edge_text"),
-    "deepseek_ocr2": _no_family("deepseek_ocr2_text"),
     "ernie4_5_vl_moe": "its mixture-of-experts blocks route text and image positions to separate expert sets "
                        "(mlp.text_moe and mlp.vision_moe, chosen by moe_mm_token_type_ids), which no nnterp router "
                        "preset describes, so its language model (ernie4_5_vl_moe_text) is no nnterp family yet",
     "fast_vlm": "its vision tower is timm's FastViT (TimmWrapperModel, architecture fastvit_mci3) and its projector "
                 "reads that tower's convolutional feature map, and timm is not among nnterp's dependencies, so no "
                 "tiny recipe builds here to check it (its language model is qwen2's)",
-    "glm5_next": _no_family("glm5_next_text"),
+    "glm5_next": "its language model (glm5_next_text) is no nnterp family yet: DeepSeek-V4's hyper-connected "
+                 "residual streams (Glm5NextTextHyperConnection) around blocks that are Kimi delta attention "
+                 "(linear_attention) or DSA-indexed latent attention by layer_types, with a forget gate, a gated "
+                 "norm and a sigmoid router, a combination no family or stack declares",
     "granite4_vision": "its image never enters at the input: Granite4VisionTextModel adds projected vision features "
                        "at the image positions before the blocks deepstack_layer_map and spatial_target_layers name, "
                        "and inputs_embeds keeps the placeholders' own embeddings, so there is no image_features as "
                        "nnterp serves it (its blocks are Granite's)",
-    "hunyuan_vl": "not declared yet: its blocks are hunyuan_v1_dense's (a tiny wrapper keeps the contract, text-only "
-                  "and with an image), but no copy of a released config.json is at hand and HunYuanVLConfig's "
-                  "defaults do not build (their rope_theta is unset), so its page would have no model to show",
-    "mistral4": "a causal LM (Mistral4ForCausalLM) whose latent attention is DeepSeek-V3's with Llama 4's "
-                "position-dependent query scale and whose router is a softmax group-limited top-k, no nnterp family "
-                "yet",
-    "mistral_large4": _no_family("mistral_large4_text"),
-    "molmo2": _no_family("molmo2_text"),
-    "muse_glimmer": _no_family("muse_glimmer_text"),
-    "muse_spark": _no_family("muse_spark_text"),
+    "mistral_large4": "its language model (mistral_large4_text) is no nnterp family yet: GLM-MoE-DSA's indexed "
+                      "latent attention in which layers reuse another layer's keys and values and top-k indices "
+                      "(kv_source_layers, indexer_types 'shared'), so a layer's attention_keys are another "
+                      "layer's tensor, with a learned per-head query scale on log position "
+                      "(MistralLarge4TextSoftmaxScaling) and layers without rotary (no_rope_layers)",
+    "muse_spark": "its language model (muse_spark_text) is no nnterp family yet: each block mixes the residual "
+                  "and a sublayer's normed output with learned per-channel gates (MuseSparkResidualGate: "
+                  "alpha·residual + beta·output), a block arithmetic no nnterp block kind has, and its routed MLP "
+                  "works in a projected width (pre_expert_proj, post_expert_norm on every expert, "
+                  "post_expert_proj); its attention is Muse Glimmer's (served as muse_glimmer) with a norm on the "
+                  "heads' outputs",
     "perception_lm": "its vision tower is timm's Perception Encoder (TimmWrapperModel) and its projector reads "
                      "that tower's timm config (vision_config.model_args['embed_dim']), and timm is not among "
                      "nnterp's dependencies, so no tiny recipe builds here to check it (its language model is "
                      "llama's)",
-    "step3p7": _no_family("step3p5"),
-    "unlimited_ocr": _no_family("unlimited_ocr_text"),
+    "step3p7": "its language model (step3p5, Step3p7TextModel) is no nnterp family yet: Laguna's blocks with a "
+               "sigmoid output gate per head instead of softplus, head counts per layer read from per_layer_config, "
+               "SwiGLU MLPs whose gate and up projections are clamped inline (swiglu_limits), MiniMax-M3's router, "
+               "and Gemma 3's per-layer-type rotary and optional bidirectional masks",
 
 }

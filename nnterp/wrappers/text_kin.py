@@ -4,7 +4,7 @@ multimodal rotary positions computed outside the blocks. Each is served through 
 where the language model sits, where the image features enter, the image inputs and a tiny recipe with a one-layer
 vision tower. Each note is read from transformers' modeling code."""
 
-from nnterp.family import Checkpoint
+from nnterp.family import Checkpoint, checkpoint_data
 from nnterp.sites import Call
 
 from .declarations import MROPE, QWEN_IMAGE, SIGLIP, _text
@@ -280,5 +280,71 @@ TEXT_KIN = (
             # one 16-pixel image: 4 x 4 patches merged 2x2, each of the 2 rows ended by a newline
             "image": {"tokens": 6, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
                       "types": "mm_token_type_ids"}},
+    ),
+    Wrapper(
+        name="hunyuan_vl",
+        title="HunyuanOCR",
+        model_types=("hunyuan_vl",),
+        classes=("HunYuanVLForConditionalGeneration",),
+        text_family="hunyuan_v1_dense",
+        summary="HunyuanOCR: a native-resolution vision transformer whose merger frames each image and ends every "
+                "row with a newline, around Hunyuan V1 dense's decoder with multimodal rotary positions.",
+        note="HunYuanVLForConditionalGeneration: model.{vision_tower (HunYuanVLVisionTransformer: flattened patches "
+             "with image_grid_thw, blocks, a perceiver that merges each spatial_merge_size^2 patches and adds a "
+             "newline row after every merged row and a begin and an end row around the image), language_model "
+             "(HunYuanVLTextModel: Hunyuan V1 dense's blocks, the per-head query and key norms after the rotary)} "
+             "and lm_head, tied to the embeddings. HunYuanVLModel's forward places the vision tower's rows, "
+             "begin, newlines and end included, with inputs_embeds.masked_scatter at image_token_id: (height / 2) x "
+             "(width / 2 + 1) + 2 rows per image. Rotary positions are multimodal (mrope_section's axes, the last "
+             "three width, height and image index), computed from image_grid_thw and mm_token_type_ids.",
+        vision=("model.vision_tower",),
+        image_inputs=QWEN_INPUTS,
+        checkpoints=checkpoint_data("hunyuan_vl"),
+        tiny={"config_class": "HunYuanVLConfig", "overrides": {
+            "text_config": _text("hunyuan_v1_dense", rope_parameters={
+                "rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 2, 2, 2]}),
+            "image_token_id": 299, "im_start_id": 297, "im_end_id": 296, "im_newline_id": 295,
+            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                              "num_attention_heads": 2, "patch_size": 4, "out_hidden_size": 64}},
+            # one 16-pixel image: 4 x 4 patches merged 2x2, 2 rows of 2 each ended by a newline, begin and end
+            "image": {"tokens": 8, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
+                      "types": "mm_token_type_ids"}},
+    ),
+    Wrapper(
+        name="molmo2",
+        title="Molmo 2",
+        model_types=("molmo2",),
+        classes=("Molmo2ForConditionalGeneration",),
+        text_family="qwen3",
+        summary="Molmo 2: a SigLIP-style vision transformer whose patches an attention pool gathers per image row, "
+                "added to the placeholders' embeddings of a Qwen3-style decoder.",
+        note="Molmo2ForConditionalGeneration: model.{vision_tower (Molmo2VisionModel), multi_modal_projector "
+             "(Molmo2Adapter: attention pooling of the patches image_token_pooling names, from the vision layers "
+             "vision_feature_layer lists side by side, then a gated MLP to the text width), language_model "
+             "(Molmo2TextModel: with qk_norm_type 'qwen3' and norm_after False, Qwen3's blocks; its embedding holds "
+             "additional_vocab_size rows past vocab_size for the image tokens)} and lm_head. The image comes as "
+             "crops of flattened patches (pixel_values) with image_token_pooling and image_grids; Molmo2Model's "
+             "forward adds the pooled rows to the placeholders' own embeddings at image_patch_id and places the sum "
+             "with inputs_embeds.masked_scatter, so image_features is that sum; with mm_token_type_ids the image "
+             "positions attend to each other both ways. A checkpoint with qk_norm_type 'olmo' (one RMSNorm over "
+             "every head's queries, one over the keys) or norm_after (post-norms) has blocks that are not Qwen3's.",
+        vision=("model.vision_tower", "model.multi_modal_projector"),
+        image_inputs=("pixel_values", "image_token_pooling", "image_grids", "mm_token_type_ids"),
+        image_token="image_patch_id",
+        checkpoints=checkpoint_data("molmo2"),
+        tiny={"config_class": "Molmo2Config", "overrides": {
+            "text_config": _text("qwen3", additional_vocab_size=8), "image_start_token_id": 300,
+            "image_end_token_id": 301, "image_patch_id": 302, "low_res_image_start_token_id": 303,
+            "frame_start_token_id": 304, "frame_end_token_id": 305,
+            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                              "num_attention_heads": 2, "num_key_value_heads": 2, "head_dim": 16,
+                              "image_size": [16, 16], "patch_size": 4},
+            "adapter_config": {"vision_feature_layer": [-1], "hidden_size": 32, "num_attention_heads": 2,
+                               "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 64,
+                               "text_hidden_size": 64}},
+            # one 16-pixel crop of 16 patches, pooled 2x2 into 4 rows between the image brackets
+            "image": {"tokens": 4, "around": (300, 301), "types": "mm_token_type_ids", "pixel_values": (1, 16, 48),
+                      "image_token_pooling": [[0, 1, 4, 5], [2, 3, 6, 7], [8, 9, 12, 13], [10, 11, 14, 15]],
+                      "image_grids": [[2, 2, 0, 0]]}},
     ),
 )

@@ -29,7 +29,9 @@ class Wrapper:
     model_types: tuple[str, ...]
     #: the class names of the wrapper (a model type a text family also claims is the wrapper's only under these)
     classes: tuple[str, ...]
-    text_family: str
+    #: the family serving the language stack: a text family's name, or a language stack of the wrapper's own
+    #: (nnterp.wrappers.stacks: a family declared as its difference from its parent, with no CausalLM of its own)
+    text_family: "str | Family"
     summary: str = ""
     #: native path of the language model's base model (its embed_tokens, layers and norm)
     language_model: str = "model.language_model"
@@ -79,7 +81,8 @@ class ImageRows(Same):
     """The features as the merge takes them (per image, or already flat) seen as one row per image position."""
 
     def view(self, native, model):
-        return native.reshape(-1, native.shape[-1])
+        # a flat source (Molmo 2 scatters inputs_embeds[mask] + features.reshape(-1)) is its rows end to end
+        return native.reshape(-1, native.shape[-1] if native.dim() > 1 else model.hidden_size)
 
     def inverse(self, value, like, model):
         return value.reshape(like.shape)
@@ -154,9 +157,13 @@ def _renamed(wrapper: Wrapper, text: Family) -> dict:
     return rename
 
 
+def _text_family(wrapper: Wrapper) -> Family:
+    return wrapper.text_family if isinstance(wrapper.text_family, Family) else family_named(wrapper.text_family)
+
+
 def family_of(wrapper: Wrapper) -> WrapperFamily:
     """The family serving ``wrapper``: the text family's, renamed under the language model, with the image values."""
-    text = family_named(wrapper.text_family)
+    text = _text_family(wrapper)
     shared = {f.name: getattr(text, f.name) for f in dataclasses.fields(Family)}
     token = text.sites.get("token_embeddings") or COMMON_SITES["token_embeddings"]
     sites = {
