@@ -779,6 +779,11 @@ def family_for(config, architecture: str | None = None) -> Family:
     family = _family_of_model_type(model_type, architecture)
     if family is not None:
         return family
+    from .wrappers import wrapper_for
+
+    wrapper = wrapper_for(config, architecture)  # a wrapper whose config has no text_config (Chameleon's)
+    if wrapper is not None:
+        return wrapper
     names = list(registry())
     raise UnknownArchitecture(
         f"{architecture} (model_type {model_type!r}) belongs to no nnterp family; {len(names)} are supported "

@@ -176,3 +176,26 @@ def test_a_saved_wrapper_loads_through_its_own_auto_class(tmp_path):
         logits = model.logits.save()
     assert int(mask.sum()) == 16 and torch.equal(entering[mask], features)
     assert tuple(logits.shape[:2]) == tuple(mask.shape) and logits.shape[-1] == text_only.shape[-1]
+
+
+def test_chameleon_logits_floor_the_image_tokens_and_lm_head_output_keeps_them():
+    """Chameleon's head writes the float minimum into its image-token columns after lm_head: logits and the lens
+    hold it, lm_head_output is lm_head's own output; a swin_norm config is refused."""
+    from nnterp.wrappers.vq_tokens import _image_token_columns
+
+    model = tiny.load("chameleon")
+    columns = _image_token_columns(model._module.config)
+    assert columns == list(range(280, 288))
+    with model.trace(tiny.image_call("chameleon")):
+        head = model.lm_head_output.save()
+        logits = model.logits.save()
+        lens = model.project_on_vocab(model.layers[0].layer_output).save()
+    floor = torch.finfo(logits.dtype).min
+    assert bool((logits[..., columns] == floor).all()) and bool((lens[..., columns] == floor).all())
+    assert bool((head[..., columns] > floor).all())
+    others = [i for i in range(logits.shape[-1]) if i not in columns]
+    assert torch.equal(head[..., others], logits[..., others])
+    config = tiny.config("chameleon")
+    config.swin_norm = True
+    with pytest.raises(UnknownArchitecture, match="swin_norm"):
+        family_for(config, "ChameleonForConditionalGeneration")

@@ -468,6 +468,7 @@ WRAPPERS = (
     'aria',
     'aya_vision',
     'blip-2',
+    'chameleon',
     'cohere2_vision',
     'cohere_compass',
     'cosmos3_omni',

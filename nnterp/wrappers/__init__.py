@@ -83,6 +83,13 @@ class Wrapper:
     #: native path of a module whose output the language model adds to the merged embeddings before its first block
     #: (BLIP-2's OPT: its learned positions), so that layers[0].layer_input is the merged embeddings plus it
     added_before_layers: str | None = None
+    #: the page's account of the language stack, where the text family's docstring is not exactly it (Chameleon's
+    #: blocks are Qwen3's but for its layer-normed query and key heads)
+    language: str | None = None
+    #: (config) -> why this config is not served, or None (Chameleon's swin_norm blocks)
+    refuses: Callable | None = None
+    #: sites where the wrapper's values differ from its text family's (by value name), applied last
+    sites: dict = field(default_factory=dict)
 
 
 class ImageRows(Same):
@@ -143,7 +150,8 @@ class WrapperFamily(Family):
     def doc(self) -> str:
         """The wrapper's own note, then its text family's module docstring (the language stack's arithmetic)."""
         head = f"{self.wrapper.title} ({self.wrapper.classes[0]})."
-        return f"{head}\n\n{self.wrapper.note}\n\nIts language model is {self.text.name}'s: {self.text.doc}".strip()
+        language = self.wrapper.language or f"Its language model is {self.text.name}'s: {self.text.doc}"
+        return f"{head}\n\n{self.wrapper.note}\n\n{language}".strip()
 
     def served_config(self, config):
         """The text config the language model runs on: what availability and dimensions are read from."""
@@ -181,6 +189,7 @@ def family_of(wrapper: Wrapper) -> WrapperFamily:
                         "image position" + (", times the scale the language model gives every embedding row"
                                             if isinstance(token, Read) and token.scale else "")),
         "image_mask": _image_mask_site(wrapper),
+        **wrapper.sites,
     }
     shared.update(
         name=wrapper.name, model_types=wrapper.model_types, summary=wrapper.summary or text.summary,
@@ -253,6 +262,9 @@ def wrapper_for(config, architecture: str | None = None) -> WrapperFamily | None
 
 
 def _check_text_type(wrapper: Wrapper, config, architecture: str | None) -> None:
+    reason = wrapper.refuses(config) if wrapper.refuses is not None else None
+    if reason is not None:
+        raise UnknownArchitecture(f"{architecture or wrapper.classes[0]} is not served with this config: {reason}")
     text_type = getattr(config.get_text_config(), "model_type", None)
     if wrapper.text_types and text_type not in wrapper.text_types:
         raise UnknownArchitecture(
@@ -300,7 +312,8 @@ def has_image(model, inputs) -> bool:
 
 def _receiver(wrapper: Wrapper) -> str:
     """Native path of the module the wrapper hands the merged embeddings to (inputs_embeds): its language model, or
-    the whole CausalLM holding it where the head is the language model's own (BLIP-2's language_model)."""
+    the whole CausalLM holding it where the head is the language model's own (BLIP-2's language_model); the merge
+    module itself where the language model merges the image (Chameleon's)."""
     return wrapper.lm_head.rsplit(".", 1)[0] if "." in wrapper.lm_head else wrapper.language_model
 
 
@@ -319,18 +332,26 @@ def check_image(model, inputs, report, base) -> None:
     dtype = next(model._module.parameters()).dtype
     # a multi-stream residual has no one layers[0].layer_input: what enters is the language model's inputs_embeds
     one_stream = model.layers[0]._nnterp_site("layer_input").served
+    # a language model that merges the image itself (ChameleonModel) receives no inputs_embeds: its merge's output
+    merges_itself = _receiver(wrapper) == wrapper.merge
+    merged_call = dataclasses.replace(wrapper.merge_call, key="output", child=wrapper.merge or None)
     with model.trace(inputs):
         mask = model.image_mask.save()
         embedded = model.token_embeddings.save()
         if has_image(model, inputs):
             features = model.image_features.save()
-        received = _walk(model, _receiver(wrapper)).inputs[1]["inputs_embeds"].save()
+        if not merges_itself:
+            received = _walk(model, _receiver(wrapper)).inputs[1]["inputs_embeds"].save()
+        elif has_image(model, inputs):  # what the merge returns is what the blocks receive
+            received = merged_call.target(model).output.save()
         if one_stream and wrapper.added_before_layers:
             added = _walk(model, wrapper.added_before_layers).output.save()
         if one_stream:
             entering = model.layers[0].layer_input.save()
     # a language model that scales every inputs_embeds row before its first block (HyperCLOVA X's
     # embedding_multiplier) serves token_embeddings and image_features with that scale: compare them with the product
+    if merges_itself and not has_image(model, inputs):
+        received = embedded  # no image: the forward makes no merge, and the blocks receive the embeddings
     token = model.family.sites.get("token_embeddings")
     factor = token.scale(model._nnterp_state.config) if isinstance(token, Read) and token.scale else None
     received = received * factor if factor is not None else received
