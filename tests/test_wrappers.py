@@ -199,3 +199,13 @@ def test_chameleon_logits_floor_the_image_tokens_and_lm_head_output_keeps_them()
     config.swin_norm = True
     with pytest.raises(UnknownArchitecture, match="swin_norm"):
         family_for(config, "ChameleonForConditionalGeneration")
+
+
+def test_granite4_vision_adds_the_image_inside_the_stack_even_before_the_first_block():
+    """Granite 4 Vision zeroes the placeholders and adds image rows before the blocks its maps name: the contract
+    checks the rows where they enter, at block 1 in the tiny recipe and at block 0 when the map names it."""
+    model = tiny.load("granite4_vision", deepstack_layer_map=[[-2, 0]])
+    report = model.check(tiny.image_call("granite4_vision"), raise_on_failure=False)
+    assert report.ok, str(report)
+    assert any(r.check.startswith("layers[0].layer_input == the stream before it + image_features") and r.ok
+               for r in report.results)

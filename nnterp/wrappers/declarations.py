@@ -624,10 +624,6 @@ NOT_SERVED = {
                 "reads that tower's convolutional feature map, and timm is not among nnterp's dependencies, so no "
                 "tiny recipe builds here to check it (its language model is qwen2's)",
     "glm5_next": _no_family("glm5_next_text"),
-    "granite4_vision": "its image never enters at the input: Granite4VisionTextModel adds projected vision features "
-                       "at the image positions before the blocks deepstack_layer_map and spatial_target_layers name, "
-                       "and inputs_embeds keeps the placeholders' own embeddings, so there is no image_features as "
-                       "nnterp serves it (its blocks are Granite's)",
     "hunyuan_vl": "not declared yet: its blocks are hunyuan_v1_dense's (a tiny wrapper keeps the contract, text-only "
                   "and with an image), but no copy of a released config.json is at hand and HunYuanVLConfig's "
                   "defaults do not build (their rope_theta is unset), so its page would have no model to show",
