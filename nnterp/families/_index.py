@@ -486,6 +486,7 @@ WRAPPERS = (
     'glm4v_moe',
     'glm_ocr',
     'got_ocr2',
+    'granite4_vision',
     'granite_docling',
     'hy_v4_vl',
     'hyperclovax_vision_v2',
