@@ -124,12 +124,16 @@ def _image_mask_site(wrapper: Wrapper):
     return site
 
 
-def _token_embeddings(site, family: str):
+def _token_embeddings(site, family: str, injected: bool = False):
     """The text family's token_embeddings site, saying what it is on a wrapper."""
     text = ("The embedding module's output, the image placeholders' own embeddings included: the wrapper places "
             "image_features at image_mask after it, so layers[0].layer_input is this with them merged")
+    if injected:
+        text = ("The embedding module's output, the image placeholders' own embeddings included: the wrapper zeroes "
+                "them at image_mask after it, and the image rows are added there inside the stack, before the blocks "
+                "it names")
     if callable(site):  # chosen per config (OPT's, projected or not): said of whichever it is
-        return lambda context: _token_embeddings(site(context), family)
+        return lambda context: _token_embeddings(site(context), family, injected)
     if not isinstance(site, Read):
         return site
     # the family's own sentence up to its first clause: what the module computes (what it says of layers[0] is
@@ -183,7 +187,7 @@ def family_of(wrapper: Wrapper) -> WrapperFamily:
     token = text.sites.get("token_embeddings") or COMMON_SITES["token_embeddings"]
     sites = {
         **text.sites,
-        "token_embeddings": _token_embeddings(token, text.name),
+        "token_embeddings": _token_embeddings(token, text.name, wrapper.injected is not None),
         "image_features": Read(
             dataclasses.replace(wrapper.merge_call, child=wrapper.merge or None), wrapper.features_argument, IMAGE_ROWS,
             # a language model that scales its inputs_embeds before the first block (HyperCLOVA X's

@@ -335,8 +335,16 @@ TEXT_KIN += (
             Assigned("features", child="model.language_model"), WHOLE, IMAGE_ROWS, description=(
                 "The image rows Granite4VisionTextModel adds at the image positions before the first block "
                 "deepstack_layer_map or spatial_target_layers names (a projector's output, packed per image)"))},
+        # the checkpoint Granite4VisionConfig's docstring names (transformers' configuration_granite4_vision.py, as
+        # published on GitHub; 5.24's names a LLaVA-NeXT checkpoint instead)
+        checkpoints=(Checkpoint("ibm-granite/granite-4.0-3b-vision", "Granite-4.0-3B-Vision", {
+            "architectures": ["Granite4VisionForConditionalGeneration"], "model_type": "granite4_vision"},
+            not_buildable="its sizes are not recorded here, and Granite4VisionConfig's defaults name no "
+                          "deepstack_layer_map"),),
         tiny={"config_class": "Granite4VisionConfig", "overrides": {
-            "text_config": _text("granite", num_hidden_layers=3, model_type="granite4_vision_text"),
+            # an attention_multiplier unlike head_dim ** -0.5 (GRANITE_TINY's 0.25 is 16 ** -0.5), so the page tells
+            "text_config": _text("granite", num_hidden_layers=3, model_type="granite4_vision_text",
+                                 attention_multiplier=0.2),
             **GRANITE4_VISION},
             # two tiles of 2x2 rows each: the base tile's 4, the grid tile's 2 rows of 2 and a newline each
             "image": {"tokens": 10, "pixel_values": (1, 2, 3, 16, 16), "image_sizes": [[16, 16]]}},
