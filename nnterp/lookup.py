@@ -3,6 +3,7 @@ else the text family of its model type."""
 
 from __future__ import annotations
 
+from .errors import UnknownArchitecture
 from .family import Family, text_family_for
 from .wrappers import wrapper_for
 
@@ -13,4 +14,10 @@ def family_for(config, architecture: str | None = None) -> Family:
         wrapper = wrapper_for(config, architecture)
         if wrapper is not None:
             return wrapper
-    return text_family_for(config, architecture)
+    try:
+        return text_family_for(config, architecture)
+    except UnknownArchitecture:
+        wrapper = wrapper_for(config, architecture)  # a wrapper whose config has no text_config (Chameleon's)
+        if wrapper is None:
+            raise
+        return wrapper

@@ -42,11 +42,15 @@ class Readout:
     #: False where the logits mix more than the last block's output (depth attention over the block states): the
     #: contract then does not compare project_on_vocab with the logits
     exact_lens: bool = True
+    #: config -> the vocabulary columns the model sets to its dtype's float minimum after every other step
+    #: (Chameleon's image-token columns, which it never lets the text head predict); ``floored_what`` says which
+    floored: Callable | None = None
+    floored_what: str = ""
 
     @property
     def past_head_identity(self) -> bool:
         """Whether the logits are lm_head's output as it is."""
-        return not (self.unpad_to or self.float32 or self.times or self.divided_by or self.softcap)
+        return not (self.unpad_to or self.float32 or self.times or self.divided_by or self.softcap or self.floored)
 
     def head_logits(self, model, hidden: torch.Tensor) -> torch.Tensor:
         """lm_head's logits from the last block's output, as the model computes them."""
@@ -71,6 +75,9 @@ class Readout:
         cap = getattr(config, self.softcap, None) if self.softcap else None
         if cap is not None:
             logits = torch.tanh((logits.float() if self.softcap_in_float32 else logits) / cap) * cap
+        if self.floored is not None:  # out of place: the lm_head output handed in stays as it is
+            columns = torch.tensor(self.floored(config), dtype=torch.long, device=logits.device)
+            logits = logits.index_fill(-1, columns, torch.finfo(logits.dtype).min)
         return logits
 
     def formula(self) -> str:
@@ -87,6 +94,8 @@ class Readout:
         if self.softcap:
             where = " in float32" if self.softcap_in_float32 else ""
             steps.append(f"soft-capped{where} to cap * tanh(x / cap), cap = config.{self.softcap} (where set)")
+        if self.floored:
+            steps.append(f"the columns of {self.floored_what} set to the dtype's float minimum")
         return "logits = lm_head_output" + (", " + ", then ".join(steps) if steps else "")
 
 

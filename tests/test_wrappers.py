@@ -177,3 +177,36 @@ def test_a_saved_wrapper_loads_through_its_own_auto_class(tmp_path):
         logits = model.logits.save()
     assert int(mask.sum()) == 16 and torch.equal(entering[mask], features)
     assert tuple(logits.shape[:2]) == tuple(mask.shape) and logits.shape[-1] == text_only.shape[-1]
+
+
+def test_chameleon_logits_floor_the_image_tokens_and_lm_head_output_keeps_them():
+    """Chameleon's head writes the float minimum into its image-token columns after lm_head: logits and the lens
+    hold it, lm_head_output is lm_head's own output; a swin_norm config is refused."""
+    from nnterp.wrappers.vq_tokens import _image_token_columns
+
+    model = tiny.load("chameleon")
+    columns = _image_token_columns(model._module.config)
+    assert columns == list(range(280, 288))
+    with model.trace(tiny.image_call("chameleon")):
+        head = model.lm_head_output.save()
+        logits = model.logits.save()
+        lens = model.project_on_vocab(model.layers[0].layer_output).save()
+    floor = torch.finfo(logits.dtype).min
+    assert bool((logits[..., columns] == floor).all()) and bool((lens[..., columns] == floor).all())
+    assert bool((head[..., columns] > floor).all())
+    others = [i for i in range(logits.shape[-1]) if i not in columns]
+    assert torch.equal(head[..., others], logits[..., others])
+    config = tiny.config("chameleon")
+    config.swin_norm = True
+    with pytest.raises(UnknownArchitecture, match="swin_norm"):
+        family_for(config, "ChameleonForConditionalGeneration")
+
+
+def test_granite4_vision_adds_the_image_inside_the_stack_even_before_the_first_block():
+    """Granite 4 Vision zeroes the placeholders and adds image rows before the blocks its maps name: the contract
+    checks the rows where they enter, at block 1 in the tiny recipe and at block 0 when the map names it."""
+    model = tiny.load("granite4_vision", deepstack_layer_map=[[-2, 0]])
+    report = model.check(tiny.image_call("granite4_vision"), raise_on_failure=False)
+    assert report.ok, str(report)
+    assert any(r.check.startswith("layers[0].layer_input == the stream before it + image_features") and r.ok
+               for r in report.results)

@@ -117,6 +117,9 @@ def wrapper_for(config, architecture: str | None = None) -> WrapperFamily | None
 
 
 def _check_text_type(wrapper: Wrapper, config, architecture: str | None) -> None:
+    reason = wrapper.refuses(config) if wrapper.refuses is not None else None
+    if reason is not None:
+        raise UnknownArchitecture(f"{architecture or wrapper.classes[0]} is not served with this config: {reason}")
     text_type = getattr(config.get_text_config(), "model_type", None)
     if wrapper.text_types and text_type not in wrapper.text_types:
         raise UnknownArchitecture(

@@ -607,10 +607,6 @@ NOT_SERVED = {
     "git": "its text decoder is GIT's own BERT-style transformer over image and text positions, no nnterp family",
     "kosmos-2": "its text decoder (kosmos_2_text_model) is no nnterp family yet",
     "kosmos-2.5": "its text decoder (kosmos_2_5_text_model) is no nnterp family yet",
-    "chameleon": "its head writes the float minimum in place into lm_head's output at every image-token column "
-                 "(ChameleonForConditionalGeneration.forward), so lm_head's output as read is not what lm_head "
-                 "computed from the final norm's output, and nnterp serves no head that edits lm_head's output in "
-                 "place (its blocks alone are Llama's with per-head query and key norms, as qwen3's)",
     "gemma3n": "its vision tower is timm's MobileNetV5 (TimmWrapperModel), and timm imports torchvision, whose build "
                "for torch 2.13.0 (torchvision 0.28.0) reaches this project only as PyPI's CUDA 13 wheel, which fails "
                "to import beside the CPU torch (operator torchvision::nms does not exist): no tiny recipe builds here "
@@ -625,10 +621,6 @@ NOT_SERVED = {
                  "residual streams (Glm5NextTextHyperConnection) around blocks that are Kimi delta attention "
                  "(linear_attention) or DSA-indexed latent attention by layer_types, with a forget gate, a gated "
                  "norm and a sigmoid router, a combination no family or stack declares",
-    "granite4_vision": "its image never enters at the input: Granite4VisionTextModel adds projected vision features "
-                       "at the image positions before the blocks deepstack_layer_map and spatial_target_layers name, "
-                       "and inputs_embeds keeps the placeholders' own embeddings, so there is no image_features as "
-                       "nnterp serves it (its blocks are Granite's)",
     "mistral_large4": "its language model (mistral_large4_text) is no nnterp family yet: GLM-MoE-DSA's indexed "
                       "latent attention in which layers reuse another layer's keys and values and top-k indices "
                       "(kv_source_layers, indexer_types 'shared'), so a layer's attention_keys are another "

@@ -5,11 +5,11 @@ where the language model sits, where the image features enter, the image inputs 
 vision tower. Each note is read from transformers' modeling code."""
 
 from nnterp.family import Checkpoint, checkpoint_data
-from nnterp.sites import Call
+from nnterp.sites import WHOLE, Assigned, Call, Read
 
 from .declarations import MROPE, QWEN_IMAGE, SIGLIP, _text
 from .own_text import QWEN3_VISION, QWEN_IDS, QWEN_PLACEHOLDERS
-from .wrapper import Wrapper
+from .wrapper import IMAGE_ROWS, Wrapper
 
 #: A one-block GLM-4V vision transformer: 16-pixel images in 4-pixel patches, two frames each, merged 2x2.
 GLM4V_VISION = {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64, "num_heads": 2,
@@ -346,5 +346,73 @@ TEXT_KIN = (
             "image": {"tokens": 4, "around": (300, 301), "types": "mm_token_type_ids", "pixel_values": (1, 16, 48),
                       "image_token_pooling": [[0, 1, 4, 5], [2, 3, 6, 7], [8, 9, 12, 13], [10, 11, 14, 15]],
                       "image_grids": [[2, 2, 0, 0]]}},
+    ),
+)
+
+
+def _injected_blocks(config) -> tuple[int, ...]:
+    """The blocks before which Granite 4 Vision adds image features: the language layers of deepstack_layer_map and
+    spatial_target_layers (Granite4VisionModel keeps one tensor per block, the later entry where two name one)."""
+    return tuple(sorted({layer for _, layer in config.deepstack_layer_map or ()} | set(config.spatial_target_layers or ())))
+
+
+#: A tiny Granite 4 Vision: a two-layer SigLIP (16-pixel tiles, 4-pixel patches), window Q-Former downsamplers
+#: at a rate of 1/2 (a 4x4 patch grid becomes 2x2 rows), one anyres grid point, so a call's image is two tiles
+GRANITE4_VISION = {
+    "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 64, "intermediate_size": 64,
+                      "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 16, "patch_size": 4},
+    "qformer_config": {"num_hidden_layers": 1, "intermediate_size": 64},
+    "image_token_index": 299, "image_grid_pinpoints": [[16, 16]], "downsample_rate": "1/2",
+    "vision_feature_layer": -1, "vision_feature_select_strategy": "full",
+    # features from the vision model's next-to-last layer before block 1, its spatial groups' before block 2
+    "deepstack_layer_map": [[-2, 1]], "spatial_vision_layer": -1, "spatial_target_layers": [2]}
+
+TEXT_KIN += (
+    Wrapper(
+        name="granite4_vision",
+        title="Granite 4 Vision",
+        model_types=("granite4_vision",),
+        classes=("Granite4VisionForConditionalGeneration",),
+        text_family="granite",
+        summary="Granite 4 Vision: a SigLIP vision tower whose layers feed window Q-Former downsamplers, added at the "
+                "image positions before chosen blocks of a Granite language model (deepstack), not at its input.",
+        note="Granite4VisionForConditionalGeneration: model.{vision_tower (SigLIP), layerwise_projectors and "
+             "spatial_projectors (window Q-Former downsamplers), image_newline, language_model "
+             "(Granite4VisionTextModel)} and lm_head, whose logits are divided by text_config.logits_scaling. The "
+             "image never enters at the input: Granite4VisionModel's forward zeroes the placeholders' embeddings "
+             "(inputs_embeds.masked_fill at image_token_index) and hands the language model deepstack_features, one "
+             "tensor of rows per block: the vision layers of deepstack_layer_map, each through its own projector, "
+             "go before the language blocks the map names, and spatial_vision_layer's four offset groups before "
+             "the blocks of spatial_target_layers (where two entries name one block, the later one is kept). "
+             "Granite4VisionTextModel's forward adds each at the image positions before its block "
+             "(hidden_states.masked_scatter): there layers[k].layer_input is layers[k - 1].layer_output plus those "
+             "rows, the only place the stream changes between blocks. image_features are the rows added before "
+             "the first of those blocks; image_mask marks the positions every injection adds to.",
+        language="Its language model is Granite4VisionTextModel, Granite's: the granite family's blocks, values and "
+                 "multipliers (embedding_multiplier on the merged embeddings, residual_multiplier on each sublayer's "
+                 "contribution, attention_multiplier as the softmax scale, logits_scaling on the logits).",
+        image_token="image_token_index",
+        merge="model.language_model",
+        injected=_injected_blocks,
+        vision=("model.vision_tower", "model.layerwise_projectors", "model.spatial_projectors"),
+        image_inputs=("pixel_values", "image_sizes"),
+        # the first assignment of features in the language model's loop: the rows added before the first such block
+        sites={"image_features": Read(
+            Assigned("features", child="model.language_model"), WHOLE, IMAGE_ROWS, description=(
+                "The image rows Granite4VisionTextModel adds at the image positions before the first block "
+                "deepstack_layer_map or spatial_target_layers names (a projector's output, packed per image)"))},
+        # the checkpoint Granite4VisionConfig's docstring names (transformers' configuration_granite4_vision.py, as
+        # published on GitHub; 5.24's names a LLaVA-NeXT checkpoint instead)
+        checkpoints=(Checkpoint("ibm-granite/granite-4.0-3b-vision", "Granite-4.0-3B-Vision", {
+            "architectures": ["Granite4VisionForConditionalGeneration"], "model_type": "granite4_vision"},
+            not_buildable="its sizes are not recorded here, and Granite4VisionConfig's defaults name no "
+                          "deepstack_layer_map"),),
+        tiny={"config_class": "Granite4VisionConfig", "overrides": {
+            # an attention_multiplier unlike head_dim ** -0.5 (GRANITE_TINY's 0.25 is 16 ** -0.5), so the page tells
+            "text_config": _text("granite", num_hidden_layers=3, model_type="granite4_vision_text",
+                                 attention_multiplier=0.2),
+            **GRANITE4_VISION},
+            # two tiles of 2x2 rows each: the base tile's 4, the grid tile's 2 rows of 2 and a newline each
+            "image": {"tokens": 10, "pixel_values": (1, 2, 3, 16, 16), "image_sizes": [[16, 16]]}},
     ),
 )

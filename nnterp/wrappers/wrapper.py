@@ -75,6 +75,17 @@ class Wrapper:
     #: native path of a module whose output the language model adds to the merged embeddings before its first block
     #: (BLIP-2's OPT: its learned positions), so that layers[0].layer_input is the merged embeddings plus it
     added_before_layers: str | None = None
+    #: the page's account of the language stack, where the text family's docstring is not exactly it (Chameleon's
+    #: blocks are Qwen3's but for its layer-normed query and key heads)
+    language: str | None = None
+    #: (config) -> the blocks before which the language model adds image rows at the image positions, where the image
+    #: enters inside the stack, not at the input (Granite 4 Vision's deepstack): inputs_embeds has zeros there, and
+    #: image_features are the rows added before the first of those blocks
+    injected: Callable | None = None
+    #: (config) -> why this config is not served, or None (Chameleon's swin_norm blocks)
+    refuses: Callable | None = None
+    #: sites where the wrapper's values differ from its text family's (by value name), applied last
+    sites: dict = field(default_factory=dict)
 
 
 class ImageRows(Same):
@@ -106,12 +117,16 @@ def _image_mask_site(wrapper: Wrapper):
     return site
 
 
-def _token_embeddings(site, family: str):
+def _token_embeddings(site, family: str, injected: bool = False):
     """The text family's token_embeddings site, saying what it is on a wrapper."""
     text = ("The embedding module's output, the image placeholders' own embeddings included: the wrapper places "
             "image_features at image_mask after it, so layers[0].layer_input is this with them merged")
+    if injected:
+        text = ("The embedding module's output, the image placeholders' own embeddings included: the wrapper zeroes "
+                "them at image_mask after it, and the image rows are added there inside the stack, before the blocks "
+                "it names")
     if callable(site):  # chosen per config (OPT's, projected or not): said of whichever it is
-        return lambda context: _token_embeddings(site(context), family)
+        return lambda context: _token_embeddings(site(context), family, injected)
     if not isinstance(site, Read):
         return site
     # the family's own sentence up to its first clause: what the module computes (what it says of layers[0] is
@@ -136,7 +151,8 @@ class WrapperFamily(Family):
     def doc(self) -> str:
         """The wrapper's own note, then its text family's module docstring (the language stack's arithmetic)."""
         head = f"{self.wrapper.title} ({self.wrapper.classes[0]})."
-        return f"{head}\n\n{self.wrapper.note}\n\nIts language model is {self.text.name}'s: {self.text.doc}".strip()
+        language = self.wrapper.language or f"Its language model is {self.text.name}'s: {self.text.doc}"
+        return f"{head}\n\n{self.wrapper.note}\n\n{language}".strip()
 
     def served_config(self, config):
         """The text config the language model runs on: what availability and dimensions are read from."""
@@ -168,7 +184,7 @@ def family_of(wrapper: Wrapper) -> WrapperFamily:
     token = text.sites.get("token_embeddings") or COMMON_SITES["token_embeddings"]
     sites = {
         **text.sites,
-        "token_embeddings": _token_embeddings(token, text.name),
+        "token_embeddings": _token_embeddings(token, text.name, wrapper.injected is not None),
         "image_features": Read(
             dataclasses.replace(wrapper.merge_call, child=wrapper.merge or None), wrapper.features_argument, IMAGE_ROWS,
             # a language model that scales its inputs_embeds before the first block (HyperCLOVA X's
@@ -178,6 +194,7 @@ def family_of(wrapper: Wrapper) -> WrapperFamily:
                         "image position" + (", times the scale the language model gives every embedding row"
                                             if isinstance(token, Read) and token.scale else "")),
         "image_mask": _image_mask_site(wrapper),
+        **wrapper.sites,
     }
     shared.update(
         name=wrapper.name, model_types=wrapper.model_types, summary=wrapper.summary or text.summary,
@@ -197,5 +214,6 @@ def has_image(model, inputs) -> bool:
 
 def _receiver(wrapper: Wrapper) -> str:
     """Native path of the module the wrapper hands the merged embeddings to (inputs_embeds): its language model, or
-    the whole CausalLM holding it where the head is the language model's own (BLIP-2's language_model)."""
+    the whole CausalLM holding it where the head is the language model's own (BLIP-2's language_model); the merge
+    module itself where the language model merges the image (Chameleon's)."""
     return wrapper.lm_head.rsplit(".", 1)[0] if "." in wrapper.lm_head else wrapper.language_model

@@ -19,7 +19,9 @@ def mlp_note(subject) -> str | None:
     children = _children(mlp)
     real_mlp = _mlp_module(subject.real, index) if subject.real is not None else mlp
     real_children = _children(real_mlp) if real_mlp is not None else children
-    key, activation = _config_value(subject.config, *ACTIVATION_KEYS)
+    # a wrapper's activation is its text config's
+    text_config = subject.config.get_text_config() if hasattr(subject.config, "get_text_config") else subject.config
+    key, activation = _config_value(text_config, *ACTIVATION_KEYS)
     act_name = next((n for n in ("act_fn", "activation_fn", "act", "activation") if n in real_children), None)
     act_class = type(real_children[act_name]).__name__ if act_name else None
     activation_text = f"`{activation}`" if activation else "its activation"

@@ -46,6 +46,13 @@ def qk_norm_note(subject) -> str | None:
         view = f"q_raw.view(*q_raw.shape[:2], -1, {d})"
         entering = "q_normed.transpose(1, 2)"
         entered = normed.transpose(1, 2)
+    elif normed.dim() == 3 and normed.shape[-1] == d and normed.shape[-2] * d == raw.shape[-1]:
+        # normed as rows of heads, [batch·seq, heads, head_dim] (Chameleon's)
+        heads = normed.shape[-2]
+        again = getattr(host, q_name)(raw.reshape(-1, heads, d))
+        view = f"q_raw.reshape(-1, {heads}, {d})"
+        entering = f"q_normed.view(*q_raw.shape[:2], {heads}, {d}).transpose(1, 2)"
+        entered = normed.view(*raw.shape[:2], heads, d).transpose(1, 2)
     else:
         again = getattr(host, q_name)(raw)
         view = "q_raw"
@@ -57,13 +64,19 @@ def qk_norm_note(subject) -> str | None:
     if entered.shape == q.shape and torch.equal(entered[:, :, 0], q[:, :, 0]):
         checks.append(f"assert torch.equal({entering}[:, :, 0], q[:, :, 0])   # position 0: no turn, the normed query "
                       "enters")
+    # a [heads, head_dim] weight: the statistics over each head, each head with its own weight (Chameleon's)
+    own_weights = tuple(tiny_norm.weight.shape) == (normed.shape[-2], d) and normed.shape[-1] == d
     checks.append(f"assert attention.{q_name}.weight.numel() == {tiny_norm.weight.numel()}   # "
-                  + ("one head's width: a norm per head, shared by the heads" if tiny_per_head else "every head at once"))
-    where = "over each head" if per_head else "over all heads at once"
+                  + ("one head's width: a norm per head, shared by the heads" if tiny_per_head else
+                     "a weight per head: each head normed over its own width" if own_weights else
+                     "every head at once"))
+    where = ("over each head" if per_head or own_weights else "over all heads at once") + (
+        ", each head with its own weights" if own_weights else "")
     heading = (f"Queries and keys are normalized {where} (`{q_name}`, `{k_name}`, {type(real_norm).__name__}) "
                "before the rotary")
     prose = (f"On {subject.named}, `{q_name}` and `{k_name}` hold {real_norm.weight.numel()} weights "
-             f"({'one head' if per_head else 'every head'}: {head_dim} per head) and normalize the projections' "
+             f"({'one head' if per_head else 'every head'}: {head_dim} per head"
+             f"{', each head its own' if own_weights else ''}) and normalize the projections' "
              "outputs before the rotary turns them; `attention_queries` and `attention_keys` are read after both. "
              "The queries' scale is set by the norm's weights, not by the stream's size: multiplying the projection's "
              "output by a constant leaves the queries as they were, up to the norm's eps.")
