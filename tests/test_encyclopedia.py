@@ -739,6 +739,8 @@ def test_every_number_a_page_states_of_a_checkpoint_is_its_released_config(site,
                 around = text[max(0, match.start() - 300):match.end() + 300]
                 if "as built here" in around:  # said as the config built from the facts and the class's defaults
                     continue
+                if "On the tiny model" in around:  # a page no checkpoint builds for says the tiny model's numbers
+                    continue
                 for number in match.groups():
                     if not any(c["path"][-1] in keys and float(c["value"]) == float(number) for c in fam["claims"]):
                         unclaimed.append((name, match.group(0)))

@@ -217,6 +217,8 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     checkpoint = representative(family)
+    if checkpoint is None:  # no checkpoint with config facts: one named as not buildable says why none is shown
+        checkpoint = next((named for named in family.checkpoints if named.not_buildable), None)
     not_buildable = checkpoint.not_buildable if checkpoint is not None else None
     fell_back = False
     try:

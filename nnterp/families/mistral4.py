@@ -17,6 +17,7 @@ times routed_scaling_factor); the block returns experts(x) + shared_experts(x).
 from nnterp.family import Family, described
 from nnterp.families._mla import MLA_ACCESSORS, QUERIES, mla_sites
 from nnterp.routers import DEEPSEEK_V3, LOGITS_BEFORE_SOFTMAX
+from nnterp.sites import Nowhere
 
 MOE = DEEPSEEK_V3.but(
     logits=LOGITS_BEFORE_SOFTMAX,
@@ -39,6 +40,11 @@ FAMILY = Family(
         "attention_queries": described(
             "attention_queries", QUERIES + ", then scaled by the position-dependent temperature 1 + beta * "
                                            "log(1 + floor(position / original_max_position_embeddings))"),
+        # the temperature comes after the rotary: what entered it is not attention_queries at a turned position
+        "attention_queries_unrotated": Nowhere(
+            "the attention multiplies the rotated queries by Llama 4's position-dependent temperature before the "
+            "kernel, so what entered the rotary is not attention_queries unturned; not served until the contract "
+            "checks that scale"),
     },
     accessors=MLA_ACCESSORS,
     tiny={"config_class": "Mistral4Config", "overrides": {
