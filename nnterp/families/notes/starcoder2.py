@@ -9,7 +9,7 @@ DROP = ("rotary_note", "sliding_note")
 MORE = r'''
 ## Rotary at base 999999.44 on StarCoder2-3B, 100000 on StarCoder2-15B
 
-StarCoder2-3B's config.json sets `rope_theta` to 999999.4420358813, not 1e6, and StarCoder2-15B's to 100000; neither sets rope scaling. The class default, 10000, is neither: a config built without `rope_theta` turns its slowest pair about 100 times faster than StarCoder2-3B's. Rotary turns all 128 dimensions of each head (3072 / 24) with `rotate_half`, pair i at frequency `rope_theta ** (-2i / 128)`. The odd base is not 1e6 in float32 either: 56 of the 64 inverse frequencies differ from base 1e6's, by up to 6e-7 relative, so a reimplementation with 1e6 matches to about 5e-4 radians at position 16383, not bit for bit.
+StarCoder2-3B's config.json sets `rope_theta` to 999999.4420358813, not 1e6, and StarCoder2-15B's to 100000; neither sets rope scaling. The class default, 10000, is neither: a config built without `rope_theta` turns its slowest pair about 100 times faster than StarCoder2-3B's. Rotary turns all 128 dimensions of each head (3072 / 24) with `rotate_half`, pair i at frequency `rope_theta ** (-2i / 128)`. The odd base is not 1e6 in float32 either: pair i's frequency differs from base 1e6's by about 5.6e-7 · i / 64 relative (ln(1e6 / 999999.44) · 2i / 128), more than float32 resolves for all but the lowest pairs (exactly how many of the 64 round apart depends on the CPU's `pow`), so a reimplementation with 1e6 matches to about 5e-4 radians at position 16383, not bit for bit.
 
 ```python
 from transformers import Starcoder2Config
@@ -25,7 +25,8 @@ def inv_freq(**facts):
 shape = {key: small[key] for key in ("hidden_size", "num_attention_heads", "num_key_value_heads")}
 released_freq = inv_freq(**shape, rope_theta=small["rope_theta"])
 million, default = inv_freq(**shape, rope_theta=1e6), inv_freq(**shape)
-assert released_freq.numel() == 64 and int((released_freq != million).sum()) == 56
+assert released_freq.numel() == 64
+assert int((released_freq != million).sum()) >= 36   # every pair whose gap is over two float32 steps, i >= 28
 assert ((released_freq - million) / million).abs().max() < 6e-7
 assert 4e-4 < float((released_freq - million).abs().max() * 16383) < 6e-4     # radians at the last position
 assert small["max_position_embeddings"] == 16384
