@@ -12,15 +12,15 @@ import dataclasses
 from nnterp.family import Family, family_named
 
 
-def like(parent: str, module: str, *, rename: dict | None = None, sites: dict | None = None,
+def like(parent: "str | Family", module: str, *, rename: dict | None = None, sites: dict | None = None,
          accessors: dict | None = None, common: tuple[str, ...] = (), **changes) -> Family:
-    """The family of a language stack: ``parent``'s declaration, its renames, sites and accessors updated by these,
-    the values and dimensions named in ``common`` served by the common (Llama) conventions again (a parent's latent
-    attention where the stack's is Llama's), the other fields replaced; ``module`` (the declaring module's
+    """The family of a language stack: ``parent``'s declaration (a family, or a family's name), its renames, sites
+    and accessors updated by these, the values and dimensions named in ``common`` served by the common (Llama)
+    conventions again (a parent's latent attention where the stack's is Llama's), the other fields replaced; ``module`` (the declaring module's
     __name__) gives its page its docstring."""
     import sys
 
-    base = family_named(parent)
+    base = parent if isinstance(parent, Family) else family_named(parent)
     kept_sites = {name: site for name, site in base.sites.items() if name not in common}
     kept_accessors = {name: accessor for name, accessor in base.accessors.items() if name not in common}
     family = dataclasses.replace(
