@@ -630,9 +630,4 @@ NOT_SERVED = {
                      "that tower's timm config (vision_config.model_args['embed_dim']), and timm is not among "
                      "nnterp's dependencies, so no tiny recipe builds here to check it (its language model is "
                      "llama's)",
-    "step3p7": "its language model (step3p5, Step3p7TextModel) is no nnterp family yet: Laguna's blocks with a "
-               "sigmoid output gate per head instead of softplus, head counts per layer read from per_layer_config, "
-               "SwiGLU MLPs whose gate and up projections are clamped inline (swiglu_limits), MiniMax-M3's router, "
-               "and Gemma 3's per-layer-type rotary and optional bidirectional masks",
-
 }

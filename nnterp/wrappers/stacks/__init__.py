@@ -21,8 +21,10 @@ def like(parent: "str | Family", module: str, *, rename: dict | None = None, sit
     import sys
 
     base = parent if isinstance(parent, Family) else family_named(parent)
-    kept_sites = {name: site for name, site in base.sites.items() if name not in common}
-    kept_accessors = {name: accessor for name, accessor in base.accessors.items() if name not in common}
+    # what the parent's module declared, without what its block and router presets gave it: a stack with presets of
+    # its own gets theirs
+    kept_sites = {name: site for name, site in base._declared["sites"].items() if name not in common}
+    kept_accessors = {name: accessor for name, accessor in base._declared["accessors"].items() if name not in common}
     family = dataclasses.replace(
         base, rename={**base.rename, **(rename or {})}, sites={**kept_sites, **(sites or {})},
         accessors={**kept_accessors, **(accessors or {})}, checkpoints=(), tiny={}, variants={}, **changes)
