@@ -304,3 +304,32 @@ class DepthScaled(Block):
 
     def sites(self) -> dict:
         return dict(self._sites)
+
+
+# --------------------------------------------------------------------------- gated residual adds (Doge, Muse Spark)
+def _mix(gates, residual, contribution):
+    alpha, beta = gates
+    return (alpha * residual + beta * contribution).to(residual.dtype)
+
+
+@dataclass(frozen=True)
+class ResidualGates:
+    """A block whose two residual adds are mixes with per-channel gates, alpha·residual + beta·contribution, cast to
+    the residual's dtype: ``attention`` and ``mlp`` are (layer module) -> (alpha, beta), the gates of the add after
+    that sublayer, read from the block's own parameters (Doge's input_residual with beta 1, Muse Spark's
+    MuseSparkResidualGate). ``on(block)`` is that block with the mixes as its arithmetic: the contract checks
+    gate_mlp(gate_attention(layer_input, attention_output), mlp_output) == layer_output and the inner mix against
+    layer_mid, so the identity holds on every block with the gates in it."""
+
+    attention: Callable
+    mlp: Callable
+
+    def mid(self, layer, x, attention):
+        return _mix(self.attention(layer), x, attention)
+
+    def output(self, layer, x, attention, mlp):
+        return _mix(self.mlp(layer), self.mid(layer, x, attention), mlp)
+
+    def on(self, block: Block | None = None, kind: str = "gated residual") -> Block:
+        return (block or Block()).but(kind=kind, arithmetic=lambda config: self.output,
+                                      mid=lambda config: self.mid)

@@ -12,7 +12,7 @@ k_norm and a dynamic mask: dt_proj of the values gives a per-key bias added to t
 num_experts embedding experts, down_embed / up_embed, plus a shared gated MLP).
 """
 
-from nnterp.blocks import Block
+from nnterp.blocks import ResidualGates
 from nnterp.family import COMMON_SITES, Family, described
 from nnterp.sites import Element, Nowhere, Own, Read
 
@@ -22,16 +22,9 @@ CDMOE = ("a cross-domain mixture of experts: each position mixes num_experts_per
 _SCORES = COMMON_SITES["attention_scores"]
 
 
-def _mid(layer, x, attn):
-    """DogeDecoderLayer's stream after the attention: the input scaled by the gate input_residual, plus the
-    attention's output."""
-    return layer.input_residual * x + attn
-
-
-def _arithmetic(config):
-    def block(layer, x, attn, mlp):
-        return layer.post_attention_residual * _mid(layer, x, attn) + mlp
-    return block
+#: DogeDecoderLayer's adds: the stream scaled by a learned per-channel gate, the sublayer's output added as it is
+GATES = ResidualGates(attention=lambda layer: (layer.input_residual, 1),
+                      mlp=lambda layer: (layer.post_attention_residual, 1))
 
 
 def _dense_or(name):
@@ -45,7 +38,7 @@ FAMILY = Family(
     summary="A pre-norm block whose residual is scaled by learned gates before each add, with a dynamic-mask "
             "attention and an optional cross-domain mixture of experts.",
     tags=("Gated residual", "Dynamic mask attention", "QK norm", "RMSNorm", "Gated MLP", "Mixture of experts"),
-    block=Block("gated residual", arithmetic=_arithmetic, mid=lambda config: _mid),
+    block=GATES.on(),
     sites={
         # the sum is both post_attention_layernorm's input and the residual the MLP is added to: an assignment is
         # copied into it, so it reaches both holders as an in-place edit does

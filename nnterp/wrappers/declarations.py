@@ -626,19 +626,8 @@ NOT_SERVED = {
                       "(kv_source_layers, indexer_types 'shared'), so a layer's attention_keys are another "
                       "layer's tensor, with a learned per-head query scale on log position "
                       "(MistralLarge4TextSoftmaxScaling) and layers without rotary (no_rope_layers)",
-    "muse_spark": "its language model (muse_spark_text) is no nnterp family yet: each block mixes the residual "
-                  "and a sublayer's normed output with learned per-channel gates (MuseSparkResidualGate: "
-                  "alpha·residual + beta·output), a block arithmetic no nnterp block kind has, and its routed MLP "
-                  "works in a projected width (pre_expert_proj, post_expert_norm on every expert, "
-                  "post_expert_proj); its attention is Muse Glimmer's (served as muse_glimmer) with a norm on the "
-                  "heads' outputs",
     "perception_lm": "its vision tower is timm's Perception Encoder (TimmWrapperModel) and its projector reads "
                      "that tower's timm config (vision_config.model_args['embed_dim']), and timm is not among "
                      "nnterp's dependencies, so no tiny recipe builds here to check it (its language model is "
                      "llama's)",
-    "step3p7": "its language model (step3p5, Step3p7TextModel) is no nnterp family yet: Laguna's blocks with a "
-               "sigmoid output gate per head instead of softplus, head counts per layer read from per_layer_config, "
-               "SwiGLU MLPs whose gate and up projections are clamped inline (swiglu_limits), MiniMax-M3's router, "
-               "and Gemma 3's per-layer-type rotary and optional bidirectional masks",
-
 }
