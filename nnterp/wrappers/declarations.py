@@ -621,11 +621,6 @@ NOT_SERVED = {
                  "residual streams (Glm5NextTextHyperConnection) around blocks that are Kimi delta attention "
                  "(linear_attention) or DSA-indexed latent attention by layer_types, with a forget gate, a gated "
                  "norm and a sigmoid router, a combination no family or stack declares",
-    "mistral_large4": "its language model (mistral_large4_text) is no nnterp family yet: GLM-MoE-DSA's indexed "
-                      "latent attention in which layers reuse another layer's keys and values and top-k indices "
-                      "(kv_source_layers, indexer_types 'shared'), so a layer's attention_keys are another "
-                      "layer's tensor, with a learned per-head query scale on log position "
-                      "(MistralLarge4TextSoftmaxScaling) and layers without rotary (no_rope_layers)",
     "muse_spark": "its language model (muse_spark_text) is no nnterp family yet: each block mixes the residual "
                   "and a sublayer's normed output with learned per-channel gates (MuseSparkResidualGate: "
                   "alpha·residual + beta·output), a block arithmetic no nnterp block kind has, and its routed MLP "

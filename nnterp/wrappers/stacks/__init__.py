@@ -21,8 +21,10 @@ def like(parent: str, module: str, *, rename: dict | None = None, sites: dict | 
     import sys
 
     base = family_named(parent)
-    kept_sites = {name: site for name, site in base.sites.items() if name not in common}
-    kept_accessors = {name: accessor for name, accessor in base.accessors.items() if name not in common}
+    # the parent's own declarations: its block's and router's sites are made again from the fields (a new moe's win)
+    declared = base._declared
+    kept_sites = {name: site for name, site in declared["sites"].items() if name not in common}
+    kept_accessors = {name: accessor for name, accessor in declared["accessors"].items() if name not in common}
     family = dataclasses.replace(
         base, rename={**base.rename, **(rename or {})}, sites={**kept_sites, **(sites or {})},
         accessors={**kept_accessors, **(accessors or {})}, checkpoints=(), tiny={}, variants={}, **changes)
