@@ -617,10 +617,6 @@ NOT_SERVED = {
     "fast_vlm": "its vision tower is timm's FastViT (TimmWrapperModel, architecture fastvit_mci3) and its projector "
                 "reads that tower's convolutional feature map, and timm is not among nnterp's dependencies, so no "
                 "tiny recipe builds here to check it (its language model is qwen2's)",
-    "glm5_next": "its language model (glm5_next_text) is no nnterp family yet: DeepSeek-V4's hyper-connected "
-                 "residual streams (Glm5NextTextHyperConnection) around blocks that are Kimi delta attention "
-                 "(linear_attention) or DSA-indexed latent attention by layer_types, with a forget gate, a gated "
-                 "norm and a sigmoid router, a combination no family or stack declares",
     "muse_spark": "its language model (muse_spark_text) is no nnterp family yet: each block mixes the residual "
                   "and a sublayer's normed output with learned per-channel gates (MuseSparkResidualGate: "
                   "alpha·residual + beta·output), a block arithmetic no nnterp block kind has, and its routed MLP "
