@@ -90,3 +90,68 @@ def test_a_config_whose_kv_sources_are_not_what_its_layers_read_is_refused():
         "kv_source_layers": [0, 0, 2, 3]})
     with pytest.raises(UnknownArchitecture, match="layer 1 names layer 0 in kv_source_layers"):
         family_for(config, "MistralLarge4ForConditionalGeneration")
+
+
+# --------------------------------------------------------------------------- GLM-5-Next
+@pytest.fixture(scope="module")
+def glm5():
+    return tiny.load("glm5_next", attn_implementation="eager")
+
+
+def _streams(post, comb, output, streams):
+    """The hyper-connection's update, as the block writes it: post · output into every stream, plus comb^T · streams."""
+    return post.unsqueeze(-1) * output.unsqueeze(-2) + torch.matmul(comb.transpose(-1, -2), streams)
+
+
+def test_the_sublayers_outputs_are_what_the_hyper_connections_write_into_the_streams(glm5):
+    """On every block, Kimi delta attention's or latent attention's: the streams the block returns are its input
+    streams mixed by comb plus attention_output, then mlp_output, each spread by its post weights."""
+    saved = []
+    with glm5.trace("The Eiffel Tower is in the city of"):
+        for layer in glm5.layers:
+            saved.append({"input": layer.input.save(), "attn_hc": layer.attn_hc.output.save(),
+                          "attention": layer.self_attn.attention_output.save(),
+                          "ffn_hc": layer.ffn_hc.output.save(), "mlp": layer.mlp.mlp_output.save(),
+                          "output": layer.output[0].save()})
+        final = glm5.final_norm_output.save()
+    hidden = glm5.hidden_size
+    for index, block in enumerate(saved):
+        post, comb, _ = block["attn_hc"]
+        mid = _streams(post, comb, block["attention"], block["input"])
+        post, comb, _ = block["ffn_hc"]
+        expected = _streams(post, comb, block["mlp"], mid)
+        assert_close(block["output"], expected, 2 * (glm5._module.config.text_config.hc_mult + 1))
+        assert expected.shape[-2:] == (glm5._module.config.text_config.hc_mult, hidden), index
+    # the final norm reads the streams' unweighted mean
+    native_norm = glm5.norm._module
+    with torch.no_grad():
+        expected = native_norm(saved[-1]["output"].mean(dim=2))
+    assert_close(final, expected, hidden)
+
+
+def test_a_shared_indexer_layer_masks_the_keys_its_previous_layer_chose(glm5):
+    config = glm5._module.config.text_config
+    assert config.indexer_types[1:3] == ["full", "shared"] and config.layer_types[1:3] == ["indexed_attention"] * 2
+    with glm5.trace("The Eiffel Tower is in the city of Paris and the Colosseum"):
+        first = glm5.layers[1].self_attn.attention_probabilities.save()
+        second = glm5.layers[2].self_attn.attention_probabilities.save()
+    kept = first != 0
+    assert torch.equal(kept.any(dim=1), (second != 0).any(dim=1))  # the same keys per query, whichever head
+    assert not bool(kept.all(dim=-1).all())  # the indexer left some earlier keys out: the mask does something
+
+
+def test_the_dense_mlp_serves_the_clamped_up_projection(glm5):
+    """With a low swiglu_limit the clamp bites: mlp_up is the clamped up projection, and the product holds."""
+    text = {**tiny.config("glm5_next").text_config.to_dict(), "swiglu_limit": 0.05}
+    clamped = tiny.load("glm5_next", attn_implementation="eager", text_config=text)
+    mlp = clamped.layers[0].mlp
+    with clamped.trace("The Eiffel Tower is in the city of"):
+        gate = mlp.gate_proj.output.save()
+        up = mlp.up_proj.output.save()
+        served_up = mlp.mlp_up.save()
+        preactivation = mlp.mlp_preactivation.save()
+        activation = mlp.mlp_activation.save()
+        neurons = mlp.mlp_neurons.save()
+    assert bool((up.abs() > 0.05).any())
+    assert torch.equal(served_up, up.clamp(-0.05, 0.05)) and torch.equal(preactivation, gate.clamp(max=0.05))
+    assert torch.equal(activation * served_up, neurons)
