@@ -99,7 +99,7 @@ def glm5():
 
 
 def _streams(post, comb, output, streams):
-    """The hyper-connection's update, as the block writes it: post · output into every stream, plus comb^T · streams."""
+    """The hyper-connection's update as the block writes it: post · output into each stream, plus comb^T · streams."""
     return post.unsqueeze(-1) * output.unsqueeze(-2) + torch.matmul(comb.transpose(-1, -2), streams)
 
 

@@ -1,8 +1,9 @@
 """Image-text-to-text models whose language model is DeepSeek Sparse Attention over latent keys and values in a block
 no text family has (Mistral Large 4's layers share latents; GLM-5-Next's sit in hyper-connected streams beside Kimi
 delta attention): each served through a language stack declared as its difference from GLM-MoE-DSA
-(nnterp.wrappers.stacks). One declaration each: where the language model sits, where the image features enter, the image inputs and a tiny
-recipe with a one-layer vision tower. Each note is read from transformers' modeling code."""
+(nnterp.wrappers.stacks). One declaration each: where the language model sits, where the image features enter,
+the image inputs and a tiny recipe with a one-layer vision tower. Each note is read from transformers' modeling
+code."""
 
 from nnterp.family import checkpoint_data
 

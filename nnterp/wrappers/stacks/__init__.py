@@ -1,9 +1,8 @@
 """Language stacks that live only inside a wrapper: text models with no CausalLM of their own (Cosmos3EdgeTextModel,
-DeepseekOcr2TextModel, MuseGlimmerTextModel) whose blocks differ from every nnterp family's in a module name or a
-value's site. Each
-module declares one as its difference from its parent family (``like``): the parent's renames, sites, block,
-router and readout, with this stack's changes. It has no tiny model of its own: its wrapper's tiny recipe builds it
-as text_config."""
+DeepseekOcr2TextModel, MuseGlimmerTextModel, MistralLarge4TextModel, Glm5NextTextModel) whose blocks differ from
+every nnterp family's in a module name or a value's site. Each module declares one as its difference from its
+parent family (``like``): the parent's renames, sites, block, router and readout, with this stack's changes. It has
+no tiny model of its own: its wrapper's tiny recipe builds it as text_config."""
 
 from __future__ import annotations
 

@@ -7,16 +7,19 @@ streams [batch, seq, hc_mult, hidden]: in each block attn_hc computes pre, post 
 input_layernorm(collapsed) and the streams become post·mixer + comb^T·streams; ffn_hc does the same
 around post_attention_layernorm and the MLP. After the last block hc_head takes the streams'
 unweighted mean, which the final norm and lm_head read. The self_attn slot holds, per layer_types,
-Kimi delta attention (Glm5NextTextLinearAttention: short convolutions on q, k and v, a low-rank
-forget gate f_b_proj(f_a_proj(x)) bounded by linear_lower_bound · sigmoid, a sigmoid input gate
-b_proj, a gated delta rule over a recurrent state, an output norm gated by sigmoid(g_b_proj(g_a_proj(x))),
-o_proj; no softmax) or DSA-indexed latent attention with q-LoRA and no rotary at all
-(qk_rope_head_dim 0; the model passes no position embeddings): the indexer scores pools of
-index_kpool keys, and the mask the kernel receives is its top-k choice alone (causality and padding
-are the indexer's); a layer whose indexer_types entry is 'shared' reuses the choice of the indexed
-layer just before it. The MLP slot holds, per mlp_layer_types, a dense SwiGLU whose gate is clamped
-above and whose up projection is clamped to ±swiglu_limit before the product, or DeepSeek-V3's
-sigmoid router over experts with the same clamped SwiGLU, beside a shared expert.
+Kimi delta attention (Glm5NextTextLinearAttention: short convolutions on q, k and v; a low-rank
+forget gate f_b_proj(f_a_proj(x)) whose log-decay is linear_lower_bound · sigmoid(exp(A_log) ·
+(f + dt_bias)) when the bound is set; a sigmoid input gate b_proj; a gated delta rule over a
+recurrent state; a per-head RMSNorm gated by sigmoid(g_b_proj(g_a_proj(x))); o_proj; no softmax)
+or DSA-indexed latent attention with q-LoRA and no rotary at all (qk_rope_head_dim 0; the model
+passes no position embeddings): the indexer scores pools of index_kpool consecutive keys (a pool
+once its last key is visible), keeps index_topk / index_kpool of them and, when
+index_kpool_always_select_tail, the newest incomplete pool; the mask the kernel receives is that
+choice alone (causality and padding are the indexer's). A layer whose indexer_types entry is
+'shared' reuses the choice of the indexed layer just before it. The MLP slot holds, per
+mlp_layer_types, a dense SwiGLU whose gate is clamped above and whose up projection is clamped to
+±swiglu_limit before the product, or DeepSeek-V3's sigmoid router over experts with the same
+clamped SwiGLU, beside a shared expert.
 """
 
 from dataclasses import replace
@@ -30,9 +33,9 @@ from nnterp.vocabulary import FORWARD_ORDER, up_first
 
 from . import like
 
-INDEXED = ("; the mask the kernel receives is the indexer's top-k choice of key pools alone (keys outside it get the "
-           "dtype's minimum under eager, False under sdpa), the previous indexed layer's on a layer whose "
-           "indexer_types entry is 'shared'")
+INDEXED = ("; the mask the kernel receives is the indexer's choice of key pools (and the newest incomplete one) "
+           "alone (keys outside it get the dtype's minimum under eager, False under sdpa), the previous indexed "
+           "layer's on a layer whose indexer_types entry is 'shared'")
 
 #: the latent attention's interior, on the blocks whose layer_types entry is indexed_attention
 LATENT_ATTENTION = {
@@ -95,7 +98,8 @@ FAMILY = like(
         **{name: LATENT_ATTENTION[name] for name in ("attention_queries_unrotated", "attention_keys_unrotated")},
         "attention_output": per_mixer(
             described(_OUTPUT, "What the attention " + HYPER_OUTPUT),
-            described(_OUTPUT, "What the Kimi delta-attention mixer (on this block, no softmax attention) " + HYPER_OUTPUT)),
+            described(_OUTPUT, "What the Kimi delta-attention mixer (on this block, no softmax attention) "
+                      + HYPER_OUTPUT)),
         "mlp_preactivation": Companion("mlp_activation", _clamped_gate),
         "mlp_up": _clamped_up,
     },
