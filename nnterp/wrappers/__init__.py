@@ -33,7 +33,8 @@ __all__ = ["IMAGE_ROWS", "TEXT_PREFIX", "Wrapper", "WrapperFamily", "auto_class"
 #: are, only once a wrapper is asked for: a text model's construction imports none of them.
 DECLARATIONS = {"declarations": "WRAPPERS", "own_text": "OWN_TEXT", "llava_kin": "LLAVA_KIN", "vq_tokens": "VQ_TOKENS",
                 "text_kin": "TEXT_KIN", "stacked": "STACKED",
-                "stacked_blocks": "STACKED_BLOCKS"}
+                "stacked_blocks": "STACKED_BLOCKS",
+                "sparse_latent": "SPARSE_LATENT"}
 
 
 def _declaring(module_name: str):

@@ -617,15 +617,6 @@ NOT_SERVED = {
     "fast_vlm": "its vision tower is timm's FastViT (TimmWrapperModel, architecture fastvit_mci3) and its projector "
                 "reads that tower's convolutional feature map, and timm is not among nnterp's dependencies, so no "
                 "tiny recipe builds here to check it (its language model is qwen2's)",
-    "glm5_next": "its language model (glm5_next_text) is no nnterp family yet: DeepSeek-V4's hyper-connected "
-                 "residual streams (Glm5NextTextHyperConnection) around blocks that are Kimi delta attention "
-                 "(linear_attention) or DSA-indexed latent attention by layer_types, with a forget gate, a gated "
-                 "norm and a sigmoid router, a combination no family or stack declares",
-    "mistral_large4": "its language model (mistral_large4_text) is no nnterp family yet: GLM-MoE-DSA's indexed "
-                      "latent attention in which layers reuse another layer's keys and values and top-k indices "
-                      "(kv_source_layers, indexer_types 'shared'), so a layer's attention_keys are another "
-                      "layer's tensor, with a learned per-head query scale on log position "
-                      "(MistralLarge4TextSoftmaxScaling) and layers without rotary (no_rope_layers)",
     "perception_lm": "its vision tower is timm's Perception Encoder (TimmWrapperModel) and its projector reads "
                      "that tower's timm config (vision_config.model_args['embed_dim']), and timm is not among "
                      "nnterp's dependencies, so no tiny recipe builds here to check it (its language model is "

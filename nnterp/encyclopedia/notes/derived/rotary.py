@@ -31,7 +31,11 @@ def _rope_parameters(config) -> dict:
 
 
 def _rotary_module(model):
-    for module in _module(model).modules():
+    native = _module(model)
+    wrapper = getattr(getattr(model, "family", None), "wrapper", None)
+    if wrapper is not None:  # a wrapper's vision tower has a rotary of its own (Pixtral's 2D one): not the text's
+        native = native.get_submodule(wrapper.language_model)
+    for module in native.modules():
         if _inv_freq(module) is not None:
             return module
     return None
