@@ -48,7 +48,8 @@ AutoConfig.register("userlama", UserLamaConfig, exist_ok=True)
 AutoModelForCausalLM.register(UserLamaConfig, UserLamaForCausalLM, exist_ok=True)
 
 
-def user_family(name="userlama", model_types=("userlama",)):
+def user_family(name="userlama", model_types=None):
+    """A family on Llama's block; its model types, left out, are its name alone."""
     return Family(name=name, model_types=model_types, summary="Llama's block under a model type of its own.",
                   tiny=llama_recipe(UserLamaConfig))
 
@@ -74,6 +75,17 @@ def test_registry_serves_a_family_declared_outside_the_package():
         tiny.load("userlama")
     text = str(error.value)
     assert "\n" not in text and "'userlama' is no family" in text and "nnterp.register" in text
+
+
+def test_registry_model_types_default_to_the_name_and_a_child_declares_its_own():
+    assert user_family().model_types == ("userlama",)
+    parent = registry()["gemma3n_text"]  # two model types: its text config's and its composite's
+    assert len(parent.model_types) == 2
+    child = parent.but(name="userlama")
+    assert child.model_types == ("userlama",) and child.parent is parent  # the parent's types stay the parent's
+    assert parent.but(name="mine", model_types=("userlama", "mine")).model_types == ("userlama", "mine")
+    with nnterp.registered(child):
+        assert family_for(UserLamaConfig()) is child
 
 
 def test_registry_refuses_a_taken_name_or_model_type_unless_overriding():
@@ -105,7 +117,7 @@ def test_registry_refuses_a_taken_name_or_model_type_unless_overriding():
 
 
 def test_registry_unregister_serves_what_was_overridden():
-    first, second = user_family(), user_family("userlama2")
+    first, second = user_family(), user_family("userlama2", ("userlama",))
     nnterp.register(user_family())
     nnterp.register(first)  # the same name again (a notebook cell run twice): the new declaration replaces the old
     try:

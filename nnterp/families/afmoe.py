@@ -44,7 +44,6 @@ def _kernel_argument(index: int, what: str) -> Read:
 
 FAMILY = Family(
     name="afmoe",
-    model_types=("afmoe",),
     summary="A sandwich block with gated attention heads, rotary on the local layers only, and a sigmoid-routed "
             "mixture of experts with a shared expert after the first dense blocks.",
     tags=("Sandwich norms", "RMSNorm", "QK-norm", "Gated attention", "Sliding window", "Mixture of experts",

@@ -12,7 +12,6 @@ from ._llama import tiny
 
 FAMILY = APERTUS.but(
     name="apertus1p5_text",
-    model_types=("apertus1p5_text",),
     summary="Apertus' block (renamed norms, per-head query and key norms, a plain xIELU MLP) in the text model "
             "of Apertus 1.5.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Grouped keys/values", "xIELU MLP"),

@@ -14,7 +14,6 @@ from nnterp.routers import TOPK_THEN_SOFTMAX, MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="aria_text",
-    model_types=("aria_text",),
     summary="The text decoder of the Aria vision-language model: Llama's block with a top-k-then-softmax router over "
             "fine-grained experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Mixture of experts", "Shared experts"),

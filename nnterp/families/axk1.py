@@ -13,7 +13,6 @@ from nnterp.sites import Element, Own, Read
 
 FAMILY = DEEPSEEK_V3.but(
     name="axk1",
-    model_types=("axk1",),
     summary="SK Telecom's A.X K1: DeepSeek-V3's latent attention and sigmoid-routed experts, with an RMSNorm on the "
             "MoE block's output.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Mixture of experts", "Shared experts"),

@@ -16,7 +16,6 @@ from nnterp.families.deepseek_v32 import FAMILY as DEEPSEEK_V32
 
 FAMILY = DEEPSEEK_V32.but(
     name="axk2",
-    model_types=("axk2",),
     summary="SK Telecom's A.X K2: latent attention with an output gate from the query path and an indexer's sparse "
             "key choice, and sigmoid-routed experts.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Gated attention",

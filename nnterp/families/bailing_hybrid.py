@@ -21,7 +21,6 @@ DELTA = ("a gated delta-rule linear-attention mixer: no softmax attention; it ke
 
 FAMILY = Family(
     name="bailing_hybrid",
-    model_types=("bailing_hybrid",),
     summary="inclusionAI's Ling hybrid: delta-rule linear attention on most layers, gated latent attention on the "
             "others, and a DeepSeek-V3 mixture of experts.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Latent attention (MLA)",

@@ -14,7 +14,6 @@ from nnterp.family import Family
 
 FAMILY = Family(
     name="bamba",
-    model_types=("bamba",),
     summary="IBM's Bamba: Mamba-2 mixers on most blocks and Llama's attention on a few, each followed by a gated "
             "MLP.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba-2)", "Partial rotary", "Gated MLP"),

@@ -39,7 +39,6 @@ def _kernel_argument(index: int, what: str) -> Read:
 
 FAMILY = Family(
     name="beam",
-    model_types=("beam",),
     summary="A sandwich block whose residual adds are depth-scaled (each add shrinks the stream it adds to), with "
             "gated attention heads, NoPE full-attention layers and a sigmoid-routed mixture of experts.",
     tags=("Sandwich norms", "RMSNorm", "Depth-scaled residual", "QK-norm", "Gated attention", "Sliding window",

@@ -20,7 +20,6 @@ from nnterp.routers import LOGITS_BEFORE_SOFTMAX, MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="deepseek_v2",
-    model_types=("deepseek_v2",),
     summary="DeepSeek-V2: Multi-head Latent Attention, whose keys and values are expanded from a small shared latent, "
             "and DeepSeekMoE, a softmax router over fine-grained experts beside shared experts.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Mixture of experts", "Shared experts"),

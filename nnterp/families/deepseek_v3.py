@@ -18,7 +18,6 @@ from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="deepseek_v3",
-    model_types=("deepseek_v3",),
     summary="DeepSeek-V3: Multi-head Latent Attention, three dense blocks, then a sigmoid router with a load-balancing "
             "bias and group-limited choice over 256 experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Mixture of experts", "Shared experts"),

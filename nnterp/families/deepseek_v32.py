@@ -13,7 +13,6 @@ from nnterp.families.deepseek_v3 import FAMILY as DEEPSEEK_V3
 
 FAMILY = DEEPSEEK_V3.but(
     name="deepseek_v32",
-    model_types=("deepseek_v32",),
     summary="DeepSeek-V3.2: DeepSeek-V3 with sparse attention, a lightning indexer choosing the keys each query "
             "attends to.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Mixture of experts",

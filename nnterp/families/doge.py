@@ -41,7 +41,6 @@ def _dense_or(name):
 
 FAMILY = Family(
     name="doge",
-    model_types=("doge",),
     summary="A pre-norm block whose residual is scaled by learned gates before each add, with a dynamic-mask "
             "attention and an optional cross-domain mixture of experts.",
     tags=("Gated residual", "Dynamic mask attention", "QK norm", "RMSNorm", "Gated MLP", "Mixture of experts"),

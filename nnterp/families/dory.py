@@ -78,7 +78,6 @@ def lerp_arithmetic(layer, x, attention, mlp):
 
 FAMILY = Family(
     name="dory",
-    model_types=("dory",),
     summary="A looped normalized transformer (nGPT): input blocks, a recurrent section run several times from the "
             "re-injected input, output blocks; every hidden state on the unit sphere and each sublayer moving the "
             "stream toward its normalized output at a learned per-channel rate.",

@@ -17,7 +17,6 @@ from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="dots1",
-    model_types=("dots1",),
     summary="rednote's dots.llm1: per-head query/key norms, a dense first block, then DeepSeek-V3's sigmoid router "
             "choosing 6 of 128 experts per token beside shared experts.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Mixture of experts", "Shared experts"),

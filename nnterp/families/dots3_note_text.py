@@ -22,7 +22,6 @@ GATED = gated_outputs(GATE)
 
 FAMILY = Family(
     name="dots3_note_text",
-    model_types=("dots3_note_text",),
     summary="The language model of dots.note 3: latent attention whose shape differs per block, indexed sparse and "
             "sliding-window layers, per-head output gates, and sigmoid-routed experts.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Sliding window",

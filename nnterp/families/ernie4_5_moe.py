@@ -16,7 +16,6 @@ from nnterp.routers import LOGITS_BEFORE_SOFTMAX, MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="ernie4_5_moe",
-    model_types=("ernie4_5_moe",),
     summary="Baidu's ERNIE 4.5 MoE: Llama's attention, a dense first block, then a softmax router whose choice adds "
             "a load-balancing bias, beside shared experts.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Mixture of experts", "Shared experts",

@@ -16,7 +16,6 @@ from nnterp.routers import DEEPSEEK_V3, experts_sentence
 
 FAMILY = Family(
     name="exaone_moe",
-    model_types=("exaone_moe",),
     summary="LG's K-EXAONE: sliding-window layers with rotary interleaved with full NoPE layers, per-head "
             "query/key norms, and a DeepSeek-V3 sigmoid router beside a shared expert on its sparse blocks.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Sliding window", "Mixture of experts", "Shared experts"),

@@ -46,7 +46,6 @@ def _earlier_first(name):
 
 FAMILY = Family(
     name="falcon_h1",
-    model_types=("falcon_h1",),
     summary="TII's Falcon-H1: a Mamba-2 mixer and an attention side by side in every block, their outputs scaled and "
             "summed, with muP multipliers on embeddings, keys, MLP and logits.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba-2)", "Parallel mixers", "Multipliers",

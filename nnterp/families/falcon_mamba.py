@@ -14,7 +14,6 @@ from nnterp.families.mamba import FAMILY as MAMBA
 
 FAMILY = MAMBA.but(
     name="falcon_mamba",
-    model_types=("falcon_mamba",),
     summary="Mamba's pure state-space block, with weightless RMSNorms on the scan's dt, B and C: no attention, "
             "no MLP.",
     tags=("State-space mixer", "No attention", "No MLP", "RMSNorm"),

@@ -19,7 +19,6 @@ from nnterp.routers import LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="flint",
-    model_types=("flint",),
     summary="Attention sinks on every layer, sliding-window layers with rotary interleaved with full NoPE ones, and a "
             "sigmoid router over fine-grained experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Attention sinks", "Sliding window",

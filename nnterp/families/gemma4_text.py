@@ -89,7 +89,6 @@ def _router_after_mlp(order):
 
 FAMILY = Family(
     name="gemma4_text",
-    model_types=("gemma4_text",),
     summary="Gemma 2's sandwich block with per-layer input embeddings added after the MLP, a learned scalar on the "
             "stream at the end of every block, wider full-attention heads, and optional experts beside the MLP.",
     tags=("Sandwich norms", "RMSNorm", "Scaled embeddings", "QK-norm", "Sliding window", "Per-layer inputs",

@@ -26,7 +26,6 @@ from ._sandwich_gemma2 import (
 
 FAMILY = Family(
     name="gemma4_unified_text",
-    model_types=("gemma4_unified_text",),
     summary="Gemma 4's sandwich block with a learned scalar on the stream at the end of every block and wider "
             "full-attention heads, as the text model of a vision-language model.",
     tags=("Sandwich norms", "RMSNorm", "Scaled embeddings", "QK-norm", "Sliding window", "Layer scalar"),

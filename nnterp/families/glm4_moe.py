@@ -17,7 +17,6 @@ from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="glm4_moe",
-    model_types=("glm4_moe",),
     summary="GLM-4.5: partial rotary attention with biased projections, a dense first block, then DeepSeek-V3's "
             "sigmoid router with group-limited choice over fine-grained experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Partial rotary", "Biased q, k, v",

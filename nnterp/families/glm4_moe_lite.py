@@ -11,7 +11,6 @@ from nnterp.families.deepseek_v3 import FAMILY as DEEPSEEK_V3
 
 FAMILY = DEEPSEEK_V3.but(
     name="glm4_moe_lite",
-    model_types=("glm4_moe_lite",),
     summary="GLM's small MoE on DeepSeek-V3's architecture: latent attention, a dense first block, then a sigmoid "
             "router beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Mixture of experts", "Shared experts"),

@@ -13,7 +13,6 @@ from nnterp.families.deepseek_v32 import FAMILY as DEEPSEEK_V32
 
 FAMILY = DEEPSEEK_V32.but(
     name="glm_moe_dsa",
-    model_types=("glm_moe_dsa",),
     summary="GLM-5: latent attention made sparse by an indexer whose key choice later layers share, and a sigmoid "
             "router over experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Mixture of experts",

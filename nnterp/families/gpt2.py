@@ -17,7 +17,6 @@ from nnterp.family import Family
 
 FAMILY = Family(
     name="gpt2",
-    model_types=("gpt2",),
     summary="The original GPT-2: a sequential pre-norm block of Conv1D projections with biases, learned absolute "
             "positions, a fused c_attn and lm_head tied to the embedding.",
     tags=("Sequential block", "Fused qkv", "Learned positions", "LayerNorm", "Conv1D"),

@@ -17,7 +17,6 @@ from nnterp.family import Family
 
 FAMILY = Family(
     name="gpt_bigcode",
-    model_types=("gpt_bigcode",),
     summary="SantaCoder's and StarCoder's GPT-2 block with Linear projections and multi-query attention: one key "
             "and one value head shared by every query head.",
     tags=("Sequential block", "Fused qkv", "Multi-query", "Learned positions", "LayerNorm"),

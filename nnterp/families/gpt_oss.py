@@ -19,7 +19,6 @@ from nnterp.routers import MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="gpt_oss",
-    model_types=("gpt_oss",),
     summary="A mixture-of-experts transformer with a learned attention sink per head, sliding-window layers "
             "alternating with full ones, and clamped-SwiGLU experts chosen by a top-k-then-softmax router.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Attention sinks", "Sliding window",

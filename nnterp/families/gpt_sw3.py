@@ -14,7 +14,6 @@ from nnterp.family import Family
 
 FAMILY = Family(
     name="gpt-sw3",
-    model_types=("gpt-sw3",),
     summary="GPT-2's code under its own model type: a sequential pre-norm block of Conv1D projections, learned "
             "positions and a tied head, over a Nordic SentencePiece vocabulary.",
     tags=("Sequential block", "Fused qkv", "Learned positions", "LayerNorm", "Conv1D"),

@@ -39,7 +39,6 @@ def _mlp_output(context):
 
 FAMILY = Family(
     name="granitemoe",
-    model_types=("granitemoe",),
     summary="Granite's multipliers (embeddings, attention scale, residual branches, logits) on a Llama block whose "
             "MLP is a top-k-then-softmax mixture of experts.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Multipliers", "Mixture of experts"),

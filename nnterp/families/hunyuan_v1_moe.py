@@ -14,7 +14,6 @@ from nnterp.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK, MoE, Router
 
 FAMILY = Family(
     name="hunyuan_v1_moe",
-    model_types=("hunyuan_v1_moe",),
     summary="Tencent's Hunyuan MoE: query/key norms after rotary, and a softmax router over experts beside a "
             "shared MLP on every block.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Mixture of experts", "Shared experts"),

@@ -16,7 +16,6 @@ from nnterp.routers import LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="hy_v3",
-    model_types=("hy_v3",),
     summary="Tencent's Hy3: per-head query/key norms, dense and sparse blocks, and a sigmoid router with a "
             "load-balancing bias beside shared experts.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Mixture of experts", "Shared experts"),

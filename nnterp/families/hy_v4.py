@@ -31,7 +31,6 @@ def _copied(name, description):
 
 FAMILY = Family(
     name="hy_v4",
-    model_types=("hy_v4",),
     summary="Hyper-connections over hc_mult residual streams, around a sparse latent attention with an indexer, "
             "sinks and an output gate, and dense then mixture-of-experts MLPs.",
     tags=("Hyper-connections", "Multi-stream residual", "MLA", "Sparse attention", "Attention sinks", "Output gate",

@@ -18,7 +18,6 @@ from nnterp.routers import LOGITS_BEFORE_SOFTMAX, MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="jamba",
-    model_types=("jamba",),
     summary="AI21's Jamba: Mamba mixers with one position-free attention block in eight, and a softmax-routed "
             "mixture of experts on every other block.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba)", "NoPE layers", "Mixture of experts"),

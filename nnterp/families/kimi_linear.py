@@ -17,7 +17,6 @@ from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="kimi_linear",
-    model_types=("kimi_linear",),
     summary="Moonshot's Kimi Linear: Kimi delta attention on three of every four layers, position-free latent "
             "attention on the fourth, and a DeepSeek-V3 mixture of experts.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Latent attention (MLA)", "NoPE layers",

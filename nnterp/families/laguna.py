@@ -22,7 +22,6 @@ from nnterp.families._mla import premix_per_block
 
 FAMILY = Family(
     name="laguna",
-    model_types=("laguna",),
     summary="Poolside's Laguna: a softplus output gate on every attention head, and a sigmoid router with a "
             "load-balancing bias over 256 experts, scaled and added to a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Gated attention", "Partial rotary",

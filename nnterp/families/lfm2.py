@@ -13,7 +13,6 @@ from nnterp.families._lfm import LFM_RENAME, SILU, lfm2_intermediate_size
 
 FAMILY = Family(
     name="lfm2",
-    model_types=("lfm2",),
     summary="Liquid's LFM2: gated short convolutions on most blocks and grouped-query attention with query/key norms "
             "on the others, each followed by a SwiGLU MLP.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Short convolution", "QK-norm", "Gated MLP",

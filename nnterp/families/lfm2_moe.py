@@ -15,7 +15,6 @@ from nnterp.routers import MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="lfm2_moe",
-    model_types=("lfm2_moe",),
     summary="Liquid's LFM2-MoE: LFM2's short-convolution and attention blocks with a sigmoid-routed mixture of "
             "experts after the first dense blocks.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Short convolution", "QK-norm", "Mixture of experts",

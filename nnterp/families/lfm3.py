@@ -17,7 +17,6 @@ from nnterp.sites import Read, Sibling
 
 FAMILY = Family(
     name="lfm3",
-    model_types=("lfm3",),
     summary="Liquid's LFM3: short convolutions, full and sliding-window gated attention, with norms both before and "
             "after each sublayer.",
     tags=("Sequential block", "Sandwich norms", "RMSNorm", "Hybrid mixers", "Short convolution", "Sliding window",

@@ -41,7 +41,6 @@ ROUTED = {
 
 FAMILY = Family(
     name="llama4_text",
-    model_types=("llama4_text",),
     summary="The language model of Llama 4: chunked local attention with rotary and L2 query/key norms, every fourth "
             "layer global NoPE with temperature-tuned queries, and a sigmoid-gated expert beside a shared one.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "NoPE layers", "Chunked attention", "QK-norm",

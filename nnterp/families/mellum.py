@@ -14,7 +14,6 @@ from nnterp.families.qwen3_moe import FAMILY as QWEN3_MOE
 
 FAMILY = QWEN3_MOE.but(
     name="mellum",
-    model_types=("mellum",),
     summary="JetBrains' code model: Qwen3-MoE's block, with per-head query/key norms and a softmax router choosing "
             "8 of 64 experts per token.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Mixture of experts"),

@@ -42,7 +42,6 @@ def _block_dims(context):
 
 FAMILY = Family(
     name="mimo_v2_flash",
-    model_types=("mimo_v2_flash",),
     summary="Xiaomi's MiMo-V2-Flash: sliding-window layers with attention sinks and doubled key/value heads "
             "interleaved with full ones, value heads narrower than query/key heads, and a DeepSeek-V3 router.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Attention sinks", "Sliding window",

@@ -23,7 +23,6 @@ def _residual_scale(config):
 
 FAMILY = Family(
     name="minicpm3",
-    model_types=("minicpm3",),
     summary="MiniCPM3: latent attention in a dense model whose sublayers are scaled by "
             "scale_depth/sqrt(num_hidden_layers) and whose head reads the normed stream divided by hidden_size/256.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Multipliers", "Gated MLP"),

@@ -58,7 +58,6 @@ def _arithmetic(config):
 
 FAMILY = Family(
     name="minimax",
-    model_types=("minimax",),
     summary="A block whose residual is the normed stream scaled by DeepNorm factors, alternating lightning (linear) "
             "and softmax attention, with a mixture-of-experts MLP on every block.",
     tags=("Residual on the normed stream", "DeepNorm factors", "Hybrid linear/softmax attention",

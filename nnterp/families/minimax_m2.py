@@ -15,7 +15,6 @@ from nnterp.routers import MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="minimax_m2",
-    model_types=("minimax_m2",),
     summary="Full attention with query/key norms over the whole width, and a sigmoid router with a load-balancing "
             "bias choosing 8 of 256 experts per token.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Mixture of experts"),

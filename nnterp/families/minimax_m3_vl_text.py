@@ -23,7 +23,6 @@ INLINE_SWIGLU = ("a clamped SwiGLU written inline in the dense MLP's forward (ga
 
 FAMILY = Family(
     name="minimax_m3_vl_text",
-    model_types=("minimax_m3_vl_text",),
     summary="The text decoder of MiniMax-M3: block-sparse indexed attention on some layers, and a sigmoid router with "
             "a load-balancing bias over 128 experts, scaled and added to a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Partial rotary", "Mixture of experts",

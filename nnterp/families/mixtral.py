@@ -16,7 +16,6 @@ from nnterp.routers import MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="mixtral",
-    model_types=("mixtral",),
     summary="Llama's block with a sparse mixture of experts in the MLP slot: a softmax router picks two of eight "
             "experts per token and mixes them with renormalized probabilities.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Mixture of experts"),

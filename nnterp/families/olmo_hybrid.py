@@ -32,7 +32,6 @@ NO_MLP_NORM = ("an OLMo 2 attention block normalizes the MLP's output (post_feed
 
 FAMILY = Family(
     name="olmo_hybrid",
-    model_types=("olmo_hybrid",),
     summary="OLMo's hybrid: pre-norm gated DeltaNet blocks interleaved with OLMo 2's post-norm attention blocks.",
     tags=("Sequential block", "Post-norm", "RMSNorm", "Hybrid mixers", "Linear attention", "QK-norm", "Gated MLP"),
     rename={"linear_attn": "self_attn"},

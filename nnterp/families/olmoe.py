@@ -15,7 +15,6 @@ from nnterp.routers import MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="olmoe",
-    model_types=("olmoe",),
     summary="Llama's block with a 64-expert mixture in every MLP slot (8 chosen per token by a softmax router) and "
             "a query/key RMSNorm over the whole projection width.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Mixture of experts"),

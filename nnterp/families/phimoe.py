@@ -16,7 +16,6 @@ from nnterp.routers import MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="phimoe",
-    model_types=("phimoe",),
     summary="Phi-3.5's mixture of experts: LayerNorm blocks whose MLP is 16 experts chosen two per token by a "
             "SparseMixer router, each weighted by a softmax restricted to the experts close to it.",
     tags=("Sequential block", "LayerNorm", "Grouped keys/values", "Mixture of experts"),

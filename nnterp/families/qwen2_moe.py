@@ -16,7 +16,6 @@ from nnterp.routers import MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="qwen2_moe",
-    model_types=("qwen2_moe",),
     summary="Qwen2's block with a mixture of experts beside a sigmoid-gated shared expert: a softmax router picks "
             "top_k experts per token, and the shared expert runs on every token.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Biased q, k, v", "Mixture of experts",

@@ -13,7 +13,6 @@ from nnterp.families.qwen3_next import FAMILY as QWEN3_NEXT
 
 FAMILY = QWEN3_NEXT.but(
     name="qwen3_5_moe_text",
-    model_types=("qwen3_5_moe_text",),
     summary="The language model of Qwen3.5-MoE: gated DeltaNet linear attention interleaved with gated softmax "
             "attention, and a softmax-routed mixture of experts beside a gated shared expert.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Gated attention", "QK-norm",

@@ -13,7 +13,6 @@ from nnterp.families.qwen3_next import FAMILY as QWEN3_NEXT
 
 FAMILY = QWEN3_NEXT.but(
     name="qwen3_5_text",
-    model_types=("qwen3_5_text",),
     summary="The language model of Qwen3.5: gated DeltaNet linear attention interleaved with gated softmax "
             "attention, and a dense gated MLP.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Gated attention", "QK-norm",

@@ -15,7 +15,6 @@ from nnterp.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, Mo
 
 FAMILY = Family(
     name="qwen3_moe",
-    model_types=("qwen3_moe",),
     summary="Qwen3's block with per-head query/key norms and a fine-grained mixture of experts: a softmax router "
             "picks 8 of 128 small experts per token, with no shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Mixture of experts"),

@@ -21,7 +21,6 @@ from nnterp.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, Mo
 
 FAMILY = Family(
     name="qwen3_next",
-    model_types=("qwen3_next",),
     summary="Qwen3-Next: gated DeltaNet linear attention on three of every four layers, gated softmax attention on "
             "the fourth, and an ultra-sparse mixture of 512 experts beside a gated shared expert.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Gated attention", "QK-norm",

@@ -37,7 +37,6 @@ def _interior(name):
 
 FAMILY = Family(
     name="recurrent_gemma",
-    model_types=("recurrent_gemma",),
     summary="Griffin: a sequential pre-norm block whose token mixer is an RG-LRU recurrence on two blocks of "
             "three and a local multi-query attention on the third, with a gated MLP and soft-capped logits.",
     tags=("Hybrid recurrent/attention", "Local attention", "Multi-query", "Partial rotary", "Gated MLP",

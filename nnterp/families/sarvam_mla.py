@@ -11,7 +11,6 @@ from nnterp.families.deepseek_v3 import FAMILY as DEEPSEEK_V3
 
 FAMILY = DEEPSEEK_V3.but(
     name="sarvam_mla",
-    model_types=("sarvam_mla",),
     summary="DeepSeek-V3's architecture under Sarvam's name: latent attention, dense first blocks, then a sigmoid "
             "router beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Mixture of experts", "Shared experts"),

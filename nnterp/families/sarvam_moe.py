@@ -11,7 +11,6 @@ from nnterp.families.glm4_moe import FAMILY as GLM4_MOE
 
 FAMILY = GLM4_MOE.but(
     name="sarvam_moe",
-    model_types=("sarvam_moe",),
     summary="GLM-4-MoE's architecture with query/key norms: a dense first block, then a sigmoid router over 128 "
             "experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Partial rotary", "Mixture of experts",

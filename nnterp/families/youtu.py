@@ -10,7 +10,6 @@ from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 
 FAMILY = Family(
     name="youtu",
-    model_types=("youtu",),
     summary="Tencent's Youtu-LLM: a dense model with DeepSeek's Multi-head Latent Attention on Llama's block.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Gated MLP"),
     sites=mla_sites(),

@@ -22,7 +22,6 @@ from nnterp.families._zamba import zamba_rename, zamba_sites
 
 FAMILY = Family(
     name="zamba",
-    model_types=("zamba",),
     summary="Mamba blocks, and hybrid blocks that run a weight-tied attention+MLP block on the stream and the "
             "embeddings and add its projected output to the Mamba mixer's input.",
     tags=("Hybrid SSM/attention", "State-space mixer", "Shared attention block", "RMSNorm", "Tied embeddings"),

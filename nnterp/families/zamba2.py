@@ -25,7 +25,6 @@ from nnterp.families._zamba import zamba_rename, zamba_sites
 
 FAMILY = Family(
     name="zamba2",
-    model_types=("zamba2",),
     summary="Mamba-2 blocks, and hybrid blocks that run a weight-tied attention+MLP block on the stream and the "
             "embeddings and add its projected output to the Mamba mixer's input.",
     tags=("Hybrid SSM/attention", "State-space mixer", "Shared attention block", "RMSNorm", "Tied embeddings"),
