@@ -170,6 +170,17 @@ class Family:
             declared[merged] = {**getattr(self, merged), **changes.pop(merged, {})}
         return Family(name=name, model_types=model_types, parent=self, **{**declared, **changes})
 
+    def tiny_for(self, config_class: "str | type", *, without: tuple[str, ...] = (), **changes) -> dict:
+        """This family's tiny recipe under a child's config class, less the overrides ``without`` names, with
+        ``changes``: a child's recipe, ``tiny=PARENT.tiny_for("ChildConfig", ...)``."""
+        overrides = self.tiny["overrides"]
+        unknown = [key for key in without if key not in overrides]
+        if unknown:
+            raise ValueError(f"the {self.name} tiny recipe has no {', '.join(unknown)} to leave out: drop "
+                             f"{'them' if len(unknown) > 1 else 'it'} from without=")
+        kept = {key: value for key, value in overrides.items() if key not in without}
+        return {"config_class": config_class, "overrides": {**kept, **changes}}
+
     def description_changes(self) -> dict[str, str]:
         """The values this family serves at the common site, described in its own words: {name: sentence}."""
         return {name: site.description for name, site in self.sites.items()

@@ -88,6 +88,18 @@ def test_registry_model_types_default_to_the_name_and_a_child_declares_its_own()
         assert family_for(UserLamaConfig()) is child
 
 
+def test_registry_a_child_recipe_is_its_parent_s_under_its_own_config_class():
+    parent, child = registry()["deepseek_v3"], registry()["glm4_moe_lite"]  # tiny=DEEPSEEK_V3.tiny_for(...)
+    assert child.tiny["config_class"] == "Glm4MoeLiteConfig" and parent.tiny["config_class"] == "DeepseekV3Config"
+    kept = {key: value for key, value in parent.tiny["overrides"].items() if key != "first_k_dense_replace"}
+    assert child.tiny["overrides"] == kept and "first_k_dense_replace" in parent.tiny["overrides"]
+    changed = parent.tiny_for("Mine", without=("q_lora_rank",), n_routed_experts=8)
+    assert changed["overrides"]["n_routed_experts"] == 8 and "q_lora_rank" not in changed["overrides"]
+    assert parent.tiny["overrides"]["n_routed_experts"] == 4  # the parent's recipe is left as it was
+    with pytest.raises(ValueError, match="no rope_theta to leave out: drop it from without="):
+        parent.tiny_for("Mine", without=("rope_theta",))
+
+
 def test_registry_refuses_a_taken_name_or_model_type_unless_overriding():
     with pytest.raises(RegistrationRefused) as error:
         nnterp.register(user_family("mine", ("userlama", "llama")))

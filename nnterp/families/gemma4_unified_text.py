@@ -19,7 +19,7 @@ from nnterp.blocks import SANDWICH
 from nnterp.family import Family
 from nnterp.readout import SOFTCAPPED
 
-from ._llama import TINY
+from ._llama import tiny
 from ._sandwich_gemma2 import (
     GEMMA4_ACCESSORS, SCALED_EMBEDDINGS, gemma4_attention_sites, gemma4_block_dims, layer_scalar_arithmetic,
 )
@@ -36,5 +36,5 @@ FAMILY = Family(
     },
     accessors=GEMMA4_ACCESSORS,
     readout=SOFTCAPPED,
-    tiny={"config_class": "Gemma4UnifiedTextConfig", "overrides": {**TINY, "head_dim": 16, "global_head_dim": 32}},
+    tiny=tiny("Gemma4UnifiedTextConfig", head_dim=16, global_head_dim=32),
 )

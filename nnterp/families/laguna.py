@@ -19,6 +19,8 @@ from nnterp.family import Family
 from nnterp.routers import MoE, Router, experts_sentence
 from nnterp.families._mla import premix_per_block
 
+from ._llama import tiny
+
 
 FAMILY = Family(
     name="laguna",
@@ -43,9 +45,7 @@ FAMILY = Family(
             "Every head's gated output side by side, as o_proj takes it: the kernel's output times "
             "softplus(g_proj(x))"),
     },
-    tiny={"config_class": "LagunaConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64,
-        "vocab_size": 300, "head_dim": 16, "num_experts": 4, "num_experts_per_tok": 2}},
+    tiny=tiny("LagunaConfig", moe_intermediate_size=64, shared_expert_intermediate_size=64, head_dim=16,
+              num_experts=4, num_experts_per_tok=2),
     variants={"heads_per_layer": {"num_attention_heads_per_layer": [4, 2]}},
 )

@@ -19,6 +19,8 @@ from nnterp.family import COMMON_SITES, Family, described
 from nnterp.sites import Argument, Nowhere, Read, Own
 from nnterp.mixers import ATTENTION_INTERIOR
 
+from ._llama import tiny
+
 
 RECURRENT = ("an RG-LRU recurrent block: a gated linear recurrence mixes the positions, with no softmax attention, "
              "so there are no queries, keys, heads or pattern")
@@ -55,7 +57,5 @@ FAMILY = Family(
     },
     accessors={"intermediate_size": lambda c: c.intermediate_size // 2},
     readout=Readout(softcap="logits_soft_cap"),
-    tiny={"config_class": "RecurrentGemmaConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300}},
+    tiny=tiny("RecurrentGemmaConfig", num_hidden_layers=3),
 )
