@@ -18,7 +18,7 @@ layers[i].self_attn.output and layers[i].mlp.output.
 
 from nnterp.blocks import Block
 from nnterp.family import Family
-from nnterp.families._zamba import zamba_rename, zamba_sites
+from nnterp.families._zamba import ZAMBA_ACCESSORS, zamba_rename, zamba_sites
 
 from ._llama import tiny
 
@@ -30,7 +30,7 @@ FAMILY = Family(
     block=Block("hybrid ssm"),
     rename=zamba_rename("shared_transf"),
     sites=zamba_sites("shared_transf", "(head_dim / 2)^-0.5"),
-    accessors={"head_dim": lambda c: c.attention_head_dim, "qk_head_dim": lambda c: c.attention_head_dim},
+    accessors=ZAMBA_ACCESSORS,
     tiny=tiny("ZambaConfig", num_hidden_layers=3, n_mamba_heads=4, mamba_d_state=16,
               layers_block_type=["linear_attention", "hybrid", "hybrid"]),
 )

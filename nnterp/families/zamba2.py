@@ -21,7 +21,7 @@ stream) and is read natively.
 
 from nnterp.blocks import Block
 from nnterp.family import Family
-from nnterp.families._zamba import zamba_rename, zamba_sites
+from nnterp.families._zamba import ZAMBA_ACCESSORS, zamba_rename, zamba_sites
 
 from ._llama import tiny
 
@@ -33,7 +33,7 @@ FAMILY = Family(
     block=Block("hybrid ssm"),
     rename=zamba_rename("shared_transformer"),
     sites=zamba_sites("shared_transformer", "(head_dim / 2)^-0.5"),
-    accessors={"head_dim": lambda c: c.attention_head_dim, "qk_head_dim": lambda c: c.attention_head_dim},
+    accessors=ZAMBA_ACCESSORS,
     tiny=tiny("Zamba2Config", n_mamba_heads=4, mamba_d_state=16, mamba_ngroups=1, adapter_rank=8,
               layers_block_type=["linear_attention", "hybrid"]),
 )
