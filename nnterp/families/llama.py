@@ -11,12 +11,12 @@ act(gate_proj(x)) * up_proj(x) to down_proj. logits are lm_head's output with no
 
 from nnterp.family import Family
 
-from ._llama import tiny
-
 FAMILY = Family(
     name="llama",
     summary="The common conventions: a sequential pre-norm block with RMSNorm, grouped keys and values, "
             "rotary on every dimension, and a gated MLP.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Gated MLP"),
-    tiny=tiny("LlamaConfig", head_dim=16),
+    tiny={"config_class": "LlamaConfig", "overrides": {
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "vocab_size": 300, "head_dim": 16}},
 )
