@@ -101,11 +101,11 @@ class Positions:
 @dataclass
 class Family:
     """What a family declares; everything left out follows the common conventions. A family that is another plus a
-    change is declared from it, ``PARENT.but(name=..., model_types=..., ...)``, and keeps the rest of its
-    declaration."""
+    change is declared from it, ``PARENT.but(name=..., ...)``, and keeps the rest of its declaration."""
 
     name: str
-    model_types: tuple[str, ...]
+    #: the config model types it serves; left out, its name alone (most families are named after their model type)
+    model_types: tuple[str, ...] | None = None
     summary: str = ""
     tags: tuple[str, ...] = ()
     rename: dict = field(default_factory=dict)
@@ -137,6 +137,8 @@ class Family:
     module: Any = None
 
     def __post_init__(self) -> None:
+        if self.model_types is None:
+            self.model_types = (self.name,)
         if self.block is None:
             self.block = Block()
         if self.positions is None:
@@ -154,9 +156,10 @@ class Family:
             if isinstance(declared, str):
                 self.sites[name] = described(COMMON_SITES[name], declared)
 
-    def but(self, *, name: str, model_types: tuple[str, ...], **changes) -> "Family":
+    def but(self, *, name: str, model_types: tuple[str, ...] | None = None, **changes) -> "Family":
         """A family that is this one plus a change (``OLMO2.but(name="olmo3", ...)``): the fields given replace
-        this family's (``tiny`` too: a child's recipe names its own config class), while ``sites``, ``accessors``,
+        this family's (``tiny`` too: a child's recipe names its own config class), its model types are its own
+        (its name alone where it gives none, never its parent's), while ``sites``, ``accessors``,
         ``rename`` and ``variants`` add to (or override) its own. Its checkpoints are its own; ``differences()`` is
         said against this family."""
         declared = {item.name: getattr(self, item.name) for item in fields(self)
@@ -166,6 +169,17 @@ class Family:
         for merged in ("rename", "variants"):
             declared[merged] = {**getattr(self, merged), **changes.pop(merged, {})}
         return Family(name=name, model_types=model_types, parent=self, **{**declared, **changes})
+
+    def tiny_for(self, config_class: "str | type", *, without: tuple[str, ...] = (), **changes) -> dict:
+        """This family's tiny recipe under a child's config class, less the overrides ``without`` names, with
+        ``changes``: a child's recipe, ``tiny=PARENT.tiny_for("ChildConfig", ...)``."""
+        overrides = self.tiny["overrides"]
+        unknown = [key for key in without if key not in overrides]
+        if unknown:
+            raise ValueError(f"the {self.name} tiny recipe has no {', '.join(unknown)} to leave out: drop "
+                             f"{'them' if len(unknown) > 1 else 'it'} from without=")
+        kept = {key: value for key, value in overrides.items() if key not in without}
+        return {"config_class": config_class, "overrides": {**kept, **changes}}
 
     def description_changes(self) -> dict[str, str]:
         """The values this family serves at the common site, described in its own words: {name: sentence}."""

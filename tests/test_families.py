@@ -48,7 +48,8 @@ AutoConfig.register("userlama", UserLamaConfig, exist_ok=True)
 AutoModelForCausalLM.register(UserLamaConfig, UserLamaForCausalLM, exist_ok=True)
 
 
-def user_family(name="userlama", model_types=("userlama",)):
+def user_family(name="userlama", model_types=None):
+    """A family on Llama's block; its model types, left out, are its name alone."""
     return Family(name=name, model_types=model_types, summary="Llama's block under a model type of its own.",
                   tiny=llama_recipe(UserLamaConfig))
 
@@ -74,6 +75,29 @@ def test_registry_serves_a_family_declared_outside_the_package():
         tiny.load("userlama")
     text = str(error.value)
     assert "\n" not in text and "'userlama' is no family" in text and "nnterp.register" in text
+
+
+def test_registry_model_types_default_to_the_name_and_a_child_declares_its_own():
+    assert user_family().model_types == ("userlama",)
+    parent = registry()["gemma3n_text"]  # two model types: its text config's and its composite's
+    assert len(parent.model_types) == 2
+    child = parent.but(name="userlama")
+    assert child.model_types == ("userlama",) and child.parent is parent  # the parent's types stay the parent's
+    assert parent.but(name="mine", model_types=("userlama", "mine")).model_types == ("userlama", "mine")
+    with nnterp.registered(child):
+        assert family_for(UserLamaConfig()) is child
+
+
+def test_registry_a_child_recipe_is_its_parent_s_under_its_own_config_class():
+    parent, child = registry()["deepseek_v3"], registry()["glm4_moe_lite"]  # tiny=DEEPSEEK_V3.tiny_for(...)
+    assert child.tiny["config_class"] == "Glm4MoeLiteConfig" and parent.tiny["config_class"] == "DeepseekV3Config"
+    kept = {key: value for key, value in parent.tiny["overrides"].items() if key != "first_k_dense_replace"}
+    assert child.tiny["overrides"] == kept and "first_k_dense_replace" in parent.tiny["overrides"]
+    changed = parent.tiny_for("Mine", without=("q_lora_rank",), n_routed_experts=8)
+    assert changed["overrides"]["n_routed_experts"] == 8 and "q_lora_rank" not in changed["overrides"]
+    assert parent.tiny["overrides"]["n_routed_experts"] == 4  # the parent's recipe is left as it was
+    with pytest.raises(ValueError, match="no rope_theta to leave out: drop it from without="):
+        parent.tiny_for("Mine", without=("rope_theta",))
 
 
 def test_registry_refuses_a_taken_name_or_model_type_unless_overriding():
@@ -105,7 +129,7 @@ def test_registry_refuses_a_taken_name_or_model_type_unless_overriding():
 
 
 def test_registry_unregister_serves_what_was_overridden():
-    first, second = user_family(), user_family("userlama2")
+    first, second = user_family(), user_family("userlama2", ("userlama",))
     nnterp.register(user_family())
     nnterp.register(first)  # the same name again (a notebook cell run twice): the new declaration replaces the old
     try:

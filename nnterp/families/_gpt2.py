@@ -11,6 +11,9 @@ GPT2_RENAME = {
 from nnterp.family import COMMON_SITES
 from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Element, Read
 
+#: the MLP's width: config.n_inner, where it is set, else four times the hidden size (the modeling's own fallback)
+GPT2_ACCESSORS = {"intermediate_size": lambda c: c.n_inner or 4 * c.hidden_size}
+
 #: token_embeddings' description where learned positions are added after the embedding
 TOKEN_EMBEDDINGS = ("The token embedding wte's output, before the learned positions wpe are added; layers[0].input is "
                     "what enters the first block")

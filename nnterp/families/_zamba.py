@@ -64,6 +64,11 @@ def zamba_sites(shared: str, scale: str) -> dict:
     return sites
 
 
+#: the shared attention reads the stream joined to the embeddings (2·hidden_size wide): its heads are
+#: attention_head_dim wide, not hidden_size / num_attention_heads
+ZAMBA_ACCESSORS = {"head_dim": lambda c: c.attention_head_dim, "qk_head_dim": lambda c: c.attention_head_dim}
+
+
 def zamba_rename(shared: str) -> dict:
     return {
         "model.final_layernorm": "norm", "mamba": "self_attn",

@@ -23,7 +23,7 @@ from nnterp.family import Family, HostContext
 from nnterp.routers import LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
 from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Read
 
-from ._llama import TINY
+from ._llama import tiny
 
 _EMBEDDINGS = Read(Child("embed_tokens"))
 _SCALED_EMBEDDINGS = Read(
@@ -44,7 +44,6 @@ def _kernel_argument(index: int, what: str) -> Read:
 
 FAMILY = Family(
     name="afmoe",
-    model_types=("afmoe",),
     summary="A sandwich block with gated attention heads, rotary on the local layers only, and a sigmoid-routed "
             "mixture of experts with a shared expert after the first dense blocks.",
     tags=("Sandwich norms", "RMSNorm", "QK-norm", "Gated attention", "Sliding window", "Mixture of experts",
@@ -64,7 +63,6 @@ FAMILY = Family(
         "attention_head_outputs": "The per-head outputs of the kernel, before the output gate sigmoid(gate_proj(x))",
         "attention_premix": "What o_proj takes: the heads' outputs times the output gate sigmoid(gate_proj(x))",
     },
-    tiny={"config_class": "AfmoeConfig", "overrides": {
-        **TINY, "head_dim": 16, "moe_intermediate_size": 64, "num_experts": 4, "num_experts_per_tok": 2,
-        "num_dense_layers": 1, "layer_types": ["sliding_attention", "full_attention"]}},
+    tiny=tiny("AfmoeConfig", head_dim=16, moe_intermediate_size=64, num_experts=4, num_experts_per_tok=2,
+              num_dense_layers=1, layer_types=["sliding_attention", "full_attention"]),
 )

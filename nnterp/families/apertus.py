@@ -14,7 +14,6 @@ from ._llama_renamed import normed_then_rotated
 
 FAMILY = Family(
     name="apertus",
-    model_types=("apertus",),
     summary="Llama's block with renamed norms, per-head query and key norms and a plain xIELU MLP.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Grouped keys/values", "xIELU MLP"),
     rename={"attention_layernorm": "input_layernorm", "feedforward_layernorm": "post_attention_layernorm"},

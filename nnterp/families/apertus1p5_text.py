@@ -12,10 +12,8 @@ from ._llama import tiny
 
 FAMILY = APERTUS.but(
     name="apertus1p5_text",
-    model_types=("apertus1p5_text",),
     summary="Apertus' block (renamed norms, per-head query and key norms, a plain xIELU MLP) in the text model "
             "of Apertus 1.5.",
-    tags=("Sequential block", "RMSNorm", "QK-norm", "Grouped keys/values", "xIELU MLP"),
     # lm_head is output_vocab_size wide where the checkpoint prunes its head (Apertus-v1.5-8B: 131072 of 266752)
     accessors={"vocab_size": lambda c: c.output_vocab_size or c.vocab_size},
     tiny=tiny("Apertus1p5TextConfig"),

@@ -12,7 +12,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="arcee",
-    model_types=("arcee",),
     summary="Llama's block with a plain ReLU² MLP (up_proj, relu², down_proj) and no gate.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "ReLU² MLP"),
     tiny=tiny("ArceeConfig", head_dim=16, bos_token_id=1, eos_token_id=2),

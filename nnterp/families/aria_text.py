@@ -12,9 +12,10 @@ top_k logits and softmaxes them among themselves; the layer returns experts(x) +
 from nnterp.family import Family
 from nnterp.routers import TOPK_THEN_SOFTMAX, MoE, Router, experts_sentence
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="aria_text",
-    model_types=("aria_text",),
     summary="The text decoder of the Aria vision-language model: Llama's block with a top-k-then-softmax router over "
             "fine-grained experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Mixture of experts", "Shared experts"),
@@ -25,7 +26,5 @@ FAMILY = Family(
     ), experts_sentence(
         "experts.gate_up_proj [num_experts, hidden_size, 2·intermediate_size] and experts.down_proj "
         "[num_experts, intermediate_size, hidden_size]"), num_experts="moe_num_experts", top_k="moe_topk"),
-    tiny={"config_class": "AriaTextConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "moe_num_experts": 4, "moe_topk": 2}},
+    tiny=tiny("AriaTextConfig", head_dim=16, moe_num_experts=4, moe_topk=2),
 )

@@ -13,18 +13,12 @@ from nnterp.sites import Element, Own, Read
 
 FAMILY = DEEPSEEK_V3.but(
     name="axk1",
-    model_types=("axk1",),
     summary="SK Telecom's A.X K1: DeepSeek-V3's latent attention and sigmoid-routed experts, with an RMSNorm on the "
             "MoE block's output.",
-    tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Mixture of experts", "Shared experts"),
     sites={
         "mlp_output": lambda context: MOE_OUTPUT if hasattr(context.module, "post_mlp_layernorm") else DENSE_OUTPUT,
     },
-    tiny={"config_class": "AXK1Config", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "n_routed_experts": 4,
-        "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "kv_lora_rank": 32, "q_lora_rank": 32,
-        "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16, "bos_token_id": 1, "eos_token_id": 2}},
+    tiny=DEEPSEEK_V3.tiny_for("AXK1Config", without=("first_k_dense_replace",), bos_token_id=1, eos_token_id=2),
 )
 
 MOE_OUTPUT = Read(Own("output"), Element(0), description="What the MoE block adds to the residual stream: the routed "

@@ -16,16 +16,11 @@ from nnterp.families.deepseek_v32 import FAMILY as DEEPSEEK_V32
 
 FAMILY = DEEPSEEK_V32.but(
     name="axk2",
-    model_types=("axk2",),
     summary="SK Telecom's A.X K2: latent attention with an output gate from the query path and an indexer's sparse "
             "key choice, and sigmoid-routed experts.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Gated attention",
           "Mixture of experts", "Shared experts"),
     sites=gated_outputs("sigmoid(gate), the gate being each head's second part of q_gate_proj's output"),
-    tiny={"config_class": "AXK2Config", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
-        "n_routed_experts": 4, "num_experts_per_tok": 2, "kv_lora_rank": 32, "q_lora_rank": 32,
-        "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16, "index_head_dim": 32, "index_n_heads": 2,
-        "index_topk": 4, "gated_norm_rank": 8, "bos_token_id": 1, "eos_token_id": 2}},
+    tiny=DEEPSEEK_V32.tiny_for("AXK2Config", without=("n_group", "topk_group", "first_k_dense_replace"),
+                               gated_norm_rank=8, bos_token_id=1, eos_token_id=2),
 )

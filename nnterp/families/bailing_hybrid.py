@@ -16,12 +16,13 @@ from nnterp.mixers import mixer_interior
 from nnterp.families._mla import MLA_ACCESSORS, gated_outputs, mla_sites
 from nnterp.routers import DEEPSEEK_V3
 
+from ._llama import tiny
+
 DELTA = ("a gated delta-rule linear-attention mixer: no softmax attention; it keeps a recurrent state, so there are no "
          "attention scores, pattern or per-head softmax outputs")
 
 FAMILY = Family(
     name="bailing_hybrid",
-    model_types=("bailing_hybrid",),
     summary="inclusionAI's Ling hybrid: delta-rule linear attention on most layers, gated latent attention on the "
             "others, and a DeepSeek-V3 mixture of experts.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Latent attention (MLA)",
@@ -31,11 +32,9 @@ FAMILY = Family(
         **mixer_interior(DELTA, {**mla_sites(), **gated_outputs("sigmoid(g_proj(x)), one gate per head")}),
     },
     accessors=MLA_ACCESSORS,
-    tiny={"config_class": "BailingHybridConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
-        "num_local_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "first_k_dense_replace": 1,
-        "kv_lora_rank": 32, "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16, "pad_token_id": 0,
-        "eos_token_id": 2, "layer_types": ["linear_attention", "full_attention"],
-        "mlp_layer_types": ["dense", "sparse"]}},
+    tiny=tiny("BailingHybridConfig", num_key_value_heads=4, moe_intermediate_size=64, head_dim=16,
+              num_local_experts=4, num_experts_per_tok=2, n_group=1, topk_group=1, first_k_dense_replace=1,
+              kv_lora_rank=32, qk_rope_head_dim=16, qk_nope_head_dim=16, v_head_dim=16, pad_token_id=0,
+              eos_token_id=2, layer_types=["linear_attention", "full_attention"],
+              mlp_layer_types=["dense", "sparse"]),
 )

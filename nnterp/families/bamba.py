@@ -12,16 +12,14 @@ interior is served on the attention blocks only.
 from nnterp.mixers import JAMBA_RENAME, MAMBA2, mixer_interior
 from nnterp.family import Family
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="bamba",
-    model_types=("bamba",),
     summary="IBM's Bamba: Mamba-2 mixers on most blocks and Llama's attention on a few, each followed by a gated "
             "MLP.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba-2)", "Partial rotary", "Gated MLP"),
     rename=JAMBA_RENAME,
     sites=mixer_interior(MAMBA2),
-    tiny={"config_class": "BambaConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "mamba_n_heads": 4, "mamba_d_state": 16, "mamba_n_groups": 1,
-        "attn_layer_indices": [1]}},
+    tiny=tiny("BambaConfig", mamba_n_heads=4, mamba_d_state=16, mamba_n_groups=1, attn_layer_indices=[1]),
 )

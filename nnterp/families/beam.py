@@ -28,7 +28,7 @@ from nnterp.family import Family
 from nnterp.routers import DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
 from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
-from ._llama import TINY
+from ._llama import tiny
 
 def _kernel_argument(index: int, what: str) -> Read:
     scaled = (", and on those the queries are scaled by (1 + (position + 1) / 2048) ** 0.1" if index == 1 else "")
@@ -39,7 +39,6 @@ def _kernel_argument(index: int, what: str) -> Read:
 
 FAMILY = Family(
     name="beam",
-    model_types=("beam",),
     summary="A sandwich block whose residual adds are depth-scaled (each add shrinks the stream it adds to), with "
             "gated attention heads, NoPE full-attention layers and a sigmoid-routed mixture of experts.",
     tags=("Sandwich norms", "RMSNorm", "Depth-scaled residual", "QK-norm", "Gated attention", "Sliding window",
@@ -60,8 +59,6 @@ FAMILY = Family(
         "attention_premix": "What o_proj takes: every head's output times its gate sigmoid(gate_proj(x) + gate_bias)",
     },
     readout=Readout(softcap="final_logit_softcapping", softcap_in_float32=True),
-    tiny={"config_class": "BeamConfig", "overrides": {
-        **TINY, "head_dim": 16, "moe_intermediate_size": 64, "num_experts": 4, "num_experts_per_tok": 2,
-        "n_group": 1, "topk_group": 1, "mlp_layer_types": ["dense", "sparse"],
-        "layer_types": ["sliding_attention", "full_attention"]}},
+    tiny=tiny("BeamConfig", head_dim=16, moe_intermediate_size=64, num_experts=4, num_experts_per_tok=2, n_group=1,
+              topk_group=1, mlp_layer_types=["dense", "sparse"], layer_types=["sliding_attention", "full_attention"]),
 )

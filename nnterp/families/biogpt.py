@@ -16,7 +16,6 @@ from nnterp.family import Family
 
 FAMILY = Family(
     name="biogpt",
-    model_types=("biogpt",),
     summary="Microsoft's biomedical GPT on fairseq's block: a sequential pre-norm LayerNorm block with no MLP "
             "module, scaled embeddings, learned positions and a tied output_projection.",
     tags=("Sequential block", "No MLP module", "Learned positions", "Scaled embeddings", "LayerNorm"),

@@ -14,7 +14,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="bitnet",
-    model_types=("bitnet",),
     summary="Llama's block with an extra RMSNorm before each sublayer's output projection and a ReLU² gated MLP.",
     tags=("Sequential block", "RMSNorm", "Sub-norms", "Grouped keys/values", "ReLU² MLP"),
     sites={

@@ -65,7 +65,6 @@ def _post_ln_arithmetic(layer, x, attn, mlp):
 
 FAMILY = Family(
     name="bloom",
-    model_types=("bloom",),
     summary="A sequential block whose attention and MLP add the residual inside themselves, ALiBi in place of "
             "position embeddings, and a LayerNorm on the embeddings.",
     tags=("Sequential block", "Residual inside modules", "ALiBi", "Fused qkv", "LayerNorm"),

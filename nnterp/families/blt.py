@@ -60,7 +60,6 @@ NOTE = ("Three stacks at two resolutions: the local encoder over bytes, the glob
 
 FAMILY = Family(
     name="blt",
-    model_types=("blt",),
     summary="A byte-level model of three stacks: a local encoder over bytes pooled into entropy-sized patches, a "
             "global transformer over the patches and a local decoder over bytes that cross-attends to them; the "
             "standard layers are the local decoder's.",

@@ -17,7 +17,6 @@ from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
 FAMILY = GPTJ.but(
     name="codegen",
-    model_types=("codegen",),
     summary="GPT-J's parallel block with one shared LayerNorm, a fused qkv_proj blocked over four model-parallel "
             "shards, interleaved rotary on part of each head and a biased, untied lm_head.",
     tags=("Parallel block", "Fused qkv", "Partial rotary", "Interleaved rotary", "LayerNorm"),

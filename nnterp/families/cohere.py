@@ -15,7 +15,6 @@ from ._parallel_cohere import COHERE_BLOCK, times_logit_scale
 
 FAMILY = Family(
     name="cohere",
-    model_types=("cohere",),
     summary="A parallel block with one bias-free LayerNorm, interleaved rotary, optional per-head query and key "
             "norms, and logits times logit_scale.",
     tags=("Parallel block", "LayerNorm (no bias)", "Scaled logits", "Gated MLP", "Tied embeddings"),

@@ -14,7 +14,6 @@ from ._parallel_cohere import COHERE_BLOCK, rotated_on_sliding_layers, times_log
 
 FAMILY = Family(
     name="cohere2",
-    model_types=("cohere2",),
     summary="Command R's parallel block with sliding-window layers and unrotated full-attention layers.",
     tags=("Parallel block", "LayerNorm (no bias)", "Sliding window", "NoPE layers", "Scaled logits",
           "Tied embeddings"),

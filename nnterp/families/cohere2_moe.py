@@ -18,7 +18,6 @@ from ._parallel_cohere import COHERE_BLOCK, rotated_on_sliding_layers, times_log
 
 FAMILY = Family(
     name="cohere2_moe",
-    model_types=("cohere2_moe",),
     summary="Cohere 2's parallel block with a mixture of experts as the MLP.",
     tags=("Parallel block", "LayerNorm (no bias)", "Sliding window", "NoPE layers", "Mixture of experts",
           "Scaled logits", "Tied embeddings"),

@@ -16,7 +16,6 @@ from ._parallel_cohere import COHERE_BLOCK, times_logit_scale
 
 FAMILY = Family(
     name="cohere_compass_text",
-    model_types=("cohere_compass_text",),
     summary="Command R's parallel block with rotary parameters per layer type, as the text model of a "
             "vision-language model.",
     tags=("Parallel block", "LayerNorm (no bias)", "Scaled logits", "Gated MLP", "Tied embeddings"),

@@ -45,7 +45,6 @@ MERGED_HEADS = CallPositions(1, SPLIT_HEADS, from_end=True)
 FAMILY = Family(
     name="cpmant",
     positions=Positions(ahead=lambda config: config.prompt_length),
-    model_types=("cpmant",),
     summary="OpenBMB's Chinese CPM-Ant: every call prefixed with learned prompt tokens, a sequential block whose "
             "halves add the residual themselves, relative position buckets, and attention that is not causal.",
     tags=("Sequential block", "Residual inside modules", "Learned prompt prefix", "Relative position bias",

@@ -16,7 +16,6 @@ from nnterp.sites import Child, Read
 
 FAMILY = Family(
     name="ctrl",
-    model_types=("ctrl",),
     summary="Salesforce's CTRL: a sequential pre-norm LayerNorm block, a Sequential ReLU MLP, embeddings scaled by "
             "sqrt(n_embd) plus sinusoidal positions, and a biased lm_head.",
     tags=("Sequential block", "Sinusoidal positions", "Scaled embeddings", "LayerNorm"),

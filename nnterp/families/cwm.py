@@ -12,7 +12,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="cwm",
-    model_types=("cwm",),
     summary="Llama's block with sliding-window attention on three layers of four and Llama 3 rotary.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Sliding window", "Gated MLP"),
     tiny=tiny("CwmConfig", head_dim=16, bos_token_id=1),

@@ -29,7 +29,6 @@ NEURONS = (
 
 FAMILY = Family(
     name="dbrx",
-    model_types=("dbrx",),
     summary="Databricks' DBRX: a mixture of 16 fine-grained experts choosing 4, behind an attention wrapped with "
             "its two norms in one module that adds the residual itself, with clipped fused qkv and grouped keys.",
     tags=("Sequential block", "Mixture of experts", "Residual inside modules", "Fused qkv", "Grouped keys/values",

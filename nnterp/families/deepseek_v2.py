@@ -18,9 +18,10 @@ from nnterp.family import Family
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 from nnterp.routers import LOGITS_BEFORE_SOFTMAX, MoE, Router, experts_sentence
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="deepseek_v2",
-    model_types=("deepseek_v2",),
     summary="DeepSeek-V2: Multi-head Latent Attention, whose keys and values are expanded from a small shared latent, "
             "and DeepSeekMoE, a softmax router over fine-grained experts beside shared experts.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Mixture of experts", "Shared experts"),
@@ -38,11 +39,9 @@ FAMILY = Family(
         **mla_sites(),
     },
     accessors=MLA_ACCESSORS,
-    tiny={"config_class": "DeepseekV2Config", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
-        "n_routed_experts": 4, "kv_lora_rank": 32, "q_lora_rank": 32, "qk_rope_head_dim": 16,
-        "qk_nope_head_dim": 16, "v_head_dim": 16, "num_experts_per_tok": 2}},
+    tiny=tiny("DeepseekV2Config", num_key_value_heads=4, moe_intermediate_size=64, head_dim=16, n_routed_experts=4,
+              kv_lora_rank=32, q_lora_rank=32, qk_rope_head_dim=16, qk_nope_head_dim=16, v_head_dim=16,
+              num_experts_per_tok=2),
     variants={"lite_no_q_lora": {"q_lora_rank": None}},
 )
 

@@ -16,19 +16,18 @@ from nnterp.family import Family
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 from nnterp.routers import DEEPSEEK_V3
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="deepseek_v3",
-    model_types=("deepseek_v3",),
     summary="DeepSeek-V3: Multi-head Latent Attention, three dense blocks, then a sigmoid router with a load-balancing "
             "bias and group-limited choice over 256 experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Mixture of experts", "Shared experts"),
     moe=DEEPSEEK_V3,
     sites=mla_sites(),
     accessors=MLA_ACCESSORS,
-    tiny={"config_class": "DeepseekV3Config", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "n_routed_experts": 4,
-        "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "first_k_dense_replace": 1, "kv_lora_rank": 32,
-        "q_lora_rank": 32, "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16}},
+    tiny=tiny("DeepseekV3Config", num_key_value_heads=4, moe_intermediate_size=64, n_routed_experts=4,
+              num_experts_per_tok=2, n_group=1, topk_group=1, first_k_dense_replace=1, kv_lora_rank=32,
+              q_lora_rank=32, qk_rope_head_dim=16, qk_nope_head_dim=16, v_head_dim=16),
 )
 

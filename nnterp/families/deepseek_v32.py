@@ -13,16 +13,10 @@ from nnterp.families.deepseek_v3 import FAMILY as DEEPSEEK_V3
 
 FAMILY = DEEPSEEK_V3.but(
     name="deepseek_v32",
-    model_types=("deepseek_v32",),
     summary="DeepSeek-V3.2: DeepSeek-V3 with sparse attention, a lightning indexer choosing the keys each query "
             "attends to.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Mixture of experts",
           "Shared experts"),
     sites=mla_sites(indexed=True),
-    tiny={"config_class": "DeepseekV32Config", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
-        "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "first_k_dense_replace": 1,
-        "kv_lora_rank": 32, "q_lora_rank": 32, "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16,
-        "index_head_dim": 32, "index_n_heads": 2, "index_topk": 4}},
+    tiny=DEEPSEEK_V3.tiny_for("DeepseekV32Config", head_dim=16, index_head_dim=32, index_n_heads=2, index_topk=4),
 )

@@ -28,7 +28,6 @@ _HEADS = COMMON_SITES["attention_head_outputs"]
 
 FAMILY = Family(
     name="deepseek_v4",
-    model_types=("deepseek_v4",),
     summary="Hyper-connections over hc_mult residual streams, around a compressed sparse attention with sinks and a "
             "mixture of experts (hash-routed on the first blocks).",
     tags=("Hyper-connections", "Multi-stream residual", "Compressed attention", "Attention sinks", "Mixture of experts",

@@ -28,7 +28,6 @@ FIRST_CALL = ("of the first of the two kernel calls: the second recomputes the s
 
 FAMILY = Family(
     name="diffllama",
-    model_types=("diffllama",),
     summary="Llama's block with differential attention: two softmax maps per head pair, one taken away from "
             "the other with a learned lambda, and an RMSNorm per differential head.",
     tags=("Sequential block", "RMSNorm", "Differential attention", "Gated MLP"),

@@ -16,6 +16,8 @@ from nnterp.blocks import ResidualGates
 from nnterp.family import COMMON_SITES, Family, described
 from nnterp.sites import Element, Nowhere, Own, Read
 
+from ._llama import tiny
+
 CDMOE = ("a cross-domain mixture of experts: each position mixes num_experts_per_tok embedding experts chosen by a "
          "product-key router (down_embed, up_embed) with a shared gated MLP, so no single [batch seq "
          "intermediate_size] tensor of neurons exists; the block's output is mlp_output")
@@ -34,7 +36,6 @@ def _dense_or(name):
 
 FAMILY = Family(
     name="doge",
-    model_types=("doge",),
     summary="A pre-norm block whose residual is scaled by learned gates before each add, with a dynamic-mask "
             "attention and an optional cross-domain mixture of experts.",
     tags=("Gated residual", "Dynamic mask attention", "QK norm", "RMSNorm", "Gated MLP", "Mixture of experts"),
@@ -51,8 +52,6 @@ FAMILY = Family(
         "mlp_neurons": _dense_or("mlp_neurons"),
         "mlp_output": Read(Own("output"), Element(0)),
     },
-    tiny={"config_class": "DogeConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2}},
+    tiny=tiny("DogeConfig", num_experts=4, num_experts_per_tok=2),
     variants={"moe": {"num_experts": 16, "num_experts_per_tok": 2, "is_moe": True}},
 )

@@ -46,6 +46,8 @@ from nnterp.blocks import Block
 from nnterp.family import Family, described
 from nnterp.sites import Argument, Child, Nowhere, Read, Sibling
 
+from ._llama import tiny
+
 
 NOTE = ("Looped depth: the recurrent blocks (n_input_layers to n_input_layers + n_recurrent_layers) run "
         "n_recurrent_loops times, so a looped block's values are those of its first loop (loop k inside "
@@ -78,7 +80,6 @@ def lerp_arithmetic(layer, x, attention, mlp):
 
 FAMILY = Family(
     name="dory",
-    model_types=("dory",),
     summary="A looped normalized transformer (nGPT): input blocks, a recurrent section run several times from the "
             "re-injected input, output blocks; every hidden state on the unit sphere and each sublayer moving the "
             "stream toward its normalized output at a learned per-channel rate.",
@@ -137,9 +138,7 @@ FAMILY = Family(
     contract_note=NOTE,
     # the catalogue's recipe (2 blocks) leaves n_input_layers and n_output_layers at their defaults of 8, so both
     # sections cover both blocks and nothing loops; here one input, one looped and one output block, two loops
-    tiny={"config_class": "DoryConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "head_dim": 16,
-        "layer_types": ["sliding_attention", "full_attention", "sliding_attention"],
-        "n_input_layers": 1, "n_recurrent_layers": 1, "n_output_layers": 1, "n_recurrent_loops": 2}},
+    tiny=tiny("DoryConfig", num_hidden_layers=3, head_dim=16,
+              layer_types=["sliding_attention", "full_attention", "sliding_attention"], n_input_layers=1,
+              n_recurrent_layers=1, n_output_layers=1, n_recurrent_loops=2),
 )

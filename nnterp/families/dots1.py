@@ -15,15 +15,14 @@ layer_types.
 from nnterp.family import Family
 from nnterp.routers import DEEPSEEK_V3
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="dots1",
-    model_types=("dots1",),
     summary="rednote's dots.llm1: per-head query/key norms, a dense first block, then DeepSeek-V3's sigmoid router "
             "choosing 6 of 128 experts per token beside shared experts.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Mixture of experts", "Shared experts"),
     moe=DEEPSEEK_V3,
-    tiny={"config_class": "Dots1Config", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "n_group": 1, "topk_group": 1,
-        "n_routed_experts": 4, "num_experts_per_tok": 2, "n_shared_experts": 1, "first_k_dense_replace": 1}},
+    tiny=tiny("Dots1Config", moe_intermediate_size=64, n_group=1, topk_group=1, n_routed_experts=4,
+              num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1),
 )

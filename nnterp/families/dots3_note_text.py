@@ -17,12 +17,13 @@ from nnterp.family import Family
 from nnterp.families._mla import PER_LAYER_ACCESSORS, gated_outputs, mla_sites, per_layer_dims, premix_per_block
 from nnterp.routers import DEEPSEEK_V3
 
+from ._llama import tiny
+
 GATE = "sigmoid(g_proj(x)), one gate per head"
 GATED = gated_outputs(GATE)
 
 FAMILY = Family(
     name="dots3_note_text",
-    model_types=("dots3_note_text",),
     summary="The language model of dots.note 3: latent attention whose shape differs per block, indexed sparse and "
             "sliding-window layers, per-head output gates, and sigmoid-routed experts.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Sliding window",
@@ -35,12 +36,9 @@ FAMILY = Family(
         "attention_premix": premix_per_block(GATED["attention_premix"].description),
     },
     accessors=PER_LAYER_ACCESSORS,
-    tiny={"config_class": "Dots3NoteTextConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "shared_experts_intermediate_size": 64,
-        "vocab_size": 300, "head_dim": 16, "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1,
-        "topk_group": 1, "kv_lora_rank": 32, "q_lora_rank": 32, "qk_rope_head_dim": 16, "qk_nope_head_dim": 16,
-        "v_head_dim": 16, "index_head_dim": 32, "index_n_heads": 2, "index_topk": 4, "pad_token_id": 0,
-        "bos_token_id": 1, "eos_token_id": 2, "layer_types": ["indexed_attention", "sliding_attention"],
-        "mlp_layer_types": ["dense", "sparse"]}},
+    tiny=tiny("Dots3NoteTextConfig", num_key_value_heads=4, moe_intermediate_size=64,
+              shared_experts_intermediate_size=64, head_dim=16, n_routed_experts=4, num_experts_per_tok=2, n_group=1,
+              topk_group=1, kv_lora_rank=32, q_lora_rank=32, qk_rope_head_dim=16, qk_nope_head_dim=16, v_head_dim=16,
+              index_head_dim=32, index_n_heads=2, index_topk=4, pad_token_id=0, bos_token_id=1, eos_token_id=2,
+              layer_types=["indexed_attention", "sliding_attention"], mlp_layer_types=["dense", "sparse"]),
 )

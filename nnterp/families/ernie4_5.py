@@ -12,7 +12,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="ernie4_5",
-    model_types=("ernie4_5",),
     summary="Llama's block with interleaved rotary and a tied head.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Gated MLP", "Tied embeddings"),
     tiny=tiny("Ernie4_5Config", head_dim=16),

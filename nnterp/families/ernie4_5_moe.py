@@ -14,9 +14,10 @@ block returns experts(x) + shared_experts(x). Embeddings are tied to lm_head.
 from nnterp.family import Family
 from nnterp.routers import LOGITS_BEFORE_SOFTMAX, MoE, Router, experts_sentence
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="ernie4_5_moe",
-    model_types=("ernie4_5_moe",),
     summary="Baidu's ERNIE 4.5 MoE: Llama's attention, a dense first block, then a softmax router whose choice adds "
             "a load-balancing bias, beside shared experts.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Mixture of experts", "Shared experts",
@@ -28,8 +29,5 @@ FAMILY = Family(
         choices_description="The experts each position is sent to: the top_k of softmax(logits) + "
                             "e_score_correction_bias; read-only",
     ), experts_sentence(), num_experts="moe_num_experts", top_k="moe_k"),
-    tiny={"config_class": "Ernie4_5_MoeConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "moe_num_experts": 4,
-        "moe_k": 2}},
+    tiny=tiny("Ernie4_5_MoeConfig", moe_intermediate_size=64, moe_num_experts=4, moe_k=2),
 )

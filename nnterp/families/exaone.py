@@ -11,7 +11,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="exaone",
-    model_types=("exaone",),
     summary="EXAONE 3's config on Llama's model class: every value where Llama's is.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Gated MLP"),
     tiny=tiny("ExaoneConfig", head_dim=16, eos_token_id=2),

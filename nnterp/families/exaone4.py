@@ -17,7 +17,6 @@ from ._llama_renamed import normed_then_rotated_on_sliding_layers
 
 FAMILY = Family(
     name="exaone4",
-    model_types=("exaone4",),
     summary="OLMo 2's post-norm block with per-head query and key norms, and no rotary on the full-attention "
             "layers of sliding-window checkpoints.",
     tags=("Post-norm block", "RMSNorm", "QK-norm", "Sliding window", "NoPE layers", "Gated MLP"),

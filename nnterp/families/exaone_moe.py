@@ -14,16 +14,15 @@ multiplied by routed_scaling_factor; the block returns experts(x) + shared_exper
 from nnterp.family import Family
 from nnterp.routers import DEEPSEEK_V3, experts_sentence
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="exaone_moe",
-    model_types=("exaone_moe",),
     summary="LG's K-EXAONE: sliding-window layers with rotary interleaved with full NoPE layers, per-head "
             "query/key norms, and a DeepSeek-V3 sigmoid router beside a shared expert on its sparse blocks.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Sliding window", "Mixture of experts", "Shared experts"),
     moe=DEEPSEEK_V3.but(experts=experts_sentence(), num_experts="num_experts"),
-    tiny={"config_class": "ExaoneMoeConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "num_experts": 4,
-        "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "first_k_dense_replace": 1,
-        "layer_types": ["sliding_attention", "full_attention"], "mlp_layer_types": ["dense", "sparse"]}},
+    tiny=tiny("ExaoneMoeConfig", moe_intermediate_size=64, num_experts=4, num_experts_per_tok=2, n_group=1,
+              topk_group=1, first_k_dense_replace=1, layer_types=["sliding_attention", "full_attention"],
+              mlp_layer_types=["dense", "sparse"]),
 )

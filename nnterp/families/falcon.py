@@ -111,7 +111,6 @@ def _site(name):
 
 FAMILY = Family(
     name="falcon",
-    model_types=("falcon",),
     summary="Three layouts in one class: a parallel block with one norm (7B) or two (40B, 180B) or a sequential one "
             "with ALiBi (RW), with a fused query_key_value, multi-query or grouped keys, and its own attention code.",
     tags=("Parallel block", "Fused qkv", "Multi-query", "Grouped keys/values", "ALiBi", "LayerNorm"),

@@ -23,6 +23,8 @@ from nnterp.sites import EarlierFirst
 from nnterp.sites import Element, Own, PlusEarlier, Sibling
 from nnterp.vocabulary import FORWARD_ORDER, up_first
 
+from ._llama import tiny
+
 JAMBA_RENAME_NO_MAMBA = {key: alias for key, alias in JAMBA_RENAME.items() if key != "mamba"}
 
 MIXERS_OUTPUT = PlusEarlier(
@@ -46,7 +48,6 @@ def _earlier_first(name):
 
 FAMILY = Family(
     name="falcon_h1",
-    model_types=("falcon_h1",),
     summary="TII's Falcon-H1: a Mamba-2 mixer and an attention side by side in every block, their outputs scaled and "
             "summed, with muP multipliers on embeddings, keys, MLP and logits.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba-2)", "Parallel mixers", "Multipliers",
@@ -58,10 +59,7 @@ FAMILY = Family(
                                                 for name in ATTENTION_INTERIOR},
            **{name: _earlier_first(name) for name in ("attention_queries_unrotated", "attention_keys_unrotated")}},
     readout=Readout(times="lm_head_multiplier"),
-    tiny={"config_class": "FalconH1Config", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "mamba_n_heads": 4, "mamba_d_state": 16, "mamba_n_groups": 1,
-        "attention_in_multiplier": 0.5, "attention_out_multiplier": 0.75, "ssm_out_multiplier": 1.5,
-        "key_multiplier": 0.8, "embedding_multiplier": 2.0, "lm_head_multiplier": 0.3,
-        "mlp_multipliers": [1.2, 1.0]}},
+    tiny=tiny("FalconH1Config", mamba_n_heads=4, mamba_d_state=16, mamba_n_groups=1, attention_in_multiplier=0.5,
+              attention_out_multiplier=0.75, ssm_out_multiplier=1.5, key_multiplier=0.8, embedding_multiplier=2.0,
+              lm_head_multiplier=0.3, mlp_multipliers=[1.2, 1.0]),
 )

@@ -14,10 +14,8 @@ from nnterp.families.mamba import FAMILY as MAMBA
 
 FAMILY = MAMBA.but(
     name="falcon_mamba",
-    model_types=("falcon_mamba",),
     summary="Mamba's pure state-space block, with weightless RMSNorms on the scan's dt, B and C: no attention, "
             "no MLP.",
     tags=("State-space mixer", "No attention", "No MLP", "RMSNorm"),
-    tiny={"config_class": "FalconMambaConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300}},
+    tiny=MAMBA.tiny_for("FalconMambaConfig"),
 )

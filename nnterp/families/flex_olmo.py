@@ -19,7 +19,6 @@ from ._postnorm_olmo2 import WIDE_QK_NORM
 
 FAMILY = Family(
     name="flex_olmo",
-    model_types=("flex_olmo",),
     summary="OLMo 2's post-norm block with a mixture of experts in every MLP slot.",
     tags=("Post-norm block", "RMSNorm", "QK-norm", "Mixture of experts"),
     block=OLMO2_POSTNORMS,

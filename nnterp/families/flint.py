@@ -17,9 +17,10 @@ from nnterp.family import Family
 from nnterp.sites import sink_scores
 from nnterp.routers import LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="flint",
-    model_types=("flint",),
     summary="Attention sinks on every layer, sliding-window layers with rotary interleaved with full NoPE ones, and a "
             "sigmoid router over fine-grained experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Attention sinks", "Sliding window",
@@ -33,9 +34,6 @@ FAMILY = Family(
         "attention_scores": sink_scores(),
     },
     loads=("eager",),
-    tiny={"config_class": "FlintConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64,
-        "vocab_size": 300, "head_dim": 16, "num_experts": 4, "num_experts_per_tok": 2, "mlp_only_layers": [0],
-        "layer_types": ["full_attention", "sliding_attention"]}},
+    tiny=tiny("FlintConfig", moe_intermediate_size=64, shared_expert_intermediate_size=64, head_dim=16, num_experts=4,
+              num_experts_per_tok=2, mlp_only_layers=[0], layer_types=["full_attention", "sliding_attention"]),
 )

@@ -15,7 +15,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="gemma",
-    model_types=("gemma",),
     summary="Llama's block with embeddings scaled by sqrt(hidden_size), RMSNorms that multiply by 1 + weight, "
             "a GELU-tanh gated MLP and a tied head.",
     tags=("Sequential block", "RMSNorm (1 + w)", "Scaled embeddings", "Gated MLP", "Tied embeddings"),

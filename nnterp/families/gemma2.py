@@ -22,7 +22,6 @@ from ._sandwich_gemma2 import SCALED_EMBEDDINGS, softcapped_scores
 
 FAMILY = Family(
     name="gemma2",
-    model_types=("gemma2",),
     summary="A sandwich block, with a norm before and after each sublayer, soft-capped attention scores and "
             "logits, and alternating sliding-window layers.",
     tags=("Sandwich norms", "RMSNorm (1 + w)", "Scaled embeddings", "Attention softcap", "Logit softcap",

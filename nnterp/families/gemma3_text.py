@@ -22,7 +22,6 @@ from ._sandwich_gemma2 import SCALED_EMBEDDINGS
 
 FAMILY = Family(
     name="gemma3_text",
-    model_types=("gemma3_text",),
     summary="Gemma 2's sandwich block with per-head query and key norms instead of the attention softcap, and "
             "five sliding-window layers for each full one.",
     tags=("Sandwich norms", "RMSNorm (1 + w)", "Scaled embeddings", "QK-norm", "Sliding window", "Tied embeddings"),

@@ -25,6 +25,8 @@ from nnterp.readout import SOFTCAPPED
 from nnterp.family import COMMON_SITES, Family, described
 from nnterp.sites import Argument, Child, Nowhere, Read, Sibling
 
+from ._llama import tiny
+
 _SCORES, _KEYS, _VALUES = (COMMON_SITES[n] for n in ("attention_scores", "attention_keys", "attention_values"))
 
 ALTUP = ("AltUp: the block reads and returns altup_num_inputs streams stacked as [altup_num_inputs, batch, seq, "
@@ -83,10 +85,8 @@ FAMILY = Family(
     },
     accessors={"intermediate_size": _intermediate},
     readout=SOFTCAPPED,
-    tiny={"config_class": "Gemma3nTextConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "vocab_size_per_layer_input": 300, "head_dim": 16,
-        "hidden_size_per_layer_input": 16, "laurel_rank": 8,
-        "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"],
-        "num_kv_shared_layers": 2, "activation_sparsity_pattern": [0.95, 0.95, 0.0, 0.0]}},
+    tiny=tiny("Gemma3nTextConfig", num_hidden_layers=4, vocab_size_per_layer_input=300, head_dim=16,
+              hidden_size_per_layer_input=16, laurel_rank=8,
+              layer_types=["sliding_attention", "full_attention", "sliding_attention", "full_attention"],
+              num_kv_shared_layers=2, activation_sparsity_pattern=[0.95, 0.95, 0.0, 0.0]),
 )

@@ -33,7 +33,7 @@ from nnterp.routers import InRouter, MoE, RouterRead, RouterValues
 from nnterp.sites import Element, PlusEarlier, Read, Sibling
 from nnterp.readout import SOFTCAPPED
 
-from ._llama import TINY
+from ._llama import tiny
 from ._sandwich_gemma2 import (
     GEMMA4_ACCESSORS, SCALED_EMBEDDINGS, gemma4_attention_sites, gemma4_block_dims,
     layer_scalar_arithmetic,
@@ -89,7 +89,6 @@ def _router_after_mlp(order):
 
 FAMILY = Family(
     name="gemma4_text",
-    model_types=("gemma4_text",),
     summary="Gemma 2's sandwich block with per-layer input embeddings added after the MLP, a learned scalar on the "
             "stream at the end of every block, wider full-attention heads, and optional experts beside the MLP.",
     tags=("Sandwich norms", "RMSNorm", "Scaled embeddings", "QK-norm", "Sliding window", "Per-layer inputs",
@@ -114,7 +113,6 @@ FAMILY = Family(
         "k_eq_v": {"attention_k_eq_v": True, "num_global_key_value_heads": 1, "hidden_size_per_layer_input": 0},
     },
     # full-attention heads wider than the sliding ones, as on the real checkpoints
-    tiny={"config_class": "Gemma4TextConfig", "overrides": {
-        **TINY, "vocab_size_per_layer_input": 300, "head_dim": 16, "global_head_dim": 32,
-        "hidden_size_per_layer_input": 16}},
+    tiny=tiny("Gemma4TextConfig", vocab_size_per_layer_input=300, head_dim=16, global_head_dim=32,
+              hidden_size_per_layer_input=16),
 )

@@ -19,14 +19,13 @@ from nnterp.blocks import SANDWICH
 from nnterp.family import Family
 from nnterp.readout import SOFTCAPPED
 
-from ._llama import TINY
+from ._llama import tiny
 from ._sandwich_gemma2 import (
     GEMMA4_ACCESSORS, SCALED_EMBEDDINGS, gemma4_attention_sites, gemma4_block_dims, layer_scalar_arithmetic,
 )
 
 FAMILY = Family(
     name="gemma4_unified_text",
-    model_types=("gemma4_unified_text",),
     summary="Gemma 4's sandwich block with a learned scalar on the stream at the end of every block and wider "
             "full-attention heads, as the text model of a vision-language model.",
     tags=("Sandwich norms", "RMSNorm", "Scaled embeddings", "QK-norm", "Sliding window", "Layer scalar"),
@@ -37,5 +36,5 @@ FAMILY = Family(
     },
     accessors=GEMMA4_ACCESSORS,
     readout=SOFTCAPPED,
-    tiny={"config_class": "Gemma4UnifiedTextConfig", "overrides": {**TINY, "head_dim": 16, "global_head_dim": 32}},
+    tiny=tiny("Gemma4UnifiedTextConfig", head_dim=16, global_head_dim=32),
 )

@@ -15,7 +15,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="glm",
-    model_types=("glm",),
     summary="Llama's block with biased query, key and value projections, half-head rotary and a fused "
             "gate_up_proj.",
     tags=("Sequential block", "RMSNorm", "Biased q, k, v", "Partial rotary", "Fused gate/up"),

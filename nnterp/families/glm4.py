@@ -17,7 +17,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="glm4",
-    model_types=("glm4",),
     summary="GLM's attention and fused MLP in a sandwich block, with a post-norm on each sublayer's output.",
     tags=("Sandwich norms", "RMSNorm", "Biased q, k, v", "Partial rotary", "Fused gate/up", "Grouped keys/values"),
     rename={"activation_fn": "act_fn"},

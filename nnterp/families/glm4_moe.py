@@ -15,16 +15,15 @@ experts(x) + shared_experts(x).
 from nnterp.family import Family
 from nnterp.routers import DEEPSEEK_V3
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="glm4_moe",
-    model_types=("glm4_moe",),
     summary="GLM-4.5: partial rotary attention with biased projections, a dense first block, then DeepSeek-V3's "
             "sigmoid router with group-limited choice over fine-grained experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Partial rotary", "Biased q, k, v",
           "Mixture of experts", "Shared experts"),
     moe=DEEPSEEK_V3,
-    tiny={"config_class": "Glm4MoeConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "n_routed_experts": 4,
-        "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "first_k_dense_replace": 1}},
+    tiny=tiny("Glm4MoeConfig", moe_intermediate_size=64, n_routed_experts=4, num_experts_per_tok=2, n_group=1,
+              topk_group=1, first_k_dense_replace=1),
 )

@@ -12,18 +12,17 @@ _upcast_and_reordered_attn (scores in float32) instead, and the interior is read
 resid_dropout and the MLP's dropout are inert in eval.
 """
 
-from nnterp.families._gpt2 import GPT2_INTERIOR, GPT2_RENAME, TOKEN_EMBEDDINGS
+from nnterp.families._gpt2 import GPT2_ACCESSORS, GPT2_INTERIOR, GPT2_RENAME, TOKEN_EMBEDDINGS
 from nnterp.family import Family
 
 FAMILY = Family(
     name="gpt2",
-    model_types=("gpt2",),
     summary="The original GPT-2: a sequential pre-norm block of Conv1D projections with biases, learned absolute "
             "positions, a fused c_attn and lm_head tied to the embedding.",
     tags=("Sequential block", "Fused qkv", "Learned positions", "LayerNorm", "Conv1D"),
     rename=GPT2_RENAME,
     sites={"token_embeddings": TOKEN_EMBEDDINGS, **GPT2_INTERIOR},
-    accessors={"intermediate_size": lambda c: c.n_inner or 4 * c.hidden_size},
+    accessors=GPT2_ACCESSORS,
     variants={"reorder_and_upcast_attn": {"reorder_and_upcast_attn": True}},
     tiny={"config_class": "GPT2Config", "overrides": {
         "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": 128, "vocab_size": 300, "bos_token_id": 1,

@@ -12,12 +12,11 @@ which torch forbids editing in place while autograd records: they are served as 
 and an edit is carried back into the call.
 """
 
-from nnterp.families._gpt2 import GPT2_RENAME, KERNEL_SITES, TOKEN_EMBEDDINGS
+from nnterp.families._gpt2 import GPT2_ACCESSORS, GPT2_RENAME, KERNEL_SITES, TOKEN_EMBEDDINGS
 from nnterp.family import Family
 
 FAMILY = Family(
     name="gpt_bigcode",
-    model_types=("gpt_bigcode",),
     summary="SantaCoder's and StarCoder's GPT-2 block with Linear projections and multi-query attention: one key "
             "and one value head shared by every query head.",
     tags=("Sequential block", "Fused qkv", "Multi-query", "Learned positions", "LayerNorm"),
@@ -26,7 +25,7 @@ FAMILY = Family(
         "token_embeddings": TOKEN_EMBEDDINGS,
         **{name: KERNEL_SITES[name] for name in ("attention_queries", "attention_keys", "attention_values")},
     },
-    accessors={"intermediate_size": lambda c: c.n_inner or 4 * c.hidden_size},
+    accessors=GPT2_ACCESSORS,
     variants={"mha": {"multi_query": False}},
     tiny={"config_class": "GPTBigCodeConfig", "overrides": {
         "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": 128, "vocab_size": 300, "bos_token_id": 1,

@@ -21,7 +21,6 @@ _ATTN = "self._attn"
 
 FAMILY = Family(
     name="gpt_neo",
-    model_types=("gpt_neo",),
     summary="EleutherAI's GPT-Neo: GPT-2's block alternating global and local (windowed) attention, computed by "
             "its own code in float32 without any 1/sqrt(head_dim) scale.",
     tags=("Sequential block", "Local attention", "Unscaled attention", "Learned positions", "LayerNorm"),

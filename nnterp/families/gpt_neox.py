@@ -20,7 +20,6 @@ from nnterp.family import Family
 
 FAMILY = Family(
     name="gpt_neox",
-    model_types=("gpt_neox",),
     summary="Pythia's and GPT-NeoX-20B's block: parallel with two LayerNorms by default, sequential when "
             "use_parallel_residual is off, with a fused per-head query_key_value and rotary on a quarter of each head.",
     tags=("Parallel block", "Fused qkv", "Partial rotary", "LayerNorm"),

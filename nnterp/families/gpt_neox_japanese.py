@@ -19,7 +19,6 @@ from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, Element, Own, Re
 
 FAMILY = Family(
     name="gpt_neox_japanese",
-    model_types=("gpt_neox_japanese",),
     summary="GPT-NeoX's module names on a sequential block, where the last block's attention returns a separate "
             "bias that the block adds and attention_output includes.",
     tags=("LayerNorm",),

@@ -17,9 +17,10 @@ from nnterp.family import Family
 from nnterp.sites import sink_scores
 from nnterp.routers import MoE, Router, experts_sentence
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="gpt_oss",
-    model_types=("gpt_oss",),
     summary="A mixture-of-experts transformer with a learned attention sink per head, sliding-window layers "
             "alternating with full ones, and clamped-SwiGLU experts chosen by a top-k-then-softmax router.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Attention sinks", "Sliding window",
@@ -36,9 +37,6 @@ FAMILY = Family(
         "attention_scores": sink_scores(),
     },
     loads=("eager",),
-    tiny={"config_class": "GptOssConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_local_experts": 4,
-        "num_experts_per_tok": 2}},
+    tiny=tiny("GptOssConfig", head_dim=16, num_local_experts=4, num_experts_per_tok=2),
 )
 

@@ -9,18 +9,17 @@ time through attention_interface, scaled by head_dim ** -0.5. What differs from 
 SentencePiece vocabulary (GPTSw3Tokenizer) and 2048 positions.
 """
 
-from nnterp.families._gpt2 import GPT2_INTERIOR, GPT2_RENAME, TOKEN_EMBEDDINGS
+from nnterp.families._gpt2 import GPT2_ACCESSORS, GPT2_INTERIOR, GPT2_RENAME, TOKEN_EMBEDDINGS
 from nnterp.family import Family
 
 FAMILY = Family(
     name="gpt-sw3",
-    model_types=("gpt-sw3",),
     summary="GPT-2's code under its own model type: a sequential pre-norm block of Conv1D projections, learned "
             "positions and a tied head, over a Nordic SentencePiece vocabulary.",
     tags=("Sequential block", "Fused qkv", "Learned positions", "LayerNorm", "Conv1D"),
     rename=GPT2_RENAME,
     sites={"token_embeddings": TOKEN_EMBEDDINGS, **GPT2_INTERIOR},
-    accessors={"intermediate_size": lambda c: c.n_inner or 4 * c.hidden_size},
+    accessors=GPT2_ACCESSORS,
     # model_type makes the tiny model a GPT-SW3 one (GPT2Config keeps it), as a real checkpoint's config.json does
     tiny={"config_class": "GPT2Config", "overrides": {
         "model_type": "gpt-sw3", "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": 128, "vocab_size": 300,

@@ -17,7 +17,6 @@ from nnterp.family import Family
 
 FAMILY = Family(
     name="gptj",
-    model_types=("gptj",),
     summary="A parallel block with one shared LayerNorm, interleaved rotary on part of each head, bias-free "
             "attention projections and a biased, untied lm_head.",
     tags=("Parallel block", "Partial rotary", "Interleaved rotary", "LayerNorm"),

@@ -17,7 +17,6 @@ from ._llama import EMBEDDINGS_MULTIPLIED, GRANITE_TINY, logits_divided_by_scali
 
 FAMILY = Family(
     name="granite",
-    model_types=("granite",),
     summary="Llama's block with multipliers on the embeddings, on each sublayer's contribution and on the "
             "attention scores, and logits divided by logits_scaling.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Residual multiplier", "Scaled logits", "Gated MLP"),

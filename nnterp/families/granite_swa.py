@@ -20,7 +20,6 @@ from ._llama import GRANITE_TINY, tiny
 
 FAMILY = GRANITE.but(
     name="granite_swa",
-    model_types=("granite_swa",),
     summary="Granite's multipliers with sliding-window layers and a learned attention sink applied after the "
             "values are mixed.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Residual multiplier", "Scaled logits",

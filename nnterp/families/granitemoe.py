@@ -18,6 +18,8 @@ from nnterp.family import Family
 from nnterp.routers import TOPK_THEN_SOFTMAX, MoE, Router, experts_sentence
 from nnterp.sites import Argument, Child, Element, Own, PlusEarlier, Read, Sibling
 
+from ._llama import tiny
+
 #: the multiplier the block gives each contribution
 RESIDUAL_MULTIPLIER = ConfigKey("residual_multiplier")
 
@@ -39,7 +41,6 @@ def _mlp_output(context):
 
 FAMILY = Family(
     name="granitemoe",
-    model_types=("granitemoe",),
     summary="Granite's multipliers (embeddings, attention scale, residual branches, logits) on a Llama block whose "
             "MLP is a top-k-then-softmax mixture of experts.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Multipliers", "Mixture of experts"),
@@ -58,9 +59,6 @@ FAMILY = Family(
         "mlp_output": _mlp_output,
     },
     readout=logits_divided_by_scaling,
-    tiny={"config_class": "GraniteMoeConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "num_local_experts": 4, "num_experts_per_tok": 2,
-        "residual_multiplier": 0.22, "embedding_multiplier": 12.0, "logits_scaling": 6.0,
-        "attention_multiplier": 0.015625}},
+    tiny=tiny("GraniteMoeConfig", num_local_experts=4, num_experts_per_tok=2, residual_multiplier=0.22,
+              embedding_multiplier=12.0, logits_scaling=6.0, attention_multiplier=0.015625),
 )

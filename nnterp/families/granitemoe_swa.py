@@ -15,7 +15,6 @@ from nnterp.sites import EAGER_ONLY, HEADS_AFTER_POSITIONS, Argument, Call, Elem
 
 FAMILY = GRANITEMOE.but(
     name="granitemoe_swa",
-    model_types=("granitemoe_swa",),
     summary="Granite MoE with sliding-window layers and a per-head sink that scales each head's output by "
             "sigmoid(logsumexp(scores) − sink) after the values are mixed.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Multipliers", "Attention sinks", "Sliding window",

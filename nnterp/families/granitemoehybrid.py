@@ -19,7 +19,6 @@ from nnterp.families.granitemoe import FAMILY as GRANITEMOE
 
 FAMILY = GRANITEMOE.but(
     name="granitemoehybrid",
-    model_types=("granitemoehybrid",),
     summary="IBM's Granite 4.0: Mamba-2 mixers with attention on a few blocks, a mixture of experts beside a shared "
             "MLP, and Granite's multipliers.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba-2)", "Multipliers",

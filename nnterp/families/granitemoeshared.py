@@ -13,7 +13,6 @@ from nnterp.families.granitemoe import FAMILY as GRANITEMOE
 
 FAMILY = GRANITEMOE.but(
     name="granitemoeshared",
-    model_types=("granitemoeshared",),
     summary="Granite MoE with a shared MLP beside the experts on every block, both added under Granite's residual "
             "multiplier.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Multipliers", "Mixture of experts",

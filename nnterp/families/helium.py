@@ -11,7 +11,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="helium",
-    model_types=("helium",),
     summary="Llama's block, with the RMSNorm's weight applied in float32.",
     tags=("Sequential block", "RMSNorm", "Gated MLP"),
     tiny=tiny("HeliumConfig", head_dim=16),

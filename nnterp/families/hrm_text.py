@@ -49,7 +49,6 @@ NOTE = ("Hierarchical recurrence: the H and L stacks run H_cycles and H_cycles·
 
 FAMILY = Family(
     name="hrm_text",
-    model_types=("hrm_text",),
     summary="Two stacks of Llama-like blocks, a slow high-level one and a fast low-level one, run in a nested "
             "recurrence over the same scaled embeddings, with a sigmoid output gate in the attention and no norm "
             "weights.",

@@ -11,7 +11,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="hunyuan_v1_dense",
-    model_types=("hunyuan_v1_dense",),
     summary="Llama's block with an RMSNorm on every query and key head, applied after the rotary.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Gated MLP"),
     sites={

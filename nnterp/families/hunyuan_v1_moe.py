@@ -12,9 +12,10 @@ experts(x) + shared_mlp(x).
 from nnterp.family import Family
 from nnterp.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK, MoE, Router, experts_sentence
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="hunyuan_v1_moe",
-    model_types=("hunyuan_v1_moe",),
     summary="Tencent's Hunyuan MoE: query/key norms after rotary, and a softmax router over experts beside a "
             "shared MLP on every block.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Mixture of experts", "Shared experts"),
@@ -24,7 +25,5 @@ FAMILY = Family(
     ), experts_sentence(
         "experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
         "[num_experts, hidden_size, intermediate_size]"), top_k="moe_topk"),
-    tiny={"config_class": "HunYuanMoEV1Config", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_experts": 4, "moe_topk": 2}},
+    tiny=tiny("HunYuanMoEV1Config", head_dim=16, num_experts=4, moe_topk=2),
 )

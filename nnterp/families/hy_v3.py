@@ -14,9 +14,10 @@ enable_moe_fp32_combine).
 from nnterp.family import Family
 from nnterp.routers import LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="hy_v3",
-    model_types=("hy_v3",),
     summary="Tencent's Hy3: per-head query/key norms, dense and sparse blocks, and a sigmoid router with a "
             "load-balancing bias beside shared experts.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Mixture of experts", "Shared experts"),
@@ -27,8 +28,5 @@ FAMILY = Family(
         choices_description="The experts each position is sent to: the top_k of sigmoid(logits) + "
                             "e_score_correction_bias; read-only",
     ), experts_sentence()),
-    tiny={"config_class": "HYV3Config", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
-        "num_experts": 4, "num_experts_per_tok": 2}},
+    tiny=tiny("HYV3Config", moe_intermediate_size=64, head_dim=16, num_experts=4, num_experts_per_tok=2),
 )

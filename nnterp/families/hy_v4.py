@@ -18,6 +18,8 @@ from nnterp.sites import Nowhere, Read
 from nnterp.families._hyper import contract_note, stream_sites
 from nnterp.routers import unrouted_neurons
 
+from ._llama import tiny
+
 SPARSE = ("a sparse attention with a sink: the indexer picks the keys each query sees and the softmax runs over them "
           "and a learned sink (s_aux), so the scores and pattern are not a softmax over positions of their own")
 _HEADS = COMMON_SITES["attention_head_outputs"]
@@ -31,7 +33,6 @@ def _copied(name, description):
 
 FAMILY = Family(
     name="hy_v4",
-    model_types=("hy_v4",),
     summary="Hyper-connections over hc_mult residual streams, around a sparse latent attention with an indexer, "
             "sinks and an output gate, and dense then mixture-of-experts MLPs.",
     tags=("Hyper-connections", "Multi-stream residual", "MLA", "Sparse attention", "Attention sinks", "Output gate",
@@ -62,12 +63,9 @@ FAMILY = Family(
         "head_dim": lambda c: c.v_head_dim,
     },
     loads=("eager",),
-    tiny={"config_class": "HYV4Config", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
-        "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "kv_lora_rank": 32,
-        "q_lora_rank": 32, "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 16, "index_head_dim": 32,
-        "index_n_heads": 2, "index_topk": 4, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
-        "indexer_types": ["full", "shared"], "layer_types": ["indexed_attention", "indexed_attention"],
-        "mlp_layer_types": ["dense", "sparse"]}},
+    tiny=tiny("HYV4Config", num_key_value_heads=4, moe_intermediate_size=64, head_dim=16, n_routed_experts=4,
+              num_experts_per_tok=2, n_group=1, topk_group=1, kv_lora_rank=32, q_lora_rank=32, qk_rope_head_dim=16,
+              qk_nope_head_dim=16, v_head_dim=16, index_head_dim=32, index_n_heads=2, index_topk=4, pad_token_id=0,
+              bos_token_id=1, eos_token_id=2, indexer_types=["full", "shared"],
+              layer_types=["indexed_attention", "indexed_attention"], mlp_layer_types=["dense", "sparse"]),
 )

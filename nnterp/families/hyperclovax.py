@@ -17,7 +17,6 @@ from ._llama import EMBEDDINGS_MULTIPLIED, GRANITE_TINY, logits_times_scaling, t
 
 FAMILY = Family(
     name="hyperclovax",
-    model_types=("hyperclovax",),
     summary="A sandwich block with Granite-style multipliers: post-normed contributions times residual_multiplier, "
             "scaled embeddings, and logits multiplied by logits_scaling.",
     tags=("Sandwich norms", "RMSNorm", "Residual multiplier", "Scaled logits", "Gated MLP"),

@@ -18,6 +18,8 @@ from nnterp.sites import Read, Sibling
 from nnterp.families._inkling import HEAD_INPUT, MUP_UNPADDED
 from nnterp.routers import unrouted_neurons
 
+from ._llama import tiny
+
 _SCORES = COMMON_SITES["attention_scores"]
 
 FAMILY = Family(
@@ -43,9 +45,7 @@ FAMILY = Family(
         **unrouted_neurons(),
     },
     readout=MUP_UNPADDED,
-    tiny={"config_class": "InklingTextConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16, "swa_head_dim": 16,
-        "n_routed_experts": 4, "num_experts_per_tok": 2, "swa_num_attention_heads": 4, "swa_num_key_value_heads": 4,
-        "layer_types": ["hybrid_sliding", "hybrid"], "mlp_layer_types": ["sparse", "sparse"]}},
+    tiny=tiny("InklingTextConfig", moe_intermediate_size=64, head_dim=16, swa_head_dim=16, n_routed_experts=4,
+              num_experts_per_tok=2, swa_num_attention_heads=4, swa_num_key_value_heads=4,
+              layer_types=["hybrid_sliding", "hybrid"], mlp_layer_types=["sparse", "sparse"]),
 )

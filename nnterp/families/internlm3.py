@@ -11,7 +11,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="internlm3",
-    model_types=("internlm3",),
     summary="InternLM3's config on Llama's model class: every value where Llama's is.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Gated MLP"),
     tiny=tiny("InternLM3Config", head_dim=16),

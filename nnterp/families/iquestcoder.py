@@ -10,7 +10,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="iquestcoder",
-    model_types=("iquestcoder",),
     summary="IQuest-Coder's config on Llama's model class: every value where Llama's is.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Gated MLP"),
     tiny=tiny("IQuestCoderConfig", head_dim=16),

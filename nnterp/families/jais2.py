@@ -11,7 +11,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="jais2",
-    model_types=("jais2",),
     summary="Llama's block with LayerNorms, biased projections and a plain ReLU² MLP.",
     tags=("Sequential block", "LayerNorm", "Biased q, k, v", "ReLU² MLP"),
     tiny=tiny("Jais2Config", head_dim=16, eos_token_id=2),

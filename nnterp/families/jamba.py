@@ -16,9 +16,10 @@ from nnterp.family import Family
 from nnterp.mixers import JAMBA_RENAME, MAMBA, mixer_interior
 from nnterp.routers import LOGITS_BEFORE_SOFTMAX, MoE, Router, experts_sentence
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="jamba",
-    model_types=("jamba",),
     summary="AI21's Jamba: Mamba mixers with one position-free attention block in eight, and a softmax-routed "
             "mixture of experts on every other block.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "State-space (Mamba)", "NoPE layers", "Mixture of experts"),
@@ -33,9 +34,6 @@ FAMILY = Family(
     sites={
         **mixer_interior(MAMBA),
     },
-    tiny={"config_class": "JambaConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2,
-        "mamba_d_state": 16, "attn_layer_period": 2, "attn_layer_offset": 1, "expert_layer_period": 2,
-        "expert_layer_offset": 1}},
+    tiny=tiny("JambaConfig", num_experts=4, num_experts_per_tok=2, mamba_d_state=16, attn_layer_period=2,
+              attn_layer_offset=1, expert_layer_period=2, expert_layer_offset=1),
 )

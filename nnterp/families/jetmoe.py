@@ -46,7 +46,6 @@ ROUTED = {
 
 FAMILY = Family(
     name="jetmoe",
-    model_types=("jetmoe",),
     summary="Llama's block with experts in both sublayers: a mixture of attention heads (routed query and output "
             "projections over shared keys and values) and a top-2 of 8 mixture-of-experts MLP.",
     tags=("Sequential block", "RMSNorm", "Mixture of attention heads", "Mixture of experts", "Tied embeddings"),

@@ -15,9 +15,10 @@ from nnterp.mixers import KIMI_DELTA, mixer_interior
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 from nnterp.routers import DEEPSEEK_V3
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="kimi_linear",
-    model_types=("kimi_linear",),
     summary="Moonshot's Kimi Linear: Kimi delta attention on three of every four layers, position-free latent "
             "attention on the fourth, and a DeepSeek-V3 mixture of experts.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Latent attention (MLA)", "NoPE layers",
@@ -25,11 +26,9 @@ FAMILY = Family(
     moe=DEEPSEEK_V3.but(num_experts=("num_local_experts", "num_experts")),
     sites={**mixer_interior(KIMI_DELTA, mla_sites())},
     accessors=MLA_ACCESSORS,
-    tiny={"config_class": "KimiLinearConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "num_local_experts": 4,
-        "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "kv_lora_rank": 32, "qk_rope_head_dim": 16,
-        "qk_nope_head_dim": 16, "v_head_dim": 16, "linear_head_dim": 16, "linear_num_heads": 4, "pad_token_id": 0,
-        "bos_token_id": 1, "eos_token_id": 2, "layer_types": ["linear_attention", "full_attention"],
-        "mlp_layer_types": ["dense", "sparse"]}},
+    tiny=tiny("KimiLinearConfig", num_key_value_heads=4, moe_intermediate_size=64, num_local_experts=4,
+              num_experts_per_tok=2, n_group=1, topk_group=1, kv_lora_rank=32, qk_rope_head_dim=16,
+              qk_nope_head_dim=16, v_head_dim=16, linear_head_dim=16, linear_num_heads=4, pad_token_id=0,
+              bos_token_id=1, eos_token_id=2, layer_types=["linear_attention", "full_attention"],
+              mlp_layer_types=["dense", "sparse"]),
 )

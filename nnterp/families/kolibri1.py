@@ -24,7 +24,6 @@ from ._llama_renamed import normed_then_rotated_on_sliding_layers
 
 FAMILY = Family(
     name="kolibri1",
-    model_types=("kolibri1",),
     summary="GLM-4's sandwich block with a sigmoid-routed mixture of experts plus a shared expert in every MLP slot.",
     tags=("Sandwich norms", "RMSNorm", "QK-norm", "Sliding window", "Mixture of experts", "Shared expert"),
     block=GLM4_POSTNORMS,

@@ -19,10 +19,11 @@ from nnterp.family import Family
 from nnterp.routers import MoE, Router, experts_sentence
 from nnterp.families._mla import premix_per_block
 
+from ._llama import tiny
+
 
 FAMILY = Family(
     name="laguna",
-    model_types=("laguna",),
     summary="Poolside's Laguna: a softplus output gate on every attention head, and a sigmoid router with a "
             "load-balancing bias over 256 experts, scaled and added to a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Gated attention", "Partial rotary",
@@ -44,9 +45,7 @@ FAMILY = Family(
             "Every head's gated output side by side, as o_proj takes it: the kernel's output times "
             "softplus(g_proj(x))"),
     },
-    tiny={"config_class": "LagunaConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64,
-        "vocab_size": 300, "head_dim": 16, "num_experts": 4, "num_experts_per_tok": 2}},
+    tiny=tiny("LagunaConfig", moe_intermediate_size=64, shared_expert_intermediate_size=64, head_dim=16,
+              num_experts=4, num_experts_per_tok=2),
     variants={"heads_per_layer": {"num_attention_heads_per_layer": [4, 2]}},
 )

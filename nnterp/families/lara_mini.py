@@ -15,7 +15,6 @@ from nnterp.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, Mo
 
 FAMILY = Family(
     name="lara_mini",
-    model_types=("lara_mini",),
     summary="Gated DeltaNet layers interleaved with sliding-window and full attention layers, and a softmax-routed "
             "mixture of experts beside a shared expert on every block.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Sliding window", "QK-norm",

@@ -11,9 +11,10 @@ from nnterp.family import Family
 from nnterp.mixers import SHORT_CONV, mixer_interior
 from nnterp.families._lfm import LFM_RENAME, SILU, lfm2_intermediate_size
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="lfm2",
-    model_types=("lfm2",),
     summary="Liquid's LFM2: gated short convolutions on most blocks and grouped-query attention with query/key norms "
             "on the others, each followed by a SwiGLU MLP.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Short convolution", "QK-norm", "Gated MLP",
@@ -21,7 +22,5 @@ FAMILY = Family(
     rename=LFM_RENAME,
     sites={**mixer_interior(SHORT_CONV), "mlp_activation": SILU},
     accessors={"intermediate_size": lfm2_intermediate_size},
-    tiny={"config_class": "Lfm2Config", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "layer_types": ["conv", "full_attention"]}},
+    tiny=tiny("Lfm2Config", layer_types=["conv", "full_attention"]),
 )

@@ -13,9 +13,10 @@ from nnterp.mixers import SHORT_CONV, mixer_interior
 from nnterp.families._lfm import LFM_RENAME, SILU
 from nnterp.routers import MoE, Router, experts_sentence
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="lfm2_moe",
-    model_types=("lfm2_moe",),
     summary="Liquid's LFM2-MoE: LFM2's short-convolution and attention blocks with a sigmoid-routed mixture of "
             "experts after the first dense blocks.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Short convolution", "QK-norm", "Mixture of experts",
@@ -29,8 +30,6 @@ FAMILY = Family(
     sites={
         **mixer_interior(SHORT_CONV),
     },
-    tiny={"config_class": "Lfm2MoeConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "num_experts": 4,
-        "num_experts_per_tok": 2, "num_dense_layers": 1, "layer_types": ["conv", "full_attention"]}},
+    tiny=tiny("Lfm2MoeConfig", moe_intermediate_size=64, num_experts=4, num_experts_per_tok=2, num_dense_layers=1,
+              layer_types=["conv", "full_attention"]),
 )

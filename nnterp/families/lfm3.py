@@ -15,9 +15,10 @@ from nnterp.families._lfm import LFM_RENAME, SILU
 from nnterp.families._mla import gated_outputs
 from nnterp.sites import Read, Sibling
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="lfm3",
-    model_types=("lfm3",),
     summary="Liquid's LFM3: short convolutions, full and sliding-window gated attention, with norms both before and "
             "after each sublayer.",
     tags=("Sequential block", "Sandwich norms", "RMSNorm", "Hybrid mixers", "Short convolution", "Sliding window",
@@ -33,8 +34,6 @@ FAMILY = Family(
             Sibling("post_ffn_norm"), description="What the MLP adds to the residual stream: its output after "
                                                   "post_ffn_norm"),
     },
-    tiny={"config_class": "Lfm3Config", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "pad_token_id": 0, "bos_token_id": 1,
-        "eos_token_id": 2, "layer_types": ["conv", "full_attention", "sliding_attention"]}},
+    tiny=tiny("Lfm3Config", num_hidden_layers=3, head_dim=16, pad_token_id=0, bos_token_id=1, eos_token_id=2,
+              layer_types=["conv", "full_attention", "sliding_attention"]),
 )

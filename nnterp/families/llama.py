@@ -13,7 +13,6 @@ from nnterp.family import Family
 
 FAMILY = Family(
     name="llama",
-    model_types=("llama",),
     summary="The common conventions: a sequential pre-norm block with RMSNorm, grouped keys and values, "
             "rotary on every dimension, and a gated MLP.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Gated MLP"),

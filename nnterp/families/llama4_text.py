@@ -21,6 +21,8 @@ from nnterp.family import Family
 from nnterp.routers import InRouter, MoE, RouterRead, RouterValues, ScoresAtChoices
 from nnterp.sites import TOKEN_ROWS, Element, Own, Read
 
+from ._llama import tiny
+
 MOE_OUTPUT = Read(Own("output"), Element(0), TOKEN_ROWS,
                   description="What the MoE block adds to the residual stream: element 0 of its output, computed on "
                               "the flattened positions [tokens, hidden_size] and served as [batch seq hidden_size]")
@@ -41,7 +43,6 @@ ROUTED = {
 
 FAMILY = Family(
     name="llama4_text",
-    model_types=("llama4_text",),
     summary="The language model of Llama 4: chunked local attention with rotary and L2 query/key norms, every fourth "
             "layer global NoPE with temperature-tuned queries, and a sigmoid-gated expert beside a shared one.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "NoPE layers", "Chunked attention", "QK-norm",
@@ -53,10 +54,7 @@ FAMILY = Family(
         "hidden_size, 2·intermediate_size] and experts.down_proj, so no [batch seq intermediate_size] tensor of "
         "neurons exists"), num_experts="num_local_experts", output=MOE_OUTPUT),
     accessors={"intermediate_size": lambda c: c.intermediate_size_mlp},
-    tiny={"config_class": "Llama4TextConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "intermediate_size_mlp": 128, "vocab_size": 300, "head_dim": 16,
-        "num_local_experts": 4, "layer_types": ["chunked_attention", "full_attention"],
-        "no_rope_layers": [1, 0]}},
+    tiny=tiny("Llama4TextConfig", intermediate_size_mlp=128, head_dim=16, num_local_experts=4,
+              layer_types=["chunked_attention", "full_attention"], no_rope_layers=[1, 0]),
     variants={"dense_layer": {"moe_layers": [0]}},
 )

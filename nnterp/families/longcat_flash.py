@@ -134,7 +134,6 @@ def shortcut_arithmetic(config):
 
 FAMILY = Family(
     name="longcat_flash",
-    model_types=("longcat_flash",),
     summary="Meituan's LongCat-Flash: two latent-attention+MLP sublayer pairs per block and a shortcut-connected "
             "mixture of experts, forked from the first pair and added at the block's end, with zero-computation "
             "experts.",

@@ -18,7 +18,6 @@ from nnterp.mixers import BLOCK_NORM_RENAME, SSM_ACCESSORS, SSM_RENAME, SSM_SITE
 
 FAMILY = Family(
     name="mamba",
-    model_types=("mamba",),
     summary="A pure state-space model: each block is a pre-norm selective-scan mixer added to the stream, with "
             "no attention and no MLP.",
     tags=("State-space mixer", "No attention", "No MLP", "RMSNorm", "Tied embeddings"),

@@ -20,7 +20,6 @@ from nnterp.mixers import SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
 
 FAMILY = Family(
     name="mamba2",
-    model_types=("mamba2",),
     summary="A pure state-space model with multi-head SSD mixers and a gated RMSNorm before the output "
             "projection: no attention and no MLP.",
     tags=("State-space mixer", "No attention", "No MLP", "RMSNorm"),

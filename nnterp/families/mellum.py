@@ -14,12 +14,7 @@ from nnterp.families.qwen3_moe import FAMILY as QWEN3_MOE
 
 FAMILY = QWEN3_MOE.but(
     name="mellum",
-    model_types=("mellum",),
     summary="JetBrains' code model: Qwen3-MoE's block, with per-head query/key norms and a softmax router choosing "
             "8 of 64 experts per token.",
-    tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Mixture of experts"),
-    tiny={"config_class": "MellumConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
-        "num_experts": 4, "num_experts_per_tok": 2}},
+    tiny=QWEN3_MOE.tiny_for("MellumConfig", head_dim=16),
 )

@@ -22,6 +22,8 @@ from nnterp.sites import sink_scores
 from nnterp.routers import DEEPSEEK_V3, SIGMOID_WITH_BIAS
 from nnterp.sites import EAGER_ONLY, Argument, Call, Read
 
+from ._llama import tiny
+
 SINK_SCORES = sink_scores()
 SHIFTED_SCORES = Read(
     Call("F.softmax", "input", inside="attention_interface", eager="eager_attention_forward"), Argument(0),
@@ -42,7 +44,6 @@ def _block_dims(context):
 
 FAMILY = Family(
     name="mimo_v2_flash",
-    model_types=("mimo_v2_flash",),
     summary="Xiaomi's MiMo-V2-Flash: sliding-window layers with attention sinks and doubled key/value heads "
             "interleaved with full ones, value heads narrower than query/key heads, and a DeepSeek-V3 router.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Attention sinks", "Sliding window",
@@ -57,8 +58,6 @@ FAMILY = Family(
         "qk_head_dim": lambda c: c.head_dim,
     },
     loads=("eager",),
-    tiny={"config_class": "MiMoV2FlashConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
-        "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "v_head_dim": 8}},
+    tiny=tiny("MiMoV2FlashConfig", moe_intermediate_size=64, head_dim=16, n_routed_experts=4, num_experts_per_tok=2,
+              n_group=1, topk_group=1, v_head_dim=8),
 )

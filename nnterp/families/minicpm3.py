@@ -16,6 +16,8 @@ from nnterp.family import Family
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 from nnterp.sites import Argument, Child, Element, Own, Read
 
+from ._llama import tiny
+
 
 def _residual_scale(config):
     return config.scale_depth / math.sqrt(config.num_hidden_layers)
@@ -23,7 +25,6 @@ def _residual_scale(config):
 
 FAMILY = Family(
     name="minicpm3",
-    model_types=("minicpm3",),
     summary="MiniCPM3: latent attention in a dense model whose sublayers are scaled by "
             "scale_depth/sqrt(num_hidden_layers) and whose head reads the normed stream divided by hidden_size/256.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Multipliers", "Gated MLP"),
@@ -43,8 +44,6 @@ FAMILY = Family(
     },
     accessors=MLA_ACCESSORS,
     readout=Readout(normed_divided_by="logits_scaling"),
-    tiny={"config_class": "MiniCPM3Config", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
-        "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "kv_lora_rank": 32, "q_lora_rank": 32,
-        "qk_rope_head_dim": 16, "qk_nope_head_dim": 16, "v_head_dim": 8}},
+    tiny=tiny("MiniCPM3Config", num_key_value_heads=4, head_dim=16, kv_lora_rank=32, q_lora_rank=32,
+              qk_rope_head_dim=16, qk_nope_head_dim=16, v_head_dim=8),
 )

@@ -23,6 +23,8 @@ from nnterp.sites import Argument, Child, Element, Nowhere, Own, Read
 from nnterp.mixers import ATTENTION_INTERIOR
 from nnterp.routers import MoE, Router, experts_sentence
 
+from ._llama import tiny
+
 LIGHTNING = ("a lightning attention: a block-wise linear attention with per-head exponential decay, with no softmax, "
              "so there are no scores or pattern to read")
 
@@ -58,7 +60,6 @@ def _arithmetic(config):
 
 FAMILY = Family(
     name="minimax",
-    model_types=("minimax",),
     summary="A block whose residual is the normed stream scaled by DeepNorm factors, alternating lightning (linear) "
             "and softmax attention, with a mixture-of-experts MLP on every block.",
     tags=("Residual on the normed stream", "DeepNorm factors", "Hybrid linear/softmax attention",
@@ -91,10 +92,7 @@ FAMILY = Family(
                            description="What the MoE block adds to the block's normed stream: its output times "
                                        "mlp_beta_factor"),
     },
-    tiny={"config_class": "MiniMaxConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_local_experts": 4,
-        "num_experts_per_tok": 2}},
+    tiny=tiny("MiniMaxConfig", head_dim=16, num_local_experts=4, num_experts_per_tok=2),
     # the checkpoint's factors are not 1: alpha scales the carried normed stream, beta the contributions
     variants={"factors": {
         "full_attn_alpha_factor": 2.0, "full_attn_beta_factor": 0.5, "linear_attn_alpha_factor": 1.5,

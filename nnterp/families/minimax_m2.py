@@ -13,9 +13,10 @@ sum to one. No shared expert.
 from nnterp.family import Family
 from nnterp.routers import MoE, Router, experts_sentence
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="minimax_m2",
-    model_types=("minimax_m2",),
     summary="Full attention with query/key norms over the whole width, and a sigmoid router with a load-balancing "
             "bias choosing 8 of 256 experts per token.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Mixture of experts"),
@@ -29,8 +30,6 @@ FAMILY = Family(
     ), experts_sentence(
         "experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
         "[num_experts, hidden_size, intermediate_size]"), num_experts="num_local_experts"),
-    tiny={"config_class": "MiniMaxM2Config", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_local_experts": 4,
-        "num_experts_per_tok": 2, "bos_token_id": 1, "eos_token_id": 2}},
+    tiny=tiny("MiniMaxM2Config", head_dim=16, num_local_experts=4, num_experts_per_tok=2, bos_token_id=1,
+              eos_token_id=2),
 )

@@ -18,12 +18,13 @@ from nnterp.family import Family
 from nnterp.routers import MoE, Router, experts_sentence
 from nnterp.sites import Nowhere
 
+from ._llama import tiny
+
 INLINE_SWIGLU = ("a clamped SwiGLU written inline in the dense MLP's forward (gate·sigmoid(swiglu_alpha·gate) on the "
                  "clamped halves of gate_up_proj's output): no activation module or call outputs it")
 
 FAMILY = Family(
     name="minimax_m3_vl_text",
-    model_types=("minimax_m3_vl_text",),
     summary="The text decoder of MiniMax-M3: block-sparse indexed attention on some layers, and a sigmoid router with "
             "a load-balancing bias over 128 experts, scaled and added to a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Partial rotary", "Mixture of experts",
@@ -41,9 +42,7 @@ FAMILY = Family(
         "[num_local_experts, hidden_size, intermediate_size]"),
         dense={"mlp_activation": Nowhere(INLINE_SWIGLU)}, num_experts="num_local_experts"),
     accessors={"intermediate_size": lambda c: c.dense_intermediate_size},
-    tiny={"config_class": "MiniMaxM3VLTextConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "dense_intermediate_size": 128, "shared_intermediate_size": 64,
-        "vocab_size": 300, "head_dim": 16, "num_local_experts": 4, "num_experts_per_tok": 2,
-        "index_head_dim": 32, "index_n_heads": 2, "bos_token_id": 1, "eos_token_id": 2}},
+    tiny=tiny("MiniMaxM3VLTextConfig", dense_intermediate_size=128, shared_intermediate_size=64, head_dim=16,
+              num_local_experts=4, num_experts_per_tok=2, index_head_dim=32, index_n_heads=2, bos_token_id=1,
+              eos_token_id=2),
 )

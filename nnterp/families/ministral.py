@@ -12,7 +12,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="ministral",
-    model_types=("ministral",),
     summary="Llama's block with sliding-window attention chosen per layer.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Sliding window", "Gated MLP"),
     tiny=tiny("MinistralConfig", head_dim=16),

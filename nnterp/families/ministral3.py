@@ -12,7 +12,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="ministral3",
-    model_types=("ministral3",),
     summary="Llama's block with YaRN rotary and Llama 4's position-dependent query temperature.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Gated MLP"),
     sites={

@@ -11,7 +11,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="mistral",
-    model_types=("mistral",),
     summary="Llama's block with an optional sliding attention window.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Sliding window", "Gated MLP"),
     tiny=tiny("MistralConfig", head_dim=16),

@@ -30,7 +30,6 @@ MOE = DEEPSEEK_V3.but(
 
 FAMILY = Family(
     name="mistral4",
-    model_types=("mistral4",),
     summary="Mistral 4: DeepSeek-V3's latent attention with Llama 4's position-dependent query temperature, and a "
             "softmax router with group-limited choice beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Mixture of experts", "Shared experts"),

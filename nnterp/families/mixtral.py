@@ -14,9 +14,10 @@ block's output is the routed sum. The attention is Llama's, with an optional sli
 from nnterp.family import Family
 from nnterp.routers import MoE, Router, experts_sentence
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="mixtral",
-    model_types=("mixtral",),
     summary="Llama's block with a sparse mixture of experts in the MLP slot: a softmax router picks two of eight "
             "experts per token and mixes them with renormalized probabilities.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Mixture of experts"),
@@ -27,9 +28,6 @@ FAMILY = Family(
     ), experts_sentence(
         "experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
         "[num_experts, hidden_size, intermediate_size]"), num_experts="num_local_experts"),
-    tiny={"config_class": "MixtralConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "num_local_experts": 4,
-        "num_experts_per_tok": 2}},
+    tiny=tiny("MixtralConfig", head_dim=16, num_local_experts=4, num_experts_per_tok=2),
 )
 

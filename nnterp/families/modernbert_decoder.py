@@ -29,7 +29,6 @@ def _unembed(model, hidden):
 
 FAMILY = Family(
     name="modernbert-decoder",
-    model_types=("modernbert-decoder",),
     summary="ModernBERT's pre-norm LayerNorm block as a decoder: alternating sliding and global attention, a fused "
             "gated MLP, and a prediction head before the tied unembedding.",
     tags=("Sequential block", "LayerNorm", "Sliding window", "Gated MLP", "Prediction head", "Tied embeddings"),

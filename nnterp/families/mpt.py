@@ -21,7 +21,6 @@ from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, Child, Read
 
 FAMILY = Family(
     name="mpt",
-    model_types=("mpt",),
     summary="MosaicML's MPT: a sequential block of bias-free LayerNorms and Linears whose MLP adds the residual "
             "itself, ALiBi in place of positions, and its own attention code.",
     tags=("Sequential block", "Residual inside modules", "ALiBi", "Fused qkv", "LayerNorm"),

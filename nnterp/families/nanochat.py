@@ -18,7 +18,6 @@ from ._llama_renamed import rotated_then_normed
 
 FAMILY = Family(
     name="nanochat",
-    model_types=("nanochat",),
     summary="Llama's block with weightless norms, per-head query and key norms after the rotary, a plain ReLU² "
             "MLP, normed embeddings and soft-capped logits.",
     tags=("Sequential block", "RMSNorm (no weight)", "QK-norm", "ReLU² MLP", "Logit softcap"),

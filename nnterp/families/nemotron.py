@@ -14,7 +14,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="nemotron",
-    model_types=("nemotron",),
     summary="Llama's block with LayerNorm1P norms (1 + weight), a plain ReLU² MLP and rotary on half of each head.",
     tags=("Sequential block", "LayerNorm (1 + w)", "ReLU² MLP", "Partial rotary"),
     tiny=tiny("NemotronConfig", head_dim=16),

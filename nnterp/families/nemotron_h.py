@@ -90,7 +90,6 @@ MLP_SITES = {
 
 FAMILY = Family(
     name="nemotron_h",
-    model_types=("nemotron_h",),
     summary="Single-sublayer blocks whose mixer is, block by block, a Mamba-2 mixer, an attention without "
             "positional encoding, a squared-ReLU MLP or a mixture of experts.",
     tags=("Hybrid SSM/attention", "State-space mixer", "Single-sublayer blocks", "Mixture of experts", "No rotary",

@@ -15,7 +15,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="olmo",
-    model_types=("olmo",),
     summary="Llama's block with LayerNorms that have no weight and no bias, and optional clamping of "
             "queries, keys and values.",
     tags=("Sequential block", "LayerNorm (no affine)", "Gated MLP"),

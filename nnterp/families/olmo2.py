@@ -16,7 +16,6 @@ from ._postnorm_olmo2 import WIDE_QK_NORM
 
 FAMILY = Family(
     name="olmo2",
-    model_types=("olmo2",),
     summary="A post-norm block: each sublayer reads the raw stream and its output is normed before the add, with "
             "query and key RMSNorms over the whole projection.",
     tags=("Post-norm block", "RMSNorm", "QK-norm", "Gated MLP"),

@@ -13,7 +13,6 @@ from ._llama import tiny
 
 FAMILY = OLMO2.but(
     name="olmo3",
-    model_types=("olmo3",),
     summary="OLMo 2's post-norm block with sliding-window attention on three layers of four.",
     tags=("Post-norm block", "RMSNorm", "QK-norm", "Sliding window", "Gated MLP"),
     tiny=tiny("Olmo3Config", eos_token_id=2, layer_types=["sliding_attention", "full_attention"]),

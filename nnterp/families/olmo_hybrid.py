@@ -16,6 +16,8 @@ from nnterp.family import COMMON_SITES, Family
 from nnterp.mixers import DELTANET, mixer_interior
 from nnterp.sites import Argument, Child, Nowhere, Read, Sibling
 
+from ._llama import tiny
+
 
 def _postnorm(context) -> bool:
     return context is not None and context.layer is not None and "post_feedforward_layernorm" in context.layer._modules
@@ -32,7 +34,6 @@ NO_MLP_NORM = ("an OLMo 2 attention block normalizes the MLP's output (post_feed
 
 FAMILY = Family(
     name="olmo_hybrid",
-    model_types=("olmo_hybrid",),
     summary="OLMo's hybrid: pre-norm gated DeltaNet blocks interleaved with OLMo 2's post-norm attention blocks.",
     tags=("Sequential block", "Post-norm", "RMSNorm", "Hybrid mixers", "Linear attention", "QK-norm", "Gated MLP"),
     rename={"linear_attn": "self_attn"},
@@ -54,7 +55,5 @@ FAMILY = Family(
             Sibling("post_feedforward_layernorm"),
             description="What the MLP adds to the residual stream: its output after post_feedforward_layernorm")),
     },
-    tiny={"config_class": "OlmoHybridConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "pad_token_id": 0, "eos_token_id": 2}},
+    tiny=tiny("OlmoHybridConfig", pad_token_id=0, eos_token_id=2),
 )

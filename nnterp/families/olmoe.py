@@ -13,9 +13,10 @@ norm_topk_prob (off on OLMoE-1B-7B). No shared expert.
 from nnterp.family import Family
 from nnterp.routers import MoE, Router, experts_sentence
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="olmoe",
-    model_types=("olmoe",),
     summary="Llama's block with a 64-expert mixture in every MLP slot (8 chosen per token by a softmax router) and "
             "a query/key RMSNorm over the whole projection width.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Mixture of experts"),
@@ -27,8 +28,5 @@ FAMILY = Family(
     ), experts_sentence(
         "experts.gate_up_proj [num_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
         "[num_experts, hidden_size, intermediate_size]")),
-    tiny={"config_class": "OlmoeConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2,
-        "eos_token_id": 2}},
+    tiny=tiny("OlmoeConfig", num_experts=4, num_experts_per_tok=2, eos_token_id=2),
 )

@@ -35,7 +35,6 @@ def _post_norm_arithmetic(layer, x, attn, mlp):
 
 FAMILY = Family(
     name="openai-gpt",
-    model_types=("openai-gpt",),
     summary="The original GPT: a post-norm block (a LayerNorm after each residual add, no final norm) of Conv1D "
             "projections, learned positions, and its own attention code.",
     tags=("Post-norm block", "Fused qkv", "Learned positions", "LayerNorm", "Conv1D"),

@@ -91,7 +91,6 @@ def _unembed(model, hidden):
 
 FAMILY = Family(
     name="opt",
-    model_types=("opt",),
     summary="Meta's OPT: fairseq's names with no MLP module (fc1 and fc2 on the layer, run on flattened rows), "
             "learned positions, pre-scaled queries, and a post-norm 350M with projections around the stream.",
     tags=("Sequential block", "No MLP module", "Learned positions", "LayerNorm", "Post-norm variant"),

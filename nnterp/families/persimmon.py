@@ -15,7 +15,6 @@ from nnterp.family import Family
 
 FAMILY = Family(
     name="persimmon",
-    model_types=("persimmon",),
     summary="Adept's Persimmon: a sequential LayerNorm block with a fused per-head query_key_value, a LayerNorm on "
             "every query and key head, rotary on half of each head and a squared-ReLU MLP.",
     tags=("Sequential block", "Fused qkv", "qk-norm", "Partial rotary", "LayerNorm"),

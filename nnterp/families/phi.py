@@ -20,7 +20,6 @@ def _float16_eager_hazard(model):
 
 FAMILY = Family(
     name="phi",
-    model_types=("phi",),
     summary="A parallel block, in which one LayerNorm feeds both the attention and the MLP and the block adds "
             "their outputs at once, with a bias on every attention projection and on lm_head, and rotary on "
             "only 32 dimensions of each head.",

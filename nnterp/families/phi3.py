@@ -45,7 +45,6 @@ _PHI35_SHORT = [
 
 FAMILY = Family(
     name="phi3",
-    model_types=("phi3",),
     summary="Llama's block with a fused qkv_proj and a fused gate_up_proj.",
     tags=("Sequential block", "RMSNorm", "Fused q, k, v", "Fused gate/up", "Grouped keys/values"),
     rename={"activation_fn": "act_fn"},

@@ -14,9 +14,10 @@ maximum. Always two experts, whatever num_experts_per_tok says. lm_head may carr
 from nnterp.family import Family
 from nnterp.routers import MoE, Router, experts_sentence
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="phimoe",
-    model_types=("phimoe",),
     summary="Phi-3.5's mixture of experts: LayerNorm blocks whose MLP is 16 experts chosen two per token by a "
             "SparseMixer router, each weighted by a softmax restricted to the experts close to it.",
     tags=("Sequential block", "LayerNorm", "Grouped keys/values", "Mixture of experts"),
@@ -30,7 +31,5 @@ FAMILY = Family(
     ), experts_sentence(
         "experts.gate_up_proj [num_local_experts, 2·intermediate_size, hidden_size] and experts.down_proj "
         "[num_local_experts, hidden_size, intermediate_size]"), num_experts="num_local_experts"),
-    tiny={"config_class": "PhimoeConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "num_local_experts": 4, "num_experts_per_tok": 2}},
+    tiny=tiny("PhimoeConfig", num_local_experts=4, num_experts_per_tok=2),
 )

@@ -12,7 +12,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="qwen2",
-    model_types=("qwen2",),
     summary="Llama's block with biased query, key and value projections.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Biased q, k, v", "Gated MLP"),
     tiny=tiny("Qwen2Config"),

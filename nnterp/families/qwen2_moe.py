@@ -14,9 +14,10 @@ dense Qwen2MoeMLP of width intermediate_size instead, and serve the MLP's neuron
 from nnterp.family import Family
 from nnterp.routers import MoE, Router, experts_sentence
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="qwen2_moe",
-    model_types=("qwen2_moe",),
     summary="Qwen2's block with a mixture of experts beside a sigmoid-gated shared expert: a softmax router picks "
             "top_k experts per token, and the shared expert runs on every token.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Biased q, k, v", "Mixture of experts",
@@ -27,9 +28,7 @@ FAMILY = Family(
         weights_description="The chosen experts' softmax probabilities (renormalized over the top_k when "
                             "norm_topk_prob); the shared expert is weighted apart, by sigmoid(shared_expert_gate(x))",
     ), experts_sentence()),
-    tiny={"config_class": "Qwen2MoeConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64,
-        "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2}},
+    tiny=tiny("Qwen2MoeConfig", moe_intermediate_size=64, shared_expert_intermediate_size=64, num_experts=4,
+              num_experts_per_tok=2),
 )
 

@@ -13,7 +13,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="qwen3",
-    model_types=("qwen3",),
     summary="Llama's block with an RMSNorm on every query and key head before the rotary.",
     tags=("Sequential block", "RMSNorm", "QK-norm", "Grouped keys/values", "Gated MLP"),
     sites={

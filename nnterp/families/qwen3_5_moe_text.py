@@ -13,15 +13,8 @@ from nnterp.families.qwen3_next import FAMILY as QWEN3_NEXT
 
 FAMILY = QWEN3_NEXT.but(
     name="qwen3_5_moe_text",
-    model_types=("qwen3_5_moe_text",),
     summary="The language model of Qwen3.5-MoE: gated DeltaNet linear attention interleaved with gated softmax "
             "attention, and a softmax-routed mixture of experts beside a gated shared expert.",
-    tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Gated attention", "QK-norm",
-          "Partial rotary", "Mixture of experts", "Shared experts"),
     accessors={"intermediate_size": lambda c: c.moe_intermediate_size},
-    tiny={"config_class": "Qwen3_5MoeTextConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
-        "num_experts": 4, "num_experts_per_tok": 2, "linear_key_head_dim": 16, "linear_value_head_dim": 16,
-        "linear_num_key_heads": 2, "linear_num_value_heads": 4, "layer_types": ["linear_attention", "full_attention"]}},
+    tiny=QWEN3_NEXT.tiny_for("Qwen3_5MoeTextConfig", without=("intermediate_size",)),
 )

@@ -13,15 +13,11 @@ from nnterp.families.qwen3_next import FAMILY as QWEN3_NEXT
 
 FAMILY = QWEN3_NEXT.but(
     name="qwen3_5_text",
-    model_types=("qwen3_5_text",),
     summary="The language model of Qwen3.5: gated DeltaNet linear attention interleaved with gated softmax "
             "attention, and a dense gated MLP.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Gated attention", "QK-norm",
           "Partial rotary", "Gated MLP"),
     moe=None,  # Llama's gated MLP in every MLP slot
-    tiny={"config_class": "Qwen3_5TextConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "head_dim": 16, "linear_key_head_dim": 16,
-        "linear_value_head_dim": 16, "linear_num_key_heads": 2, "linear_num_value_heads": 4,
-        "layer_types": ["linear_attention", "full_attention"]}},
+    tiny=QWEN3_NEXT.tiny_for("Qwen3_5TextConfig", without=("moe_intermediate_size", "shared_expert_intermediate_size",
+                                                           "num_experts", "num_experts_per_tok")),
 )

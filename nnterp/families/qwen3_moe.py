@@ -13,17 +13,15 @@ hold a dense Qwen3MoeMLP and serve its neurons.
 from nnterp.family import Family
 from nnterp.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, MoE, Router, experts_sentence
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="qwen3_moe",
-    model_types=("qwen3_moe",),
     summary="Qwen3's block with per-head query/key norms and a fine-grained mixture of experts: a softmax router "
             "picks 8 of 128 small experts per token, with no shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Mixture of experts"),
     moe=MoE(Router("gate", "F.linear", logits=LOGITS_BEFORE_SOFTMAX,
                    weights_description=SOFTMAX_THEN_TOPK_OPTIONAL), experts_sentence()),
-    tiny={"config_class": "Qwen3MoeConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "num_experts": 4,
-        "num_experts_per_tok": 2}},
+    tiny=tiny("Qwen3MoeConfig", moe_intermediate_size=64, num_experts=4, num_experts_per_tok=2),
 )
 

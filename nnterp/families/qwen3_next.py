@@ -19,9 +19,10 @@ from nnterp.mixers import DELTANET, mixer_interior
 from nnterp.families._mla import gated_outputs
 from nnterp.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, MoE, Router, experts_sentence
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="qwen3_next",
-    model_types=("qwen3_next",),
     summary="Qwen3-Next: gated DeltaNet linear attention on three of every four layers, gated softmax attention on "
             "the fourth, and an ultra-sparse mixture of 512 experts beside a gated shared expert.",
     tags=("Sequential block", "RMSNorm", "Hybrid mixers", "Linear attention", "Gated attention", "QK-norm",
@@ -34,11 +35,8 @@ FAMILY = Family(
     ), experts_sentence()),
     sites=mixer_interior(DELTANET, gated_outputs(
         "sigmoid(gate), the gate being the second half of each head's q_proj output")),
-    tiny={"config_class": "Qwen3NextConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "shared_expert_intermediate_size": 64,
-        "vocab_size": 300, "head_dim": 16, "num_experts": 4, "num_experts_per_tok": 2, "linear_key_head_dim": 16,
-        "linear_value_head_dim": 16, "linear_num_key_heads": 2, "linear_num_value_heads": 4,
-        "layer_types": ["linear_attention", "full_attention"]}},
+    tiny=tiny("Qwen3NextConfig", moe_intermediate_size=64, shared_expert_intermediate_size=64, head_dim=16,
+              num_experts=4, num_experts_per_tok=2, linear_key_head_dim=16, linear_value_head_dim=16,
+              linear_num_key_heads=2, linear_num_value_heads=4, layer_types=["linear_attention", "full_attention"]),
 )
 

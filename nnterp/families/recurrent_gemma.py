@@ -19,6 +19,8 @@ from nnterp.family import COMMON_SITES, Family, described
 from nnterp.sites import Argument, Nowhere, Read, Own
 from nnterp.mixers import ATTENTION_INTERIOR
 
+from ._llama import tiny
+
 
 RECURRENT = ("an RG-LRU recurrent block: a gated linear recurrence mixes the positions, with no softmax attention, "
              "so there are no queries, keys, heads or pattern")
@@ -37,7 +39,6 @@ def _interior(name):
 
 FAMILY = Family(
     name="recurrent_gemma",
-    model_types=("recurrent_gemma",),
     summary="Griffin: a sequential pre-norm block whose token mixer is an RG-LRU recurrence on two blocks of "
             "three and a local multi-query attention on the third, with a gated MLP and soft-capped logits.",
     tags=("Hybrid recurrent/attention", "Local attention", "Multi-query", "Partial rotary", "Gated MLP",
@@ -56,7 +57,5 @@ FAMILY = Family(
     },
     accessors={"intermediate_size": lambda c: c.intermediate_size // 2},
     readout=Readout(softcap="logits_soft_cap"),
-    tiny={"config_class": "RecurrentGemmaConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300}},
+    tiny=tiny("RecurrentGemmaConfig", num_hidden_layers=3),
 )

@@ -102,7 +102,6 @@ def _mlp_input_before_its_norm(order):
 FAMILY = Family(
     name="reformer",
     positions=Positions(refused="Reformer computes its positions itself and pads them with the ids inside its forward"),
-    model_types=("reformer",),
     summary="A reversible residual of two streams around chunked local and LSH attentions with their own code, "
             "axial position embeddings, and a final norm and head over the two streams concatenated.",
     tags=("Reversible residual", "Two streams", "LSH attention", "Local chunked attention",

@@ -46,7 +46,6 @@ _INPUT_AFTER_PRE_LN = Read(
 
 FAMILY = Family(
     name="rwkv",
-    model_types=("rwkv",),
     summary="RWKV-4: a pre-norm block of two token-shift mixers, a WKV linear recurrence (time mix) and a "
             "receptance-gated squared-ReLU channel mix, with no attention.",
     tags=("Recurrent mixer", "No attention", "Token shift", "Gated channel mix", "LayerNorm"),

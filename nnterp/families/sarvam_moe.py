@@ -11,14 +11,9 @@ from nnterp.families.glm4_moe import FAMILY as GLM4_MOE
 
 FAMILY = GLM4_MOE.but(
     name="sarvam_moe",
-    model_types=("sarvam_moe",),
     summary="GLM-4-MoE's architecture with query/key norms: a dense first block, then a sigmoid router over 128 "
             "experts beside a shared expert.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "QK-norm", "Partial rotary", "Mixture of experts",
           "Shared experts"),
-    tiny={"config_class": "SarvamMoEConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16,
-        "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1,
-        "first_k_dense_replace": 1}},
+    tiny=GLM4_MOE.tiny_for("SarvamMoEConfig", head_dim=16),
 )

@@ -12,7 +12,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="seed_oss",
-    model_types=("seed_oss",),
     summary="Llama's block with biased query, key and value projections and a residual dropout inside each sublayer.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Biased q, k, v", "Gated MLP"),
     tiny=tiny("SeedOssConfig", head_dim=16),

@@ -20,7 +20,6 @@ def _kernel_argument(index: int, what: str) -> Read:
 
 FAMILY = Family(
     name="smollm3",
-    model_types=("smollm3",),
     summary="Llama's block with the rotary switched off on every fourth layer (NoPE) and a tied head.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "NoPE layers", "Gated MLP", "Tied embeddings"),
     sites={"attention_queries": _kernel_argument(1, "queries"), "attention_keys": _kernel_argument(2, "keys")},

@@ -15,7 +15,6 @@ from nnterp.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="solar_open",
-    model_types=("solar_open",),
     summary="Upstage's open MoE: Llama's attention with DeepSeek-V3's sigmoid router choosing 8 of 128 experts "
             "per token beside a shared expert, on every block.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Mixture of experts", "Shared experts"),

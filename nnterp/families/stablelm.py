@@ -17,7 +17,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="stablelm",
-    model_types=("stablelm",),
     summary="LayerNorms and rotary on a quarter of each head; the block is sequential or parallel per checkpoint "
             "(use_parallel_residual), with optional per-head query and key norms.",
     tags=("Sequential or parallel block", "LayerNorm", "Partial rotary", "Gated MLP"),

@@ -13,7 +13,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="starcoder2",
-    model_types=("starcoder2",),
     summary="Llama's block with LayerNorms, biases everywhere, a plain GELU MLP and a sliding window.",
     tags=("Sequential block", "LayerNorm", "Biased q, k, v", "Grouped keys/values", "Sliding window", "Tied embeddings"),
     rename={"c_fc": "up_proj", "c_proj": "down_proj", "act": "act_fn"},

@@ -17,7 +17,6 @@ from ._llama import tiny
 
 FAMILY = Family(
     name="vaultgemma",
-    model_types=("vaultgemma",),
     summary="Gemma 2's arithmetic on a pre-norm block without post-norms: scaled embeddings, 1 + weight norms, "
             "soft-capped attention scores and logits.",
     tags=("Sequential block", "RMSNorm (1 + w)", "Scaled embeddings", "Attention softcap", "Logit softcap",

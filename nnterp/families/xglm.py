@@ -20,7 +20,6 @@ from nnterp.sites import Argument, Call, Read
 
 FAMILY = Family(
     name="xglm",
-    model_types=("xglm",),
     summary="Meta's multilingual XGLM on fairseq's block: a sequential pre-norm LayerNorm block with no MLP "
             "module, scaled embeddings, sinusoidal positions and its own attention code.",
     tags=("Sequential block", "No MLP module", "Sinusoidal positions", "Scaled embeddings", "LayerNorm"),

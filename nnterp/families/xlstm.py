@@ -32,7 +32,6 @@ def _up_proj_dim(config):
 
 FAMILY = Family(
     name="xlstm",
-    model_types=("xlstm",),
     summary="A pre-norm block of an mLSTM matrix-memory recurrence and a gated feed-forward, with soft-capped "
             "logits: no attention.",
     tags=("Recurrent mixer", "No attention", "mLSTM", "Gated MLP", "RMSNorm", "Logit softcap"),

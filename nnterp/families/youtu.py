@@ -8,15 +8,14 @@ pre-norm block and gated MLP.
 from nnterp.family import Family
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
 
+from ._llama import tiny
+
 FAMILY = Family(
     name="youtu",
-    model_types=("youtu",),
     summary="Tencent's Youtu-LLM: a dense model with DeepSeek's Multi-head Latent Attention on Llama's block.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Gated MLP"),
     sites=mla_sites(),
     accessors=MLA_ACCESSORS,
-    tiny={"config_class": "YoutuConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
-        "intermediate_size": 128, "vocab_size": 300, "kv_lora_rank": 32, "q_lora_rank": 32, "qk_rope_head_dim": 16,
-        "qk_nope_head_dim": 16, "v_head_dim": 16, "bos_token_id": 1, "eos_token_id": 2}},
+    tiny=tiny("YoutuConfig", num_key_value_heads=4, kv_lora_rank=32, q_lora_rank=32, qk_rope_head_dim=16,
+              qk_nope_head_dim=16, v_head_dim=16, bos_token_id=1, eos_token_id=2),
 )

@@ -18,20 +18,19 @@ layers[i].self_attn.output and layers[i].mlp.output.
 
 from nnterp.blocks import Block
 from nnterp.family import Family
-from nnterp.families._zamba import zamba_rename, zamba_sites
+from nnterp.families._zamba import ZAMBA_ACCESSORS, zamba_rename, zamba_sites
+
+from ._llama import tiny
 
 FAMILY = Family(
     name="zamba",
-    model_types=("zamba",),
     summary="Mamba blocks, and hybrid blocks that run a weight-tied attention+MLP block on the stream and the "
             "embeddings and add its projected output to the Mamba mixer's input.",
     tags=("Hybrid SSM/attention", "State-space mixer", "Shared attention block", "RMSNorm", "Tied embeddings"),
     block=Block("hybrid ssm"),
     rename=zamba_rename("shared_transf"),
     sites=zamba_sites("shared_transf", "(head_dim / 2)^-0.5"),
-    accessors={"head_dim": lambda c: c.attention_head_dim, "qk_head_dim": lambda c: c.attention_head_dim},
-    tiny={"config_class": "ZambaConfig", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "n_mamba_heads": 4, "mamba_d_state": 16,
-        "layers_block_type": ["linear_attention", "hybrid", "hybrid"]}},
+    accessors=ZAMBA_ACCESSORS,
+    tiny=tiny("ZambaConfig", num_hidden_layers=3, n_mamba_heads=4, mamba_d_state=16,
+              layers_block_type=["linear_attention", "hybrid", "hybrid"]),
 )

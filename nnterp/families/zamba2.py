@@ -21,20 +21,19 @@ stream) and is read natively.
 
 from nnterp.blocks import Block
 from nnterp.family import Family
-from nnterp.families._zamba import zamba_rename, zamba_sites
+from nnterp.families._zamba import ZAMBA_ACCESSORS, zamba_rename, zamba_sites
+
+from ._llama import tiny
 
 FAMILY = Family(
     name="zamba2",
-    model_types=("zamba2",),
     summary="Mamba-2 blocks, and hybrid blocks that run a weight-tied attention+MLP block on the stream and the "
             "embeddings and add its projected output to the Mamba mixer's input.",
     tags=("Hybrid SSM/attention", "State-space mixer", "Shared attention block", "RMSNorm", "Tied embeddings"),
     block=Block("hybrid ssm"),
     rename=zamba_rename("shared_transformer"),
     sites=zamba_sites("shared_transformer", "(head_dim / 2)^-0.5"),
-    accessors={"head_dim": lambda c: c.attention_head_dim, "qk_head_dim": lambda c: c.attention_head_dim},
-    tiny={"config_class": "Zamba2Config", "overrides": {
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 300, "n_mamba_heads": 4, "mamba_d_state": 16, "mamba_ngroups": 1,
-        "adapter_rank": 8, "layers_block_type": ["linear_attention", "hybrid"]}},
+    accessors=ZAMBA_ACCESSORS,
+    tiny=tiny("Zamba2Config", n_mamba_heads=4, mamba_d_state=16, mamba_ngroups=1, adapter_rank=8,
+              layers_block_type=["linear_attention", "hybrid"]),
 )

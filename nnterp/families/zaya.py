@@ -98,7 +98,6 @@ def _unembed(model, hidden):
 FAMILY = Family(
     name="zaya",
     readout=Readout(unembed=_unembed),
-    model_types=("zaya",),
     summary="Zyphra's ZAYA1: a pre-norm block whose adds go through learned affine residual scalings, convolutional "
             "compressed attention, and a mixture of experts whose MLP router carries a state across blocks and may "
             "skip.",
