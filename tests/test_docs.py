@@ -285,6 +285,30 @@ def test_readme_vocabulary_table_is_the_vocabulary():
     assert all(f"`{spec.name}`" in table for spec in ALL_VALUES)
 
 
+def test_the_counts_the_docs_state_are_the_code_s():
+    """A count the README or the docs state (families, structural variants, wrapped image-text-to-text types) is
+    the registry's or FAMILIES.md's now: adding a family or a wrapper without the prose fails here."""
+    from nnterp.family import registry
+
+    families = registry()
+    variants = sum(len(family.variants) for family in families.values())
+    served = re.search(r"(\d+) of the (\d+) image-text-to-text model types", (ROOT / "FAMILIES.md").read_text())
+    expected = {r"of the (\d+) families": len(families), r"all (\d+) decoder-only\s+families": len(families),
+                r"the (\d+) structural config variants": variants,
+                r"(\d+) of the \d+ image-text-to-text\s+model types": int(served.group(1)),
+                r"\d+ of the (\d+) image-text-to-text\s+model types": int(served.group(2))}
+    stated = []
+    for page in PAGES:
+        text = (ROOT / page).read_text()
+        for pattern, count in expected.items():
+            stated += [(page, match.group(0), int(match.group(1)), count) for match in re.finditer(pattern, text)]
+    assert len({pattern for pattern in expected if any(re.search(pattern, (ROOT / page).read_text())
+                                                       for page in PAGES)}) == len(expected), \
+        "a count the docs stated is no longer found: the patterns no longer match their sentences"
+    wrong = [(page, said, count) for page, said, number, count in stated if number != count]
+    assert not wrong, wrong
+
+
 # --------------------------------------------------------------------------- support() in a notebook
 class _Cells(html.parser.HTMLParser):
     def __init__(self):
