@@ -7,7 +7,7 @@ from nnterp.family import Checkpoint
 from nnterp.sites import Call
 
 from .declarations import CLIP, INTERNVIT, SIGLIP, _text
-from .wrapper import Wrapper
+from .wrapper import Wrapper, recorded_checkpoints
 
 #: A tiny SAM-style vision encoder (GOT-OCR 2's): one windowless global layer over 64-pixel images in 16-pixel patches.
 SAM = {"hidden_size": 32, "output_channels": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": 64,
@@ -39,19 +39,7 @@ LLAVA_KIN = (
              "aspect ratio and appends image_newline after each row of patches, so image_features includes the "
              "newline rows. LlavaNextModel's forward places them with inputs_embeds.masked_scatter.",
         image_inputs=("pixel_values", "image_sizes"),
-        checkpoints=(Checkpoint("llava-hf/llava-v1.6-mistral-7b-hf", "LLaVA-v1.6-Mistral-7B", {
-            "architectures": ["LlavaNextForConditionalGeneration"], "model_type": "llava_next",
-            "image_token_index": 32000, "projector_hidden_act": "gelu", "vision_feature_layer": -2,
-            "vision_feature_select_strategy": "default", "use_image_newline_parameter": True,
-            "image_grid_pinpoints": [[336, 672], [672, 336], [672, 672], [1008, 336], [336, 1008]],
-            "text_config": {"model_type": "mistral", "intermediate_size": 14336, "max_position_embeddings": 32768,
-                            "num_key_value_heads": 8, "rms_norm_eps": 1e-05, "rope_theta": 1000000.0,
-                            "sliding_window": None, "vocab_size": 32064},
-            "vision_config": {"model_type": "clip_vision_model", "hidden_size": 1024, "image_size": 336,
-                              "intermediate_size": 4096, "num_attention_heads": 16, "num_hidden_layers": 24,
-                              "patch_size": 14, "projection_dim": 768, "vocab_size": 32000},
-            "vocab_size": 32064, "dtype": "float16",
-        }),),
+        checkpoints=recorded_checkpoints("llava_next"),
         tiny={"config_class": "LlavaNextConfig", "overrides": {
             "text_config": _text("llama"), "vision_config": CLIP, "image_token_id": 299,
             "image_grid_pinpoints": [[16, 16]]},
@@ -71,29 +59,7 @@ LLAVA_KIN = (
              "(pixel_values_videos) at video_token_id with a second.",
         vision=("model.vision_tower", "model.vision_resampler", "model.multi_modal_projector"),
         image_inputs=("pixel_values", "image_sizes", "pixel_values_videos"),
-        checkpoints=(
-            # config.json of llava-hf/LLaVA-NeXT-Video-7B-hf (mirrored in hlky/dinoml_v2
-            # agents/plans/transformers/llava_next_video/_sources/)
-            Checkpoint("llava-hf/LLaVA-NeXT-Video-7B-hf", "LLaVA-NeXT-Video-7B", {
-                "architectures": ["LlavaNextVideoForConditionalGeneration"], "ignore_index": -100,
-                "image_grid_pinpoints": [[336, 672], [672, 336], [672, 672], [1008, 336], [336, 1008]],
-                "image_token_index": 32001, "model_type": "llava_next_video", "projector_hidden_act": "gelu",
-                "spatial_pool_mode": "average", "spatial_pool_out_channels": 1024, "spatial_pool_stride": 2,
-                "text_config": {
-                    "architectures": ["LlamaForCausalLM"], "rope_scaling": {"factor": 2.5, "type": "linear"},
-                    "max_position_embeddings": 4096, "model_type": "llama", "rms_norm_eps": 1e-05, "dtype": "float16",
-                    "type": "linear", "vocab_size": 32064,
-                },
-                "tie_word_embeddings": False, "dtype": "bfloat16", "use_image_newline_parameter": True,
-                "video_token_index": 32000,
-                "vision_config": {
-                    "hidden_size": 1024, "image_size": 336, "intermediate_size": 4096,
-                    "model_type": "clip_vision_model", "num_attention_heads": 16, "num_hidden_layers": 24,
-                    "patch_size": 14, "projection_dim": 768, "vocab_size": 32000,
-                },
-                "vision_feature_layer": -2, "vision_feature_select_strategy": "default",
-            }),
-        ),
+        checkpoints=recorded_checkpoints("llava_next_video"),
         tiny={"config_class": "LlavaNextVideoConfig", "overrides": {
             "text_config": _text("llama"), "vision_config": CLIP, "image_token_id": 299, "video_token_id": 298,
             "image_grid_pinpoints": [[16, 16]]},
@@ -114,35 +80,7 @@ LLAVA_KIN = (
              "image_newline after each row; LlavaOnevisionModel's forward places them with a first "
              "inputs_embeds.masked_scatter and video frames at video_token_id with a second.",
         image_inputs=("pixel_values", "image_sizes", "pixel_values_videos"),
-        checkpoints=(
-            # config.json of llava-hf/llava-onevision-qwen2-0.5b-ov-hf (mirrored in hlky/dinoml_v2
-            # agents/plans/transformers/llava_onevision/_sources/)
-            Checkpoint("llava-hf/llava-onevision-qwen2-0.5b-ov-hf", "LLaVA-OneVision-Qwen2-0.5B-ov", {
-                "architectures": ["LlavaOnevisionForConditionalGeneration"], "ignore_index": -100,
-                "image_grid_pinpoints": [
-                    [384, 384], [384, 768], [384, 1152], [384, 1536], [384, 1920], [384, 2304], [768, 384], [768, 768],
-                    [768, 1152], [768, 1536], [768, 1920], [768, 2304], [1152, 384], [1152, 768], [1152, 1152],
-                    [1152, 1536], [1152, 1920], [1152, 2304], [1536, 384], [1536, 768], [1536, 1152], [1536, 1536],
-                    [1536, 1920], [1536, 2304], [1920, 384], [1920, 768], [1920, 1152], [1920, 1536], [1920, 1920],
-                    [1920, 2304], [2304, 384], [2304, 768], [2304, 1152], [2304, 1536], [2304, 1920], [2304, 2304],
-                ],
-                "image_token_index": 151646, "model_type": "llava_onevision", "projector_hidden_act": "gelu",
-                "text_config": {
-                    "architectures": ["Qwen2ForCausalLM"], "hidden_size": 896, "intermediate_size": 4864,
-                    "max_window_layers": 24, "model_type": "qwen2", "num_attention_heads": 14, "num_hidden_layers": 24,
-                    "num_key_value_heads": 2, "rope_theta": 1000000.0, "tie_word_embeddings": True, "dtype": "bfloat16",
-                    "vocab_size": 152000,
-                },
-                "tie_word_embeddings": False, "dtype": "float16", "use_image_newline_parameter": True,
-                "video_token_index": 151647, "vision_aspect_ratio": "anyres_max_9",
-                "vision_config": {
-                    "hidden_size": 1152, "image_size": 384, "intermediate_size": 4304,
-                    "model_type": "siglip_vision_model", "num_attention_heads": 16, "num_hidden_layers": 26,
-                    "patch_size": 14, "vision_use_head": False,
-                },
-                "vision_feature_layer": -1, "vision_feature_select_strategy": "full",
-            }),
-        ),
+        checkpoints=recorded_checkpoints("llava_onevision"),
         tiny={"config_class": "LlavaOnevisionConfig", "overrides": {
             "text_config": _text("qwen2"), "vision_config": SIGLIP, "image_token_id": 299, "video_token_id": 298,
             "image_grid_pinpoints": [[16, 16]]},
@@ -163,25 +101,7 @@ LLAVA_KIN = (
              "frames (pixel_values_videos) at video_token_id with a second.",
         vision=("model.image_tower", "model.video_tower", "model.multi_modal_projector"),
         image_inputs=("pixel_values", "pixel_values_videos"),
-        checkpoints=(
-            # config.json of LanguageBind/Video-LLaVA-7B-hf (mirrored in hlky/dinoml_v2
-            # agents/plans/transformers/video_llava/_sources/)
-            Checkpoint("LanguageBind/Video-LLaVA-7B-hf", "Video-LLaVA-7B", {
-                "architectures": ["VideoLlavaForConditionalGeneration"], "ignore_index": -100,
-                "image_token_index": 32000, "model_type": "video_llava", "projector_hidden_act": "gelu",
-                "text_config": {
-                    "architectures": ["LlamaForCausalLM"], "max_position_embeddings": 4096, "model_type": "llama",
-                    "rms_norm_eps": 1e-05, "dtype": "float16", "vocab_size": 32064,
-                },
-                "dtype": "bfloat16", "video_token_index": 32001,
-                "vision_config": {
-                    "hidden_size": 1024, "intermediate_size": 4096, "model_type": "clip_vision_model",
-                    "num_attention_heads": 16, "num_hidden_layers": 24, "patch_size": 14, "projection_dim": 768,
-                    "vocab_size": 32000,
-                },
-                "vision_feature_layer": -2, "vision_feature_select_strategy": "default", "vocab_size": 32064,
-            }),
-        ),
+        checkpoints=recorded_checkpoints("video_llava"),
         tiny={"config_class": "VideoLlavaConfig", "overrides": {
             "text_config": _text("llama"), "vision_config": CLIP, "image_token_id": 299, "video_token_id": 298},
             "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16)}},
@@ -199,34 +119,7 @@ LLAVA_KIN = (
              "language_model (LlamaModel)} and lm_head. get_image_features runs vision_model and the aligner; "
              "JanusModel's forward places the aligned rows with inputs_embeds.masked_scatter.",
         vision=("model.vision_model", "model.aligner"),
-        checkpoints=(
-            # config.json of deepseek-community/Janus-Pro-1B (mirrored in hlky/dinoml_v2
-            # agents/plans/transformers/janus/_sources/)
-            Checkpoint("deepseek-community/Janus-Pro-1B", "Janus-Pro-1B", {
-                "architectures": ["JanusForConditionalGeneration"], "image_token_id": 100581, "model_type": "janus",
-                "text_config": {
-                    "attention_bias": False, "head_dim": 128, "hidden_act": "silu", "hidden_size": 2048,
-                    "intermediate_size": 5632, "max_position_embeddings": 16384, "mlp_bias": False,
-                    "model_type": "llama", "num_attention_heads": 16, "num_hidden_layers": 24,
-                    "num_key_value_heads": 16, "pretraining_tp": 1, "rms_norm_eps": 1e-06, "rope_scaling": None,
-                    "rope_theta": 10000.0, "dtype": "bfloat16", "vocab_size": 102400,
-                },
-                "dtype": "bfloat16",
-                "vision_config": {
-                    "attention_bias": True, "depth": 2, "hidden_act": "gelu", "hidden_size": 1024, "image_size": 384,
-                    "layer_norm_eps": 1e-06, "mlp_ratio": 4.0, "model_type": "janus_vision_model",
-                    "num_attention_heads": 16, "num_channels": 3, "num_hidden_layers": 24, "num_image_tokens": 576,
-                    "patch_size": 16, "projection_dim": 2048, "use_qk_norm": False,
-                },
-                "vq_config": {
-                    "base_channels": 128, "channel_multiplier": [1, 1, 2, 2, 4], "depth": 2, "double_latent": False,
-                    "embed_dim": 8, "hidden_act": "gelu", "image_token_embed_dim": 2048, "in_channels": 3,
-                    "latent_channels": 256, "model_type": "janus_vqgan", "num_embeddings": 16384,
-                    "num_hidden_layers": 2, "num_patches": 24, "num_res_blocks": 2, "out_channels": 3,
-                    "projection_dim": 2048,
-                },
-            }),
-        ),
+        checkpoints=recorded_checkpoints("janus"),
         tiny={"config_class": "JanusConfig", "overrides": {
             "text_config": _text("llama"), "image_token_id": 299,
             "vision_config": {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": 16,
@@ -248,27 +141,7 @@ LLAVA_KIN = (
              "language_model (LlamaModel)} and lm_head; DeepseekVLModel's forward places the aligned rows with "
              "inputs_embeds.masked_scatter.",
         vision=("model.vision_model", "model.aligner"),
-        checkpoints=(
-            # config.json of deepseek-community/deepseek-vl-1.3b-chat (mirrored in hlky/dinoml_v2
-            # agents/plans/transformers/deepseek_vl/_sources/)
-            Checkpoint("deepseek-community/deepseek-vl-1.3b-chat", "DeepSeek-VL-1.3B-chat", {
-                "architectures": ["DeepseekVLForConditionalGeneration"], "image_token_id": 100015,
-                "model_type": "deepseek_vl",
-                "text_config": {
-                    "attention_bias": False, "head_dim": 128, "hidden_act": "silu", "hidden_size": 2048,
-                    "intermediate_size": 5632, "max_position_embeddings": 16384, "mlp_bias": False,
-                    "model_type": "llama", "num_attention_heads": 16, "num_hidden_layers": 24,
-                    "num_key_value_heads": 16, "pretraining_tp": 1, "rms_norm_eps": 1e-06, "rope_scaling": None,
-                    "rope_theta": 10000.0, "vocab_size": 102400,
-                },
-                "dtype": "float16",
-                "vision_config": {
-                    "hidden_act": "gelu", "hidden_size": 1024, "image_size": 384, "intermediate_size": 4096,
-                    "layer_norm_eps": 1e-06, "model_type": "siglip_vision_model", "num_attention_heads": 16,
-                    "num_channels": 3, "num_hidden_layers": 24, "patch_size": 16, "vision_use_head": False,
-                },
-            }),
-        ),
+        checkpoints=recorded_checkpoints("deepseek_vl"),
         tiny={"config_class": "DeepseekVLConfig", "overrides": {
             "text_config": _text("llama"), "vision_config": SIGLIP, "image_token_id": 299},
             "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16)}},
@@ -288,34 +161,7 @@ LLAVA_KIN = (
              "inputs_embeds.masked_scatter.",
         vision=("model.vision_model", "model.high_res_vision_model", "model.aligner"),
         image_inputs=("pixel_values", "high_res_pixel_values"),
-        checkpoints=(
-            # config.json of deepseek-community/deepseek-vl-7b-chat (mirrored in hlky/dinoml_v2
-            # agents/plans/transformers/deepseek_vl/_sources/)
-            Checkpoint("deepseek-community/deepseek-vl-7b-chat", "DeepSeek-VL-7B-chat", {
-                "architectures": ["DeepseekVLHybridForConditionalGeneration"],
-                "high_res_vision_config": {
-                    "global_attn_indexes": [2, 5, 8, 11], "hidden_act": "gelu", "hidden_size": 768, "image_size": 1024,
-                    "intermediate_size": 3072, "layer_norm_eps": 1e-06, "mlp_dim": 3072, "mlp_ratio": 4.0,
-                    "model_type": "sam_vision_model", "num_attention_heads": 12, "num_channels": 3,
-                    "num_hidden_layers": 12, "num_pos_feats": 128, "output_channels": 256, "patch_size": 16,
-                    "qkv_bias": True, "use_abs_pos": True, "use_rel_pos": True, "window_size": 14,
-                },
-                "image_token_id": 100015, "model_type": "deepseek_vl_hybrid",
-                "text_config": {
-                    "attention_bias": False, "head_dim": 128, "hidden_act": "silu", "hidden_size": 4096,
-                    "intermediate_size": 11008, "max_position_embeddings": 16384, "mlp_bias": False,
-                    "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 30,
-                    "num_key_value_heads": 32, "pretraining_tp": 1, "rms_norm_eps": 1e-06, "rope_scaling": None,
-                    "rope_theta": 10000.0, "vocab_size": 102400,
-                },
-                "dtype": "float16",
-                "vision_config": {
-                    "hidden_act": "gelu", "hidden_size": 1024, "image_size": 384, "intermediate_size": 4096,
-                    "layer_norm_eps": 1e-06, "model_type": "siglip_vision_model", "num_attention_heads": 16,
-                    "num_channels": 3, "num_hidden_layers": 24, "patch_size": 16, "vision_use_head": False,
-                },
-            }),
-        ),
+        checkpoints=recorded_checkpoints("deepseek_vl_hybrid"),
         tiny={"config_class": "DeepseekVLHybridConfig", "overrides": {
             "text_config": _text("llama"), "vision_config": SIGLIP, "image_token_id": 299,
             "high_res_vision_config": {"hidden_size": 32, "output_channels": 16, "num_hidden_layers": 1,
@@ -335,20 +181,7 @@ LLAVA_KIN = (
         note="GotOcr2ForConditionalGeneration: model.{vision_tower (SAM-style encoder and neck), "
              "multi_modal_projector (two stride-2 convolutions, then one linear), language_model (Qwen2Model)} and "
              "lm_head; GotOcr2Model's forward places the projected rows with inputs_embeds.masked_scatter.",
-        checkpoints=(
-            # config.json of stepfun-ai/GOT-OCR-2.0-hf (mirrored in hlky/dinoml_v2
-            # agents/plans/transformers/pp_chart2table/)
-            Checkpoint("stepfun-ai/GOT-OCR-2.0-hf", "GOT-OCR-2.0", {
-                "architectures": ["GotOcr2ForConditionalGeneration"], "ignore_index": -100, "image_seq_length": 576,
-                "image_token_index": 151859, "model_type": "got_ocr2",
-                "text_config": {
-                    "hidden_size": 1024, "intermediate_size": 2816, "max_window_layers": 21, "model_type": "qwen2",
-                    "num_attention_heads": 16, "num_hidden_layers": 24, "num_key_value_heads": 16,
-                    "rope_theta": 1000000.0, "tie_word_embeddings": True, "vocab_size": 151860,
-                },
-                "dtype": "bfloat16", "vision_config": {"model_type": ""},
-            }),
-        ),
+        checkpoints=recorded_checkpoints("got_ocr2"),
         tiny={"config_class": "GotOcr2Config", "overrides": {
             "text_config": _text("qwen2"), "vision_config": SAM, "image_token_id": 299},
             "image": {"tokens": 1, "pixel_values": (1, 3, 64, 64)}},
@@ -365,30 +198,7 @@ LLAVA_KIN = (
         note="PPChart2TableConfig builds GotOcr2ForConditionalGeneration: model.{vision_tower, multi_modal_projector, "
              "language_model (Qwen2Model)} and lm_head, the projected rows placed by GotOcr2Model's "
              "inputs_embeds.masked_scatter.",
-        checkpoints=(
-            # config.json of PaddlePaddle/PP-Chart2Table_safetensors (mirrored in hlky/dinoml_v2
-            # agents/plans/transformers/pp_chart2table/)
-            Checkpoint("PaddlePaddle/PP-Chart2Table_safetensors", "PP-Chart2Table", {
-                "architectures": ["GotOcr2ForConditionalGeneration"], "model_type": "pp_chart2table",
-                "freeze_vision_tower": False, "image_seq_length": 256, "use_im_start_end": True,
-                "im_start_token": 151857, "im_end_token": 151858, "image_token_index": 151859, "vocab_size": 151860,
-                "max_window_layers": 21, "tie_word_embeddings": True, "dtype": "bfloat16", "use_sliding_window": False,
-                "vision_config": {
-                    "architectures": ["PPChart2TableVisionModel"], "num_hidden_layers": 12, "hidden_size": 768,
-                    "output_channels": 256, "hidden_act": "gelu", "num_channels": 3, "image_size": 1024,
-                    "mlp_ratio": 4.0, "mlp_dim": 3072, "layer_norm_eps": 1e-05, "num_attention_heads": 12,
-                    "patch_size": 16, "qkv_bias": True, "use_rel_pos": True, "use_abs_pos": True,
-                    "global_attn_indexes": [2, 5, 8, 11], "window_size": 14,
-                },
-                "text_config": {
-                    "architectures": ["PPChart2TableTextModel"], "hidden_size": 1024, "hidden_act": "silu",
-                    "num_hidden_layers": 24, "num_attention_heads": 16, "num_key_value_heads": 16,
-                    "intermediate_size": 2816, "sliding_window": 32768, "rms_norm_eps": 1e-06, "vocab_size": 151860,
-                    "max_position_embeddings": 32768,
-                    "rope_parameters": {"rope_theta": 1000000.0, "rope_type": "default"},
-                },
-            }),
-        ),
+        checkpoints=recorded_checkpoints("pp_chart2table"),
         tiny={"config_class": "PPChart2TableConfig", "overrides": {
             "text_config": _text("qwen2"), "vision_config": SAM, "image_token_id": 299},
             "image": {"tokens": 1, "pixel_values": (1, 3, 64, 64)}},
@@ -408,55 +218,7 @@ LLAVA_KIN = (
              "positions (the processor's image start, end and separator tokens): there layers[0].layer_input is "
              "neither token_embeddings nor image_features.",
         vision=("model.vision_tower", "model.visual_embeddings_table"),
-        checkpoints=(
-            # config.json of thisisiron/Ovis2-1B-hf (mirrored in hlky/dinoml_v2
-            # agents/plans/transformers/ovis2/_sources/)
-            Checkpoint("thisisiron/Ovis2-1B-hf", "Ovis2-1B", {
-                "architectures": ["Ovis2ForConditionalGeneration"], "dtype": "float32", "hidden_size": 896,
-                "image_token_id": 151665, "model_type": "ovis2",
-                "text_config": {
-                    "architectures": ["Qwen2ForCausalLM"], "add_cross_attention": False,
-                    "cross_attention_hidden_size": None, "dtype": "float32", "finetuning_task": None,
-                    "hidden_act": "silu", "hidden_size": 896, "intermediate_size": 4864, "is_decoder": False,
-                    "layer_types": ["full_attention"] * 24, "max_position_embeddings": 32768, "max_window_layers": 21,
-                    "model_type": "qwen2", "num_attention_heads": 14, "num_hidden_layers": 24, "num_key_value_heads": 2,
-                    "prefix": None, "pruned_heads": {}, "rms_norm_eps": 1e-06,
-                    "rope_parameters": {"rope_theta": 1000000.0, "rope_type": "default"}, "sliding_window": None,
-                    "tf_legacy_loss": False, "tie_encoder_decoder": False, "tie_word_embeddings": True,
-                    "use_sliding_window": False, "vocab_size": 151936,
-                },
-                "tie_word_embeddings": True,
-                "vision_config": {
-                    "add_cross_attention": False,
-                    "backbone_config": {
-                        "architectures": ["AIMv2Model"], "_attn_implementation_autoset": True,
-                        "add_cross_attention": False, "bad_words_ids": None, "begin_suppress_tokens": None,
-                        "chunk_size_feed_forward": 0, "cross_attention_hidden_size": None, "diversity_penalty": 0.0,
-                        "do_sample": False, "early_stopping": False, "encoder_no_repeat_ngram_size": 0,
-                        "exponential_decay_length_penalty": None, "finetuning_task": None, "forced_bos_token_id": None,
-                        "forced_eos_token_id": None, "hidden_size": 1024, "image_size": 448, "intermediate_size": 2816,
-                        "is_decoder": False, "is_encoder_decoder": False, "length_penalty": 1.0, "max_length": 20,
-                        "min_length": 0, "model_type": "aimv2", "no_repeat_ngram_size": 0, "num_attention_heads": 8,
-                        "num_beam_groups": 1, "num_beams": 1, "num_channels": 3, "num_hidden_layers": 24,
-                        "num_return_sequences": 1, "output_scores": False, "patch_size": 14, "prefix": None,
-                        "problem_type": None, "pruned_heads": {}, "qkv_bias": False, "remove_invalid_values": False,
-                        "repetition_penalty": 1.0, "return_dict_in_generate": False, "rms_norm_eps": 1e-05,
-                        "suppress_tokens": None, "temperature": 1.0, "tf_legacy_loss": False,
-                        "tie_encoder_decoder": False, "tie_word_embeddings": True, "top_k": 50, "top_p": 1.0,
-                        "dtype": "bfloat16", "typical_p": 1.0, "use_bfloat16": False, "use_bias": False,
-                    },
-                    "backbone_kwargs": {}, "cross_attention_hidden_size": None, "depths": None, "drop_cls_token": False,
-                    "dtype": "float32", "finetuning_task": None, "hidden_act": "silu", "hidden_size": 1024,
-                    "hidden_stride": 2, "image_size": 448, "intermediate_size": 2816, "is_decoder": False,
-                    "mlp_bias": False, "model_type": "", "num_attention_heads": 8, "num_channels": 3,
-                    "num_hidden_layers": 24, "num_visual_indicator_tokens": 5, "patch_size": 14, "prefix": None,
-                    "pruned_heads": {}, "qkv_bias": False, "rms_norm_eps": 1e-05, "tau": 1.0, "tf_legacy_loss": False,
-                    "tie_encoder_decoder": False, "tie_word_embeddings": True, "tokenize_function": "softmax",
-                    "use_indicators": False, "vocab_size": 65536,
-                },
-                "visual_indicator_token_ids": [151666, 151667, 151668, 151669, 151670], "vocab_size": 151936,
-            }),
-        ),
+        checkpoints=recorded_checkpoints("ovis2"),
         tiny={"config_class": "Ovis2Config", "overrides": {
             # the indicator ids past the tiny tokenizer's (at most 352 tokens), so that no text is overwritten
             "text_config": _text("qwen2", vocab_size=360), "image_token_id": 299,
@@ -481,28 +243,7 @@ LLAVA_KIN = (
              "video frames (pixel_values_videos, video_grid_thw) at video_token_id with a second.",
         vision=("model.vision_model", "model.projector"),
         image_inputs=("pixel_values", "image_grid_thw", "image_merge_sizes", "pixel_values_videos"),
-        checkpoints=(
-            # config.json of lkhl/VideoLLaMA3-2B-Image-HF (mirrored in hlky/dinoml_v2
-            # agents/plans/transformers/video_llama_3/)
-            Checkpoint("lkhl/VideoLLaMA3-2B-Image-HF", "VideoLLaMA3-2B-Image", {
-                "architectures": ["VideoLlama3ForConditionalGeneration"], "dtype": "bfloat16", "image_token_id": 151655,
-                "model_type": "video_llama_3",
-                "text_config": {
-                    "architectures": ["Qwen2ForCausalLM"], "dtype": "bfloat16", "hidden_act": "silu",
-                    "hidden_size": 1536, "intermediate_size": 8960, "layer_types": ["full_attention"] * 28,
-                    "max_position_embeddings": 131072, "max_window_layers": 28, "model_type": "qwen2",
-                    "num_attention_heads": 12, "num_hidden_layers": 28, "num_key_value_heads": 2, "rms_norm_eps": 1e-06,
-                    "rope_scaling": None, "rope_theta": 1000000.0, "sliding_window": None, "tie_word_embeddings": True,
-                    "use_mrope": False, "use_sliding_window": False, "vocab_size": 151936,
-                },
-                "video_token_id": 151656,
-                "vision_config": {
-                    "dtype": "bfloat16", "hidden_act": "gelu_pytorch_tanh", "hidden_size": 1152,
-                    "intermediate_size": 4304, "layer_norm_eps": 1e-06, "model_type": "video_llama_3_vision",
-                    "num_attention_heads": 16, "num_channels": 3, "num_hidden_layers": 27, "patch_size": 14,
-                },
-            }),
-        ),
+        checkpoints=recorded_checkpoints("video_llama_3"),
         tiny={"config_class": "VideoLlama3Config", "overrides": {
             "text_config": _text("qwen2"), "image_token_id": 299, "video_token_id": 298,
             "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
@@ -540,17 +281,7 @@ LLAVA_KIN = (
              "patches ([batch, patches, patch_size^2 x channels]); FuyuModel's forward projects them and places "
              "them with inputs_embeds.masked_scatter at image_token_id.",
         vision=("model.vision_embed_tokens",),
-        checkpoints=(
-            # config.json of adept/fuyu-8b (mirrored in hlky/dinoml_v2 agents/plans/transformers/fuyu/_sources/)
-            Checkpoint("adept/fuyu-8b", "Fuyu-8B", {
-                "architectures": ["FuyuForCausalLM"], "hidden_act": "relu2", "hidden_size": 4096, "image_size": 300,
-                "intermediate_size": 16384, "layer_norm_eps": 1e-05, "max_position_embeddings": 16384,
-                "model_type": "fuyu", "num_attention_heads": 64, "num_channels": 3, "num_hidden_layers": 36,
-                "partial_rotary_factor": 0.5, "patch_size": 30, "qk_layernorm": True, "rope_scaling": None,
-                "rope_theta": 25000.0, "text_config": {"model_type": "persimmon"}, "tie_word_embeddings": False,
-                "dtype": "bfloat16", "vocab_size": 262144,
-            }),
-        ),
+        checkpoints=recorded_checkpoints("fuyu"),
         tiny={"config_class": "FuyuConfig", "overrides": {
             "text_config": _text("persimmon"), "image_token_id": 299, "patch_size": 4, "image_size": 16},
             "image": {"tokens": 16, "pixel_values": (1, 16, 48)}},
@@ -606,24 +337,7 @@ LLAVA_KIN = (
         image_required=Q_FORMER_NEEDS_IMAGE,
         vision=("vision_model", "qformer", "language_projection"),
         image_inputs=("pixel_values", "qformer_input_ids", "qformer_attention_mask"),
-        checkpoints=(
-            # config.json of Salesforce/instructblip-vicuna-7b (mirrored in hlky/dinoml_v2
-            # agents/plans/transformers/instructblipvideo/)
-            Checkpoint("Salesforce/instructblip-vicuna-7b", "InstructBLIP-Vicuna-7B", {
-                "architectures": ["InstructBlipForConditionalGeneration"], "image_token_index": 32001,
-                "initializer_factor": 1.0, "model_type": "instructblip", "num_query_tokens": 32,
-                "qformer_config": {"model_type": "instructblip_qformer", "vocab_size": 30523},
-                "text_config": {
-                    "architectures": ["LLaMAForCausalLM"], "attention_bias": False, "head_dim": 128,
-                    "hidden_act": "silu", "hidden_size": 4096, "intermediate_size": 11008, "max_sequence_length": 2048,
-                    "mlp_bias": False, "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 32,
-                    "num_key_value_heads": 32, "pretraining_tp": 1, "rms_norm_eps": 1e-06, "rope_scaling": None,
-                    "rope_theta": 10000.0, "tie_word_embeddings": False, "dtype": "float16", "vocab_size": 32064,
-                },
-                "tie_word_embeddings": False, "dtype": "float32", "use_decoder_only_language_model": True,
-                "video_token_index": 32002, "vision_config": {"model_type": "instructblip_vision_model"},
-            }),
-        ),
+        checkpoints=recorded_checkpoints("instructblip"),
         tiny={"config_class": "InstructBlipConfig", "overrides": {
             "text_config": _text("llama", model_type="llama"), "vision_config": BLIP_VISION, "qformer_config": QFORMER,
             "num_query_tokens": 4, "image_token_id": 299},
@@ -651,25 +365,7 @@ LLAVA_KIN = (
         image_required=Q_FORMER_NEEDS_IMAGE.replace("pixel_values", "pixel_values (the video's frames)"),
         vision=("vision_model", "qformer", "language_projection"),
         image_inputs=("pixel_values", "qformer_input_ids", "qformer_attention_mask"),
-        checkpoints=(
-            # config.json of Salesforce/instructblip-vicuna-7b (mirrored in hlky/dinoml_v2
-            # agents/plans/transformers/instructblipvideo/); its model_type instructblip left out, as
-            # InstructBlipVideoConfig takes the same sizes
-            Checkpoint("Salesforce/instructblip-vicuna-7b", "InstructBLIP-Vicuna-7B (video)", {
-                "architectures": ["InstructBlipForConditionalGeneration"], "image_token_index": 32001,
-                "initializer_factor": 1.0, "num_query_tokens": 32,
-                "qformer_config": {"model_type": "instructblip_qformer", "vocab_size": 30523},
-                "text_config": {
-                    "architectures": ["LLaMAForCausalLM"], "attention_bias": False, "head_dim": 128,
-                    "hidden_act": "silu", "hidden_size": 4096, "intermediate_size": 11008, "max_sequence_length": 2048,
-                    "mlp_bias": False, "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 32,
-                    "num_key_value_heads": 32, "pretraining_tp": 1, "rms_norm_eps": 1e-06, "rope_scaling": None,
-                    "rope_theta": 10000.0, "tie_word_embeddings": False, "dtype": "float16", "vocab_size": 32064,
-                },
-                "tie_word_embeddings": False, "dtype": "float32", "use_decoder_only_language_model": True,
-                "video_token_index": 32002, "vision_config": {"model_type": "instructblip_vision_model"},
-            }),
-        ),
+        checkpoints=recorded_checkpoints("instructblipvideo"),
         tiny={"config_class": "InstructBlipVideoConfig", "overrides": {
             "text_config": _text("llama", model_type="llama"), "vision_config": BLIP_VISION, "qformer_config": QFORMER,
             "num_query_tokens": 4, "video_token_id": 299},

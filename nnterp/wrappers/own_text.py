@@ -6,7 +6,7 @@ code."""
 from nnterp.family import Checkpoint
 
 from .declarations import QWEN_IMAGE, SIGLIP, _text
-from .wrapper import Wrapper
+from .wrapper import Wrapper, recorded_checkpoints
 
 #: A one-block Qwen3-VL-style vision transformer (Qwen3.5's): 4-pixel patches, two frames each, merged 2x2.
 QWEN3_VISION = {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64, "num_heads": 2,
@@ -71,56 +71,7 @@ OWN_TEXT = (
              "inputs_embeds.masked_scatter (videos and audio next, by masked_scatters of their own).",
         vision=("model.vision_tower", "model.embed_vision"),
         image_inputs=("pixel_values", "image_position_ids"),
-        checkpoints=(
-            # config.json of google/gemma-4-E2B-it (mirrored in hlky/dinoml_v2
-            # agents/plans/transformers/gemma4/_sources/)
-            Checkpoint("google/gemma-4-e2b-it", "Gemma-4-E2B-it", {
-                "architectures": ["Gemma4ForConditionalGeneration"],
-                "audio_config": {
-                    "architectures": None, "attention_chunk_size": 12, "attention_context_left": 13,
-                    "attention_context_right": 0, "attention_invalid_logits_value": -1000000000.0,
-                    "attention_logit_cap": 50.0, "chunk_size_feed_forward": 0, "conv_kernel_size": 5,
-                    "dtype": "bfloat16", "gradient_clipping": 10000000000.0, "hidden_act": "silu", "hidden_size": 1024,
-                    "is_encoder_decoder": False, "model_type": "gemma4_audio", "num_attention_heads": 8,
-                    "num_hidden_layers": 12, "output_proj_dims": 1536, "problem_type": None, "residual_weight": 0.5,
-                    "rms_norm_eps": 1e-06, "subsampling_conv_channels": [128, 32], "use_clipped_linears": True,
-                },
-                "audio_token_id": 258881, "boa_token_id": 256000, "boi_token_id": 255999, "dtype": "bfloat16",
-                "eoa_token_id": 258883, "eoa_token_index": 258883, "eoi_token_id": 258882, "image_token_id": 258880,
-                "model_type": "gemma4",
-                "text_config": {
-                    "attention_bias": False, "attention_k_eq_v": False, "dtype": "bfloat16", "enable_moe_block": False,
-                    "expert_intermediate_size": None, "final_logit_softcapping": 30.0, "global_head_dim": 512,
-                    "head_dim": 256, "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 1536,
-                    "hidden_size_per_layer_input": 256, "intermediate_size": 6144,
-                    "layer_types": (["sliding_attention"] * 4 + ["full_attention"]) * 7,
-                    "max_position_embeddings": 131072, "model_type": "gemma4_text", "num_attention_heads": 8,
-                    "num_experts": None, "num_global_key_value_heads": None, "num_hidden_layers": 35,
-                    "num_key_value_heads": 1, "num_kv_shared_layers": 20, "rms_norm_eps": 1e-06,
-                    "rope_parameters": {
-                        "full_attention": {
-                            "partial_rotary_factor": 0.25, "rope_theta": 1000000.0, "rope_type": "proportional",
-                        },
-                        "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-                    },
-                    "sliding_window": 512, "tie_word_embeddings": True, "top_k_experts": None,
-                    "use_bidirectional_attention": None, "use_double_wide_mlp": True, "vocab_size": 262144,
-                    "vocab_size_per_layer_input": 262144,
-                },
-                "tie_word_embeddings": True, "video_token_id": 258884,
-                "vision_config": {
-                    "architectures": None, "attention_bias": False, "chunk_size_feed_forward": 0,
-                    "default_output_length": 280, "dtype": "bfloat16", "global_head_dim": 64, "head_dim": 64,
-                    "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 768, "intermediate_size": 3072,
-                    "is_encoder_decoder": False, "max_position_embeddings": 131072, "model_type": "gemma4_vision",
-                    "num_attention_heads": 12, "num_hidden_layers": 16, "num_key_value_heads": 12, "patch_size": 16,
-                    "pooling_kernel_size": 3, "position_embedding_size": 10240, "problem_type": None,
-                    "rms_norm_eps": 1e-06, "rope_parameters": {"rope_theta": 100.0, "rope_type": "default"},
-                    "standardize": False, "use_clipped_linears": True,
-                },
-                "vision_soft_tokens_per_image": 280,
-            }),
-        ),
+        checkpoints=recorded_checkpoints("gemma4"),
         tiny={"config_class": "Gemma4Config", "overrides": {
             "text_config": _text("gemma4_text"), "image_token_id": 299, "boi_token_id": 297, "eoi_token_id": 298,
             "video_token_id": 295, "audio_token_id": 294,
@@ -146,35 +97,7 @@ OWN_TEXT = (
              "image_grid_thw and mm_token_type_ids.",
         vision=("model.visual",),
         image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
-        checkpoints=(
-            # config.json of Qwen/Qwen3.5-27B (copied into ai-dynamo/aiconfigurator
-            # aic-core/src/aiconfigurator_core/model_configs/Qwen--Qwen3.5-27B_config.json)
-            Checkpoint("Qwen/Qwen3.5-27B", "Qwen3.5-27B", {
-                "architectures": ["Qwen3_5ForConditionalGeneration"], "image_token_id": 248056, "model_type": "qwen3_5",
-                "text_config": {
-                    "attention_bias": False, "attn_output_gate": True, "dtype": "bfloat16",
-                    "full_attention_interval": 4, "head_dim": 256, "hidden_act": "silu", "hidden_size": 5120,
-                    "intermediate_size": 17408, "layer_types": (["linear_attention"] * 3 + ["full_attention"]) * 16,
-                    "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_num_key_heads": 16,
-                    "linear_num_value_heads": 48, "linear_value_head_dim": 128, "max_position_embeddings": 262144,
-                    "mlp_only_layers": [], "model_type": "qwen3_5_text", "mtp_num_hidden_layers": 1,
-                    "mtp_use_dedicated_embeddings": False, "num_attention_heads": 24, "num_hidden_layers": 64,
-                    "num_key_value_heads": 4, "rms_norm_eps": 1e-06, "vocab_size": 248320, "mamba_ssm_dtype": "float32",
-                    "rope_parameters": {
-                        "mrope_interleaved": True, "mrope_section": [11, 11, 10], "rope_type": "default",
-                        "rope_theta": 10000000, "partial_rotary_factor": 0.25,
-                    },
-                },
-                "tie_word_embeddings": False, "video_token_id": 248057,
-                "vision_config": {
-                    "deepstack_visual_indexes": [], "depth": 27, "hidden_act": "gelu_pytorch_tanh", "hidden_size": 1152,
-                    "in_channels": 3, "intermediate_size": 4304, "model_type": "qwen3_5", "num_heads": 16,
-                    "num_position_embeddings": 2304, "out_hidden_size": 5120, "patch_size": 16, "spatial_merge_size": 2,
-                    "temporal_patch_size": 2,
-                },
-                "vision_end_token_id": 248054, "vision_start_token_id": 248053,
-            }),
-        ),
+        checkpoints=recorded_checkpoints("qwen3_5"),
         tiny={"config_class": "Qwen3_5Config", "overrides": {
             "text_config": _text("qwen3_5_text"), **QWEN_IDS, "vision_config": QWEN3_VISION},
             "image": QWEN_PLACEHOLDERS},
@@ -192,38 +115,7 @@ OWN_TEXT = (
              "inputs_embeds.masked_scatter, multimodal rotary positions in the language model.",
         vision=("model.visual",),
         image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
-        checkpoints=(
-            # config.json of Qwen/Qwen3.5-35B-A3B (copied into ai-dynamo/aiconfigurator
-            # aic-core/src/aiconfigurator_core/model_configs/Qwen--Qwen3.5-35B-A3B_config.json)
-            Checkpoint("Qwen/Qwen3.5-35B-A3B", "Qwen3.5-35B-A3B", {
-                "architectures": ["Qwen3_5MoeForConditionalGeneration"], "image_token_id": 248056,
-                "model_type": "qwen3_5_moe",
-                "text_config": {
-                    "attention_bias": False, "attn_output_gate": True, "dtype": "bfloat16",
-                    "full_attention_interval": 4, "head_dim": 256, "hidden_act": "silu", "hidden_size": 2048,
-                    "layer_types": (["linear_attention"] * 3 + ["full_attention"]) * 10, "linear_conv_kernel_dim": 4,
-                    "linear_key_head_dim": 128, "linear_num_key_heads": 16, "linear_num_value_heads": 32,
-                    "linear_value_head_dim": 128, "max_position_embeddings": 262144, "mlp_only_layers": [],
-                    "model_type": "qwen3_5_moe_text", "moe_intermediate_size": 512, "mtp_num_hidden_layers": 1,
-                    "mtp_use_dedicated_embeddings": False, "num_attention_heads": 16, "num_experts": 256,
-                    "num_experts_per_tok": 8, "num_hidden_layers": 40, "num_key_value_heads": 2, "rms_norm_eps": 1e-06,
-                    "router_aux_loss_coef": 0.001, "shared_expert_intermediate_size": 512, "vocab_size": 248320,
-                    "mamba_ssm_dtype": "float32",
-                    "rope_parameters": {
-                        "mrope_interleaved": True, "mrope_section": [11, 11, 10], "rope_type": "default",
-                        "rope_theta": 10000000, "partial_rotary_factor": 0.25,
-                    },
-                },
-                "tie_word_embeddings": False, "video_token_id": 248057,
-                "vision_config": {
-                    "deepstack_visual_indexes": [], "depth": 27, "hidden_act": "gelu_pytorch_tanh", "hidden_size": 1152,
-                    "in_channels": 3, "intermediate_size": 4304, "model_type": "qwen3_5_moe", "num_heads": 16,
-                    "num_position_embeddings": 2304, "out_hidden_size": 2048, "patch_size": 16, "spatial_merge_size": 2,
-                    "temporal_patch_size": 2,
-                },
-                "vision_end_token_id": 248054, "vision_start_token_id": 248053,
-            }),
-        ),
+        checkpoints=recorded_checkpoints("qwen3_5_moe"),
         tiny={"config_class": "Qwen3_5MoeConfig", "overrides": {
             "text_config": _text("qwen3_5_moe_text"), **QWEN_IDS, "vision_config": QWEN3_VISION},
             "image": QWEN_PLACEHOLDERS},
@@ -243,36 +135,7 @@ OWN_TEXT = (
              "unshuffles each downsample_factor^2 block of patches into one row, and Lfm2VlModel's forward places "
              "the projected rows with inputs_embeds.masked_scatter.",
         image_inputs=("pixel_values", "spatial_shapes", "pixel_attention_mask"),
-        checkpoints=(
-            # config.json of LiquidAI/LFM2-VL-1.6B (mirrored in hlky/dinoml_v2
-            # agents/plans/transformers/lfm2_vl/_sources/)
-            Checkpoint("LiquidAI/LFM2-VL-1.6B", "LFM2-VL-1.6B", {
-                "architectures": ["Lfm2VlForConditionalGeneration"], "do_image_splitting": True, "downsample_factor": 2,
-                "dtype": "bfloat16", "encoder_patch_size": 16, "image_token_id": 396, "image_token_index": 396,
-                "max_image_tokens": 256, "max_num_patches": 1024, "max_pixels_tolerance": 1.5, "max_tiles": 10,
-                "min_image_tokens": 64, "min_tiles": 2, "model_type": "lfm2_vl", "projector_bias": True,
-                "projector_hidden_act": "gelu", "projector_hidden_size": 2560,
-                "text_config": {
-                    "architectures": ["Lfm2ForCausalLM"], "block_auto_adjust_ff_dim": True, "block_dim": 2048,
-                    "block_ff_dim": 12288, "block_ffn_dim_multiplier": 1.0, "block_mlp_init_scale": 1.0,
-                    "block_multiple_of": 256, "block_norm_eps": 1e-05, "block_out_init_scale": 1.0,
-                    "block_use_swiglu": True, "block_use_xavier_init": True, "conv_L_cache": 3, "conv_bias": False,
-                    "conv_dim": 2048, "conv_dim_out": 2048, "conv_use_xavier_init": True, "dtype": "bfloat16",
-                    "hidden_size": 2048, "intermediate_size": 12288,
-                    "layer_types": ["full_attention" if i in (2, 5, 8, 10, 12, 14) else "conv" for i in range(16)],
-                    "max_position_embeddings": 128000, "model_type": "lfm2", "norm_eps": 1e-05,
-                    "num_attention_heads": 32, "num_heads": 32, "num_hidden_layers": 16, "num_key_value_heads": 8,
-                    "rope_theta": 1000000.0, "use_pos_enc": True, "vocab_size": 65536,
-                },
-                "tile_size": 512, "use_image_special_tokens": True, "use_thumbnail": True,
-                "vision_config": {
-                    "dtype": "bfloat16", "hidden_act": "gelu_pytorch_tanh", "hidden_size": 1152,
-                    "intermediate_size": 4304, "layer_norm_eps": 1e-06, "model_type": "siglip2_vision_model",
-                    "num_attention_heads": 16, "num_channels": 3, "num_hidden_layers": 26, "num_patches": 256,
-                    "patch_size": 16, "vision_use_head": False,
-                },
-            }),
-        ),
+        checkpoints=recorded_checkpoints("lfm2_vl"),
         tiny={"config_class": "Lfm2VlConfig", "overrides": {
             "text_config": _text("lfm2"), "image_token_id": 299, "downsample_factor": 2,
             "projector_hidden_size": 64,
@@ -322,52 +185,7 @@ OWN_TEXT = (
              "masked_scatter).",
         vision=("model.vision_tower", "model.mm_projector"),
         image_inputs=("pixel_values", "image_grid_thw"),
-        checkpoints=(
-            # config.json of nvidia/Kimi-K2.6-NVFP4, NVIDIA's NVFP4 re-upload of these weights, its quantization left
-            # out (copied into ai-dynamo/aiconfigurator aic-core/src/aiconfigurator_core/model_configs/
-            # nvidia--Kimi-K2.6-NVFP4_config.json)
-            Checkpoint("moonshotai/Kimi-K2.6", "Kimi-K2.6", {
-                "architectures": ["KimiK25ForConditionalGeneration"], "dtype": "bfloat16", "ignore_index": -100,
-                "media_placeholder_token_id": 163605, "model_type": "kimi_k25",
-                "text_config": {
-                    "architectures": ["DeepseekV3ForCausalLM"], "add_cross_attention": False, "attention_bias": False,
-                    "aux_loss_alpha": 0.001, "bad_words_ids": None, "begin_suppress_tokens": None,
-                    "chunk_size_feed_forward": 0, "cross_attention_hidden_size": None, "diversity_penalty": 0.0,
-                    "do_sample": False, "dtype": "bfloat16", "early_stopping": False, "encoder_no_repeat_ngram_size": 0,
-                    "ep_size": 1, "exponential_decay_length_penalty": None, "finetuning_task": None,
-                    "first_k_dense_replace": 1, "forced_bos_token_id": None, "forced_eos_token_id": None,
-                    "hidden_act": "silu", "hidden_size": 7168, "intermediate_size": 18432, "is_decoder": False,
-                    "is_encoder_decoder": False, "kv_lora_rank": 512, "length_penalty": 1.0, "max_length": 20,
-                    "max_position_embeddings": 262144, "min_length": 0, "model_type": "deepseek_v3",
-                    "moe_intermediate_size": 2048, "moe_layer_freq": 1, "n_group": 1, "n_routed_experts": 384,
-                    "n_shared_experts": 1, "no_repeat_ngram_size": 0, "norm_topk_prob": True, "num_attention_heads": 64,
-                    "num_beam_groups": 1, "num_beams": 1, "num_experts_per_tok": 8, "num_hidden_layers": 61,
-                    "num_key_value_heads": 64, "num_nextn_predict_layers": 0, "num_return_sequences": 1,
-                    "output_scores": False, "prefix": None, "pretraining_tp": 1, "problem_type": None,
-                    "pruned_heads": {}, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
-                    "remove_invalid_values": False, "repetition_penalty": 1.0, "return_dict_in_generate": False,
-                    "rms_norm_eps": 1e-05,
-                    "rope_scaling": {
-                        "beta_fast": 32.0, "beta_slow": 1.0, "factor": 64.0, "mscale": 1.0, "mscale_all_dim": 1.0,
-                        "original_max_position_embeddings": 4096, "type": "yarn",
-                    },
-                    "rope_theta": 50000.0, "routed_scaling_factor": 2.827, "scoring_func": "sigmoid", "seq_aux": True,
-                    "suppress_tokens": None, "temperature": 1.0, "tf_legacy_loss": False, "tie_encoder_decoder": False,
-                    "tie_word_embeddings": False, "top_k": 50, "top_p": 1.0, "topk_group": 1, "topk_method": "noaux_tc",
-                    "typical_p": 1.0, "use_bfloat16": False, "v_head_dim": 128, "vocab_size": 163840,
-                },
-                "tie_word_embeddings": False, "use_unified_vision_chunk": True,
-                "video_placeholder": "<|kimi_k25_video_placeholder|>",
-                "vision_config": {
-                    "init_pos_emb_height": 64, "init_pos_emb_time": 4, "init_pos_emb_width": 64,
-                    "merge_kernel_size": [2, 2], "merge_type": "sd2_tpool", "mm_hidden_size": 1152,
-                    "mm_projector_type": "patchmerger", "model_type": "", "patch_size": 14,
-                    "pos_emb_type": "divided_fixed", "projector_hidden_act": "gelu", "projector_ln_eps": 1e-05,
-                    "text_hidden_size": 7168, "video_attn_type": "spatial_temporal", "vt_hidden_size": 1152,
-                    "vt_intermediate_size": 4304, "vt_num_attention_heads": 16, "vt_num_hidden_layers": 27,
-                },
-            }),
-        ),
+        checkpoints=recorded_checkpoints("kimi_k25"),
         tiny={"config_class": "Kimi_K25Config", "overrides": {
             "text_config": _text("deepseek_v3"), **QWEN_IDS, "projection_hidden_size": 32,
             "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
@@ -478,10 +296,7 @@ OWN_TEXT = (
              "from image_grid_thw and mm_token_type_ids.",
         vision=("model.visual",),
         image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
-        checkpoints=(Checkpoint("Qwen/Qwen4-Exp", "Qwen4-Exp", {
-            "architectures": ["Qwen4ExpForConditionalGeneration"], "model_type": "qwen4_exp"}, not_buildable=(
-            "its indexed-attention layers need the QSA indexer sizes (indexer_budget, indexer_compress_ratio, ...), "
-            "which the config class leaves unset and which are not known offline")),),
+        checkpoints=recorded_checkpoints("qwen4_exp"),
         tiny={"config_class": "Qwen4ExpConfig", "overrides": {
             "text_config": _text("qwen4_exp_text"), **QWEN_IDS, "vision_config": QWEN3_VISION},
             "image": QWEN_PLACEHOLDERS},
@@ -581,10 +396,7 @@ OWN_TEXT = (
              "image_grid_thw and mm_token_type_ids.",
         vision=("model.visual",),
         image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
-        checkpoints=(Checkpoint("CohereLabs/North-Micro-Vision-Instruct", "North-Micro-Vision-Instruct", {
-            "architectures": ["CohereCompassForConditionalGeneration"], "model_type": "cohere_compass"},
-            not_buildable=("its sizes are not recorded here, and CohereCompassConfig's defaults do not build (the "
-                           "text config's rope_parameters has no entry for its full_attention layers)")),),
+        checkpoints=recorded_checkpoints("cohere_compass"),
         tiny={"config_class": "CohereCompassConfig", "overrides": {
             "text_config": _text("cohere_compass_text"), **QWEN_IDS,
             "vision_config": {**QWEN3_VISION, "deepstack_visual_indexes": [0]}},
@@ -724,52 +536,7 @@ OWN_TEXT = (
              "language model's positions stay one-dimensional.",
         image_token="image_token_index",
         image_inputs=("pixel_values", "image_grid_thw"),
-        checkpoints=(
-            # config.json of nvidia/MiniMax-M3-NVFP4, NVIDIA's NVFP4 re-upload of these weights, less its quantization
-            # and its text config's num_mtp_modules (one MTP module there, seven in the BF16 release), copied into
-            # ai-dynamo/aiconfigurator aic-core/src/aiconfigurator_core/model_configs/
-            # nvidia--MiniMax-M3-NVFP4_config.json
-            Checkpoint("MiniMaxAI/MiniMax-M3", "MiniMax-M3", {
-                "architectures": ["MiniMaxM3SparseForConditionalGeneration"], "model_type": "minimax_m3_vl",
-                "text_config": {
-                    "architectures": ["MiniMaxM3SparseForCausalLM"], "dtype": "bfloat16", "hidden_size": 6144,
-                    "intermediate_size": 3072, "num_hidden_layers": 60, "num_attention_heads": 64,
-                    "num_key_value_heads": 4, "head_dim": 128, "vocab_size": 200064, "max_position_embeddings": 1048576,
-                    "rms_norm_eps": 1e-06, "use_gemma_norm": True, "attention_output_gate": False,
-                    "rope_theta": 5000000, "rotary_dim": 64, "partial_rotary_factor": 0.5, "hidden_act": "swigluoai",
-                    "use_qk_norm": True, "tie_word_embeddings": False, "dense_intermediate_size": 12288,
-                    "shared_intermediate_size": 3072, "num_local_experts": 128, "num_experts_per_tok": 4,
-                    "n_shared_experts": 1, "scoring_func": "sigmoid", "use_routing_bias": True,
-                    "moe_layer_freq": [0] * 3 + [1] * 57, "qk_norm_type": "per_head", "swiglu_alpha": 1.702,
-                    "swiglu_limit": 7.0, "routed_scaling_factor": 2.0,
-                    "sparse_attention_config": {
-                        "use_sparse_attention": True, "sparse_index_dim": 128, "sparse_num_index_heads": 4,
-                        "sparse_topk_blocks": 16, "sparse_block_size": 128,
-                        "sparse_disable_index_value": [0] * 3 + [1] * 57, "sparse_score_type": "max",
-                        "sparse_init_block": 0, "sparse_local_block": 1, "sparse_attention_freq": [0] * 3 + [1] * 57,
-                    },
-                },
-                "vision_config": {
-                    "hidden_size": 1280, "num_attention_heads": 16, "num_hidden_layers": 32, "intermediate_size": 5120,
-                    "patch_size": 14, "image_size": 2016, "projection_dim": 6144, "position_embedding_type": "rope",
-                    "rope_mode": "3d", "rope_theta": 10000.0, "hidden_act": "gelu", "initializer_factor": 1.0,
-                    "layer_norm_eps": 1e-05, "model_type": "clip_vision_model", "num_channels": 3, "vocab_size": 32000,
-                    "img_token_compression_config": {
-                        "image_token_compression_method": "patch_merge", "spatial_merge_size": 2,
-                        "temporal_patch_size": 2,
-                    },
-                    "vision_segment_max_frames": 4,
-                },
-                "img_token_compression_config": {
-                    "image_token_compression_method": "patch_merge", "spatial_merge_size": 2, "temporal_patch_size": 2,
-                },
-                "image_grid_pinpoints": "[(336, 336), (336, 672), (336, 1008), (336, 1344), (336, 1680), (336, 2016), (672, 336), (672, 672), (672, 1008), (672, 1344), (672, 1680), (672, 2016), (1008, 336), (1008, 672), (1008, 1008), (1008, 1344), (1008, 1680), (1008, 2016), (1344, 336), (1344, 672), (1344, 1008), (1344, 1344), (1344, 1680), (1344, 2016), (1680, 336), (1680, 672), (1680, 1008), (1680, 1344), (1680, 1680), (1680, 2016), (2016, 336), (2016, 672), (2016, 1008), (2016, 1344), (2016, 1680), (2016, 2016)]",
-                "image_seq_length": 576, "image_token_index": 200025, "video_token_index": 200026,
-                "multimodal_projector_bias": True, "num_reward_heads": 0, "process_image_mode": "dynamic_res",
-                "projector_hidden_act": "gelu", "vision_feature_layer": -1, "vision_feature_select_strategy": "full",
-                "dtype": "bfloat16", "projector_hidden_size": 6144,
-            }),
-        ),
+        checkpoints=recorded_checkpoints("minimax_m3_vl"),
         tiny={"config_class": "MiniMaxM3VLConfig", "overrides": {
             "text_config": _text("minimax_m3_vl_text"), "image_token_index": 299, "video_token_index": 298,
             "projector_hidden_size": 64,

@@ -4,12 +4,12 @@ multimodal rotary positions computed outside the blocks. Each is served through 
 where the language model sits, where the image features enter, the image inputs and a tiny recipe with a one-layer
 vision tower. Each note is read from transformers' modeling code."""
 
-from nnterp.family import Checkpoint, checkpoint_data
+from nnterp.family import checkpoint_data
 from nnterp.sites import WHOLE, Assigned, Call, Read
 
 from .declarations import MROPE, QWEN_IMAGE, SIGLIP, _text
 from .own_text import QWEN3_VISION, QWEN_IDS, QWEN_PLACEHOLDERS
-from .wrapper import IMAGE_ROWS, Wrapper
+from .wrapper import IMAGE_ROWS, Wrapper, recorded_checkpoints
 
 #: A one-block GLM-4V vision transformer: 16-pixel images in 4-pixel patches, two frames each, merged 2x2.
 GLM4V_VISION = {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64, "num_heads": 2,
@@ -117,33 +117,7 @@ TEXT_KIN = (
              "merger's rows placed by inputs_embeds.masked_scatter at image_token_id, multimodal rotary positions.",
         vision=("model.visual",),
         image_inputs=QWEN_INPUTS,
-        checkpoints=(
-            # config.json of unsloth/GLM-OCR, the re-upload of zai-org/GLM-OCR (copied into hlky/dinoml_v2
-            # agents/plans/transformers/glm_ocr/_sources/unsloth_GLM-OCR_config.json)
-            Checkpoint("unsloth/GLM-OCR", "GLM-OCR", {
-                "architectures": ["GlmOcrForConditionalGeneration"], "model_type": "glm_ocr",
-                "text_config": {
-                    "model_type": "glm_ocr_text", "pad_token_id": 59246, "vocab_size": 59392,
-                    "eos_token_id": [59246, 59253], "attention_bias": False, "attention_dropout": 0.0, "head_dim": 128,
-                    "hidden_act": "silu", "hidden_size": 1536, "initializer_range": 0.02, "intermediate_size": 4608,
-                    "max_position_embeddings": 131072, "num_attention_heads": 16, "num_hidden_layers": 16,
-                    "num_nextn_predict_layers": 1, "num_key_value_heads": 8, "rms_norm_eps": 1e-05,
-                    "dtype": "bfloat16",
-                    "rope_parameters": {"rope_type": "default", "mrope_section": [16, 24, 24],
-                                        "partial_rotary_factor": 1.0, "rope_theta": 10000},
-                    "tie_word_embeddings": False, "use_cache": True,
-                },
-                "vision_config": {
-                    "model_type": "glm_ocr_vision", "hidden_size": 1024, "depth": 24, "num_heads": 16,
-                    "attention_bias": True, "intermediate_size": 4096, "hidden_act": "silu",
-                    "hidden_dropout_prob": 0.0, "initializer_range": 0.02, "image_size": 336, "patch_size": 14,
-                    "out_hidden_size": 1536, "rms_norm_eps": 1e-05, "spatial_merge_size": 2,
-                    "temporal_patch_size": 2,
-                },
-                "image_start_token_id": 59256, "image_end_token_id": 59257, "video_start_token_id": 59258,
-                "video_end_token_id": 59259, "image_token_id": 59280, "video_token_id": 59281,
-            }),
-        ),
+        checkpoints=recorded_checkpoints("glm_ocr"),
         tiny={"config_class": "GlmOcrConfig", "overrides": {
             "text_config": _text("glm4", rope_parameters=GLM_MROPE), **GLM4V_IDS, "vision_config": GLM4V_VISION},
             "image": GLM4V_PLACEHOLDERS},
@@ -403,10 +377,7 @@ TEXT_KIN += (
                 "deepstack_layer_map or spatial_target_layers names (a projector's output, packed per image)"))},
         # the checkpoint Granite4VisionConfig's docstring names (transformers' configuration_granite4_vision.py, as
         # published on GitHub; 5.24's names a LLaVA-NeXT checkpoint instead)
-        checkpoints=(Checkpoint("ibm-granite/granite-4.0-3b-vision", "Granite-4.0-3B-Vision", {
-            "architectures": ["Granite4VisionForConditionalGeneration"], "model_type": "granite4_vision"},
-            not_buildable="its sizes are not recorded here, and Granite4VisionConfig's defaults name no "
-                          "deepstack_layer_map"),),
+        checkpoints=recorded_checkpoints("granite4_vision"),
         tiny={"config_class": "Granite4VisionConfig", "overrides": {
             # an attention_multiplier unlike head_dim ** -0.5 (GRANITE_TINY's 0.25 is 16 ** -0.5), so the page tells
             "text_config": _text("granite", num_hidden_layers=3, model_type="granite4_vision_text",

@@ -5,11 +5,11 @@ image placeholders (image_mask). Each note is read from transformers' modeling c
 
 import dataclasses
 
-from nnterp.family import Checkpoint, declared_family
+from nnterp.family import declared_family
 from nnterp.readout import Readout
 from nnterp.sites import Child, Read
 
-from .wrapper import Wrapper
+from .wrapper import Wrapper, recorded_checkpoints
 
 #: A tiny text stack (Llama's tiny recipe) with its special ids inside the vocabulary.
 TEXT = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
@@ -109,10 +109,7 @@ VQ_TOKENS += (
             Child("lm_head"), snapshot=True,
             description="lm_head's output, a copy taken as lm_head returns it: the forward then writes the float "
                         "minimum in place into its image-token columns, which logits hold")},
-        checkpoints=(Checkpoint("facebook/chameleon-7b", "Chameleon-7B", {
-            "architectures": ["ChameleonForConditionalGeneration"], "model_type": "chameleon"}, not_buildable=(
-            "its sizes are not recorded here, and ChameleonConfig's defaults leave out vocabulary_map, which holds "
-            "the image-token ids")),),
+        checkpoints=recorded_checkpoints("chameleon"),
         tiny={"config_class": "ChameleonConfig", "overrides": {
             **TEXT, "vocabulary_map": CHAMELEON_MAP, "vq_config": CHAMELEON_VQ},
             # an 8-pixel image: 4 x 4 codes

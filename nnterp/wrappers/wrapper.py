@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
+from importlib import resources
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -17,6 +19,13 @@ from ..writeback import Derived, Read
 
 #: The text family's native paths start with its base model's attribute on the CausalLM.
 TEXT_PREFIX = "model."
+
+
+def recorded_checkpoints(wrapper_name: str) -> tuple[Checkpoint, ...]:
+    """The checkpoints a wrapper's data file (``wrappers/checkpoints/<name>.json``) records, in its order: the
+    config facts are data, kept out of the declarations."""
+    found = resources.files(__package__).joinpath("checkpoints", f"{wrapper_name}.json")
+    return tuple(Checkpoint(**entry) for entry in json.loads(found.read_text())["checkpoints"])
 
 
 @dataclass(frozen=True)
