@@ -2,11 +2,11 @@
 each: where the language model sits, where the image features enter, the image inputs and a tiny recipe with a
 one-layer vision tower."""
 
-from nnterp.family import Checkpoint, declared_family
+from nnterp.family import Checkpoint
 from nnterp.readout import IDENTITY
 from nnterp.sites import Argument, Call
 
-from .wrapper import Wrapper, recorded_checkpoints
+from .wrapper import Wrapper, recipe, tiny_text
 
 #: A tiny SigLIP vision tower: one layer, 16-pixel images in 4-pixel patches.
 SIGLIP = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
@@ -15,11 +15,6 @@ SIGLIP = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "n
 
 #: a wrapper whose logits are lm_head's output, whatever its text family's CausalLM applies after it
 lm_head_alone = IDENTITY
-
-
-def _text(family: str, **extra):
-    """The text family's own tiny recipe, as the wrapper's text config (special ids inside its vocabulary)."""
-    return {"pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, **declared_family(family).tiny["overrides"], **extra}
 
 
 #: A tiny CLIP vision tower (LLaVA's): one layer, 16-pixel images in 4-pixel patches (16 patches and a CLS).
@@ -51,17 +46,13 @@ WRAPPERS = (
              "Gemma3Model's forward embeds the ids (placeholders of an out-of-vocabulary image token as pad), runs "
              "get_image_features and places the projected features with inputs_embeds.masked_scatter; "
              "image positions attend to each other bidirectionally when token_type_ids are passed.",
-        checkpoints=recorded_checkpoints("gemma3"),
-        tiny={"config_class": "Gemma3Config", "overrides": {
-            "text_config": _text("gemma3_text", sliding_window=8),
-            "vision_config": SIGLIP, "mm_tokens_per_image": 4, "image_token_id": 299, "boi_token_index": 297,
-            "eoi_token_index": 298},
-            "image": {"tokens": 4, "around": (297, 298), "pixel_values": (1, 3, 16, 16)}},
+        tiny=recipe("Gemma3Config", image={"tokens": 4, "around": (297, 298), "pixel_values": (1, 3, 16, 16)},
+            text_config=tiny_text("gemma3_text", sliding_window=8), vision_config=SIGLIP, mm_tokens_per_image=4,
+            image_token_id=299, boi_token_index=297, eoi_token_index=298),
     ),
     Wrapper(
         name="llava",
         title="LLaVA",
-        model_types=("llava",),
         classes=("LlavaForConditionalGeneration",),
         text_family="llama",
         summary="LLaVA 1.5 and its kin: a CLIP vision tower and a two-layer MLP projector around a Llama (or Vicuna, "
@@ -70,15 +61,12 @@ WRAPPERS = (
              "language_model} and lm_head. get_image_features takes the hidden states of vision_feature_layer (-2), "
              "drops the CLS position (vision_feature_select_strategy 'default') and projects them; LlavaModel's "
              "forward places them with inputs_embeds.masked_scatter at the image_token_id placeholders.",
-        checkpoints=recorded_checkpoints("llava"),
-        tiny={"config_class": "LlavaConfig", "overrides": {
-            "text_config": _text("llama"), "vision_config": CLIP, "image_token_id": 299},
-            "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16)}},
+        tiny=recipe("LlavaConfig", image={"tokens": 16, "pixel_values": (1, 3, 16, 16)}, vision_config=CLIP,
+            image_token_id=299),
     ),
     Wrapper(
         name="mistral3",
         title="Mistral Small 3",
-        model_types=("mistral3",),
         classes=("Mistral3ForConditionalGeneration",),
         text_family="mistral",
         summary="Mistral Small 3.1 and 3.2: a Pixtral vision tower and a patch-merging projector around a Mistral "
@@ -88,17 +76,13 @@ WRAPPERS = (
              "lm_head. Each image keeps its own size (image_sizes, in pixels); Mistral3Model's forward places the "
              "projected features with inputs_embeds.masked_scatter.",
         image_inputs=("pixel_values", "image_sizes"),
-        checkpoints=recorded_checkpoints("mistral3"),
-        tiny={"config_class": "Mistral3Config", "overrides": {
-            "text_config": _text("mistral"), "image_token_id": 299,
-            "vision_config": PIXTRAL},
-            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16), "image_sizes": [[16, 16]]}},
+        tiny=recipe("Mistral3Config", image={"tokens": 4, "pixel_values": (1, 3, 16, 16), "image_sizes": [[16, 16]]},
+            image_token_id=299, vision_config=PIXTRAL),
     ),
     Wrapper(
         name="paligemma",
         title="PaliGemma",
         first_position=1,
-        model_types=("paligemma",),
         classes=("PaliGemmaForConditionalGeneration",),
         text_family="gemma",
         summary="PaliGemma: a SigLIP vision tower and a linear projector around a Gemma language model (PaliGemma 2: "
@@ -108,15 +92,12 @@ WRAPPERS = (
              "so that the embedding's own sqrt(hidden_size) scale leaves them as projected; PaliGemmaModel's forward "
              "places them with inputs_embeds.masked_scatter. The prefix (image and prompt) attends bidirectionally "
              "when token_type_ids are passed.",
-        checkpoints=recorded_checkpoints("paligemma"),
-        tiny={"config_class": "PaliGemmaConfig", "overrides": {
-            "text_config": _text("gemma"), "vision_config": SIGLIP, "projection_dim": 64, "image_token_id": 299},
-            "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16)}},
+        tiny=recipe("PaliGemmaConfig", image={"tokens": 16, "pixel_values": (1, 3, 16, 16)}, vision_config=SIGLIP,
+            projection_dim=64, image_token_id=299),
     ),
     Wrapper(
         name="qwen2_vl",
         title="Qwen2-VL",
-        model_types=("qwen2_vl",),
         classes=("Qwen2VLForConditionalGeneration",),
         text_family="qwen2",
         summary="Qwen2-VL: a native-resolution vision transformer with a 2x2 patch merger around Qwen2's decoder "
@@ -129,17 +110,14 @@ WRAPPERS = (
              "(temporal, height, width: mrope_section), computed from image_grid_thw.",
         vision=("model.visual",),
         image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
-        checkpoints=recorded_checkpoints("qwen2_vl"),
-        tiny={"config_class": "Qwen2VLConfig", "overrides": {
-            "text_config": _text("qwen2", rope_parameters=MROPE), "image_token_id": 299, "video_token_id": 298,
-            "vision_start_token_id": 297,
-            "vision_config": {"depth": 1, "embed_dim": 32, "hidden_size": 64, "num_heads": 2, "patch_size": 4}},
-            "image": {**QWEN_IMAGE, "around": (297,), "types": "mm_token_type_ids"}},
+        tiny=recipe("Qwen2VLConfig", image={**QWEN_IMAGE, "around": (297,), "types": "mm_token_type_ids"},
+            text_config=tiny_text("qwen2", rope_parameters=MROPE), image_token_id=299, video_token_id=298,
+            vision_start_token_id=297,
+            vision_config={"depth": 1, "embed_dim": 32, "hidden_size": 64, "num_heads": 2, "patch_size": 4}),
     ),
     Wrapper(
         name="qwen2_5_vl",
         title="Qwen2.5-VL",
-        model_types=("qwen2_5_vl",),
         classes=("Qwen2_5_VLForConditionalGeneration",),
         text_family="qwen2",
         summary="Qwen2.5-VL: Qwen2-VL with a windowed-attention vision transformer (RMSNorm, gated MLP).",
@@ -148,18 +126,15 @@ WRAPPERS = (
              "inputs_embeds.masked_scatter, multimodal rotary positions in the language model.",
         vision=("model.visual",),
         image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
-        checkpoints=recorded_checkpoints("qwen2_5_vl"),
-        tiny={"config_class": "Qwen2_5_VLConfig", "overrides": {
-            "text_config": _text("qwen2", rope_parameters=MROPE), "image_token_id": 299, "video_token_id": 298,
-            "vision_start_token_id": 297,
-            "vision_config": {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64,
-                              "num_heads": 2, "patch_size": 4, "window_size": 16, "fullatt_block_indexes": [0]}},
-            "image": {**QWEN_IMAGE, "around": (297,), "types": "mm_token_type_ids"}},
+        tiny=recipe("Qwen2_5_VLConfig", image={**QWEN_IMAGE, "around": (297,), "types": "mm_token_type_ids"},
+            text_config=tiny_text("qwen2", rope_parameters=MROPE), image_token_id=299, video_token_id=298,
+            vision_start_token_id=297,
+            vision_config={"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64,
+                           "num_heads": 2, "patch_size": 4, "window_size": 16, "fullatt_block_indexes": [0]}),
     ),
     Wrapper(
         name="qwen3_vl",
         title="Qwen3-VL",
-        model_types=("qwen3_vl",),
         classes=("Qwen3VLForConditionalGeneration",),
         text_family="qwen3",
         summary="Qwen3-VL: Qwen3's decoder (per-head query and key norms) with interleaved multimodal rotary "
@@ -172,19 +147,16 @@ WRAPPERS = (
              "changes between blocks.",
         vision=("model.visual",),
         image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
-        checkpoints=recorded_checkpoints("qwen3_vl"),
-        tiny={"config_class": "Qwen3VLConfig", "overrides": {
-            "text_config": _text("qwen3", rope_parameters={**MROPE, "mrope_interleaved": True}),
-            "image_token_id": 299, "video_token_id": 298, "vision_start_token_id": 297,
-            "vision_config": {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64,
-                              "num_heads": 2, "patch_size": 4, "num_position_embeddings": 16,
-                              "deepstack_visual_indexes": [0]}},
-            "image": {**QWEN_IMAGE, "around": (297,), "types": "mm_token_type_ids"}},
+        tiny=recipe("Qwen3VLConfig", image={**QWEN_IMAGE, "around": (297,), "types": "mm_token_type_ids"},
+            text_config=tiny_text("qwen3", rope_parameters={**MROPE, "mrope_interleaved": True}), image_token_id=299,
+            video_token_id=298, vision_start_token_id=297,
+            vision_config={"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64,
+                           "num_heads": 2, "patch_size": 4, "num_position_embeddings": 16,
+                           "deepstack_visual_indexes": [0]}),
     ),
     Wrapper(
         name="vipllava",
         title="ViP-LLaVA",
-        model_types=("vipllava",),
         classes=("VipLlavaForConditionalGeneration",),
         text_family="llama",
         summary="ViP-LLaVA: LLaVA with a projector over the concatenated hidden states of several CLIP layers.",
@@ -192,15 +164,12 @@ WRAPPERS = (
              "GELU, linear over the vision_feature_layers' states side by side), language_model} and lm_head; "
              "VipLlavaModel's forward places the projected features with inputs_embeds.masked_scatter.",
         checkpoints=(Checkpoint("llava-hf/vip-llava-7b-hf", "ViP-LLaVA-7B"),),
-        tiny={"config_class": "VipLlavaConfig", "overrides": {
-            "text_config": _text("llama"), "vision_config": CLIP, "image_token_id": 299,
-            "vision_feature_layers": [-2, -1]},
-            "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16)}},
+        tiny=recipe("VipLlavaConfig", image={"tokens": 16, "pixel_values": (1, 3, 16, 16)}, vision_config=CLIP,
+            image_token_id=299, vision_feature_layers=[-2, -1]),
     ),
     Wrapper(
         name="aya_vision",
         title="Aya Vision",
-        model_types=("aya_vision",),
         classes=("AyaVisionForConditionalGeneration",),
         text_family="cohere2",
         summary="Aya Vision: a SigLIP vision tower and a pixel-shuffle SwiGLU projector around a Command R7B "
@@ -210,16 +179,12 @@ WRAPPERS = (
              "forward places the projected features with inputs_embeds.masked_scatter. Unlike Cohere2ForCausalLM, "
              "the wrapper's logits are lm_head's output with no logit_scale applied.",
         readout=lm_head_alone,
-        checkpoints=recorded_checkpoints("aya_vision"),
-        tiny={"config_class": "AyaVisionConfig", "overrides": {
-            "text_config": _text("cohere2"), "vision_config": SIGLIP, "image_token_id": 299,
-            "downsample_factor": 2, "alignment_intermediate_size": 64},
-            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16)}},
+        tiny=recipe("AyaVisionConfig", image={"tokens": 4, "pixel_values": (1, 3, 16, 16)}, vision_config=SIGLIP,
+            image_token_id=299, downsample_factor=2, alignment_intermediate_size=64),
     ),
     Wrapper(
         name="cohere2_vision",
         title="Command A Vision",
-        model_types=("cohere2_vision",),
         classes=("Cohere2VisionForConditionalGeneration",),
         text_family="cohere2",
         summary="Command A Vision: a SigLIP 2 vision tower and a pixel-shuffle SwiGLU projector around a Cohere 2 "
@@ -230,15 +195,13 @@ WRAPPERS = (
              "wrapper's logits are lm_head's output with no logit_scale applied.",
         readout=lm_head_alone,
         checkpoints=(Checkpoint("CohereLabs/command-a-vision-07-2025", "Command-A-Vision"),),
-        tiny={"config_class": "Cohere2VisionConfig", "overrides": {
-            "text_config": _text("cohere2"), "vision_config": {**SIGLIP, "model_type": "siglip_vision_model"},
-            "image_token_id": 299, "downsample_factor": 2, "alignment_intermediate_size": 64},
-            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16)}},
+        tiny=recipe("Cohere2VisionConfig", image={"tokens": 4, "pixel_values": (1, 3, 16, 16)},
+            vision_config={**SIGLIP, "model_type": "siglip_vision_model"}, image_token_id=299, downsample_factor=2,
+            alignment_intermediate_size=64),
     ),
     Wrapper(
         name="internvl",
         title="InternVL",
-        model_types=("internvl",),
         classes=("InternVLForConditionalGeneration",),
         text_family="qwen2",
         summary="InternVL 3: the InternViT vision tower and a pixel-shuffle MLP projector around a Qwen2.5 language "
@@ -246,16 +209,12 @@ WRAPPERS = (
         note="InternVLForConditionalGeneration: model.{vision_tower (InternViT), multi_modal_projector (layer norm, "
              "linear, GELU, linear after a pixel shuffle by downsample_ratio), language_model} and lm_head; "
              "InternVLModel's forward places the projected features with inputs_embeds.masked_scatter.",
-        checkpoints=recorded_checkpoints("internvl"),
-        tiny={"config_class": "InternVLConfig", "overrides": {
-            "text_config": _text("qwen2"), "image_token_id": 299, "downsample_ratio": 0.5,
-            "vision_config": INTERNVIT},
-            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16)}},
+        tiny=recipe("InternVLConfig", image={"tokens": 4, "pixel_values": (1, 3, 16, 16)}, image_token_id=299,
+            downsample_ratio=0.5, vision_config=INTERNVIT),
     ),
     Wrapper(
         name="lighton_ocr",
         title="LightOnOCR",
-        model_types=("lighton_ocr",),
         classes=("LightOnOcrForConditionalGeneration",),
         text_family="qwen3",
         summary="LightOnOCR: a Pixtral vision encoder and a patch-merging projector around a Qwen3 language model.",
@@ -266,15 +225,12 @@ WRAPPERS = (
         vision=("model.vision_encoder", "model.vision_projection"),
         image_inputs=("pixel_values", "image_sizes"),
         checkpoints=(Checkpoint("lightonai/LightOnOCR-1B-1025", "LightOnOCR-1B"),),
-        tiny={"config_class": "LightOnOcrConfig", "overrides": {
-            "text_config": _text("qwen3"), "image_token_id": 299,
-            "vision_config": PIXTRAL},
-            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16), "image_sizes": [[16, 16]]}},
+        tiny=recipe("LightOnOcrConfig", image={"tokens": 4, "pixel_values": (1, 3, 16, 16), "image_sizes": [[16, 16]]},
+            image_token_id=299, vision_config=PIXTRAL),
     ),
     Wrapper(
         name="idefics2",
         title="Idefics2",
-        model_types=("idefics2",),
         classes=("Idefics2ForConditionalGeneration",),
         text_family="mistral",
         summary="Idefics2: a SigLIP vision model and a perceiver resampler around a Mistral language model.",
@@ -287,16 +243,14 @@ WRAPPERS = (
         vision=("model.vision_model", "model.connector"),
         image_inputs=("pixel_values", "pixel_attention_mask"),
         checkpoints=(Checkpoint("HuggingFaceM4/idefics2-8b", "Idefics2-8B"),),
-        tiny={"config_class": "Idefics2Config", "overrides": {
-            "text_config": _text("mistral"), "vision_config": SIGLIP, "image_token_id": 299,
-            "perceiver_config": {"hidden_size": 64, "resampler_n_latents": 4, "resampler_depth": 1,
-                                 "resampler_n_heads": 2, "resampler_head_dim": 16, "num_key_value_heads": 1}},
-            "image": {"tokens": 4, "pixel_values": (1, 1, 3, 16, 16)}},
+        tiny=recipe("Idefics2Config", image={"tokens": 4, "pixel_values": (1, 1, 3, 16, 16)}, vision_config=SIGLIP,
+            image_token_id=299,
+            perceiver_config={"hidden_size": 64, "resampler_n_latents": 4, "resampler_depth": 1,
+                              "resampler_n_heads": 2, "resampler_head_dim": 16, "num_key_value_heads": 1}),
     ),
     Wrapper(
         name="llama4",
         title="Llama 4",
-        model_types=("llama4",),
         classes=("Llama4ForConditionalGeneration",),
         text_family="llama4_text",
         summary="Llama 4 (Scout, Maverick): a vision encoder with pixel shuffle and a linear projector around the "
@@ -317,19 +271,15 @@ WRAPPERS = (
         lm_head="language_model.lm_head",
         merge="",
         vision=("vision_model", "multi_modal_projector"),
-        checkpoints=recorded_checkpoints("llama4"),
-        tiny={"config_class": "Llama4Config", "overrides": {
-            "text_config": _text("llama4_text"), "image_token_index": 299, "boi_token_index": 297,
-            "eoi_token_index": 298,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "image_size": 16, "patch_size": 4,
-                              "projector_input_dim": 64, "projector_output_dim": 64, "vision_output_dim": 64}},
-            "image": {"tokens": 4, "around": (297, 298), "pixel_values": (1, 3, 16, 16)}},
+        tiny=recipe("Llama4Config", image={"tokens": 4, "around": (297, 298), "pixel_values": (1, 3, 16, 16)},
+            image_token_index=299, boi_token_index=297, eoi_token_index=298,
+            vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                           "num_attention_heads": 2, "image_size": 16, "patch_size": 4,
+                           "projector_input_dim": 64, "projector_output_dim": 64, "vision_output_dim": 64}),
     ),
     Wrapper(
         name="idefics3",
         title="Idefics3",
-        model_types=("idefics3",),
         classes=("Idefics3ForConditionalGeneration",),
         text_family="llama",
         summary="Idefics3: a SigLIP vision model and a pixel-shuffle connector around a Llama 3 language model.",
@@ -343,15 +293,12 @@ WRAPPERS = (
         features_argument=Argument(None, "image_hidden_states"),
         vision=("model.vision_model", "model.connector"),
         image_inputs=("pixel_values", "pixel_attention_mask"),
-        checkpoints=recorded_checkpoints("idefics3"),
-        tiny={"config_class": "Idefics3Config", "overrides": {
-            "text_config": _text("llama"), "vision_config": SIGLIP, "scale_factor": 2, "image_token_id": 299},
-            "image": {"tokens": 4, "pixel_values": (1, 1, 3, 16, 16)}},
+        tiny=recipe("Idefics3Config", image={"tokens": 4, "pixel_values": (1, 1, 3, 16, 16)}, vision_config=SIGLIP,
+            scale_factor=2, image_token_id=299),
     ),
     Wrapper(
         name="smolvlm",
         title="SmolVLM",
-        model_types=("smolvlm",),
         classes=("SmolVLMForConditionalGeneration",),
         text_family="llama",
         summary="SmolVLM: Idefics3's architecture, small: a SigLIP vision model and a pixel-shuffle connector around "
@@ -362,10 +309,8 @@ WRAPPERS = (
         language_model="model.text_model",
         vision=("model.vision_model", "model.connector"),
         image_inputs=("pixel_values", "pixel_attention_mask"),
-        checkpoints=recorded_checkpoints("smolvlm"),
-        tiny={"config_class": "SmolVLMConfig", "overrides": {
-            "text_config": _text("llama"), "vision_config": SIGLIP, "scale_factor": 2, "image_token_id": 299},
-            "image": {"tokens": 4, "pixel_values": (1, 1, 3, 16, 16)}},
+        tiny=recipe("SmolVLMConfig", image={"tokens": 4, "pixel_values": (1, 1, 3, 16, 16)}, vision_config=SIGLIP,
+            scale_factor=2, image_token_id=299),
     ),
 )
 

@@ -6,8 +6,8 @@ the image features enter, the image inputs and a tiny recipe with a one-layer vi
 from nnterp.family import Checkpoint
 from nnterp.sites import Call
 
-from .declarations import CLIP, INTERNVIT, SIGLIP, _text
-from .wrapper import Wrapper, recorded_checkpoints
+from .declarations import CLIP, INTERNVIT, SIGLIP
+from .wrapper import Wrapper, recipe, tiny_text
 
 #: A tiny SAM-style vision encoder (GOT-OCR 2's): one windowless global layer over 64-pixel images in 16-pixel patches.
 SAM = {"hidden_size": 32, "output_channels": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": 64,
@@ -27,7 +27,6 @@ LLAVA_KIN = (
     Wrapper(
         name="llava_next",
         title="LLaVA-NeXT",
-        model_types=("llava_next",),
         classes=("LlavaNextForConditionalGeneration",),
         text_family="llama",
         summary="LLaVA-NeXT (LLaVA 1.6): LLaVA with any-resolution tiling, each image a base view and tiles, with a "
@@ -39,16 +38,13 @@ LLAVA_KIN = (
              "aspect ratio and appends image_newline after each row of patches, so image_features includes the "
              "newline rows. LlavaNextModel's forward places them with inputs_embeds.masked_scatter.",
         image_inputs=("pixel_values", "image_sizes"),
-        checkpoints=recorded_checkpoints("llava_next"),
-        tiny={"config_class": "LlavaNextConfig", "overrides": {
-            "text_config": _text("llama"), "vision_config": CLIP, "image_token_id": 299,
-            "image_grid_pinpoints": [[16, 16]]},
-            "image": {"tokens": 36, "pixel_values": (1, 2, 3, 16, 16), "image_sizes": [[16, 16]]}},
+        tiny=recipe("LlavaNextConfig",
+            image={"tokens": 36, "pixel_values": (1, 2, 3, 16, 16), "image_sizes": [[16, 16]]}, vision_config=CLIP,
+            image_token_id=299, image_grid_pinpoints=[[16, 16]]),
     ),
     Wrapper(
         name="llava_next_video",
         title="LLaVA-NeXT-Video",
-        model_types=("llava_next_video",),
         classes=("LlavaNextVideoForConditionalGeneration",),
         text_family="llama",
         summary="LLaVA-NeXT-Video: LLaVA-NeXT with video frames pooled into the stream beside images.",
@@ -59,16 +55,13 @@ LLAVA_KIN = (
              "(pixel_values_videos) at video_token_id with a second.",
         vision=("model.vision_tower", "model.vision_resampler", "model.multi_modal_projector"),
         image_inputs=("pixel_values", "image_sizes", "pixel_values_videos"),
-        checkpoints=recorded_checkpoints("llava_next_video"),
-        tiny={"config_class": "LlavaNextVideoConfig", "overrides": {
-            "text_config": _text("llama"), "vision_config": CLIP, "image_token_id": 299, "video_token_id": 298,
-            "image_grid_pinpoints": [[16, 16]]},
-            "image": {"tokens": 36, "pixel_values": (1, 2, 3, 16, 16), "image_sizes": [[16, 16]]}},
+        tiny=recipe("LlavaNextVideoConfig",
+            image={"tokens": 36, "pixel_values": (1, 2, 3, 16, 16), "image_sizes": [[16, 16]]}, vision_config=CLIP,
+            image_token_id=299, video_token_id=298, image_grid_pinpoints=[[16, 16]]),
     ),
     Wrapper(
         name="llava_onevision",
         title="LLaVA-OneVision",
-        model_types=("llava_onevision",),
         classes=("LlavaOnevisionForConditionalGeneration",),
         text_family="qwen2",
         summary="LLaVA-OneVision: a SigLIP vision tower and a two-layer MLP projector with any-resolution tiling "
@@ -80,16 +73,13 @@ LLAVA_KIN = (
              "image_newline after each row; LlavaOnevisionModel's forward places them with a first "
              "inputs_embeds.masked_scatter and video frames at video_token_id with a second.",
         image_inputs=("pixel_values", "image_sizes", "pixel_values_videos"),
-        checkpoints=recorded_checkpoints("llava_onevision"),
-        tiny={"config_class": "LlavaOnevisionConfig", "overrides": {
-            "text_config": _text("qwen2"), "vision_config": SIGLIP, "image_token_id": 299, "video_token_id": 298,
-            "image_grid_pinpoints": [[16, 16]]},
-            "image": {"tokens": 36, "pixel_values": (1, 2, 3, 16, 16), "image_sizes": [[16, 16]]}},
+        tiny=recipe("LlavaOnevisionConfig",
+            image={"tokens": 36, "pixel_values": (1, 2, 3, 16, 16), "image_sizes": [[16, 16]]}, vision_config=SIGLIP,
+            image_token_id=299, video_token_id=298, image_grid_pinpoints=[[16, 16]]),
     ),
     Wrapper(
         name="video_llava",
         title="Video-LLaVA",
-        model_types=("video_llava",),
         classes=("VideoLlavaForConditionalGeneration",),
         text_family="llama",
         summary="Video-LLaVA: two CLIP vision towers, one for images and one for video frames, and one shared "
@@ -101,15 +91,12 @@ LLAVA_KIN = (
              "frames (pixel_values_videos) at video_token_id with a second.",
         vision=("model.image_tower", "model.video_tower", "model.multi_modal_projector"),
         image_inputs=("pixel_values", "pixel_values_videos"),
-        checkpoints=recorded_checkpoints("video_llava"),
-        tiny={"config_class": "VideoLlavaConfig", "overrides": {
-            "text_config": _text("llama"), "vision_config": CLIP, "image_token_id": 299, "video_token_id": 298},
-            "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16)}},
+        tiny=recipe("VideoLlavaConfig", image={"tokens": 16, "pixel_values": (1, 3, 16, 16)}, vision_config=CLIP,
+            image_token_id=299, video_token_id=298),
     ),
     Wrapper(
         name="janus",
         title="Janus",
-        model_types=("janus",),
         classes=("JanusForConditionalGeneration",),
         text_family="llama",
         summary="Janus (Janus-Pro): a SigLIP-style vision model and an MLP aligner for understanding, a VQ-VAE for "
@@ -119,21 +106,17 @@ LLAVA_KIN = (
              "language_model (LlamaModel)} and lm_head. get_image_features runs vision_model and the aligner; "
              "JanusModel's forward places the aligned rows with inputs_embeds.masked_scatter.",
         vision=("model.vision_model", "model.aligner"),
-        checkpoints=recorded_checkpoints("janus"),
-        tiny={"config_class": "JanusConfig", "overrides": {
-            "text_config": _text("llama"), "image_token_id": 299,
-            "vision_config": {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": 16,
-                              "patch_size": 4, "mlp_ratio": 2.0, "projection_dim": 64, "depth": 2,
-                              "num_image_tokens": 16},
-            "vq_config": {"embed_dim": 8, "num_embeddings": 32, "latent_channels": 32, "base_channels": 32,
-                          "channel_multiplier": [1, 1], "num_res_blocks": 1, "num_patches": 4,
-                          "projection_dim": 64, "image_token_embed_dim": 64, "num_hidden_layers": 1}},
-            "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16)}},
+        tiny=recipe("JanusConfig", image={"tokens": 16, "pixel_values": (1, 3, 16, 16)}, image_token_id=299,
+            vision_config={"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": 16,
+                           "patch_size": 4, "mlp_ratio": 2.0, "projection_dim": 64, "depth": 2,
+                           "num_image_tokens": 16},
+            vq_config={"embed_dim": 8, "num_embeddings": 32, "latent_channels": 32, "base_channels": 32,
+                       "channel_multiplier": [1, 1], "num_res_blocks": 1, "num_patches": 4,
+                       "projection_dim": 64, "image_token_embed_dim": 64, "num_hidden_layers": 1}),
     ),
     Wrapper(
         name="deepseek_vl",
         title="DeepSeek-VL",
-        model_types=("deepseek_vl",),
         classes=("DeepseekVLForConditionalGeneration",),
         text_family="llama",
         summary="DeepSeek-VL: a SigLIP vision model and an MLP aligner around a DeepSeek-LLM (Llama) language model.",
@@ -141,15 +124,12 @@ LLAVA_KIN = (
              "language_model (LlamaModel)} and lm_head; DeepseekVLModel's forward places the aligned rows with "
              "inputs_embeds.masked_scatter.",
         vision=("model.vision_model", "model.aligner"),
-        checkpoints=recorded_checkpoints("deepseek_vl"),
-        tiny={"config_class": "DeepseekVLConfig", "overrides": {
-            "text_config": _text("llama"), "vision_config": SIGLIP, "image_token_id": 299},
-            "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16)}},
+        tiny=recipe("DeepseekVLConfig", image={"tokens": 16, "pixel_values": (1, 3, 16, 16)}, vision_config=SIGLIP,
+            image_token_id=299),
     ),
     Wrapper(
         name="deepseek_vl_hybrid",
         title="DeepSeek-VL (hybrid)",
-        model_types=("deepseek_vl_hybrid",),
         classes=("DeepseekVLHybridForConditionalGeneration",),
         text_family="llama",
         summary="DeepSeek-VL 7B: a low-resolution SigLIP and a high-resolution SAM vision encoder, fused by one "
@@ -161,18 +141,16 @@ LLAVA_KIN = (
              "inputs_embeds.masked_scatter.",
         vision=("model.vision_model", "model.high_res_vision_model", "model.aligner"),
         image_inputs=("pixel_values", "high_res_pixel_values"),
-        checkpoints=recorded_checkpoints("deepseek_vl_hybrid"),
-        tiny={"config_class": "DeepseekVLHybridConfig", "overrides": {
-            "text_config": _text("llama"), "vision_config": SIGLIP, "image_token_id": 299,
-            "high_res_vision_config": {"hidden_size": 32, "output_channels": 16, "num_hidden_layers": 1,
-                                       "num_attention_heads": 2, "image_size": 64, "patch_size": 16, "mlp_dim": 64,
-                                       "window_size": 0, "global_attn_indexes": [0]}},
-            "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16), "high_res_pixel_values": (1, 3, 64, 64)}},
+        tiny=recipe("DeepseekVLHybridConfig",
+            image={"tokens": 16, "pixel_values": (1, 3, 16, 16), "high_res_pixel_values": (1, 3, 64, 64)},
+            vision_config=SIGLIP, image_token_id=299,
+            high_res_vision_config={"hidden_size": 32, "output_channels": 16, "num_hidden_layers": 1,
+                                    "num_attention_heads": 2, "image_size": 64, "patch_size": 16, "mlp_dim": 64,
+                                    "window_size": 0, "global_attn_indexes": [0]}),
     ),
     Wrapper(
         name="got_ocr2",
         title="GOT-OCR 2.0",
-        model_types=("got_ocr2",),
         classes=("GotOcr2ForConditionalGeneration",),
         text_family="qwen2",
         loads=("eager",),  # GotOcr2PreTrainedModel declares no SDPA
@@ -181,15 +159,12 @@ LLAVA_KIN = (
         note="GotOcr2ForConditionalGeneration: model.{vision_tower (SAM-style encoder and neck), "
              "multi_modal_projector (two stride-2 convolutions, then one linear), language_model (Qwen2Model)} and "
              "lm_head; GotOcr2Model's forward places the projected rows with inputs_embeds.masked_scatter.",
-        checkpoints=recorded_checkpoints("got_ocr2"),
-        tiny={"config_class": "GotOcr2Config", "overrides": {
-            "text_config": _text("qwen2"), "vision_config": SAM, "image_token_id": 299},
-            "image": {"tokens": 1, "pixel_values": (1, 3, 64, 64)}},
+        tiny=recipe("GotOcr2Config", image={"tokens": 1, "pixel_values": (1, 3, 64, 64)}, vision_config=SAM,
+            image_token_id=299),
     ),
     Wrapper(
         name="pp_chart2table",
         title="PP-Chart2Table",
-        model_types=("pp_chart2table",),
         classes=("GotOcr2ForConditionalGeneration",),
         text_family="qwen2",
         loads=("eager",),
@@ -198,15 +173,12 @@ LLAVA_KIN = (
         note="PPChart2TableConfig builds GotOcr2ForConditionalGeneration: model.{vision_tower, multi_modal_projector, "
              "language_model (Qwen2Model)} and lm_head, the projected rows placed by GotOcr2Model's "
              "inputs_embeds.masked_scatter.",
-        checkpoints=recorded_checkpoints("pp_chart2table"),
-        tiny={"config_class": "PPChart2TableConfig", "overrides": {
-            "text_config": _text("qwen2"), "vision_config": SAM, "image_token_id": 299},
-            "image": {"tokens": 1, "pixel_values": (1, 3, 64, 64)}},
+        tiny=recipe("PPChart2TableConfig", image={"tokens": 1, "pixel_values": (1, 3, 64, 64)}, vision_config=SAM,
+            image_token_id=299),
     ),
     Wrapper(
         name="ovis2",
         title="Ovis2",
-        model_types=("ovis2",),
         classes=("Ovis2ForConditionalGeneration",),
         text_family="qwen2",
         summary="Ovis2: an AIMv2 vision tower whose outputs are probabilities over a visual vocabulary, embedded by a "
@@ -218,20 +190,17 @@ LLAVA_KIN = (
              "positions (the processor's image start, end and separator tokens): there layers[0].layer_input is "
              "neither token_embeddings nor image_features.",
         vision=("model.vision_tower", "model.visual_embeddings_table"),
-        checkpoints=recorded_checkpoints("ovis2"),
-        tiny={"config_class": "Ovis2Config", "overrides": {
+        tiny=recipe("Ovis2Config", image={"tokens": 16, "pixel_values": (1, 3, 16, 16)},
             # the indicator ids past the tiny tokenizer's (at most 352 tokens), so that no text is overwritten
-            "text_config": _text("qwen2", vocab_size=360), "image_token_id": 299,
-            "visual_indicator_token_ids": [355, 356, 357, 358, 359], "vocab_size": 360, "hidden_size": 64,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "image_size": 16, "patch_size": 4, "vocab_size": 32,
-                              "hidden_stride": 1}},
-            "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16)}},
+            text_config=tiny_text("qwen2", vocab_size=360), image_token_id=299,
+            visual_indicator_token_ids=[355, 356, 357, 358, 359], vocab_size=360, hidden_size=64,
+            vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                           "num_attention_heads": 2, "image_size": 16, "patch_size": 4, "vocab_size": 32,
+                           "hidden_stride": 1}),
     ),
     Wrapper(
         name="video_llama_3",
         title="VideoLLaMA 3",
-        model_types=("video_llama_3",),
         classes=("VideoLlama3ForConditionalGeneration",),
         text_family="qwen2",
         summary="VideoLLaMA 3: a native-resolution SigLIP vision encoder with 2D rotary positions and an MLP projector "
@@ -243,18 +212,16 @@ LLAVA_KIN = (
              "video frames (pixel_values_videos, video_grid_thw) at video_token_id with a second.",
         vision=("model.vision_model", "model.projector"),
         image_inputs=("pixel_values", "image_grid_thw", "image_merge_sizes", "pixel_values_videos"),
-        checkpoints=recorded_checkpoints("video_llama_3"),
-        tiny={"config_class": "VideoLlama3Config", "overrides": {
-            "text_config": _text("qwen2"), "image_token_id": 299, "video_token_id": 298,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "patch_size": 4}},
-            "image": {"tokens": 4, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
-                      "image_merge_sizes": [2]}},
+        tiny=recipe("VideoLlama3Config",
+            image={"tokens": 4, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
+                   "image_merge_sizes": [2]},
+            image_token_id=299, video_token_id=298,
+            vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                           "num_attention_heads": 2, "patch_size": 4}),
     ),
     Wrapper(
         name="qianfan_ocr",
         title="Qianfan-OCR",
-        model_types=("qianfan_ocr",),
         classes=("QianfanOCRForConditionalGeneration",),
         text_family="qwen3",
         summary="Qianfan-OCR: an InternViT-style vision tower and a pixel-shuffle MLP projector around a Qwen3 "
@@ -263,15 +230,12 @@ LLAVA_KIN = (
              "GELU, linear after a pixel shuffle by downsample_ratio), language_model (Qwen3Model)} and lm_head; "
              "QianfanOCRModel's forward places the projected rows with inputs_embeds.masked_scatter.",
         checkpoints=(Checkpoint("baidu/Qianfan-OCR", "Qianfan-OCR"),),
-        tiny={"config_class": "QianfanOCRConfig", "overrides": {
-            "text_config": _text("qwen3"), "image_token_id": 299, "downsample_ratio": 0.5,
-            "vision_config": INTERNVIT},
-            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16)}},
+        tiny=recipe("QianfanOCRConfig", image={"tokens": 4, "pixel_values": (1, 3, 16, 16)}, image_token_id=299,
+            downsample_ratio=0.5, vision_config=INTERNVIT),
     ),
     Wrapper(
         name="fuyu",
         title="Fuyu",
-        model_types=("fuyu",),
         classes=("FuyuForCausalLM",),
         text_family="persimmon",
         summary="Fuyu: no vision tower, the image's raw patches projected by one linear layer straight into a "
@@ -281,15 +245,12 @@ LLAVA_KIN = (
              "patches ([batch, patches, patch_size^2 x channels]); FuyuModel's forward projects them and places "
              "them with inputs_embeds.masked_scatter at image_token_id.",
         vision=("model.vision_embed_tokens",),
-        checkpoints=recorded_checkpoints("fuyu"),
-        tiny={"config_class": "FuyuConfig", "overrides": {
-            "text_config": _text("persimmon"), "image_token_id": 299, "patch_size": 4, "image_size": 16},
-            "image": {"tokens": 16, "pixel_values": (1, 16, 48)}},
+        tiny=recipe("FuyuConfig", image={"tokens": 16, "pixel_values": (1, 16, 48)}, image_token_id=299, patch_size=4,
+            image_size=16),
     ),
     Wrapper(
         name="blip-2",
         title="BLIP-2",
-        model_types=("blip-2",),
         classes=("Blip2ForConditionalGeneration",),
         text_family="opt",
         text_types=("opt",),
@@ -311,15 +272,12 @@ LLAVA_KIN = (
         image_required=Q_FORMER_NEEDS_IMAGE,
         vision=("vision_model", "qformer", "language_projection"),
         checkpoints=(Checkpoint("Salesforce/blip2-opt-2.7b", "BLIP-2-OPT-2.7B"),),
-        tiny={"config_class": "Blip2Config", "overrides": {
-            "text_config": _text("opt"), "vision_config": BLIP_VISION, "qformer_config": QFORMER,
-            "num_query_tokens": 4, "image_token_id": 299},
-            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16)}},
+        tiny=recipe("Blip2Config", image={"tokens": 4, "pixel_values": (1, 3, 16, 16)}, vision_config=BLIP_VISION,
+            qformer_config=QFORMER, num_query_tokens=4, image_token_id=299),
     ),
     Wrapper(
         name="instructblip",
         title="InstructBLIP",
-        model_types=("instructblip",),
         classes=("InstructBlipForConditionalGeneration",),
         text_family="llama",
         text_types=("llama",),
@@ -337,16 +295,14 @@ LLAVA_KIN = (
         image_required=Q_FORMER_NEEDS_IMAGE,
         vision=("vision_model", "qformer", "language_projection"),
         image_inputs=("pixel_values", "qformer_input_ids", "qformer_attention_mask"),
-        checkpoints=recorded_checkpoints("instructblip"),
-        tiny={"config_class": "InstructBlipConfig", "overrides": {
-            "text_config": _text("llama", model_type="llama"), "vision_config": BLIP_VISION, "qformer_config": QFORMER,
-            "num_query_tokens": 4, "image_token_id": 299},
-            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16), "qformer_input_ids": [[1, 5, 6]]}},
+        tiny=recipe("InstructBlipConfig",
+            image={"tokens": 4, "pixel_values": (1, 3, 16, 16), "qformer_input_ids": [[1, 5, 6]]},
+            text_config=tiny_text("llama", model_type="llama"), vision_config=BLIP_VISION, qformer_config=QFORMER,
+            num_query_tokens=4, image_token_id=299),
     ),
     Wrapper(
         name="instructblipvideo",
         title="InstructBLIP (video)",
-        model_types=("instructblipvideo",),
         classes=("InstructBlipVideoForConditionalGeneration",),
         text_family="llama",
         text_types=("llama",),
@@ -365,10 +321,9 @@ LLAVA_KIN = (
         image_required=Q_FORMER_NEEDS_IMAGE.replace("pixel_values", "pixel_values (the video's frames)"),
         vision=("vision_model", "qformer", "language_projection"),
         image_inputs=("pixel_values", "qformer_input_ids", "qformer_attention_mask"),
-        checkpoints=recorded_checkpoints("instructblipvideo"),
-        tiny={"config_class": "InstructBlipVideoConfig", "overrides": {
-            "text_config": _text("llama", model_type="llama"), "vision_config": BLIP_VISION, "qformer_config": QFORMER,
-            "num_query_tokens": 4, "video_token_id": 299},
-            "image": {"tokens": 8, "pixel_values": (1, 2, 3, 16, 16), "qformer_input_ids": [[1, 5, 6]]}},
+        tiny=recipe("InstructBlipVideoConfig",
+            image={"tokens": 8, "pixel_values": (1, 2, 3, 16, 16), "qformer_input_ids": [[1, 5, 6]]},
+            text_config=tiny_text("llama", model_type="llama"), vision_config=BLIP_VISION, qformer_config=QFORMER,
+            num_query_tokens=4, video_token_id=299),
     ),
 )

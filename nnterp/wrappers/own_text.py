@@ -5,8 +5,8 @@ code."""
 
 from nnterp.family import Checkpoint
 
-from .declarations import QWEN_IMAGE, SIGLIP, _text
-from .wrapper import Wrapper, recorded_checkpoints
+from .declarations import QWEN_IMAGE, SIGLIP
+from .wrapper import Wrapper, recipe, tiny_text
 
 #: A one-block Qwen3-VL-style vision transformer (Qwen3.5's): 4-pixel patches, two frames each, merged 2x2.
 QWEN3_VISION = {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64, "num_heads": 2,
@@ -57,7 +57,6 @@ OWN_TEXT = (
     Wrapper(
         name="gemma4",
         title="Gemma 4",
-        model_types=("gemma4",),
         classes=("Gemma4ForConditionalGeneration",),
         text_family="gemma4_text",
         summary="Gemma 4: a rotary vision encoder over patches, pooled by position, and an RMS-normed projection "
@@ -71,20 +70,17 @@ OWN_TEXT = (
              "inputs_embeds.masked_scatter (videos and audio next, by masked_scatters of their own).",
         vision=("model.vision_tower", "model.embed_vision"),
         image_inputs=("pixel_values", "image_position_ids"),
-        checkpoints=recorded_checkpoints("gemma4"),
-        tiny={"config_class": "Gemma4Config", "overrides": {
-            "text_config": _text("gemma4_text"), "image_token_id": 299, "boi_token_id": 297, "eoi_token_id": 298,
-            "video_token_id": 295, "audio_token_id": 294,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "num_key_value_heads": 2, "head_dim": 16,
-                              "patch_size": 4, "pooling_kernel_size": 2, "position_embedding_size": 16}},
-            "image": {"tokens": 4, "around": (297, 298), "pixel_values": (1, 16, 48),
-                      "image_position_ids": _grid(4, 4)}},
+        tiny=recipe("Gemma4Config",
+            image={"tokens": 4, "around": (297, 298), "pixel_values": (1, 16, 48),
+                   "image_position_ids": _grid(4, 4)},
+            image_token_id=299, boi_token_id=297, eoi_token_id=298, video_token_id=295, audio_token_id=294,
+            vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                           "num_attention_heads": 2, "num_key_value_heads": 2, "head_dim": 16,
+                           "patch_size": 4, "pooling_kernel_size": 2, "position_embedding_size": 16}),
     ),
     Wrapper(
         name="qwen3_5",
         title="Qwen3.5",
-        model_types=("qwen3_5",),
         classes=("Qwen3_5ForConditionalGeneration",),
         text_family="qwen3_5_text",
         summary="Qwen3.5: a Qwen3-VL-style vision transformer with a 2x2 patch merger around Qwen3.5's hybrid "
@@ -97,15 +93,11 @@ OWN_TEXT = (
              "image_grid_thw and mm_token_type_ids.",
         vision=("model.visual",),
         image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
-        checkpoints=recorded_checkpoints("qwen3_5"),
-        tiny={"config_class": "Qwen3_5Config", "overrides": {
-            "text_config": _text("qwen3_5_text"), **QWEN_IDS, "vision_config": QWEN3_VISION},
-            "image": QWEN_PLACEHOLDERS},
+        tiny=recipe("Qwen3_5Config", image=QWEN_PLACEHOLDERS, **QWEN_IDS, vision_config=QWEN3_VISION),
     ),
     Wrapper(
         name="qwen3_5_moe",
         title="Qwen3.5-MoE",
-        model_types=("qwen3_5_moe",),
         classes=("Qwen3_5MoeForConditionalGeneration",),
         text_family="qwen3_5_moe_text",
         summary="Qwen3.5-MoE: Qwen3.5's vision transformer and patch merger around its mixture-of-experts hybrid "
@@ -115,15 +107,11 @@ OWN_TEXT = (
              "inputs_embeds.masked_scatter, multimodal rotary positions in the language model.",
         vision=("model.visual",),
         image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
-        checkpoints=recorded_checkpoints("qwen3_5_moe"),
-        tiny={"config_class": "Qwen3_5MoeConfig", "overrides": {
-            "text_config": _text("qwen3_5_moe_text"), **QWEN_IDS, "vision_config": QWEN3_VISION},
-            "image": QWEN_PLACEHOLDERS},
+        tiny=recipe("Qwen3_5MoeConfig", image=QWEN_PLACEHOLDERS, **QWEN_IDS, vision_config=QWEN3_VISION),
     ),
     Wrapper(
         name="lfm2_vl",
         title="LFM2-VL",
-        model_types=("lfm2_vl",),
         classes=("Lfm2VlForConditionalGeneration",),
         text_family="lfm2",
         summary="LFM2-VL: a SigLIP 2 NaFlex vision tower and a pixel-unshuffle MLP projector around the LFM2 hybrid "
@@ -135,20 +123,17 @@ OWN_TEXT = (
              "unshuffles each downsample_factor^2 block of patches into one row, and Lfm2VlModel's forward places "
              "the projected rows with inputs_embeds.masked_scatter.",
         image_inputs=("pixel_values", "spatial_shapes", "pixel_attention_mask"),
-        checkpoints=recorded_checkpoints("lfm2_vl"),
-        tiny={"config_class": "Lfm2VlConfig", "overrides": {
-            "text_config": _text("lfm2"), "image_token_id": 299, "downsample_factor": 2,
-            "projector_hidden_size": 64,
-            "vision_config": {"model_type": "siglip2_vision_model", "hidden_size": 32, "intermediate_size": 64,
-                              "num_hidden_layers": 1, "num_attention_heads": 2, "patch_size": 4,
-                              "num_patches": 16, "vision_use_head": False}},
-            "image": {"tokens": 4, "pixel_values": (1, 16, 48), "spatial_shapes": [[4, 4]],
-                      "pixel_attention_mask": [[1] * 16]}},
+        tiny=recipe("Lfm2VlConfig",
+            image={"tokens": 4, "pixel_values": (1, 16, 48), "spatial_shapes": [[4, 4]],
+                   "pixel_attention_mask": [[1] * 16]},
+            image_token_id=299, downsample_factor=2, projector_hidden_size=64,
+            vision_config={"model_type": "siglip2_vision_model", "hidden_size": 32, "intermediate_size": 64,
+                           "num_hidden_layers": 1, "num_attention_heads": 2, "patch_size": 4,
+                           "num_patches": 16, "vision_use_head": False}),
     ),
     Wrapper(
         name="lfm3_vl",
         title="LFM3-VL",
-        model_types=("lfm3_vl",),
         classes=("Lfm3VlForConditionalGeneration",),
         text_family="lfm3",
         summary="LFM3-VL: a hybrid (short spatial convolutions and attention) native-resolution vision encoder and "
@@ -161,17 +146,14 @@ OWN_TEXT = (
              "positions stay one-dimensional.",
         image_inputs=("pixel_values", "image_grid_thw"),
         checkpoints=(Checkpoint("LiquidAI/LFM3-VL-2B", "LFM3-VL-2B"),),
-        tiny={"config_class": "Lfm3VlConfig", "overrides": {
-            "text_config": _text("lfm3"), **QWEN_IDS, "projector_hidden_size": 64,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "num_key_value_heads": 1, "patch_size": 4,
-                              "layer_types": ["full_attention"]}},
-            "image": {**QWEN_IMAGE, "around": (297,)}},
+        tiny=recipe("Lfm3VlConfig", image={**QWEN_IMAGE, "around": (297,)}, **QWEN_IDS, projector_hidden_size=64,
+            vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                           "num_attention_heads": 2, "num_key_value_heads": 1, "patch_size": 4,
+                           "layer_types": ["full_attention"]}),
     ),
     Wrapper(
         name="kimi_k25",
         title="Kimi K2.5",
-        model_types=("kimi_k25",),
         classes=("Kimi_K25ForConditionalGeneration",),
         text_family="deepseek_v3",
         summary="Kimi K2.5: the MoonViT native-resolution vision encoder and a 2x2-merging MLP projector around a "
@@ -185,17 +167,15 @@ OWN_TEXT = (
              "masked_scatter).",
         vision=("model.vision_tower", "model.mm_projector"),
         image_inputs=("pixel_values", "image_grid_thw"),
-        checkpoints=recorded_checkpoints("kimi_k25"),
-        tiny={"config_class": "Kimi_K25Config", "overrides": {
-            "text_config": _text("deepseek_v3"), **QWEN_IDS, "projection_hidden_size": 32,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "patch_size": 4, "pos_emb_height": 4, "pos_emb_width": 4}},
-            "image": {"tokens": 4, "around": (297,), "pixel_values": (16, 3, 4, 4), "image_grid_thw": [[1, 4, 4]]}},
+        tiny=recipe("Kimi_K25Config",
+            image={"tokens": 4, "around": (297,), "pixel_values": (16, 3, 4, 4), "image_grid_thw": [[1, 4, 4]]},
+            **QWEN_IDS, projection_hidden_size=32,
+            vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                           "num_attention_heads": 2, "patch_size": 4, "pos_emb_height": 4, "pos_emb_width": 4}),
     ),
     Wrapper(
         name="minicpm_ocr",
         title="MiniCPM-OCR",
-        model_types=("minicpm_ocr",),
         classes=("MiniCPMOcrForConditionalGeneration",),
         text_family="qwen3_5_text",
         summary="MiniCPM-OCR: a NaViT SigLIP and a 2x2 merger (downsample_mode '4x': no window merger) around a "
@@ -205,15 +185,12 @@ OWN_TEXT = (
         vision=("model.vision_tower", "model.merger"),
         image_inputs=("pixel_values", "target_sizes"),
         checkpoints=(Checkpoint("openbmb/MiniCPM-OCR-1.0", "MiniCPM-OCR-1.0"),),
-        tiny={"config_class": "MiniCPMOcrConfig", "overrides": {
-            "text_config": _text("qwen3_5_text"), "image_token_id": 299, "video_token_id": 298,
-            "insert_layer_id": 0, "vision_config": MINICPM_VISION},
-            "image": {"tokens": 4, "pixel_values": _packed(16), "target_sizes": [[4, 4]]}},
+        tiny=recipe("MiniCPMOcrConfig", image={"tokens": 4, "pixel_values": _packed(16), "target_sizes": [[4, 4]]},
+            image_token_id=299, video_token_id=298, insert_layer_id=0, vision_config=MINICPM_VISION),
     ),
     Wrapper(
         name="minicpmv4_6",
         title="MiniCPM-V 4.6",
-        model_types=("minicpmv4_6",),
         classes=("MiniCPMV4_6ForConditionalGeneration",),
         text_family="qwen3_5_text",
         summary="MiniCPM-V 4.6: a NaViT SigLIP with a window-attention merger inside and a 2x2 merger after it "
@@ -223,15 +200,12 @@ OWN_TEXT = (
         vision=("model.vision_tower", "model.merger"),
         image_inputs=("pixel_values", "target_sizes"),
         checkpoints=(Checkpoint("openbmb/MiniCPM-V-4.6", "MiniCPM-V-4.6"),),
-        tiny={"config_class": "MiniCPMV4_6Config", "overrides": {
-            "text_config": _text("qwen3_5_text"), "image_token_id": 299, "video_token_id": 298,
-            "insert_layer_id": 0, "image_size": 32, "vision_config": MINICPM_VISION},
-            "image": {"tokens": 4, "pixel_values": _packed(64), "target_sizes": [[8, 8]]}},
+        tiny=recipe("MiniCPMV4_6Config", image={"tokens": 4, "pixel_values": _packed(64), "target_sizes": [[8, 8]]},
+            image_token_id=299, video_token_id=298, insert_layer_id=0, image_size=32, vision_config=MINICPM_VISION),
     ),
     Wrapper(
         name="minicpmv4_7",
         title="MiniCPM-V 4.7",
-        model_types=("minicpmv4_7",),
         classes=("MiniCPMV4_7ForConditionalGeneration",),
         text_family="qwen3_5_text",
         summary="MiniCPM-V 4.7: MiniCPM-V 4.6's vision side around a Qwen3.5 language model with canvas multimodal "
@@ -242,17 +216,15 @@ OWN_TEXT = (
         vision=("model.vision_tower", "model.merger"),
         image_inputs=("pixel_values", "target_sizes", "mm_token_type_ids"),
         checkpoints=(Checkpoint("openbmb/MiniCPM-V-4.7-1B", "MiniCPM-V-4.7-1B"),),
-        tiny={"config_class": "MiniCPMV4_7Config", "overrides": {
-            "text_config": _text("qwen3_5_text"), "image_token_id": 299, "video_token_id": 290,
-            "image_start_id": 297, "image_end_id": 298, "slice_start_id": 293, "slice_end_id": 292,
-            "newline_id": 291, "insert_layer_id": 0, "image_size": 32, "vision_config": MINICPM_VISION},
-            "image": {"tokens": 4, "around": (297, 298), "types": "mm_token_type_ids", "pixel_values": _packed(64),
-                      "target_sizes": [[8, 8]]}},
+        tiny=recipe("MiniCPMV4_7Config",
+            image={"tokens": 4, "around": (297, 298), "types": "mm_token_type_ids", "pixel_values": _packed(64),
+                   "target_sizes": [[8, 8]]},
+            image_token_id=299, video_token_id=290, image_start_id=297, image_end_id=298, slice_start_id=293,
+            slice_end_id=292, newline_id=291, insert_layer_id=0, image_size=32, vision_config=MINICPM_VISION),
     ),
     Wrapper(
         name="gemma4_unified",
         title="Gemma 4 Unified",
-        model_types=("gemma4_unified",),
         classes=("Gemma4UnifiedForConditionalGeneration",),
         text_family="gemma4_unified_text",
         summary="Gemma 4 Unified: encoder-free, each merged image patch is embedded (layer norms, a dense "
@@ -270,18 +242,16 @@ OWN_TEXT = (
         vision=("model.embed_vision",),
         image_inputs=("pixel_values", "image_position_ids"),
         checkpoints=(Checkpoint("google/gemma-4-12B-it", "Gemma-4-12B-it"),),
-        tiny={"config_class": "Gemma4UnifiedConfig", "overrides": {
-            "text_config": _text("gemma4_unified_text"), "image_token_id": 299, "boi_token_id": 297,
-            "eoi_token_id": 298, "video_token_id": 295, "audio_token_id": 294,
-            "vision_config": {"patch_size": 2, "pooling_kernel_size": 2, "mm_embed_dim": 32, "mm_posemb_size": 4,
-                              "output_proj_dims": 32}},
-            "image": {"tokens": 4, "around": (297, 298), "pixel_values": (1, 4, 48),
-                      "image_position_ids": _grid(2, 2)}},
+        tiny=recipe("Gemma4UnifiedConfig",
+            image={"tokens": 4, "around": (297, 298), "pixel_values": (1, 4, 48),
+                   "image_position_ids": _grid(2, 2)},
+            image_token_id=299, boi_token_id=297, eoi_token_id=298, video_token_id=295, audio_token_id=294,
+            vision_config={"patch_size": 2, "pooling_kernel_size": 2, "mm_embed_dim": 32, "mm_posemb_size": 4,
+                           "output_proj_dims": 32}),
     ),
     Wrapper(
         name="qwen4_exp",
         title="Qwen4-Exp",
-        model_types=("qwen4_exp",),
         classes=("Qwen4ExpForConditionalGeneration",),
         text_family="qwen4_exp_text",
         summary="Qwen4-Exp: Qwen3.5's vision transformer and patch merger around the Qwen4-Exp mixture-of-experts "
@@ -296,15 +266,11 @@ OWN_TEXT = (
              "from image_grid_thw and mm_token_type_ids.",
         vision=("model.visual",),
         image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
-        checkpoints=recorded_checkpoints("qwen4_exp"),
-        tiny={"config_class": "Qwen4ExpConfig", "overrides": {
-            "text_config": _text("qwen4_exp_text"), **QWEN_IDS, "vision_config": QWEN3_VISION},
-            "image": QWEN_PLACEHOLDERS},
+        tiny=recipe("Qwen4ExpConfig", image=QWEN_PLACEHOLDERS, **QWEN_IDS, vision_config=QWEN3_VISION),
     ),
     Wrapper(
         name="exaone4_5",
         title="EXAONE 4.5",
-        model_types=("exaone4_5",),
         classes=("Exaone4_5_ForConditionalGeneration",),
         text_family="exaone4",
         summary="EXAONE 4.5: a Qwen2.5-VL-style windowed vision transformer (grouped-query attention, 2D rotary) "
@@ -317,17 +283,15 @@ OWN_TEXT = (
         vision=("model.visual",),
         image_inputs=("pixel_values", "image_grid_thw"),
         checkpoints=(Checkpoint("LGAI-EXAONE/EXAONE-4.5-33B", "EXAONE-4.5-33B"),),
-        tiny={"config_class": "Exaone4_5_Config", "overrides": {
-            "text_config": _text("exaone4", model_type="exaone4"), "image_token_id": 299, "video_token_id": 298,
-            "vision_config": {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64,
-                              "num_heads": 2, "num_key_value_heads": 1, "patch_size": 4, "window_size": 16,
-                              "fullatt_block_indexes": [0]}},
-            "image": {**QWEN_IMAGE, "around": (297,)}},
+        tiny=recipe("Exaone4_5_Config", image={**QWEN_IMAGE, "around": (297,)},
+            text_config=tiny_text("exaone4", model_type="exaone4"), image_token_id=299, video_token_id=298,
+            vision_config={"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64,
+                           "num_heads": 2, "num_key_value_heads": 1, "patch_size": 4, "window_size": 16,
+                           "fullatt_block_indexes": [0]}),
     ),
     Wrapper(
         name="aria",
         title="Aria",
-        model_types=("aria",),
         classes=("AriaForConditionalGeneration",),
         text_family="aria_text",
         summary="Aria: an Idefics3 SigLIP vision tower and a cross-attention projector (learned queries over the "
@@ -340,15 +304,12 @@ OWN_TEXT = (
         image_token="image_token_index",
         image_inputs=("pixel_values", "pixel_mask"),
         checkpoints=(Checkpoint("rhymes-ai/Aria", "Aria"),),
-        tiny={"config_class": "AriaConfig", "overrides": {
-            "text_config": _text("aria_text"), "image_token_index": 299, "projector_patch_to_query_dict": {16: 4},
-            "vision_config": {**SIGLIP, "model_type": "idefics3_vision"}},
-            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16)}},
+        tiny=recipe("AriaConfig", image={"tokens": 4, "pixel_values": (1, 3, 16, 16)}, image_token_index=299,
+            projector_patch_to_query_dict={16: 4}, vision_config={**SIGLIP, "model_type": "idefics3_vision"}),
     ),
     Wrapper(
         name="apertus1p5",
         title="Apertus 1.5",
-        model_types=("apertus1p5",),
         classes=("Apertus1p5ForConditionalGeneration",),
         text_family="apertus1p5_text",
         summary="Apertus 1.5: a VQ image tokenizer (and a WavTokenizer audio encoder) whose codes are embedded by the "
@@ -365,22 +326,20 @@ OWN_TEXT = (
         loads=("eager",),
         image_inputs=("pixel_values", "image_sizes"),
         checkpoints=(Checkpoint("swiss-ai/Apertus-v1.5-8B", "Apertus-v1.5-8B"),),
-        tiny={"config_class": "Apertus1p5Config", "overrides": {
-            "text_config": _text("apertus1p5_text"), "image_token_id": 299, "audio_token_id": 298,
-            "image_token_offset": 200, "audio_token_offset": 216,
-            "vision_config": {"codebook_size": 16, "embed_dim": 8, "latent_channels": 32, "base_channels": 32,
-                              "channel_multiplier": [1, 1, 1], "num_res_blocks": 1, "attn_resolutions": [],
-                              "resolution": 16},
-            "audio_config": {"model_type": "wavtokenizer_encoder", "num_filters": 2, "hidden_size": 8,
-                             "codebook_size": 16, "codebook_dim": 8, "num_lstm_layers": 1,
-                             "upsampling_ratios": [2, 2], "decoder_hidden_size": 8, "decoder_intermediate_size": 16,
-                             "decoder_num_layers": 1, "decoder_attention_num_groups": 1}},
-            "image": {"tokens": 16, "pixel_values": (1, 3, 16, 16), "image_sizes": [[16, 16]]}},
+        tiny=recipe("Apertus1p5Config",
+            image={"tokens": 16, "pixel_values": (1, 3, 16, 16), "image_sizes": [[16, 16]]}, image_token_id=299,
+            audio_token_id=298, image_token_offset=200, audio_token_offset=216,
+            vision_config={"codebook_size": 16, "embed_dim": 8, "latent_channels": 32, "base_channels": 32,
+                           "channel_multiplier": [1, 1, 1], "num_res_blocks": 1, "attn_resolutions": [],
+                           "resolution": 16},
+            audio_config={"model_type": "wavtokenizer_encoder", "num_filters": 2, "hidden_size": 8,
+                          "codebook_size": 16, "codebook_dim": 8, "num_lstm_layers": 1,
+                          "upsampling_ratios": [2, 2], "decoder_hidden_size": 8, "decoder_intermediate_size": 16,
+                          "decoder_num_layers": 1, "decoder_attention_num_groups": 1}),
     ),
     Wrapper(
         name="cohere_compass",
         title="Cohere Compass",
-        model_types=("cohere_compass",),
         classes=("CohereCompassForConditionalGeneration",),
         text_family="cohere_compass_text",
         summary="Cohere Compass: a Qwen3-VL-style vision transformer (2x2 merger, deepstack features) around a "
@@ -396,16 +355,12 @@ OWN_TEXT = (
              "image_grid_thw and mm_token_type_ids.",
         vision=("model.visual",),
         image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
-        checkpoints=recorded_checkpoints("cohere_compass"),
-        tiny={"config_class": "CohereCompassConfig", "overrides": {
-            "text_config": _text("cohere_compass_text"), **QWEN_IDS,
-            "vision_config": {**QWEN3_VISION, "deepstack_visual_indexes": [0]}},
-            "image": QWEN_PLACEHOLDERS},
+        tiny=recipe("CohereCompassConfig", image=QWEN_PLACEHOLDERS, **QWEN_IDS,
+            vision_config={**QWEN3_VISION, "deepstack_visual_indexes": [0]}),
     ),
     Wrapper(
         name="hyperclovax_vision_v2",
         title="HyperCLOVA X Vision V2",
-        model_types=("hyperclovax_vision_v2",),
         classes=("HyperCLOVAXVisionV2ForConditionalGeneration",),
         text_family="hyperclovax",
         summary="HyperCLOVA X SEED Vision V2: a Qwen2.5-VL vision transformer and one linear projector around a "
@@ -420,17 +375,15 @@ OWN_TEXT = (
         vision=("model.vision_model", "model.projector"),
         image_inputs=("pixel_values", "image_grid_thw"),
         checkpoints=(Checkpoint("naver-hyperclovax/HyperCLOVAX-SEED-Think-32B", "HyperCLOVAX-SEED-Think-32B"),),
-        tiny={"config_class": "HyperCLOVAXVisionV2Config", "overrides": {
-            "text_config": _text("hyperclovax"), "image_token_id": 299, "video_token_id": 298,
-            "vision_config": {"model_type": "qwen2_5_vl_vision", "depth": 1, "hidden_size": 32,
-                              "out_hidden_size": 48, "intermediate_size": 64, "num_heads": 2, "patch_size": 4,
-                              "window_size": 16, "fullatt_block_indexes": [0]}},
-            "image": {**QWEN_IMAGE, "around": (297,)}},
+        tiny=recipe("HyperCLOVAXVisionV2Config", image={**QWEN_IMAGE, "around": (297,)}, image_token_id=299,
+            video_token_id=298,
+            vision_config={"model_type": "qwen2_5_vl_vision", "depth": 1, "hidden_size": 32,
+                           "out_hidden_size": 48, "intermediate_size": 64, "num_heads": 2, "patch_size": 4,
+                           "window_size": 16, "fullatt_block_indexes": [0]}),
     ),
     Wrapper(
         name="inkling2",
         title="Inkling 2",
-        model_types=("inkling2",),
         classes=("Inkling2ForConditionalGeneration",),
         text_family="inkling2_text",
         summary="Inkling 2: a native-resolution vision encoder with a patch merger around the Inkling 2 "
@@ -439,14 +392,11 @@ OWN_TEXT = (
         image_inputs=("pixel_values", "image_grid_thw"),
         vision=("model.vision_tower",),
         checkpoints=(Checkpoint("thinkingmachines/Inkling-2-Small-MXFP8", "Inkling-2-Small"),),
-        tiny={"config_class": "Inkling2Config", "overrides": {
-            "text_config": _text("inkling2_text"), "image_token_id": 299, "vision_config": INKLING2_VISION},
-            "image": INKLING2_IMAGE},
+        tiny=recipe("Inkling2Config", image=INKLING2_IMAGE, image_token_id=299, vision_config=INKLING2_VISION),
     ),
     Wrapper(
         name="inkling2_loop",
         title="Inkling 2 Loop",
-        model_types=("inkling2_loop",),
         classes=("Inkling2LoopForConditionalGeneration",),
         text_family="inkling2_loop_text",
         summary="Inkling 2 Loop: Inkling 2's vision encoder around the looped-depth Inkling 2 Loop language model.",
@@ -455,15 +405,12 @@ OWN_TEXT = (
         image_inputs=("pixel_values", "image_grid_thw"),
         vision=("model.vision_tower",),
         checkpoints=(Checkpoint("thinkingmachines/Inkling-2-Mini", "Inkling-2-Mini"),),
-        tiny={"config_class": "Inkling2LoopConfig", "overrides": {
-            "text_config": _text("inkling2_loop_text"), "image_token_id": 299,
-            "vision_config": {**INKLING2_VISION, "model_type": "inkling2_vision"}},
-            "image": INKLING2_IMAGE},
+        tiny=recipe("Inkling2LoopConfig", image=INKLING2_IMAGE, image_token_id=299,
+            vision_config={**INKLING2_VISION, "model_type": "inkling2_vision"}),
     ),
     Wrapper(
         name="inkling_mm_model",
         title="Inkling",
-        model_types=("inkling_mm_model",),
         classes=("InklingForConditionalGeneration",),
         text_family="inkling_text",
         summary="Inkling: an attention-free hierarchical MLP patch encoder (and a dMel audio encoder) whose last "
@@ -476,18 +423,16 @@ OWN_TEXT = (
              "by a second masked_scatter).",
         vision=("model.vision_tower", "model.audio_tower"),
         checkpoints=(Checkpoint("thinkingmachines/Inkling", "Inkling"),),
-        tiny={"config_class": "InklingConfig", "overrides": {
-            "text_config": _text("inkling_text"), "image_token_id": 299, "audio_token_id": 298,
+        tiny=recipe("InklingConfig", image={"tokens": 4, "pixel_values": (4, 2, 2, 2, 3)}, image_token_id=299,
+            audio_token_id=298,
             # three layers over 2x2-pixel, two-frame patches: plan_out_scales' rows, with no scipy assignment
-            "vision_config": {"text_hidden_size": 64, "patch_size": 2, "temporal_patch_size": 2,
-                              "num_hidden_layers": 3},
-            "audio_config": {"text_hidden_size": 64, "n_mel_bins": 8, "mel_vocab_size": 16}},
-            "image": {"tokens": 4, "pixel_values": (4, 2, 2, 2, 3)}},
+            vision_config={"text_hidden_size": 64, "patch_size": 2, "temporal_patch_size": 2,
+                           "num_hidden_layers": 3},
+            audio_config={"text_hidden_size": 64, "n_mel_bins": 8, "mel_vocab_size": 16}),
     ),
     Wrapper(
         name="dots3_note",
         title="dots3.note",
-        model_types=("dots3_note",),
         classes=("Dots3NoteForConditionalGeneration",),
         text_family="dots3_note_text",
         summary="dots3.note: a native-resolution vision transformer (mixture-of-experts MLPs in its upper blocks) "
@@ -502,26 +447,23 @@ OWN_TEXT = (
         vision=("model.vision_tower", "model.audio_tower"),
         image_inputs=("pixel_values", "image_grid_thw"),
         checkpoints=(Checkpoint("dots-studio/dots3-note-prev", "dots3-note-prev"),),
-        tiny={"config_class": "Dots3NoteConfig", "overrides": {
+        tiny=recipe("Dots3NoteConfig", image={"tokens": 4, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]]},
             # the sliding layers' own sizes (swa_*), else Dots3NoteTextConfig gives them the released 64 heads
-            "text_config": _text("dots3_note_text", swa_num_attention_heads=4, swa_num_key_value_heads=4,
-                                 swa_q_lora_rank=32, swa_kv_lora_rank=32, swa_head_dim=32,
-                                 swa_qk_nope_head_dim=16, swa_v_head_dim=16),
-            "image_token_id": 299, "video_token_id": 298,
-            "audio_token_id": 295,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "patch_size": 4, "moe_intermediate_size": 32,
-                              "mlp_layer_types": ["dense"], "num_local_experts": 2, "adapter_in_dim": 32,
-                              "adapter_out_dim": 64, "adapter_merge_size": 2},
-            "audio_config": {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 1,
-                             "num_attention_heads": 2, "feature_size": 8, "downsample_hidden_size": 16,
-                             "adapter_input_size": 16, "adapter_out_dim": 64}},
-            "image": {"tokens": 4, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]]}},
+            text_config=tiny_text("dots3_note_text", swa_num_attention_heads=4, swa_num_key_value_heads=4,
+                              swa_q_lora_rank=32, swa_kv_lora_rank=32, swa_head_dim=32,
+                              swa_qk_nope_head_dim=16, swa_v_head_dim=16),
+            image_token_id=299, video_token_id=298, audio_token_id=295,
+            vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                           "num_attention_heads": 2, "patch_size": 4, "moe_intermediate_size": 32,
+                           "mlp_layer_types": ["dense"], "num_local_experts": 2, "adapter_in_dim": 32,
+                           "adapter_out_dim": 64, "adapter_merge_size": 2},
+            audio_config={"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 1,
+                          "num_attention_heads": 2, "feature_size": 8, "downsample_hidden_size": 16,
+                          "adapter_input_size": 16, "adapter_out_dim": 64}),
     ),
     Wrapper(
         name="minimax_m3_vl",
         title="MiniMax-M3",
-        model_types=("minimax_m3_vl",),
         classes=("MiniMaxM3SparseForConditionalGeneration",),
         text_family="minimax_m3_vl_text",
         summary="MiniMax-M3: a native-resolution vision transformer (partial 3D rotary) and a two-stage MLP "
@@ -536,18 +478,14 @@ OWN_TEXT = (
              "language model's positions stay one-dimensional.",
         image_token="image_token_index",
         image_inputs=("pixel_values", "image_grid_thw"),
-        checkpoints=recorded_checkpoints("minimax_m3_vl"),
-        tiny={"config_class": "MiniMaxM3VLConfig", "overrides": {
-            "text_config": _text("minimax_m3_vl_text"), "image_token_index": 299, "video_token_index": 298,
-            "projector_hidden_size": 64,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "image_size": 16, "patch_size": 4}},
-            "image": {**QWEN_IMAGE, "around": (297,)}},
+        tiny=recipe("MiniMaxM3VLConfig", image={**QWEN_IMAGE, "around": (297,)}, image_token_index=299,
+            video_token_index=298, projector_hidden_size=64,
+            vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                           "num_attention_heads": 2, "image_size": 16, "patch_size": 4}),
     ),
     Wrapper(
         name="nemotron_h_omni",
         title="Nemotron 3 Nano Omni",
-        model_types=("nemotron_h_omni",),
         classes=("NemotronH_Omni_Reasoning_V3",),
         text_family="nemotron_h",
         summary="Nemotron 3 Nano Omni: a RADIO vision encoder with pixel shuffle and an MLP projector (and a "
@@ -566,12 +504,11 @@ OWN_TEXT = (
         image_inputs=("pixel_values", "image_grid_hw"),
         checkpoints=(Checkpoint("nvidia/Nemotron-3-Nano-Omni-30B-A3B-Reasoning-BF16",
                                 "Nemotron-3-Nano-Omni-30B-A3B-Reasoning"),),
-        tiny={"config_class": "NemotronH_Omni_Reasoning_V3_Config", "overrides": {
-            "text_config": _text("nemotron_h"), "image_token_id": 299, "video_token_id": 298,
-            "vision_hidden_size": 32, "projector_hidden_size": 64, "downsample_ratio": 0.5,
-            "vision_config": {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
-                              "patch_size": 4, "image_size": 16, "max_img_size": 16, "num_cls_tokens": 1,
-                              "num_registers": 0, "model_type": "radio", "video_temporal_patch_size": 2}},
-            "image": {"tokens": 4, "pixel_values": (16, 48), "image_grid_hw": [[4, 4]]}},
+        tiny=recipe("NemotronH_Omni_Reasoning_V3_Config",
+            image={"tokens": 4, "pixel_values": (16, 48), "image_grid_hw": [[4, 4]]}, image_token_id=299,
+            video_token_id=298, vision_hidden_size=32, projector_hidden_size=64, downsample_ratio=0.5,
+            vision_config={"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
+                           "patch_size": 4, "image_size": 16, "max_img_size": 16, "num_cls_tokens": 1,
+                           "num_registers": 0, "model_type": "radio", "video_temporal_patch_size": 2}),
     ),
 )

@@ -17,9 +17,11 @@ def like(parent: str, module: str, *, rename: dict | None = None, sites: dict | 
     """The family of a language stack: ``parent``'s declaration, its renames, sites and accessors updated by these,
     the values and dimensions named in ``common`` served by the common (Llama) conventions again (a parent's latent
     attention where the stack's is Llama's), the other fields replaced; ``module`` (the declaring module's
-    __name__) gives its page its docstring."""
+    __name__) gives its page its docstring, and its name and model type (the module's own name)."""
     import sys
 
+    name = module.rsplit(".", 1)[-1]
+    changes = {"name": name, "model_types": (name,), **changes}
     base = family_named(parent)
     kept_sites = {name: site for name, site in base.sites.items() if name not in common}
     kept_accessors = {name: accessor for name, accessor in base.accessors.items() if name not in common}
