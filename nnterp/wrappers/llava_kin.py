@@ -23,6 +23,22 @@ BLIP_VISION = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 
 Q_FORMER_NEEDS_IMAGE = ("its forward runs the vision model and the Q-Former unconditionally, so every call passes "
                         "pixel_values")
 
+#: GOT-OCR 2.0, whose architecture PP-Chart2Table's config also builds
+GOT_OCR2 = Wrapper(
+    name="got_ocr2",
+    title="GOT-OCR 2.0",
+    classes=("GotOcr2ForConditionalGeneration",),
+    text_family="qwen2",
+    loads=("eager",),  # GotOcr2PreTrainedModel declares no SDPA
+    summary="GOT-OCR 2.0: a SAM-style vision encoder and a strided-convolution projector around a Qwen2 "
+            "language model.",
+    note="GotOcr2ForConditionalGeneration: model.{vision_tower (SAM-style encoder and neck), "
+         "multi_modal_projector (two stride-2 convolutions, then one linear), language_model (Qwen2Model)} and "
+         "lm_head; GotOcr2Model's forward places the projected rows with inputs_embeds.masked_scatter.",
+    tiny=recipe("GotOcr2Config", image={"tokens": 1, "pixel_values": (1, 3, 64, 64)}, vision_config=SAM,
+        image_token_id=299),
+)
+
 LLAVA_KIN = (
     Wrapper(
         name="llava_next",
@@ -148,34 +164,16 @@ LLAVA_KIN = (
                                     "num_attention_heads": 2, "image_size": 64, "patch_size": 16, "mlp_dim": 64,
                                     "window_size": 0, "global_attn_indexes": [0]}),
     ),
-    Wrapper(
-        name="got_ocr2",
-        title="GOT-OCR 2.0",
-        classes=("GotOcr2ForConditionalGeneration",),
-        text_family="qwen2",
-        loads=("eager",),  # GotOcr2PreTrainedModel declares no SDPA
-        summary="GOT-OCR 2.0: a SAM-style vision encoder and a strided-convolution projector around a Qwen2 "
-                "language model.",
-        note="GotOcr2ForConditionalGeneration: model.{vision_tower (SAM-style encoder and neck), "
-             "multi_modal_projector (two stride-2 convolutions, then one linear), language_model (Qwen2Model)} and "
-             "lm_head; GotOcr2Model's forward places the projected rows with inputs_embeds.masked_scatter.",
-        tiny=recipe("GotOcr2Config", image={"tokens": 1, "pixel_values": (1, 3, 64, 64)}, vision_config=SAM,
-            image_token_id=299),
-    ),
-    Wrapper(
+    GOT_OCR2,
+    GOT_OCR2.but(
         name="pp_chart2table",
         title="PP-Chart2Table",
-        classes=("GotOcr2ForConditionalGeneration",),
-        text_family="qwen2",
-        loads=("eager",),
         summary="PP-Chart2Table: GOT-OCR 2.0's architecture (a SAM-style encoder, a convolution projector, a Qwen2 "
                 "language model) trained to turn charts into tables.",
         note="PPChart2TableConfig builds GotOcr2ForConditionalGeneration: model.{vision_tower, multi_modal_projector, "
              "language_model (Qwen2Model)} and lm_head, the projected rows placed by GotOcr2Model's "
              "inputs_embeds.masked_scatter.",
-        tiny=recipe("PPChart2TableConfig", image={"tokens": 1, "pixel_values": (1, 3, 64, 64)}, vision_config=SAM,
-            image_token_id=299),
-    ),
+        tiny={**GOT_OCR2.tiny, "config_class": "PPChart2TableConfig"}),
     Wrapper(
         name="ovis2",
         title="Ovis2",

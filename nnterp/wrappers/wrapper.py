@@ -116,6 +116,11 @@ class Wrapper:
         if not self.model_types:
             object.__setattr__(self, "model_types", (self.name,))
 
+    def but(self, **changes) -> "Wrapper":
+        """This declaration with ``changes``: another wrapper of the same architecture (its own name, and so model
+        type, unless given)."""
+        return dataclasses.replace(self, **{"model_types": (), **changes})
+
 
 class ImageRows(Same):
     """The features as the merge takes them (per image, or already flat) seen as one row per image position."""
