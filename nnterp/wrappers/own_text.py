@@ -11,10 +11,22 @@ from .wrapper import Wrapper, recipe, tiny_text
 #: A one-block Qwen3-VL-style vision transformer (Qwen3.5's): 4-pixel patches, two frames each, merged 2x2.
 QWEN3_VISION = {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64, "num_heads": 2,
                 "patch_size": 4, "num_position_embeddings": 16}
+#: Qwen3-VL's: the same, with deepstack features from its one block.
+QWEN3_DEEPSTACK_VISION = {**QWEN3_VISION, "deepstack_visual_indexes": [0]}
 #: Qwen's image placeholders: one 16-pixel image, 4 rows after the merge, after a vision-start token, with the
 #: processor's token types (1 at the image positions) the multimodal rotary positions are computed from.
 QWEN_PLACEHOLDERS = {**QWEN_IMAGE, "around": (297,), "types": "mm_token_type_ids"}
 QWEN_IDS = {"image_token_id": 299, "video_token_id": 298, "vision_start_token_id": 297}
+#: Qwen's image inputs: flattened patches, their grid, and the token types the multimodal rotary is computed from.
+QWEN_INPUTS = ("pixel_values", "image_grid_thw", "mm_token_type_ids")
+#: A Qwen-VL-style vision side as a wrapper declares it: model.visual, with Qwen's image inputs.
+QWEN_VISUAL = {"vision": ("model.visual",), "image_inputs": QWEN_INPUTS}
+
+
+def qwen3_recipe(config_class: str, **overrides) -> dict:
+    """The tiny recipe of a wrapper around a Qwen3.5-style vision transformer: QWEN3_VISION, Qwen's ids and
+    placeholders, and ``overrides``."""
+    return recipe(config_class, QWEN_PLACEHOLDERS, **{**QWEN_IDS, "vision_config": QWEN3_VISION, **overrides})
 
 
 def _grid(width: int, height: int) -> list:
@@ -91,9 +103,8 @@ OWN_TEXT = (
              "inputs_embeds.masked_scatter (videos next, by a second masked_scatter); unlike Qwen3-VL no deepstack "
              "features are added inside the language model. Rotary positions are three-dimensional, computed from "
              "image_grid_thw and mm_token_type_ids.",
-        vision=("model.visual",),
-        image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
-        tiny=recipe("Qwen3_5Config", image=QWEN_PLACEHOLDERS, **QWEN_IDS, vision_config=QWEN3_VISION),
+        **QWEN_VISUAL,
+        tiny=qwen3_recipe("Qwen3_5Config"),
     ),
     Wrapper(
         name="qwen3_5_moe",
@@ -105,9 +116,8 @@ OWN_TEXT = (
         note="Qwen3_5MoeForConditionalGeneration: model.{visual, language_model (Qwen3_5MoeTextModel)} and lm_head, "
              "as Qwen3.5: flattened patches with image_grid_thw, the merger's rows placed by "
              "inputs_embeds.masked_scatter, multimodal rotary positions in the language model.",
-        vision=("model.visual",),
-        image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
-        tiny=recipe("Qwen3_5MoeConfig", image=QWEN_PLACEHOLDERS, **QWEN_IDS, vision_config=QWEN3_VISION),
+        **QWEN_VISUAL,
+        tiny=qwen3_recipe("Qwen3_5MoeConfig"),
     ),
     Wrapper(
         name="lfm2_vl",
@@ -264,9 +274,8 @@ OWN_TEXT = (
              "layers[0].layer_input: the merged embeddings are what the language model takes as inputs_embeds "
              "and expands into its streams. Rotary positions are three-dimensional, computed "
              "from image_grid_thw and mm_token_type_ids.",
-        vision=("model.visual",),
-        image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
-        tiny=recipe("Qwen4ExpConfig", image=QWEN_PLACEHOLDERS, **QWEN_IDS, vision_config=QWEN3_VISION),
+        **QWEN_VISUAL,
+        tiny=qwen3_recipe("Qwen4ExpConfig"),
     ),
     Wrapper(
         name="exaone4_5",
@@ -353,10 +362,8 @@ OWN_TEXT = (
              "of its first len(deepstack_visual_indexes) blocks: there layers[i + 1].layer_input is "
              "layers[i].layer_output plus those features. Rotary positions are three-dimensional, computed from "
              "image_grid_thw and mm_token_type_ids.",
-        vision=("model.visual",),
-        image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids"),
-        tiny=recipe("CohereCompassConfig", image=QWEN_PLACEHOLDERS, **QWEN_IDS,
-            vision_config={**QWEN3_VISION, "deepstack_visual_indexes": [0]}),
+        **QWEN_VISUAL,
+        tiny=qwen3_recipe("CohereCompassConfig", vision_config=QWEN3_DEEPSTACK_VISION),
     ),
     Wrapper(
         name="hyperclovax_vision_v2",

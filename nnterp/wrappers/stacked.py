@@ -8,11 +8,10 @@ from nnterp.family import checkpoint_data
 
 from .wrapper import Wrapper, recipe, tiny_text
 from .declarations import MROPE
-from .own_text import QWEN_IDS, QWEN_PLACEHOLDERS
+from .own_text import QWEN_IDS, QWEN_INPUTS, QWEN_PLACEHOLDERS
 from .stacks.cosmos3_edge_text import FAMILY as COSMOS3_EDGE_TEXT
 from .stacks.deepseek_ocr2_text import FAMILY as DEEPSEEK_OCR2_TEXT
 from .stacks.muse_glimmer_text import FAMILY as MUSE_GLIMMER_TEXT
-from .text_kin import QWEN_INPUTS
 
 #: DeepSeek-OCR 2's language stack in the tiny shape: DeepSeek-V2's recipe less its latent attention, a dense block
 #: then a routed one.

@@ -8,7 +8,7 @@ from nnterp.family import checkpoint_data
 from nnterp.sites import WHOLE, Assigned, Call, Read
 
 from .declarations import MROPE, QWEN_IMAGE, SIGLIP
-from .own_text import QWEN3_VISION, QWEN_IDS, QWEN_PLACEHOLDERS
+from .own_text import QWEN3_DEEPSTACK_VISION, QWEN_IDS, QWEN_INPUTS, QWEN_PLACEHOLDERS, QWEN_VISUAL, qwen3_recipe
 from .wrapper import IMAGE_ROWS, Wrapper, recipe, tiny_text
 
 #: A one-block GLM-4V vision transformer: 16-pixel images in 4-pixel patches, two frames each, merged 2x2.
@@ -18,7 +18,6 @@ GLM4V_VISION = {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermedi
 GLM4V_IDS = {"image_token_id": 299, "video_token_id": 298, "image_start_token_id": 297, "image_end_token_id": 296,
              "video_start_token_id": 295, "video_end_token_id": 294}
 GLM4V_PLACEHOLDERS = {**QWEN_IMAGE, "around": (297, 296), "types": "mm_token_type_ids"}
-QWEN_INPUTS = ("pixel_values", "image_grid_thw", "mm_token_type_ids")
 #: A one-layer Whisper-style audio encoder (the Omni thinkers'): built with the model, idle on text and image calls.
 OMNI_AUDIO = {"num_mel_bins": 8, "encoder_layers": 1, "encoder_attention_heads": 2, "encoder_ffn_dim": 64,
               "d_model": 32, "output_dim": 64}
@@ -26,6 +25,15 @@ OMNI_AUDIO = {"num_mel_bins": 8, "encoder_layers": 1, "encoder_attention_heads":
 OMNI_IMAGE_MERGE = Call("inputs_embeds.masked_scatter", "input", occurrence=1)
 #: GLM's multimodal rotary on half of a 16-wide head: 4 frequencies, split (temporal, height, width).
 GLM_MROPE = {**MROPE, "mrope_section": [1, 1, 2], "partial_rotary_factor": 0.5}
+#: Qwen3-VL's multimodal rotary: the sections' frequencies interleaved.
+INTERLEAVED_MROPE = {**MROPE, "mrope_interleaved": True}
+
+
+def glm4v_recipe(config_class: str, text_family: str = "glm4") -> dict:
+    """The tiny recipe of a wrapper around GLM-4V's vision transformer: GLM4V_VISION, GLM-4V's ids and placeholders,
+    the text family's recipe with GLM's multimodal rotary."""
+    return recipe(config_class, GLM4V_PLACEHOLDERS, text_config=tiny_text(text_family, rope_parameters=GLM_MROPE),
+                  **GLM4V_IDS, vision_config=GLM4V_VISION)
 
 TEXT_KIN = (
     Wrapper(
@@ -40,11 +48,9 @@ TEXT_KIN = (
              "inputs_embeds.masked_scatter (image_features); the vision blocks at deepstack_visual_indexes give "
              "features of their own, which the language model adds at the image positions after each of its first "
              "len(deepstack_visual_indexes) blocks, as Qwen3-VL's.",
-        vision=("model.visual",),
-        image_inputs=QWEN_INPUTS,
-        tiny=recipe("Qwen3VLMoeConfig", image=QWEN_PLACEHOLDERS,
-            text_config=tiny_text("qwen3_moe", head_dim=16, rope_parameters={**MROPE, "mrope_interleaved": True}),
-            **QWEN_IDS, vision_config={**QWEN3_VISION, "deepstack_visual_indexes": [0]}),
+        **QWEN_VISUAL,
+        tiny=qwen3_recipe("Qwen3VLMoeConfig", vision_config=QWEN3_DEEPSTACK_VISION,
+                          text_config=tiny_text("qwen3_moe", head_dim=16, rope_parameters=INTERLEAVED_MROPE)),
     ),
     Wrapper(
         name="glm4v",
@@ -59,10 +65,8 @@ TEXT_KIN = (
              "merger's rows with inputs_embeds.masked_scatter at image_token_id, between image_start_token_id and "
              "image_end_token_id. Rotary positions are three-dimensional (mrope_section), computed from "
              "image_grid_thw and mm_token_type_ids.",
-        vision=("model.visual",),
-        image_inputs=QWEN_INPUTS,
-        tiny=recipe("Glm4vConfig", image=GLM4V_PLACEHOLDERS, text_config=tiny_text("glm4", rope_parameters=GLM_MROPE),
-            **GLM4V_IDS, vision_config=GLM4V_VISION),
+        **QWEN_VISUAL,
+        tiny=glm4v_recipe("Glm4vConfig"),
     ),
     Wrapper(
         name="glm46v",
@@ -75,10 +79,8 @@ TEXT_KIN = (
         note="Glm46VForConditionalGeneration: model.{visual (Glm4vVisionModel), language_model (Glm4vTextModel)} and "
              "lm_head, as GLM-4.1V: flattened patches with image_grid_thw, the merger's rows placed by "
              "inputs_embeds.masked_scatter at image_token_id, multimodal rotary positions in the language model.",
-        vision=("model.visual",),
-        image_inputs=QWEN_INPUTS,
-        tiny=recipe("Glm46VConfig", image=GLM4V_PLACEHOLDERS, text_config=tiny_text("glm4", rope_parameters=GLM_MROPE),
-            **GLM4V_IDS, vision_config=GLM4V_VISION),
+        **QWEN_VISUAL,
+        tiny=glm4v_recipe("Glm46VConfig"),
     ),
     Wrapper(
         name="glm4v_moe",
@@ -91,10 +93,8 @@ TEXT_KIN = (
              "dense for the first first_k_dense_replace, then a sigmoid router with a shared expert)} and lm_head. "
              "The image comes as flattened patches with image_grid_thw; Glm4vMoeModel's forward places the merger's "
              "rows with inputs_embeds.masked_scatter at image_token_id; rotary positions are three-dimensional.",
-        vision=("model.visual",),
-        image_inputs=QWEN_INPUTS,
-        tiny=recipe("Glm4vMoeConfig", image=GLM4V_PLACEHOLDERS,
-            text_config=tiny_text("glm4_moe", rope_parameters=GLM_MROPE), **GLM4V_IDS, vision_config=GLM4V_VISION),
+        **QWEN_VISUAL,
+        tiny=glm4v_recipe("Glm4vMoeConfig", "glm4_moe"),
     ),
     Wrapper(
         name="glm_ocr",
@@ -106,10 +106,8 @@ TEXT_KIN = (
         note="GlmOcrForConditionalGeneration: model.{visual (GlmOcrVisionModel), language_model (GlmOcrTextModel: "
              "GLM-4's sandwich blocks)} and lm_head, as GLM-4.1V: flattened patches with image_grid_thw, the "
              "merger's rows placed by inputs_embeds.masked_scatter at image_token_id, multimodal rotary positions.",
-        vision=("model.visual",),
-        image_inputs=QWEN_INPUTS,
-        tiny=recipe("GlmOcrConfig", image=GLM4V_PLACEHOLDERS, text_config=tiny_text("glm4", rope_parameters=GLM_MROPE),
-            **GLM4V_IDS, vision_config=GLM4V_VISION),
+        **QWEN_VISUAL,
+        tiny=glm4v_recipe("GlmOcrConfig"),
     ),
     Wrapper(
         name="paddleocr_vl",
@@ -142,11 +140,9 @@ TEXT_KIN = (
              "(Qwen3VLTextModel)} and lm_head, as Qwen3-VL: the merger's rows are placed by "
              "inputs_embeds.masked_scatter (image_features), and the deepstack features of the vision blocks at "
              "deepstack_visual_indexes are added at the image positions after the language model's first blocks.",
-        vision=("model.visual",),
-        image_inputs=QWEN_INPUTS,
-        tiny=recipe("Cosmos3OmniConfig", image=QWEN_PLACEHOLDERS,
-            text_config=tiny_text("qwen3", rope_parameters={**MROPE, "mrope_interleaved": True}), **QWEN_IDS,
-            vision_config={**QWEN3_VISION, "deepstack_visual_indexes": [0]}),
+        **QWEN_VISUAL,
+        tiny=qwen3_recipe("Cosmos3OmniConfig", vision_config=QWEN3_DEEPSTACK_VISION,
+                          text_config=tiny_text("qwen3", rope_parameters=INTERLEAVED_MROPE)),
     ),
     Wrapper(
         name="qwen2_5_omni_thinker",
@@ -185,9 +181,9 @@ TEXT_KIN = (
         vision=("model.visual", "model.audio_tower"),
         image_inputs=QWEN_INPUTS,
         tiny=recipe("Qwen3OmniMoeThinkerConfig", image=QWEN_PLACEHOLDERS,
-            text_config=tiny_text("qwen3_moe", head_dim=16, rope_parameters={**MROPE, "mrope_interleaved": True}),
+            text_config=tiny_text("qwen3_moe", head_dim=16, rope_parameters=INTERLEAVED_MROPE),
             audio_config=OMNI_AUDIO, image_token_id=299, video_token_id=298, audio_token_id=296,
-            vision_start_token_id=297, vision_config={**QWEN3_VISION, "deepstack_visual_indexes": [0]}),
+            vision_start_token_id=297, vision_config=QWEN3_DEEPSTACK_VISION),
     ),
     Wrapper(
         name="granite_docling",
