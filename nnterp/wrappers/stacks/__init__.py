@@ -20,8 +20,8 @@ def like(parent: str, module: str, *, rename: dict | None = None, sites: dict | 
     __name__) gives its page its docstring, and its name and model type (the module's own name)."""
     import sys
 
-    name = module.rsplit(".", 1)[-1]
-    changes = {"name": name, "model_types": (name,), **changes}
+    stack = module.rsplit(".", 1)[-1]
+    changes = {"name": stack, "model_types": (stack,), **changes}
     base = family_named(parent)
     kept_sites = {name: site for name, site in base.sites.items() if name not in common}
     kept_accessors = {name: accessor for name, accessor in base.accessors.items() if name not in common}
