@@ -139,7 +139,8 @@ def plot_attribution(result, path=None):
 def attention_patterns(model, prompt: str, layers=None) -> tuple[dict[int, torch.Tensor], list[str]]:
     """Every head's pattern of ``prompt`` at ``layers``: {block: [num_heads query key]}, and the tokens."""
     batch = encode(model, prompt)
-    reads = read_blocks(model, batch, "attention_probabilities", blocks_serving(model, "attention_probabilities", layers))
+    layers = blocks_serving(model, "attention_probabilities", layers)
+    reads = read_blocks(model, batch, "attention_probabilities", layers)
     return {layer: r[0].float().cpu() for layer, r in reads.items()}, token_text(model, batch["input_ids"][0])
 
 

@@ -65,7 +65,8 @@ LLAVA_KIN = (
         text_family="llama",
         summary="LLaVA-NeXT-Video: LLaVA-NeXT with video frames pooled into the stream beside images.",
         note="LlavaNextVideoForConditionalGeneration: model.{vision_tower (CLIP), vision_resampler (spatial pooling "
-             "of each frame's features, by spatial_pool_mode), multi_modal_projector, image_newline, language_model} and lm_head. Images go as in "
+             "of each frame's features, by spatial_pool_mode), multi_modal_projector, image_newline, language_model} "
+             "and lm_head. Images go as in "
              "LLaVA-NeXT (base view and tiles, image_sizes, newline rows); LlavaNextVideoModel's forward places them "
              "with a first inputs_embeds.masked_scatter (image_features) and the pooled video frames "
              "(pixel_values_videos) at video_token_id with a second.",
@@ -117,7 +118,8 @@ LLAVA_KIN = (
         text_family="llama",
         summary="Janus (Janus-Pro): a SigLIP-style vision model and an MLP aligner for understanding, a VQ-VAE for "
                 "generation, around a DeepSeek-LLM (Llama) language model.",
-        note="JanusForConditionalGeneration: model.{vision_model, aligner (linear, then depth - 1 activations and linears), vqmodel, generation_embeddings, "
+        note="JanusForConditionalGeneration: model.{vision_model, aligner (linear, then depth - 1 activations and "
+             "linears), vqmodel, generation_embeddings, "
              "generation_aligner, generation_head (the image-generation side, unused by a text-generating call), "
              "language_model (LlamaModel)} and lm_head. get_image_features runs vision_model and the aligner; "
              "JanusModel's forward places the aligned rows with inputs_embeds.masked_scatter.",
