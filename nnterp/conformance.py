@@ -21,62 +21,25 @@ A model conforms when, under its load, for every block:
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
-
 import torch
 
 from . import bridge, labels
+from .checks import ConformanceError, Report, Result, _check_layout, _check_writable, _close, _diff
 from .companions import HeadContributions, norm_centres, projection_of
-from .errors import ConditionedValue, NnterpError, UnavailableValue
+from .errors import ConditionedValue, UnavailableValue
+from .image_conformance import check_image
 from .layouts import CallPositions
-from .locations import Call, Child, Own, _walk, block_hosts
-from .numerics import UNIT_ROUNDOFF, roundings, tolerance
+from .locations import Call, Child, Own, block_hosts
+from .numerics import roundings
 from .readout import head_input
 from .status import UNAVAILABLE, status_of
 from .tracing import block_order as declared_block_order
 from .vocabulary import BY_NAME, FORWARD_ORDER, values_of
-from .wrappers import has_image
-from .writeback import Derived, Read
+from .writeback import Derived
+
+__all__ = ["PROMPT", "ConformanceError", "Report", "Result", "check", "check_image", "read_block", "visit_log"]
 
 PROMPT = "The Eiffel Tower is in the city of"
-
-class ConformanceError(NnterpError):
-    """The model broke the contract; the message lists the failed checks."""
-
-
-@dataclass
-class Result:
-    check: str
-    where: str
-    ok: bool
-    detail: str = ""
-
-
-@dataclass
-class Report:
-    family: str
-    load: str
-    results: list[Result] = field(default_factory=list)
-
-    def add(self, check, where, ok, detail=""):
-        self.results.append(Result(check, where, bool(ok), detail))
-
-    @property
-    def failures(self):
-        return [r for r in self.results if not r.ok]
-
-    @property
-    def ok(self) -> bool:
-        return not self.failures
-
-    def __str__(self) -> str:
-        lines = [f"conformance of {self.family} under attn_implementation={self.load!r}: "
-                 f"{len(self.results) - len(self.failures)}/{len(self.results)} checks passed"]
-        lines += [f"  FAILED {r.check} at {r.where}: {r.detail}" for r in self.failures]
-        return "\n".join(lines)
-
-    __repr__ = __str__
 
 
 def _hosts(model, i):
@@ -100,22 +63,6 @@ def _child_module(hosts, host, name):
 
 #: the roundings of an elementwise recomputation of a few operations (an add, a multiplier, cos and sin's terms)
 _FEW = 4
-
-
-def _diff(a, b) -> float:
-    return float((a.detach().double() - b.detach().double()).abs().max()) if a.numel() else 0.0
-
-
-def _close(a, b, length: int, magnitude: float | None = None) -> bool:
-    """``a`` is ``b`` recomputed through ``length`` roundings in another order (``numerics.tolerance``, in the
-    coarser of their dtypes), at ``magnitude``: that of the terms summed, by default the largest entry of either."""
-    if a.shape != b.shape:
-        return False
-    if magnitude is None:
-        magnitude = max(float(a.detach().abs().amax()), float(b.detach().abs().amax())) if a.numel() else 0.0
-    dtype = max(a.dtype, b.dtype, key=lambda d: UNIT_ROUNDOFF.get(d, 0.0))
-    atol = tolerance(dtype if dtype in UNIT_ROUNDOFF else torch.float32, magnitude, length)
-    return bool((a.detach().double() - b.detach().double()).abs().max() <= atol) if a.numel() else True
 
 
 def _linear_magnitude(module, x) -> float | None:
@@ -314,16 +261,6 @@ def _check_order(model, prompt, report) -> bool:
                    wrong is None and bool(placed), wrong or ("" if placed else "no value of the block was reached"))
         ok = ok and wrong is None and bool(placed)
     return ok
-
-
-def _check_layout(report, where, name, value, shape, dtype) -> None:
-    """The value's shape, and its dtype: the model's, or float32, in which a model may compute under a
-    half-precision load (routers, upcast attention scores, Dory's head, Mamba's and ZAYA's streams); token ids and
-    chosen experts are indices."""
-    kind = BY_NAME[name].layout.kind
-    dtypes = (torch.long,) if kind in ("Tokens", "Experts") else (torch.bool,) if kind == "Mask" else (dtype, torch.float32)
-    report.add("layout", f"{where}.{name}", tuple(value.shape) == shape and value.dtype in dtypes,
-               f"{tuple(value.shape)} {value.dtype}, expected {shape} {' or '.join(map(str, dtypes))}")
 
 
 def _check_block(model, i, prompt, report, dtype, batch, seq, base):
@@ -576,19 +513,6 @@ def _at_call_positions(model, own, served):
     return own
 
 
-def _logits_after(model, prompt, host_of, name, edit):
-    with model.trace(prompt):
-        envoy = host_of()
-        if edit == "inplace":
-            getattr(envoy, name)[:] = 0
-        elif edit == "assign":
-            setattr(envoy, name, torch.zeros_like(getattr(envoy, name)))
-        else:
-            getattr(envoy, name)
-        logits = model.logits.save()
-    return logits
-
-
 def _check_edits(model, i, prompt, report, base):
     if i is None:
         specs = [("model", spec) for spec in values_of("model", model.family.groups)]
@@ -608,16 +532,7 @@ def _check_edits(model, i, prompt, report, base):
         envoy = host_of[host]()
         if spec.read_only or not status_of(envoy, spec.name, model).available or spec.layout.kind == "Tokens":
             continue
-        label = f"{where}.{spec.name}"
-        read = _logits_after(model, prompt, host_of[host], spec.name, "read")
-        report.add("a read leaves logits bit-identical", label, torch.equal(read, base), f"max diff {_diff(read, base):.3g}")
-        inplace = _logits_after(model, prompt, host_of[host], spec.name, "inplace")
-        assigned = _logits_after(model, prompt, host_of[host], spec.name, "assign")
-        # the same edit, made through another path: every block's reductions may run another kernel after it
-        report.add("in-place edit == assignment", label,
-                   torch.equal(inplace, assigned) or _close(inplace, assigned, roundings(model)),
-                   f"max diff {_diff(inplace, assigned):.3g}")
-        report.add("a zeroing edit reaches the logits", label, not torch.equal(inplace, base))
+        _check_writable(model, prompt, host_of[host], spec.name, f"{where}.{spec.name}", report, base)
 
 
 def _check_refusals(model, prompt, report):
@@ -636,86 +551,3 @@ def _check_refusals(model, prompt, report):
             except expected as error:
                 report.add("unavailable and conditioned values refuse with a reason", f"{host}.{spec.name}",
                            len(str(error)) > 40, str(error))
-
-
-def _receiver(wrapper) -> str:
-    """Native path of the module the wrapper hands the merged embeddings to (inputs_embeds): its language model, or
-    the whole CausalLM holding it where the head is the language model's own (BLIP-2's language_model)."""
-    return wrapper.lm_head.rsplit(".", 1)[0] if "." in wrapper.lm_head else wrapper.language_model
-
-
-def check_image(model, inputs, report, base) -> None:
-    """The contract where the image enters the stream, on a call with an image: image_mask marks the placeholders,
-    image_features has a row per image position, the embeddings the language model receives (its inputs_embeds) are
-    token_embeddings with image_features merged at image_mask, layers[0].layer_input is them (plus what the language
-    model adds before its first block, where the wrapper names it; not checked where the residual is several
-    streams), and an edit of image_features reaches the logits while a read leaves them bit-identical. On a
-    text-only call: image_mask is all False and image_features is not computed."""
-    wrapper = model.family.wrapper
-    dtype = next(model._module.parameters()).dtype
-    # a multi-stream residual has no one layers[0].layer_input: what enters is the language model's inputs_embeds
-    one_stream = model.layers[0]._nnterp_site("layer_input").served
-    # a language model that merges the image itself (ChameleonModel) receives no inputs_embeds: its merge's output
-    merges_itself = wrapper.injected is None and _receiver(wrapper) == wrapper.merge
-    merged_call = dataclasses.replace(wrapper.merge_call, key="output", child=wrapper.merge or None)
-    # where the image enters inside the stack: the first block it is added before
-    first = min(wrapper.injected(model._module.config)) if wrapper.injected is not None else None
-    with model.trace(inputs):
-        mask = model.image_mask.save()
-        embedded = model.token_embeddings.save()
-        if first is not None:  # the image rows are added inside the language model: after it receives its input
-            received = _walk(model, _receiver(wrapper)).inputs[1]["inputs_embeds"].save()
-        if has_image(model, inputs):
-            features = model.image_features.save()
-        if not merges_itself and first is None:
-            received = _walk(model, _receiver(wrapper)).inputs[1]["inputs_embeds"].save()
-        elif merges_itself and has_image(model, inputs):  # what the merge returns is what the blocks receive
-            received = merged_call.target(model).output.save()
-        if one_stream and wrapper.added_before_layers:
-            added = _walk(model, wrapper.added_before_layers).output.save()
-        if one_stream:
-            entering = model.layers[0].layer_input.save()
-        if first is not None and has_image(model, inputs):
-            before = model.layers[first - 1].layer_output.save() if first > 0 else None
-            injected = model.layers[first].layer_input.save()
-    # a language model that scales every inputs_embeds row before its first block (HyperCLOVA X's
-    # embedding_multiplier) serves token_embeddings and image_features with that scale: compare them with the product
-    if merges_itself and not has_image(model, inputs):
-        received = embedded  # no image: the forward makes no merge, and the blocks receive the embeddings
-    token = model.family.sites.get("token_embeddings")
-    factor = token.scale(model._nnterp_state.config) if isinstance(token, Read) and token.scale else None
-    received = received * factor if factor is not None else received
-    if one_stream and not (first == 0 and has_image(model, inputs)):
-        expected = received + added if wrapper.added_before_layers else received
-        label = "layers[0].layer_input == the language model's inputs_embeds (times its embedding scale)" + (
-            f" + {wrapper.added_before_layers}'s output" if wrapper.added_before_layers else "")
-        report.add(label, "model", torch.equal(entering, expected), f"max diff {_diff(entering, expected):.3g}")
-    _check_layout(report, "model", "image_mask", mask, tuple(received.shape[:2]), dtype)
-    if not has_image(model, inputs):
-        report.add("a text-only call has no image position", "model.image_mask", not bool(mask.any()))
-        return
-    positions = int(mask.sum())
-    report.add("the call has image positions", "model.image_mask", positions > 0, f"{positions}")
-    _check_layout(report, "model", "image_features", features, (positions, model.hidden_size), dtype)
-    if first is None:
-        report.add("the language model's inputs_embeds == image_features at image_mask", "model",
-                   torch.equal(received[mask], features), f"max diff {_diff(received[mask], features):.3g}")
-    else:
-        report.add("the language model's inputs_embeds are zero at image_mask", "model",
-                   not bool(received[mask].any()), f"max {_diff(received[mask], 0 * received[mask]):.3g}")
-        stream = received if first == 0 else before
-        report.add(f"layers[{first}].layer_input == the stream before it + image_features at image_mask", "model",
-                   torch.equal(injected[mask], stream[mask] + features),
-                   f"max diff {_diff(injected[mask], stream[mask] + features):.3g}")
-        report.add(f"layers[{first}].layer_input == the stream before it off image_mask", "model",
-                   torch.equal(injected[~mask], stream[~mask]), f"max diff {_diff(injected[~mask], stream[~mask]):.3g}")
-    report.add("the language model's inputs_embeds == token_embeddings off image_mask", "model",
-               torch.equal(received[~mask], embedded[~mask]), f"max diff {_diff(received[~mask], embedded[~mask]):.3g}")
-    label = "model.image_features"
-    read = _logits_after(model, inputs, lambda: model, "image_features", "read")
-    report.add("a read leaves logits bit-identical", label, torch.equal(read, base), f"max diff {_diff(read, base):.3g}")
-    inplace = _logits_after(model, inputs, lambda: model, "image_features", "inplace")
-    assigned = _logits_after(model, inputs, lambda: model, "image_features", "assign")
-    report.add("in-place edit == assignment", label, torch.equal(inplace, assigned) or _close(inplace, assigned),
-               f"max diff {_diff(inplace, assigned):.3g}")
-    report.add("a zeroing edit reaches the logits", label, not torch.equal(inplace, base))

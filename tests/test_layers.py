@@ -9,8 +9,6 @@ then the only direction the two are joined.
 import ast
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parent.parent / "nnterp"
 LONGEST_MODULE = 700
 # modules that are data, not code: a table or a recipe list grows with the families it describes
@@ -208,8 +206,5 @@ def long_modules() -> dict[str, int]:
             if n > LONGEST_MODULE and name not in DATA_MODULES}
 
 
-@pytest.mark.xfail(strict=True, reason="tracing.py (its capture machinery moves to the bridge), wrappers/own_text.py "
-                                       "and the encyclopedia's notes/derived.py and realconfigs.py are still longer; "
-                                       "remove this mark once they are split")
 def test_no_module_is_longer_than_700_lines():
     assert not long_modules(), f"modules over {LONGEST_MODULE} lines: {long_modules()}"

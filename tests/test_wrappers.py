@@ -155,12 +155,12 @@ def test_a_saved_wrapper_loads_through_its_own_auto_class(tmp_path):
     from transformers import CLIPImageProcessor, LlavaProcessor
 
     from nnterp import StandardizedTransformer
-    from nnterp.wrappers.declarations import _text
+    from nnterp.wrappers.wrapper import tiny_text
 
     tokenizer = tiny.tokenizer(300)
     tokenizer.add_special_tokens({"additional_special_tokens": ["<image>"]})
     image_token = tokenizer.convert_tokens_to_ids("<image>")
-    native, _ = tiny.build("llava", text_config=_text("llama", vocab_size=image_token + 1), image_token_id=image_token)
+    native, _ = tiny.build("llava", text_config=tiny_text("llama", vocab_size=image_token + 1), image_token_id=image_token)
     native.save_pretrained(tmp_path)
     LlavaProcessor(image_processor=CLIPImageProcessor(size={"shortest_edge": 16}, crop_size={"height": 16, "width": 16}),
                    tokenizer=tokenizer, patch_size=4, vision_feature_select_strategy="default", num_additional_image_tokens=1,

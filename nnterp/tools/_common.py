@@ -220,6 +220,16 @@ def trace(model, batch: dict, **kwargs):
     return model.trace(inputs, **extra, **kwargs)
 
 
+def read_blocks(model, batch: dict, name: str, layers: Sequence[int]) -> dict[int, torch.Tensor]:
+    """``name`` at each of ``layers`` on ``batch``, read in one pass without gradients: {block: value}."""
+    reads = []
+    with torch.no_grad():
+        with trace(model, batch):
+            for layer in layers:
+                reads.append(read(model, name, layer).save())
+    return dict(zip(layers, reads))
+
+
 def first_real_position(batch: dict) -> torch.Tensor:
     """Per row, the position of the first token that is not padding."""
     mask = batch["attention_mask"]

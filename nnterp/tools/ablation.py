@@ -15,7 +15,7 @@ from collections import defaultdict
 
 import torch
 
-from ._common import ToolError, blocks_serving, encode, trace
+from ._common import ToolError, blocks_serving, encode, read_blocks
 from .interventions import Edit, Intervention, selection
 
 HEAD_VALUES = ("attention_premix", "attention_head_outputs")
@@ -108,27 +108,19 @@ def skip_blocks(layers) -> Intervention:
     return Intervention(edits, f"skip blocks {sorted(layers)}" if layers else "")
 
 
+def _means(model, prompts, value: str, layers) -> dict[int, torch.Tensor]:
+    """Per block, ``value``'s mean over all real positions of ``prompts``, in its dtype."""
+    batch = encode(model, prompts)
+    real = batch["attention_mask"].bool()
+    reads = read_blocks(model, batch, value, blocks_serving(model, value, layers))
+    return {layer: r[real].float().mean(0).to(r.dtype) for layer, r in reads.items()}
+
+
 def head_means(model, prompts, layers=None, *, value: str = "attention_premix") -> dict[int, torch.Tensor]:
     """Per block, every head's mean slot over all real positions of ``prompts``: {block: [num_heads head_dim]}."""
-    layers = blocks_serving(model, value, layers)
-    batch = encode(model, prompts)
-    reads = []
-    with torch.no_grad():
-        with trace(model, batch):
-            for layer in layers:
-                reads.append(getattr(model.layers[layer].self_attn, value).save())
-    real = batch["attention_mask"].bool()
-    return {layer: r[real].float().mean(0).to(r.dtype) for layer, r in zip(layers, reads)}
+    return _means(model, prompts, value, layers)
 
 
 def neuron_means(model, prompts, layers=None) -> dict[int, torch.Tensor]:
     """Per block, every MLP neuron's mean over all real positions of ``prompts``: {block: [intermediate_size]}."""
-    layers = blocks_serving(model, "mlp_neurons", layers)
-    batch = encode(model, prompts)
-    reads = []
-    with torch.no_grad():
-        with trace(model, batch):
-            for layer in layers:
-                reads.append(model.layers[layer].mlp.mlp_neurons.save())
-    real = batch["attention_mask"].bool()
-    return {layer: r[real].float().mean(0).to(r.dtype) for layer, r in zip(layers, reads)}
+    return _means(model, prompts, "mlp_neurons", layers)

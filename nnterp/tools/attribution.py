@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import torch
 
-from ._common import ToolError, available, blocks_serving, encode, read, require, token_id, token_text, trace, write
-from .patching import HEAD_VALUES, RESIDUAL_VALUES, Patching, _pair, _read_clean, _score
+from ._common import ToolError, available, encode, read, require, token_id, token_text, trace, write
+from .patching import HEAD_VALUES, RESIDUAL_VALUES, Patching, _clean_run, _score
 from .plots import plot_attribution
 
 _EPSILON_NAMES = ("eps", "variance_epsilon", "epsilon", "layer_norm_eps", "norm_eps")
@@ -249,9 +249,7 @@ def attribution_patching(model, clean: str, corrupt: str, metric, *, value: str 
     """
     if value not in RESIDUAL_VALUES + HEAD_VALUES:
         raise ToolError(f"attribution patching reads one of {', '.join(RESIDUAL_VALUES + HEAD_VALUES)}")
-    layers = blocks_serving(model, value, layers)
-    clean_batch, corrupt_batch = _pair(model, clean, corrupt)
-    source = _read_clean(model, clean_batch, value, layers)
+    layers, clean_batch, corrupt_batch, _, source = _clean_run(model, clean, corrupt, value, layers, None)
     activations, gradients = [], []
     with torch.enable_grad():
         with trace(model, corrupt_batch):

@@ -16,7 +16,7 @@ from typing import Callable
 
 import torch
 
-from ._common import ToolError, blocks_serving, encode, positions_of, read, token_id, token_text, trace
+from ._common import ToolError, blocks_serving, encode, positions_of, read, read_blocks, token_id, token_text, trace
 from .plots import plot_patching
 
 RESIDUAL_VALUES = ("layer_input", "layer_mid", "layer_output", "attention_output", "mlp_output")
@@ -119,13 +119,14 @@ def _score(model, batch, metric) -> torch.Tensor:
     return metric(logits).float()
 
 
-def _read_clean(model, batch, value, layers):
-    reads = []
-    with torch.no_grad():
-        with trace(model, batch):
-            for layer in layers:
-                reads.append(read(model, value, layer).save())
-    return {layer: r.clone() for layer, r in zip(layers, reads)}
+def _clean_run(model, clean, corrupt, value, layers, positions):
+    """What a sweep patches from: the blocks serving ``value``, the two batches, the positions and the clean run's
+    ``value`` at each block."""
+    layers = blocks_serving(model, value, layers)
+    clean_batch, corrupt_batch = _pair(model, clean, corrupt)
+    positions = positions_of(clean_batch["input_ids"].shape[1], positions)
+    source = {layer: r.clone() for layer, r in read_blocks(model, clean_batch, value, layers).items()}
+    return layers, clean_batch, corrupt_batch, positions, source
 
 
 def _sweep(model, corrupt_batch, jobs, patch, metric, batch_size):
@@ -155,10 +156,7 @@ def patch_positions(model, clean: str, corrupt: str, metric, *, value: str = "la
     """
     if value not in RESIDUAL_VALUES:
         raise ToolError(f"position sweeps patch a residual value: one of {', '.join(RESIDUAL_VALUES)}")
-    layers = blocks_serving(model, value, layers)
-    clean_batch, corrupt_batch = _pair(model, clean, corrupt)
-    positions = positions_of(clean_batch["input_ids"].shape[1], positions)
-    source = _read_clean(model, clean_batch, value, layers)
+    layers, clean_batch, corrupt_batch, positions, source = _clean_run(model, clean, corrupt, value, layers, positions)
 
     def patch(model, layer, rows_and_columns):
         target = read(model, value, layer)
@@ -178,10 +176,7 @@ def patch_heads(model, clean: str, corrupt: str, metric, *, value: str = "attent
     """Patch one head's output (all ``positions``, default every one) from the clean run into the corrupt run, for every head."""
     if value not in HEAD_VALUES:
         raise ToolError(f"head sweeps patch one of {', '.join(HEAD_VALUES)}")
-    layers = blocks_serving(model, value, layers)
-    clean_batch, corrupt_batch = _pair(model, clean, corrupt)
-    columns = positions_of(clean_batch["input_ids"].shape[1], positions)
-    source = _read_clean(model, clean_batch, value, layers)
+    layers, clean_batch, corrupt_batch, columns, source = _clean_run(model, clean, corrupt, value, layers, positions)
     where = torch.tensor(columns)
 
     def patch(model, layer, rows_and_heads):

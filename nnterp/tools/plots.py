@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-from ._common import ToolError, blocks_serving, encode, token_text, trace
+from ._common import ToolError, blocks_serving, encode, read_blocks, token_text
 
 
 def label(token: str, width: int = 12) -> str:
@@ -138,14 +138,10 @@ def plot_attribution(result, path=None):
 # --------------------------------------------------------------------------- attention
 def attention_patterns(model, prompt: str, layers=None) -> tuple[dict[int, torch.Tensor], list[str]]:
     """Every head's pattern of ``prompt`` at ``layers``: {block: [num_heads query key]}, and the tokens."""
-    layers = blocks_serving(model, "attention_probabilities", layers)
     batch = encode(model, prompt)
-    reads = []
-    with torch.no_grad():
-        with trace(model, batch):
-            for layer in layers:
-                reads.append(model.layers[layer].self_attn.attention_probabilities[0].save())
-    return {layer: r.float().cpu() for layer, r in zip(layers, reads)}, token_text(model, batch["input_ids"][0])
+    layers = blocks_serving(model, "attention_probabilities", layers)
+    reads = read_blocks(model, batch, "attention_probabilities", layers)
+    return {layer: r[0].float().cpu() for layer, r in reads.items()}, token_text(model, batch["input_ids"][0])
 
 
 def plot_attention(model, prompt: str, layer: int, *, heads=None, path=None, html=None):

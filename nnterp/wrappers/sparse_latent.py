@@ -7,7 +7,8 @@ code."""
 
 from nnterp.family import checkpoint_data
 
-from .declarations import PIXTRAL, _text
+from .declarations import PIXTRAL
+from .wrapper import tiny_text
 from .stacks.glm5_next_text import FAMILY as GLM5_NEXT_TEXT
 from .stacks.mistral_large4_text import FAMILY as MISTRAL_LARGE4_TEXT
 from .text_kin import GLM4V_IDS
@@ -34,7 +35,7 @@ def _misread_kv_sources(config) -> str | None:
 #: GLM-5-Next's language stack in the tiny shape: Kimi delta attention, two indexed latent layers (the second reusing
 #: the first's choice), Kimi delta attention again; dense, routed, routed, dense MLPs; two streams.
 GLM5_NEXT_TEXT_TINY = {
-    **{key: value for key, value in _text("glm_moe_dsa").items() if key != "first_k_dense_replace"},
+    **{key: value for key, value in tiny_text("glm_moe_dsa").items() if key != "first_k_dense_replace"},
     "num_hidden_layers": 4, "qk_rope_head_dim": 0, "index_kpool": 2, "linear_head_dim": 16,
     "linear_num_heads": 4, "hc_mult": 2, "hc_sinkhorn_iters": 3,
     "layer_types": ["linear_attention", "indexed_attention", "indexed_attention", "linear_attention"],
@@ -47,7 +48,7 @@ GLM5_NEXT_VISION = {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "inter
 #: Mistral Large 4's language stack in the tiny shape: a dense block then routed ones; layer 1 reads layer 0's
 #: latent and top-k choice, layer 3 (no rotary, like layer 2) reads layer 2's latent with an indexer of its own.
 MISTRAL_LARGE4_TEXT_TINY = {
-    **{key: value for key, value in _text("glm_moe_dsa").items() if key != "q_lora_rank"},
+    **{key: value for key, value in tiny_text("glm_moe_dsa").items() if key != "q_lora_rank"},
     "num_hidden_layers": 4, "no_rope_layers": [1, 1, 0, 0], "kv_source_layers": [0, 0, 2, 2],
     "indexer_types": ["full", "shared", "full", "full"], "final_logit_softcapping": 5.0}
 
@@ -55,7 +56,6 @@ SPARSE_LATENT = (
     Wrapper(
         name="mistral_large4",
         title="Mistral Large 4",
-        model_types=("mistral_large4",),
         classes=("MistralLarge4ForConditionalGeneration",),
         text_family=MISTRAL_LARGE4_TEXT,
         summary="Mistral Large 4: a Pixtral vision tower and a patch-merging projector around a GLM-5-style sparse "
@@ -77,7 +77,6 @@ SPARSE_LATENT = (
     Wrapper(
         name="glm5_next",
         title="GLM-5-Next",
-        model_types=("glm5_next",),
         classes=("Glm5NextForConditionalGeneration",),
         text_family=GLM5_NEXT_TEXT,
         summary="GLM-5-Next (GLM-5.3-Flash): GLM-OCR's vision transformer and merger around a hyper-connected decoder "

@@ -6,13 +6,12 @@ read from transformers' modeling code."""
 
 from nnterp.family import checkpoint_data
 
-from . import Wrapper
-from .declarations import MROPE, _text
-from .own_text import QWEN_IDS, QWEN_PLACEHOLDERS
+from .wrapper import Wrapper, recipe, tiny_text
+from .declarations import MROPE
+from .own_text import QWEN_IDS, QWEN_INPUTS, QWEN_PLACEHOLDERS
 from .stacks.cosmos3_edge_text import FAMILY as COSMOS3_EDGE_TEXT
 from .stacks.deepseek_ocr2_text import FAMILY as DEEPSEEK_OCR2_TEXT
 from .stacks.muse_glimmer_text import FAMILY as MUSE_GLIMMER_TEXT
-from .text_kin import QWEN_INPUTS
 
 #: DeepSeek-OCR 2's language stack in the tiny shape: DeepSeek-V2's recipe less its latent attention, a dense block
 #: then a routed one.
@@ -58,7 +57,6 @@ STACKED = (
     Wrapper(
         name="cosmos3_edge",
         title="Cosmos 3 Edge",
-        model_types=("cosmos3_edge",),
         classes=("Cosmos3EdgeForConditionalGeneration",),
         text_family=COSMOS3_EDGE_TEXT,
         summary="Cosmos 3 Edge: a packed SigLIP 2 vision tower and a 2x2 patch merger around a Llama-style decoder "
@@ -73,18 +71,17 @@ STACKED = (
         vision=("model.visual", "model.projector"),
         image_inputs=QWEN_INPUTS,
         checkpoints=checkpoint_data("cosmos3_edge"),
-        tiny={"config_class": "Cosmos3EdgeConfig", "overrides": {
-            "text_config": {**_text("llama"), "hidden_act": "relu2", "rope_parameters": MROPE},
-            **QWEN_IDS, "projector_hidden_size": 64,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "patch_size": 4, "num_patches": 16}},
+        tiny=recipe("Cosmos3EdgeConfig",
             # one frame per patch (temporal_patch_size 1): 16 patches of 3*4*4 values
-            "image": {**QWEN_PLACEHOLDERS, "pixel_values": (16, 48)}},
+            image={**QWEN_PLACEHOLDERS, "pixel_values": (16, 48)},
+            text_config={**tiny_text("llama"), "hidden_act": "relu2", "rope_parameters": MROPE}, **QWEN_IDS,
+            projector_hidden_size=64,
+            vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                           "num_attention_heads": 2, "patch_size": 4, "num_patches": 16}),
     ),
     Wrapper(
         name="deepseek_ocr2",
         title="DeepSeek-OCR 2",
-        model_types=("deepseek_ocr2",),
         classes=("DeepseekOcr2ForConditionalGeneration",),
         text_family=DEEPSEEK_OCR2_TEXT,
         summary="DeepSeek-OCR 2: a SAM encoder whose downsampled patches a Qwen2-style encoder reads with learned "
@@ -99,14 +96,12 @@ STACKED = (
              "inputs_embeds.masked_scatter at image_token_id: the separator is an image position too.",
         vision=("model.vision_tower", "model.multi_modal_projector"),
         checkpoints=checkpoint_data("deepseek_ocr2"),
-        tiny={"config_class": "DeepseekOcr2Config", "overrides": {
-            "text_config": DEEPSEEK_OCR2_TEXT_TINY, "image_token_id": 299, "vision_config": DEEPSEEK_OCR2_VISION},
-            "image": DEEPSEEK_OCR2_IMAGE},
+        tiny=recipe("DeepseekOcr2Config", image=DEEPSEEK_OCR2_IMAGE, text_config=DEEPSEEK_OCR2_TEXT_TINY,
+            image_token_id=299, vision_config=DEEPSEEK_OCR2_VISION),
     ),
     Wrapper(
         name="unlimited_ocr",
         title="Unlimited-OCR",
-        model_types=("unlimited_ocr",),
         classes=("UnlimitedOcrForConditionalGeneration",),
         text_family=DEEPSEEK_OCR2_TEXT,
         summary="Unlimited-OCR: a SAM encoder and a CLIP encoder over its patches, projected with a newline per row "
@@ -123,17 +118,14 @@ STACKED = (
              "prefilled with: within one call, every earlier position.",
         vision=("model.vision_tower", "model.multi_modal_projector"),
         checkpoints=checkpoint_data("unlimited_ocr"),
-        tiny={"config_class": "UnlimitedOcrConfig", "overrides": {
+        tiny=recipe("UnlimitedOcrConfig", image=UNLIMITED_OCR_IMAGE,
             # as many key/value heads as query heads: UnlimitedOcrTextAttention's eager kernel repeats none
-            "text_config": {**DEEPSEEK_OCR2_TEXT_TINY, "num_key_value_heads": 4, "sliding_window": 4},
-            "image_token_id": 299,
-            "vision_config": UNLIMITED_OCR_VISION},
-            "image": UNLIMITED_OCR_IMAGE},
+            text_config={**DEEPSEEK_OCR2_TEXT_TINY, "num_key_value_heads": 4, "sliding_window": 4}, image_token_id=299,
+            vision_config=UNLIMITED_OCR_VISION),
     ),
     Wrapper(
         name="muse_glimmer",
         title="Muse Glimmer",
-        model_types=("muse_glimmer",),
         classes=("MuseGlimmerForConditionalGeneration",),
         text_family=MUSE_GLIMMER_TEXT,
         summary="Muse Glimmer: a MoonViT native-resolution vision encoder, an MLP adapter and a normed projection "
@@ -149,10 +141,10 @@ STACKED = (
         vision=("model.vision_tower", "model.vision_adapter", "model.vision_projection"),
         image_inputs=("pixel_values", "image_grid_thw"),
         checkpoints=checkpoint_data("muse_glimmer"),
-        tiny={"config_class": "MuseGlimmerConfig", "overrides": {
-            "text_config": MUSE_GLIMMER_TEXT_TINY, "image_token_id": 299, "video_token_id": 298,
-            "out_hidden_size": 128, "projector_hidden_size": 64, "vision_config": MOONVIT},
+        tiny=recipe("MuseGlimmerConfig",
             # 16 flattened patches of 3 x 2 frames x 4 x 4 values, merged 2x2 into 4 rows
-            "image": {"tokens": 4, "around": (297,), "pixel_values": (16, 96), "image_grid_thw": [[1, 4, 4]]}},
+            image={"tokens": 4, "around": (297,), "pixel_values": (16, 96), "image_grid_thw": [[1, 4, 4]]},
+            text_config=MUSE_GLIMMER_TEXT_TINY, image_token_id=299, video_token_id=298, out_hidden_size=128,
+            projector_hidden_size=64, vision_config=MOONVIT),
     ),
 )

@@ -47,7 +47,6 @@ STACKED_BLOCKS = (
     Wrapper(
         name="muse_spark",
         title="Muse Spark",
-        model_types=("muse_spark",),
         classes=("MuseSparkForConditionalGeneration",),
         text_family=MUSE_SPARK_TEXT,
         summary="Muse Spark: Muse Glimmer's MoonViT encoder and adapter, and an audio tower, around a sandwich "
@@ -73,7 +72,6 @@ STACKED_BLOCKS = (
     Wrapper(
         name="step3p7",
         title="Step 3.7",
-        model_types=("step3p7",),
         classes=("Step3p7ForConditionalGeneration",),
         text_family=STEP3P5_TEXT,
         summary="Step 3.7: a rotary ViT whose patches two stride-2 convolutions pool, projected into a mixture-of-"

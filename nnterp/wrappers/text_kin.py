@@ -4,12 +4,12 @@ multimodal rotary positions computed outside the blocks. Each is served through 
 where the language model sits, where the image features enter, the image inputs and a tiny recipe with a one-layer
 vision tower. Each note is read from transformers' modeling code."""
 
-from nnterp.family import Checkpoint, checkpoint_data
+from nnterp.family import checkpoint_data
 from nnterp.sites import WHOLE, Assigned, Call, Read
 
-from .declarations import MROPE, QWEN_IMAGE, SIGLIP, _text
-from .own_text import QWEN3_VISION, QWEN_IDS, QWEN_PLACEHOLDERS
-from .wrapper import IMAGE_ROWS, Wrapper
+from .declarations import MROPE, QWEN_IMAGE, SIGLIP
+from .own_text import QWEN3_DEEPSTACK_VISION, QWEN_IDS, QWEN_INPUTS, QWEN_PLACEHOLDERS, QWEN_VISUAL, qwen3_recipe
+from .wrapper import IMAGE_ROWS, Wrapper, recipe, tiny_text
 
 #: A one-block GLM-4V vision transformer: 16-pixel images in 4-pixel patches, two frames each, merged 2x2.
 GLM4V_VISION = {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64, "num_heads": 2,
@@ -18,7 +18,6 @@ GLM4V_VISION = {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermedi
 GLM4V_IDS = {"image_token_id": 299, "video_token_id": 298, "image_start_token_id": 297, "image_end_token_id": 296,
              "video_start_token_id": 295, "video_end_token_id": 294}
 GLM4V_PLACEHOLDERS = {**QWEN_IMAGE, "around": (297, 296), "types": "mm_token_type_ids"}
-QWEN_INPUTS = ("pixel_values", "image_grid_thw", "mm_token_type_ids")
 #: A one-layer Whisper-style audio encoder (the Omni thinkers'): built with the model, idle on text and image calls.
 OMNI_AUDIO = {"num_mel_bins": 8, "encoder_layers": 1, "encoder_attention_heads": 2, "encoder_ffn_dim": 64,
               "d_model": 32, "output_dim": 64}
@@ -26,12 +25,20 @@ OMNI_AUDIO = {"num_mel_bins": 8, "encoder_layers": 1, "encoder_attention_heads":
 OMNI_IMAGE_MERGE = Call("inputs_embeds.masked_scatter", "input", occurrence=1)
 #: GLM's multimodal rotary on half of a 16-wide head: 4 frequencies, split (temporal, height, width).
 GLM_MROPE = {**MROPE, "mrope_section": [1, 1, 2], "partial_rotary_factor": 0.5}
+#: Qwen3-VL's multimodal rotary: the sections' frequencies interleaved.
+INTERLEAVED_MROPE = {**MROPE, "mrope_interleaved": True}
+
+
+def glm4v_recipe(config_class: str, text_family: str = "glm4") -> dict:
+    """The tiny recipe of a wrapper around GLM-4V's vision transformer: GLM4V_VISION, GLM-4V's ids and placeholders,
+    the text family's recipe with GLM's multimodal rotary."""
+    return recipe(config_class, GLM4V_PLACEHOLDERS, text_config=tiny_text(text_family, rope_parameters=GLM_MROPE),
+                  **GLM4V_IDS, vision_config=GLM4V_VISION)
 
 TEXT_KIN = (
     Wrapper(
         name="qwen3_vl_moe",
         title="Qwen3-VL-MoE",
-        model_types=("qwen3_vl_moe",),
         classes=("Qwen3VLMoeForConditionalGeneration",),
         text_family="qwen3_moe",
         summary="Qwen3-VL-MoE (30B-A3B, 235B-A22B): Qwen3-VL's vision transformer and deepstack around Qwen3-MoE's "
@@ -41,17 +48,13 @@ TEXT_KIN = (
              "inputs_embeds.masked_scatter (image_features); the vision blocks at deepstack_visual_indexes give "
              "features of their own, which the language model adds at the image positions after each of its first "
              "len(deepstack_visual_indexes) blocks, as Qwen3-VL's.",
-        vision=("model.visual",),
-        image_inputs=QWEN_INPUTS,
-        tiny={"config_class": "Qwen3VLMoeConfig", "overrides": {
-            "text_config": _text("qwen3_moe", head_dim=16, rope_parameters={**MROPE, "mrope_interleaved": True}),
-            **QWEN_IDS, "vision_config": {**QWEN3_VISION, "deepstack_visual_indexes": [0]}},
-            "image": QWEN_PLACEHOLDERS},
+        **QWEN_VISUAL,
+        tiny=qwen3_recipe("Qwen3VLMoeConfig", vision_config=QWEN3_DEEPSTACK_VISION,
+                          text_config=tiny_text("qwen3_moe", head_dim=16, rope_parameters=INTERLEAVED_MROPE)),
     ),
     Wrapper(
         name="glm4v",
         title="GLM-4.1V",
-        model_types=("glm4v",),
         classes=("Glm4vForConditionalGeneration",),
         text_family="glm4",
         summary="GLM-4.1V-Thinking: a native-resolution vision transformer with a 2x2 merger around GLM-4's sandwich "
@@ -62,12 +65,8 @@ TEXT_KIN = (
              "merger's rows with inputs_embeds.masked_scatter at image_token_id, between image_start_token_id and "
              "image_end_token_id. Rotary positions are three-dimensional (mrope_section), computed from "
              "image_grid_thw and mm_token_type_ids.",
-        vision=("model.visual",),
-        image_inputs=QWEN_INPUTS,
-        tiny={"config_class": "Glm4vConfig", "overrides": {
-            "text_config": _text("glm4", rope_parameters=GLM_MROPE),
-            **GLM4V_IDS, "vision_config": GLM4V_VISION},
-            "image": GLM4V_PLACEHOLDERS},
+        **QWEN_VISUAL,
+        tiny=glm4v_recipe("Glm4vConfig"),
     ),
     Wrapper(
         name="glm46v",
@@ -80,16 +79,12 @@ TEXT_KIN = (
         note="Glm46VForConditionalGeneration: model.{visual (Glm4vVisionModel), language_model (Glm4vTextModel)} and "
              "lm_head, as GLM-4.1V: flattened patches with image_grid_thw, the merger's rows placed by "
              "inputs_embeds.masked_scatter at image_token_id, multimodal rotary positions in the language model.",
-        vision=("model.visual",),
-        image_inputs=QWEN_INPUTS,
-        tiny={"config_class": "Glm46VConfig", "overrides": {
-            "text_config": _text("glm4", rope_parameters=GLM_MROPE), **GLM4V_IDS, "vision_config": GLM4V_VISION},
-            "image": GLM4V_PLACEHOLDERS},
+        **QWEN_VISUAL,
+        tiny=glm4v_recipe("Glm46VConfig"),
     ),
     Wrapper(
         name="glm4v_moe",
         title="GLM-4.5V",
-        model_types=("glm4v_moe",),
         classes=("Glm4vMoeForConditionalGeneration",),
         text_family="glm4_moe",
         summary="GLM-4.5V: GLM-4.1V's vision transformer and merger around GLM-4.5's mixture-of-experts decoder "
@@ -98,16 +93,12 @@ TEXT_KIN = (
              "dense for the first first_k_dense_replace, then a sigmoid router with a shared expert)} and lm_head. "
              "The image comes as flattened patches with image_grid_thw; Glm4vMoeModel's forward places the merger's "
              "rows with inputs_embeds.masked_scatter at image_token_id; rotary positions are three-dimensional.",
-        vision=("model.visual",),
-        image_inputs=QWEN_INPUTS,
-        tiny={"config_class": "Glm4vMoeConfig", "overrides": {
-            "text_config": _text("glm4_moe", rope_parameters=GLM_MROPE), **GLM4V_IDS, "vision_config": GLM4V_VISION},
-            "image": GLM4V_PLACEHOLDERS},
+        **QWEN_VISUAL,
+        tiny=glm4v_recipe("Glm4vMoeConfig", "glm4_moe"),
     ),
     Wrapper(
         name="glm_ocr",
         title="GLM-OCR",
-        model_types=("glm_ocr",),
         classes=("GlmOcrForConditionalGeneration",),
         text_family="glm4",
         summary="GLM-OCR: a GLM-4V-style vision transformer and merger around a small GLM-4 sandwich decoder with "
@@ -115,43 +106,12 @@ TEXT_KIN = (
         note="GlmOcrForConditionalGeneration: model.{visual (GlmOcrVisionModel), language_model (GlmOcrTextModel: "
              "GLM-4's sandwich blocks)} and lm_head, as GLM-4.1V: flattened patches with image_grid_thw, the "
              "merger's rows placed by inputs_embeds.masked_scatter at image_token_id, multimodal rotary positions.",
-        vision=("model.visual",),
-        image_inputs=QWEN_INPUTS,
-        checkpoints=(
-            # config.json of unsloth/GLM-OCR, the re-upload of zai-org/GLM-OCR (copied into hlky/dinoml_v2
-            # agents/plans/transformers/glm_ocr/_sources/unsloth_GLM-OCR_config.json)
-            Checkpoint("unsloth/GLM-OCR", "GLM-OCR", {
-                "architectures": ["GlmOcrForConditionalGeneration"], "model_type": "glm_ocr",
-                "text_config": {
-                    "model_type": "glm_ocr_text", "pad_token_id": 59246, "vocab_size": 59392,
-                    "eos_token_id": [59246, 59253], "attention_bias": False, "attention_dropout": 0.0, "head_dim": 128,
-                    "hidden_act": "silu", "hidden_size": 1536, "initializer_range": 0.02, "intermediate_size": 4608,
-                    "max_position_embeddings": 131072, "num_attention_heads": 16, "num_hidden_layers": 16,
-                    "num_nextn_predict_layers": 1, "num_key_value_heads": 8, "rms_norm_eps": 1e-05,
-                    "dtype": "bfloat16",
-                    "rope_parameters": {"rope_type": "default", "mrope_section": [16, 24, 24],
-                                        "partial_rotary_factor": 1.0, "rope_theta": 10000},
-                    "tie_word_embeddings": False, "use_cache": True,
-                },
-                "vision_config": {
-                    "model_type": "glm_ocr_vision", "hidden_size": 1024, "depth": 24, "num_heads": 16,
-                    "attention_bias": True, "intermediate_size": 4096, "hidden_act": "silu",
-                    "hidden_dropout_prob": 0.0, "initializer_range": 0.02, "image_size": 336, "patch_size": 14,
-                    "out_hidden_size": 1536, "rms_norm_eps": 1e-05, "spatial_merge_size": 2,
-                    "temporal_patch_size": 2,
-                },
-                "image_start_token_id": 59256, "image_end_token_id": 59257, "video_start_token_id": 59258,
-                "video_end_token_id": 59259, "image_token_id": 59280, "video_token_id": 59281,
-            }),
-        ),
-        tiny={"config_class": "GlmOcrConfig", "overrides": {
-            "text_config": _text("glm4", rope_parameters=GLM_MROPE), **GLM4V_IDS, "vision_config": GLM4V_VISION},
-            "image": GLM4V_PLACEHOLDERS},
+        **QWEN_VISUAL,
+        tiny=glm4v_recipe("GlmOcrConfig"),
     ),
     Wrapper(
         name="paddleocr_vl",
         title="PaddleOCR-VL",
-        model_types=("paddleocr_vl",),
         classes=("PaddleOCRVLForConditionalGeneration",),
         text_family="ernie4_5",
         summary="PaddleOCR-VL: a NaViT-style SigLIP encoder and a 2x2 merging projector around an ERNIE-4.5 decoder "
@@ -163,17 +123,16 @@ TEXT_KIN = (
              "inputs_embeds.masked_scatter at image_token_id.",
         vision=("model.visual", "model.projector"),
         image_inputs=QWEN_INPUTS,
-        tiny={"config_class": "PaddleOCRVLConfig", "overrides": {
-            "text_config": _text("ernie4_5", rope_parameters=MROPE), **QWEN_IDS,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "image_size": 16, "patch_size": 4}},
-            "image": {"tokens": 4, "pixel_values": (16, 3, 4, 4), "image_grid_thw": [[1, 4, 4]], "around": (297,),
-                      "types": "mm_token_type_ids"}},
+        tiny=recipe("PaddleOCRVLConfig",
+            image={"tokens": 4, "pixel_values": (16, 3, 4, 4), "image_grid_thw": [[1, 4, 4]], "around": (297,),
+                   "types": "mm_token_type_ids"},
+            text_config=tiny_text("ernie4_5", rope_parameters=MROPE), **QWEN_IDS,
+            vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                           "num_attention_heads": 2, "image_size": 16, "patch_size": 4}),
     ),
     Wrapper(
         name="cosmos3_omni",
         title="Cosmos 3 Omni",
-        model_types=("cosmos3_omni",),
         classes=("Cosmos3OmniForConditionalGeneration",),
         text_family="qwen3",
         summary="Cosmos 3 Omni: Qwen3-VL's vision transformer and deepstack around Qwen3-VL's text decoder.",
@@ -181,17 +140,13 @@ TEXT_KIN = (
              "(Qwen3VLTextModel)} and lm_head, as Qwen3-VL: the merger's rows are placed by "
              "inputs_embeds.masked_scatter (image_features), and the deepstack features of the vision blocks at "
              "deepstack_visual_indexes are added at the image positions after the language model's first blocks.",
-        vision=("model.visual",),
-        image_inputs=QWEN_INPUTS,
-        tiny={"config_class": "Cosmos3OmniConfig", "overrides": {
-            "text_config": _text("qwen3", rope_parameters={**MROPE, "mrope_interleaved": True}),
-            **QWEN_IDS, "vision_config": {**QWEN3_VISION, "deepstack_visual_indexes": [0]}},
-            "image": QWEN_PLACEHOLDERS},
+        **QWEN_VISUAL,
+        tiny=qwen3_recipe("Cosmos3OmniConfig", vision_config=QWEN3_DEEPSTACK_VISION,
+                          text_config=tiny_text("qwen3", rope_parameters=INTERLEAVED_MROPE)),
     ),
     Wrapper(
         name="qwen2_5_omni_thinker",
         title="Qwen2.5-Omni (thinker)",
-        model_types=("qwen2_5_omni_thinker",),
         classes=("Qwen2_5OmniThinkerForConditionalGeneration",),
         text_family="qwen2",
         summary="The thinker of Qwen2.5-Omni: an audio encoder and Qwen2.5-VL's vision transformer around Qwen2's "
@@ -204,18 +159,15 @@ TEXT_KIN = (
         merge_call=OMNI_IMAGE_MERGE,
         vision=("model.visual", "model.audio_tower"),
         image_inputs=QWEN_INPUTS,
-        tiny={"config_class": "Qwen2_5OmniThinkerConfig", "overrides": {
-            "text_config": _text("qwen2", rope_parameters=MROPE), "audio_config": OMNI_AUDIO,
-            "image_token_index": 299, "video_token_index": 298, "audio_token_index": 296,
-            "vision_start_token_id": 297,
-            "vision_config": {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64,
-                              "num_heads": 2, "patch_size": 4, "window_size": 16, "fullatt_block_indexes": [0]}},
-            "image": QWEN_PLACEHOLDERS},
+        tiny=recipe("Qwen2_5OmniThinkerConfig", image=QWEN_PLACEHOLDERS,
+            text_config=tiny_text("qwen2", rope_parameters=MROPE), audio_config=OMNI_AUDIO, image_token_index=299,
+            video_token_index=298, audio_token_index=296, vision_start_token_id=297,
+            vision_config={"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64,
+                           "num_heads": 2, "patch_size": 4, "window_size": 16, "fullatt_block_indexes": [0]}),
     ),
     Wrapper(
         name="qwen3_omni_moe_thinker",
         title="Qwen3-Omni (thinker)",
-        model_types=("qwen3_omni_moe_thinker",),
         classes=("Qwen3OmniMoeThinkerForConditionalGeneration",),
         text_family="qwen3_moe",
         summary="The thinker of Qwen3-Omni: an audio encoder and Qwen3-VL's vision transformer around Qwen3-MoE's "
@@ -228,17 +180,14 @@ TEXT_KIN = (
         merge_call=OMNI_IMAGE_MERGE,
         vision=("model.visual", "model.audio_tower"),
         image_inputs=QWEN_INPUTS,
-        tiny={"config_class": "Qwen3OmniMoeThinkerConfig", "overrides": {
-            "text_config": _text("qwen3_moe", head_dim=16, rope_parameters={**MROPE, "mrope_interleaved": True}),
-            "audio_config": OMNI_AUDIO, "image_token_id": 299, "video_token_id": 298, "audio_token_id": 296,
-            "vision_start_token_id": 297,
-            "vision_config": {**QWEN3_VISION, "deepstack_visual_indexes": [0]}},
-            "image": QWEN_PLACEHOLDERS},
+        tiny=recipe("Qwen3OmniMoeThinkerConfig", image=QWEN_PLACEHOLDERS,
+            text_config=tiny_text("qwen3_moe", head_dim=16, rope_parameters=INTERLEAVED_MROPE),
+            audio_config=OMNI_AUDIO, image_token_id=299, video_token_id=298, audio_token_id=296,
+            vision_start_token_id=297, vision_config=QWEN3_DEEPSTACK_VISION),
     ),
     Wrapper(
         name="granite_docling",
         title="Granite Docling",
-        model_types=("granite_docling",),
         classes=("GraniteDoclingForConditionalGeneration",),
         text_family="granite",
         summary="Granite Docling: a SigLIP-style vision model, a pixel-shuffle connector with deepstack features "
@@ -253,15 +202,14 @@ TEXT_KIN = (
         language_model="model.text_model",
         vision=("model.vision_model",),
         image_inputs=("pixel_values", "pixel_attention_mask"),
-        tiny={"config_class": "GraniteDoclingConfig", "overrides": {
-            "text_config": _text("granite"), "image_token_id": 299,
-            "vision_config": {**SIGLIP, "out_hidden_size": 64, "scale_factor": 2, "deepstack_visual_indexes": [0]}},
-            "image": {"tokens": 4, "pixel_values": (1, 1, 3, 16, 16), "pixel_attention_mask": [[True]]}},
+        tiny=recipe("GraniteDoclingConfig",
+            image={"tokens": 4, "pixel_values": (1, 1, 3, 16, 16), "pixel_attention_mask": [[True]]},
+            image_token_id=299,
+            vision_config={**SIGLIP, "out_hidden_size": 64, "scale_factor": 2, "deepstack_visual_indexes": [0]}),
     ),
     Wrapper(
         name="hy_v4_vl",
         title="HY-V4-VL",
-        model_types=("hy_v4_vl",),
         classes=("HYV4VLForConditionalGeneration",),
         text_family="hy_v4",
         summary="HY-V4-VL: a native-resolution vision transformer whose merger ends every row with a newline "
@@ -273,18 +221,17 @@ TEXT_KIN = (
              "rows per image.",
         vision=("model.vision_tower",),
         image_inputs=QWEN_INPUTS,
-        tiny={"config_class": "HYV4VLConfig", "overrides": {
-            "text_config": _text("hy_v4", rope_parameters=MROPE), "image_token_id": 299, "video_token_id": 298,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "patch_size": 4, "out_hidden_size": 64}},
+        tiny=recipe("HYV4VLConfig",
             # one 16-pixel image: 4 x 4 patches merged 2x2, each of the 2 rows ended by a newline
-            "image": {"tokens": 6, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
-                      "types": "mm_token_type_ids"}},
+            image={"tokens": 6, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
+                   "types": "mm_token_type_ids"},
+            text_config=tiny_text("hy_v4", rope_parameters=MROPE), image_token_id=299, video_token_id=298,
+            vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                           "num_attention_heads": 2, "patch_size": 4, "out_hidden_size": 64}),
     ),
     Wrapper(
         name="hunyuan_vl",
         title="HunyuanOCR",
-        model_types=("hunyuan_vl",),
         classes=("HunYuanVLForConditionalGeneration",),
         text_family="hunyuan_v1_dense",
         summary="HunyuanOCR: a native-resolution vision transformer whose merger frames each image and ends every "
@@ -300,20 +247,19 @@ TEXT_KIN = (
         vision=("model.vision_tower",),
         image_inputs=QWEN_INPUTS,
         checkpoints=checkpoint_data("hunyuan_vl"),
-        tiny={"config_class": "HunYuanVLConfig", "overrides": {
-            "text_config": _text("hunyuan_v1_dense", rope_parameters={
-                "rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 2, 2, 2]}),
-            "image_token_id": 299, "im_start_id": 297, "im_end_id": 296, "im_newline_id": 295,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "patch_size": 4, "out_hidden_size": 64}},
+        tiny=recipe("HunYuanVLConfig",
             # one 16-pixel image: 4 x 4 patches merged 2x2, 2 rows of 2 each ended by a newline, begin and end
-            "image": {"tokens": 8, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
-                      "types": "mm_token_type_ids"}},
+            image={"tokens": 8, "pixel_values": (16, 48), "image_grid_thw": [[1, 4, 4]],
+                   "types": "mm_token_type_ids"},
+            text_config=tiny_text("hunyuan_v1_dense", rope_parameters={
+                "rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 2, 2, 2]}),
+            image_token_id=299, im_start_id=297, im_end_id=296, im_newline_id=295,
+            vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                           "num_attention_heads": 2, "patch_size": 4, "out_hidden_size": 64}),
     ),
     Wrapper(
         name="molmo2",
         title="Molmo 2",
-        model_types=("molmo2",),
         classes=("Molmo2ForConditionalGeneration",),
         text_family="qwen3",
         summary="Molmo 2: a SigLIP-style vision transformer whose patches an attention pool gathers per image row, "
@@ -332,20 +278,19 @@ TEXT_KIN = (
         image_inputs=("pixel_values", "image_token_pooling", "image_grids", "mm_token_type_ids"),
         image_token="image_patch_id",
         checkpoints=checkpoint_data("molmo2"),
-        tiny={"config_class": "Molmo2Config", "overrides": {
-            "text_config": _text("qwen3", additional_vocab_size=8), "image_start_token_id": 300,
-            "image_end_token_id": 301, "image_patch_id": 302, "low_res_image_start_token_id": 303,
-            "frame_start_token_id": 304, "frame_end_token_id": 305,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "num_key_value_heads": 2, "head_dim": 16,
-                              "image_size": [16, 16], "patch_size": 4},
-            "adapter_config": {"vision_feature_layer": [-1], "hidden_size": 32, "num_attention_heads": 2,
-                               "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 64,
-                               "text_hidden_size": 64}},
+        tiny=recipe("Molmo2Config",
             # one 16-pixel crop of 16 patches, pooled 2x2 into 4 rows between the image brackets
-            "image": {"tokens": 4, "around": (300, 301), "types": "mm_token_type_ids", "pixel_values": (1, 16, 48),
-                      "image_token_pooling": [[0, 1, 4, 5], [2, 3, 6, 7], [8, 9, 12, 13], [10, 11, 14, 15]],
-                      "image_grids": [[2, 2, 0, 0]]}},
+            image={"tokens": 4, "around": (300, 301), "types": "mm_token_type_ids", "pixel_values": (1, 16, 48),
+                   "image_token_pooling": [[0, 1, 4, 5], [2, 3, 6, 7], [8, 9, 12, 13], [10, 11, 14, 15]],
+                   "image_grids": [[2, 2, 0, 0]]},
+            text_config=tiny_text("qwen3", additional_vocab_size=8), image_start_token_id=300, image_end_token_id=301,
+            image_patch_id=302, low_res_image_start_token_id=303, frame_start_token_id=304, frame_end_token_id=305,
+            vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                           "num_attention_heads": 2, "num_key_value_heads": 2, "head_dim": 16,
+                           "image_size": [16, 16], "patch_size": 4},
+            adapter_config={"vision_feature_layer": [-1], "hidden_size": 32, "num_attention_heads": 2,
+                            "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 64,
+                            "text_hidden_size": 64}),
     ),
 )
 
@@ -371,7 +316,6 @@ TEXT_KIN += (
     Wrapper(
         name="granite4_vision",
         title="Granite 4 Vision",
-        model_types=("granite4_vision",),
         classes=("Granite4VisionForConditionalGeneration",),
         text_family="granite",
         summary="Granite 4 Vision: a SigLIP vision tower whose layers feed window Q-Former downsamplers, added at the "
@@ -403,16 +347,12 @@ TEXT_KIN += (
                 "deepstack_layer_map or spatial_target_layers names (a projector's output, packed per image)"))},
         # the checkpoint Granite4VisionConfig's docstring names (transformers' configuration_granite4_vision.py, as
         # published on GitHub; 5.24's names a LLaVA-NeXT checkpoint instead)
-        checkpoints=(Checkpoint("ibm-granite/granite-4.0-3b-vision", "Granite-4.0-3B-Vision", {
-            "architectures": ["Granite4VisionForConditionalGeneration"], "model_type": "granite4_vision"},
-            not_buildable="its sizes are not recorded here, and Granite4VisionConfig's defaults name no "
-                          "deepstack_layer_map"),),
-        tiny={"config_class": "Granite4VisionConfig", "overrides": {
-            # an attention_multiplier unlike head_dim ** -0.5 (GRANITE_TINY's 0.25 is 16 ** -0.5), so the page tells
-            "text_config": _text("granite", num_hidden_layers=3, model_type="granite4_vision_text",
-                                 attention_multiplier=0.2),
-            **GRANITE4_VISION},
+        tiny=recipe("Granite4VisionConfig",
             # two tiles of 2x2 rows each: the base tile's 4, the grid tile's 2 rows of 2 and a newline each
-            "image": {"tokens": 10, "pixel_values": (1, 2, 3, 16, 16), "image_sizes": [[16, 16]]}},
+            image={"tokens": 10, "pixel_values": (1, 2, 3, 16, 16), "image_sizes": [[16, 16]]},
+            # an attention_multiplier unlike head_dim ** -0.5 (GRANITE_TINY's 0.25 is 16 ** -0.5), so the page tells
+            text_config=tiny_text("granite", num_hidden_layers=3, model_type="granite4_vision_text",
+                              attention_multiplier=0.2),
+            **GRANITE4_VISION),
     ),
 )

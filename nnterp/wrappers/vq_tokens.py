@@ -5,11 +5,11 @@ image placeholders (image_mask). Each note is read from transformers' modeling c
 
 import dataclasses
 
-from nnterp.family import Checkpoint, declared_family
+from nnterp.family import declared_family
 from nnterp.readout import Readout
 from nnterp.sites import Child, Read
 
-from .wrapper import Wrapper
+from .wrapper import Wrapper, recipe
 
 #: A tiny text stack (Llama's tiny recipe) with its special ids inside the vocabulary.
 TEXT = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
@@ -47,10 +47,10 @@ VQ_TOKENS = (
             checkpoint, not_buildable="the config copy leaves out vocabulary_map, which holds the image-token ids "
                                       "Emu3ForConditionalGeneration is built from")
             for checkpoint in declared_family("emu3").checkpoints),
-        tiny={"config_class": "Emu3Config", "overrides": {
-            "text_config": TEXT, "vq_config": EMU3_VQ, "vocabulary_map": VOCABULARY_MAP},
+        tiny=recipe("Emu3Config",
             # an 8-pixel image: 4 x 4 codes, each row ended by the end-of-line id
-            "image": {"tokens": 20, "pixel_values": (1, 3, 8, 8), "image_sizes": [[8, 8]]}},
+            image={"tokens": 20, "pixel_values": (1, 3, 8, 8), "image_sizes": [[8, 8]]}, text_config=TEXT,
+            vq_config=EMU3_VQ, vocabulary_map=VOCABULARY_MAP),
     ),
 )
 
@@ -75,7 +75,6 @@ VQ_TOKENS += (
     Wrapper(
         name="chameleon",
         title="Chameleon",
-        model_types=("chameleon",),
         classes=("ChameleonForConditionalGeneration",),
         text_family="qwen3",
         summary="Chameleon: early fusion by a VQ-GAN image tokenizer whose codes are ids of the text vocabulary, "
@@ -109,13 +108,9 @@ VQ_TOKENS += (
             Child("lm_head"), snapshot=True,
             description="lm_head's output, a copy taken as lm_head returns it: the forward then writes the float "
                         "minimum in place into its image-token columns, which logits hold")},
-        checkpoints=(Checkpoint("facebook/chameleon-7b", "Chameleon-7B", {
-            "architectures": ["ChameleonForConditionalGeneration"], "model_type": "chameleon"}, not_buildable=(
-            "its sizes are not recorded here, and ChameleonConfig's defaults leave out vocabulary_map, which holds "
-            "the image-token ids")),),
-        tiny={"config_class": "ChameleonConfig", "overrides": {
-            **TEXT, "vocabulary_map": CHAMELEON_MAP, "vq_config": CHAMELEON_VQ},
+        tiny=recipe("ChameleonConfig",
             # an 8-pixel image: 4 x 4 codes
-            "image": {"tokens": 16, "pixel_values": (1, 3, 8, 8)}},
+            image={"tokens": 16, "pixel_values": (1, 3, 8, 8)}, **TEXT, vocabulary_map=CHAMELEON_MAP,
+            vq_config=CHAMELEON_VQ),
     ),
 )

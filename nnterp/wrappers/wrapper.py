@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
+from importlib import resources
 from dataclasses import dataclass, field
 from typing import Callable
 
 from ..conventions import COMMON_SITES
-from ..family import Checkpoint, Family, family_named
+from ..family import Checkpoint, Family, declared_family, family_named, merged_checkpoints
 from ..layouts import Same
 from ..locations import Argument, Call, Own, _walk
 from ..writeback import Derived, Read
@@ -19,6 +21,26 @@ from ..writeback import Derived, Read
 TEXT_PREFIX = "model."
 
 
+def recorded_checkpoints(wrapper_name: str) -> tuple[Checkpoint, ...]:
+    """The checkpoints a wrapper's data file (``wrappers/checkpoints/<name>.json``) records, in its order (none
+    where it has no file): the config facts are data, kept out of the declarations."""
+    found = resources.files(__package__).joinpath("checkpoints", f"{wrapper_name}.json")
+    if not found.is_file():
+        return ()
+    return tuple(Checkpoint(**entry) for entry in json.loads(found.read_text())["checkpoints"])
+
+
+def tiny_text(family: str, **extra) -> dict:
+    """The text family's own tiny recipe, as the wrapper's text config (special ids inside its vocabulary)."""
+    return {"pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, **declared_family(family).tiny["overrides"], **extra}
+
+
+def recipe(config_class: str, image: dict, **overrides) -> dict:
+    """A wrapper's tiny recipe: its config class, the config's overrides (text_config, where it is not the text
+    family's own tiny recipe: ``tiny_text``) and what ``tiny.image_call`` builds a call with an image from."""
+    return {"config_class": config_class, "overrides": overrides, "image": image}
+
+
 @dataclass(frozen=True)
 class Wrapper:
     """What an image-text-to-text model declares; the rest is its text family's."""
@@ -26,12 +48,13 @@ class Wrapper:
     name: str
     #: the page title: the model's name as researchers say it
     title: str
-    model_types: tuple[str, ...]
     #: the class names of the wrapper (a model type a text family also claims is the wrapper's only under these)
     classes: tuple[str, ...]
     #: the family serving the language stack: a text family's name, or a language stack of the wrapper's own
     #: (nnterp.wrappers.stacks: a family declared as its difference from its parent, with no CausalLM of its own)
     text_family: "str | Family"
+    #: the config model types served (the wrapper's name alone, by default)
+    model_types: tuple[str, ...] = ()
     summary: str = ""
     #: native path of the language model's base model (its embed_tokens, layers and norm)
     language_model: str = "model.language_model"
@@ -48,10 +71,12 @@ class Wrapper:
     image_inputs: tuple[str, ...] = ("pixel_values",)
     #: the config field holding the image placeholder token's id
     image_token: str = "image_token_id"
+    #: checkpoints declared here, before those its data file records (wrappers/checkpoints/<name>.json)
     checkpoints: tuple[Checkpoint, ...] = ()
-    #: the tiny recipe: config class, overrides (the text family's recipe as text_config, a one-layer vision
-    #: tower), and "image", what tiny.image_call builds a call from: {"tokens": placeholders, "around": ids put
-    #: before and after them, "types": a token-type input to mark them in, "pixel_values": shape, other inputs}
+    #: the tiny recipe (``recipe``): config class, overrides (a one-layer vision tower; text_config, the text
+    #: family's recipe unless given), and "image", what tiny.image_call builds a call from: {"tokens": placeholders,
+    #: "around": ids put before and after them, "types": a token-type input to mark them in, "pixel_values": shape,
+    #: other inputs}
     tiny: dict = field(default_factory=dict)
     #: what the wrapper does that its text family's page does not say
     note: str = ""
@@ -86,6 +111,15 @@ class Wrapper:
     refuses: Callable | None = None
     #: sites where the wrapper's values differ from its text family's (by value name), applied last
     sites: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not self.model_types:
+            object.__setattr__(self, "model_types", (self.name,))
+
+    def but(self, **changes) -> "Wrapper":
+        """This declaration with ``changes``: another wrapper of the same architecture (its own name, and so model
+        type, unless given)."""
+        return dataclasses.replace(self, **{"model_types": (), **changes})
 
 
 class ImageRows(Same):
@@ -177,6 +211,18 @@ def _text_family(wrapper: Wrapper) -> Family:
     return wrapper.text_family if isinstance(wrapper.text_family, Family) else family_named(wrapper.text_family)
 
 
+def _tiny(wrapper: Wrapper, text: Family) -> dict:
+    """The wrapper's tiny recipe, with the text family's own as text_config where the wrapper gives none and its
+    config class nests one (Chameleon's is flat: its overrides hold the text sizes)."""
+    import transformers
+
+    config_class = getattr(transformers, wrapper.tiny["config_class"], None)
+    if "text_config" in wrapper.tiny["overrides"] or "text_config" not in getattr(config_class, "sub_configs", {}):
+        return wrapper.tiny
+    overrides = {"text_config": tiny_text(text.name), **wrapper.tiny["overrides"]}
+    return {**wrapper.tiny, "overrides": overrides}
+
+
 def family_of(wrapper: Wrapper) -> WrapperFamily:
     """The family serving ``wrapper``: the text family's, renamed under the language model, with the image values."""
     text = _text_family(wrapper)
@@ -199,8 +245,8 @@ def family_of(wrapper: Wrapper) -> WrapperFamily:
     shared.update(
         name=wrapper.name, model_types=wrapper.model_types, summary=wrapper.summary or text.summary,
         rename=_renamed(wrapper, text), sites=sites,
-        checkpoints=wrapper.checkpoints, tiny=wrapper.tiny, variants={}, module=importlib.import_module(
-            f"{__package__}.declarations"),
+        checkpoints=merged_checkpoints(recorded_checkpoints(wrapper.name), wrapper.checkpoints),
+        tiny=_tiny(wrapper, text), variants={}, module=importlib.import_module(f"{__package__}.declarations"),
         readout=text.readout if wrapper.readout is None else wrapper.readout,
         loads=text.loads if wrapper.loads is None else wrapper.loads,
     )

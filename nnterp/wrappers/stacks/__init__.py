@@ -17,10 +17,13 @@ def like(parent: "str | Family", module: str, *, rename: dict | None = None, sit
          accessors: dict | None = None, common: tuple[str, ...] = (), **changes) -> Family:
     """The family of a language stack: ``parent``'s declaration (a family, or a family's name), its renames, sites
     and accessors updated by these, the values and dimensions named in ``common`` served by the common (Llama)
-    conventions again (a parent's latent attention where the stack's is Llama's), the other fields replaced; ``module`` (the declaring module's
-    __name__) gives its page its docstring."""
+    conventions again (a parent's latent attention where the stack's is Llama's), the other fields replaced;
+    ``module`` (the declaring module's __name__) gives its page its docstring, and its name and model type (the
+    module's own name)."""
     import sys
 
+    stack = module.rsplit(".", 1)[-1]
+    changes = {"name": stack, "model_types": (stack,), **changes}
     base = parent if isinstance(parent, Family) else family_named(parent)
     # what the parent's module declared, without what its block and router presets gave it: a stack with presets of
     # its own gets theirs

@@ -11,8 +11,6 @@ from . import like
 
 FAMILY = like(
     "llama", __name__,
-    name="cosmos3_edge_text",
-    model_types=("cosmos3_edge_text",),
     summary="Llama's block with a plain two-projection ReLU-squared MLP (mlp.fc1, fc2) and multimodal rotary "
             "positions.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Plain MLP", "Multimodal rotary"),

@@ -13,8 +13,6 @@ from . import like
 
 FAMILY = like(
     "deepseek_v2", __name__,
-    name="deepseek_ocr2_text",
-    model_types=("deepseek_ocr2_text",),
     summary="DeepSeek-V2's DeepSeekMoE blocks (a softmax router over fine-grained experts beside shared experts) with "
             "Llama's multi-head attention in place of the latent one.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Mixture of experts", "Shared experts"),

@@ -79,8 +79,6 @@ CLAMPED_UP = Read(Call("up.clamp", "output"), description=(
 
 FAMILY = like(
     "glm_moe_dsa", __name__,
-    name="glm5_next_text",
-    model_types=("glm5_next_text",),
     summary="Hyper-connections over hc_mult residual streams, around Kimi delta attention or position-free "
             "DSA-indexed latent attention by layer, and clamped-SwiGLU MLPs and experts with a sigmoid router.",
     tags=("Hyper-connections", "Multi-stream residual", "Hybrid mixers", "Linear attention", "Latent attention (MLA)",

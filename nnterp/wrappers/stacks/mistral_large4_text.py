@@ -74,8 +74,6 @@ MOE = MISTRAL4_MOE.but(
 
 FAMILY = like(
     "glm_moe_dsa", __name__,
-    name="mistral_large4_text",
-    model_types=("mistral_large4_text",),
     summary="GLM-5's indexed latent attention without q-LoRA, with a learned per-head query scale on log position, "
             "layers without rotary, and layers that read an earlier layer's latent keys and values and key choice.",
     tags=("Sequential block", "RMSNorm", "Latent attention (MLA)", "Sparse attention", "Shared KV",

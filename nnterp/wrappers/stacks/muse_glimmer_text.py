@@ -27,8 +27,6 @@ def _kernel_argument(index: int, what: str, scaled: str = "") -> Read:
 
 FAMILY = like(
     "gemma2", __name__,
-    name="muse_glimmer_text",
-    model_types=("muse_glimmer_text",),
     summary="Gemma 2's sandwich block with a weightless query and key norm, a scaled query, an output gate on the "
             "heads, layers without rotary, and soft-capped logits scaled by output_multiplier.",
     tags=("Sandwich norms", "RMSNorm (1 + w)", "QK-norm", "Gated attention", "Sliding window", "Logit softcap"),

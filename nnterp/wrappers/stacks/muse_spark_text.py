@@ -48,8 +48,6 @@ def _mixed_in(norm: str, gate: str, what: str) -> Read:
 
 FAMILY = like(
     MUSE_GLIMMER_TEXT, __name__,
-    name="muse_spark_text",
-    model_types=("muse_spark_text",),
     summary="Muse Glimmer's sandwich block with learned per-channel gates mixing the residual and each sublayer's "
             "normed output, a norm on the attention heads' outputs, and a sigmoid router over experts that run in a "
             "projected width.",

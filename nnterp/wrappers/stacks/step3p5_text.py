@@ -51,7 +51,6 @@ def _preactivation(context):
 
 FAMILY = like(
     LAGUNA, __name__,
-    name="step3p5_text",
     model_types=("step3p5",),
     summary="Laguna's blocks with a sigmoid output gate per attention head, Gemma 3's rotary per layer type, "
             "sliding layers with their own head count, and SwiGLUs clamped inline on chosen layers.",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .reading import _module, _note, _num, _trace
+from .reading import _module, _note, _num, _trace_or_none
 
 
 def embedding_scale_note(subject) -> str | None:
@@ -17,9 +17,8 @@ def embedding_scale_note(subject) -> str | None:
     scale = getattr(real_embed, "scalar_embed_scale", None)
     if not isinstance(scale, (int, float)):
         return None
-    try:
-        saved = _trace(tiny, {"ids": lambda: tiny.input_ids, "x": lambda: tiny.token_embeddings})
-    except Exception:
+    saved = _trace_or_none(tiny, {"ids": lambda: tiny.input_ids, "x": lambda: tiny.token_embeddings})
+    if saved is None:
         return None
     ids, x = saved["ids"], saved["x"]
     if not torch.equal(embed.weight[ids] * embed.embed_scale.to(embed.weight.dtype), x):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .reading import _note, _num, _trace
+from .reading import _note, _num, _trace_or_none
 from .readout import subject_readout_identity
 
 #: What a model may do past lm_head, by config key: (words, expression of head, the tiny model's check).
@@ -26,9 +26,8 @@ def past_head_note(subject) -> str | None:
     tiny = subject.tiny
     if subject_readout_identity(subject.family):
         return None
-    try:
-        saved = _trace(tiny, {"head": lambda: tiny.lm_head_output, "logits": lambda: tiny.logits})
-    except Exception:
+    saved = _trace_or_none(tiny, {"head": lambda: tiny.lm_head_output, "logits": lambda: tiny.logits})
+    if saved is None:
         return None
     head, logits = saved["head"], saved["logits"]
     for key, words, expression, compute in _PAST_HEAD:

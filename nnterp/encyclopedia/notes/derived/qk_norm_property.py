@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 
 from .qk_norm import qk_norm_note
-from .reading import _attention_module, _children, _instrumented_trace, _note
+from .reading import _attention_module, _children, _note, _queries_beside
 from .subject import _serves
 
 _QK_NORM_NAMES = ("q_norm", "query_layernorm", "q_layernorm", "qk_norm")
@@ -29,12 +29,10 @@ def qk_norm_property_note(subject) -> str | None:
     weight = weight if isinstance(weight, torch.Tensor) else None
     bias = getattr(norm, "bias", None)
     bias = bias if isinstance(bias, torch.Tensor) else None
-    host = tiny.layers[index].self_attn
-    saved = _instrumented_trace(tiny, {"normed": lambda: getattr(host, name).output,
-                                       "q": lambda: host.attention_queries})
-    if saved is None:
+    found = _queries_beside(tiny, index, name)
+    if found is None:
         return None
-    normed, q = saved["normed"], saved["q"]
+    normed, q = found
     read = f"attention.{name}.output"
     if isinstance(normed, tuple):  # one module for the queries and the keys returns both (Zaya's qk_norm)
         normed, read = normed[0], f"attention.{name}.output[0]"

@@ -60,6 +60,23 @@ def _trace(model, reads):
     return saved
 
 
+def _trace_or_none(model, reads) -> dict | None:
+    """``_trace``, or None where a read does not run on the model."""
+    try:
+        return _trace(model, reads)
+    except Exception:
+        return None
+
+
+def _queries_beside(model, index: int, child: str):
+    """Block ``index``'s attention child ``child``'s output and the served queries, read in one pass of the
+    instrumented model: (output, queries), or None where a read does not run on it."""
+    host = model.layers[index].self_attn
+    saved = _instrumented_trace(model, {"child": lambda: getattr(host, child).output,
+                                        "q": lambda: host.attention_queries})
+    return None if saved is None else (saved["child"], saved["q"])
+
+
 def _instrumented_trace(model, reads) -> dict | None:
     """``_trace`` on the instrumented model (the reads take children's outputs beside values), or None where a read
     does not run on it."""

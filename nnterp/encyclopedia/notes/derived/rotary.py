@@ -10,7 +10,7 @@ import sys
 import torch
 
 from .reading import (
-    _assert_close_holds, _attention_block, _attention_module, _children, _instrumented_trace, _module, _note, _num,
+    _assert_close_holds, _attention_block, _attention_module, _children, _module, _note, _num, _queries_beside,
     _trace
 )
 from .subject import _serves, _standard_meaning
@@ -197,12 +197,10 @@ def _rotary_snippet(subject, index, attention, tiny_rotary):
             not _standard_meaning(model, "attention_queries", index):
         return None
     source = "q_norm" if "q_norm" in children else "q_proj"
-    host = model.layers[index].self_attn
-    saved = _instrumented_trace(model, {"pre": lambda: getattr(host, source).output,
-                                        "q": lambda: host.attention_queries})
-    if saved is None:
+    found = _queries_beside(model, index, source)
+    if found is None:
         return None
-    pre, q = saved["pre"], saved["q"]
+    pre, q = found
     if not isinstance(pre, torch.Tensor) or q.dim() != 4:
         return None
     d = q.shape[-1]
