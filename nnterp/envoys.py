@@ -16,7 +16,7 @@ from . import bridge, names, tracing
 from .bridge import OutOfOrderError
 from .errors import BadIndex, NnterpError, OrderError, ReadOnlyValue, UnknownName
 from .locations import Call, HostContext, Own, envoy_memo
-from .status import CONDITIONED, status
+from .status import CONDITIONED, did_not_run, status
 from .vocabulary import HOST_PATHS, ValueSpec, forward_order_sentence, values_of
 from .writeback import conditioned_error, read_only_sentence, read_where, where_of
 
@@ -112,6 +112,9 @@ class StandardValue:
                 f"{path} is written after the forward computed it: the trace asked for {first} first, which the "
                 f"forward computes later; edits follow the forward's order: write it before that read"
             )
+        skipped = did_not_run(envoy, envoy.root)
+        if skipped is not None:
+            return OrderError(f"{path} did not run on this call: {skipped}")
         never_ran = _never_ran(envoy, site)
         if never_ran:
             return OrderError(
@@ -320,7 +323,7 @@ class MLPEnvoy(_HostEnvoy):
 
 
 for _cls in (LayerEnvoy, AttentionEnvoy, MLPEnvoy):
-    for _spec in values_of(_cls._nnterp_host, ("core", "moe")):
+    for _spec in values_of(_cls._nnterp_host, ("core", "moe", "gate")):
         setattr(_cls, _spec.name, StandardValue(_spec))
 
 

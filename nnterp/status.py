@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from . import bridge
+from .locations import _block_of
+
 SERVED, CONDITIONED, UNAVAILABLE = "served", "conditioned", "unavailable"
 
 
@@ -30,3 +33,13 @@ def status(site, model) -> Status:
 def status_of(host, name: str, model) -> Status:
     """The status of the value ``name`` on its host envoy ``host``."""
     return status(host._nnterp_site(name), model)
+
+
+def did_not_run(host, model) -> str | None:
+    """Why the block holding ``host`` did not run on the running call, where its family says a call may skip it (a
+    cross-attention block on a call without an image) and this one did; None otherwise (outside a run too)."""
+    if getattr(host, "_nnterp_host", "model") == "model":
+        return None
+    layer = _block_of(host)
+    why = model.family.block.skips(layer._nnterp_context())
+    return why if why is not None and bridge.occurrence(f"{layer.path}.input") == 0 else None

@@ -598,8 +598,6 @@ NOT_SERVED = {
     "blip": "its text side is a BERT-style decoder that cross-attends to the image, not a decoder-only LM",
     "idefics": "the first Idefics: gated cross-attention blocks to the image inside its own LLaMA variant, which is no "
                "nnterp family; the image never enters the stream",
-    "mllama": "the image enters by cross-attention blocks, not the stream: its language model alone "
-              "(MllamaForCausalLM) is served as mllama",
     "evolla": "a protein-text model: its inputs are protein sequences and structures, not images and text",
     "pi0": "a robot policy: an action expert decodes actions by flow matching beside the PaliGemma backbone",
     "diffusion_gemma": "a block-diffusion denoiser (DiffusionGemmaForBlockDiffusion): it attends bidirectionally "
