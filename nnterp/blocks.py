@@ -76,6 +76,10 @@ class Block:
         """Why a call may skip this block (a HostContext of the layer), or None: every call runs it."""
         return None
 
+    def runs_on(self, given) -> bool:
+        """Whether a call with the inputs named ``given`` runs the blocks ``skips`` names."""
+        return True
+
     def image_positions(self, model, i, inputs) -> int | None:
         """How many image positions block ``i``'s keys span on a call where it cross-attends to an image; None for
         a block whose keys are the call's positions."""

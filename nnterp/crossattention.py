@@ -51,12 +51,14 @@ class CrossAttentionBlocks(Block):
     """Blocks of class ``layer`` are cross-attention blocks: ``attention`` and ``mlp`` name the block's gate
     parameters, ``mlp_at`` the assignment in the block's forward holding the MLP's output as the block adds it (after
     any row mask), ``image_states`` the attention's argument holding the image features its keys and values are made
-    from, and ``skipped`` says when the forward skips such a block. Every other block is the common sequential one."""
+    from, ``skipped`` says when the forward skips such a block and ``given`` names the call's inputs (any one) under
+    which it runs. Every other block is the common sequential one."""
 
     def __init__(self, layer: str, attention: str, mlp: str, mlp_at: Assigned, image_states: str, skipped: str,
-                 notes: dict | None = None, **block) -> None:
+                 given: tuple[str, ...], notes: dict | None = None, **block) -> None:
         super().__init__(kind="sequential, with gated cross-attention blocks", dims=self._gate_dims, **block)
         self.layer, self.gate_names, self.image_states, self.skipped = layer, (attention, mlp), image_states, skipped
+        self.given = tuple(given)
         image = (f"over the image's positions (the {image_states} the cross-attention reads), not the call's: "
                  f"[batch num_kv_heads image_keys head_dim]")
         notes = notes or {}
@@ -83,6 +85,9 @@ class CrossAttentionBlocks(Block):
 
     def skips(self, context) -> str | None:
         return self.skipped if self.is_cross(context) else None
+
+    def runs_on(self, given) -> bool:
+        return any(name in given for name in self.given)
 
     def _gate_dims(self, context) -> dict:
         gate = getattr(context.layer, self.gate_names[0], None) if self.is_cross(context) else None
