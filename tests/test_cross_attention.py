@@ -6,7 +6,7 @@ import torch
 import transformers
 
 from nnterp import tiny
-from nnterp.errors import UnavailableValue, UnknownArchitecture
+from nnterp.errors import NotCached, UnavailableValue, UnknownArchitecture
 from nnterp.lookup import family_for
 
 NAME = "mllama_vision"
@@ -97,6 +97,16 @@ def test_a_skipped_block_says_why_and_a_zero_gate_refuses_an_edit():
         with model.trace(tiny.image_call(NAME)):
             model.layers[CROSS].self_attn.attention_output[:] = 1.0
             model.logits.save()
+
+
+def test_a_cache_keeps_the_cross_attention_block_on_a_call_with_an_image_only(model, image):
+    text = model.cache("The Eiffel Tower is")
+    with pytest.raises(NotCached, match="the call skips this block: a cross-attention block"):
+        text.layers[CROSS].self_attn.attention_keys
+    cached = model.cache(image)
+    with model.trace(image):
+        keys = model.layers[CROSS].self_attn.attention_keys.save()
+    assert torch.equal(cached.layers[CROSS].self_attn.attention_keys, keys)
 
 
 def test_a_self_attention_block_has_no_gate(model):
