@@ -59,7 +59,7 @@ class CrossAttentionBlocks(Block):
         super().__init__(kind="sequential, with gated cross-attention blocks", dims=self._gate_dims, **block)
         self.layer, self.gate_names, self.image_states, self.skipped = layer, (attention, mlp), image_states, skipped
         self.given = tuple(given)
-        image = (f"over the image's positions (the {image_states} the cross-attention reads), not the call's: "
+        image = (f"from the image features (the {image_states} it reads), over the image's positions, not the call's: "
                  f"[batch num_kv_heads image_keys head_dim]")
         notes = notes or {}
         self._cross = {
@@ -68,8 +68,8 @@ class CrossAttentionBlocks(Block):
             "mlp_output": Gated(mlp_at, gate=mlp, description=(
                 f"What the MLP adds to the residual stream: its output as the block adds it"
                 f"{notes.get('mlp', '')}, times tanh({mlp})")),
-            "attention_keys": described("attention_keys", f"The keys entering attention, {image}"),
-            "attention_values": described("attention_values", f"The values entering attention, {image}"),
+            "attention_keys": described("attention_keys", f"The keys the cross-attention makes {image}"),
+            "attention_values": described("attention_values", f"The values the cross-attention makes {image}"),
             "attention_gate": Read(Call(f"self.{attention}.tanh", "output", from_block=True, forward_of=layer),
                                    description=f"tanh({attention}), the factor the block multiplies the "
                                                f"cross-attention's output by before adding it"),
