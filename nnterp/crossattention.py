@@ -6,7 +6,8 @@ MllamaCrossAttentionDecoderLayer), between the stack's self-attention blocks.
 (``attention_output`` and ``mlp_output`` are what the stream receives, the gate included; ``attention_keys`` and
 ``attention_values`` span the image's positions; ``attention_gate`` and ``mlp_gate`` are the gates), on every other
 block the common ones. Whether such a block runs depends on the call (a text-only call skips it): ``skipped`` says
-why, and ``status.did_not_run`` hands that sentence to a read of a value the call never reached.
+why and ``given`` names the inputs that make a call run it, and ``status.skipped_on_call`` makes its values
+unavailable, with that sentence, on a call without them.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from .errors import UnavailableValue
 from .locations import Assigned, Call, Element, Own, _block_of
 from .writeback import Nowhere, Read
 
-#: the values a gated block serves beyond the common ones, by host
-GATES = {"attention": "attention_gate", "mlp": "mlp_gate"}
-UNGATED = "a self-attention block: it adds the {what}'s output as it is, through no gate"
+#: why a block of the stack's other kind has no gate, by gate value
+UNGATED = {name: Nowhere(f"a self-attention block: it adds the {what}'s output as it is, through no gate")
+           for name, what in (("attention_gate", "attention"), ("mlp_gate", "MLP"))}
 
 
 @dataclass(eq=False)
@@ -42,8 +43,8 @@ class Gated(Read):
     def _unapply(self, host, value):
         factor = self._factor(host)
         if not bool(factor.ne(0).all()):
-            raise UnavailableValue(f"the block's gate {self.gate} is tanh(0) = 0, so no edit of what it adds reaches "
-                                 f"the stream: edit the sublayer's own output (its .output) instead")
+            raise UnavailableValue(f"the block's gate {self.gate} is tanh(0) = 0, so nothing the sublayer computes "
+                                   f"reaches the stream: edit layer_mid or layer_output to change the stream there")
         return value / factor
 
 
@@ -77,8 +78,6 @@ class CrossAttentionBlocks(Block):
                              description=f"tanh({mlp}), the factor the block multiplies the MLP's output by before "
                                          f"adding it"),
         }
-        self._ungated = {host: Nowhere(UNGATED.format(what="attention" if host == "attention" else "MLP"))
-                         for host in GATES}
 
     def is_cross(self, context) -> bool:
         return context.layer is not None and type(context.layer).__name__ == self.layer
@@ -99,7 +98,7 @@ class CrossAttentionBlocks(Block):
 
     def sites(self) -> dict:
         def chosen(name):
-            fallback = self._ungated.get({v: k for k, v in GATES.items()}.get(name)) or COMMON_SITES[name]
+            fallback = UNGATED.get(name) or COMMON_SITES[name]
             return lambda context: self._cross[name] if self.is_cross(context) else fallback
         return {name: chosen(name) for name in self._cross}
 

@@ -2,7 +2,7 @@
 (nnterp.crossattention), not the stream: the image features are those blocks' keys and values, so nothing is merged
 at image positions and image_features and image_mask are unavailable, with the reason."""
 
-from nnterp.family import Checkpoint
+from nnterp.family import Checkpoint, declared_family
 from nnterp.locations import Child
 from nnterp.writeback import Nowhere, Read
 
@@ -28,6 +28,17 @@ def _cross_attended(model: str, states: str) -> dict:
             "into it, so layers[0].layer_input is this"))}
 
 
+def _around_text_facts(family: str, architecture: str) -> tuple[Checkpoint, ...]:
+    """The text family's checkpoints as the wrapper's: the same repositories, whose config.json facts the text
+    family records as its text_config (partial: the vision side's keys are not recorded)."""
+    return tuple(
+        Checkpoint(c.repo, c.label.replace(" (text model)", ""), {
+            "architectures": [architecture], "model_type": family,
+            "text_config": {k: v for k, v in c.facts().items() if k != "architectures"}} if c.config else {},
+            source=c.source, partial=True)
+        for c in declared_family(family).checkpoints)
+
+
 CROSS_ATTENTION = (
     Wrapper(
         name="mllama_vision",
@@ -49,10 +60,7 @@ CROSS_ATTENTION = (
         image_token="image_token_index",
         vision=("model.vision_model", "model.multi_modal_projector"),
         sites=_cross_attended("MllamaModel", "cross_attention_states"),
-        checkpoints=(
-            Checkpoint("meta-llama/Llama-3.2-11B-Vision-Instruct", "Llama-3.2-11B-Vision-Instruct"),
-            Checkpoint("meta-llama/Llama-3.2-90B-Vision-Instruct", "Llama-3.2-90B-Vision-Instruct"),
-        ),
+        checkpoints=_around_text_facts("mllama", "MllamaForConditionalGeneration"),
         tiny={"config_class": "MllamaConfig", "overrides": {
             "text_config": _text("mllama")["text_config"], "vision_config": MLLAMA_VISION,
             "image_token_index": 299},
