@@ -27,7 +27,9 @@ BLOCK = CrossAttentionBlocks(
     # hidden_states = full_text_row_masked_out_mask[:, 0] * hidden_states: the MLP's output with the rows that
     # attend no image zeroed, the fifth assignment of hidden_states in the block's forward
     mlp_at=Assigned("hidden_states", "output", occurrence=4, from_block=True, forward_of=CROSS),
-    image_states="cross_attention_states", given=("cross_attention_states", "pixel_values"),
+    # a call passing a cache may run them on the image's cached keys and values
+    image_states="cross_attention_states",
+    given=("cross_attention_states", "pixel_values", "past_key_values", "cache"),
     skipped="a cross-attention block: the text model skips it when no cross_attention_states (the vision model's "
             "features) are passed, so on text it does not run",
     notes={"mlp": " (zero on the rows full_text_row_masked_out_mask drops: the text before the first image; read "
