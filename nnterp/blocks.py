@@ -72,6 +72,10 @@ class Block:
     def sites(self) -> dict:
         return {}
 
+    #: whether a call may skip some of the blocks (``skips`` says which and why): read first, so a read of any
+    #: value elsewhere costs nothing more
+    may_skip = False
+
     def skips(self, context) -> str | None:
         """Why a call may skip this block (a HostContext of the layer), or None: every call runs it."""
         return None

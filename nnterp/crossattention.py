@@ -79,6 +79,8 @@ class CrossAttentionBlocks(Block):
                                          f"adding it"),
         }
 
+    may_skip = True
+
     def is_cross(self, context) -> bool:
         return context.layer is not None and type(context.layer).__name__ == self.layer
 

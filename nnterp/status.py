@@ -40,9 +40,8 @@ def status_of(host, name: str, model) -> Status:
 def skipped_on_call(host, model) -> str | None:
     """Why the running call skips the block holding ``host``, where its family says a call may (a cross-attention
     block on a call without image features) and this call's inputs are such; None otherwise, and outside a call."""
-    given = model._nnterp_state.call_inputs
-    if given is None or getattr(host, "_nnterp_host", "model") == "model":
+    block, given = model.family.block, model._nnterp_state.call_inputs
+    if not block.may_skip or given is None or getattr(host, "_nnterp_host", "model") == "model":
         return None
-    block = model.family.block
     why = block.skips(_block_of(host)._nnterp_context())
     return why if why is not None and not block.runs_on(given) else None

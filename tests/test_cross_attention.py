@@ -115,6 +115,12 @@ def test_a_self_attention_block_has_no_gate(model):
             model.layers[0].self_attn.attention_gate.save()
 
 
+def test_the_conditional_generation_class_is_the_wrappers_and_the_causal_lm_the_text_familys():
+    config = tiny.config(NAME)
+    assert family_for(config, "MllamaForConditionalGeneration").name == NAME
+    assert family_for(config, "MllamaForCausalLM").name == "mllama"
+
+
 @pytest.mark.parametrize("config_class, architecture, reason", [
     ("IdeficsConfig", "IdeficsForVisionText2Text", "gated_cross_attn_layers"),
     ("EvollaConfig", "EvollaForProteinText2Text", "inside a self-attention block"),
