@@ -72,6 +72,23 @@ class Block:
     def sites(self) -> dict:
         return {}
 
+    #: whether a call may skip some of the blocks (``skips`` says which and why): read first, so a read of any
+    #: value elsewhere costs nothing more
+    may_skip = False
+
+    def skips(self, context) -> str | None:
+        """Why a call may skip this block (a HostContext of the layer), or None: every call runs it."""
+        return None
+
+    def runs_on(self, given) -> bool:
+        """Whether a call with the inputs named ``given`` runs the blocks ``skips`` names."""
+        return True
+
+    def image_positions(self, model, i, inputs) -> int | None:
+        """How many image positions block ``i``'s keys span on a call where it cross-attends to an image; None for
+        a block whose keys are the call's positions."""
+        return None
+
     def _shape(self) -> str:
         return self._kind if isinstance(self._kind, str) else "its kind read from the config"
 

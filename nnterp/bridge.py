@@ -32,7 +32,7 @@ from nnsight.intervention.source import BIND, STATE, Instrument, compiled, decor
 from nnsight.intervention.tracer import InterleavingTracer
 from nnsight.tracing.tracer import WithBlockNotFoundError, push_result
 
-from .errors import OrderError
+from .errors import OrderError, UnavailableValue
 
 # =========================================================================== the worker running now
 def worker(what: str = ""):
@@ -244,8 +244,8 @@ class CaptureWorker(Mediator):
                 # the worker is still being served at the location it read: that is where the value was
                 self.store[(id(self.envoy), self.name, step)] = Captured(value, self.pending.provider)
                 step += 1
-        except (OutOfOrderError, OrderError):
-            return  # the run ended (or never reached the value): nothing further to capture
+        except (OutOfOrderError, OrderError, UnavailableValue):
+            return  # the run ended (or never reached the value, or skips its block): nothing further to capture
 
 
 def capture_workers(mediator, reads) -> list:

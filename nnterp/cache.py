@@ -135,9 +135,10 @@ def _wanted(model, values, transformerlens: int = 3) -> tuple[set | None, set, d
     return everywhere, pinned, pending
 
 
-def plan(model, values=None, layers=None, transformerlens: int = 3) -> Plan:
+def plan(model, values=None, layers=None, transformerlens: int = 3, given=("input_ids", "attention_mask")) -> Plan:
     """The reads of a cache of ``values`` (None: every value) on ``layers`` (None: every block), in forward order;
-    ``transformerlens``, the generation a TransformerLens name among ``values`` is read in."""
+    ``transformerlens``, the generation a TransformerLens name among ``values`` is read in; ``given``, the inputs
+    the calls pass, which decide whether they run a block a call may skip."""
     count = model.num_layers
     if layers is None:
         chosen = tuple(range(count))
@@ -174,11 +175,16 @@ def plan(model, values=None, layers=None, transformerlens: int = 3) -> Plan:
         add(model, value, None)
     groups = model.family.groups
     blocks = sorted(set(chosen) | {layer for layer, _ in pinned})
+    runs = model.family.block.runs_on(given)
     for index in range(count):
         layer = model.layers[index]
         hosts = block_hosts(layer)
+        skipped = None if runs else model.family.block.skips(layer._nnterp_context())
         for host_name, value in _block_order(model):
             if BY_NAME[value].group not in groups:
+                continue
+            if skipped is not None:
+                result.left_out[names.Path(value, index).key] = f"the call skips this block: {skipped}"
                 continue
             if index not in blocks:
                 result.left_out[names.Path(value, index).key] = "not asked for (values= or layers= left it out)"
@@ -411,10 +417,12 @@ def build(model, prompts, values=None, layers=None, positions=None, device=None,
           progress=None, max_bytes=None, transformerlens: int = 3, splices=()) -> "Cache":
     """``model.cache``'s work: plan, estimate, read batch by batch, join."""
     names.generation(transformerlens)  # refused before anything runs
-    planned = plan(model, values, layers, transformerlens)
+    batches, rows = _batches(model, prompts, batch_size)
+    # the inputs the calls pass: whether they run a block a call may skip (a cross-attention block)
+    given = tuple(batches[0]) if isinstance(batches[0], dict) else ("input_ids", "attention_mask")
+    planned = plan(model, values, layers, transformerlens, given)
     splices = [splices] if hasattr(splices, "cache_reads") else list(splices or ())
     splice_reads = [splice_read for spliced in splices for splice_read in spliced.cache_reads()]
-    batches, rows = _batches(model, prompts, batch_size)
     seq = _positions_of(model, batches[0])
     estimate = estimate_bytes(model, planned.reads, rows, seq, positions, dtype)
     for splice_read in splice_reads:  # the error has the written value's size; the latents, their width a position

@@ -28,6 +28,7 @@ from .checks import ConformanceError, Report, Result, _check_layout, _check_writ
 from .companions import HeadContributions, norm_centres, projection_of
 from .errors import ConditionedValue, UnavailableValue
 from .image_conformance import check_image
+from .wrappers import has_image
 from .layouts import CallPositions
 from .locations import Call, Child, Own, block_hosts
 from .numerics import roundings
@@ -123,11 +124,13 @@ def read_block(model, i, prompt):
     return out
 
 
-def _expected_shape(model, name, batch, seq, block=None):
+def _expected_shape(model, name, batch, seq, block=None, image_keys=None):
     # positions ahead of the call's that the attention reads as keys (CPM-Ant's prompt): keys and values span them
     keys = seq + (model.family.positions.ahead(model._nnterp_state.config) if block is not None else 0)
+    if image_keys is not None:  # a cross-attention block's keys span the image's positions, not the call's
+        keys = image_keys
     positions = keys if BY_NAME[name].layout.kind in ("Keys", "Values") else seq
-    dims = {"batch": batch, "seq": positions, "query": seq, "key": keys, **{
+    dims = {"batch": batch, "seq": positions, "query": seq, "key": keys, "image_keys": image_keys, **{
         d: getattr(model, d) for d in
         ("hidden_size", "num_heads", "num_kv_heads", "head_dim", "qk_head_dim", "intermediate_size", "vocab_size")}}
     if block is not None and model.family.block.dims is not None:
@@ -177,17 +180,23 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
                    torch.equal(projected, readout["logits"]), f"max diff {_diff(projected, readout['logits']):.3g}")
 
     _check_norm_scales(model, None, prompt, report)
-    if not _check_order(model, prompt, report):  # every later check reads in that order
+    log = visit_log(model, prompt)
+    if not _check_order(model, log, report):  # every later check reads in that order
         if raise_on_failure:
             raise ConformanceError(str(report))
         return report
-    for i in range(n):
+    ran = [i for i in range(n) if _ran(model, i, log, report)]
+    for i in ran:
         _check_block(model, i, prompt, report, dtype, batch, seq, base)
     for i in edit_blocks:
-        _check_edits(model, i, prompt, report, base)
+        if i in ran:
+            _check_edits(model, i, prompt, report, base)
     _check_edits(model, None, prompt, report, base)
-    if getattr(model.family, "wrapper", None) is not None:  # where the image enters the stream
+    wrapped = getattr(model.family, "wrapper", None) is not None
+    if wrapped and status_of(model, "image_mask", model).available:  # where the image enters the stream
         check_image(model, prompt, report, base)
+    elif wrapped:  # the image enters by cross-attention blocks, not the stream
+        _check_cross_attended(model, prompt, report, base)
     _check_refusals(model, prompt, report)
     if raise_on_failure and not report.ok:
         raise ConformanceError(str(report))
@@ -242,10 +251,22 @@ def order_run(model, i, log) -> list[tuple[str, float]] | None:
     return placed
 
 
-def _check_order(model, prompt, report) -> bool:
+def _ran(model, i, log, report) -> bool:
+    """Whether block ``i`` ran on the call ``log`` records; one that did not must be one its family says a call may
+    skip (a cross-attention block on a call without an image), with the reason."""
+    layer = model.layers[i]
+    if f"{layer.path}.input" in log:
+        return True
+    why = model.family.block.skips(layer._nnterp_context())
+    report.add("a block the call skips is one its family says a call may skip", f"layers[{i}]", why is not None,
+               why or "the block did not run, and its family does not say why a call may skip it")
+    return False
+
+
+def _check_order(model, log, report) -> bool:
     """The block order the captures, the cache and the contract read in is the order the forward reaches the
-    values' sites, recorded on a run; whether it is."""
-    log, ok = visit_log(model, prompt), True
+    values' sites, recorded on a run (``log``); whether it is."""
+    ok = True
     for i in range(model.num_layers):
         placed = order_run(model, i, log)
         if placed is None:
@@ -267,10 +288,11 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
     where = f"layers[{i}]"
     v = read_block(model, i, prompt)
     hosts = _hosts(model, i)
+    image_keys = model.family.block.image_positions(model, i, prompt)
     for name, value in v.items():
         if name.startswith("_"):
             continue
-        _check_layout(report, where, name, value, _expected_shape(model, name, batch, seq, i), dtype)
+        _check_layout(report, where, name, value, _expected_shape(model, name, batch, seq, i, image_keys), dtype)
     if "router_choices" in v:
         choices = v["router_choices"]
         report.add("router_choices index the experts", where,
@@ -551,3 +573,18 @@ def _check_refusals(model, prompt, report):
             except expected as error:
                 report.add("unavailable and conditioned values refuse with a reason", f"{host}.{spec.name}",
                            len(str(error)) > 40, str(error))
+
+
+def _check_cross_attended(model, inputs, report, base) -> None:
+    """Where the image enters by cross-attention blocks: a call with an image runs every block a call may skip, and
+    an edit of what each adds reaches the logits; a text-only call runs none of them."""
+    log = visit_log(model, inputs)
+    skippable = [i for i in range(model.num_layers)
+                 if model.family.block.skips(model.layers[i]._nnterp_context()) is not None]
+    ran = [i for i in skippable if f"{model.layers[i].path}.input" in log]
+    image = has_image(model, inputs)
+    if skippable:  # a stack cut to its first blocks (a real config's check) may keep none
+        report.add("a call with an image runs every cross-attention block, a text-only call none", "model",
+                   ran == (skippable if image else []), f"ran {ran} of {skippable}")
+    for i in ran if image else ():
+        _check_edits(model, i, inputs, report, base)

@@ -14,9 +14,9 @@ from nnsight import Envoy
 
 from . import bridge, names, tracing
 from .bridge import OutOfOrderError
-from .errors import BadIndex, NnterpError, OrderError, ReadOnlyValue, UnknownName
+from .errors import BadIndex, NnterpError, OrderError, ReadOnlyValue, UnavailableValue, UnknownName
 from .locations import Call, HostContext, Own, envoy_memo
-from .status import CONDITIONED, status
+from .status import CONDITIONED, skipped_on_call, status
 from .vocabulary import HOST_PATHS, ValueSpec, forward_order_sentence, values_of
 from .writeback import conditioned_error, read_only_sentence, read_where, where_of
 
@@ -64,6 +64,9 @@ class StandardValue:
                 f"{self.spec.name} is served inside a trace: read it as "
                 f"`with model.trace(prompt): {HOST_PATHS[self.spec.host]}.{self.spec.name}.save()`"
             )
+        skipped = skipped_on_call(envoy, model)
+        if skipped is not None:
+            raise UnavailableValue(f"{standard_path(envoy)}.{self.spec.name} does not run on this call: {skipped}")
         return site
 
     def __get__(self, envoy, owner=None):
@@ -320,7 +323,7 @@ class MLPEnvoy(_HostEnvoy):
 
 
 for _cls in (LayerEnvoy, AttentionEnvoy, MLPEnvoy):
-    for _spec in values_of(_cls._nnterp_host, ("core", "moe")):
+    for _spec in values_of(_cls._nnterp_host, ("core", "moe", "gate")):
         setattr(_cls, _spec.name, StandardValue(_spec))
 
 

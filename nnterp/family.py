@@ -268,8 +268,10 @@ class Family:
 
     @property
     def groups(self) -> tuple[str, ...]:
-        """The value groups this family lists: the core ones, plus the router's where it has one."""
-        return ("core", "moe") if any(name.startswith("router_") for name in self.sites) else ("core",)
+        """The value groups this family lists: the core ones, plus the router's where it has one and the gates where
+        it has gated cross-attention blocks."""
+        routed = ("moe",) if any(name.startswith("router_") for name in self.sites) else ()
+        return ("core", *routed, *(("gate",) if "attention_gate" in self.sites else ()))
 
     def declared_first(self, names) -> list[str]:
         """Names in printout order: the ones this family declares, then the common ones."""

@@ -42,6 +42,8 @@ class _State:
     config: Any
     #: positions of the running call (the batched input's length), for models that pad inside their forward
     call_length: int | None = None
+    #: the inputs the running call passes (not None), while it runs: whether it runs a block a call may skip
+    call_inputs: frozenset | None = None
 
 
 class StandardizedTransformer(StandardHost, TransformersModel):
@@ -112,6 +114,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         given = kwargs.get("input_ids", kwargs.get("inputs_embeds"))
         self._nnterp_state.call_length = int(given.shape[1]) if isinstance(given, torch.Tensor) and given.ndim > 1 \
             else None
+        self._nnterp_state.call_inputs = frozenset(name for name, value in kwargs.items() if value is not None)
         return batched
 
     def _bind_mixers(self, family) -> None:
@@ -167,8 +170,11 @@ class StandardizedTransformer(StandardHost, TransformersModel):
 
     def interleave(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         # the trace's code read before the forward: values it names out of order are captured as the forward passes
-        with Captures(self):
-            return super().interleave(fn, *args, **kwargs)
+        try:
+            with Captures(self):
+                return super().interleave(fn, *args, **kwargs)
+        finally:
+            self._nnterp_state.call_inputs = None
 
     def instrument(self) -> "StandardizedTransformer":
         """Instrument now every forward whose operations a standard value is read at.

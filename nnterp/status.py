@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .locations import _block_of
+
 SERVED, CONDITIONED, UNAVAILABLE = "served", "conditioned", "unavailable"
 
 
@@ -28,5 +30,18 @@ def status(site, model) -> Status:
 
 
 def status_of(host, name: str, model) -> Status:
-    """The status of the value ``name`` on its host envoy ``host``."""
-    return status(host._nnterp_site(name), model)
+    """The status of the value ``name`` on its host envoy ``host``: inside a call, unavailable where the call skips
+    its block."""
+    found = status(host._nnterp_site(name), model)
+    skipped = skipped_on_call(host, model) if found.available else None
+    return found if skipped is None else Status(found.kind, False, f"the call skips this block: {skipped}")
+
+
+def skipped_on_call(host, model) -> str | None:
+    """Why the running call skips the block holding ``host``, where its family says a call may (a cross-attention
+    block on a call without image features) and this call's inputs are such; None otherwise, and outside a call."""
+    block, given = model.family.block, model._nnterp_state.call_inputs
+    if not block.may_skip or given is None or getattr(host, "_nnterp_host", "model") == "model":
+        return None
+    why = block.skips(_block_of(host)._nnterp_context())
+    return why if why is not None and not block.runs_on(given) else None

@@ -104,8 +104,13 @@ def image_call(family: str, text: str = "The Eiffel Tower is", seed: int = 0) ->
     inputs = {"input_ids": input_ids, "attention_mask": torch.ones_like(input_ids)}
     if "types" in recipe:  # the processor's token types: 1 at the image positions (Qwen's multimodal rotary)
         inputs[recipe["types"]] = (input_ids == token).long()
+    if "rows" in recipe:  # a processor's mask of the images each row attends: from the first image position on
+        name, images, tiles = recipe["rows"]
+        first = int((input_ids[0] == token).nonzero()[0])
+        inputs[name] = torch.zeros((*input_ids.shape, images, tiles), dtype=torch.long)
+        inputs[name][:, first:] = 1
     for name, value in recipe.items():
-        if name in ("tokens", "around", "types"):
+        if name in ("tokens", "around", "types", "rows"):
             continue
         inputs[name] = torch.randn(value, generator=generator) if "pixel_values" in name else torch.tensor(value)
     return inputs

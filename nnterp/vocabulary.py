@@ -26,6 +26,8 @@ DIMENSIONS = {
     "num_experts": "the experts a router chooses among (model.num_experts)",
     "top_k": "the experts each position is sent to (model.num_experts_per_token)",
     "image_positions": "the image positions of the call, every row's in order (model.image_mask.sum())",
+    "image_keys": "the image positions a cross-attention block's keys and values span (the image features it reads)",
+    "gate_size": "the entries of a block's learned gate: 1, or hidden_size for a gate per channel",
 }
 
 #: The hosts a value lives on, and how the printout and support() spell them.
@@ -163,7 +165,20 @@ IMAGE_VALUES: tuple[ValueSpec, ...] = tuple(
     )
 )
 
-ALL_VALUES = VALUES + MOE_VALUES + IMAGE_VALUES
+#: Listed on families with cross-attention blocks only: the tanh gates those blocks add their sublayers' outputs through.
+GATE_VALUES: tuple[ValueSpec, ...] = tuple(
+    ValueSpec(name, host, Layout("Gate", ("gate_size",)), description, True, "gate")
+    for name, host, description in (
+        ("attention_gate", "attention",
+         "The factor a gated block multiplies the attention's output by before adding it (tanh of its learned gate); "
+         "read-only: attention_output is the product"),
+        ("mlp_gate", "mlp",
+         "The factor a gated block multiplies the MLP's output by before adding it (tanh of its learned gate); "
+         "read-only: mlp_output is the product"),
+    )
+)
+
+ALL_VALUES = VALUES + MOE_VALUES + IMAGE_VALUES + GATE_VALUES
 BY_NAME: dict[str, ValueSpec] = {spec.name: spec for spec in ALL_VALUES}
 
 
@@ -194,11 +209,11 @@ FORWARD_ORDER = {
         ("attention", "attention_scores"), ("attention", "attention_probabilities"),
         ("attention", "attention_head_outputs"), ("attention", "attention_premix"),
         ("attention", "attention_head_contributions"),
-        ("attention", "attention_output"), ("layer", "layer_mid"), ("layer", "mlp_norm_scale"),
+        ("attention", "attention_output"), ("attention", "attention_gate"), ("layer", "layer_mid"), ("layer", "mlp_norm_scale"),
         ("layer", "mlp_norm_output"),
         ("layer", "mlp_input"), ("mlp", "router_logits"), ("mlp", "router_weights"), ("mlp", "router_choices"),
         ("mlp", "mlp_preactivation"), ("mlp", "mlp_activation"), ("mlp", "mlp_up"), ("mlp", "mlp_neurons"),
-        ("mlp", "mlp_output"), ("layer", "layer_output"),
+        ("mlp", "mlp_output"), ("mlp", "mlp_gate"), ("layer", "layer_output"),
     ),
     "readout": ("final_norm_scale", "final_norm_output", "lm_head_output", "logits", "next_token_probs"),
 }

@@ -8,26 +8,33 @@ MllamaCrossAttentionDecoderLayer: cross_attn (q_proj on the text, k_proj and v_p
 vision features, q_norm and k_norm) and the MLP, each added through a learned tanh gate,
 h = x + tanh(cross_attn_attn_gate) * cross_attn(...), out = h + tanh(cross_attn_mlp_gate) * mlp(...).
 The text model skips those blocks entirely when no cross_attention_states (image features) are
-passed, so on text they do not run and serve nothing: every value there is unavailable, with the
-reason. The head runs in the weights' dtype and the model returns float32 logits.
+passed: on text they do not run, and a read of their values says so. On a call with image features
+the cross-attention's queries come from the stream, its keys and values from the features (over
+their positions, not the call's), and attention_output and mlp_output are what the stream
+receives, the tanh gates (attention_gate, mlp_gate) included. The head runs in the weights' dtype and the model returns float32 logits.
 """
 
-from nnterp.family import COMMON_SITES, Family
-from nnterp.sites import Nowhere
-from nnterp.vocabulary import VALUES
+from nnterp.crossattention import CrossAttentionBlocks
+from nnterp.family import Family
+from nnterp.locations import Assigned
 from nnterp.mixers import float_logits
 
-SKIPPED = ("a cross-attention block: the text model skips it when no cross_attention_states (the vision model's "
-           "features) are passed, so on text it does not run")
-_SKIPPED = Nowhere(SKIPPED)
+CROSS = "MllamaCrossAttentionDecoderLayer"
 
-
-def _on_self_attention_blocks(name):
-    def site(context):
-        if context.layer is not None and type(context.layer).__name__ == "MllamaCrossAttentionDecoderLayer":
-            return _SKIPPED
-        return COMMON_SITES[name]
-    return site
+#: cross-attention blocks run only on a call with image features (or their cached keys and values)
+BLOCK = CrossAttentionBlocks(
+    CROSS, "cross_attn_attn_gate", "cross_attn_mlp_gate",
+    # hidden_states = full_text_row_masked_out_mask[:, 0] * hidden_states: the MLP's output with the rows that
+    # attend no image zeroed, the fifth assignment of hidden_states in the block's forward
+    mlp_at=Assigned("hidden_states", "output", occurrence=4, from_block=True, forward_of=CROSS),
+    # a call passing a cache may run them on the image's cached keys and values
+    image_states="cross_attention_states",
+    given=("cross_attention_states", "pixel_values", "past_key_values", "cache"),
+    skipped="a cross-attention block: the text model skips it when no cross_attention_states (the vision model's "
+            "features) are passed, so on text it does not run",
+    notes={"mlp": " (zero on the rows full_text_row_masked_out_mask drops: the text before the first image; read "
+                  "on a call with a cross_attention_mask, without which that assignment does not run)"},
+)
 
 FAMILY = Family(
     name="mllama",
@@ -36,7 +43,7 @@ FAMILY = Family(
             "which a text-only forward skips.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Gated MLP", "Cross-attention blocks"),
     rename={"cross_attn": "self_attn"},
-    sites={spec.name: _on_self_attention_blocks(spec.name) for spec in VALUES if spec.host != "model"},
+    block=BLOCK,
     readout=float_logits,
     # the composite config: AutoModelForCausalLM builds MllamaForCausalLM from it (the text config alone is
     # not in its mapping), and the model keeps the text config; vocab_size on top sizes the tokenizer

@@ -34,7 +34,7 @@ __all__ = ["IMAGE_ROWS", "TEXT_PREFIX", "Wrapper", "WrapperFamily", "auto_class"
 DECLARATIONS = {"declarations": "WRAPPERS", "own_text": "OWN_TEXT", "llava_kin": "LLAVA_KIN", "vq_tokens": "VQ_TOKENS",
                 "text_kin": "TEXT_KIN", "stacked": "STACKED",
                 "stacked_blocks": "STACKED_BLOCKS",
-                "sparse_latent": "SPARSE_LATENT"}
+                "sparse_latent": "SPARSE_LATENT", "cross_attention": "CROSS_ATTENTION"}
 
 
 def _declaring(module_name: str):

@@ -191,6 +191,10 @@ def _standard_meaning(model, name, index) -> bool:
 
 
 def _serves(model, name, index) -> bool:
+    """Whether block ``index`` serves ``name`` on the notes' text prompts (a block a call may skip, a cross-attention
+    block, runs on a call with an image only)."""
+    if index is not None and model.family.block.skips(model.layers[index]._nnterp_context()) is not None:
+        return False
     try:
         return model.serves(name, index) is None
     except Exception:

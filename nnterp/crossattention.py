@@ -1,0 +1,117 @@
+"""The cross-attention block kind: blocks whose attention takes its queries from the stream and its keys and values
+from the image, each sublayer's output added through a learned tanh gate (Llama 3.2 Vision's
+MllamaCrossAttentionDecoderLayer), between the stack's self-attention blocks.
+
+``CrossAttentionBlocks`` is a ``Block`` preset: on a block of its class the values are the cross-attention's own
+(``attention_output`` and ``mlp_output`` are what the stream receives, the gate included; ``attention_keys`` and
+``attention_values`` span the image's positions; ``attention_gate`` and ``mlp_gate`` are the gates), on every other
+block the common ones. Whether such a block runs depends on the call (a text-only call skips it): ``skipped`` says
+why and ``given`` names the inputs that make a call run it, and ``status.skipped_on_call`` makes its values
+unavailable, with that sentence, on a call without them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from .blocks import Block
+from .conventions import COMMON_SITES, described
+from .errors import UnavailableValue
+from .locations import Assigned, Call, Element, Own, _block_of
+from .writeback import Nowhere, Read
+
+#: why a block of the stack's other kind has no gate, by gate value
+UNGATED = {name: Nowhere(f"a self-attention block: it adds the {what}'s output as it is, through no gate")
+           for name, what in (("attention_gate", "attention"), ("mlp_gate", "MLP"))}
+
+
+@dataclass(eq=False)
+class Gated(Read):
+    """A sublayer's output times its block's gate, tanh(``gate``), a parameter of the block: what the stream
+    receives. An edit is carried back divided by the gate, which a gate at zero cannot take."""
+
+    gate: str = ""
+
+    def _factor(self, host):
+        return torch.tanh(getattr(_block_of(host)._module, self.gate).detach())
+
+    def read(self, host, spec):
+        return self._read_written_back(host)  # a product: never the live tensor
+
+    def _unapply(self, host, value):
+        factor = self._factor(host)
+        if not bool(factor.ne(0).all()):
+            raise UnavailableValue(f"the block's gate {self.gate} is tanh(0) = 0, so nothing the sublayer computes "
+                                   f"reaches the stream: edit layer_mid or layer_output to change the stream there")
+        return value / factor
+
+
+class CrossAttentionBlocks(Block):
+    """Blocks of class ``layer`` are cross-attention blocks: ``attention`` and ``mlp`` name the block's gate
+    parameters, ``mlp_at`` the assignment in the block's forward holding the MLP's output as the block adds it (after
+    any row mask), ``image_states`` the attention's argument holding the image features its keys and values are made
+    from, ``skipped`` says when the forward skips such a block and ``given`` names the call's inputs (any one) under
+    which it runs. Every other block is the common sequential one."""
+
+    def __init__(self, layer: str, attention: str, mlp: str, mlp_at: Assigned, image_states: str, skipped: str,
+                 given: tuple[str, ...], notes: dict | None = None, **block) -> None:
+        super().__init__(kind="sequential, with gated cross-attention blocks", dims=self._gate_dims, **block)
+        self.layer, self.gate_names, self.image_states, self.skipped = layer, (attention, mlp), image_states, skipped
+        self.given = tuple(given)
+        image = (f"from the image features (the {image_states} it reads), over the image's positions, not the call's: "
+                 f"[batch num_kv_heads image_keys head_dim]")
+        notes = notes or {}
+        self._cross = {
+            "attention_output": Gated(Own("output"), Element(0), gate=attention, description=(
+                f"What the cross-attention adds to the residual stream: its output times tanh({attention})")),
+            "mlp_output": Gated(mlp_at, gate=mlp, description=(
+                f"What the MLP adds to the residual stream: its output as the block adds it"
+                f"{notes.get('mlp', '')}, times tanh({mlp})")),
+            "attention_keys": described("attention_keys", f"The keys the cross-attention makes {image}"),
+            "attention_values": described("attention_values", f"The values the cross-attention makes {image}"),
+            "attention_gate": Read(Call(f"self.{attention}.tanh", "output", from_block=True, forward_of=layer),
+                                   description=f"tanh({attention}), the factor the block multiplies the "
+                                               f"cross-attention's output by before adding it"),
+            "mlp_gate": Read(Call(f"self.{mlp}.tanh", "output", from_block=True, forward_of=layer),
+                             description=f"tanh({mlp}), the factor the block multiplies the MLP's output by before "
+                                         f"adding it"),
+        }
+
+    may_skip = True
+
+    def is_cross(self, context) -> bool:
+        return context.layer is not None and type(context.layer).__name__ == self.layer
+
+    def skips(self, context) -> str | None:
+        return self.skipped if self.is_cross(context) else None
+
+    def runs_on(self, given) -> bool:
+        return any(name in given for name in self.given)
+
+    def _gate_dims(self, context) -> dict:
+        gate = getattr(context.layer, self.gate_names[0], None) if self.is_cross(context) else None
+        return {"gate_size": gate.numel()} if isinstance(gate, torch.Tensor) else {}
+
+    def _shape(self) -> str:
+        return (f"sequential; {self.layer} blocks cross-attend to the image ({self.image_states}) and add each "
+                f"sublayer's output through a tanh gate ({' and '.join(self.gate_names)})")
+
+    def sites(self) -> dict:
+        def chosen(name):
+            fallback = UNGATED.get(name) or COMMON_SITES[name]
+            return lambda context: self._cross[name] if self.is_cross(context) else fallback
+        return {name: chosen(name) for name in self._cross}
+
+    def image_positions(self, model, i, inputs) -> int | None:
+        """How many image positions block ``i``'s keys span on a call (its attention's ``image_states``), or None
+        where the block is no cross-attention block or does not run on it."""
+        layer = model.layers[i]
+        if type(layer._module).__name__ != self.layer:
+            return None
+        with model.trace(inputs):
+            states = layer.self_attn.inputs.save()
+        given = states[1].get(self.image_states)
+        return int(given.shape[-2]) if isinstance(given, torch.Tensor) else None
+
