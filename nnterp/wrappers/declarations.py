@@ -114,8 +114,11 @@ WRAPPERS = (
         note="Mistral3ForConditionalGeneration: model.{vision_tower (Pixtral), multi_modal_projector (RMSNorm, a "
              "spatial_merge_size x spatial_merge_size patch merger, linear, GELU, linear), language_model} and "
              "lm_head. Each image keeps its own size (image_sizes, in pixels); Mistral3Model's forward places the "
-             "projected features with inputs_embeds.masked_scatter.",
+             "projected features with inputs_embeds.masked_scatter. Served with a Mistral language model only: "
+             "Mistral Small 4's (mistral4: latent attention, routed experts) and Ministral 3's (ministral3: YaRN "
+             "rotary, a query temperature) are refused.",
         image_inputs=("pixel_values", "image_sizes"),
+        text_types=("mistral",),
         checkpoints=(
             Checkpoint("mistralai/Mistral-Small-3.1-24B-Instruct-2503", "Mistral-Small-3.1-24B-Instruct", {
                 "architectures": ["Mistral3ForConditionalGeneration"], "model_type": "mistral3",
