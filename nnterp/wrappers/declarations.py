@@ -608,8 +608,6 @@ NOT_SERVED = {
     "diffusion_gemma": "a block-diffusion denoiser (DiffusionGemmaForBlockDiffusion): it attends bidirectionally "
                        "within a block and predicts masked tokens, not a causal LM",
     "git": "its text decoder is GIT's own BERT-style transformer over image and text positions, no nnterp family",
-    "kosmos-2": "its text decoder (kosmos_2_text_model) is no nnterp family yet",
-    "kosmos-2.5": "its text decoder (kosmos_2_5_text_model) is no nnterp family yet",
     "gemma3n": "its vision tower is timm's MobileNetV5 (TimmWrapperModel), and timm imports torchvision, whose build "
                "for torch 2.13.0 (torchvision 0.28.0) reaches this project only as PyPI's CUDA 13 wheel, which fails "
                "to import beside the CPU torch (operator torchvision::nms does not exist): no tiny recipe builds here "

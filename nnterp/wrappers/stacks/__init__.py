@@ -12,7 +12,7 @@ import dataclasses
 from nnterp.family import Family, family_named
 
 
-def like(parent: str, module: str, *, rename: dict | None = None, sites: dict | None = None,
+def like(parent: "str | Family", module: str, *, rename: dict | None = None, sites: dict | None = None,
          accessors: dict | None = None, common: tuple[str, ...] = (), **changes) -> Family:
     """The family of a language stack: ``parent``'s declaration, its renames, sites and accessors updated by these,
     the values and dimensions named in ``common`` served by the common (Llama) conventions again (a parent's latent
@@ -20,7 +20,7 @@ def like(parent: str, module: str, *, rename: dict | None = None, sites: dict | 
     __name__) gives its page its docstring."""
     import sys
 
-    base = family_named(parent)
+    base = parent if isinstance(parent, Family) else family_named(parent)  # a stack's own parent is no family name
     kept_sites = {name: site for name, site in base.sites.items() if name not in common}
     kept_accessors = {name: accessor for name, accessor in base.accessors.items() if name not in common}
     family = dataclasses.replace(
