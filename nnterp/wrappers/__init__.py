@@ -32,7 +32,8 @@ __all__ = ["IMAGE_ROWS", "TEXT_PREFIX", "Wrapper", "WrapperFamily", "auto_class"
 #: (which borrow its recipe parts). Their recipes name their text families, so they are imported, as family modules
 #: are, only once a wrapper is asked for: a text model's construction imports none of them.
 DECLARATIONS = {"declarations": "WRAPPERS", "own_text": "OWN_TEXT", "llava_kin": "LLAVA_KIN", "vq_tokens": "VQ_TOKENS",
-                "text_kin": "TEXT_KIN", "stacked": "STACKED", "kosmos": "KOSMOS"}
+                "text_kin": "TEXT_KIN", "stacked": "STACKED", "kosmos": "KOSMOS",
+                "ernie_vl": "ERNIE_VL"}
 
 
 def _declaring(module_name: str):

@@ -612,9 +612,6 @@ NOT_SERVED = {
                "for torch 2.13.0 (torchvision 0.28.0) reaches this project only as PyPI's CUDA 13 wheel, which fails "
                "to import beside the CPU torch (operator torchvision::nms does not exist): no tiny recipe builds here "
                "to check it; its language model alone (Gemma3nForCausalLM) is served as gemma3n_text",
-    "ernie4_5_vl_moe": "its mixture-of-experts blocks route text and image positions to separate expert sets "
-                       "(mlp.text_moe and mlp.vision_moe, chosen by moe_mm_token_type_ids), which no nnterp router "
-                       "preset describes, so its language model (ernie4_5_vl_moe_text) is no nnterp family yet",
     "fast_vlm": "its vision tower is timm's FastViT (TimmWrapperModel, architecture fastvit_mci3) and its projector "
                 "reads that tower's convolutional feature map, and timm is not among nnterp's dependencies, so no "
                 "tiny recipe builds here to check it (its language model is qwen2's)",

@@ -21,8 +21,10 @@ def like(parent: "str | Family", module: str, *, rename: dict | None = None, sit
     import sys
 
     base = parent if isinstance(parent, Family) else family_named(parent)  # a stack's own parent is no family name
-    kept_sites = {name: site for name, site in base.sites.items() if name not in common}
-    kept_accessors = {name: accessor for name, accessor in base.accessors.items() if name not in common}
+    # a stack with its own mixture drops the values and dimensions the parent's mixture declared
+    mixture = (set(base.moe.sites()) | set(base.moe.accessors())) if "moe" in changes and base.moe else set()
+    kept_sites = {name: site for name, site in base.sites.items() if name not in {*common, *mixture}}
+    kept_accessors = {name: accessor for name, accessor in base.accessors.items() if name not in {*common, *mixture}}
     family = dataclasses.replace(
         base, rename={**base.rename, **(rename or {})}, sites={**kept_sites, **(sites or {})},
         accessors={**kept_accessors, **(accessors or {})}, checkpoints=(), tiny={}, variants={}, **changes)
