@@ -297,11 +297,13 @@ class TokenTypeRead(Site):
         """This run's marked positions (flat, or None where none is marked) and the first router's native values."""
         memo = envoy_memo(host, "_nnterp_token_types")
         mediator = bridge.worker("the router values")
-        if memo.get("worker") is not mediator:
+        # held for this step (a generation's steps pass the block again, each read at its pinned step)
+        step = mediator.iteration
+        if memo.get("worker") is not mediator or memo["step"] != step:
             types = self.routers.types.get(bridge.value_at(f"{host.path}.input"))
             marked = types.reshape(-1).bool() if types is not None and bool(types.any()) else None
             memo.clear()
-            memo.update(worker=mediator, marked=marked)
+            memo.update(worker=mediator, marked=marked, step=step)
             if marked is not None:  # the first router's values, before the forward passes them
                 for name, site in self.firsts.items():
                     memo[name] = site.element.get(bridge.value_at(site._location(host)))

@@ -69,3 +69,17 @@ def test_an_edit_reaches_the_image_positions_routing_and_one_of_a_text_row_is_re
         with model.trace(inputs):
             model.layers[1].mlp.router_logits[:] = 0
             model.logits.save()
+
+
+def test_the_router_values_of_each_generated_step_are_that_step_s(model):
+    """A generation passes the block once per step: each step's router values are held afresh, the prompt's from
+    both routers, a generated token's from the text router alone."""
+    inputs, marked = _marked_call()
+    with model.generate(inputs, max_new_tokens=2, do_sample=False) as tracer:
+        steps = list().save()
+        for step in tracer.iter[:]:
+            steps.append(model.layers[1].mlp.router_logits)
+    with model.trace(inputs):
+        prompt = model.layers[1].mlp.router_logits.save()
+    assert torch.equal(steps[0], prompt)
+    assert [tuple(step.shape[:2]) for step in steps] == [tuple(marked.shape), (1, 1)]
