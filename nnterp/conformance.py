@@ -669,15 +669,15 @@ def check_image(model, inputs, report, base) -> None:
         embedded = model.token_embeddings.save()
         if first is not None:  # the image rows are added inside the language model: after it receives its input
             received = _walk(model, _receiver(wrapper)).inputs[1]["inputs_embeds"].save()
-        if wrapper.merged_in_place is not None and has_image(model, inputs):  # read in the forward's order
+        if wrapper.merged_in_place is not None and has_image(model, inputs):  # made before the rows are written
             received = getattr(wrapper.merged_in_place.target(model), wrapper.merged_in_place.key).save()
         if has_image(model, inputs):
             features = model.image_features.save()
         if not merges_itself and first is None:
             received = _walk(model, _receiver(wrapper)).inputs[1]["inputs_embeds"].save()
-        elif merges_itself and has_image(model, inputs):  # what the merge returns is what the blocks receive
-            received = received if wrapper.merged_in_place is not None else merged_call.target(model).output.save()
-        elif merges_itself:  # no image: the forward makes no merge, and the blocks receive the embeddings
+        elif merges_itself and has_image(model, inputs) and wrapper.merged_in_place is None:
+            received = merged_call.target(model).output.save()  # what the merge returns is what the blocks receive
+        elif merges_itself and not has_image(model, inputs):  # no merge: the blocks receive the embeddings
             received = model.embed_tokens.output.save()
         if one_stream and wrapper.added_before_layers:
             added = _walk(model, wrapper.added_before_layers).output.save()

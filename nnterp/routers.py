@@ -4,7 +4,7 @@ A router turns each position into scores over the experts (``router_logits``), p
 them (``router_choices``) and the weights their outputs are mixed with (``router_weights``). Every
 router in transformers computes on the positions flattened to ``[tokens, ...]``; the values are
 served as ``[batch seq ...]`` views of the tensors the router computes, so an in-place edit is the
-model's own tensor changed, and an assignment is copied into it. Three router kinds:
+model's own tensor changed, and an assignment is copied into it. Four router kinds:
 
 - a module whose forward computes the logits with one call (``F.linear(x, self.weight)``, or
   ``super().forward(x)`` where the router *is* an ``nn.Linear``) and returns
@@ -13,7 +13,9 @@ model's own tensor changed, and an assignment is copied into it. Three router ki
   output elements, which the block hands to the experts;
 - a module whose logits are a child ``Linear``'s output (HunYuan's ``gate.wg``);
 - routers that hand the experts something other than top-k weights (Llama 4's dense score map),
-  whose values their family declares one by one (``RouterValues``).
+  whose values their family declares one by one (``RouterValues``);
+- two routers of one block, each for the positions of one token type (ERNIE 4.5 VL's text and vision experts),
+  whose values are each position's own router's (``TokenTypeRouters``).
 
 A family declares its mixture once, ``Family(moe=MoE(router, ...))``: the router values on the MoE
 blocks, a reason on the dense ones, and the config keys of the expert count and the top_k.
