@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from nnterp import tiny
+from nnterp.conformance import read_block
 from nnterp.errors import OrderError
 
 NAME = "ernie4_5_vl_moe"
@@ -83,3 +84,15 @@ def test_the_router_values_of_each_generated_step_are_that_step_s(model):
         prompt = model.layers[1].mlp.router_logits.save()
     assert torch.equal(steps[0], prompt)
     assert [tuple(step.shape[:2]) for step in steps] == [tuple(marked.shape), (1, 1)]
+
+
+def test_every_value_of_a_routed_block_reads_in_one_run_in_the_forward_order(model):
+    """The contract's read of a block, every value in the forward's order, on a call routed by both routers: the
+    router values are [batch seq ...] and the block still sums to its output."""
+    inputs, marked = _marked_call()
+    values = read_block(model, 1, inputs)
+    seq = marked.shape[1]
+    assert values["router_logits"].shape == (1, seq, model.num_experts)
+    assert values["router_weights"].shape == values["router_choices"].shape == (1, seq, model.num_experts_per_token)
+    total = values["layer_input"] + values["attention_output"] + values["mlp_output"]
+    assert torch.equal(total, values["layer_output"])
