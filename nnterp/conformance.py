@@ -36,7 +36,7 @@ from .readout import head_input
 from .status import UNAVAILABLE, status_of
 from .tracing import block_order as declared_block_order
 from .vocabulary import BY_NAME, FORWARD_ORDER, values_of
-from .wrappers import has_image
+from .wrappers.wrapper import _receiver, has_image
 from .writeback import Derived, Read
 
 PROMPT = "The Eiffel Tower is in the city of"
@@ -638,12 +638,6 @@ def _check_refusals(model, prompt, report):
                            len(str(error)) > 40, str(error))
 
 
-def _receiver(wrapper) -> str:
-    """Native path of the module the wrapper hands the merged embeddings to (inputs_embeds): its language model, or
-    the whole CausalLM holding it where the head is the language model's own (BLIP-2's language_model)."""
-    return wrapper.lm_head.rsplit(".", 1)[0] if "." in wrapper.lm_head else wrapper.language_model
-
-
 def check_image(model, inputs, report, base) -> None:
     """The contract where the image enters the stream, on a call with an image: image_mask marks the placeholders,
     image_features has a row per image position, the embeddings the language model receives (its inputs_embeds) are
@@ -655,8 +649,7 @@ def check_image(model, inputs, report, base) -> None:
     dtype = next(model._module.parameters()).dtype
     # a multi-stream residual has no one layers[0].layer_input: what enters is the language model's inputs_embeds
     one_stream = model.layers[0]._nnterp_site("layer_input").served
-    # a language model that merges the image itself (ChameleonModel, Kosmos-2's) receives no inputs_embeds: its
-    # merge's output, or the tensor it writes the image rows into
+    # a language model merging the image itself (Chameleon's, Kosmos-2's) takes no inputs_embeds: its merge's output
     merges_itself = wrapper.injected is None and (
         _receiver(wrapper) == wrapper.merge or wrapper.merged_in_place is not None)
     merged_call = dataclasses.replace(wrapper.merge_call, key="output", child=wrapper.merge or None)
