@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from nnterp import tiny
+from nnterp.errors import BatchRefused
 from nnterp.numerics import assert_close
 
 
@@ -50,3 +51,12 @@ def test_out_proj_takes_the_heads_layer_normed_on_kosmos_2_only(name, normed):
     expected = torch.nn.functional.layer_norm(side_by_side, norm.normalized_shape, norm.weight, norm.bias, norm.eps)
     assert not torch.equal(premix.flatten(-2), side_by_side)
     assert_close(premix.flatten(-2), expected, length=model.hidden_size)
+
+
+def test_a_left_padded_batch_is_refused_its_positions_being_no_rows_of_the_table():
+    """Kosmos-2.5 takes position_ids as rows of its sinusoid table, counted past pad_token_id: the 0-based ids a
+    left-padded batch needs would move a short prompt's positions, so such a batch is refused."""
+    model = tiny.load("kosmos-2.5")
+    with pytest.raises(BatchRefused, match="position_ids"):
+        with model.trace(["The Eiffel Tower is in the city of", "Hello"]):
+            model.logits.save()

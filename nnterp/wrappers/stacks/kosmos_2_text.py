@@ -10,11 +10,13 @@ sub-norms; attention_head_outputs (the kernel's output) is before inner_attn_ln,
 ffn_layernorm. The attention calls the kernel chosen at run time through attention_interface, scaled by
 head_dim ** -0.5, with no rotary and every head its own key and value. The embedding is multiplied by
 sqrt(embed_dim) (scale_embedding) outside embed_tokens, after the image rows are merged, and fairseq's sinusoidal
-positions (offset past pad_token_id, counted over non-pad tokens) are added after it.
+positions (offset past pad_token_id, counted over non-pad tokens) are added after it; a left-padded batch of
+prompts of different lengths is refused, its 0-based position_ids being no rows of that table.
 """
 
 import math
 
+from nnterp.family import Positions
 from nnterp.sites import Child, Read
 
 from . import like
@@ -53,4 +55,7 @@ FAMILY = like(
         "mlp_neurons": "What fc2 takes: act(fc1(x)) after ffn_layernorm, a LayerNorm over all neurons",
     },
     accessors={"intermediate_size": lambda c: c.ffn_dim},
+    positions=Positions(refused=(
+        "its sinusoidal positions take position_ids as rows of their table, which start past pad_token_id, and it "
+        "counts them from the ids itself, so the 0-based position_ids of a left-padded batch land on the wrong rows")),
 )
