@@ -28,7 +28,6 @@ from .checks import ConformanceError, Report, Result, _check_layout, _check_writ
 from .companions import HeadContributions, norm_centres, projection_of
 from .errors import ConditionedValue, UnavailableValue
 from .image_conformance import check_image
-from .wrappers import has_image
 from .layouts import CallPositions
 from .locations import Call, Child, Own, block_hosts
 from .numerics import roundings
@@ -36,6 +35,7 @@ from .readout import head_input
 from .status import UNAVAILABLE, status_of
 from .tracing import block_order as declared_block_order
 from .vocabulary import BY_NAME, FORWARD_ORDER, values_of
+from .wrappers import has_image
 from .writeback import Derived
 
 __all__ = ["PROMPT", "ConformanceError", "Report", "Result", "check", "check_image", "read_block", "visit_log"]

@@ -25,22 +25,29 @@ def check_image(model, inputs, report, base) -> None:
     dtype = next(model._module.parameters()).dtype
     # a multi-stream residual has no one layers[0].layer_input: what enters is the language model's inputs_embeds
     one_stream = model.layers[0]._nnterp_site("layer_input").served
-    # a language model that merges the image itself (ChameleonModel) receives no inputs_embeds: its merge's output
-    merges_itself = wrapper.injected is None and _receiver(wrapper) == wrapper.merge
+    # a language model merging the image itself (Chameleon's, Kosmos-2's) takes no inputs_embeds: its merge's output
+    merges_itself = wrapper.injected is None and (
+        _receiver(wrapper) == wrapper.merge or wrapper.merged_in_place is not None)
     merged_call = dataclasses.replace(wrapper.merge_call, key="output", child=wrapper.merge or None)
     # where the image enters inside the stack: the first block it is added before
     first = min(wrapper.injected(model._module.config)) if wrapper.injected is not None else None
+    if wrapper.merged_in_place is not None:  # an operation inside a forward is read where that forward is instrumented
+        wrapper.merged_in_place.instrument(model)
     with model.trace(inputs):
         mask = model.image_mask.save()
         embedded = model.token_embeddings.save()
         if first is not None:  # the image rows are added inside the language model: after it receives its input
             received = _walk(model, _receiver(wrapper)).inputs[1]["inputs_embeds"].save()
+        if wrapper.merged_in_place is not None and has_image(model, inputs):  # made before the rows are written
+            received = getattr(wrapper.merged_in_place.target(model), wrapper.merged_in_place.key).save()
         if has_image(model, inputs):
             features = model.image_features.save()
         if not merges_itself and first is None:
             received = _walk(model, _receiver(wrapper)).inputs[1]["inputs_embeds"].save()
-        elif merges_itself and has_image(model, inputs):  # what the merge returns is what the blocks receive
-            received = merged_call.target(model).output.save()
+        elif merges_itself and has_image(model, inputs) and wrapper.merged_in_place is None:
+            received = merged_call.target(model).output.save()  # what the merge returns is what the blocks receive
+        elif merges_itself and not has_image(model, inputs):  # no merge: the blocks receive the embeddings
+            received = model.embed_tokens.output.save()
         if one_stream and wrapper.added_before_layers:
             added = _walk(model, wrapper.added_before_layers).output.save()
         if one_stream:
@@ -50,8 +57,6 @@ def check_image(model, inputs, report, base) -> None:
             injected = model.layers[first].layer_input.save()
     # a language model that scales every inputs_embeds row before its first block (HyperCLOVA X's
     # embedding_multiplier) serves token_embeddings and image_features with that scale: compare them with the product
-    if merges_itself and not has_image(model, inputs):
-        received = embedded  # no image: the forward makes no merge, and the blocks receive the embeddings
     token = model.family.sites.get("token_embeddings")
     factor = token.scale(model._nnterp_state.config) if isinstance(token, Read) and token.scale else None
     received = received * factor if factor is not None else received

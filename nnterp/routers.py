@@ -4,7 +4,7 @@ A router turns each position into scores over the experts (``router_logits``), p
 them (``router_choices``) and the weights their outputs are mixed with (``router_weights``). Every
 router in transformers computes on the positions flattened to ``[tokens, ...]``; the values are
 served as ``[batch seq ...]`` views of the tensors the router computes, so an in-place edit is the
-model's own tensor changed, and an assignment is copied into it. Three router kinds:
+model's own tensor changed, and an assignment is copied into it. Four router kinds:
 
 - a module whose forward computes the logits with one call (``F.linear(x, self.weight)``, or
   ``super().forward(x)`` where the router *is* an ``nn.Linear``) and returns
@@ -13,7 +13,9 @@ model's own tensor changed, and an assignment is copied into it. Three router ki
   output elements, which the block hands to the experts;
 - a module whose logits are a child ``Linear``'s output (HunYuan's ``gate.wg``);
 - routers that hand the experts something other than top-k weights (Llama 4's dense score map),
-  whose values their family declares one by one (``RouterValues``).
+  whose values their family declares one by one (``RouterValues``);
+- two routers of one block, each for the positions of one token type (ERNIE 4.5 VL's text and vision experts),
+  whose values are each position's own router's (``TokenTypeRouters``).
 
 A family declares its mixture once, ``Family(moe=MoE(router, ...))``: the router values on the MoE
 blocks, a reason on the dense ones, and the config keys of the expert count and the top_k.
@@ -32,12 +34,14 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Callable
 
-from . import labels
+import torch
+
+from . import bridge, labels
 from .conventions import COMMON_SITES
-from .errors import UnavailableValue
+from .errors import OrderError, UnavailableValue
 from .layouts import TOKEN_ROWS, Same
-from .locations import Call, Element, Where, _block_of, _walk
-from .writeback import Derived, Nowhere, Read, Site
+from .locations import Argument, Call, Element, Where, _block_of, _walk, envoy_memo
+from .writeback import Derived, Nowhere, Read, Site, check_layout
 
 
 # --------------------------------------------------------------------------- where
@@ -249,6 +253,103 @@ class RouterValues:
 
     def sites(self) -> dict[str, Site]:
         return dict(self.values)
+
+
+@dataclass(frozen=True)
+class TokenTypeRouters:
+    """Two routers of one block, each routing the positions of one token type (ERNIE 4.5 VL: text_moe.gate the
+    text positions, vision_moe.gate the image ones, marked by the MLP's input ``types``): each router value is one
+    ``[batch seq ...]`` value, every position's row from its own router (``TokenTypeRead``). ``first`` routes the
+    unmarked positions, and every position on a call that marks none."""
+
+    first: Router
+    second: Router
+    types: Argument
+
+    module = property(lambda self: f"{self.first.module} and {self.second.module}")
+    weights_description = property(lambda self: self.first.weights_description)
+
+    def sites(self) -> dict[str, Site]:
+        first, second = self.first.sites(), self.second.sites()
+        return {name: TokenTypeRead(self, name, first, second[name]) for name in first}
+
+
+@dataclass(eq=False)
+class TokenTypeRead(Site):
+    """A router value of ``TokenTypeRouters``. On a call that marks no position the first router routes them all:
+    its value, as it is. Otherwise the first router and its experts have run before the second router starts, so
+    the value is served where the second one computes its rows, with the first one's rows as it computed them
+    (all of the first router's values are held at the first read of a run, in the forward's order): an edit
+    reaches the marked positions' routing, and an edit of an unmarked row, already used, is refused."""
+
+    routers: TokenTypeRouters
+    name: str
+    #: the first router's values, by name: all of them are held at a run's first read
+    firsts: dict
+    second: Read
+    description: str | None = None
+
+    def __post_init__(self):
+        self.first = self.firsts[self.name]
+        self.description = self.first.description
+
+    where = property(lambda self: self.second.where)
+
+    def _held(self, host) -> dict:
+        """This run's marked positions (flat, or None where none is marked) and the first router's native values."""
+        memo = envoy_memo(host, "_nnterp_token_types")
+        mediator = bridge.worker("the router values")
+        # held for this step (a generation's steps pass the block again, each read at its pinned step)
+        step = mediator.iteration
+        if memo.get("worker") is not mediator or memo["step"] != step:
+            types = self.routers.types.get(bridge.value_at(f"{host.path}.input"))
+            marked = types.reshape(-1).bool() if types is not None and bool(types.any()) else None
+            memo.clear()
+            memo.update(worker=mediator, marked=marked, step=step)
+            if marked is not None:  # the first router's values, before the forward passes them
+                for name, site in self.firsts.items():
+                    memo[name] = site.element.get(bridge.value_at(site._location(host)))
+        return memo
+
+    def _present(self, held, raw, model):
+        own = self.second.element.get(raw)
+        first = held[self.name]
+        flat = first.new_empty((held["marked"].numel(), *first.shape[1:]))
+        flat[~held["marked"]], flat[held["marked"]] = first, own.to(first.dtype)
+        value = TOKEN_ROWS.view(flat, model)
+        value._nnterp_version = value._version
+        return value
+
+    def _carry_back(self, held, value, raw):
+        if value._version == value._nnterp_version:
+            return raw
+        flat = value.reshape(held["marked"].numel(), *value.shape[2:])
+        if not torch.equal(flat[~held["marked"]], held[self.name]):
+            raise OrderError(
+                f"{self.name} of the positions {self.routers.first.module} routes was edited after their experts "
+                f"ran (on a call with positions of both types, {self.routers.second.module} runs second): edit "
+                f"only the marked positions' rows, or edit them on a call that marks none")
+        own = self.second.element.get(raw)
+        return self.second.element.put(raw, flat[held["marked"]].to(own.dtype))
+
+    def read(self, host, spec):
+        held = self._held(host)
+        if held["marked"] is None:
+            return self.first.read(host, spec)
+        location, model = self.second._location(host), host.root
+        return bridge.written_back(location, self, lambda raw: self._present(held, raw, model),
+                                   lambda value, raw: self._carry_back(held, value, raw))
+
+    def write(self, host, spec, value) -> None:
+        if self._held(host)["marked"] is None:
+            return self.first.write(host, spec, value)
+        current = self.read(host, spec)  # carried back, as an in-place edit is, when the worker moves on
+        check_layout(spec, current, value, host.root)
+        current.copy_(value)
+
+    def describe(self, module) -> str:
+        return (f"{self.first.describe(module)}, at the unmarked positions; {self.second.describe(module)}, at "
+                f"those the MLP's {self.routers.types.keyword} marks")
 
 
 def _holds_experts(context) -> bool:

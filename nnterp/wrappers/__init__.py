@@ -34,7 +34,8 @@ __all__ = ["IMAGE_ROWS", "TEXT_PREFIX", "Wrapper", "WrapperFamily", "auto_class"
 DECLARATIONS = {"declarations": "WRAPPERS", "own_text": "OWN_TEXT", "llava_kin": "LLAVA_KIN", "vq_tokens": "VQ_TOKENS",
                 "text_kin": "TEXT_KIN", "stacked": "STACKED",
                 "stacked_blocks": "STACKED_BLOCKS",
-                "sparse_latent": "SPARSE_LATENT", "cross_attention": "CROSS_ATTENTION"}
+                "sparse_latent": "SPARSE_LATENT", "cross_attention": "CROSS_ATTENTION",
+                "kosmos": "KOSMOS", "ernie_vl": "ERNIE_VL"}
 
 
 def _declaring(module_name: str):
@@ -124,10 +125,13 @@ def _check_text_type(wrapper: Wrapper, config, architecture: str | None) -> None
         raise UnknownArchitecture(f"{architecture or wrapper.classes[0]} is not served with this config: {reason}")
     text_type = getattr(config.get_text_config(), "model_type", None)
     if wrapper.text_types and text_type not in wrapper.text_types:
+        # a language model of a type a text family serves is served alone (Mistral Small 4's mistral4)
+        alone = _index.MODEL_TYPES.get(text_type)
         raise UnknownArchitecture(
             f"{architecture or wrapper.classes[0]} is not served with a language model of type {text_type!r}: nnterp "
             f"serves {wrapper.title} with language models of type {' or '.join(map(repr, wrapper.text_types))} only, "
-            f"through the {_text_family(wrapper).name} family")
+            f"through the {_text_family(wrapper).name} family" + (
+                f"; load its language model alone, which the {alone} family serves" if alone else ""))
 
 
 def _wrapper_class(model_type: str) -> str | None:

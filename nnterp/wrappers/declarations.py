@@ -74,8 +74,11 @@ WRAPPERS = (
         note="Mistral3ForConditionalGeneration: model.{vision_tower (Pixtral), multi_modal_projector (RMSNorm, a "
              "spatial_merge_size x spatial_merge_size patch merger, linear, GELU, linear), language_model} and "
              "lm_head. Each image keeps its own size (image_sizes, in pixels); Mistral3Model's forward places the "
-             "projected features with inputs_embeds.masked_scatter.",
+             "projected features with inputs_embeds.masked_scatter. Served with a Mistral language model only: "
+             "Mistral Small 4's (mistral4: latent attention, routed experts) and Ministral 3's (ministral3: YaRN "
+             "rotary, a query temperature) are refused.",
         image_inputs=("pixel_values", "image_sizes"),
+        text_types=("mistral",),
         tiny=recipe("Mistral3Config", image={"tokens": 4, "pixel_values": (1, 3, 16, 16), "image_sizes": [[16, 16]]},
             image_token_id=299, vision_config=PIXTRAL),
     ),
@@ -349,15 +352,10 @@ NOT_SERVED = {
     "diffusion_gemma": "a block-diffusion denoiser (DiffusionGemmaForBlockDiffusion): it attends bidirectionally "
                        "within a block and predicts masked tokens, not a causal LM",
     "git": "its text decoder is GIT's own BERT-style transformer over image and text positions, no nnterp family",
-    "kosmos-2": "its text decoder (kosmos_2_text_model) is no nnterp family yet",
-    "kosmos-2.5": "its text decoder (kosmos_2_5_text_model) is no nnterp family yet",
     "gemma3n": "its vision tower is timm's MobileNetV5 (TimmWrapperModel), and timm imports torchvision, whose build "
                "for torch 2.13.0 (torchvision 0.28.0) reaches this project only as PyPI's CUDA 13 wheel, which fails "
                "to import beside the CPU torch (operator torchvision::nms does not exist): no tiny recipe builds here "
                "to check it; its language model alone (Gemma3nForCausalLM) is served as gemma3n_text",
-    "ernie4_5_vl_moe": "its mixture-of-experts blocks route text and image positions to separate expert sets "
-                       "(mlp.text_moe and mlp.vision_moe, chosen by moe_mm_token_type_ids), which no nnterp router "
-                       "preset describes, so its language model (ernie4_5_vl_moe_text) is no nnterp family yet",
     "fast_vlm": "its vision tower is timm's FastViT (TimmWrapperModel, architecture fastvit_mci3) and its projector "
                 "reads that tower's convolutional feature map, and timm is not among nnterp's dependencies, so no "
                 "tiny recipe builds here to check it (its language model is qwen2's)",

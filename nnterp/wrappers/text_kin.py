@@ -35,6 +35,18 @@ def glm4v_recipe(config_class: str, text_family: str = "glm4") -> dict:
     return recipe(config_class, GLM4V_PLACEHOLDERS, text_config=tiny_text(text_family, rope_parameters=GLM_MROPE),
                   **GLM4V_IDS, vision_config=GLM4V_VISION)
 
+
+def _molmo2_not_qwen3(config) -> str | None:
+    """Why a Molmo 2 language model is not Qwen3's blocks (olmo query and key norms, post-norms), or None."""
+    text = config.get_text_config()
+    if text.qk_norm_type != "qwen3":
+        return (f"qk_norm_type={text.qk_norm_type!r} norms every head's queries (and keys) with one RMSNorm, which "
+                "the qwen3 family's per-head norms do not describe; nnterp serves qk_norm_type='qwen3'")
+    if text.norm_after:
+        return ("norm_after=True normalizes each sublayer's output inside the residual add, which the qwen3 "
+                "family's pre-norm blocks do not describe; nnterp serves norm_after=False")
+    return None
+
 TEXT_KIN = (
     Wrapper(
         name="qwen3_vl_moe",
@@ -273,7 +285,9 @@ TEXT_KIN = (
              "forward adds the pooled rows to the placeholders' own embeddings at image_patch_id and places the sum "
              "with inputs_embeds.masked_scatter, so image_features is that sum; with mm_token_type_ids the image "
              "positions attend to each other both ways. A checkpoint with qk_norm_type 'olmo' (one RMSNorm over "
-             "every head's queries, one over the keys) or norm_after (post-norms) has blocks that are not Qwen3's.",
+             "every head's queries, one over the keys) or norm_after (post-norms) has blocks that are not Qwen3's, and is "
+             "refused.",
+        refuses=_molmo2_not_qwen3,
         vision=("model.vision_tower", "model.multi_modal_projector"),
         image_inputs=("pixel_values", "image_token_pooling", "image_grids", "mm_token_type_ids"),
         image_token="image_patch_id",

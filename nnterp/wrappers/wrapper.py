@@ -13,7 +13,7 @@ from typing import Callable
 from ..conventions import COMMON_SITES
 from ..family import Checkpoint, Family, declared_family, family_named, merged_checkpoints
 from ..layouts import Same
-from ..locations import Argument, Call, Own, _walk
+from ..locations import Argument, Call, Own, Where, _walk
 from ..writeback import Derived, Read
 
 
@@ -107,6 +107,10 @@ class Wrapper:
     #: enters inside the stack, not at the input (Granite 4 Vision's deepstack): inputs_embeds has zeros there, and
     #: image_features are the rows added before the first of those blocks
     injected: Callable | None = None
+    #: where the language model writes the image rows in place, where it merges them itself from the input_ids and
+    #: image_embeds it is handed, not from inputs_embeds (Kosmos-2 sets inputs_embeds[image_embeds_position_mask] on
+    #: embed_tokens' output): after the call this holds the merged embeddings its blocks are built from
+    merged_in_place: "Where | None" = None
     #: (config) -> why this config is not served, or None (Chameleon's swin_norm blocks)
     refuses: Callable | None = None
     #: sites where the wrapper's values differ from its text family's (by value name), applied last
