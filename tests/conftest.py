@@ -1,6 +1,16 @@
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 import torch
 
+from encyclopedia_pages import ARTIFACTS, ROOT
 from nnterp import tiny
 
 PROMPT = "The Eiffel Tower is in the city of"
@@ -43,3 +53,41 @@ def snapshot(model):
 
 def same_snapshot(a, b):
     return a[1] == b[1] and a[0].keys() == b[0].keys() and all(torch.equal(a[0][k], b[0][k]) for k in a[0])
+
+
+# --------------------------------------------------------------------------- the encyclopedia
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Path:
+    """The whole site, built once per run with the CLI, as CI does (or one already built, named by
+    NNTERP_ENCYCLOPEDIA_SITE, to iterate on the browser tests)."""
+    prebuilt = os.environ.get("NNTERP_ENCYCLOPEDIA_SITE")
+    if prebuilt and (Path(prebuilt) / "build.json").exists():
+        return Path(prebuilt)
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = root / "encyclopedia-site"
+    with open(root / "encyclopedia-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "build.json").exists():
+            started = time.perf_counter()
+            result = subprocess.run(
+                [sys.executable, "-m", "nnterp.cli", "encyclopedia", "build", "--out", str(folder), "--quiet"],
+                capture_output=True, text=True, cwd=ROOT, timeout=1800,
+            )
+            (folder / "build.log").write_text(result.stdout + result.stderr)
+            assert (folder / "build.json").exists(), f"the build wrote no record:\n{result.stdout}\n{result.stderr}"
+            record = json.loads((folder / "build.json").read_text())
+            record["command_seconds"] = round(time.perf_counter() - started, 2)
+            record["exit_status"] = result.returncode
+            (folder / "build.json").write_text(json.dumps(record, indent=1))
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            shutil.copy(folder / "build.json", ARTIFACTS / "build.json")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def record(site) -> dict:
+    return json.loads((site / "build.json").read_text())
+
+
+# --------------------------------------------------------------------------- the pages, read as text
