@@ -456,3 +456,15 @@ def test_the_tools_run_where_the_model_lives():
     assert induction_heads(model, length=6, batch=2).scores.shape == (model.num_layers, model.num_heads)
     assert logit_lens(model, PROMPT).top_ids.device.type == "cpu"
     assert len(generate(model, PROMPTS, edit, max_new_tokens=3)) == 2
+
+
+def test_a_tool_leaves_out_a_block_its_text_call_skips():
+    """Mllama's cross-attention blocks run only on a call with an image: a tool's text call reads every other block,
+    and asking for a skipped one says why."""
+    model = tiny.load("mllama")
+    skipped = [layer for layer in range(model.num_layers) if why_not(model, "layer_output", layer) is not None]
+    assert skipped and all("a text call skips this block" in why_not(model, "layer_output", layer) for layer in skipped)
+    projected, logits = lens_logits(model, PROMPTS)
+    assert projected.shape[0] == model.num_layers - len(skipped)
+    with pytest.raises(ToolError, match="skips this block"):
+        lens_logits(model, PROMPTS, layers=skipped[:1])

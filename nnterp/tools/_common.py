@@ -81,7 +81,21 @@ def why_not(model, name: str, layer: int | None = None) -> str | None:
     except (AttributeError, NnterpError) as error:  # a block without that sublayer (a Mamba block has no MLP)
         return str(error)
     found = status(site, model)
-    return None if found.available else found.note
+    if not found.available:
+        return found.note
+    skipped = _skipped_on_a_text_call(model, layer or 0) if spec(name).host != "model" else None
+    return None if skipped is None else f"a text call skips this block: {skipped}"
+
+
+#: the inputs a tool's call passes: its prompts, encoded
+TEXT_CALL = ("input_ids", "attention_mask")
+
+
+def _skipped_on_a_text_call(model, layer: int) -> str | None:
+    """Why a tool's call (text only) skips block ``layer``, where its family says a call may (a cross-attention
+    block runs only on a call with an image), or None."""
+    block = model.family.block
+    return None if block.runs_on(TEXT_CALL) else block.skips(model.layers[layer]._nnterp_context())
 
 
 def available(model, name: str, layer: int | None = None) -> bool:
@@ -213,7 +227,7 @@ def model_device(model) -> torch.device:
 def trace(model, batch: dict, **kwargs):
     """``model.trace`` on an encoded batch (ids, mask and, for padded rows, position ids), without a cache:
     one pass needs none, and a cache some models update in place would break a backward pass."""
-    inputs = {k: v for k, v in batch.items() if k in ("input_ids", "attention_mask")}
+    inputs = {k: v for k, v in batch.items() if k in TEXT_CALL}
     extra = {k: v for k, v in batch.items() if k not in inputs}
     if _accepts(model, "use_cache"):
         extra.setdefault("use_cache", False)
