@@ -44,11 +44,16 @@ class Unedited:
                 if (tensor := held()) is not None and tensor._version != version}
 
 
+def _edits_nothing():
+    """The running trace's ``Unedited`` where it edits nothing (a cache's), else None."""
+    state = bridge.running_state()
+    return state.unedited if state is not None else None
+
+
 def safety_copy(site, value):
     """``value`` copied, so that a later in-place edit does not reach it; in a trace that edits nothing, the tensor
     itself, kept with its version (an inference tensor, which keeps no version, is copied)."""
-    state = bridge.running_state()
-    unedited = state.unedited if state is not None else None
+    unedited = _edits_nothing()
     if unedited is None or site in unedited.copy_anyway or value.is_inference():
         return value.clone()
     unedited.served.append((site, weakref.ref(value), value._version))
@@ -227,6 +232,8 @@ class Read(Site):
                 native.register_hook(partial(_grad_of_copy, id(value), self, context))
             return value
 
+        if _edits_nothing():
+            return present(value_at(location))  # nothing to carry back
         return written_back(location, self, present, partial(self._carry_back, context))
 
     # -- write
