@@ -18,10 +18,10 @@ from typing import Callable
 import torch
 
 from . import names
+from .bridge import edits_nothing
 from .companions import NormScale, norm_centres
 from .envoys import absent_host_reason
 from .errors import NnterpError, NotCached
-from .bridge import edits_nothing
 from .locations import Call, block_hosts, envoy_memo
 from .paths import Normalized
 from .status import UNAVAILABLE, status
