@@ -163,6 +163,7 @@ class WorkerState:
     served: list = field(default_factory=list)  # (path, tensor, version) handed out from the captures
     read_only: list = field(default_factory=list)  # (spec, tensor, version) read-only tensors handed out
     outer: Any = None  # a backward block's worker: the trace's worker, whose captures it reads
+    unedited: Any = None  # a trace that edits nothing (a cache's): writeback.Unedited, the copies it skips
 
 
 _STATE = "_nnterp_worker_state"
@@ -197,6 +198,11 @@ def keep_read_only(spec, value) -> None:
     """Remember a read-only tensor handed out, so that an in-place write to it fails the trace instead of being
     lost."""
     state_of(Mediator.current(spec.name)).read_only.append((spec, value, value._version))
+
+
+def edits_nothing(unedited) -> None:
+    """Mark the running worker's trace as one that edits nothing (a cache's), keeping ``unedited`` on it."""
+    state_of(worker("a trace that edits nothing")).unedited = unedited
 
 
 def plan_of_current():

@@ -18,15 +18,16 @@ from typing import Callable
 import torch
 
 from . import names
+from .bridge import edits_nothing
 from .companions import NormScale, norm_centres
 from .envoys import absent_host_reason
 from .errors import NnterpError, NotCached
-from .locations import Call, block_hosts
+from .locations import Call, block_hosts, envoy_memo
 from .paths import Normalized
 from .status import UNAVAILABLE, status
 from .tracing import block_order
 from .vocabulary import BY_NAME, DIMENSIONS, FORWARD_ORDER, ON_REQUEST
-from .writeback import Read, where_of
+from .writeback import Read, Unedited, where_of
 
 
 class ConventionInfo:
@@ -378,9 +379,24 @@ def _steps(model, reads, splice_reads) -> list:
 
 
 def _run_one(model, batch, reads, positions, device, dtype, splice_reads=()) -> dict:
+    """One batch's values. The trace edits nothing, so the values a site copies only against a later edit are the
+    forward's tensors; where the forward itself changed one in place after it was read, the batch runs again with
+    those sites' copies, and the model's later caches copy them from the start."""
+    copied = envoy_memo(model, "_nnterp_cache").setdefault("copy_anyway", set())
+    while True:
+        unedited = Unedited(copy_anyway=frozenset(copied))
+        kept = _read_batch(model, batch, reads, positions, device, dtype, splice_reads, unedited)
+        changed = unedited.changed()
+        if not changed:
+            return kept
+        copied |= changed
+
+
+def _read_batch(model, batch, reads, positions, device, dtype, splice_reads, unedited) -> dict:
     kept: dict = {}  # made before the trace: nnsight keeps what the trace's body puts in it
     keys = [read.path.key for read in reads]
     with torch.no_grad(), model.trace(batch):
+        edits_nothing(unedited)
         finishing = {}
         for step in _steps(model, reads, splice_reads):
             if isinstance(step, Planned):

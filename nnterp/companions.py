@@ -15,7 +15,7 @@ from . import bridge, labels
 from .bridge import swap, value_at
 from .layouts import SAME
 from .locations import EAGER_ONLY, Argument, Call, Child, Condition, Element, ListItem, _walk
-from .writeback import Nowhere, Read, Site, _version, check_layout
+from .writeback import Nowhere, Read, Site, _version, check_layout, safety_copy
 
 # --------------------------------------------------------------------------- values that follow from another's site
 @dataclass(eq=False)
@@ -191,7 +191,7 @@ class NormScale(Read):
 
     def _present(self, context, raw):
         scale = norm_scale(context.module, context.x)
-        context.original = scale.clone()
+        context.original = safety_copy(self, scale)  # the scale an edit rescales from
         scale._nnterp_version = scale._version
         return scale
 

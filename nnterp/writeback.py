@@ -9,6 +9,7 @@ values carry the reason they do not exist.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable
@@ -24,7 +25,39 @@ from .locations import Call, Condition, Element, Argument, Where, envoy_memo
 from .vocabulary import ValueSpec
 
 
-# --------------------------------------------------------------------------- write-back
+# --------------------------------------------------------------------------- safety copies
+@dataclass
+class Unedited:
+    """What a trace that edits nothing (a cache's) serves without its safety copy: a site copies a value only so
+    that a later in-place edit, the user's or the forward's, does not reach what was read; with no edit to come, the
+    forward's tensor is served and its version kept, so the caller can tell whether the forward changed it in place
+    (then it reruns with the copies of ``copy_anyway``'s sites)."""
+
+    #: (site, a weak reference to the tensor, its version): a tensor the caller did not keep (it kept a copy of
+    #: some positions) is freed as before and needs no check
+    served: list = field(default_factory=list)
+    copy_anyway: frozenset = frozenset()
+
+    def changed(self) -> set:
+        """The sites whose served tensor, still held, the forward changed in place after they were read."""
+        return {site for site, held, version in self.served
+                if (tensor := held()) is not None and tensor._version != version}
+
+
+def _edits_nothing():
+    """The running trace's ``Unedited`` where it edits nothing (a cache's), else None."""
+    state = bridge.running_state()
+    return state.unedited if state is not None else None
+
+
+def safety_copy(site, value):
+    """``value`` copied, so that a later in-place edit does not reach it; in a trace that edits nothing, the tensor
+    itself, kept with its version (an inference tensor, which keeps no version, is copied)."""
+    unedited = _edits_nothing()
+    if unedited is None or site in unedited.copy_anyway or value.is_inference():
+        return value.clone()
+    unedited.served.append((site, weakref.ref(value), value._version))
+    return value
 
 
 # --------------------------------------------------------------------------- sites
@@ -120,7 +153,7 @@ class Read(Site):
         native = self.element.get(raw)
         value = self.layout.view(native, model)
         if self.snapshot:
-            value = value.clone()
+            value = safety_copy(self, value)
         factor = self._factor(host)
         if factor is not None:
             value = value * factor
@@ -199,6 +232,8 @@ class Read(Site):
                 native.register_hook(partial(_grad_of_copy, id(value), self, context))
             return value
 
+        if _edits_nothing():
+            return present(value_at(location))  # nothing to carry back
         return written_back(location, self, present, partial(self._carry_back, context))
 
     # -- write

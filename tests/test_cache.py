@@ -206,3 +206,56 @@ def test_batches_run_behind_a_progress_bar_naming_the_size(llama, capsys):
     shown = capsys.readouterr().err
     assert "caching 2 values (about" in shown and "3/3" in shown
     assert cache.layers[0].layer_output.shape[0] == len(PROMPTS)
+
+
+def _gate_outputs(model):
+    """The tensors the gate projections return in the next forward, caught by torch hooks on the native modules."""
+    caught, handles = [], []
+    for layer in model.layers:
+        gate = layer.mlp.gate_proj._module
+        handles.append(gate.register_forward_hook(lambda module, args, output: caught.append(output)))
+    return caught, handles
+
+
+def test_a_cache_serves_the_forwards_tensor_where_a_copy_only_guards_an_edit(llama, prompt):
+    """mlp_preactivation is copied where a trace reads it (an edit of it is carried back); a cache edits nothing,
+    so it keeps the gate projection's own tensor, the value a trace reads."""
+    caught, handles = _gate_outputs(llama)
+    try:
+        cache = llama.cache(prompt, values=["mlp_preactivation"])
+    finally:
+        for handle in handles:
+            handle.remove()
+    traced = []
+    with llama.trace(prompt):
+        for layer in llama.layers:
+            traced.append(layer.mlp.mlp_preactivation.save())
+    for index, gate in enumerate(caught):
+        assert cache.layers[index].mlp.mlp_preactivation is gate
+        assert torch.equal(gate, traced[index]) and gate.data_ptr() != traced[index].data_ptr()
+
+
+def test_a_value_the_forward_changes_in_place_after_its_read_is_cached_as_read():
+    """With an in-place ReLU the forward overwrites the gate's output after mlp_preactivation is read: the cache
+    sees the changed version, reruns the batch with the copy, and the model's later caches copy from the start."""
+    model = tiny.load("llama", attn_implementation="eager", hidden_act="relu")
+    for layer in model.layers:
+        layer.mlp.act_fn._module.inplace = True
+    prompt = "The Eiffel Tower is in the city of"
+    traced = []
+    with model.trace(prompt):
+        for layer in model.layers:
+            traced.append(layer.mlp.mlp_preactivation.save())
+    assert all((value < 0).any() for value in traced), "the pre-activations must have negatives for a ReLU to change"
+    for forwards in (2, 1):  # the first cache finds the change and reruns; the second copies from the start
+        caught, handles = _gate_outputs(model)
+        try:
+            cache = model.cache(prompt, values=list(BY_NAME))
+        finally:
+            for handle in handles:
+                handle.remove()
+        assert len(caught) == forwards * model.num_layers
+        for index, gate in enumerate(caught[-model.num_layers:]):
+            assert torch.equal(cache.layers[index].mlp.mlp_preactivation, traced[index])
+            assert not (gate < 0).any()  # the forward's own tensor, overwritten by the ReLU
+        assert_cache_is_traced(model, cache, prompt)
