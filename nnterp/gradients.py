@@ -29,6 +29,25 @@ def _grad_bases(node) -> list[str]:
     return found
 
 
+class _Names(dict):
+    """The names a trace's code reaches: the frame's locals, then its globals by subscript (nnsight's block scope
+    reaches the module's globals only through ``__missing__``, which ``get`` and ``eval``'s own lookup skip: a
+    trace written inside a function names its model as a global)."""
+
+    def __init__(self, frame):
+        super().__init__(frame.f_locals)
+        self.frame = frame
+
+    def __missing__(self, key):
+        return self.frame.f_globals[key]
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
 def _resolved(text: str, frame):
     """The tensor ``text`` stands for in the trace, where it is a name bound there or a standard value the
     trace captured; None otherwise (its gradient is served in step with the backward, as nnsight does)."""
@@ -36,13 +55,14 @@ def _resolved(text: str, frame):
         tree = ast.parse(text, mode="eval").body
     except SyntaxError:
         return None
+    names = _Names(frame)
     if isinstance(tree, ast.Name):
-        value = frame.f_locals.get(tree.id, frame.f_globals.get(tree.id))
+        value = names.get(tree.id)
         return value if isinstance(value, torch.Tensor) else None
     if not bridge.capturing() or not isinstance(tree, ast.Attribute):
         return None
     try:
-        host = eval(compile(ast.Expression(tree.value), "<grad base>", "eval"), frame.f_globals, dict(frame.f_locals))
+        host = eval(compile(ast.Expression(tree.value), "<grad base>", "eval"), frame.f_globals, names)
     except Exception:
         return None
     name = tree.attr
@@ -55,9 +75,20 @@ def _resolved(text: str, frame):
     return kept if isinstance(kept, torch.Tensor) else None
 
 
+def _bound_in(node) -> dict[str, str]:
+    """The names the backward block binds to one expression (``out = model.layers[3].layer_output``), each with
+    that expression's code: a ``.grad`` of such a name is the gradient of what the expression reads."""
+    bound = {}
+    for child in ast.walk(node):
+        if isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name):
+            bound.setdefault(child.targets[0].id, ast.unparse(child.value))
+    return bound
+
+
 def _grad_targets(node, frame) -> list:
     """The tensors whose ``.grad`` a backward block's code names, each found in the trace."""
-    found = (_resolved(text, frame) for text in _grad_bases(node))
+    bound = _bound_in(node)
+    found = (_resolved(bound.get(text, text), frame) for text in _grad_bases(node))
     return [tensor for tensor in found if tensor is not None]
 
 

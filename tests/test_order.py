@@ -449,6 +449,28 @@ def test_gradients_in_forward_order_equal_torch_autograd(phi4):
         assert torch.equal(got, reference)
 
 
+#: a model named as a module's global inside a function's trace (nnsight's block scope reaches such a name only by
+#: subscript, through its __missing__)
+GLOBAL_MODEL = None
+
+
+def test_forward_order_gradients_of_a_global_model_and_of_names_bound_in_the_block(phi4):
+    """A trace in a function whose model is a global, and a backward block that binds a value to a name before its
+    .grad: asked for in forward order, both gradients equal torch.autograd.grad of the same loss."""
+    global GLOBAL_MODEL
+    GLOBAL_MODEL = phi4
+    with GLOBAL_MODEL.trace(PROMPT):
+        loss = _loss(GLOBAL_MODEL)
+        with loss.backward():
+            early_grad = GLOBAL_MODEL.layers[0].layer_output.grad.save()
+            late = GLOBAL_MODEL.layers[3].layer_output
+            late_grad = late.grad.save()
+    with phi4.trace(PROMPT):
+        early, late = phi4.layers[0].layer_output, phi4.layers[3].layer_output
+        references = nnsight.save(torch.autograd.grad(_loss(phi4), [early, late]))
+    assert torch.equal(early_grad, references[0]) and torch.equal(late_grad, references[1])
+
+
 def test_an_edit_of_a_gradient_that_had_flowed_fails(phi4):
     model = phi4
     with pytest.raises(OrderError, match="too late to reach the backward"):
