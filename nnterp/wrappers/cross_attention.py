@@ -6,8 +6,7 @@ from nnterp.family import Checkpoint, declared_family
 from nnterp.locations import Child
 from nnterp.writeback import Nowhere, Read
 
-from .wrapper import tiny_text
-from .wrapper import Wrapper
+from .wrapper import Wrapper, recipe, tiny_text
 
 #: the image never enters the stream here: the cross-attention blocks read it
 CROSS_ATTENDED = ("the image never enters the stream: {model} hands the projected image features to the "
@@ -61,11 +60,10 @@ CROSS_ATTENTION = (
         vision=("model.vision_model", "model.multi_modal_projector"),
         sites=_cross_attended("MllamaModel", "cross_attention_states"),
         checkpoints=_around_text_facts("mllama", "MllamaForConditionalGeneration"),
-        tiny={"config_class": "MllamaConfig", "overrides": {
-            "text_config": tiny_text("mllama")["text_config"], "vision_config": MLLAMA_VISION,
-            "image_token_index": 299},
-            # one image of one tile; the processor's cross_attention_mask: every row from the image's on attends it
-            "image": {"tokens": 1, "pixel_values": (1, 1, 1, 3, 16, 16), "aspect_ratio_ids": [[1]],
-                      "aspect_ratio_mask": [[[1]]], "rows": ("cross_attention_mask", 1, 1)}},
+        # one image of one tile; the processor's cross_attention_mask: every row from the image's on attends it
+        tiny=recipe("MllamaConfig",
+            image={"tokens": 1, "pixel_values": (1, 1, 1, 3, 16, 16), "aspect_ratio_ids": [[1]],
+                   "aspect_ratio_mask": [[[1]]], "rows": ("cross_attention_mask", 1, 1)},
+            text_config=tiny_text("mllama")["text_config"], vision_config=MLLAMA_VISION, image_token_index=299),
     ),
 )

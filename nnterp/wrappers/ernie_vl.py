@@ -5,7 +5,7 @@ Its note is read from transformers' modeling code."""
 from nnterp.family import Checkpoint
 
 from .stacks.ernie4_5_vl_moe_text import FAMILY as ERNIE4_5_VL_MOE_TEXT
-from .wrapper import Wrapper
+from .wrapper import Wrapper, recipe
 
 #: the tiny language stack: a dense block then an MoE one, four experts of each kind (text ones twice as wide), one
 #: shared expert, and an mrope_section whose height and width parts are equal, as the rotary interleaves them
@@ -22,7 +22,6 @@ ERNIE_VL = (
     Wrapper(
         name="ernie4_5_vl_moe",
         title="ERNIE 4.5 VL",
-        model_types=("ernie4_5_vl_moe",),
         classes=("Ernie4_5_VLMoeForConditionalGeneration",),
         text_family=ERNIE4_5_VL_MOE_TEXT,
         summary="ERNIE 4.5 VL: a rotary vision transformer and a variable-resolution resampler around ERNIE 4.5's "
@@ -42,12 +41,11 @@ ERNIE_VL = (
         vision=("model.vision_tower", "model.resampler_model"),
         image_inputs=("pixel_values", "image_grid_thw", "mm_token_type_ids", "moe_mm_token_type_ids"),
         checkpoints=(Checkpoint("baidu/ERNIE-4.5-VL-28B-A3B-PT", "ERNIE-4.5-VL-28B-A3B"),),
-        tiny={"config_class": "Ernie4_5_VLMoeConfig", "overrides": {
-            "text_config": TEXT, **IDS,
-            "vision_config": {"depth": 1, "hidden_size": 32, "num_heads": 2, "patch_size": 4,
-                              "intermediate_size": 64}},
-            # one 16-pixel image: 16 patches of 3 x 4 x 4 values, 4 rows after the 2x2 merge, between its brackets
-            "image": {"tokens": 4, "around": (297, 298), "types": "mm_token_type_ids", "pixel_values": (16, 48),
-                      "image_grid_thw": [[1, 4, 4]]}},
+        # one 16-pixel image: 16 patches of 3 x 4 x 4 values, 4 rows after the 2x2 merge, between its brackets
+        tiny=recipe("Ernie4_5_VLMoeConfig",
+            image={"tokens": 4, "around": (297, 298), "types": "mm_token_type_ids", "pixel_values": (16, 48),
+                   "image_grid_thw": [[1, 4, 4]]},
+            text_config=TEXT, **IDS,
+            vision_config={"depth": 1, "hidden_size": 32, "num_heads": 2, "patch_size": 4, "intermediate_size": 64}),
     ),
 )

@@ -8,7 +8,7 @@ from nnterp.sites import WHOLE, Argument, Call, Child, Derived, Own, Read
 
 from .stacks.kosmos_2_5_text import FAMILY as KOSMOS_2_5_TEXT
 from .stacks.kosmos_2_text import FAMILY as KOSMOS_2_TEXT
-from .wrapper import Wrapper
+from .wrapper import Wrapper, recipe
 
 #: the processor's mask of the image rows, given with the call
 POSITION_MASK = "image_embeds_position_mask"
@@ -37,7 +37,6 @@ KOSMOS = (
     Wrapper(
         name="kosmos-2",
         title="Kosmos-2",
-        model_types=("kosmos-2",),
         classes=("Kosmos2ForConditionalGeneration",),
         text_family=KOSMOS_2_TEXT,
         summary="Kosmos-2: a CLIP vision transformer whose patches latent queries read by cross-attention, written "
@@ -62,16 +61,14 @@ KOSMOS = (
         vision=("vision_model", "image_to_text_projection"),
         sites={"image_mask": IMAGE_MASK},
         checkpoints=(Checkpoint("microsoft/kosmos-2-patch14-224", "Kosmos-2"),),
-        tiny={"config_class": "Kosmos2Config", "overrides": {
-            "text_config": TEXT, "latent_query_num": 4, "image_token_id": 299,
-            "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                              "num_attention_heads": 2, "image_size": 16, "patch_size": 4}},
-            "image": {**IMAGE, "pixel_values": (1, 3, 16, 16)}},
+        tiny=recipe("Kosmos2Config", image={**IMAGE, "pixel_values": (1, 3, 16, 16)},
+            text_config=TEXT, latent_query_num=4, image_token_id=299,
+            vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                           "num_attention_heads": 2, "image_size": 16, "patch_size": 4}),
     ),
     Wrapper(
         name="kosmos-2.5",
         title="Kosmos-2.5",
-        model_types=("kosmos-2.5",),
         classes=("Kosmos2_5ForConditionalGeneration",),
         text_family=KOSMOS_2_5_TEXT,
         summary="Kosmos-2.5: a Pix2Struct-style vision encoder over flattened patches whose rows latent queries "
@@ -98,13 +95,12 @@ KOSMOS = (
         image_inputs=("flattened_patches",),
         sites={"image_mask": IMAGE_MASK},
         checkpoints=(Checkpoint("microsoft/kosmos-2.5", "Kosmos-2.5"),),
-        tiny={"config_class": "Kosmos2_5Config", "overrides": {
-            "text_config": TEXT, "latent_query_num": 4, "image_token_id": 299,
-            "vision_config": {"hidden_size": 32, "patch_embed_hidden_size": 12, "intermediate_size": 64,
-                              "head_dim": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
-                              "max_num_patches": 16}},
-            # four 2x2-pixel patches of a 2x2 grid: row and column index, then the 12 pixel values
-            "image": {**IMAGE, "flattened_patches": [[[row, column, *[(row - column + k) / 12 for k in range(12)]]
-                                                      for row in (1, 2) for column in (1, 2)]]}},
+        # four 2x2-pixel patches of a 2x2 grid: row and column index, then the 12 pixel values
+        tiny=recipe("Kosmos2_5Config",
+            image={**IMAGE, "flattened_patches": [[[row, column, *[(row - column + k) / 12 for k in range(12)]]
+                                                   for row in (1, 2) for column in (1, 2)]]},
+            text_config=TEXT, latent_query_num=4, image_token_id=299,
+            vision_config={"hidden_size": 32, "patch_embed_hidden_size": 12, "intermediate_size": 64,
+                           "head_dim": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "max_num_patches": 16}),
     ),
 )

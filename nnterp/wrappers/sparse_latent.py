@@ -8,11 +8,10 @@ code."""
 from nnterp.family import checkpoint_data
 
 from .declarations import PIXTRAL
-from .wrapper import tiny_text
 from .stacks.glm5_next_text import FAMILY as GLM5_NEXT_TEXT
 from .stacks.mistral_large4_text import FAMILY as MISTRAL_LARGE4_TEXT
 from .text_kin import GLM4V_IDS
-from .wrapper import Wrapper
+from .wrapper import Wrapper, recipe, tiny_text
 
 
 def _misread_kv_sources(config) -> str | None:
@@ -70,9 +69,8 @@ SPARSE_LATENT = (
         image_inputs=("pixel_values", "image_sizes"),
         checkpoints=checkpoint_data("mistral_large4"),
         refuses=_misread_kv_sources,
-        tiny={"config_class": "MistralLarge4Config", "overrides": {
-            "text_config": MISTRAL_LARGE4_TEXT_TINY, "image_token_id": 299, "vision_config": PIXTRAL},
-            "image": {"tokens": 4, "pixel_values": (1, 3, 16, 16), "image_sizes": [[16, 16]]}},
+        tiny=recipe("MistralLarge4Config", image={"tokens": 4, "pixel_values": (1, 3, 16, 16), "image_sizes": [[16, 16]]},
+            text_config=MISTRAL_LARGE4_TEXT_TINY, image_token_id=299, vision_config=PIXTRAL),
     ),
     Wrapper(
         name="glm5_next",
@@ -89,9 +87,9 @@ SPARSE_LATENT = (
         vision=("model.visual",),
         image_inputs=("pixel_values", "image_grid_thw"),
         checkpoints=checkpoint_data("glm5_next"),
-        tiny={"config_class": "Glm5NextConfig", "overrides": {
-            "text_config": GLM5_NEXT_TEXT_TINY, **GLM4V_IDS, "vision_config": GLM5_NEXT_VISION},
-            # 16 flattened patches of 3 x 2 frames x 4 x 4 values, merged 2x2 into 4 rows, between the brackets
-            "image": {"tokens": 4, "around": (297, 296), "pixel_values": (16, 96), "image_grid_thw": [[1, 4, 4]]}},
+        # 16 flattened patches of 3 x 2 frames x 4 x 4 values, merged 2x2 into 4 rows, between the brackets
+        tiny=recipe("Glm5NextConfig",
+            image={"tokens": 4, "around": (297, 296), "pixel_values": (16, 96), "image_grid_thw": [[1, 4, 4]]},
+            text_config=GLM5_NEXT_TEXT_TINY, **GLM4V_IDS, vision_config=GLM5_NEXT_VISION),
     ),
 )

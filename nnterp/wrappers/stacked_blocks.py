@@ -5,7 +5,7 @@ tower. Each note is read from transformers' modeling code."""
 
 from nnterp.family import checkpoint_data
 
-from . import Wrapper
+from .wrapper import Wrapper, recipe
 from .stacked import MOONVIT, MUSE_GLIMMER_TEXT_TINY
 from .stacks.muse_spark_text import FAMILY as MUSE_SPARK_TEXT
 from .stacks.step3p5_text import FAMILY as STEP3P5_TEXT
@@ -62,12 +62,11 @@ STACKED_BLOCKS = (
         vision=("model.vision_tower", "model.vision_adapter", "model.vision_projection", "model.audio_tower"),
         image_inputs=("pixel_values", "image_grid_thw"),
         checkpoints=checkpoint_data("muse_spark"),
-        tiny={"config_class": "MuseSparkConfig", "overrides": {
-            "text_config": MUSE_SPARK_TEXT_TINY, "image_token_id": 299, "video_token_id": 298,
-            "audio_token_id": 296, "out_hidden_size": 128, "projector_hidden_size": 64, "vision_config": MOONVIT,
-            "audio_config": MUSE_SPARK_AUDIO},
-            # as Muse Glimmer's: 16 flattened patches of 3 x 2 frames x 4 x 4 values, merged 2x2 into 4 rows
-            "image": {"tokens": 4, "around": (297,), "pixel_values": (16, 96), "image_grid_thw": [[1, 4, 4]]}},
+        # as Muse Glimmer's: 16 flattened patches of 3 x 2 frames x 4 x 4 values, merged 2x2 into 4 rows
+        tiny=recipe("MuseSparkConfig",
+            image={"tokens": 4, "around": (297,), "pixel_values": (16, 96), "image_grid_thw": [[1, 4, 4]]},
+            text_config=MUSE_SPARK_TEXT_TINY, image_token_id=299, video_token_id=298, audio_token_id=296,
+            out_hidden_size=128, projector_hidden_size=64, vision_config=MOONVIT, audio_config=MUSE_SPARK_AUDIO),
     ),
     Wrapper(
         name="step3p7",
@@ -86,8 +85,7 @@ STACKED_BLOCKS = (
         vision=("model.vision_model", "model.multi_modal_projector"),
         refuses=_bidirectional,
         checkpoints=checkpoint_data("step3p7"),
-        tiny={"config_class": "Step3p7Config", "overrides": {
-            "text_config": STEP3P5_TEXT_TINY, "image_token_id": 299, "vision_config": STEP3P7_VISION},
-            "image": {"tokens": 4, "pixel_values": (1, 3, 32, 32)}},
+        tiny=recipe("Step3p7Config", image={"tokens": 4, "pixel_values": (1, 3, 32, 32)},
+            text_config=STEP3P5_TEXT_TINY, image_token_id=299, vision_config=STEP3P7_VISION),
     ),
 )

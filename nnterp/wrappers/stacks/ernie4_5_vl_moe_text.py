@@ -28,8 +28,6 @@ def _router(module: str) -> Router:
 
 FAMILY = like(
     "ernie4_5_moe", __name__,
-    name="ernie4_5_vl_moe_text",
-    model_types=("ernie4_5_vl_moe_text",),
     summary="ERNIE 4.5 MoE's block with modality-isolated experts: text and image positions go to their own "
             "router and experts (text_moe, vision_moe, by moe_mm_token_type_ids), beside shared experts.",
     tags=("Sequential block", "RMSNorm", "Grouped keys/values", "Mixture of experts", "Shared experts",

@@ -13,7 +13,6 @@ from .kosmos_2_text import FAMILY as KOSMOS_2_TEXT
 
 FAMILY = like(
     KOSMOS_2_TEXT, __name__,
-    name="kosmos_2_5_text",
     model_types=("kosmos_2_5_text_model",),
     summary="Kosmos-2's fairseq-style block with only the MLP's sub-LayerNorm, pre-scaled queries, and a segment "
             "embedding of image and text positions added to the sinusoidal ones.",

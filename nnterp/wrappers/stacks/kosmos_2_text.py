@@ -42,7 +42,6 @@ FAIRSEQ_NAMES = {
 
 FAMILY = like(
     "llama", __name__,
-    name="kosmos_2_text",
     model_types=("kosmos_2_text_model",),
     summary="fairseq's pre-norm LayerNorm block with Magneto's sub-LayerNorms before out_proj and fc2, a plain "
             "GELU MLP, scaled embeddings and sinusoidal positions.",
