@@ -24,7 +24,7 @@ from .envoys import absent_host_reason
 from .errors import NnterpError, NotCached
 from .locations import Call, block_hosts, envoy_memo
 from .paths import Normalized
-from .status import UNAVAILABLE, status
+from .status import UNAVAILABLE, skipped_by, status
 from .tracing import block_order
 from .vocabulary import BY_NAME, DIMENSIONS, FORWARD_ORDER, ON_REQUEST
 from .writeback import Read, Unedited, where_of
@@ -176,11 +176,10 @@ def plan(model, values=None, layers=None, transformerlens: int = 3, given=("inpu
         add(model, value, None)
     groups = model.family.groups
     blocks = sorted(set(chosen) | {layer for layer, _ in pinned})
-    runs = model.family.block.runs_on(given)
     for index in range(count):
         layer = model.layers[index]
         hosts = block_hosts(layer)
-        skipped = None if runs else model.family.block.skips(layer._nnterp_context())
+        skipped = skipped_by(model, layer, given)
         for host_name, value in _block_order(model):
             if BY_NAME[value].group not in groups:
                 continue

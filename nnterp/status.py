@@ -40,8 +40,16 @@ def status_of(host, name: str, model) -> Status:
 def skipped_on_call(host, model) -> str | None:
     """Why the running call skips the block holding ``host``, where its family says a call may (a cross-attention
     block on a call without image features) and this call's inputs are such; None otherwise, and outside a call."""
-    block, given = model.family.block, model._nnterp_state.call_inputs
-    if not block.may_skip or given is None or getattr(host, "_nnterp_host", "model") == "model":
+    given = model._nnterp_state.call_inputs
+    if given is None or getattr(host, "_nnterp_host", "model") == "model":
         return None
-    why = block.skips(_block_of(host)._nnterp_context())
-    return why if why is not None and not block.runs_on(given) else None
+    return skipped_by(model, _block_of(host), given)
+
+
+def skipped_by(model, layer, given) -> str | None:
+    """Why a call passing the inputs named ``given`` skips the block ``layer`` (its envoy), where its family says a
+    call may (a cross-attention block on a call without image features); None where the call runs it."""
+    block = model.family.block
+    if not block.may_skip or block.runs_on(given):
+        return None
+    return block.skips(layer._nnterp_context())

@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 import torch
 
 from ..errors import NnterpError
-from ..status import status
+from ..status import skipped_by, status
 from ..vocabulary import BY_NAME, FORWARD_ORDER, nearest
 
 #: Where a host's values hang off a block.
@@ -83,19 +83,13 @@ def why_not(model, name: str, layer: int | None = None) -> str | None:
     found = status(site, model)
     if not found.available:
         return found.note
-    skipped = _skipped_on_a_text_call(model, layer or 0) if spec(name).host != "model" else None
+    # a tool's call is text only: a block a call with an image runs (a cross-attention block) it skips
+    skipped = skipped_by(model, model.layers[layer or 0], TEXT_CALL) if spec(name).host != "model" else None
     return None if skipped is None else f"a text call skips this block: {skipped}"
 
 
 #: the inputs a tool's call passes: its prompts, encoded
 TEXT_CALL = ("input_ids", "attention_mask")
-
-
-def _skipped_on_a_text_call(model, layer: int) -> str | None:
-    """Why a tool's call (text only) skips block ``layer``, where its family says a call may (a cross-attention
-    block runs only on a call with an image), or None."""
-    block = model.family.block
-    return None if block.runs_on(TEXT_CALL) else block.skips(model.layers[layer]._nnterp_context())
 
 
 def available(model, name: str, layer: int | None = None) -> bool:
