@@ -24,7 +24,7 @@ from .envoys import absent_host_reason
 from .errors import NnterpError, NotCached
 from .locations import Call, block_hosts, envoy_memo
 from .paths import Normalized
-from .status import UNAVAILABLE, skipped_by, status
+from .status import TEXT_CALL, UNAVAILABLE, skipped_by, status
 from .tracing import block_order
 from .vocabulary import BY_NAME, DIMENSIONS, FORWARD_ORDER, ON_REQUEST
 from .writeback import Read, Unedited, where_of
@@ -136,7 +136,7 @@ def _wanted(model, values, transformerlens: int = 3) -> tuple[set | None, set, d
     return everywhere, pinned, pending
 
 
-def plan(model, values=None, layers=None, transformerlens: int = 3, given=("input_ids", "attention_mask")) -> Plan:
+def plan(model, values=None, layers=None, transformerlens: int = 3, given=TEXT_CALL) -> Plan:
     """The reads of a cache of ``values`` (None: every value) on ``layers`` (None: every block), in forward order;
     ``transformerlens``, the generation a TransformerLens name among ``values`` is read in; ``given``, the inputs
     the calls pass, which decide whether they run a block a call may skip."""
@@ -434,7 +434,7 @@ def build(model, prompts, values=None, layers=None, positions=None, device=None,
     names.generation(transformerlens)  # refused before anything runs
     batches, rows = _batches(model, prompts, batch_size)
     # the inputs the calls pass: whether they run a block a call may skip (a cross-attention block)
-    given = tuple(batches[0]) if isinstance(batches[0], dict) else ("input_ids", "attention_mask")
+    given = tuple(batches[0]) if isinstance(batches[0], dict) else TEXT_CALL
     planned = plan(model, values, layers, transformerlens, given)
     splices = [splices] if hasattr(splices, "cache_reads") else list(splices or ())
     splice_reads = [splice_read for spliced in splices for splice_read in spliced.cache_reads()]

@@ -46,6 +46,10 @@ def skipped_on_call(host, model) -> str | None:
     return skipped_by(model, _block_of(host), given)
 
 
+#: the inputs a text call passes (a prompt, encoded): it runs no block that only a call with an image runs
+TEXT_CALL = ("input_ids", "attention_mask")
+
+
 def skipped_by(model, layer, given) -> str | None:
     """Why a call passing the inputs named ``given`` skips the block ``layer`` (its envoy), where its family says a
     call may (a cross-attention block on a call without image features); None where the call runs it."""

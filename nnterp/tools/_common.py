@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 import torch
 
 from ..errors import NnterpError
-from ..status import skipped_by, status
+from ..status import TEXT_CALL, skipped_by, status
 from ..vocabulary import BY_NAME, FORWARD_ORDER, nearest
 
 #: Where a host's values hang off a block.
@@ -86,10 +86,6 @@ def why_not(model, name: str, layer: int | None = None) -> str | None:
     # a tool's call is text only: a block a call with an image runs (a cross-attention block) it skips
     skipped = skipped_by(model, model.layers[layer or 0], TEXT_CALL) if spec(name).host != "model" else None
     return None if skipped is None else f"a text call skips this block: {skipped}"
-
-
-#: the inputs a tool's call passes: its prompts, encoded
-TEXT_CALL = ("input_ids", "attention_mask")
 
 
 def available(model, name: str, layer: int | None = None) -> bool:

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import torch
 
-from ._common import ToolError, encode, first_real_position, order_key, trace, why_not
+from ._common import TEXT_CALL, ToolError, encode, first_real_position, order_key, trace, why_not
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def generate(model, prompt, intervention: Intervention | None = None, *, max_new
     if max_new_tokens < 1:
         raise ToolError("max_new_tokens must be at least 1")
     batch = encode(model, prompt)
-    inputs = {k: v for k, v in batch.items() if k in ("input_ids", "attention_mask")}
+    inputs = {k: v for k, v in batch.items() if k in TEXT_CALL}
     settings = {"do_sample": False, **generate_kwargs, "max_new_tokens": max_new_tokens,
                 "min_new_tokens": max_new_tokens}
     with torch.no_grad():

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ._common import ToolError, blocks_serving, encode, layer_indices, positions_of, require, token_ids, token_text, trace
+from ._common import (TEXT_CALL, ToolError, blocks_serving, encode, layer_indices, positions_of, require, token_ids,
+                      token_text, trace)
 from .plots import plot_lens
 
 #: The Patchscopes paper's identity prompt: the model continues "?" with what the patched stream encodes.
@@ -240,7 +241,7 @@ def patchscope(model, source_prompt: str, target_prompt: str = IDENTITY_PROMPT, 
 
 def _generate_patched(model, target, layer, position, patch, max_new_tokens) -> str:
     """Greedy continuation of the target with the stream patched in its prompt pass (the first step)."""
-    inputs = {k: v for k, v in target.items() if k in ("input_ids", "attention_mask")}
+    inputs = {k: v for k, v in target.items() if k in TEXT_CALL}
     with torch.no_grad():
         with model.generate(inputs, max_new_tokens=max_new_tokens, do_sample=False) as tracer:
             model.layers[layer].layer_output[:, position] = patch
