@@ -322,8 +322,8 @@ def cache_lines(run, peer) -> list[str]:
     return [f"#### The cache at {run['batch']} × {run['seq']}: `model.cache` against `run_with_cache` and bare nnsight",
             "", "`model.cache(ids, values=...)` of the residual values (those of the rows above, the token embeddings, "
             "the final norm's output and the logits), and `model.cache(ids)` of every value on the eager model "
-            "(which leaves out the per-head contributions, computed beside the forward, "
-            "as run_with_cache leaves out hook_result), "
+            "(which leaves out the values computed beside the forward, the per-head contributions and the norms' scales, "
+            "as run_with_cache leaves out hook_result; its every-hook run computes hook_scale), "
             "beside a trace saving the same values, bare nnsight reading the same locations, and TransformerLens "
             "4.3's `run_with_cache` with the equivalent hooks and with every hook (its own process, eager attention "
             "forced, each ratio against that process's bare forward). The cache's tensors are checked identical to "

@@ -509,6 +509,9 @@ class Cache:
                     try:
                         values.append(self[read])
                     except NotCached as missing:
+                        if read.value in ON_REQUEST and self.left_out.get(read.key, "").startswith("computed beside"):
+                            missing = (f"a cache of everything leaves {read.key} out (computed beside the forward): "
+                                       f"name it, values=[..., {key!r}], to keep it")
                         raise NotCached(f"{key!r} is TransformerLens's tensor, computed from {read.key}; {missing}") \
                             from None
                 self._converted[converted] = convention.to_tl(values, self._info)

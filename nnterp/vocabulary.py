@@ -182,12 +182,11 @@ ALL_VALUES = VALUES + MOE_VALUES + IMAGE_VALUES + GATE_VALUES
 BY_NAME: dict[str, ValueSpec] = {spec.name: spec for spec in ALL_VALUES}
 
 
-#: Values no tensor of the forward holds and no TransformerLens name is computed from: each head's share of the
-#: output through o_proj, at a cost the forward does not pay. A cache of everything (``model.cache(prompts)``)
-#: leaves them out, as TransformerLens's run_with_cache leaves out hook_result; ``values=`` names them to keep
-#: them. The norm scales, also computed beside the forward, stay in: hook_scale and hook_normalized, which
-#: run_with_cache returns by default, are computed from them.
-ON_REQUEST = ("attention_head_contributions",)
+#: Values no tensor of the forward holds, computed beside it at a cost the forward does not pay: each head's share of
+#: the output through o_proj and each norm's scale. A cache of everything (``model.cache(prompts)``) leaves them out,
+#: as TransformerLens's run_with_cache leaves out hook_result; ``values=`` names them (or the TransformerLens names
+#: computed from them, hook_scale and hook_normalized) to keep them.
+ON_REQUEST = ("attention_head_contributions", "attention_norm_scale", "mlp_norm_scale", "final_norm_scale")
 
 
 def values_of(host: str, groups=("core",)) -> tuple[ValueSpec, ...]:

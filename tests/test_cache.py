@@ -85,10 +85,14 @@ def test_paths_tensors_and_transformerlens_names_reach_the_same_tensor(llama, pr
     assert cache["blocks.1.attn.hook_pattern"] is cache["model.layers[1].self_attn.attention_probabilities"]
     assert cache["blocks.-1.hook_resid_post"] is cache.layers[last].layer_output is cache.layers[-1].layer_output
     assert cache["hook_embed"] is cache.token_embeddings
+    # the norm's scale is computed beside the forward: a cache of everything leaves it out, and says how to keep it
+    with pytest.raises(NotCached, match=r"name it, values=\[\.\.\., 'ln_final.hook_normalized'\]"):
+        cache["ln_final.hook_normalized"]
+    named = llama.cache(prompt, values=["ln_final.hook_normalized", "final_norm_output"])
     # TransformerLens's hook_normalized is before the final norm's gain: the gain times it is nnterp's output
     gain = llama.norm._module.weight
-    torch.testing.assert_close(gain * cache["ln_final.hook_normalized"], cache.final_norm_output)
-    assert cache["ln_final.hook_normalized"] is cache["ln_final.hook_normalized"]  # computed once
+    torch.testing.assert_close(gain * named["ln_final.hook_normalized"], named.final_norm_output)
+    assert named["ln_final.hook_normalized"] is named["ln_final.hook_normalized"]  # computed once
     assert torch.equal(cache["blocks.0.attn.hook_q"], cache.layers[0].self_attn.attention_queries_unrotated.transpose(1, 2))
     stacked = cache.stack("layer_output")
     assert stacked.shape[0] == llama.num_layers
