@@ -94,6 +94,13 @@ def _block_order(model) -> list[tuple[str, str]]:
     return [(host, name) for host, name in block_order(model) if name != "output"]
 
 
+def computed_beside(name: str) -> str:
+    """Why a cache of everything leaves out ``name``, a value computed beside the forward (or a name computed from
+    one), and how to keep it."""
+    return (f"computed beside the forward, so a cache of everything leaves it out: name it, values=[..., {name!r}], "
+            f"to keep it")
+
+
 def _why_not_cached(model, host, name: str) -> str | None:
     """None where ``host`` serves ``name`` under this load, else the sentence why not."""
     site = host._nnterp_site(name)
@@ -156,10 +163,8 @@ def plan(model, values=None, layers=None, transformerlens: int = 3, given=TEXT_C
     def add(host, value, layer):
         path = names.Path(value, layer)
         if not asked(value, layer):
-            result.left_out[path.key] = (
-                f"computed beside the forward, so a cache of everything leaves it out: name it, "
-                f"values=[..., {value!r}], to keep it" if everywhere is None and value in ON_REQUEST
-                else "not asked for (values= or layers= left it out)")
+            result.left_out[path.key] = (computed_beside(value) if everywhere is None and value in ON_REQUEST
+                                         else "not asked for (values= or layers= left it out)")
             return
         why = _why_not_cached(model, host, value)
         if why is not None:
@@ -509,9 +514,8 @@ class Cache:
                     try:
                         values.append(self[read])
                     except NotCached as missing:
-                        if read.value in ON_REQUEST and self.left_out.get(read.key, "").startswith("computed beside"):
-                            missing = (f"a cache of everything leaves {read.key} out (computed beside the forward): "
-                                       f"name it, values=[..., {key!r}], to keep it")
+                        if self.left_out.get(read.key) == computed_beside(read.value):
+                            missing = f"{read.key} is {computed_beside(key)}"  # the name asked for keeps it
                         raise NotCached(f"{key!r} is TransformerLens's tensor, computed from {read.key}; {missing}") \
                             from None
                 self._converted[converted] = convention.to_tl(values, self._info)

@@ -201,10 +201,6 @@ def fingerprint_differs(ours: dict, theirs: dict, rtol: float) -> str | None:
     return None if worst <= allowed else f"projections differ by {worst:.3g}, allowed {allowed:.3g}"
 
 
-#: run_with_cache's keys include hook_scale, which a cache of everything leaves out (computed beside the forward)
-EVERY_KEY_S_VALUES = [name for name in BY_NAME if name != "attention_head_contributions"]
-
-
 def nnterp_cache(family: str, overrides: dict, transformerlens: int = 3):
     """nnterp's cache of the tiny checkpoint on the prompt, as the oracle reads it (its TransformerLens names in
     ``transformerlens``'s generation), and the tolerance."""
@@ -214,7 +210,8 @@ def nnterp_cache(family: str, overrides: dict, transformerlens: int = 3):
         model, hf_model, tokenizer = _load(family, overrides, os.path.join(parent, "checkpoint"))
     tokens = tokenizer(PROMPT, return_tensors="pt")["input_ids"]
     with torch.no_grad():
-        return (model.cache(tokens, values=EVERY_KEY_S_VALUES, transformerlens=transformerlens),
+        # every value: run_with_cache's keys include hook_scale, which a cache of everything leaves out
+        return (model.cache(tokens, values=list(BY_NAME), transformerlens=transformerlens),
                 tolerance(hf_model.config, tokens.shape[-1]))
 
 
@@ -233,8 +230,8 @@ def compare_bridge(label: str, family: str, overrides: dict, prints: dict | None
     tokens = tokenizer(PROMPT, return_tensors="pt")["input_ids"]
     rtol = result.allowed = tolerance(hf_model.config, tokens.shape[-1])
     with torch.no_grad():
-        # the bridge's names mean the bridge's tensors
-        cache = model.cache(tokens, values=EVERY_KEY_S_VALUES, transformerlens=4)
+        # the bridge's names mean the bridge's tensors; every value, hook_scale's among them
+        cache = model.cache(tokens, values=list(BY_NAME), transformerlens=4)
         _, theirs = bridge.run_with_cache(tokens)
     for key, tensor in theirs.items():
         if prints is not None:
