@@ -335,12 +335,6 @@ NOT_SERVED = {
     "udop": ENCODER_DECODER + " (T5-style)",
     "vision-encoder-decoder": ENCODER_DECODER + " (any encoder, any cross-attending decoder)",
     "blip": "its text side is a BERT-style decoder that cross-attends to the image, not a decoder-only LM",
-    "idefics": "the first Idefics: its gated cross-attention blocks are no blocks of its stack but a second module "
-               "list (model.gated_cross_attn_layers) that IdeficsModel's forward runs before every "
-               "cross_layer_interval-th block of model.layers, so the stream between a cross-attention block and the "
-               "next self-attention block is no block's layer_input or layer_output, where nnterp's layers are one "
-               "module list in forward order (the cross-attention block kind, nnterp.crossattention, serves such "
-               "blocks where they are blocks of the stack: Llama 3.2 Vision's); the image never enters the stream",
     "evolla": "a protein-text model whose cross-attention is no block of its own: the adapter "
               "(EvollaSequenceAlignerCrossAttention) of every few blocks sits inside a self-attention block after "
               "its MLP and adds two more terms to the stream (attention to the protein's, structure's and MSA's "
