@@ -50,15 +50,17 @@ class Block:
     it is not FORWARD_ORDER["block"] (("mlp", "output") marks where the MLP returns); ``dims`` a HostContext of the
     layer -> {dimension: size} where dimensions differ per block; ``mixers`` the native names of the token mixer
     where a block keeps its own self_attn as None (GraniteMoeHybrid's mamba): the mixer becomes that block's
-    self_attn host, the module's None attribute untouched."""
+    self_attn host, the module's None attribute untouched; ``interleaved`` the blocks the forward runs among the
+    stack's module list that are no members of it (``Interleaved``: Idefics's gated cross-attention layers)."""
 
     def __init__(self, kind: str | Callable = "sequential", sum: Callable = None, arithmetic: Callable = None,
                  mid: Callable = None, order: tuple | None = None, dims: Callable | None = None,
-                 mixers: tuple[str, ...] = ()) -> None:
+                 mixers: tuple[str, ...] = (), interleaved: "Interleaved | None" = None) -> None:
         self._kind = kind
         self.sum = sum or _sequential_sum
         self._arithmetic, self._mid = arithmetic, mid
         self.order, self.dims, self.mixers = order, dims, tuple(mixers)
+        self.interleaved = interleaved
 
     def kind(self, config) -> str:
         return self._kind(config) if callable(self._kind) else self._kind
@@ -79,6 +81,10 @@ class Block:
     def skips(self, context) -> str | None:
         """Why a call may skip this block (a HostContext of the layer), or None: every call runs it."""
         return None
+
+    def crosses(self, context) -> bool:
+        """Whether this block (a HostContext of the layer) cross-attends to the image rather than the call."""
+        return False
 
     def runs_on(self, given) -> bool:
         """Whether a call with the inputs named ``given`` runs the blocks ``skips`` names."""
@@ -104,6 +110,8 @@ class Block:
             said.append("dimensions that differ per block")
         if self.mixers:
             said.append(f"its token mixer {', '.join(self.mixers)} as self_attn")
+        if self.interleaved is not None:
+            said.append(self.interleaved.words)
         return "; ".join(said)
 
     def but(self, **changes) -> "Block":
@@ -114,6 +122,23 @@ class Block:
             attribute = {"kind": "_kind", "arithmetic": "_arithmetic", "mid": "_mid"}.get(name, name)
             setattr(other, attribute, getattr(fresh, attribute))
         return other
+
+
+@dataclass(frozen=True)
+class Interleaved:
+    """Blocks the forward runs among the members of the stack's module list without being members of it: ``path``,
+    where they sit, relative to the module holding the list (``*`` for an index: Idefics's
+    ``gated_cross_attn_layers.*``, a second module list); ``order`` (holder, config) -> the blocks in forward order,
+    the list's and these together, from the holder (a module or its envoy alike: only attributes, indexing and
+    iteration are used); ``words`` says where the forward runs them. ``model.layers`` is then nnterp's view of
+    that sequence (``envoys.Blocks``): nothing is added to the model."""
+
+    path: str
+    order: Callable
+    words: str
+
+    def blocks(self, holder, config) -> list:
+        return list(self.order(holder, config))
 
 
 class Parallel(Block):

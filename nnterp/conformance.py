@@ -366,7 +366,7 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
         # mlp_output is down_proj's output unless the block transforms it after the MLP returns (a
         # post-norm read beside the MLP, a multiplier): then compare with the MLP's own output
         site = hosts["mlp"]._nnterp_site("mlp_output")
-        transformed = getattr(site, "scale", None) is not None or _transformed_after_return(site)
+        transformed = getattr(site, "factored", False) or _transformed_after_return(site)
         target = v["_mlp_module_output"] if transformed and "_mlp_module_output" in v else v["mlp_output"]
         target = _at_call_positions(model, target, down)
         if target.shape != down.shape and target.numel() == down.numel():
@@ -576,15 +576,16 @@ def _check_refusals(model, prompt, report):
 
 
 def _check_cross_attended(model, inputs, report, base) -> None:
-    """Where the image enters by cross-attention blocks: a call with an image runs every block a call may skip, and
-    an edit of what each adds reaches the logits; a text-only call runs none of them."""
+    """Where the image enters by cross-attention blocks: a call with an image runs every one, and an edit of what each
+    adds reaches the logits; a text-only call runs none that a call may skip."""
     log = visit_log(model, inputs)
-    skippable = [i for i in range(model.num_layers)
-                 if model.family.block.skips(model.layers[i]._nnterp_context()) is not None]
-    ran = [i for i in skippable if f"{model.layers[i].path}.input" in log]
+    block = model.family.block
+    crossing = [i for i in range(model.num_layers) if block.crosses(model.layers[i]._nnterp_context())]
+    ran = [i for i in crossing if f"{model.layers[i].path}.input" in log]
     image = has_image(model, inputs)
-    if skippable:  # a stack cut to its first blocks (a real config's check) may keep none
-        report.add("a call with an image runs every cross-attention block, a text-only call none", "model",
-                   ran == (skippable if image else []), f"ran {ran} of {skippable}")
+    if crossing:  # a stack cut to its first blocks (a real config's check) may keep none
+        expected = crossing if image else [i for i in crossing if block.skips(model.layers[i]._nnterp_context()) is None]
+        report.add("a call with an image runs every cross-attention block, a text-only call none it may skip",
+                   "model", ran == expected, f"ran {ran} of {crossing}")
     for i in ran if image else ():
         _check_edits(model, i, inputs, report, base)

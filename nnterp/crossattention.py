@@ -1,13 +1,16 @@
 """The cross-attention block kind: blocks whose attention takes its queries from the stream and its keys and values
 from the image, each sublayer's output added through a learned tanh gate (Llama 3.2 Vision's
-MllamaCrossAttentionDecoderLayer), between the stack's self-attention blocks.
+MllamaCrossAttentionDecoderLayer, Idefics's IdeficsGatedCrossAttentionLayer), between the stack's self-attention
+blocks.
 
 ``CrossAttentionBlocks`` is a ``Block`` preset: on a block of its class the values are the cross-attention's own
 (``attention_output`` and ``mlp_output`` are what the stream receives, the gate included; ``attention_keys`` and
 ``attention_values`` span the image's positions; ``attention_gate`` and ``mlp_gate`` are the gates), on every other
-block the common ones. Whether such a block runs depends on the call (a text-only call skips it): ``skipped`` says
-why and ``given`` names the inputs that make a call run it, and ``status.skipped_on_call`` makes its values
-unavailable, with that sentence, on a call without them.
+block the common ones. Whether such a block runs may depend on the call (Llama 3.2 Vision's text-only call skips
+it): ``skipped`` says why and ``given`` names the inputs that make a call run it, and ``status.skipped_on_call``
+makes its values unavailable, with that sentence, on a call without them. The blocks may be no members of the
+stack's module list (Idefics's gated_cross_attn_layers): ``interleaved`` places them among its blocks
+(``blocks.Interleaved``).
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ import torch
 from .blocks import Block
 from .conventions import COMMON_SITES, described
 from .errors import UnavailableValue
-from .locations import Assigned, Call, Element, Own, _block_of
+from .layouts import FLAT
+from .locations import Call, Child, Element, Own, Where, _block_of
 from .writeback import Nowhere, Read
 
 #: why a block of the stack's other kind has no gate, by gate value
@@ -33,6 +37,7 @@ class Gated(Read):
     receives. An edit is carried back divided by the gate, which a gate at zero cannot take."""
 
     gate: str = ""
+    factored = True
 
     def _factor(self, host):
         return torch.tanh(getattr(_block_of(host)._module, self.gate).detach())
@@ -50,42 +55,51 @@ class Gated(Read):
 
 class CrossAttentionBlocks(Block):
     """Blocks of class ``layer`` are cross-attention blocks: ``attention`` and ``mlp`` name the block's gate
-    parameters, ``mlp_at`` the assignment in the block's forward holding the MLP's output as the block adds it (after
-    any row mask), ``image_states`` the attention's argument holding the image features its keys and values are made
-    from, ``skipped`` says when the forward skips such a block and ``given`` names the call's inputs (any one) under
-    which it runs. Every other block is the common sequential one."""
+    parameters, ``attention_at`` and ``mlp_at`` the locations holding the cross-attention's and the MLP's outputs as
+    the block adds them (after any row mask), ``image_states`` the attention's argument holding the image features
+    its keys and values are made from, ``activations`` the block's modules applying tanh to each gate (None: the
+    gate's own ``.tanh()`` in the forward), ``skipped`` says when the forward skips such a block (None: it never
+    does) and ``given`` names the call's inputs (any one) under which it runs. Every other block is the common
+    sequential one."""
 
-    def __init__(self, layer: str, attention: str, mlp: str, mlp_at: Assigned, image_states: str, skipped: str,
-                 given: tuple[str, ...], notes: dict | None = None, **block) -> None:
+    def __init__(self, layer: str, attention: str, mlp: str, mlp_at: Where, image_states: str,
+                 skipped: str | None = None, given: tuple[str, ...] = (), notes: dict | None = None,
+                 attention_at: Where = Own("output"), activations: tuple = (None, None), **block) -> None:
         super().__init__(kind="sequential, with gated cross-attention blocks", dims=self._gate_dims, **block)
         self.layer, self.gate_names, self.image_states, self.skipped = layer, (attention, mlp), image_states, skipped
-        self.given = tuple(given)
+        self.given, self.may_skip = tuple(given), skipped is not None
         image = (f"from the image features (the {image_states} it reads), over the image's positions, not the call's: "
                  f"[batch num_kv_heads image_keys head_dim]")
         notes = notes or {}
         self._cross = {
-            "attention_output": Gated(Own("output"), Element(0), gate=attention, description=(
-                f"What the cross-attention adds to the residual stream: its output times tanh({attention})")),
+            "attention_output": Gated(attention_at, Element(0), gate=attention, description=(
+                f"What the cross-attention adds to the residual stream: its output{notes.get('attention', '')} times "
+                f"tanh({attention})")),
             "mlp_output": Gated(mlp_at, gate=mlp, description=(
                 f"What the MLP adds to the residual stream: its output as the block adds it"
                 f"{notes.get('mlp', '')}, times tanh({mlp})")),
             "attention_keys": described("attention_keys", f"The keys the cross-attention makes {image}"),
             "attention_values": described("attention_values", f"The values the cross-attention makes {image}"),
-            "attention_gate": Read(Call(f"self.{attention}.tanh", "output", from_block=True, forward_of=layer),
-                                   description=f"tanh({attention}), the factor the block multiplies the "
-                                               f"cross-attention's output by before adding it"),
-            "mlp_gate": Read(Call(f"self.{mlp}.tanh", "output", from_block=True, forward_of=layer),
-                             description=f"tanh({mlp}), the factor the block multiplies the MLP's output by before "
-                                         f"adding it"),
+            "attention_gate": self._gate(attention, activations[0], "the cross-attention's output"),
+            "mlp_gate": self._gate(mlp, activations[1], "the MLP's output"),
         }
 
-    may_skip = True
+    def _gate(self, gate: str, activation: str | None, what: str) -> Read:
+        said = f"the factor the block multiplies {what} by before adding it"
+        if activation is None:
+            return Read(Call(f"self.{gate}.tanh", "output", from_block=True, forward_of=self.layer), layout=FLAT,
+                        description=f"tanh({gate}), {said}")
+        # a gate per channel is a [1 1 hidden_size] parameter: its entries, in order
+        return Read(Child(activation, from_block=True), layout=FLAT,
+                    description=f"tanh({gate}) as the block's {activation} (an nn.Tanh) computes it, {said}")
 
     def is_cross(self, context) -> bool:
         return context.layer is not None and type(context.layer).__name__ == self.layer
 
+    crosses = is_cross
+
     def skips(self, context) -> str | None:
-        return self.skipped if self.is_cross(context) else None
+        return self.skipped if self.skipped is not None and self.is_cross(context) else None
 
     def runs_on(self, given) -> bool:
         return any(name in given for name in self.given)

@@ -28,6 +28,13 @@ def _block_of(envoy):
     return envoy
 
 
+def block_index(layer) -> int:
+    """A block's index in ``model.layers``: its place in the view of interleaved blocks where the family has one
+    (``Blocks``), else its index in the stack's module list, the last part of its path."""
+    index = layer.__dict__.get("_nnterp_index")
+    return index if index is not None else int(layer.path.rsplit(".", 1)[-1])
+
+
 def absent_host_reason(model, layer, host: str) -> str:
     """Why a block has no ``host`` (the family's reason where it declares one)."""
     spec = values_of(host, model.family.groups)[0]
@@ -42,8 +49,7 @@ def standard_path(envoy) -> str:
     if host == "model":
         return "model"
     layer = envoy if host == "layer" else _block_of(envoy)
-    index = layer.path.rsplit(".", 1)[-1]
-    return f"model.layers[{index}]" + {"layer": "", "attention": ".self_attn", "mlp": ".mlp"}[host]
+    return f"model.layers[{block_index(layer)}]" + {"layer": "", "attention": ".self_attn", "mlp": ".mlp"}[host]
 
 
 class StandardValue:
@@ -233,7 +239,7 @@ class StandardHost:
         if self._nnterp_host == "model":
             return HostContext(config, self._module, family=self.root._nnterp_state.family)
         layer = self if self._nnterp_host == "layer" else _block_of(self)
-        return HostContext(config, self._module, layer._module, int(layer.path.rsplit(".", 1)[-1]),
+        return HostContext(config, self._module, layer._module, block_index(layer),
                            self.root._nnterp_state.family)
 
     def _nnterp_specs(self):
@@ -276,7 +282,7 @@ class StandardHost:
 
 def _where_for_error(envoy) -> tuple:
     """(standard path, host, block index, block kind) of an envoy, for an UnknownName's message."""
-    layer = None if envoy._nnterp_host == "model" else int(_block_of(envoy).path.rsplit(".", 1)[-1])
+    layer = None if envoy._nnterp_host == "model" else block_index(_block_of(envoy))
     state = envoy.root._nnterp_state
     return standard_path(envoy), envoy._nnterp_host, layer, state.family.block.kind(state.config)
 
@@ -339,6 +345,40 @@ class ModulesEnvoy(Envoy):
                 (self.path, "modules")
             raise BadIndex(f"{path}[{key}] is out of range: it holds {n} {what}, index 0 to {n - 1} (or -{n} to -1)")
         return super().__getitem__(key)
+
+
+class Blocks:
+    """``model.layers`` where the forward runs blocks that are no members of the stack's module list among its
+    members (``blocks.Interleaved``): nnterp's view of the block envoys nnsight already has, in forward order, so
+    ``layers[i]`` is the i-th block the stream passes through; nothing is registered on the model."""
+
+    def __init__(self, blocks: list) -> None:
+        self._blocks = list(blocks)
+        for index, block in enumerate(self._blocks):
+            object.__setattr__(block, "_nnterp_index", index)
+
+    def __len__(self) -> int:
+        return len(self._blocks)
+
+    def __iter__(self):
+        return iter(self._blocks)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return self._blocks[key]
+        n = len(self._blocks)
+        if isinstance(key, bool) or not isinstance(key, int):
+            raise BadIndex(f"model.layers[{key!r}] is no block: index the blocks with an int, 0 to {n - 1} "
+                           f"(or -{n} to -1), or a slice")
+        if not -n <= key < n:
+            raise BadIndex(f"model.layers[{key}] is out of range: it holds {n} blocks, index 0 to {n - 1} "
+                           f"(or -{n} to -1)")
+        return self._blocks[key]
+
+    def __repr__(self) -> str:
+        # each block under its place in layers and its native path
+        lines = [f"({i} = {block.path}): {_addindent(repr(block), 2)}" for i, block in enumerate(self._blocks)]
+        return "Blocks(\n  " + "\n  ".join(lines) + "\n)"
 
 
 ENVOYS = {torch.nn.ModuleList: ModulesEnvoy, "layers.*": LayerEnvoy, "layers.*.self_attn": AttentionEnvoy,

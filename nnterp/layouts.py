@@ -20,6 +20,19 @@ class Same:
         return value
 
 
+class Flat(Same):
+    """A tensor seen as its entries in order, one axis (a gate per channel kept as [1 1 hidden_size])."""
+
+    def view(self, native, model):
+        return native.reshape(-1)
+
+    def inverse(self, value, like, model):
+        return value.reshape(like.shape)
+
+
+FLAT = Flat()
+
+
 class SplitHeads(Same):
     """``[batch seq heads*dim]`` seen as ``[batch seq heads dim]``, with the model's head count, or the block's own
     (``SplitHeads(heads)``: heterogeneous configs give each layer its own)."""

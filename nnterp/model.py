@@ -15,7 +15,7 @@ from .bridge import TurnTakingTracer
 from .cache import ConventionInfo, build as build_cache
 from .conformance import check as run_contract
 from .envoys import (
-    ENVOYS, AttentionEnvoy, LayerEnvoy, MLPEnvoy, ModulesEnvoy, StandardHost, StandardValue, _addindent, absent_host_reason,
+    ENVOYS, AttentionEnvoy, Blocks, LayerEnvoy, MLPEnvoy, ModulesEnvoy, StandardHost, StandardValue, _addindent, absent_host_reason,
 )
 from .errors import BadPrompt, BatchRefused, EmptyPrompt, HubUnreachable, LoadOptionRefused, UnavailableValue
 from .family import Family, warn_above_window
@@ -96,10 +96,13 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         envoys = _envoys_by_class(model, family) if isinstance(model, torch.nn.Module) else ENVOYS
         if family.block.mixers:
             envoys = {**ENVOYS, **{f"layers.*.{name}": AttentionEnvoy for name in family.block.mixers}}
+        if family.block.interleaved is not None and envoys is ENVOYS:
+            envoys = {**ENVOYS, **_interleaved_envoys(family.block.interleaved.path)}
         with _quiet_pipeline(family):
             super().__init__(model, *args, tokenizer=tokenizer, rename=family.all_rename, envoys=envoys, **load, **kwargs)
-        self._bind_mixers(family)
         self._nnterp_state.config = _served_config(family, self._module.config)
+        self._bind_blocks(family)
+        self._bind_mixers(family)
         _instrument_merge(self, family)
         _warn_hazards(self)
 
@@ -116,6 +119,14 @@ class StandardizedTransformer(StandardHost, TransformersModel):
             else None
         self._nnterp_state.call_inputs = frozenset(name for name, value in kwargs.items() if value is not None)
         return batched
+
+    def _bind_blocks(self, family) -> None:
+        """``model.layers`` as the blocks in forward order where the forward runs blocks that are no members of the
+        stack's module list among its members (``blocks.Interleaved``): nnterp's view over nnsight's envoys."""
+        interleaved = family.block.interleaved
+        if interleaved is not None:
+            holder = self.layers.parent  # the module holding the stack's module list
+            self.__dict__["layers"] = Blocks(interleaved.blocks(holder, self._nnterp_state.config))
 
     def _bind_mixers(self, family) -> None:
         """Alias a block's token mixer as self_attn where the rename cannot: where the module's own self_attn is
@@ -382,6 +393,10 @@ def _envoys_by_class(model, family) -> dict:
         return ENVOYS
     classes = {torch.nn.Module: Envoy, torch.nn.ModuleList: ModulesEnvoy}
     host_modules = set()
+    interleaved = family.block.interleaved
+    if interleaved is not None:  # the blocks in forward order, those of no module list's among them
+        holder = resolve(model, path.rpartition(".")[0]) if "." in path else model
+        layers = interleaved.blocks(holder, _served_config(family, model.config))
     for layer in layers:
         classes[type(layer)] = LayerEnvoy
         host_modules.add(id(layer))
@@ -400,11 +415,20 @@ def _envoys_by_class(model, family) -> dict:
     if any(type(m) in keyed and id(m) not in host_modules for m in model.modules()):
         # a host's class also sits off the host positions (OPT's mlp is a Linear): paths tell them apart, anchored at
         # the blocks' own path inside a wrapper, whose vision tower has blocks of its own (BLIP-2's vision_model)
+        extra = _interleaved_envoys(interleaved.path) if interleaved is not None else {}
         if getattr(family, "wrapper", None) is None:
-            return ENVOYS
+            return {**ENVOYS, **extra}
+        holder = path.rpartition(".")[0] + "." if "." in path else ""
         return {f"{path}.{key[len('layers.'):]}" if key != "layers.*" else f"{path}.*": envoy
-                for key, envoy in ENVOYS.items() if isinstance(key, str)} | {torch.nn.ModuleList: ModulesEnvoy}
+                for key, envoy in ENVOYS.items() if isinstance(key, str)} | {
+                holder + key: envoy for key, envoy in extra.items()} | {torch.nn.ModuleList: ModulesEnvoy}
     return classes
+
+
+def _interleaved_envoys(path: str) -> dict:
+    """The envoy classes of interleaved blocks by path (``blocks.Interleaved.path``, relative to the module holding
+    the stack's list): each a block, its attention and MLP hosts."""
+    return {path: LayerEnvoy, f"{path}.self_attn": AttentionEnvoy, f"{path}.mlp": MLPEnvoy}
 
 
 #: nnterp 1.x's keywords, and what does their work now

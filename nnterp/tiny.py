@@ -95,7 +95,8 @@ def image_call(family: str, text: str = "The Eiffel Tower is", seed: int = 0) ->
     recipe, wrapper = wrapper_family.tiny["image"], wrapper_family.wrapper
     cfg = config(family)
     ids = tokenizer(cfg.get_text_config().vocab_size)(text, return_tensors="pt")["input_ids"]
-    token = getattr(cfg, wrapper.image_token)
+    # a placeholder no config field names (IDEFICS's <image> is a tokenizer token): the recipe's own id
+    token = recipe["token"] if "token" in recipe else getattr(cfg, wrapper.image_token)
     placeholders = torch.full((1, recipe["tokens"]), token, dtype=ids.dtype)
     around = [torch.tensor([[t]]) for t in recipe.get("around", ())]
     pieces = [ids[:, :1], *around[:1], placeholders, *around[1:], ids[:, 1:]]
@@ -105,12 +106,12 @@ def image_call(family: str, text: str = "The Eiffel Tower is", seed: int = 0) ->
     if "types" in recipe:  # the processor's token types: 1 at the image positions (Qwen's multimodal rotary)
         inputs[recipe["types"]] = (input_ids == token).long()
     if "rows" in recipe:  # a processor's mask of the images each row attends: from the first image position on
-        name, images, tiles = recipe["rows"]
+        name, *per_row = recipe["rows"]  # (name, images, tiles) for Mllama's, (name, images) for IDEFICS's
         first = int((input_ids[0] == token).nonzero()[0])
-        inputs[name] = torch.zeros((*input_ids.shape, images, tiles), dtype=torch.long)
+        inputs[name] = torch.zeros((*input_ids.shape, *per_row), dtype=torch.long)
         inputs[name][:, first:] = 1
     for name, value in recipe.items():
-        if name in ("tokens", "around", "types", "rows"):
+        if name in ("tokens", "around", "types", "rows", "token"):
             continue
         inputs[name] = torch.randn(value, generator=generator) if "pixel_values" in name else torch.tensor(value)
     return inputs

@@ -142,6 +142,11 @@ class Read(Site):
     snapshot: bool = False
 
     # -- read
+    @property
+    def factored(self) -> bool:
+        """Whether the value is the location's tensor times a factor (``scale``; a gate, in a subclass)."""
+        return self.scale is not None
+
     def _term(self, host):
         return getattr(host._module, self.plus, None) if self.plus else None
 

@@ -6,6 +6,7 @@ from nnterp.family import Checkpoint, declared_family
 from nnterp.locations import Child
 from nnterp.writeback import Nowhere, Read
 
+from .stacks.idefics_text import FAMILY as IDEFICS_TEXT
 from .wrapper import Wrapper, recipe, tiny_text
 
 #: the image never enters the stream here: the cross-attention blocks read it
@@ -16,6 +17,15 @@ CROSS_ATTENDED = ("the image never enters the stream: {model} hands the projecte
 MLLAMA_VISION = {"hidden_size": 32, "num_hidden_layers": 2, "num_global_layers": 1, "attention_heads": 2,
                  "intermediate_size": 64, "vision_output_dim": 64, "image_size": 16, "patch_size": 4,
                  "max_num_tiles": 1, "intermediate_layers_indices": [0], "supported_aspect_ratios": [[1, 1]]}
+#: A tiny IDEFICS: four self-attention blocks, a cross-attention block before every second (layers: cross, self,
+#: self, cross, self, self), a one-layer CLIP-style vision tower over one 16-pixel image in 4-pixel patches and a
+#: one-layer perceiver resampler to 3 latents, so the cross-attention's keys span 3 image positions.
+IDEFICS_TINY = {"vocab_size": 300, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 4,
+                "num_attention_heads": 4, "cross_layer_interval": 2, "use_resampler": True,
+                "vision_config": {"embed_dim": 32, "image_size": 16, "patch_size": 4, "intermediate_size": 64,
+                                  "num_hidden_layers": 1, "num_attention_heads": 2},
+                "perceiver_config": {"use_resampler": True, "resampler_n_latents": 3, "resampler_depth": 1,
+                                     "resampler_n_heads": 2, "resampler_head_dim": 8}}
 
 
 def _cross_attended(model: str, states: str) -> dict:
@@ -65,5 +75,41 @@ CROSS_ATTENTION = (
             image={"tokens": 1, "pixel_values": (1, 1, 1, 3, 16, 16), "aspect_ratio_ids": [[1]],
                    "aspect_ratio_mask": [[[1]]], "rows": ("cross_attention_mask", 1, 1)},
             text_config=tiny_text("mllama")["text_config"], vision_config=MLLAMA_VISION, image_token_index=299),
+    ),
+    Wrapper(
+        name="idefics",
+        title="IDEFICS",
+        classes=("IdeficsForVisionText2Text",),
+        text_family=IDEFICS_TEXT,
+        summary="IDEFICS (9B, 80B), Flamingo's recipe: a CLIP vision transformer and a perceiver resampler whose "
+                "latents Llama's blocks read through tanh-gated cross-attention blocks, a second module list run "
+                "before every cross_layer_interval-th block.",
+        note="IdeficsForVisionText2Text: model (IdeficsModel: embed_tokens, vision_model (a CLIP-style vision "
+             "transformer), perceiver_resampler (under use_resampler: learned latents cross-attending to the "
+             "patches), layers, gated_cross_attn_layers, norm) and lm_head. IdeficsModel.forward turns pixel_values "
+             "[batch, images, channels, height, width] into image_hidden_states [batch, images x latents (or "
+             "patches), vision width], which every cross-attention block's keys and values are made from, and "
+             "image_attention_mask [batch, seq, images] into those blocks' mask and cross_attention_gate, which "
+             "zeroes the cross-attention's output on the rows that attend no image (the processor's mask: each row "
+             "attends the last <image> token at or before it). The <image> placeholder stays a token in the "
+             "stream. The forward refuses a call without one of pixel_values, image_encoder_embeddings or "
+             "perceiver_embeddings, and reads image_attention_mask: every call carries an image.",
+        language_model="model",
+        image_inputs=("pixel_values", "image_encoder_embeddings", "perceiver_embeddings"),
+        vision=("model.vision_model", "model.perceiver_resampler"),
+        sites=_cross_attended("IdeficsModel", "image_hidden_states"),
+        image_required="IdeficsModel.forward raises ValueError unless exactly one of pixel_values, "
+                       "image_encoder_embeddings or perceiver_embeddings is given, and reads image_attention_mask: "
+                       "every call carries an image",
+        checkpoints=(Checkpoint("HuggingFaceM4/idefics-9b", "IDEFICS 9B"),
+                     Checkpoint("HuggingFaceM4/idefics-9b-instruct", "IDEFICS 9B Instruct"),
+                     Checkpoint("HuggingFaceM4/idefics-80b", "IDEFICS 80B"),
+                     Checkpoint("HuggingFaceM4/idefics-80b-instruct", "IDEFICS 80B Instruct")),
+        # one image, its <image> token (id 299 here: a tokenizer token, no config field) between two
+        # <fake_token_around_image> (298), every row from the <image> token on attending it
+        tiny=recipe("IdeficsConfig",
+            image={"tokens": 1, "token": 299, "around": (298, 298), "pixel_values": (1, 1, 3, 16, 16),
+                   "rows": ("image_attention_mask", 1)},
+            **IDEFICS_TINY),
     ),
 )

@@ -335,19 +335,15 @@ NOT_SERVED = {
     "udop": ENCODER_DECODER + " (T5-style)",
     "vision-encoder-decoder": ENCODER_DECODER + " (any encoder, any cross-attending decoder)",
     "blip": "its text side is a BERT-style decoder that cross-attends to the image, not a decoder-only LM",
-    "idefics": "the first Idefics: its gated cross-attention blocks are no blocks of its stack but a second module "
-               "list (model.gated_cross_attn_layers) that IdeficsModel's forward runs before every "
-               "cross_layer_interval-th block of model.layers, so the stream between a cross-attention block and the "
-               "next self-attention block is no block's layer_input or layer_output, where nnterp's layers are one "
-               "module list in forward order (the cross-attention block kind, nnterp.crossattention, serves such "
-               "blocks where they are blocks of the stack: Llama 3.2 Vision's); the image never enters the stream",
     "evolla": "a protein-text model whose cross-attention is no block of its own: the adapter "
               "(EvollaSequenceAlignerCrossAttention) of every few blocks sits inside a self-attention block after "
               "its MLP and adds two more terms to the stream (attention to the protein's, structure's and MSA's "
-              "features through tanh(gate_attention), then a feed-forward through tanh(gate_ffw)), a block of four "
-              "sublayers that the cross-attention block kind (one attention and one MLP per block, "
-              "nnterp.crossattention) does not describe; and its inputs are protein sequences and structures, not "
-              "images",
+              "features through tanh(gate_attention), then a feed-forward, ff, through tanh(gate_ffw)); placed as a "
+              "block of its own after its host (blocks.Interleaved, as IDEFICS's blocks are) it would still have no "
+              "attention module to host the attention's values, its cross-attention being a method of the adapter "
+              "(cross_attention, over its own query, key_protein, value_protein and out_proj), and the host block's "
+              "layer_output would have to be read at the adapter's input rather than the block's output; and its "
+              "inputs are protein sequences and structures, not images",
     "pi0": "a robot policy: an action expert decodes actions by flow matching beside the PaliGemma backbone",
     "diffusion_gemma": "a block-diffusion denoiser (DiffusionGemmaForBlockDiffusion): it attends bidirectionally "
                        "within a block and predicts masked tokens, not a causal LM",

@@ -75,8 +75,9 @@ class Wrapper:
     checkpoints: tuple[Checkpoint, ...] = ()
     #: the tiny recipe (``recipe``): config class, overrides (a one-layer vision tower; text_config, the text
     #: family's recipe unless given), and "image", what tiny.image_call builds a call from: {"tokens": placeholders,
-    #: "around": ids put before and after them, "types": a token-type input to mark them in, "pixel_values": shape,
-    #: other inputs}
+    #: "token": their id where no config field holds it, "around": ids put before and after them, "types": a
+    #: token-type input to mark them in, "rows": (name, sizes...) of a mask of the images each row attends,
+    #: "pixel_values": shape, other inputs}
     tiny: dict = field(default_factory=dict)
     #: what the wrapper does that its text family's page does not say
     note: str = ""
