@@ -77,6 +77,9 @@ class Block:
     #: whether a call may skip some of the blocks (``skips`` says which and why): read first, so a read of any
     #: value elsewhere costs nothing more
     may_skip = False
+    #: the values a block the call skips still has: its stream in and out, where it is entered and passes the
+    #: stream through as it is (Evolla's adapter on a call without a protein)
+    passed_through: tuple[str, ...] = ()
 
     def skips(self, context) -> str | None:
         """Why a call may skip this block (a HostContext of the layer), or None: every call runs it."""

@@ -107,9 +107,9 @@ def _tiny_model(family):
     config = tiny.config(family.name)
     try:
         with torch.device("meta"):
-            return auto_class(family).from_config(config)
+            return auto_class(family, config).from_config(config)
     except Exception:  # a model computing from its weights while it builds
-        return auto_class(family).from_config(config)
+        return auto_class(family, config).from_config(config)
 
 
 def module_tree(model) -> list[str]:

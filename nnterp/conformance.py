@@ -228,9 +228,11 @@ def _visited_at(host, site):
     return None
 
 
-def order_run(model, i, log) -> list[tuple[str, float]] | None:
-    """Block ``i``'s served values in the declared order, each with where the forward reaches it in ``log`` (values
-    whose site has no location, or is not reached in this run, left out); None where the block did not run."""
+def order_run(model, i, log) -> list[tuple[str, float, float]] | None:
+    """Block ``i``'s served values in the declared order, each with where the forward reaches it in ``log``: the
+    earliest and latest place (one place, but for an operation nested in a call: anywhere between the call's input
+    and output); values whose site has no location, or is not reached in this run, left out. None where the block
+    did not run."""
     layer = model.layers[i]
     hosts = _hosts(model, i)
     try:
@@ -246,8 +248,11 @@ def order_run(model, i, log) -> list[tuple[str, float]] | None:
         if host not in hosts or name not in BY_NAME or not status_of(hosts[host], name, model).available:
             continue
         found = _visited_at(hosts[host], hosts[host]._nnterp_site(name))
-        if found is not None and found[0] in first:
-            placed.append((name, first[found[0]] + 0.5 * found[1]))
+        if found is None or found[0] not in first:
+            continue
+        at = first[found[0]]
+        returned = first.get(found[0][:-len(".input")] + ".output") if found[1] else None
+        placed.append((name, at + 0.5 * found[1], at if returned is None else returned - 0.5))
     return placed
 
 
@@ -255,12 +260,25 @@ def _ran(model, i, log, report) -> bool:
     """Whether block ``i`` ran on the call ``log`` records; one that did not must be one its family says a call may
     skip (a cross-attention block on a call without an image), with the reason."""
     layer = model.layers[i]
-    if f"{layer.path}.input" in log:
+    if _block_ran(model, i, log):
         return True
     why = model.family.block.skips(layer._nnterp_context())
     report.add("a block the call skips is one its family says a call may skip", f"layers[{i}]", why is not None,
                why or "the block did not run, and its family does not say why a call may skip it")
     return False
+
+
+def _block_ran(model, i, log) -> bool:
+    """Whether block ``i`` ran on the call ``log`` records: its forward was entered and, on a block a call may skip,
+    its attention reached (Evolla's adapter, entered on every call, passes the stream through without a protein)."""
+    layer = model.layers[i]
+    if f"{layer.path}.input" not in log:
+        return False
+    attention = block_hosts(layer).get("attention")
+    if model.family.block.skips(layer._nnterp_context()) is None or attention is None:
+        return True
+    found = _visited_at(attention, attention._nnterp_site("attention_output"))
+    return found is None or found[0] in log
 
 
 def _check_order(model, log, report) -> bool:
@@ -272,12 +290,12 @@ def _check_order(model, log, report) -> bool:
         if placed is None:
             continue
         latest, wrong = None, None
-        for name, at in placed:
-            if latest is not None and at < latest[1]:
+        for name, earliest, at_latest in placed:
+            if latest is not None and at_latest < latest[1]:
                 wrong = f"{name} is declared after {latest[0]}, but the forward reaches it first"
                 break
-            if latest is None or at > latest[1]:
-                latest = (name, at)
+            if latest is None or earliest > latest[1]:
+                latest = (name, earliest)
         report.add("the declared forward order is the order the forward reaches the values", f"layers[{i}]",
                    wrong is None and bool(placed), wrong or ("" if placed else "no value of the block was reached"))
         ok = ok and wrong is None and bool(placed)
@@ -581,7 +599,7 @@ def _check_cross_attended(model, inputs, report, base) -> None:
     log = visit_log(model, inputs)
     block = model.family.block
     crossing = [i for i in range(model.num_layers) if block.crosses(model.layers[i]._nnterp_context())]
-    ran = [i for i in crossing if f"{model.layers[i].path}.input" in log]
+    ran = [i for i in crossing if _block_ran(model, i, log)]
     image = has_image(model, inputs)
     if crossing:  # a stack cut to its first blocks (a real config's check) may keep none
         expected = crossing if image else [i for i in crossing if block.skips(model.layers[i]._nnterp_context()) is None]

@@ -9,13 +9,15 @@ blocks.
 block the common ones. Whether such a block runs may depend on the call (Llama 3.2 Vision's text-only call skips
 it): ``skipped`` says why and ``given`` names the inputs that make a call run it, and ``status.skipped_on_call``
 makes its values unavailable, with that sentence, on a call without them. The blocks may be no members of the
-stack's module list (Idefics's gated_cross_attn_layers): ``interleaved`` places them among its blocks
-(``blocks.Interleaved``).
+stack's module list (Idefics's gated_cross_attn_layers, Evolla's adapters inside its blocks): ``interleaved``
+places them among its blocks (``blocks.Interleaved``); a cross-attention that is no module but a method of its block
+(Evolla's ``cross_attention``) is hosted all the same (``method``, ``envoys.MethodAttention``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import torch
 
@@ -64,10 +66,17 @@ class CrossAttentionBlocks(Block):
 
     def __init__(self, layer: str, attention: str, mlp: str, mlp_at: Where, image_states: str,
                  skipped: str | None = None, given: tuple[str, ...] = (), notes: dict | None = None,
-                 attention_at: Where = Own("output"), activations: tuple = (None, None), **block) -> None:
+                 attention_at: Where = Own("output"), activations: tuple = (None, None), method: str | None = None,
+                 on_cross: dict | None = None, holding: dict | None = None, cross_dims: Callable | None = None,
+                 passes_through: bool = False, **block) -> None:
         super().__init__(kind="sequential, with gated cross-attention blocks", dims=self._gate_dims, **block)
         self.layer, self.gate_names, self.image_states, self.skipped = layer, (attention, mlp), image_states, skipped
         self.given, self.may_skip = tuple(given), skipped is not None
+        if passes_through:  # entered on every call, it hands its input on as it is where it is skipped
+            self.passed_through = ("layer_input", "layer_output")
+        # the cross-attention as a method of the block, its other sites, those of a block holding one, and its
+        # dimensions that differ from the stack's (config -> {dimension: size})
+        self.attention_method, self.holding, self.cross_dims = method, dict(holding or {}), cross_dims
         image = (f"from the image features (the {image_states} it reads), over the image's positions, not the call's: "
                  f"[batch num_kv_heads image_keys head_dim]")
         notes = notes or {}
@@ -82,10 +91,13 @@ class CrossAttentionBlocks(Block):
             "attention_values": described("attention_values", f"The values the cross-attention makes {image}"),
             "attention_gate": self._gate(attention, activations[0], "the cross-attention's output"),
             "mlp_gate": self._gate(mlp, activations[1], "the MLP's output"),
+            **(on_cross or {}),
         }
 
-    def _gate(self, gate: str, activation: str | None, what: str) -> Read:
+    def _gate(self, gate: str, activation: "str | Where | None", what: str) -> Read:
         said = f"the factor the block multiplies {what} by before adding it"
+        if isinstance(activation, Where):  # the forward's own tanh call
+            return Read(activation, layout=FLAT, description=f"tanh({gate}), {said}")
         if activation is None:
             return Read(Call(f"self.{gate}.tanh", "output", from_block=True, forward_of=self.layer), layout=FLAT,
                         description=f"tanh({gate}), {said}")
@@ -104,9 +116,17 @@ class CrossAttentionBlocks(Block):
     def runs_on(self, given) -> bool:
         return any(name in given for name in self.given)
 
+    def holds_cross(self, context) -> bool:
+        """Whether this block holds a cross-attention block among its children (Evolla's adapter)."""
+        return context.layer is not None and any(
+            type(child).__name__ == self.layer for child in context.layer.children())
+
     def _gate_dims(self, context) -> dict:
         gate = getattr(context.layer, self.gate_names[0], None) if self.is_cross(context) else None
-        return {"gate_size": gate.numel()} if isinstance(gate, torch.Tensor) else {}
+        dims = {"gate_size": gate.numel()} if isinstance(gate, torch.Tensor) else {}
+        if self.cross_dims is not None and self.is_cross(context):
+            dims.update(self.cross_dims(context.config))
+        return dims
 
     def _shape(self) -> str:
         return (f"sequential; {self.layer} blocks cross-attend to the image ({self.image_states}) and add each "
@@ -115,8 +135,10 @@ class CrossAttentionBlocks(Block):
     def sites(self) -> dict:
         def chosen(name):
             fallback = UNGATED.get(name) or COMMON_SITES[name]
-            return lambda context: self._cross[name] if self.is_cross(context) else fallback
-        return {name: chosen(name) for name in self._cross}
+            held = self.holding.get(name)
+            return lambda context: (self._cross[name] if name in self._cross and self.is_cross(context) else
+                                    held if held is not None and self.holds_cross(context) else fallback)
+        return {name: chosen(name) for name in {**self._cross, **self.holding}}
 
     def image_positions(self, model, i, inputs) -> int | None:
         """How many image positions block ``i``'s keys span on a call (its attention's ``image_states``), or None

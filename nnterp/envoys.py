@@ -12,7 +12,7 @@ from functools import partial
 import torch
 from nnsight import Envoy
 
-from . import bridge, names, tracing
+from . import bridge, labels, names, tracing
 from .bridge import OutOfOrderError
 from .errors import BadIndex, NnterpError, OrderError, ReadOnlyValue, UnavailableValue, UnknownName
 from .locations import Call, HostContext, Own, envoy_memo
@@ -70,7 +70,7 @@ class StandardValue:
                 f"{self.spec.name} is served inside a trace: read it as "
                 f"`with model.trace(prompt): {HOST_PATHS[self.spec.host]}.{self.spec.name}.save()`"
             )
-        skipped = skipped_on_call(envoy, model)
+        skipped = skipped_on_call(envoy, model, self.spec.name)
         if skipped is not None:
             raise UnavailableValue(f"{standard_path(envoy)}.{self.spec.name} does not run on this call: {skipped}")
         return site
@@ -328,7 +328,50 @@ class MLPEnvoy(_HostEnvoy):
     _nnterp_host = "mlp"
 
 
-for _cls in (LayerEnvoy, AttentionEnvoy, MLPEnvoy):
+class MethodAttention(StandardHost):
+    """A block's attention where it is no module but a method of the block (Evolla's adapter calls its own
+    ``cross_attention``): ``layers[i].self_attn`` hosts its values all the same, every one located from the block;
+    its input and output are that call's in the block's forward. Nothing is added to the model: this is nnterp's
+    object, kept on the block's envoy."""
+
+    _nnterp_host = "attention"
+
+    def __init__(self, block, method: str) -> None:
+        self.parent, self._method = block, method
+
+    # the block's: its module, the model, the run, and the operations of its forward
+    _module = property(lambda self: self.parent._module)
+    root = property(lambda self: self.parent.root)
+    interleaver = property(lambda self: self.parent.interleaver)
+    source = property(lambda self: self.parent.source)
+
+    def _label(self) -> str:
+        label = labels.call_label(labels.compiled_forward(self._module), f"self.{self._method}")
+        if label is None:
+            raise UnavailableValue(f"this block's forward makes no call of self.{self._method}; the family module's "
+                                   f"site is out of date")
+        return label
+
+    @property
+    def path(self) -> str:
+        return f"{self.parent.path}.source.{self._label()}"
+
+    def _call(self):
+        return getattr(self.parent.source, self._label())
+
+    @property
+    def output(self):
+        return self._call().output
+
+    @property
+    def inputs(self):
+        return self._call().inputs
+
+    def __repr__(self) -> str:
+        return _with_values(self, f"{type(self._module).__name__}.{self._method}()")
+
+
+for _cls in (LayerEnvoy, AttentionEnvoy, MLPEnvoy, MethodAttention):
     for _spec in values_of(_cls._nnterp_host, ("core", "moe", "gate")):
         setattr(_cls, _spec.name, StandardValue(_spec))
 

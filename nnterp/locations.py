@@ -182,6 +182,22 @@ class Child(Where):
         return f"the child module {self.name}'s {self.key}"
 
 
+@dataclass(frozen=True)
+class ChildInside(Child):
+    """A child module the host's forward calls inside one of the host's own methods (``inside``: Evolla's adapter
+    calls attention_norm inside self.cross_attention). Read inside a trace, it first drills into that call, as a
+    value nested in it would, so that the values nested in the call can still be read after this one."""
+
+    inside: str = ""
+
+    def target(self, host):
+        found = super().target(host)
+        if bridge.interleaving(host):
+            source = host.source
+            getattr(source, Call._label(Call(self.inside), source.compiled, self.inside)).source  # parks until called
+        return found
+
+
 def Sibling(name: str, key: str = "output") -> Child:  # noqa: N802 - reads as the location it builds
     """A module of the host's block, beside the host."""
     return Child(name, key, from_block=True)
@@ -254,7 +270,7 @@ class Call(Where):
         source = self._module_of(host).source
         if self.inside is None:
             return getattr(source, self._label(source.compiled, self.callee))
-        outer = getattr(source, self._label(source.compiled, self.inside))
+        outer = getattr(source, Call._label(self, source.compiled, self.inside))  # a call, of any site kind
         inner = outer.source  # parks until the enclosing call runs, then drills into what it runs
         return getattr(inner, self._label(inner.compiled, self.callee))
 
@@ -263,13 +279,19 @@ class Call(Where):
 
     def labels_for(self, module) -> tuple[str, str | None]:
         if self.from_block:  # a module does not know its block: its forward is named by class
-            forward = labels.compiled_function(getattr(sys.modules[type(module).__module__], self.forward_of).forward)
-            return self._label(forward, self.callee), None
+            block = getattr(sys.modules[type(module).__module__], self.forward_of)
+            forward = labels.compiled_function(block.forward)
+            if self.inside is None:
+                return self._label(forward, self.callee), None
+            called = self.eager or self.inside  # a method of the block (Evolla's self.cross_attention)
+            function = getattr(block, called[len("self."):]) if called.startswith("self.") else \
+                sys.modules[block.__module__].__dict__.get(called)
+            return self._label(labels.compiled_function(function), self.callee), Call._label(self, forward, self.inside)
         module = _walk(module, self.child)
         forward = labels.compiled_forward(module)
         if self.inside is None:
             return self._label(forward, self.callee), None
-        outer = self._label(forward, self.inside)
+        outer = Call._label(self, forward, self.inside)
         function = _resolve_callable(module, self.eager or self.inside)
         return self._label(labels.compiled_function(function), self.callee), outer
 
@@ -309,8 +331,9 @@ class Assigned(Call):
         return found[self.occurrence]
 
     def describe(self, module) -> str:
-        label, _ = self.labels_for(module)
-        return f"{self._forward_words(module)}: the value assigned to {self.callee} ({label})"
+        label, outer = self.labels_for(module)
+        within = f" inside {outer}" if outer is not None else ""
+        return f"{self._forward_words(module)}: the value assigned to {self.callee} ({label}){within}"
 
 
 @dataclass(frozen=True)

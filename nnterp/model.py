@@ -15,7 +15,8 @@ from .bridge import TurnTakingTracer
 from .cache import ConventionInfo, build as build_cache
 from .conformance import check as run_contract
 from .envoys import (
-    ENVOYS, AttentionEnvoy, Blocks, LayerEnvoy, MLPEnvoy, ModulesEnvoy, StandardHost, StandardValue, _addindent, absent_host_reason,
+    ENVOYS, AttentionEnvoy, Blocks, LayerEnvoy, MethodAttention, MLPEnvoy, ModulesEnvoy, StandardHost, StandardValue,
+    _addindent, absent_host_reason,
 )
 from .errors import BadPrompt, BatchRefused, EmptyPrompt, HubUnreachable, LoadOptionRefused, UnavailableValue
 from .family import Family, warn_above_window
@@ -29,7 +30,7 @@ from .status import status_of
 from .support import Support, build_support
 from .tracing import Captures
 from .vocabulary import BY_NAME, values_of
-from .wrappers import image_text_to_text, merge_host, quiet_text_pipeline
+from .wrappers import OwnClass, auto_class, image_text_to_text, merge_host, quiet_text_pipeline
 from .writeback import where_of
 
 
@@ -72,14 +73,22 @@ class StandardizedTransformer(StandardHost, TransformersModel):
     ) -> None:
         _refuse_keywords(kwargs, built=isinstance(model, torch.nn.Module))
         warn_above_window()
+        if not isinstance(model, torch.nn.Module):
+            config = _load_config(model, trust_remote_code, kwargs)
+            family = family_for(config)
+            own = auto_class(family, config)
+            if isinstance(own, OwnClass):  # no auto class takes its config (Evolla's): its own class loads it now
+                tokenizer = tokenizer if tokenizer is not None else _load_tokenizer(model, trust_remote_code, kwargs)
+                given = {"attn_implementation": attn_implementation, "dtype": dtype, "device_map": device_map}
+                model = own.from_pretrained(model, trust_remote_code=trust_remote_code, **_hub_options(kwargs),
+                                            **{key: value for key, value in given.items() if value is not None})
+                attn_implementation = dtype = device_map = None  # honoured by the loading
         if isinstance(model, torch.nn.Module):
             config = model.config
             family = family_for(config, type(model).__name__)
             self._honour_built(model, family, attn_implementation, dtype, device_map)
             load = {}
         else:
-            config = _load_config(model, trust_remote_code, kwargs)
-            family = family_for(config)
             if attn_implementation is not None and attn_implementation not in family.loads:
                 raise LoadOptionRefused(
                     f"{family.name} cannot be loaded with attn_implementation={attn_implementation!r}; "
@@ -127,6 +136,10 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         if interleaved is not None:
             holder = self.layers.parent  # the module holding the stack's module list
             self.__dict__["layers"] = Blocks(interleaved.blocks(holder, self._nnterp_state.config))
+        method = getattr(family.block, "attention_method", None)
+        for layer in self.layers if method is not None else ():  # an attention that is a method of its block
+            if family.block.crosses(layer._nnterp_context()):
+                layer.__dict__["self_attn"] = MethodAttention(layer, method)
 
     def _bind_mixers(self, family) -> None:
         """Alias a block's token mixer as self_attn where the rename cannot: where the module's own self_attn is
@@ -492,15 +505,18 @@ def _load_config(repo: Any, trust_remote_code: bool, kwargs: dict):
     if why is not None:
         raise HubUnreachable(why)
 
-    extra = {key: kwargs[key] for key in ("gguf_file", "revision", "token", "cache_dir") if key in kwargs}
-    return AutoConfig.from_pretrained(repo, trust_remote_code=trust_remote_code, **extra)
+    return AutoConfig.from_pretrained(repo, trust_remote_code=trust_remote_code, **_hub_options(kwargs))
+
+
+def _hub_options(kwargs: dict) -> dict:
+    """The options of a load that say where its files come from."""
+    return {key: kwargs[key] for key in ("gguf_file", "revision", "token", "cache_dir") if key in kwargs}
 
 
 def _load_tokenizer(repo: Any, trust_remote_code: bool, kwargs: dict):
     from transformers import AutoTokenizer
 
-    extra = {key: kwargs[key] for key in ("gguf_file", "revision", "token", "cache_dir") if key in kwargs}
-    return AutoTokenizer.from_pretrained(repo, trust_remote_code=trust_remote_code, **extra)
+    return AutoTokenizer.from_pretrained(repo, trust_remote_code=trust_remote_code, **_hub_options(kwargs))
 
 
 def _warn_hazards(model) -> None:

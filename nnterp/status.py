@@ -33,15 +33,17 @@ def status_of(host, name: str, model) -> Status:
     """The status of the value ``name`` on its host envoy ``host``: inside a call, unavailable where the call skips
     its block."""
     found = status(host._nnterp_site(name), model)
-    skipped = skipped_on_call(host, model) if found.available else None
+    skipped = skipped_on_call(host, model, name) if found.available else None
     return found if skipped is None else Status(found.kind, False, f"the call skips this block: {skipped}")
 
 
-def skipped_on_call(host, model) -> str | None:
+def skipped_on_call(host, model, name: str | None = None) -> str | None:
     """Why the running call skips the block holding ``host``, where its family says a call may (a cross-attention
-    block on a call without image features) and this call's inputs are such; None otherwise, and outside a call."""
+    block on a call without image features) and this call's inputs are such; None otherwise, and outside a call, and
+    for the value ``name`` where the block passes the stream through on such a call (Evolla's adapter: its
+    layer_input and layer_output exist, and are equal)."""
     given = model._nnterp_state.call_inputs
-    if given is None or getattr(host, "_nnterp_host", "model") == "model":
+    if given is None or getattr(host, "_nnterp_host", "model") == "model" or name in model.family.block.passed_through:
         return None
     return skipped_by(model, _block_of(host), given)
 

@@ -83,7 +83,7 @@ def build(family: str, attn_implementation: str | None = None, seed: int = 0, dt
     cfg = config(family, **overrides)
     torch.manual_seed(seed)
     kwargs = {"attn_implementation": attn_implementation} if attn_implementation else {}
-    model = auto_class(_family(family)).from_config(cfg, dtype=dtype, **kwargs).eval()
+    model = auto_class(_family(family), cfg).from_config(cfg, dtype=dtype, **kwargs).eval()
     _perturb_constants(model)
     return model, tokenizer(cfg.get_text_config().vocab_size)
 

@@ -51,6 +51,26 @@ def snapshot(model):
     )
 
 
+def assert_the_stream_passes_block_to_block(model, inputs):
+    """Each block's layer_output is the next one's layer_input, the first's the token embeddings, and the contract
+    holds with the residual identity on every block: model.layers in forward order, however the native modules
+    interleave (IDEFICS's two module lists, Evolla's adapters inside their blocks). Returns what each block
+    received and returned."""
+    ins, outs = [], []  # made before the trace: nnsight keeps what the block saves into them
+    with model.trace(inputs):
+        embedded = model.token_embeddings.save()
+        for layer in model.layers:
+            ins.append(layer.layer_input.save())
+            outs.append(layer.layer_output.save())
+    assert torch.equal(ins[0], embedded)
+    for i in range(model.num_layers - 1):
+        assert torch.equal(outs[i], ins[i + 1]), f"layers[{i}].layer_output != layers[{i + 1}].layer_input"
+    report = model.check(inputs, raise_on_failure=False)
+    identities = {r.where for r in report.results if r.check.startswith("identity") and r.ok}
+    assert report.ok and identities == {f"layers[{i}]" for i in range(model.num_layers)}, str(report)
+    return ins, outs
+
+
 def same_snapshot(a, b):
     return a[1] == b[1] and a[0].keys() == b[0].keys() and all(torch.equal(a[0][k], b[0][k]) for k in a[0])
 

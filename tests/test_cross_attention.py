@@ -3,10 +3,9 @@ of block, the cross-attention's keys over the image's positions, the gates, and 
 
 import pytest
 import torch
-import transformers
 
 from nnterp import tiny
-from nnterp.errors import NotCached, UnavailableValue, UnknownArchitecture
+from nnterp.errors import NotCached, UnavailableValue
 from nnterp.lookup import family_for
 
 NAME = "mllama_vision"
@@ -120,7 +119,3 @@ def test_the_conditional_generation_class_is_the_wrappers_and_the_causal_lm_the_
     assert family_for(config, "MllamaForConditionalGeneration").name == NAME
     assert family_for(config, "MllamaForCausalLM").name == "mllama"
 
-
-def test_evolla_is_refused_with_its_reason():
-    with pytest.raises(UnknownArchitecture, match="inside a self-attention block"):
-        family_for(transformers.EvollaConfig(), "EvollaForProteinText2Text")

@@ -349,7 +349,7 @@ def test_the_contract_fails_a_block_order_the_forward_does_not_follow(monkeypatc
     model = tiny.load("gpt_neox", attn_implementation="eager")
     assert model.check(raise_on_failure=False).ok
     reached = order_run(model, 0, visit_log(model, PROMPT))
-    assert [at for _, at in reached] == sorted(at for _, at in reached) and len(reached) >= 20
+    assert [at for _, at, _ in reached] == sorted(at for _, at, _ in reached) and len(reached) >= 20
     moved = [("layer", "mlp_norm_scale"), ("layer", "mlp_norm_output")]
     rest = [item for item in FORWARD_ORDER["block"] if item not in moved]
     at = rest.index(("layer", "attention_norm_output")) + 1

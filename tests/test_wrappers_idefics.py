@@ -7,6 +7,7 @@ logits as the arithmetic says."""
 import pytest
 import torch
 
+from conftest import assert_the_stream_passes_block_to_block
 from nnterp import tiny
 from nnterp.bridge import logging_visits
 from nnterp.errors import BadIndex, UnavailableValue
@@ -50,18 +51,7 @@ def test_layers_are_both_module_lists_in_forward_order_and_nothing_is_added_to_t
 
 
 def test_the_stream_passes_from_each_block_to_the_next_across_the_interleaving(model, image):
-    ins, outs = [], []  # made before the trace: nnsight keeps what the block saves into them
-    with model.trace(image):
-        embedded = model.token_embeddings.save()
-        for layer in model.layers:
-            ins.append(layer.layer_input.save())
-            outs.append(layer.layer_output.save())
-    assert torch.equal(ins[0], embedded)
-    for i in range(model.num_layers - 1):
-        assert torch.equal(outs[i], ins[i + 1]), f"layers[{i}].layer_output != layers[{i + 1}].layer_input"
-    report = model.check(image, raise_on_failure=False)
-    identities = {r.where for r in report.results if r.check.startswith("identity") and r.ok}
-    assert report.ok and identities == {f"layers[{i}]" for i in range(6)}, str(report)
+    assert_the_stream_passes_block_to_block(model, image)
 
 
 def test_a_cross_attention_blocks_keys_span_the_images_positions(model, image):

@@ -23,8 +23,8 @@ from ..families import _index
 from ..family import not_served as family_not_served, registry, served_here
 from .wrapper import IMAGE_ROWS, TEXT_PREFIX, Wrapper, WrapperFamily, _text_family, family_of, has_image, merge_host
 
-__all__ = ["IMAGE_ROWS", "TEXT_PREFIX", "Wrapper", "WrapperFamily", "auto_class", "declared", "every_family",
-           "family_of", "has_image", "merge_host", "not_served", "quiet_text_pipeline", "wrapper_for",
+__all__ = ["IMAGE_ROWS", "OwnClass", "TEXT_PREFIX", "Wrapper", "WrapperFamily", "auto_class", "declared",
+           "every_family", "family_of", "has_image", "merge_host", "not_served", "quiet_text_pipeline", "wrapper_for",
            "wrapper_registry"]
 
 
@@ -83,11 +83,32 @@ def image_text_to_text(family) -> bool:
     return not any(t in CAUSAL for t in family.model_types) and any(t in IMAGE_TEXT for t in family.model_types)
 
 
-def auto_class(family):
-    """The transformers auto class that builds a family's models: a wrapper's own, vision side included."""
+def auto_class(family, config=None):
+    """The transformers auto class that builds a family's models (a wrapper's own, vision side included); for a
+    ``config`` that auto class does not take, the wrapper's own class (transformers 5.24 maps EvollaConfig back to
+    the name EvollaModel, no model type of its auto classes)."""
+    import transformers
     from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
 
-    return AutoModelForImageTextToText if image_text_to_text(family) else AutoModelForCausalLM
+    auto = AutoModelForImageTextToText if image_text_to_text(family) else AutoModelForCausalLM
+    wrapper = getattr(family, "wrapper", None)
+    if config is None or wrapper is None or type(config) in auto._model_mapping:
+        return auto
+    return OwnClass(getattr(transformers, wrapper.classes[0]))
+
+
+class OwnClass:
+    """A model class standing in for an auto class that does not take its config: ``from_config`` and
+    ``from_pretrained`` alike."""
+
+    def __init__(self, cls) -> None:
+        self.cls = cls
+
+    def from_config(self, config, **kwargs):
+        return self.cls._from_config(config, **kwargs)
+
+    def from_pretrained(self, *args, **kwargs):
+        return self.cls.from_pretrained(*args, **kwargs)
 
 
 def wrapper_for(config, architecture: str | None = None) -> WrapperFamily | None:

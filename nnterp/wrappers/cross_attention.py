@@ -6,6 +6,7 @@ from nnterp.family import Checkpoint, declared_family
 from nnterp.locations import Child
 from nnterp.writeback import Nowhere, Read
 
+from .stacks.evolla_text import FAMILY as EVOLLA_TEXT
 from .stacks.idefics_text import FAMILY as IDEFICS_TEXT
 from .wrapper import Wrapper, recipe, tiny_text
 
@@ -26,6 +27,16 @@ IDEFICS_TINY = {"vocab_size": 300, "hidden_size": 64, "intermediate_size": 128, 
                                   "num_hidden_layers": 1, "num_attention_heads": 2},
                 "perceiver_config": {"use_resampler": True, "resampler_n_latents": 3, "resampler_depth": 1,
                                      "resampler_n_heads": 2, "resampler_head_dim": 8}}
+
+
+#: A tiny Evolla: four blocks, an adapter in every second (layers: self, self, adapter, self, self, adapter), a
+#: one-layer SaProt protein encoder and a one-layer resampler to 3 latents, so the adapters' keys span 3 positions.
+EVOLLA_TINY = {"vocab_size": 300, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 4,
+               "num_attention_heads": 4, "num_key_value_heads": 2, "aligner_num_add_layers": 2,
+               "resampler_depth": 1, "resampler_dim_head": 8, "resampler_heads": 2, "resampler_num_latents": 3,
+               "bos_token_id": 1, "eos_token_id": 2,
+               "protein_encoder_config": {"vocab_size": 446, "hidden_size": 32, "num_hidden_layers": 1,
+                                          "num_attention_heads": 2, "intermediate_size": 64}}
 
 
 def _cross_attended(model: str, states: str) -> dict:
@@ -111,5 +122,37 @@ CROSS_ATTENTION = (
             image={"tokens": 1, "token": 299, "around": (298, 298), "pixel_values": (1, 1, 3, 16, 16),
                    "rows": ("image_attention_mask", 1)},
             **IDEFICS_TINY),
+    ),
+    Wrapper(
+        name="evolla",
+        title="Evolla",
+        classes=("EvollaForProteinText2Text",),
+        text_family=EVOLLA_TEXT,
+        summary="Evolla (10B), a protein-language model: a SaProt protein encoder and a perceiver resampler whose "
+                "latents Llama 3's blocks read through protein adapters, a tanh-gated cross-attention and "
+                "feed-forward that every few blocks call last.",
+        note="EvollaForProteinText2Text: model (EvollaModel: embed_tokens, protein_encoder (SaProt, an ESM-style "
+             "encoder over the protein's structure-aware tokens, then a perceiver resampler, the sequence "
+             "compressor, to resampler_num_latents latents), layers, norm) and lm_head. EvollaModel.forward runs the "
+             "protein encoder where protein_input_ids and protein_attention_mask are both given and hands its "
+             "latents to every block as protein_kv_states, which the block passes to its adapter; the adapter's "
+             "keys and values are made from them. The protein never enters the stream: the text's tokens carry no "
+             "placeholder for it. structure_feats and msa_feats, which the forward also takes, reach no key: "
+             "EvollaDecoderLayer builds its adapters with the protein encoder's width alone.",
+        language_model="model",
+        image_inputs=("protein_input_ids", "protein_attention_mask"),
+        vision=("model.protein_encoder",),
+        sites={**_cross_attended("EvollaModel", "protein_kv_states"), "image_features": Nowhere(
+            "no image enters the stream: EvollaModel hands the protein encoder's latents to every adapter as "
+            "protein_kv_states, whose keys and values are made from them (read them there: "
+            "layers[i].self_attn.attention_keys on an adapter block)"), "image_mask": Nowhere(
+            "no image enters the stream, and the text carries no placeholder for the protein: the adapters read "
+            "its latents as protein_kv_states")},
+        checkpoints=(Checkpoint("westlake/Evolla-10B-hf", "Evolla 10B"),),
+        # one protein of five structure-aware tokens; the text carries no placeholder for it
+        tiny=recipe("EvollaConfig",
+            image={"tokens": 0, "token": 0, "protein_input_ids": [[0, 5, 6, 7, 2]],
+                   "protein_attention_mask": [[1, 1, 1, 1, 1]]},
+            **EVOLLA_TINY),
     ),
 )

@@ -335,15 +335,6 @@ NOT_SERVED = {
     "udop": ENCODER_DECODER + " (T5-style)",
     "vision-encoder-decoder": ENCODER_DECODER + " (any encoder, any cross-attending decoder)",
     "blip": "its text side is a BERT-style decoder that cross-attends to the image, not a decoder-only LM",
-    "evolla": "a protein-text model whose cross-attention is no block of its own: the adapter "
-              "(EvollaSequenceAlignerCrossAttention) of every few blocks sits inside a self-attention block after "
-              "its MLP and adds two more terms to the stream (attention to the protein's, structure's and MSA's "
-              "features through tanh(gate_attention), then a feed-forward, ff, through tanh(gate_ffw)); placed as a "
-              "block of its own after its host (blocks.Interleaved, as IDEFICS's blocks are) it would still have no "
-              "attention module to host the attention's values, its cross-attention being a method of the adapter "
-              "(cross_attention, over its own query, key_protein, value_protein and out_proj), and the host block's "
-              "layer_output would have to be read at the adapter's input rather than the block's output; and its "
-              "inputs are protein sequences and structures, not images",
     "pi0": "a robot policy: an action expert decodes actions by flow matching beside the PaliGemma backbone",
     "diffusion_gemma": "a block-diffusion denoiser (DiffusionGemmaForBlockDiffusion): it attends bidirectionally "
                        "within a block and predicts masked tokens, not a causal LM",

@@ -1,6 +1,6 @@
 """Language stacks that live only inside a wrapper: text models with no CausalLM of their own (Cosmos3EdgeTextModel,
 DeepseekOcr2TextModel, MuseGlimmerTextModel, MuseSparkTextModel, Step3p7TextModel,
-MistralLarge4TextModel, Glm5NextTextModel, IDEFICS's IdeficsModel) whose blocks differ from every
+MistralLarge4TextModel, Glm5NextTextModel, IDEFICS's IdeficsModel, Evolla's EvollaModel) whose blocks differ from every
 nnterp family's in a module name, a value's site or the block's arithmetic. Each module declares one as its
 difference from its parent family (``like``, the parent a family or a stack): the parent's renames, sites, block,
 router and readout, with this stack's changes. It has no tiny model of its own: its wrapper's tiny recipe builds it
