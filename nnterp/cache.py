@@ -359,9 +359,11 @@ def _instrument(reads) -> None:
     done = set()
     for read in reads:
         where = where_of(read.host._nnterp_site(read.path.value))
-        if isinstance(where, Call) and id(read.host) not in done:
+        # by location, not host: a host's values may be read in two forwards (IDEFICS's attention_output in its
+        # block's, its softmax in its own)
+        if isinstance(where, Call) and (id(read.host), where) not in done:
             where.instrument(read.host)
-            done.add(id(read.host))
+            done.add((id(read.host), where))
 
 
 def _steps(model, reads, splice_reads) -> list:

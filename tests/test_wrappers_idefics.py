@@ -130,7 +130,10 @@ def test_an_edit_of_what_a_cross_attention_block_adds_reaches_the_logits_as_the_
     assert not torch.equal(logits, edited)
 
 
-def test_a_cache_keeps_the_blocks_by_their_place_in_layers(model, image):
+def test_a_cache_keeps_the_blocks_by_their_place_in_layers(image):
+    # a fresh model, cached before any trace: the cache instruments both forwards a cross-attention block's
+    # attention values are read in (its own for the softmax, its block's for attention_output)
+    model = tiny.load(NAME, attn_implementation="eager")
     cached = model.cache(image)
     with model.trace(image):
         keys = model.layers[CROSS[1]].self_attn.attention_keys.save()

@@ -138,7 +138,7 @@ def build_on_meta(family):
     config, shown_on = representative_config(family)
     with torch.device("meta"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        hf = auto_class(family).from_config(config)
+        hf = auto_class(family, config).from_config(config)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = StandardizedTransformer(hf, tokenizer=tiny.tokenizer(), device=torch.device("meta"))

@@ -191,7 +191,7 @@ def _weights(config, family=None) -> int:
     """The parameters and buffers of the model ``config`` builds, counted on the meta device."""
     with torch.device("meta"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = auto_class(family).from_config(config)
+        model = auto_class(family, config).from_config(config)
     return sum(t.numel() for t in model.parameters()) + sum(t.numel() for t in model.buffers())
 
 
@@ -324,7 +324,7 @@ def check_one(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                hf = auto_class(family).from_config(config, dtype=dtype, attn_implementation=load).eval()
+                hf = auto_class(family, config).from_config(config, dtype=dtype, attn_implementation=load).eval()
             except ZeroDivisionError:  # an init that spaces values over the blocks (RWKV's): two blocks at least
                 planned = plan(family, checkpoint, dtype, memory_gb, least=2)
                 result.update(blocks=planned["blocks"], least_blocks=2, weights_gb=planned["gb"])
@@ -332,7 +332,7 @@ def check_one(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_
                     result.update(status="not checked", passed=False, reason=planned["reason"])
                     return result
                 config = _config(family, planned["facts"])
-                hf = auto_class(family).from_config(config, dtype=dtype, attn_implementation=load).eval()
+                hf = auto_class(family, config).from_config(config, dtype=dtype, attn_implementation=load).eval()
             # as the tiny recipes do: a constant the init leaves (a zero router, unit norms) would make checks vacuous
             tiny._perturb_constants(hf)
             tokenizer = tiny.tokenizer(min(config.get_text_config().vocab_size, 300))
