@@ -138,3 +138,12 @@ def test_a_saved_evolla_loads_by_path_through_its_own_class(tmp_path, protein):
     with model.trace(protein):
         logits = model.logits.save()
     assert torch.equal(logits, expected)
+
+
+def test_the_encyclopedia_reads_the_language_models_rotary_not_the_protein_encoders(model):
+    """The protein encoder, under the language model's module (model.protein_encoder), has a rotary of its own over
+    narrower heads: the page's rotary note is the text blocks'."""
+    from nnterp.encyclopedia.notes.derived.rotary import _rotary_module
+
+    assert _rotary_module(model) is model.hf_model.model.rotary_emb
+    assert model.hf_model.model.protein_encoder.model.rotary_embeddings.inv_freq.numel() == 4

@@ -30,13 +30,14 @@ IDEFICS_TINY = {"vocab_size": 300, "hidden_size": 64, "intermediate_size": 128, 
 
 
 #: A tiny Evolla: four blocks, an adapter in every second (layers: self, self, adapter, self, self, adapter), a
-#: one-layer SaProt protein encoder and a one-layer resampler to 3 latents, so the adapters' keys span 3 positions.
+#: one-layer SaProt protein encoder and a one-layer resampler to 3 latents, so the adapters' keys span 3 positions;
+#: the encoder's heads are narrower than the text's (8 against 16), so that its rotary is not the text's.
 EVOLLA_TINY = {"vocab_size": 300, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 4,
                "num_attention_heads": 4, "num_key_value_heads": 2, "aligner_num_add_layers": 2,
                "resampler_depth": 1, "resampler_dim_head": 8, "resampler_heads": 2, "resampler_num_latents": 3,
                "bos_token_id": 1, "eos_token_id": 2,
                "protein_encoder_config": {"vocab_size": 446, "hidden_size": 32, "num_hidden_layers": 1,
-                                          "num_attention_heads": 2, "intermediate_size": 64}}
+                                          "num_attention_heads": 4, "intermediate_size": 64}}
 
 
 def _cross_attended(model: str, states: str) -> dict:

@@ -33,10 +33,14 @@ def _rope_parameters(config) -> dict:
 def _rotary_module(model):
     native = _module(model)
     wrapper = getattr(getattr(model, "family", None), "wrapper", None)
-    if wrapper is not None:  # a wrapper's vision tower has a rotary of its own (Pixtral's 2D one): not the text's
+    vision = ()
+    if wrapper is not None:  # a wrapper's vision tower has a rotary of its own (Pixtral's 2D one): not the text's,
+        # nor may one inside the language model's module (Evolla's protein encoder, under model)
+        vision = tuple(f"{path[len(wrapper.language_model) + 1:]}." for path in wrapper.vision
+                       if path.startswith(wrapper.language_model + "."))
         native = native.get_submodule(wrapper.language_model)
-    for module in native.modules():
-        if _inv_freq(module) is not None:
+    for name, module in native.named_modules():
+        if _inv_freq(module) is not None and not f"{name}.".startswith(vision or ("\0",)):
             return module
     return None
 
