@@ -346,11 +346,8 @@ class MethodAttention(StandardHost):
     source = property(lambda self: self.parent.source)
 
     def _label(self) -> str:
-        label = labels.call_label(labels.compiled_forward(self._module), f"self.{self._method}")
-        if label is None:
-            raise UnavailableValue(f"this block's forward makes no call of self.{self._method}; the family module's "
-                                   f"site is out of date")
-        return label
+        callee = f"self.{self._method}"
+        return Call(callee)._label(labels.compiled_forward(self._module), callee)
 
     @property
     def path(self) -> str:

@@ -194,7 +194,7 @@ class ChildInside(Child):
         found = super().target(host)
         if bridge.interleaving(host):
             source = host.source
-            getattr(source, Call._label(Call(self.inside), source.compiled, self.inside)).source  # parks until called
+            getattr(source, Call(self.inside)._label(source.compiled, self.inside)).source  # parks until called
         return found
 
 

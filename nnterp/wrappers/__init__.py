@@ -83,26 +83,29 @@ def image_text_to_text(family) -> bool:
     return not any(t in CAUSAL for t in family.model_types) and any(t in IMAGE_TEXT for t in family.model_types)
 
 
-def auto_class(family, config=None):
-    """The transformers auto class that builds a family's models (a wrapper's own, vision side included); for a
-    ``config`` that auto class does not take, the wrapper's own class (transformers 5.24 maps EvollaConfig back to
-    the name EvollaModel, no model type of its auto classes)."""
+def auto_class(family, config):
+    """The transformers auto class that builds a family's models from ``config`` (a wrapper's own, vision side
+    included); where that auto class does not take the config, the wrapper's own class (transformers 5.24 maps
+    EvollaConfig back to the name EvollaModel, no model type of its auto classes)."""
     import transformers
     from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
 
     auto = AutoModelForImageTextToText if image_text_to_text(family) else AutoModelForCausalLM
     wrapper = getattr(family, "wrapper", None)
-    if config is None or wrapper is None or type(config) in auto._model_mapping:
+    if wrapper is None or type(config) in auto._model_mapping:
         return auto
     return OwnClass(getattr(transformers, wrapper.classes[0]))
 
 
 class OwnClass:
     """A model class standing in for an auto class that does not take its config: ``from_config`` and
-    ``from_pretrained`` alike."""
+    ``from_pretrained`` alike; ``__name__`` and ``builds`` spell it in a snippet (a model class builds from a config
+    with ``_from_config``)."""
+
+    builds = "_from_config"
 
     def __init__(self, cls) -> None:
-        self.cls = cls
+        self.cls, self.__name__ = cls, cls.__name__
 
     def from_config(self, config, **kwargs):
         return self.cls._from_config(config, **kwargs)

@@ -40,8 +40,8 @@ def forward_order(holder, config):
             yield layer.adapter
 
 
-def _inside(name: str, occurrence: int, description: str, **read) -> Read:
-    return Read(Assigned(name, occurrence=occurrence, **INSIDE), description=description, **read)
+def _inside(name: str, occurrence: int, description: str) -> Read:
+    return Read(Assigned(name, occurrence=occurrence, **INSIDE), description=description)
 
 
 ON_ADAPTER = {

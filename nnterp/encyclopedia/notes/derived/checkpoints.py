@@ -34,7 +34,8 @@ def _meta_build(family, checkpoint):
     try:
         with torch.device("meta"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return auto_class(family).from_config(config_class(family)(**checkpoint.facts()))
+            config = config_class(family)(**checkpoint.facts())
+            return auto_class(family, config).from_config(config)
     except Exception:
         return None
 

@@ -105,8 +105,11 @@ def _config_value(config, *keys):
 
 def _meta_lines(subject, name="real") -> list[str]:
     """Snippet lines that build the representative checkpoint on the meta device from its config facts."""
-    cls = config_class(subject.family).__name__
-    auto = auto_class(subject.family).__name__
+    config = config_class(subject.family)
+    cls = config.__name__
+    facts = subject.checkpoint.facts() if subject.checkpoint is not None else {}
+    builder = auto_class(subject.family, config(**facts))  # the wrapper's own class where no auto class takes it
+    auto, builds = builder.__name__, getattr(builder, "builds", "from_config")
     lines = [f"from transformers import {auto}, {cls}", ""]
     if subject.checkpoint is not None:
         index = subject.family.checkpoints.index(subject.checkpoint)
@@ -114,7 +117,7 @@ def _meta_lines(subject, name="real") -> list[str]:
         build = f"{cls}(**facts)"
     else:
         build = f"{cls}()"
-    lines += ["with torch.device(\"meta\"):", f"    {name} = {auto}.from_config({build})"]
+    lines += ["with torch.device(\"meta\"):", f"    {name} = {auto}.{builds}({build})"]
     return lines
 
 
