@@ -17,7 +17,7 @@ from typing import Callable
 
 import torch
 
-from . import names
+from . import names, projected
 from .bridge import edits_nothing
 from .companions import NormScale, norm_centres
 from .envoys import absent_host_reason
@@ -507,6 +507,9 @@ class Cache:
         if isinstance(key, str) and self._aliases.get(key, key) in self._values:  # a splice's latents and error
             return self._values[self._aliases.get(key, key)]
         path = self._path(key)
+        refused = projected.refusal(self._info._model, path)
+        if refused:
+            raise NotCached(refused)
         convention = path.convention
         if not convention.same:  # a TransformerLens name: its tensor, computed from the values it reads
             converted = (path.via.name, path.key)
@@ -542,6 +545,8 @@ class Cache:
         try:
             path = self._path(key)
         except KeyError:
+            return False
+        if projected.refusal(self._info._model, path):
             return False
         return all(read.key in self._values for read in path.reads(self._num_layers, self._block_kind))
 

@@ -10,7 +10,7 @@ from typing import Any
 import torch
 from nnsight import TransformersModel
 
-from . import bridge, gradients
+from . import bridge, gradients, projected
 from .bridge import TurnTakingTracer
 from .cache import ConventionInfo, build as build_cache
 from .conformance import check as run_contract
@@ -244,6 +244,9 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         name as TransformerBridge's where its tensor differs from HookedTransformer's (the default, 3)."""
         kind = self.family.block.kind(self._nnterp_state.config)
         path = resolve(name, self.num_layers, kind, self.family.name, transformerlens)
+        refused = projected.refusal(self, path)
+        if refused:
+            raise UnavailableValue(refused)
         reads = path.reads(self.num_layers, kind)
         hosts = []
         for read in reads:

@@ -41,14 +41,12 @@ _CENTRED = ("on a LayerNorm model, from_pretrained's center_writing_weights cent
             "this tensor")
 _VALUE_BIAS = ("from_pretrained's fold_value_biases moves a value bias into the output projection's bias, so there this "
                "lacks b_V; from_pretrained_no_processing gives this tensor")
-_UNROTATED_NORMED = ("OLMo 2 normalises the whole projection (q_norm, k_norm) before it splits the heads; "
-                     "TransformerLens's {name} is before that norm, nnterp's unrotated {what} after it, and nnterp has "
-                     "no standard value of the projection's output: read self_attn.{proj}.output and split it by head")
 
 
 def _tl(name, value, note="", families=None, parallel=None, convention=SAME_TENSOR, family_values=None,
-        source="TransformerLens 3.x") -> Name:
-    return Name(name, value, note, dict(families or {}), parallel, source, convention, dict(family_values or {}))
+        source="TransformerLens 3.x", projected=None) -> Name:
+    return Name(name, value, note, dict(families or {}), parallel, source, convention, dict(family_values or {}),
+                projected)
 
 
 _Q_IN = PerHeadCopies(heads="num_heads", text="layer_input[:, :, None] repeated over the query heads: [batch pos n_heads d_model]")
@@ -64,18 +62,14 @@ TRANSFORMERLENS_BLOCK: dict[str, Name] = {n.name: n for n in (
     _tl("hook_v_input", "layer_input", "present under use_split_qkv_input", convention=_KV_IN),
     _tl("ln1.hook_scale", "attention_norm_scale", "", convention=Divisor()),
     _tl("ln1.hook_normalized", "attention_norm_scale", _FOLDED, convention=_LN1),
-    _tl("attn.hook_q", "attention_queries_unrotated", "before the rotary (hook_rot_q is after it)",
-        {"opt": "OPT scales q_proj's output by head_dim ** -0.5 before the kernel: nnterp's queries are pre-scaled, "
-                "TransformerLens's hook_q is not (it divides the scores instead); hook_q = attention_queries_unrotated "
-                "* head_dim ** 0.5, transposed",
-         "olmo2": _UNROTATED_NORMED.format(name="hook_q", what="queries", proj="q_proj")},
-        convention=HeadsSecond(), family_values={"opt": None, "olmo2": None}),
-    _tl("attn.hook_k", "attention_keys_unrotated", "before the rotary (hook_rot_k is after it); grouped keys keep "
-        "their own heads, n_key_value_heads",
-        {"olmo2": _UNROTATED_NORMED.format(name="hook_k", what="keys", proj="k_proj")},
-        convention=HeadsSecond(), family_values={"olmo2": None}),
-    _tl("attn.hook_v", "attention_values", "grouped values keep their own heads, n_key_value_heads; " + _VALUE_BIAS,
-        convention=HeadsSecond()),
+    _tl("attn.hook_q", "attention_queries_unrotated", "the query projection's output split by head: before any "
+        "q norm, clip or scale the attention applies, and before the rotary (hook_rot_q is after it)",
+        convention=HeadsSecond(), projected="queries"),
+    _tl("attn.hook_k", "attention_keys_unrotated", "the key projection's output split by head: before any k norm, "
+        "clip or scale the attention applies, and before the rotary (hook_rot_k is after it); grouped keys keep "
+        "their own heads, n_key_value_heads", convention=HeadsSecond(), projected="keys"),
+    _tl("attn.hook_v", "attention_values", "the value projection's output split by head; grouped values keep their "
+        "own heads, n_key_value_heads; " + _VALUE_BIAS, convention=HeadsSecond(), projected="values"),
     _tl("attn.hook_rot_q", "attention_queries", "present on rotary models",
         {"opt": "OPT's queries are pre-scaled by head_dim ** -0.5 in nnterp (see attn.hook_q)"},
         convention=HeadsSecond(), family_values={"opt": None}),
@@ -94,6 +88,10 @@ TRANSFORMERLENS_BLOCK: dict[str, Name] = {n.name: n for n in (
     _tl("attn.hook_result", "attention_head_contributions",
         "each head through the output projection, without its bias, [batch pos head_index d_model], present under "
         "use_attn_result"),
+    *(_tl(f"attn.{norm}.{hook}", None, f"TransformerLens's {norm} (Qwen3, Gemma 3, OLMo 2 and 3, OLMoE): the {what} "
+          f"norm's {'divisor' if hook == 'hook_scale' else 'input before its gain'}, which has no standard value; "
+          f"its output is attention_{what}_unrotated where the {what} norm is the last thing before the rotary")
+      for norm, what in (("q_norm", "queries"), ("k_norm", "keys")) for hook in ("hook_scale", "hook_normalized")),
     _tl("attn.hook_attn_input", None, "the queries' and keys' input with shortformer positions added: no family "
         "nnterp serves has shortformer positions"),
     _tl("hook_attn_out", "attention_output", _CENTRED,
@@ -159,8 +157,9 @@ TRANSFORMERLENS_MODEL: dict[str, Name] = {n.name: n for n in (
 )}
 
 
-def _bridge(name, value, note="", families=None, convention=SAME_TENSOR, family_values=None, parallel=None) -> Name:
-    return _tl(name, value, note, families, parallel, convention, family_values, source="TransformerLens 4.x")
+def _bridge(name, value, note="", families=None, convention=SAME_TENSOR, family_values=None, parallel=None,
+            projected=None) -> Name:
+    return _tl(name, value, note, families, parallel, convention, family_values, "TransformerLens 4.x", projected)
 
 
 _NOT_GATED = ("gpt2", "gpt_neox", "gpt_neo", "gptj", "opt", "bloom", "phi", "codegen", "falcon", "gpt_bigcode",
@@ -180,11 +179,11 @@ BRIDGE_BLOCK: dict[str, Name] = {n.name: n for n in (
     _bridge("attn.k.hook_in", "attention_norm_output", "what the key projection reads"),
     _bridge("attn.v.hook_in", "attention_norm_output", "what the value projection reads"),
     _bridge("attn.q.hook_out", "attention_queries_unrotated", "the query projection split by head, hook_q",
-            {"olmo2": TRANSFORMERLENS_BLOCK["attn.hook_q"].families["olmo2"],
-             "opt": TRANSFORMERLENS_BLOCK["attn.hook_q"].families["opt"]}, HeadsSecond(), {"olmo2": None, "opt": None}),
+            convention=HeadsSecond(), projected="queries"),
     _bridge("attn.k.hook_out", "attention_keys_unrotated", "the key projection split by head, hook_k",
-            {"olmo2": TRANSFORMERLENS_BLOCK["attn.hook_k"].families["olmo2"]}, HeadsSecond(), {"olmo2": None}),
-    _bridge("attn.v.hook_out", "attention_values", "the value projection split by head, hook_v", {}, HeadsSecond()),
+            convention=HeadsSecond(), projected="keys"),
+    _bridge("attn.v.hook_out", "attention_values", "the value projection split by head, hook_v",
+            convention=HeadsSecond(), projected="values"),
     _bridge("attn.o.hook_in", "attention_premix", "what the output projection reads, hook_z"),
     _bridge("attn.o.hook_out", "attention_output", "the output projection's output",
             {"gemma2": _GEMMA2_PRE_NORM["gemma2"].format(what="attention", norm="ln1_post")},

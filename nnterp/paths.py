@@ -168,6 +168,10 @@ class Name:
     source: str = "TransformerLens 3.x"
     convention: Convention = SAME_TENSOR
     family_values: dict = field(default_factory=dict)
+    #: "queries", "keys" or "values" where TransformerLens hooks the name on its own projection's output, split by
+    #: head: nnterp's value is that tensor only where the attention applies nothing but reshapes in between
+    #: (``nnterp.projected``), which each model's forward says
+    projected: str | None = None
 
     @property
     def host(self) -> str | None:

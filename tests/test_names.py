@@ -1,10 +1,12 @@
 """``nnterp.names``: TransformerLens's hook names and nnterp 1.x's accessors as standard paths, and the error
 suggestions that answer with them."""
 
+import re
+
 import pytest
 import torch
 
-from nnterp import UnknownName
+from nnterp import UnknownName, tiny
 from nnterp.errors import NnterpError, UnavailableValue
 from nnterp.names import (
     PENDING_HOSTS, TRANSFORMERLENS_BLOCK, TRANSFORMERLENS_MODEL, UnknownPath, resolve, rows, transformerlens_names,
@@ -78,7 +80,6 @@ def test_the_table_says_where_meanings_differ():
     table = {name: (path, note, families) for name, path, note, families in rows()}
     assert len(table) == len(TRANSFORMERLENS_BLOCK) + len(TRANSFORMERLENS_MODEL)
     assert "gemma2" in table["blocks.{i}.hook_attn_out"][2]
-    assert "opt" in table["blocks.{i}.attn.hook_q"][2]
     assert "bloom" in table["blocks.{i}.attn.hook_attn_scores"][2]
     assert "parallel" in table["blocks.{i}.hook_resid_mid"][2]
     assert "1 / attention_norm_scale[..., None]" in table["blocks.{i}.ln1.hook_scale"][0]
@@ -177,10 +178,6 @@ def test_a_write_under_a_transformerlens_name_takes_its_layout(llama, prompt):
 def test_family_meanings_refuse_or_move(llama):
     assert resolve("hook_embed", family="bloom").key == "layers.0.layer_input"  # after BLOOM's embedding norm
     assert resolve("hook_embed", family="gemma2").key == "layers.0.layer_input"  # after Gemma's sqrt(d) scale
-    with pytest.raises(UnknownPath, match="before that norm"):
-        resolve("blocks.0.attn.hook_q", family="olmo2")
-    with pytest.raises(UnknownPath, match="pre-scaled"):
-        resolve("blocks.0.attn.hook_q", family="opt")
     with pytest.raises(UnknownPath, match="router_choices"):
         resolve("blocks.0.mlp.hook_expert_indices")
 
@@ -214,3 +211,38 @@ def test_transformerlens_4_names_mean_the_bridges_tensors(llama, prompt):
     assert resolve_at(llama, "blocks.1.attn.hook_attn_scores", transformerlens=4).path == "model.layers[1].self_attn.attention_scores"
     with pytest.raises(ToolError, match="-inf"):  # HookedTransformer's is computed, not a tensor the model holds
         resolve_at(llama, "blocks.1.attn.hook_attn_scores")
+
+
+@pytest.mark.parametrize("family, overrides, refused, served", [
+    ("qwen3", {}, {"hook_q": "self.q_norm(...)", "hook_k": "self.k_norm(...)"}, ("hook_v",)),
+    ("olmo2", {}, {"hook_q": "self.q_norm(...)", "hook_k": "self.k_norm(...)"}, ("hook_v",)),
+    # a config option, not the family: Phi normalises its queries and keys only under qk_layernorm
+    ("phi", {"qk_layernorm": True}, {"hook_q": "self.q_layernorm(...)", "hook_k": "self.k_layernorm(...)"}, ()),
+    ("phi", {}, {}, ("hook_q", "hook_k", "hook_v")),
+    ("opt", {}, {"hook_q": "* self.scaling"}, ("hook_k", "hook_v")),
+    ("gemma3n_text", {}, {"hook_v": "self.v_norm(...)"}, ()),
+    ("llama", {}, {}, ("hook_q", "hook_k", "hook_v")),
+])
+def test_a_projection_s_hook_is_refused_where_the_attention_changes_the_projection_before_nnterp_reads(
+        family, overrides, refused, served, prompt):
+    """TransformerLens hooks hook_q, hook_k and hook_v on its projections' outputs: where this model's attention
+    applies a norm or a scale in between, the name is refused, on a read and a write, in a trace and a cache."""
+    model = tiny.load(family, attn_implementation="eager", **overrides)
+    cache = model.cache(prompt, layers=[0])
+    for hook, applied in refused.items():
+        with pytest.raises(UnavailableValue, match=re.escape(applied)):
+            with model.trace(prompt):
+                model.value(f"blocks.0.attn.{hook}").save()
+        with pytest.raises(UnavailableValue, match=re.escape(applied)):
+            with model.trace(prompt):
+                model.value(f"blocks.0.attn.{hook}", torch.zeros(1))
+        with pytest.raises(KeyError, match=re.escape(applied)):
+            cache[f"blocks.0.attn.{hook}"]
+        assert f"blocks.0.attn.{hook}" not in cache
+    for hook in served:  # the projection's output as it leaves the projection: the same tensor
+        projection = {"hook_q": "q_proj", "hook_k": "k_proj", "hook_v": "v_proj"}[hook]
+        heads = model.num_heads if hook == "hook_q" else model.num_kv_heads
+        with model.trace(prompt):
+            raw = getattr(model.layers[0].self_attn, projection).output.save()
+            ours = model.value(f"blocks.0.attn.{hook}").save()
+        assert torch.equal(ours, raw.view(*raw.shape[:2], heads, -1)), hook

@@ -15,7 +15,7 @@ import torch
 
 from nnterp.errors import NnterpError
 from oracle.transformerlens import (  # tests/ is on the path, as for conftest
-    ARCHITECTURES, RECORD, compare, fingerprint, fingerprint_differs, nnterp_cache,
+    ARCHITECTURES, QK_NORM_ARCHITECTURES, RECORD, compare, fingerprint, fingerprint_differs, nnterp_cache,
 )
 
 needs_transformer_lens = pytest.mark.skipif(
@@ -33,9 +33,18 @@ REFUSED = {
               **{f"blocks.{i}.attn.hook_attn_scores": "slope · query position" for i in (0, 1)},
               **{f"blocks.{i}.attn.hook_result": "unavailable" for i in (0, 1)}},
     "opt": {"hook_pos_embed": "position embeddings have no standard value",
-            **{f"blocks.{i}.attn.hook_q": "pre-scaled" for i in (0, 1)},
+            **{f"blocks.{i}.attn.hook_q": "applies * self.scaling" for i in (0, 1)},
             **{f"blocks.{i}.{hook}": "unavailable" for i in (0, 1) for hook in ("ln2.hook_scale", "ln2.hook_normalized")}},
 }
+#: a norm on the queries and keys before the rotary: TransformerLens's hook_q and hook_k (and its own q_norm and k_norm
+#: hooks) are before it, a tensor nnterp has no value of
+_QK_NORMED = {f"blocks.{i}.attn.{hook}": words for i in (0, 1) for hook, words in (
+    ("hook_q", "applies self.q_norm(...)"), ("hook_k", "applies self.k_norm(...)"),
+    *((f"{norm}.{scale}", "has no standard value") for norm in ("q_norm", "k_norm")
+      for scale in ("hook_scale", "hook_normalized")))}
+REFUSED["qwen3"] = _QK_NORMED
+REFUSED["olmo3"] = {**_QK_NORMED, **{f"blocks.{i}.{norm}.{hook}": "unavailable" for i in (0, 1)
+                                     for norm in ("ln1", "ln2") for hook in ("hook_scale", "hook_normalized")}}
 #: the keys every such model has (BLOOM's and OPT's refusals aside): the stream, the attention's layouts and the
 #: norms' conventions
 EVERYWHERE = ("blocks.1.hook_resid_post", "blocks.1.attn.hook_q", "blocks.1.attn.hook_attn_scores",
@@ -44,7 +53,8 @@ EVERYWHERE = ("blocks.1.hook_resid_post", "blocks.1.attn.hook_q", "blocks.1.attn
 
 
 @needs_transformer_lens
-@pytest.mark.parametrize("label, family, overrides", ARCHITECTURES, ids=[a[0] for a in ARCHITECTURES])
+@pytest.mark.parametrize("label, family, overrides", ARCHITECTURES + QK_NORM_ARCHITECTURES,
+                         ids=[a[0] for a in ARCHITECTURES + QK_NORM_ARCHITECTURES])
 def test_every_transformerlens_key_is_its_tensor_or_refused(label, family, overrides):
     found = compare(label, family, overrides)
     assert found.different == {}, found.line()

@@ -31,6 +31,14 @@ ARCHITECTURES = (
     ("opt", "opt", {}),
 )
 
+#: architectures TransformerLens 3.9 converts whose attention normalises queries and keys before the rotary (per
+#: head on Qwen3, over the whole projection on OLMo 3): its hook_q and hook_k are before that norm, nnterp's unrotated
+#: queries and keys after it (compared with 3.9 only: the bridge's run was recorded on the architectures above)
+QK_NORM_ARCHITECTURES = (
+    ("qwen3", "qwen3", {}),
+    ("olmo3", "olmo3", {}),
+)
+
 #: the default run first (a key is compared in the first run that has it), then the hooks that are off by default
 #: turned on: use_attn_in and use_split_qkv_input exclude each other, and give ln1's hooks a head axis
 SETTINGS = ({}, {"use_attn_result": True, "use_hook_mlp_in": True}, {"use_split_qkv_input": True},
