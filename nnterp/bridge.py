@@ -161,7 +161,7 @@ class WorkerState:
     plan: Any = None  # what its code reads out of order (None: code in forward order)
     captured: dict | None = None  # (id(envoy), name, step) -> Captured, where the plan captures anything
     served: list = field(default_factory=list)  # (path, tensor, version) handed out from the captures
-    read_only: list = field(default_factory=list)  # (spec, tensor, version) read-only tensors handed out
+    read_only: list = field(default_factory=list)  # (sentence, tensor, version): tensors no in-place write reaches
     outer: Any = None  # a backward block's worker: the trace's worker, whose captures it reads
     unedited: Any = None  # a trace that edits nothing (a cache's): writeback.Unedited, the copies it skips
 
@@ -194,10 +194,11 @@ def running_state(outer: bool = False) -> WorkerState | None:
     return state
 
 
-def keep_read_only(spec, value) -> None:
-    """Remember a read-only tensor handed out, so that an in-place write to it fails the trace instead of being
+def keep_read_only(sentence: str, value, name: str) -> None:
+    """Remember a tensor handed out that an in-place write would not carry into the model (a read-only value, a
+    tensor computed from the model's), so that such a write fails the trace with ``sentence`` instead of being
     lost."""
-    state_of(Mediator.current(spec.name)).read_only.append((spec, value, value._version))
+    state_of(Mediator.current(name)).read_only.append((sentence, value, value._version))
 
 
 def edits_nothing(unedited) -> None:

@@ -91,7 +91,7 @@ class StandardValue:
             raise self._order_error(envoy, site) from None
         if self.spec.read_only:
             if isinstance(value, torch.Tensor):
-                bridge.keep_read_only(self.spec, value)
+                bridge.keep_read_only(read_only_sentence(self.spec), value, self.spec.name)
             elif isinstance(value, tuple):
                 value = ReadOnlyTuple(value, self.spec)
         return value

@@ -268,7 +268,15 @@ class StandardizedTransformer(StandardHost, TransformersModel):
             setattr(hosts[-1], reads[-1].value, native)
             return None
         values = [getattr(host, read.value) for host, read in zip(hosts, reads)]
-        return values[0] if convention.same else convention.to_tl(values, ConventionInfo(self))
+        if convention.same:
+            return values[0]
+        tensor = convention.to_tl(values, ConventionInfo(self))
+        if not convention.view and isinstance(tensor, torch.Tensor):  # no in-place edit of it reaches the model
+            if any(tensor.untyped_storage().data_ptr() == v.untyped_storage().data_ptr() for v in values
+                   if isinstance(v, torch.Tensor)):
+                tensor = tensor.clone()  # an expanded view: torch would refuse the edit in its own words
+            bridge.keep_read_only(convention.in_place_refusal(name, path.value), tensor, path.value)
+        return tensor
 
     # ------------------------------------------------------------------ identity
     @property

@@ -41,6 +41,10 @@ class Convention:
 
     #: what TransformerLens's tensor is, ``{value}`` standing for nnterp's value
     text: str = "the same tensor"
+    #: whether ``to_tl`` gives a view of nnterp's value, through which an in-place edit reaches the model
+    view: bool = False
+    #: why no write under the name can be carried back, where none can
+    write_refused: str = ""
 
     def reads(self, path: "Path", num_layers: int | None, block_kind: str | None = None) -> list["Path"]:
         return [Path(path.value, path.layer)]
@@ -60,8 +64,16 @@ class Convention:
         """Whether TransformerLens's tensor is nnterp's value itself."""
         return type(self) is Convention
 
+    def in_place_refusal(self, name: str, value: str) -> str:
+        """The sentence an in-place edit of a tensor ``to_tl`` computed (not a view) fails with: the form that
+        works."""
+        if self.write_refused:
+            return f"an in-place edit of {name!r} would not reach the model: {self.write_refused}"
+        return (f"{name!r} is computed from {value} ({self.said(value)}), so an in-place edit of it would not "
+                f"reach the model: assign the whole tensor, model.value({name!r}, tensor)")
 
-SAME_TENSOR = Convention()
+
+SAME_TENSOR = Convention(view=True)
 
 
 @dataclass(frozen=True)
@@ -69,6 +81,7 @@ class HeadsSecond(Convention):
     """nnterp's heads-first [batch heads seq dim] as TransformerLens's [batch pos head_index d_head]."""
 
     text: str = "{value}.transpose(1, 2): [batch pos head_index d_head]"
+    view: bool = True
 
     def to_tl(self, values, info):
         return values[0].transpose(1, 2)
@@ -130,10 +143,12 @@ class Normalized(Convention):
             centred = centred - centred.mean(-1, keepdim=True)
         return (centred * scale[..., None].float()).to(x.dtype)
 
+    write_refused: str = ("TransformerLens's hook_normalized is the norm's input before its gain and bias, and the "
+                          "model holds no such tensor to replace: write the norm's output (attention_norm_output, "
+                          "mlp_norm_output, final_norm_output), which is after them")
+
     def from_tl(self, tensor, info):
-        raise WriteRefused("TransformerLens's hook_normalized is the norm's input before its gain and bias, and the "
-                           "model holds no such tensor to replace: write the norm's output (attention_norm_output, "
-                           "mlp_norm_output, final_norm_output), which is after them")
+        raise WriteRefused(self.write_refused)
 
 
 @dataclass(frozen=True)

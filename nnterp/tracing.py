@@ -15,7 +15,7 @@ from .locations import Call, Child, block_hosts, envoy_memo
 from .names import resolve
 from .status import status, status_of
 from .vocabulary import BY_NAME, FORWARD_ORDER
-from .writeback import read_only_sentence, where_of
+from .writeback import where_of
 
 # =========================================================================== reads in any order
 # A trace's code is read once per ``with`` block (nnsight parses it already): the standard values it names, in
@@ -596,9 +596,9 @@ class Captures:
         if exc_type is not None:
             return
         for worker in self.all:
-            for spec, value, version in bridge.state_of(worker).read_only:
+            for sentence, value, version in bridge.state_of(worker).read_only:
                 if value._version != version:
-                    raise ReadOnlyValue(read_only_sentence(spec))
+                    raise ReadOnlyValue(sentence)
         for state in self.capturing:
             for text, value, version in state.served:
                 if value._version != version:

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from nnterp import UnknownName, tiny
-from nnterp.errors import NnterpError, UnavailableValue
+from nnterp.errors import NnterpError, ReadOnlyValue, UnavailableValue
 from nnterp.names import (
     PENDING_HOSTS, TRANSFORMERLENS_BLOCK, TRANSFORMERLENS_MODEL, UnknownPath, resolve, rows, transformerlens_names,
 )
@@ -246,3 +246,41 @@ def test_a_projection_s_hook_is_refused_where_the_attention_changes_the_projecti
             raw = getattr(model.layers[0].self_attn, projection).output.save()
             ours = model.value(f"blocks.0.attn.{hook}").save()
         assert torch.equal(ours, raw.view(*raw.shape[:2], heads, -1)), hook
+
+
+@pytest.mark.parametrize("name, transformerlens, form", [
+    ("blocks.0.attn.hook_attn_scores", 3, "model.value('blocks.0.attn.hook_attn_scores', tensor)"),
+    ("blocks.0.ln1.hook_scale", 3, "model.value('blocks.0.ln1.hook_scale', tensor)"),
+    ("blocks.0.hook_q_input", 3, "model.value('blocks.0.hook_q_input', tensor)"),
+    ("blocks.0.ln2.hook_normalized", 3, "write the norm's output"),
+    ("ln_final.hook_normalized", 3, "write the norm's output"),
+    ("blocks.1.hook_v_input", 4, "model.value('blocks.1.hook_v_input', tensor)"),
+])
+def test_an_in_place_edit_of_a_computed_transformerlens_tensor_is_refused_naming_the_form_that_works(
+        llama, prompt, name, transformerlens, form):
+    with torch.no_grad():
+        with llama.trace(prompt):
+            clean = llama.logits.save()
+        with pytest.raises(ReadOnlyValue, match=re.escape(form)):
+            with llama.trace(prompt):
+                tensor = llama.value(name, transformerlens=transformerlens)
+                tensor[..., 0] = -1e4
+        with llama.trace(prompt):  # read without an edit: nothing refused, and the model as it was
+            llama.value(name, transformerlens=transformerlens).save()
+            again = llama.logits.save()
+    assert torch.equal(again, clean)
+
+
+@pytest.mark.parametrize("name, transformerlens", [
+    ("blocks.0.attn.hook_q", 3), ("blocks.0.attn.hook_v", 3), ("blocks.0.attn.hook_z", 3),
+    ("blocks.0.hook_resid_pre", 3), ("blocks.0.attn.hook_pattern", 3),
+    ("blocks.0.attn.hook_attn_scores", 4),  # TransformerBridge's scores: the kernel's own, its mask kept
+])
+def test_an_in_place_edit_of_a_transformerlens_view_reaches_the_forward(llama, prompt, name, transformerlens):
+    with torch.no_grad():
+        with llama.trace(prompt):
+            clean = llama.logits.save()
+        with llama.trace(prompt):
+            llama.value(name, transformerlens=transformerlens)[..., 0] = 0.5
+            edited = llama.logits.save()
+    assert not torch.equal(edited, clean)
