@@ -24,7 +24,7 @@ from .envoys import absent_host_reason
 from .errors import NnterpError, NotCached
 from .locations import Call, block_hosts, envoy_memo
 from .paths import Normalized
-from .status import TEXT_CALL, UNAVAILABLE, skipped_by, status
+from .status import TEXT_CALL, UNAVAILABLE, skipped_by, status, without_image
 from .tracing import block_order
 from .vocabulary import BY_NAME, DIMENSIONS, FORWARD_ORDER, ON_REQUEST
 from .writeback import Read, Unedited, where_of
@@ -175,9 +175,14 @@ def plan(model, values=None, layers=None, transformerlens: int = 3, given=TEXT_C
         result.reads.append(Planned(path, host, first if first != path.key else None))
 
     seen: dict = {}
-    # a wrapper's image values are not cached: image_features runs only on a call with an image
-    model_order = [name for name in FORWARD_ORDER["model"] if BY_NAME[name].group == "core"]
-    for value in model_order:
+    imageless = without_image(model, given)
+    for value in FORWARD_ORDER["model"]:
+        if BY_NAME[value].group == "image":  # a wrapper's: where the call carries an image
+            if getattr(model.family, "wrapper", None) is None:
+                continue
+            if value == "image_features" and imageless is not None:
+                result.left_out[value] = f"unavailable on this call: {imageless}"
+                continue
         add(model, value, None)
     groups = model.family.groups
     blocks = sorted(set(chosen) | {layer for layer, _ in pinned})
@@ -218,7 +223,9 @@ def _location_key(host, site):
 # --------------------------------------------------------------------------- size
 def _dims(model, layer, seq: int, batch: int) -> dict:
     config = model._nnterp_state.config
-    dims = {"batch": batch, "seq": seq, "query": seq, "key": seq + model.family.positions.ahead(config)}
+    # image positions: at most every position of the call (the bound a cache is refused by)
+    dims = {"batch": batch, "seq": seq, "query": seq, "key": seq + model.family.positions.ahead(config),
+            "image_positions": batch * seq}
     for name in DIMENSIONS:
         if name in dims:
             continue

@@ -16,7 +16,7 @@ from . import bridge, labels, names, tracing
 from .bridge import OutOfOrderError
 from .errors import BadIndex, NnterpError, OrderError, ReadOnlyValue, UnavailableValue, UnknownName
 from .locations import Call, HostContext, Own, envoy_memo
-from .status import CONDITIONED, skipped_on_call, status
+from .status import CONDITIONED, skipped_on_call, status, without_image
 from .vocabulary import HOST_PATHS, ValueSpec, forward_order_sentence, values_of
 from .writeback import conditioned_error, read_only_sentence, read_where, where_of
 
@@ -70,6 +70,10 @@ class StandardValue:
                 f"{self.spec.name} is served inside a trace: read it as "
                 f"`with model.trace(prompt): {HOST_PATHS[self.spec.host]}.{self.spec.name}.save()`"
             )
+        if self.spec.name == "image_features":
+            imageless = without_image(model, model._nnterp_state.call_inputs)
+            if imageless is not None:
+                raise UnavailableValue(f"model.image_features is read on a call with an image: {imageless}")
         skipped = skipped_on_call(envoy, model, self.spec.name)
         if skipped is not None:
             raise UnavailableValue(f"{standard_path(envoy)}.{self.spec.name} does not run on this call: {skipped}")

@@ -48,6 +48,15 @@ def skipped_on_call(host, model, name: str | None = None) -> str | None:
     return skipped_by(model, _block_of(host), given)
 
 
+def without_image(model, given) -> str | None:
+    """Why a call passing the inputs named ``given`` has no image for a wrapper's image values to be read from;
+    None where it has one, where the inputs are not known, and on a model that is no wrapper."""
+    wrapper = getattr(model.family, "wrapper", None)
+    if wrapper is None or given is None or any(name in given for name in wrapper.image_inputs):
+        return None
+    return f"the call passes no image ({' or '.join(wrapper.image_inputs)}), so nothing places image features"
+
+
 #: the inputs a text call passes (a prompt, encoded): it runs no block that only a call with an image runs
 TEXT_CALL = ("input_ids", "attention_mask")
 

@@ -210,3 +210,28 @@ def test_granite4_vision_adds_the_image_inside_the_stack_even_before_the_first_b
     assert report.ok, str(report)
     assert any(r.check.startswith("layers[0].layer_input == the stream before it + image_features") and r.ok
                for r in report.results)
+
+
+@pytest.mark.parametrize("name", ["llava", "qwen2_vl", "smolvlm", "paligemma", "gemma3",
+                                  "chameleon"])  # VQ tokens: image ids placed by the model itself
+def test_a_cache_holds_the_image_values_a_trace_reads_and_says_why_a_text_call_has_none(name):
+    from nnterp.errors import UnavailableValue
+
+    model = tiny.load(name, attn_implementation="eager")
+    inputs = tiny.image_call(name)
+    named = model.cache(inputs, values=["image_features", "image_mask"])
+    everything = model.cache(inputs)
+    with model.trace(inputs):
+        features = model.image_features.save()
+        mask = model.image_mask.save()
+    assert set(named.keys()) == {"image_features", "image_mask"}
+    for cache in (named, everything):
+        assert torch.equal(cache["image_features"], features) and torch.equal(cache.image_mask, mask)
+    assert features.shape[0] == int(mask.sum()) > 0
+
+    text = model.cache("The Eiffel Tower is", values=["image_features", "image_mask"])
+    assert "image_features" not in text.keys() and "passes no image" in text.left_out["image_features"]
+    assert not bool(text["image_mask"].any())
+    with pytest.raises(UnavailableValue, match="passes no image"):
+        with model.trace("The Eiffel Tower is"):
+            model.image_features.save()
