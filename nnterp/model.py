@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,9 @@ class _State:
     #: the inputs the running call passes (not None), while it runs: whether it runs a block a call may skip
     call_inputs: frozenset | None = None
 
+
+#: the wrappers of each transformers model, so that a second wrapper never changes the model under the first
+_HOLDERS: "weakref.WeakKeyDictionary[torch.nn.Module, weakref.WeakSet]" = weakref.WeakKeyDictionary()
 
 class StandardizedTransformer(StandardHost, TransformersModel):
     """A decoder-only language model with the standard module names and values.
@@ -109,6 +113,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
             envoys = {**ENVOYS, **_interleaved_envoys(family.block.interleaved.path)}
         with _quiet_pipeline(family):
             super().__init__(model, *args, tokenizer=tokenizer, rename=family.all_rename, envoys=envoys, **load, **kwargs)
+        _HOLDERS.setdefault(self._module, weakref.WeakSet()).add(self)
         self._nnterp_state.config = _served_config(family, self._module.config)
         self._bind_blocks(family)
         self._bind_mixers(family)
@@ -172,6 +177,12 @@ class StandardizedTransformer(StandardHost, TransformersModel):
                     f"{family.name} cannot run attn_implementation={attn_implementation!r}; "
                     f"it runs under {', '.join(map(repr, family.loads))}"
                 )
+            if any(True for _ in _HOLDERS.get(model, ())):  # the kernel is the model's, so every wrapper's
+                raise LoadOptionRefused(
+                    f"this model is already wrapped by a StandardizedTransformer that runs it under "
+                    f"attn_implementation={current!r}, and switching the kernel would switch it under that wrapper "
+                    f"too: wrap it without attn_implementation= (sharing {current!r}), or load a second model with "
+                    f"StandardizedTransformer(repo_id, attn_implementation={attn_implementation!r})")
             model.set_attn_implementation(attn_implementation)  # asked for, so the model's setting changes
 
     @property

@@ -176,3 +176,23 @@ def test_a_rotary_per_layer_type_is_checked_with_its_own_scaling():
     factors = [conformance._rope_scaling(model, layer.self_attn._module) for layer in model.layers]
     assert factors == [1.2 if kind == "full_attention" else 1.0 for kind in kinds] and len(set(factors)) == 2
     assert not model.check(raise_on_failure=False).failures
+
+
+def test_a_second_wrapper_never_switches_the_kernel_under_the_first(prompt):
+    from nnterp.errors import LoadOptionRefused
+
+    first = tiny.load("llama", attn_implementation="sdpa")
+    native = first.hf_model
+    before = str(first.support())
+    with pytest.raises(LoadOptionRefused, match="switching the kernel would switch it under that wrapper"):
+        StandardizedTransformer(native, tokenizer=first.tokenizer, attn_implementation="eager")
+    assert native.config._attn_implementation == "sdpa" and str(first.support()) == before
+    sharing = StandardizedTransformer(native, tokenizer=first.tokenizer)   # the same kernel: allowed
+    with first.trace(prompt):
+        logits = first.logits.save()
+    with sharing.trace(prompt):
+        again = sharing.logits.save()
+    assert torch.equal(logits, again) and sharing.hf_model is native
+    # naming the kernel it already runs is no switch
+    same = StandardizedTransformer(native, tokenizer=first.tokenizer, attn_implementation="sdpa")
+    assert same.hf_model.config._attn_implementation == "sdpa"
