@@ -253,6 +253,11 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         nnterp's (the layouts: hook_q, hook_v, hook_z, ...); one whose tensor is computed (hook_scale,
         hook_normalized, hook_attn_scores, hook_q_input) is written by assignment. ``transformerlens=4`` reads the
         name as TransformerBridge's where its tensor differs from HookedTransformer's (the default, 3)."""
+        return self._named_value(name, new_value, transformerlens, guard_computed=True)
+
+    def _named_value(self, name: str, new_value: tuple, transformerlens: int, guard_computed: bool):
+        """``value``'s work; ``guard_computed``: fail the trace on an in-place edit of a computed tensor (the
+        TransformerLens layer carries such an edit back itself, as TransformerLens's hooks do)."""
         kind = self.family.block.kind(self._nnterp_state.config)
         path = resolve(name, self.num_layers, kind, self.family.name, transformerlens)
         refused = projected.refusal(self, path)
@@ -286,7 +291,8 @@ class StandardizedTransformer(StandardHost, TransformersModel):
             if any(tensor.untyped_storage().data_ptr() == v.untyped_storage().data_ptr() for v in values
                    if isinstance(v, torch.Tensor)):
                 tensor = tensor.clone()  # an expanded view: torch would refuse the edit in its own words
-            bridge.keep_read_only(convention.in_place_refusal(name, path.value), tensor, path.value)
+            if guard_computed:
+                bridge.keep_read_only(convention.in_place_refusal(name, path.value), tensor, path.value)
         return tensor
 
     # ------------------------------------------------------------------ identity

@@ -112,7 +112,7 @@ TRANSFORMERLENS_BLOCK: dict[str, Name] = {n.name: n for n in (
     _tl("mlp.hook_pre", "mlp_preactivation", "what the activation function reads: the gate projection on a gated "
         "MLP"),
     _tl("mlp.hook_pre_linear", "mlp_up", "the up projection of a gated MLP"),
-    _tl("mlp.hook_mid", "mlp_activation", "SoLU's activation before its LayerNorm (TransformerLens's SoLU models)"),
+    _tl("mlp.hook_mid", "mlp_activation", "present on SoLU models: the activation before SoLU's LayerNorm"),
     _tl("mlp.hook_post", "mlp_neurons", "what the down projection receives: act(gate) * up on a gated MLP"),
     _tl("mlp.ln.hook_scale", None, "SoLU's LayerNorm inside the MLP: no family nnterp serves has one"),
     _tl("mlp.ln.hook_normalized", None, "SoLU's LayerNorm inside the MLP: no family nnterp serves has one"),

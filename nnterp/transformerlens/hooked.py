@@ -1,0 +1,479 @@
+"""``HookedTransformer`` over a StandardizedTransformer: TransformerLens 3.x's calls, hooks, tokens, weights and
+config on any family nnterp serves, on the model transformers computes. A hook name means the tensor it means in
+TransformerLens (``nnterp.names``); a hook runs inside an nnterp trace at its value's point of the forward, in
+forward order, and what it returns (or edits in place) is written back. Nothing is copied, replaced or changed:
+the values are those of ``from_pretrained_no_processing``."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import warnings
+from typing import Callable
+
+import torch
+
+from .. import names, projected
+from ..errors import NnterpError, UnavailableValue
+from ..model import StandardizedTransformer
+from ..paths import WriteRefused
+from ..tracing import block_order
+from ..vocabulary import FORWARD_ORDER
+from .activation_cache import ActivationCache
+from .config import config_of
+from .utils import Slice, lm_cross_entropy_loss
+from .weights import Weights
+
+#: from_pretrained's processing, which nnterp never applies to the weights, and what it would have moved
+PROCESSING = {
+    "fold_ln": "folds each norm's gain and bias into the next weights: hook_normalized, the weights after a norm "
+               "(W_Q, W_K, W_V, W_in, W_U) and b_U differ; logits and every stream value are the same",
+    "center_writing_weights": "centres every write to the stream over d_model on LayerNorm models: resid_*, "
+                              "attn_out, mlp_out and embed differ by their mean; what a LayerNorm reads is the same",
+    "center_unembed": "centres W_U over the vocabulary: logits differ by a per-position constant; probabilities "
+                      "and logit differences are the same",
+    "fold_value_biases": "moves b_V into b_O: hook_v, hook_z and the per-head results differ; attn_out is the same",
+}
+_PRESENT_UNDER = re.compile(r"present under (use_\w+)")
+_PRESENT_ON = re.compile(r"present on (\w+) models")
+
+
+class HookPoint:
+    """The ``hook`` a hook function receives: its name, and ``layer()`` for a block's."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.ctx: dict = {}
+
+    def layer(self) -> int:
+        if not self.name.startswith("blocks."):
+            raise ValueError(f"{self.name} is not a block's hook")
+        return int(self.name.split(".")[1])
+
+    def __repr__(self) -> str:
+        return f"HookPoint({self.name!r})"
+
+
+class Output(tuple):
+    """(logits, loss), as ``return_type="both"`` gives them."""
+
+    @property
+    def logits(self):
+        return self[0]
+
+    @property
+    def loss(self):
+        return self[1]
+
+
+_warned: set = set()
+
+
+class HookedTransformer:
+    """TransformerLens's HookedTransformer on a StandardizedTransformer (``HookedTransformer(model)``) or a
+    checkpoint (``HookedTransformer.from_pretrained(name)``). ``model.std`` is the StandardizedTransformer: both
+    APIs share one model."""
+
+    def __init__(self, model, tokenizer=None, default_prepend_bos: bool | None = None) -> None:
+        if not isinstance(model, StandardizedTransformer):
+            model = StandardizedTransformer(model, tokenizer=tokenizer)
+        self.std = model
+        self.tokenizer = model.tokenizer
+        self.cfg = config_of(model)
+        if default_prepend_bos is not None:  # else the architecture's, as TransformerLens converts it
+            self.cfg.default_prepend_bos = default_prepend_bos
+        self._weights = Weights(model)
+        self._hooks: list = []  # (name or filter, function, permanent)
+        self._names: list[str] | None = None
+
+    # ------------------------------------------------------------------ loading
+    @classmethod
+    def from_pretrained(cls, model_name: str, fold_ln: bool = True, center_writing_weights: bool = True,
+                        center_unembed: bool = True, fold_value_biases: bool = True,
+                        refactor_factored_attn_matrices: bool = False, default_prepend_bos: bool | None = None,
+                        **kwargs) -> "HookedTransformer":
+        """Loads through StandardizedTransformer. nnterp never changes weights, so the processing flags are not
+        applied: the values are from_pretrained_no_processing's, and a warning (once) says what differs."""
+        asked = {"fold_ln": fold_ln, "center_writing_weights": center_writing_weights,
+                 "center_unembed": center_unembed, "fold_value_biases": fold_value_biases}
+        if refactor_factored_attn_matrices:
+            raise NnterpError("refactor_factored_attn_matrices rewrites W_Q and W_K, and nnterp never changes "
+                              "weights: load without it (HookedTransformer.from_pretrained_no_processing)")
+        on = [flag for flag, value in asked.items() if value]
+        if on and tuple(on) not in _warned:
+            _warned.add(tuple(on))
+            warnings.warn("nnterp does not process weights, so these from_pretrained flags are not applied and the "
+                          "values are from_pretrained_no_processing's: " + "; ".join(
+                              f"{flag} {PROCESSING[flag]}" for flag in on), stacklevel=2)
+        return cls.from_pretrained_no_processing(model_name, default_prepend_bos=default_prepend_bos, **kwargs)
+
+    @classmethod
+    def from_pretrained_no_processing(cls, model_name: str, default_prepend_bos: bool | None = None,
+                                      device=None, dtype=None, **kwargs) -> "HookedTransformer":
+        model = StandardizedTransformer(model_name, dtype=dtype, **kwargs)
+        if device is not None:
+            model.to(device)
+        return cls(model, default_prepend_bos=default_prepend_bos)
+
+    # ------------------------------------------------------------------ names
+    def hook_names(self) -> list[str]:
+        """Every TransformerLens hook name this model has under the config's use_* flags, and nnterp serves."""
+        if self._names is None:
+            self._names = self._served()
+        flags = {flag for flag in ("use_attn_result", "use_split_qkv_input", "use_hook_mlp_in", "use_attn_in")
+                 if getattr(self.cfg, flag)}
+        return [name for name, flag in self._names if flag is None or flag in flags]
+
+    @property
+    def hook_dict(self) -> dict:
+        return {name: HookPoint(name) for name in self.hook_names()}
+
+    def _served(self) -> list:
+        std, found = self.std, []
+        kind = std.family.block.kind(std._nnterp_state.config)
+        present = {"rotary": self.cfg.positional_embedding_type == "rotary",
+                   "SoLU": str(self.cfg.act_fn).startswith("solu")}
+
+        def add(name, entry):
+            kind = _PRESENT_ON.search(entry.note)
+            if kind and not present[kind.group(1)]:
+                return
+            try:
+                path = names.resolve(name, std.num_layers, kind, std.family.name)
+            except KeyError:
+                return
+            if not all(read.in_vocabulary for read in path.reads(std.num_layers, kind)) \
+                    or projected.refusal(std, path):
+                return
+            flag = _PRESENT_UNDER.search(entry.note)
+            found.append((name, flag.group(1) if flag else None))
+
+        for name, entry in names.TRANSFORMERLENS_MODEL.items():
+            add(name, entry)
+        for layer in range(std.num_layers):
+            for name, entry in names.TRANSFORMERLENS_BLOCK.items():
+                add(f"blocks.{layer}.{name}", entry)
+        if self.cfg.positional_embedding_type == "standard":
+            found.append(("hook_pos_embed", None))
+        return found
+
+    def _position(self, name: str) -> tuple:
+        """Where in the forward the name's tensor is complete: its last read's place."""
+        std = self.std
+        kind = std.family.block.kind(std._nnterp_state.config)
+        if name == "hook_pos_embed":
+            return (0, 0, 0)
+        reads = names.resolve(name, std.num_layers, kind, std.family.name).reads(std.num_layers, kind)
+        order = [value for _, value in block_order(std)]
+        last = reads[-1]
+        if last.layer is None:
+            if last.value in FORWARD_ORDER["model"]:
+                return (0, 0, FORWARD_ORDER["model"].index(last.value))
+            return (2, 0, FORWARD_ORDER["readout"].index(last.value))
+        return (1, last.layer, order.index(last.value))
+
+    def _matching(self, name_or_filter) -> list[str]:
+        if callable(name_or_filter):
+            return [name for name in self.hook_names() if name_or_filter(name)]
+        names.resolve(name_or_filter, self.std.num_layers)  # an unknown name fails here, in nnterp's words
+        return [name_or_filter]
+
+    # ------------------------------------------------------------------ hooks
+    def add_hook(self, name, hook: Callable, dir: str = "fwd", is_permanent: bool = False, level=None,
+                 prepend: bool = False) -> None:
+        if dir != "fwd":
+            raise NnterpError("backward hooks: read or edit a value's .grad inside `with loss.backward():` in an "
+                              "nnterp trace (docs/toolkit.md#gradients-in-any-order); nnterp.transformerlens runs "
+                              "forward hooks only")
+        entry = (name, hook, is_permanent)
+        self._hooks.insert(0, entry) if prepend else self._hooks.append(entry)
+
+    def reset_hooks(self, clear_contexts: bool = True, direction: str = "both", including_permanent: bool = False,
+                    level=None) -> None:
+        self._hooks = [entry for entry in self._hooks if entry[2] and not including_permanent]
+
+    @contextlib.contextmanager
+    def hooks(self, fwd_hooks=(), bwd_hooks=(), reset_hooks_end: bool = True, clear_contexts: bool = False):
+        before = list(self._hooks)
+        for name, hook in fwd_hooks:
+            self.add_hook(name, hook)
+        for name, hook in bwd_hooks:
+            self.add_hook(name, hook, dir="bwd")
+        try:
+            yield self
+        finally:
+            if reset_hooks_end:
+                self._hooks = before
+
+    def run_with_hooks(self, *model_args, fwd_hooks=(), bwd_hooks=(), reset_hooks_end: bool = True,
+                       clear_contexts: bool = False, **model_kwargs):
+        with self.hooks(fwd_hooks, bwd_hooks, reset_hooks_end, clear_contexts):
+            return self(*model_args, **model_kwargs)
+
+    def _run_hooks(self) -> None:
+        """Inside a trace: each hook, in forward order, on its tensor; what it returns or edits is written back."""
+        planned = [(self._position(name), index, name, hook) for index, (target, hook, _) in enumerate(self._hooks)
+                   for name in self._matching(target)]
+        for _, _, name, hook in sorted(planned, key=lambda item: (item[0], item[1])):
+            tensor = self._read(name)
+            version = tensor._version
+            out = hook(tensor, hook=HookPoint(name))
+            if out is None and tensor._version != version:
+                out = tensor  # an edit in place: written back where the tensor is computed, not a view
+            if out is not None:
+                self._write(name, out)
+
+    def _read(self, name: str) -> torch.Tensor:
+        if name == "hook_pos_embed":
+            seq = self.std.input_ids.shape[-1]
+            return self.W_pos[:seq].expand(self.std.input_ids.shape[0], seq, -1)
+        return self.std._named_value(name, (), 3, guard_computed=False)
+
+    def _write(self, name: str, tensor: torch.Tensor) -> None:
+        if name == "hook_pos_embed":
+            raise UnavailableValue("hook_pos_embed has no standard value to write: edit layers[0].layer_input")
+        try:
+            self.std._named_value(name, (tensor,), 3, guard_computed=False)
+        except (WriteRefused, UnavailableValue) as refused:
+            raise UnavailableValue(f"a hook on {name} changed its tensor, and {refused}") from None
+
+    # ------------------------------------------------------------------ calls
+    def __call__(self, input, return_type: str | None = "logits", loss_per_token: bool = False,
+                 prepend_bos=None, padding_side=None, attention_mask=None, start_at_layer=None,
+                 stop_at_layer=None, **kwargs):
+        return self.forward(input, return_type, loss_per_token, prepend_bos, padding_side, attention_mask,
+                            start_at_layer, stop_at_layer, **kwargs)
+
+    def forward(self, input, return_type: str | None = "logits", loss_per_token: bool = False, prepend_bos=None,
+                padding_side=None, attention_mask=None, start_at_layer=None, stop_at_layer=None, tokens=None,
+                **kwargs):
+        if start_at_layer is not None or stop_at_layer is not None or kwargs:
+            unsupported = [k for k, v in (("start_at_layer", start_at_layer), ("stop_at_layer", stop_at_layer),
+                                          *kwargs.items()) if v is not None]
+            raise NnterpError(f"{', '.join(unsupported)}: not supported by nnterp.transformerlens; read "
+                              f"model.std.layers[i].layer_output inside a trace instead")
+        if return_type not in ("logits", "loss", "both", None):
+            raise NnterpError(f"return_type={return_type!r}: pass 'logits', 'loss', 'both' or None")
+        tokens = self._tokens(input, prepend_bos, padding_side)
+        call = {"input_ids": tokens}
+        if attention_mask is not None:
+            call["attention_mask"] = attention_mask
+        with self.std.trace(call):
+            self._run_hooks()
+            logits = self.std.logits.save()
+        if return_type is None:
+            return None
+        if return_type == "logits":
+            return logits
+        loss = lm_cross_entropy_loss(logits, tokens.to(logits.device), attention_mask, loss_per_token)
+        return loss if return_type == "loss" else Output((logits, loss))
+
+    def run_with_cache(self, *model_args, names_filter=None, device=None, remove_batch_dim: bool = False,
+                       incl_bwd: bool = False, reset_hooks_end: bool = True, clear_contexts: bool = False,
+                       pos_slice=None, return_cache_object: bool = True, **model_kwargs):
+        """The output and a cache of every hook name ``names_filter`` keeps (a name, a list, a function; all by
+        default), each TransformerLens's tensor; the norms' scales are among them, as in TransformerLens."""
+        if incl_bwd:
+            raise NnterpError("incl_bwd: read gradients inside `with loss.backward():` in an nnterp trace "
+                              "(docs/toolkit.md#gradients-in-any-order)")
+        wanted = self.hook_names()
+        if names_filter is not None:
+            keep = (lambda name: name == names_filter) if isinstance(names_filter, str) else \
+                names_filter if callable(names_filter) else (lambda name: name in names_filter)
+            wanted = [name for name in wanted if keep(name)]
+        input = model_args[0] if model_args else model_kwargs.pop("input")
+        return_type = model_kwargs.pop("return_type", "logits")
+        tokens = self._tokens(input, model_kwargs.pop("prepend_bos", None), model_kwargs.pop("padding_side", None))
+        if self._hooks:  # hooks and a cache in one run: one trace reading both
+            saved = {}
+            with self.std.trace(tokens):
+                self._run_hooks()
+                for name in sorted(wanted, key=self._position):
+                    saved[name] = self._read(name).save()
+                logits = self.std.logits.save()
+            found = {name: saved[name] for name in wanted}
+        else:
+            values = [name for name in wanted if name != "hook_pos_embed"] + ["logits"]
+            cache = self.std.cache(tokens, values=values)
+            found = {}
+            for name in wanted:
+                if name == "hook_pos_embed":
+                    found[name] = self.W_pos[:tokens.shape[-1]].expand(tokens.shape[0], tokens.shape[-1], -1)
+                    continue
+                try:
+                    found[name] = cache[name]
+                except (KeyError, NnterpError):
+                    continue
+            logits = cache.logits
+        if pos_slice is not None:
+            found = {name: Slice(pos_slice).apply(value, dim=1) if value.ndim > 1 else value
+                     for name, value in found.items()}
+        if device is not None:
+            found = {name: value.to(device) for name, value in found.items()}
+        if return_type == "logits":
+            out = logits
+        elif return_type is None:
+            out = None
+        else:
+            loss = lm_cross_entropy_loss(logits, tokens, None, model_kwargs.get("loss_per_token", False))
+            out = loss if return_type == "loss" else Output((logits, loss))
+        if return_cache_object:
+            made = ActivationCache(found, self, has_batch_dim=True)
+            return out, made.remove_batch_dim() if remove_batch_dim else made
+        if remove_batch_dim:
+            found = {name: value[0] for name, value in found.items()}
+        return out, found
+
+    # ------------------------------------------------------------------ tokens
+    def _tokens(self, input, prepend_bos=None, padding_side=None) -> torch.Tensor:
+        if isinstance(input, torch.Tensor):
+            return input if input.ndim == 2 else input[None]
+        return self.to_tokens(input, prepend_bos=prepend_bos, padding_side=padding_side)
+
+    def to_tokens(self, input, prepend_bos=None, padding_side=None, move_to_device: bool = True,
+                  truncate: bool = True) -> torch.Tensor:
+        """As TransformerLens: with prepend_bos (the default) the tokenizer's BOS leads each row, prepended by hand
+        where the tokenizer adds none, and removed where it adds one and prepend_bos is False."""
+        bos = self.cfg.default_prepend_bos if prepend_bos is None else prepend_bos
+        texts = [input] if isinstance(input, str) else list(input)
+        tokenizer, prepends = self.tokenizer, bool(self.cfg.tokenizer_prepends_bos)
+        rows = tokenizer(texts)["input_ids"]
+        if bos and not prepends:
+            first = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+            if first is None:
+                raise NnterpError("this tokenizer has no BOS (nor EOS) token to prepend: pass prepend_bos=False")
+            rows = [[first, *row] for row in rows]  # the id itself: a tokenizer may not parse its BOS text
+        elif not bos and prepends:
+            rows = [row[1:] for row in rows]
+        if truncate and self.cfg.n_ctx:
+            rows = [row[:self.cfg.n_ctx] for row in rows]
+        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        side = padding_side or tokenizer.padding_side or "right"
+        width = max(len(row) for row in rows)
+        padded = [row + [pad] * (width - len(row)) if side == "right" else [pad] * (width - len(row)) + row
+                  for row in rows]
+        encoded = torch.tensor(padded, dtype=torch.long)
+        return encoded.to(self.cfg.device) if move_to_device else encoded
+
+    def to_string(self, tokens):
+        if not isinstance(tokens, torch.Tensor):
+            tokens = torch.tensor(tokens)
+        if tokens.ndim == 2:
+            return self.tokenizer.batch_decode(tokens, clean_up_tokenization_spaces=False)
+        if tokens.ndim <= 1:
+            return self.tokenizer.decode(tokens, clean_up_tokenization_spaces=False)
+        raise ValueError(f"tokens of shape {list(tokens.shape)}: pass [pos] or [batch pos]")
+
+    def to_str_tokens(self, input, prepend_bos=None, padding_side=None):
+        if isinstance(input, list):
+            return [self.to_str_tokens(item, prepend_bos, padding_side) for item in input]
+        if isinstance(input, str):
+            tokens = self.to_tokens(input, prepend_bos=prepend_bos, padding_side=padding_side)[0]
+        else:
+            tokens = torch.as_tensor(input).squeeze()
+            tokens = tokens[None] if tokens.ndim == 0 else tokens
+        return self.tokenizer.batch_decode([[int(t)] for t in tokens.tolist()], clean_up_tokenization_spaces=False)
+
+    def to_single_token(self, string: str) -> int:
+        tokens = self.to_tokens(string, prepend_bos=False).squeeze()
+        if tokens.numel() != 1:
+            raise ValueError(f"{string!r} is {tokens.numel()} tokens, not one: use to_tokens")
+        return int(tokens.item())
+
+    def to_single_str_token(self, int_token: int) -> str:
+        return self.to_str_tokens(torch.tensor([int_token]))[0]
+
+    def get_token_position(self, single_token, input, mode: str = "first", prepend_bos=None, padding_side=None):
+        tokens = self._tokens(input, prepend_bos, padding_side) if isinstance(input, str) else \
+            torch.as_tensor(input)
+        tokens = tokens[0] if tokens.ndim == 2 else tokens
+        token = self.to_single_token(single_token) if isinstance(single_token, str) else int(single_token)
+        found = (tokens == token).nonzero()
+        if not len(found):
+            raise ValueError(f"the token {single_token!r} is not in the input")
+        return int(found[0 if mode == "first" else -1].item())
+
+    def tokens_to_residual_directions(self, tokens) -> torch.Tensor:
+        if isinstance(tokens, torch.Tensor) and tokens.numel() > 1:
+            return self.W_U[:, tokens].movedim(0, -1)
+        token = self.to_single_token(tokens) if isinstance(tokens, str) else int(tokens)
+        return self.W_U[:, token]
+
+    # ------------------------------------------------------------------ weights
+    @property
+    def W_E(self) -> torch.Tensor:
+        """The embedding matrix as the stream receives it: times the embedding's own scale (Gemma 3's
+        embed_scale) or the scale the model applies after it (Gemma 2's sqrt(hidden_size)), in the weights'
+        dtype, as TransformerLens converts it."""
+        embed = self.std.embed_tokens._module
+        weight = embed.weight.detach()
+        scale = getattr(embed, "embed_scale", None)
+        if scale is None and "sqrt(hidden_size) scale" in names.TRANSFORMERLENS_MODEL["hook_embed"].families.get(
+                self.std.family.name, ""):
+            scale = torch.tensor(self.cfg.d_model ** 0.5)
+        return weight if scale is None else weight * scale.to(weight.dtype)
+
+    @property
+    def W_U(self) -> torch.Tensor:
+        return self.std.lm_head._module.weight.detach().T
+
+    @property
+    def b_U(self) -> torch.Tensor:
+        bias = getattr(self.std.lm_head._module, "bias", None)
+        return bias.detach() if bias is not None else torch.zeros(self.cfg.d_vocab_out, dtype=self.cfg.dtype)
+
+    @property
+    def W_pos(self) -> torch.Tensor:
+        for name in ("transformer.wpe", "model.decoder.embed_positions"):
+            module = dict(self.std.hf_model.named_modules()).get(name)
+            if isinstance(module, torch.nn.Embedding):
+                return module.weight.detach()
+        raise UnavailableValue(f"W_pos: {self.std.family.name} has no learned position embeddings "
+                               f"({self.cfg.positional_embedding_type} positions)")
+
+    W_Q = property(lambda self: self._weights.W("q"))
+    W_K = property(lambda self: self._weights.W("k"))
+    W_V = property(lambda self: self._weights.W("v"))
+    b_Q = property(lambda self: self._weights.b("q"))
+    b_K = property(lambda self: self._weights.b("k"))
+    b_V = property(lambda self: self._weights.b("v"))
+    _W_K = property(lambda self: self._weights.grouped("k"))
+    _W_V = property(lambda self: self._weights.grouped("v"))
+    _b_K = property(lambda self: self._weights.grouped("k", bias=True))
+    _b_V = property(lambda self: self._weights.grouped("v", bias=True))
+    W_O = property(lambda self: self._weights.W_O())
+    b_O = property(lambda self: self._weights.b_O())
+    W_in = property(lambda self: self._weights.mlp_weight("up_proj", "W_in"))
+    b_in = property(lambda self: self._weights.mlp_bias("up_proj", "b_in"))
+    W_out = property(lambda self: self._weights.mlp_weight("down_proj", "W_out"))
+    b_out = property(lambda self: self._weights.mlp_bias("down_proj", "b_out"))
+
+    @property
+    def W_gate(self):
+        return self._weights.mlp_weight("gate_proj", "W_gate") if self.cfg.gated_mlp else None
+
+    @property
+    def QK(self):
+        raise UnavailableValue("QK is TransformerLens's FactoredMatrix, which nnterp does not build: "
+                               "model.W_Q @ model.W_K.transpose(-1, -2) is its matrix")
+
+    @property
+    def OV(self):
+        raise UnavailableValue("OV is TransformerLens's FactoredMatrix, which nnterp does not build: "
+                               "model.W_V @ model.W_O is its matrix")
+
+    def accumulated_bias(self, layer: int, mlp_input: bool = False, include_mlp_biases: bool = True):
+        total = torch.zeros(self.cfg.d_model, dtype=self.cfg.dtype)
+        b_O, b_out = self.b_O, self.b_out if include_mlp_biases else None
+        for index in range(layer):
+            total = total + b_O[index] + (b_out[index] if b_out is not None else 0)
+        if mlp_input:
+            total = total + b_O[layer]
+        return total
+
+    def ln_final(self, residual: torch.Tensor) -> torch.Tensor:
+        """The model's own final norm, applied to a stream."""
+        return self.std.norm._module(residual)
+
+    def __repr__(self) -> str:
+        return f"HookedTransformer(nnterp, {self.cfg.original_architecture}, {self.cfg.n_layers} blocks)"

@@ -1,0 +1,158 @@
+"""nnterp.transformerlens against TransformerLens 3.9 itself: the same classic script (the main demo's logit
+difference, accumulated and decomposed residuals, head attribution, activation patching with hooks, an induction
+score) run through both on the tiny checkpoints the oracle shares, and the numbers agree; the same script runs on
+families TransformerLens 3.9 does not load, where the stream's own identities check it."""
+
+import importlib.util
+import os
+import tempfile
+import warnings
+
+import pytest
+import torch
+
+from nnterp import tiny
+from nnterp.errors import NnterpError, UnavailableValue
+from nnterp.transformerlens import ActivationCache, HookedTransformer, utils
+from oracle.transformerlens import ARCHITECTURES, _load, _local_names, tolerance
+
+needs_transformer_lens = pytest.mark.skipif(
+    not os.environ.get("CI") and importlib.util.find_spec("transformer_lens") is None,
+    reason="the test extra installs TransformerLens 3.9 (CI runs it: there a missing oracle fails)")
+
+PROMPT = "The Eiffel Tower is in the city of Paris. The Colosseum is in the city of"
+
+
+def classic_script(model) -> dict:
+    """What a TransformerLens tutorial computes, written once against TransformerLens's API."""
+    tokens = model.to_tokens(PROMPT)
+    logits, cache = model.run_with_cache(tokens)
+    answer, wrong = int(tokens[0, -1]), int(tokens[0, 1])
+    out = {"tokens": tokens, "logits": logits, "loss": model(tokens, return_type="loss"),
+           "str_tokens": model.to_str_tokens(PROMPT)}
+    direction = model.tokens_to_residual_directions(torch.tensor([answer, wrong]))
+    out["logit_diff_direction"] = direction[0] - direction[1]
+    accumulated, labels = cache.accumulated_resid(layer=-1, incl_mid=False, pos_slice=-1, apply_ln=True,
+                                                  return_labels=True)
+    out["accumulated"], out["accumulated_labels"] = accumulated, labels
+    decomposed = cache.decompose_resid(layer=-1, pos_slice=-1)
+    out["decomposed_attrs"] = cache.logit_attrs(decomposed, answer, wrong, pos_slice=-1)
+    heads = cache.stack_head_results(layer=-1, pos_slice=-1)
+    out["head_attrs"] = cache.logit_attrs(heads, answer, wrong, pos_slice=-1)
+    out["pattern"] = cache["pattern", 1]
+    out["scale"] = cache["scale", 1, "ln1"]
+
+    # activation patching: a corrupted run with one head's output restored from the clean run
+    corrupted = tokens.clone()
+    corrupted[0, 1] = int(tokens[0, 2])
+    clean_z = cache["z", 0]
+
+    def restore_head(z, hook):
+        z[:, :, 1] = clean_z[:, :, 1]
+        return z
+
+    out["patched"] = model.run_with_hooks(corrupted, fwd_hooks=[(utils.get_act_name("z", 0), restore_head)])
+
+    def ablate_scores(scores, hook):  # a computed tensor edited in place, as TransformerLens code does
+        scores[:, :, -1, 0] = -1e4
+
+    out["ablated"] = model.run_with_hooks(tokens, fwd_hooks=[(lambda name: name.endswith("attn_scores"),
+                                                               ablate_scores)])
+    # an induction score: attention from each repeated token to the token after its first occurrence
+    half = torch.randint(10, 200, (1, 6), generator=torch.Generator().manual_seed(0))
+    repeated = torch.cat([half, half], dim=1)
+    _, repeated_cache = model.run_with_cache(repeated, names_filter=lambda name: name.endswith("hook_pattern"))
+    pattern = repeated_cache["pattern", model.cfg.n_layers - 1]
+    out["induction"] = pattern.diagonal(offset=-(half.shape[1] - 1), dim1=-2, dim2=-1).mean(-1)
+    out["keys"] = sorted(cache.keys())
+    return out
+
+
+@needs_transformer_lens
+@pytest.mark.parametrize("label, family, overrides", ARCHITECTURES[:4], ids=[a[0] for a in ARCHITECTURES[:4]])
+def test_the_classic_script_agrees_with_transformerlens(label, family, overrides):
+    from transformer_lens import HookedTransformer as Original
+
+    _local_names()
+    with tempfile.TemporaryDirectory() as directory, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        std, for_tl, tokenizer = _load(family, overrides, directory)
+        theirs = classic_script(Original.from_pretrained_no_processing(
+            directory, hf_model=for_tl, tokenizer=tokenizer, device="cpu", dtype=torch.float32))
+        ours = classic_script(HookedTransformer(std))
+    rtol = tolerance(std.config)
+    assert torch.equal(ours["tokens"], theirs["tokens"]) and ours["str_tokens"] == theirs["str_tokens"]
+    assert ours["accumulated_labels"] == theirs["accumulated_labels"]
+    refused = {"gemma2": {f"blocks.{i}.{n}.{h}" for i in (0, 1) for n in ("ln1_post", "ln2_post")
+                          for h in ("hook_scale", "hook_normalized")}}.get(label, set())
+    assert set(ours["keys"]) == set(theirs["keys"]) - refused
+    for key in ("logits", "loss", "logit_diff_direction", "accumulated", "decomposed_attrs", "head_attrs", "pattern",
+                "scale", "patched", "ablated", "induction"):
+        scale = theirs[key].abs().max().item()
+        assert (ours[key] - theirs[key]).abs().max().item() <= rtol * max(scale, 1.0), key
+    assert not torch.allclose(ours["patched"], ours["logits"])       # the hooks changed the forward
+    assert not torch.allclose(ours["ablated"], ours["logits"])
+
+
+@needs_transformer_lens
+@pytest.mark.parametrize("label, family, overrides", ARCHITECTURES[:3], ids=[a[0] for a in ARCHITECTURES[:3]])
+def test_weights_are_transformerlens_s_layouts_of_the_model_s_own(label, family, overrides):
+    from transformer_lens import HookedTransformer as Original
+
+    _local_names()
+    with tempfile.TemporaryDirectory() as directory, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        std, for_tl, tokenizer = _load(family, overrides, directory)
+        theirs = Original.from_pretrained_no_processing(directory, hf_model=for_tl, tokenizer=tokenizer,
+                                                        device="cpu", dtype=torch.float32)
+        ours = HookedTransformer(std)
+    for name in ("W_E", "W_U", "W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O", "W_in", "W_out", "b_in",
+                 "b_out"):
+        assert torch.equal(getattr(ours, name), getattr(theirs, name)), name
+    for field in ("n_layers", "d_model", "n_heads", "d_head", "d_mlp", "d_vocab", "normalization_type",
+                  "positional_embedding_type"):
+        assert getattr(ours.cfg, field) == getattr(theirs.cfg, field), field
+
+
+@pytest.mark.parametrize("family", ["qwen3", "qwen2_moe", "mistral", "phi3", "cohere", "starcoder2", "granite",
+                                    "stablelm", "gemma3_text", "smollm3"])
+def test_the_classic_script_runs_where_transformerlens_does_not_and_its_identities_hold(family):
+    std = tiny.load(family, attn_implementation="eager")
+    model = HookedTransformer(std)
+    out = classic_script(model)
+    tokens = out["tokens"]
+    _, cache = model.run_with_cache(tokens)
+    # the embedding and every block's writes add up to the last block's output
+    parts = cache.decompose_resid(layer=-1, incl_embeds=True)
+    final = cache["resid_post", -1]
+    torch.testing.assert_close(parts.sum(0), final, rtol=0, atol=1e-4 * max(final.abs().max().item(), 1.0))
+    assert out["induction"].shape == (1, model.cfg.n_heads)
+    assert not torch.allclose(out["patched"], out["logits"])
+
+
+def test_a_cache_is_transformerlens_s_cache_object(llama, prompt):
+    model = HookedTransformer(llama)
+    logits, cache = model.run_with_cache(prompt, names_filter=["blocks.0.hook_resid_post", "ln_final.hook_scale"])
+    assert isinstance(cache, ActivationCache) and set(cache.keys()) == {"blocks.0.hook_resid_post",
+                                                                        "ln_final.hook_scale"}
+    assert cache["resid_post", 0] is cache[("resid_post", 0)] is cache["blocks.0.hook_resid_post"]
+    _, plain = model.run_with_cache(prompt, names_filter="blocks.0.hook_resid_post", return_cache_object=False,
+                                    remove_batch_dim=True)
+    assert isinstance(plain, dict) and plain["blocks.0.hook_resid_post"].ndim == 2
+    tokens = model.to_tokens(prompt)            # TransformerLens prepends BOS; the tokenizer alone does not here
+    assert tokens[0, 0] == llama.tokenizer.bos_token_id and not torch.equal(tokens[0, 1:2], tokens[0, :1])
+    with llama.trace(tokens):
+        stream = llama.layers[0].layer_output.save()
+    assert torch.equal(cache["resid_post", 0], stream)
+
+
+def test_what_nnterp_cannot_do_is_refused_in_a_sentence(llama, prompt):
+    model = HookedTransformer(llama)
+    with pytest.raises(NnterpError, match="with loss.backward"):
+        model.run_with_hooks(prompt, bwd_hooks=[("blocks.0.hook_resid_post", lambda g, hook: None)])
+    with pytest.raises(UnavailableValue, match="FactoredMatrix"):
+        model.QK
+    with pytest.raises(NnterpError, match="nnterp never changes weights"):
+        HookedTransformer.from_pretrained("gpt2", refactor_factored_attn_matrices=True)
+    with pytest.raises(UnavailableValue, match="before its gain and bias"):  # hook_normalized has no write-back
+        model.run_with_hooks(prompt, fwd_hooks=[("blocks.0.ln1.hook_normalized", lambda x, hook: x * 2)])
