@@ -35,9 +35,9 @@ with torch.no_grad():
     assert core.connector.modality_projection.proj.bias is None
     grid = int(patches.shape[1] ** 0.5)                     # 4 x 4 patches on the tiny model
     changed = patches.clone()
-    changed[0, 2 * grid + 1] += 1.0                         # the patch at row 2, column 1
+    changed[0, 2 * grid + 3] += 1.0                         # the patch at row 2, column 3
     moved = (core.connector(changed)[0] - features).abs().amax(-1) > 0
-assert moved.nonzero().flatten().tolist() == [(2 // r) * (grid // r) + 1 // r]
+assert moved.nonzero().flatten().tolist() == [(2 // r) * (grid // r) + 3 // r]
 ```
 
 ## An image is tiles and a global view, each 81 `<image>` tokens between text markers
