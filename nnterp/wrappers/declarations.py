@@ -91,9 +91,9 @@ WRAPPERS = (
         summary="PaliGemma: a SigLIP vision tower and a linear projector around a Gemma language model (PaliGemma 2: "
                 "Gemma 2).",
         note="PaliGemmaForConditionalGeneration: model.{vision_tower (SigLIP), multi_modal_projector (one linear), "
-             "language_model} and lm_head. get_image_features divides the projected features by sqrt(hidden_size), "
-             "so that the embedding's own sqrt(hidden_size) scale leaves them as projected; PaliGemmaModel's forward "
-             "places them with inputs_embeds.masked_scatter. The prefix (image and prompt) attends bidirectionally "
+             "language_model} and lm_head. get_image_features projects SigLIP's last_hidden_state; PaliGemmaModel's "
+             "forward places it with inputs_embeds.masked_scatter after embed_tokens' sqrt(hidden_size) scale, so "
+             "the image rows enter unscaled. The prefix (image and prompt) attends bidirectionally "
              "when token_type_ids are passed.",
         tiny=recipe("PaliGemmaConfig", image={"tokens": 16, "pixel_values": (1, 3, 16, 16)}, vision_config=SIGLIP,
             projection_dim=64, image_token_id=299),
