@@ -11,14 +11,16 @@ DROP = ("ssm_note",)
 MORE = r'''
 ## The mixer is Mamba's, with weightless RMSNorms on dt, B and C
 
-`FalconMambaMixer` runs Mamba's mixer (in_proj split into the conv branch and the gate `z`, a depthwise causal conv with silu, `x_proj` split into the low-rank step `dt`, `B` and `C`, a selective scan with A = −exp(`A_log`) and the `D` skip, the gate silu(`z`), `out_proj`) with one difference: `dt`, `B` and `C` each go through `FalconMambaWeightlessRMSNorm`, an RMS normalization in float32 with no gain, before the scan. Its eps is `mixer_rms_eps`, 1e-06 on falcon-mamba-7b, not the blocks' `layer_norm_epsilon` (1e-05). On falcon-mamba-7b, 4096 hidden channels widen to 8192 (`expand` 2), the state is 16 wide and the step's rank 256 (`hidden_size / 16`), so `x_proj` maps 8192 channels to 256 + 2 · 16 = 288 numbers per position. The snippet recomputes the mixer from its weights and gets `attention_output` exactly.
+`FalconMambaMixer` runs Mamba's mixer (in_proj split into the conv branch and the gate `z`, a depthwise causal conv with silu, `x_proj` split into the low-rank step `dt`, `B` and `C`, a selective scan with A = −exp(`A_log`) and the `D` skip, the gate silu(`z`), `out_proj`) with one difference: `dt`, `B` and `C` each go through `FalconMambaWeightlessRMSNorm`, an RMS normalization in float32 with no gain, before the scan. Its eps is `mixer_rms_eps`, which falcon-mamba-7b's config.json does not set, so the class's default 1e-06 applies, not the blocks' `layer_norm_epsilon` (1e-05). On falcon-mamba-7b, 4096 hidden channels widen to 8192 (`intermediate_size`), the state is 16 wide and the step's rank 256 (`hidden_size / 16`), so `x_proj` maps 8192 channels to 256 + 2 · 16 = 288 numbers per position. The snippet recomputes the mixer from its weights and gets `attention_output` exactly.
 
 ```python
 import torch.nn.functional as F
 
+from transformers import FalconMambaConfig
+
 facts = released("tiiuae/falcon-mamba-7b")
-assert (facts["mixer_rms_eps"], facts["layer_norm_epsilon"]) == (1e-06, 1e-05)
-assert facts["intermediate_size"] == facts["expand"] * facts["hidden_size"] == 8192
+assert "mixer_rms_eps" not in facts and FalconMambaConfig(**facts).mixer_rms_eps == 1e-06
+assert facts["layer_norm_epsilon"] == 1e-05 and facts["intermediate_size"] == 8192
 assert facts["time_step_rank"] == facts["hidden_size"] // 16 == 256 and facts["state_size"] == 16
 
 layer = model.layers[0]
@@ -43,9 +45,26 @@ for t in range(n):
 torch.testing.assert_close(m.out_proj(torch.stack(ys, 1) * F.silu(z.transpose(1, 2))), out)
 ```
 
+## `expand` is 16 in falcon-mamba-7b's config, and the mixer is 8192 wide anyway
+
+falcon-mamba-7b's config.json sets `expand` 16 and `intermediate_size` 8192, which disagree: 16 · 4096 is 65536. `FalconMambaConfig.__post_init__` first sets `intermediate_size` to `expand · hidden_size`, then the explicit `intermediate_size` from the file overwrites it, so the model is built 8192 channels wide (twice the stream) and `expand` has no effect. A config that copies `expand` but drops `intermediate_size` builds a mixer of 65536 channels, eight times too wide, whose weights the checkpoint cannot fill; a reader who computes the width from `expand` is wrong by the same factor. The mixer's width is `config.intermediate_size`, which is also `in_proj.out_features / 2`.
+
+```python
+from transformers import FalconMambaConfig
+
+facts = released("tiiuae/falcon-mamba-7b")
+assert (facts["expand"], facts["hidden_size"], facts["intermediate_size"]) == (16, 4096, 8192)
+assert FalconMambaConfig(**facts).intermediate_size == 8192
+dropped = {key: value for key, value in facts.items() if key != "intermediate_size"}
+assert FalconMambaConfig(**dropped).intermediate_size == 16 * 4096 == 65536
+
+m = model.layers[0].self_attn._module
+assert m.intermediate_size == model.config.intermediate_size == m.in_proj.out_features // 2
+```
+
 ## The selection has a fixed size: only the direction of dt, B and C depends on the token
 
-Because the three norms have no gain, `B` and `C` have a mean square of 1 at every position (a norm of 4 over falcon-mamba-7b's 16 state dimensions, less only by eps), and `dt_proj` always reads a unit-RMS 256-vector. A token chooses which state directions it writes and reads and how its step is set, but not how strongly: everything `x_proj` emits is normalized away in size. Scaling `x_proj`'s whole output by any s > 0 leaves the mixer's output unchanged but for eps, whose relative effect is at most `mixer_rms_eps` over the smallest mean square the three parts reach. A steering vector or an ablation that rescales the selection does nothing; the strength of what enters the state is the conv branch `x` and the step.
+Because the three norms have no gain, `B` and `C` have a mean square of 1 at every position (a norm of 4 over falcon-mamba-7b's 16 state dimensions, less only by eps), and `dt_proj` always reads a unit-RMS vector of `time_step_rank` (256) numbers. A token chooses which state directions it writes and reads and how its step is set, but not how strongly: everything `x_proj` emits is normalized away in size. Scaling `x_proj`'s whole output by any s > 0 leaves the mixer's output unchanged but for eps, whose relative effect is at most `mixer_rms_eps` over the smallest mean square the three parts reach. A steering vector or an ablation that rescales the selection does nothing; the strength of what enters the state is the conv branch `x` and the step.
 
 ```python
 mixer = model.layers[0].self_attn
