@@ -74,7 +74,7 @@ y[t]    = Σ_s M[t, s] x[s] + D_h x[t]
 dt      = softplus(dt_raw + dt_bias)      A_h = -exp(A_log[h]) < 0
 ```
 
-with one scalar decay `A_h` per head (`A_log` has `num_heads` entries: Mamba 2's scalar decay, against Mamba 1's one per channel and state dimension) and `B`, `C` shared by the `num_heads / n_groups` heads of a group (16 on Mamba-Codestral 7B). `M` is not normalized (no softmax: its rows do not sum to 1) and its entries can be negative, but it is the closest thing to an attention pattern this model has: nnterp does not serve it, and the snippet builds it from the mixer's own weights and checks that it reproduces the scan's output, read at the gated norm's input (`self_attn.norm.input`), to float32 rounding. The class's default `time_step_limit` (0, inf) clamps nothing.
+with one scalar decay `A_h` per head (`A_log` has `num_heads` entries: Mamba 2's scalar decay, against Mamba 1's one per channel and state dimension) and `B`, `C` shared by the `num_heads / n_groups` heads of a group (16 on Mamba-Codestral 7B). `M` is not normalized (no softmax: its rows do not sum to 1) and its entries can be negative, but it is the closest thing to an attention pattern this model has: nnterp does not serve it, and the snippet builds it from the mixer's own weights and checks that it reproduces the scan's output, read at the gated norm's input (`self_attn.norm.input`), to float32 rounding. Mamba-Codestral 7B's `time_step_limit` is (0, inf), the class's default too: it clamps nothing.
 
 ```python
 import torch.nn.functional as F
@@ -93,7 +93,8 @@ xBC = F.silu(F.conv1d(xBC.transpose(1, 2), m.conv1d.weight, m.conv1d.bias, paddi
 x, B, C = xBC.split([m.intermediate_size, G * N, G * N], dim=-1)
 x = x.view(1, n, H, P)
 B, C = (t.view(1, n, G, N).repeat_interleave(H // G, dim=2) for t in (B, C))
-assert tuple(m.time_step_limit) == (0.0, float("inf"))   # the class default: no clamp
+assert tuple(m.time_step_limit) == tuple(released("mistralai/Mamba-Codestral-7B-v0.1")["time_step_limit"]) \
+    == (0.0, float("inf"))                                   # no clamp
 dt = F.softplus(dt + m.dt_bias)
 A = -torch.exp(m.A_log)
 assert A.shape == (H,) and (A < 0).all()
@@ -133,6 +134,26 @@ with model.trace(prompt):
     mixer.norm.input[:] = mixer.norm.input * scale
     scaled = mixer.attention_output.save()
 torch.testing.assert_close(scaled, m.out_proj(gated_norm(y, norm.variance_epsilon / scale ** 2)))
+```
+
+## Codestral's `norm_before_gate` and `rms_norm` are read by nothing: the mixer always gates, then normalizes
+
+Mamba-Codestral 7B's config.json sets `norm_before_gate` true and `rms_norm` true, keys of the original `mamba_ssm` code. `Mamba2Config` has no such fields (it keeps them as plain attributes) and `Mamba2Mixer` never reads them: its gated norm always multiplies by silu(gate) first and normalizes after (the fused training kernel is even called with `norm_before_gate=False`). Whatever those keys say, the forward is the one above; a reimplementation that follows `norm_before_gate: true` (normalize, then gate) computes another model. The snippet builds the tiny model with both keys set each way and gets the same logits, bit for bit.
+
+```python
+from nnterp import tiny
+from transformers import Mamba2Config
+
+facts = released("mistralai/Mamba-Codestral-7B-v0.1")
+assert facts["norm_before_gate"] is True and facts["rms_norm"] is True
+assert "norm_before_gate" not in Mamba2Config.__dataclass_fields__ and "rms_norm" not in Mamba2Config.__dataclass_fields__
+logits = []
+for flag in (True, False):
+    variant = tiny.load("mamba2", norm_before_gate=flag, rms_norm=flag)
+    assert variant.config.norm_before_gate is flag
+    with variant.trace(prompt):
+        logits.append(variant.logits.save())
+assert torch.equal(logits[0], logits[1])
 ```
 
 ## The residual is float32 and so are the logits, whatever the load's dtype
