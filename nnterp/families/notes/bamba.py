@@ -39,7 +39,7 @@ for i, kind in enumerate(model.config.layers_block_type):   # the tiny model: Ma
 
 ## The attention rotates half of each head, and the config class forces that half
 
-`BambaConfig.__post_init__` sets `partial_rotary_factor` to 0.5 whatever a top-level `partial_rotary_factor` key says ("hardcode for BC"), and the rotary turns the first half of each head: 64 of the 128 dimensions on Bamba-9B (4096 / 32 heads). The other half of every query and key carries no position. Only a `rope_parameters` dict that names its own factor escapes the override. Since the three attention blocks are the only ones to read positions, the first 64 dimensions of their queries and keys are the only place in the model where a token's absolute position enters; the Mamba-2 blocks know order only through the conv and the scan.
+`BambaConfig.__post_init__` sets `partial_rotary_factor` to 0.5 whatever a top-level `partial_rotary_factor` key says ("hardcode for BC"), and the rotary turns the first half of each head: 64 of the 128 dimensions on Bamba-9B (4096 / 32 heads). The other half of every query and key carries no position. Only a `rope_parameters` dict that names its own factor escapes the override. Since the three attention blocks are the only ones to read positions, the first 64 dimensions of their queries and keys are the only place where the model reads a token's position; the Mamba-2 blocks know order only through the conv and the scan.
 
 ```python
 from transformers import BambaConfig
@@ -61,7 +61,7 @@ assert not torch.equal(q[..., 1:, :half], q_unrotated[..., 1:, :half])   # posit
 
 ## A forward with a cache and no `position_ids` restarts the rotary at 0
 
-`BambaModel.forward` fills missing `position_ids` with `arange(seq_len)`, without adding the length already cached (Llama's adds it). `generate` passes positions computed from the attention mask, so generation is right; a hand-written decoding loop that calls the model on one new token with the cache and no `position_ids` gives that token position 0, and the three attention blocks then see it at a negative distance from every cached key. The Mamba-2 blocks are unaffected (they read no position), so the logits are wrong only slightly, which makes the mistake easy to miss. Pass `position_ids` (the cached length) for each step.
+`BambaModel.forward` fills missing `position_ids` with `arange(seq_len)`, without adding the length already cached (Llama's adds it). `generate` passes positions computed from the attention mask, so generation is right; a hand-written decoding loop that calls the model on one new token with the cache and no `position_ids` gives that token position 0, and the three attention blocks then place it before every cached key. The Mamba-2 blocks are unaffected (they read no position), so the logits are wrong only slightly, which makes the mistake easy to miss. Pass `position_ids` (the cached length) for each step.
 
 ```python
 hf = model._module

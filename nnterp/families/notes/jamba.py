@@ -36,7 +36,7 @@ for i, kind in enumerate(model.config.layers_block_type):   # the tiny model: ma
 
 ## The attention layers have no positional encoding at all
 
-`JambaAttention` projects the normed stream to queries, keys and values and hands them to the attention kernel as they are: there is no rotary, no `rotary_emb` in the model, no position bias and no position embedding added to the tokens. A query's score against a key depends on the two vectors alone, not on how far apart they are, so each attention block treats the tokens before a query as a set. The snippet feeds block 1's attention its own normed input with the earlier positions shuffled: the last query's scores come out shuffled the same way, and its output is unchanged up to the rounding of a sum taken in another order. `attention_queries` and `attention_queries_unrotated` are the same tensor. Everything the attention knows of order comes from the Mamba blocks before it (the conv and the scan are causal and order-dependent), which is why Jamba-v0.1 places four Mamba blocks before its first attention block.
+`JambaAttention` projects the normed stream to queries, keys and values and hands them to the attention kernel as they are: there is no rotary, no `rotary_emb` in the model, no position bias and no position embedding added to the tokens. A query's score against a key depends on the two vectors alone, not on how far apart they are, so each attention block treats the tokens before a query as a set. The snippet feeds block 1's attention its own normed input with the earlier positions shuffled: the last query's scores come out shuffled the same way, and its output is unchanged up to the rounding of a sum taken in another order. `attention_queries` and `attention_queries_unrotated` are the same tensor. Everything the attention knows of order comes from the Mamba blocks before it (the conv and the scan are causal and order-dependent), and on Jamba-v0.1 four Mamba blocks precede the first attention block.
 
 ```python
 attention_block = next(i for i in range(model.num_layers) if model.serves("attention_scores", i) is None)
@@ -63,7 +63,7 @@ torch.testing.assert_close(shuffled_out[:, -1], out[:, -1])
 
 ## `position_ids` are computed and passed to every block, and no block reads them
 
-`JambaModel.forward` builds `position_ids` (an arange past the cached length) and passes them down, and `JambaAttentionDecoderLayer` forwards them to the attention, which ignores them; the Mamba blocks do not take them. Any `position_ids` therefore give the same logits, bit for bit: there is no position to shift, extend or interpolate, and Jamba-v0.1's `max_position_embeddings` of 262144 is a number only the generation utilities read. A tool that edits positions (rotary scaling, position interpolation, reindexing a cache) does nothing on this family.
+`JambaModel.forward` builds `position_ids` (an arange past the cached length) and passes them down, and `JambaAttentionDecoderLayer` forwards them to the attention, which ignores them; the Mamba blocks do not take them. Any `position_ids` therefore give the same logits, bit for bit: there is no position to shift, extend or interpolate, and Jamba-v0.1's `max_position_embeddings` of 262144 is read by no layer of the forward. A tool that edits positions (rotary scaling, position interpolation, reindexing a cache) does nothing on this family.
 
 ```python
 assert released("ai21labs/Jamba-v0.1")["max_position_embeddings"] == 262144
@@ -111,7 +111,7 @@ h[t]   = exp(dt[t] · A) · h[t-1] + dt[t] · B[t] · x[t]        A = -exp(A_log
 y[t]   = C[t] · h[t] + D · x[t];  out = out_proj(y · silu(z))
 ```
 
-On Jamba-v0.1, `mamba_expand` 2 makes 8192 channels, `mamba_d_state` is 16, `mamba_d_conv` 4, and the step's rank is 256 (`hidden_size / 16`), so `x_proj` maps 8192 channels to 256 + 2 · 16 = 288 numbers per position and `dt_layernorm` is 256 wide. None of these norms is a standard value, and a lens or a patch on the stream never meets them; because `B` and `C` are unit-RMS before their weights, the scale of the state is set by the weights of `b_layernorm` and `c_layernorm`, not by the input. The snippet recomputes the mixer from its weights and gets `attention_output` exactly; without the three norms it does not.
+On Jamba-v0.1, `mamba_expand` 2 makes 8192 channels, `mamba_d_state` is 16, `mamba_d_conv` 4, and the step's rank is 256 (`hidden_size / 16`), so `x_proj` maps 8192 channels to 256 + 2 · 16 = 288 numbers per position and `dt_layernorm` is 256 wide. None of these norms is a standard value, and a lens or a patch on the stream never meets them; because `B` and `C` are unit-RMS before their weights, their size is set by the weights of `b_layernorm` and `c_layernorm`, not by the input. The snippet recomputes the mixer from its weights and gets `attention_output` exactly; without the three norms it does not.
 
 ```python
 import torch.nn.functional as F

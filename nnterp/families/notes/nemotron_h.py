@@ -70,7 +70,7 @@ assert torch.equal(logits, shifted)
 
 ## The MLP is squared ReLU with no gate
 
-`NemotronHMLP` is `down_proj(relu(up_proj(x))²)`: one up projection, no gate projection, and `mlp_hidden_act` "relu2" on both checkpoints; the experts and the shared expert are the same shape. A neuron's activation is zero for a negative pre-activation and grows quadratically above it, so its contribution is never negative: a neuron's output direction is fixed by `down_proj`'s column, only its size varies. On Nemotron-H-8B the MLP is 21504 neurons wide (`intermediate_size`) on a 4096-wide stream.
+`NemotronHMLP` is `down_proj(relu(up_proj(x))²)`: one up projection, no gate projection, and `mlp_hidden_act` "relu2" on both checkpoints; the experts and the shared expert have the same form. A neuron's activation is zero for a negative pre-activation and grows quadratically above it, so its contribution is never negative: a neuron's output direction is fixed by `down_proj`'s column, only its size varies. On Nemotron-H-8B the MLP is 21504 neurons wide (`intermediate_size`) on a 4096-wide stream.
 
 ```python
 dense = released("nvidia/Nemotron-H-8B-Base-8K")
