@@ -150,7 +150,7 @@ order = torch.cat([torch.arange(n - 2, -1, -1), torch.tensor([n - 1])])
 with model.trace(prompt):
     attention.input[:] = h[:, order]
     shuffled = attention.attention_scores.save()
-assert torch.equal(shuffled[..., -1, :], scores[..., -1, order])
+torch.testing.assert_close(shuffled[..., -1, :], scores[..., -1, order])   # the same dot products, reordered
 
 rotary = tiny.load("zamba2", attn_implementation="eager", use_mem_rope=True)
 with rotary.trace(prompt):
