@@ -15,7 +15,7 @@ import torch
 
 from nnterp.errors import NnterpError
 from oracle.transformerlens import (  # tests/ is on the path, as for conftest
-    ARCHITECTURES, QK_NORM_ARCHITECTURES, RECORD, compare, fingerprint, fingerprint_differs, nnterp_cache,
+    ARCHITECTURES, MORE_ARCHITECTURES, QK_NORM_ARCHITECTURES, RECORD, compare, fingerprint, fingerprint_differs, nnterp_cache,
 )
 
 needs_transformer_lens = pytest.mark.skipif(
@@ -65,6 +65,31 @@ def test_every_transformerlens_key_is_its_tensor_or_refused(label, family, overr
         assert key in found.equal or key in REFUSED[label], key
     if label == "bloom":
         assert "hook_embed" in found.equal  # after the embedding LayerNorm, as TransformerLens has it
+
+
+#: the kinds of refusal on the other architectures, by the name's pattern, and the words of the reason: routing
+#: hooks whose tensor nnterp has not (per expert, or TransformerLens's own routing layouts, which fire only for the
+#: experts a prompt reaches), the projections' outputs before a q/k norm, and a fused gate_up's halves
+REFUSAL_KINDS = (
+    (r"mlp\.experts\.\d+\.", "nnterp has no per-expert value"),
+    (r"mlp\.hook_expert_(weights|indices)$", "has no standard value"),
+    (r"attn\.hook_q$", "applies self.q_norm(...)"), (r"attn\.hook_k$", "applies self.k_norm(...)"),
+    (r"attn\.[qk]_norm\.", "has no standard value"),
+    (r"mlp\.hook_pre_linear$", "unavailable on this model"),
+)
+
+
+@needs_transformer_lens
+@pytest.mark.parametrize("label, family, overrides", MORE_ARCHITECTURES, ids=[a[0] for a in MORE_ARCHITECTURES])
+def test_no_transformerlens_key_is_another_tensor_on_the_other_architectures(label, family, overrides):
+    import re
+
+    found = compare(label, family, overrides)
+    assert found.different == {}, found.line()
+    for key, reason in found.refused.items():
+        words = next((words for pattern, words in REFUSAL_KINDS if re.search(pattern, key)), None)
+        assert words is not None and words in reason, (key, reason)
+    assert {"blocks.1.hook_resid_post", "blocks.1.attn.hook_pattern", "blocks.1.hook_mlp_out"} <= set(found.equal)
 
 
 #: the one name whose tensor differs between the generations: HookedTransformer fills masked scores with -inf, the

@@ -39,6 +39,13 @@ QK_NORM_ARCHITECTURES = (
     ("olmo3", "olmo3", {}),
 )
 
+#: every other architecture TransformerLens 3.9 converts from a tiny recipe as it stands (compared with 3.9 only):
+#: grouped keys, sliding windows, experts, a fused gate_up, q/k norms with experts, attention sinks
+MORE_ARCHITECTURES = (
+    ("mistral", "mistral", {}), ("qwen2", "qwen2", {}), ("mixtral", "mixtral", {}), ("phi3", "phi3", {}),
+    ("olmoe", "olmoe", {}), ("apertus", "apertus", {}), ("gpt_oss", "gpt_oss", {}),
+)
+
 #: the default run first (a key is compared in the first run that has it), then the hooks that are off by default
 #: turned on: use_attn_in and use_split_qkv_input exclude each other, and give ln1's hooks a head axis
 SETTINGS = ({}, {"use_attn_result": True, "use_hook_mlp_in": True}, {"use_split_qkv_input": True},
