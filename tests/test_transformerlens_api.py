@@ -156,3 +156,89 @@ def test_what_nnterp_cannot_do_is_refused_in_a_sentence(llama, prompt):
         HookedTransformer.from_pretrained("gpt2", refactor_factored_attn_matrices=True)
     with pytest.raises(UnavailableValue, match="before its gain and bias"):  # hook_normalized has no write-back
         model.run_with_hooks(prompt, fwd_hooks=[("blocks.0.ln1.hook_normalized", lambda x, hook: x * 2)])
+
+
+def test_a_cache_taken_with_hooks_holds_each_value_after_its_hooks(llama, prompt):
+    model = HookedTransformer(llama)
+    tokens = model.to_tokens(prompt)
+
+    def double(resid, hook):
+        return resid * 2
+
+    with model.hooks(fwd_hooks=[("blocks.0.hook_resid_post", double)]):
+        logits, cache = model.run_with_cache(tokens, names_filter=lambda name: "resid" in name)
+    _, clean = model.run_with_cache(tokens, names_filter=lambda name: "resid" in name)
+    assert torch.equal(cache["resid_post", 0], clean["resid_post", 0] * 2)    # cached after the hook
+    assert torch.equal(cache["resid_pre", 1], cache["resid_post", 0])         # and the forward went on from it
+    assert torch.equal(cache["resid_pre", 0], clean["resid_pre", 0])
+    assert not model._hooks                                                    # the context removed it
+
+
+def _sae(width, hook_name, seed=0):
+    import sae_lens
+
+    config = sae_lens.StandardSAEConfig(d_in=width, d_sae=4 * width, dtype="float32", device="cpu",
+                                        reshape_activations="hook_z" if hook_name.endswith("hook_z") else "none")
+    config.metadata.hook_name = hook_name
+    sae = sae_lens.StandardSAE(config)
+    with torch.no_grad():
+        for parameter in sae.parameters():
+            parameter.normal_(0, 0.1, generator=torch.Generator().manual_seed(seed))
+    return sae
+
+
+@needs_transformer_lens
+@pytest.mark.parametrize("hook_name", ["blocks.0.hook_resid_post", "blocks.1.attn.hook_z"])
+def test_saes_run_as_saelens_runs_them(hook_name):
+    pytest.importorskip("sae_lens")
+    from sae_lens import HookedSAETransformer as Original
+
+    from nnterp.transformerlens import HookedSAETransformer
+
+    _local_names()
+    label, family, overrides = ARCHITECTURES[0]   # GPT-2
+    with tempfile.TemporaryDirectory() as directory, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        std, for_tl, tokenizer = _load(family, overrides, directory)
+        theirs = Original.from_pretrained_no_processing(directory, hf_model=for_tl, tokenizer=tokenizer, device="cpu",
+                                                        dtype=torch.float32)
+        ours = HookedSAETransformer(std)
+    width = std.hidden_size if "resid" in hook_name else std.num_heads * std.head_dim
+    sae = _sae(width, hook_name)
+    tokens = ours.to_tokens(PROMPT)
+    rtol = tolerance(std.config)
+    clean = ours(tokens)
+    for error_term in (False, True):
+        a = ours.run_with_saes(tokens, saes=[sae], use_error_term=error_term)
+        b = theirs.run_with_saes(tokens, saes=[sae], use_error_term=error_term)
+        assert (a - b).abs().max() <= rtol * max(b.abs().max().item(), 1.0), error_term
+    assert not torch.allclose(a := ours.run_with_saes(tokens, saes=[sae]), clean)
+    _, cache = ours.run_with_cache_with_saes(tokens, saes=[sae])
+    _, their_cache = theirs.run_with_cache_with_saes(tokens, saes=[sae])
+    for point in ("hook_sae_acts_post", "hook_sae_input", "hook_sae_recons"):
+        key = f"{hook_name}.{point}"
+        scale = their_cache[key].abs().max().item()
+        assert (cache[key] - their_cache[key]).abs().max() <= rtol * max(scale, 1.0), key
+    assert not ours.acts_to_saes    # reset at the end, as SAELens does
+
+    def kill_latent(acts, hook):    # a hook on the SAE's own point edits its latents
+        acts[..., 0] = 0
+        return acts
+    edited = ours.run_with_hooks_with_saes(tokens, saes=[sae], fwd_hooks=[(f"{hook_name}.hook_sae_acts_post",
+                                                                            kill_latent)])
+    their_edited = theirs.run_with_hooks_with_saes(tokens, saes=[sae], fwd_hooks=[(f"{hook_name}.hook_sae_acts_post",
+                                                                                    kill_latent)])
+    assert (edited - their_edited).abs().max() <= rtol * max(their_edited.abs().max().item(), 1.0)
+
+
+def test_generate_follows_the_hooks_at_every_step(llama, prompt):
+    model = HookedTransformer(llama)
+    greedy = model.generate(prompt, max_new_tokens=4, do_sample=False, return_type="tokens")
+    prompt_length = model.to_tokens(prompt).shape[1]
+    assert greedy.shape[1] <= prompt_length + 4
+    step = model(greedy[:, :prompt_length])[:, -1].argmax(-1)
+    assert int(greedy[0, prompt_length]) == int(step[0])
+    with model.hooks(fwd_hooks=[("blocks.1.hook_resid_post", lambda resid, hook: resid * 0)]):
+        steered = model.generate(prompt, max_new_tokens=4, do_sample=False, return_type="tokens")
+    assert not torch.equal(steered, greedy)
+    assert isinstance(model.generate(prompt, max_new_tokens=2, do_sample=False), str)

@@ -8,5 +8,7 @@ from . import utils
 from .activation_cache import ActivationCache
 from .config import HookedTransformerConfig
 from .hooked import HookedTransformer, HookPoint, Output
+from .sae import HookedSAETransformer
 
-__all__ = ["ActivationCache", "HookPoint", "HookedTransformer", "HookedTransformerConfig", "Output", "utils"]
+__all__ = ["ActivationCache", "HookPoint", "HookedSAETransformer", "HookedTransformer", "HookedTransformerConfig",
+           "Output", "utils"]

@@ -14,9 +14,13 @@ from typing import Callable
 import torch
 
 from .. import names, projected
+from ..cache import ConventionInfo
+from ..envoys import absent_host_reason
 from ..errors import NnterpError, UnavailableValue
+from ..locations import block_hosts
 from ..model import StandardizedTransformer
 from ..paths import WriteRefused
+from ..status import status_of
 from ..tracing import block_order
 from ..vocabulary import FORWARD_ORDER
 from .activation_cache import ActivationCache
@@ -130,7 +134,6 @@ class HookedTransformer:
 
     def _served(self) -> list:
         std, found = self.std, []
-        kind = std.family.block.kind(std._nnterp_state.config)
         present = {"rotary": self.cfg.positional_embedding_type == "rotary",
                    "SoLU": str(self.cfg.act_fn).startswith("solu")}
 
@@ -139,11 +142,10 @@ class HookedTransformer:
             if kind and not present[kind.group(1)]:
                 return
             try:
-                path = names.resolve(name, std.num_layers, kind, std.family.name)
-            except KeyError:
-                return
-            if not all(read.in_vocabulary for read in path.reads(std.num_layers, kind)) \
-                    or projected.refusal(std, path):
+                path, reads = self._path(name)
+                if not all(status_of(self._host(read), read.value, std).available for read in reads):
+                    return  # unavailable here, or not under this load (the scores under sdpa)
+            except (KeyError, NnterpError):
                 return
             flag = _PRESENT_UNDER.search(entry.note)
             found.append((name, flag.group(1) if flag else None))
@@ -156,21 +158,6 @@ class HookedTransformer:
         if self.cfg.positional_embedding_type == "standard":
             found.append(("hook_pos_embed", None))
         return found
-
-    def _position(self, name: str) -> tuple:
-        """Where in the forward the name's tensor is complete: its last read's place."""
-        std = self.std
-        kind = std.family.block.kind(std._nnterp_state.config)
-        if name == "hook_pos_embed":
-            return (0, 0, 0)
-        reads = names.resolve(name, std.num_layers, kind, std.family.name).reads(std.num_layers, kind)
-        order = [value for _, value in block_order(std)]
-        last = reads[-1]
-        if last.layer is None:
-            if last.value in FORWARD_ORDER["model"]:
-                return (0, 0, FORWARD_ORDER["model"].index(last.value))
-            return (2, 0, FORWARD_ORDER["readout"].index(last.value))
-        return (1, last.layer, order.index(last.value))
 
     def _matching(self, name_or_filter) -> list[str]:
         if callable(name_or_filter):
@@ -210,32 +197,93 @@ class HookedTransformer:
         with self.hooks(fwd_hooks, bwd_hooks, reset_hooks_end, clear_contexts):
             return self(*model_args, **model_kwargs)
 
-    def _run_hooks(self) -> None:
-        """Inside a trace: each hook, in forward order, on its tensor; what it returns or edits is written back."""
-        planned = [(self._position(name), index, name, hook) for index, (target, hook, _) in enumerate(self._hooks)
-                   for name in self._matching(target)]
-        for _, _, name, hook in sorted(planned, key=lambda item: (item[0], item[1])):
-            tensor = self._read(name)
+    def _active_hooks(self) -> list:
+        """(name, hook function) of every hook on this model's names, in the order they were added."""
+        return [(name, hook) for target, hook, _ in self._hooks for name in self._matching(target)]
+
+    def _run_hooks(self, saving=(), saved=None) -> None:
+        """Inside a trace: each hook, in forward order, on its tensor (what it returns or edits in place is written
+        back), and each name of ``saving`` read after its hooks into ``saved`` (a dict made before the trace, which
+        nnsight keeps), as TransformerLens's cache hooks run last. Each standard value is read once, at its own
+        point of the forward, and the tensors of the names are computed from those reads."""
+        events, memo, info = [], {}, ConventionInfo(self.std)
+        named = [(name, hook) for name, hook in self._active_hooks()] + [(name, None) for name in saving]
+        for order, (name, hook) in enumerate(named):
+            if name == "hook_pos_embed":
+                events.append(((0, 0, -1), 1 if hook else 2, order, name, hook, None, ()))
+                continue
+            path, reads = self._path(name)
+            events += [(self._rank(read), 0, 0, read.key, None, None, (read,)) for read in reads]
+            events.append((self._rank(reads[-1]), 1 if hook else 2, order, name, hook, path, reads))
+        for _, kind, _, name, hook, path, reads in sorted(events, key=lambda event: event[:3]):
+            if kind == 0:
+                if name not in memo:
+                    memo[name] = getattr(self._host(reads[0]), reads[0].value)
+                continue
+            tensor = self._pos_embed() if path is None else self._tensor(path, [memo[r.key] for r in reads], info)
+            if hook is None:
+                saved[name] = tensor.save()
+                continue
             version = tensor._version
             out = hook(tensor, hook=HookPoint(name))
             if out is None and tensor._version != version:
                 out = tensor  # an edit in place: written back where the tensor is computed, not a view
-            if out is not None:
-                self._write(name, out)
+            if out is None:
+                continue
+            if path is None:
+                raise UnavailableValue("hook_pos_embed has no standard value to write: edit layers[0].layer_input")
+            try:
+                native = path.convention.from_tl(out, info)
+            except WriteRefused as refused:
+                raise UnavailableValue(f"a hook on {name} changed its tensor, and {refused}") from None
+            setattr(self._host(reads[-1]), reads[-1].value, native)
+            memo[reads[-1].key] = native
 
-    def _read(self, name: str) -> torch.Tensor:
-        if name == "hook_pos_embed":
-            seq = self.std.input_ids.shape[-1]
-            return self.W_pos[:seq].expand(self.std.input_ids.shape[0], seq, -1)
-        return self.std._named_value(name, (), 3, guard_computed=False)
+    def _path(self, name: str):
+        """The standard path of a TransformerLens name on this model and the values its tensor is computed from,
+        or the sentence why it has none here."""
+        std = self.std
+        kind = std.family.block.kind(std._nnterp_state.config)
+        path = names.resolve(name, std.num_layers, kind, std.family.name)
+        refused = projected.refusal(std, path)
+        if refused:
+            raise UnavailableValue(refused)
+        reads = path.reads(std.num_layers, kind)
+        for read in reads:
+            if not read.in_vocabulary:
+                raise UnavailableValue(f"{name!r} is {read}, which this version of nnterp does not serve yet")
+        return path, reads
 
-    def _write(self, name: str, tensor: torch.Tensor) -> None:
-        if name == "hook_pos_embed":
-            raise UnavailableValue("hook_pos_embed has no standard value to write: edit layers[0].layer_input")
-        try:
-            self.std._named_value(name, (tensor,), 3, guard_computed=False)
-        except (WriteRefused, UnavailableValue) as refused:
-            raise UnavailableValue(f"a hook on {name} changed its tensor, and {refused}") from None
+    def _host(self, read):
+        std = self.std
+        if read.layer is None:
+            return std
+        host = block_hosts(std.layers[read.layer]).get(read.host)
+        if host is None:
+            raise UnavailableValue(f"{read} is unavailable: {absent_host_reason(std, std.layers[read.layer], read.host)}")
+        return host
+
+    def _rank(self, read) -> tuple:
+        """A standard value's place in the forward."""
+        if read.layer is None:
+            if read.value in FORWARD_ORDER["model"]:
+                return (0, 0, FORWARD_ORDER["model"].index(read.value))
+            return (2, 0, FORWARD_ORDER["readout"].index(read.value))
+        return (1, read.layer, [value for _, value in block_order(self.std)].index(read.value))
+
+    @staticmethod
+    def _tensor(path, values, info) -> torch.Tensor:
+        if path.convention.same:
+            return values[0]
+        tensor = path.convention.to_tl(values, info)
+        if not path.convention.view and any(tensor.untyped_storage().data_ptr() == v.untyped_storage().data_ptr()
+                                            for v in values):
+            tensor = tensor.clone()  # an expanded view: an edit of it would fail in torch's words
+        return tensor
+
+    def _pos_embed(self) -> torch.Tensor:
+        ids = self.std.input_ids
+        return self.W_pos[:ids.shape[-1]].expand(ids.shape[0], ids.shape[-1], -1)
 
     # ------------------------------------------------------------------ calls
     def __call__(self, input, return_type: str | None = "logits", loss_per_token: bool = False,
@@ -284,14 +332,11 @@ class HookedTransformer:
         input = model_args[0] if model_args else model_kwargs.pop("input")
         return_type = model_kwargs.pop("return_type", "logits")
         tokens = self._tokens(input, model_kwargs.pop("prepend_bos", None), model_kwargs.pop("padding_side", None))
-        if self._hooks:  # hooks and a cache in one run: one trace reading both
-            saved = {}
+        if self._active_hooks():  # hooks and a cache in one run: one trace, each value read after its hooks
+            found: dict = {}  # made before the trace: nnsight keeps what the trace saves into it
             with self.std.trace(tokens):
-                self._run_hooks()
-                for name in sorted(wanted, key=self._position):
-                    saved[name] = self._read(name).save()
+                self._run_hooks(saving=wanted, saved=found)
                 logits = self.std.logits.save()
-            found = {name: saved[name] for name in wanted}
         else:
             values = [name for name in wanted if name != "hook_pos_embed"] + ["logits"]
             cache = self.std.cache(tokens, values=values)
@@ -323,6 +368,52 @@ class HookedTransformer:
         if remove_batch_dim:
             found = {name: value[0] for name, value in found.items()}
         return out, found
+
+    @torch.no_grad()
+    def generate(self, input="", max_new_tokens: int = 10, stop_at_eos: bool = True, eos_token_id=None,
+                 do_sample: bool = True, top_k: int | None = None, top_p: float | None = None,
+                 temperature: float = 1.0, freq_penalty: float = 0.0, use_past_kv_cache: bool = True,
+                 prepend_bos=None, padding_side=None, return_type: str | None = "input", verbose: bool = True):
+        """TransformerLens's generate: each new token from the last position's logits (sampled with temperature,
+        top_k, top_p and freq_penalty, or greedy), with the hooks in place at every step. Every step runs the
+        whole sequence, so a hook sees every position each time (use_past_kv_cache is accepted and changes
+        nothing but speed in TransformerLens)."""
+        tokens = self._tokens(input, prepend_bos, padding_side) if isinstance(input, (str, list)) else input
+        if tokens.ndim == 1:
+            tokens = tokens[None]
+        stops = set([eos_token_id] if isinstance(eos_token_id, int) else eos_token_id or []) or \
+            {self.tokenizer.eos_token_id} - {None}
+        finished = torch.zeros(tokens.shape[0], dtype=torch.bool)
+        for _ in range(max_new_tokens):
+            logits = self(tokens)[:, -1, :].float()
+            if do_sample:
+                logits = logits / temperature
+                if freq_penalty:
+                    counts = torch.zeros_like(logits).scatter_add_(1, tokens, torch.ones_like(tokens, dtype=logits.dtype))
+                    logits = logits - freq_penalty * counts
+                if top_k is not None:
+                    kth = logits.topk(top_k, dim=-1).values[..., -1:]
+                    logits = logits.masked_fill(logits < kth, float("-inf"))
+                if top_p is not None:
+                    ordered, order = logits.sort(dim=-1, descending=True)
+                    drop = ordered.softmax(-1).cumsum(-1) > top_p
+                    drop[..., 1:] = drop[..., :-1].clone()
+                    drop[..., 0] = False
+                    logits = logits.masked_fill(drop.scatter(-1, order, drop), float("-inf"))
+                new = torch.distributions.Categorical(logits=logits).sample()
+            else:
+                new = logits.argmax(-1)
+            if stop_at_eos and stops:
+                pad = next(iter(stops))
+                new = torch.where(finished, torch.full_like(new, pad), new)
+                finished |= torch.isin(new, torch.tensor(sorted(stops)))
+            tokens = torch.cat([tokens, new[:, None].to(tokens.device)], dim=1)
+            if stop_at_eos and bool(finished.all()):
+                break
+        if return_type == "str" or return_type == "input" and isinstance(input, str):
+            texts = self.tokenizer.batch_decode(tokens)
+            return texts[0] if len(texts) == 1 else texts
+        return tokens
 
     # ------------------------------------------------------------------ tokens
     def _tokens(self, input, prepend_bos=None, padding_side=None) -> torch.Tensor:
