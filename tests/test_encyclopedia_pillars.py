@@ -124,3 +124,106 @@ def test_nested_keys_and_renamed_keys_are_read_through_the_family_accessors():
                            "quantization_config": {"quant_method": "gptq", "bits": 4}})
     assert (gpt2["blocks"], gpt2["hidden"], gpt2["context"]) == ("12", "768", "1024")
     assert gpt2["file dtype or format"] == "gptq 4-bit"
+
+
+# --------------------------------------------------------------------------- the tokenizer
+FACT_KEYS = {"tokenizer_class", "add_bos_token", "add_eos_token", "add_prefix_space", "bos_token", "eos_token",
+             "pad_token", "unk_token", "bos_token_id", "eos_token_id", "pad_token_id", "unk_token_id", "tokens",
+             "highest_added_id", "added_tokens"}
+
+
+def _tokenizer_files():
+    from pathlib import Path
+
+    import nnterp
+
+    return sorted((Path(nnterp.__file__).parent / "families" / "tokenizers").glob("*.json"))
+
+
+def test_every_recorded_tokenizer_fact_carries_its_source_and_names_a_checkpoint_of_its_family():
+    """Each record names one of its family's checkpoints, the file read (a tokenizer_config.json copy or a GGUF's
+    metadata) and where the copy is, and holds only the facts the pages read."""
+    from nnterp.wrappers import every_family
+
+    families = every_family()
+    files = _tokenizer_files()
+    assert files, "no tokenizer records"
+    for path in files:
+        family = families[path.stem]
+        entries = json.loads(path.read_text())["tokenizers"]
+        named = {c.repo for c in family.checkpoints}
+        for entry in entries:
+            assert entry["repo"] in named, (path.name, entry["repo"])
+            assert entry["file"] in ("tokenizer_config.json", "gguf"), entry
+            assert entry["source"] and (" copied in " in entry["source"] or ".gguf" in entry["source"]), entry
+            assert entry["facts"] and set(entry["facts"]) <= FACT_KEYS, set(entry["facts"]) - FACT_KEYS
+            for name in ("bos", "eos", "pad", "unk"):  # an id is the id of the token the record names
+                assert f"{name}_token_id" not in entry["facts"] or entry["facts"].get(f"{name}_token"), entry
+
+
+def test_the_assertions_of_a_recorded_tokenizer_fail_when_a_fact_is_changed():
+    """The note's sentence and its snippet are made from the same facts: each fact changed, the snippet fails."""
+    from nnterp.encyclopedia.notes.derived.tokenizer import recorded_lines, released_tokenizers
+    from nnterp.family import family_named
+
+    family = family_named("mistral")
+    entry = released_tokenizers(family)["mistralai/Mistral-7B-v0.1"]
+    sentence, code = recorded_lines(family, "mistralai/Mistral-7B-v0.1", entry)
+    assert "`add_bos_token` is true: `<s>` (1) opens every text" in sentence
+    assert "janhvi2806/Lanchain_rag Mistral-7B-v0.1/tokenizer_config.json" in sentence
+    config = {c.repo: c.config for c in family.checkpoints}
+
+    def run(facts):
+        scope = {"released_tokenizer": lambda repo: dict(facts), "released": lambda repo: config[repo]}
+        exec("\n".join(code), scope)
+
+    run(entry["facts"])
+    stated = set(entry["facts"]) - {"add_prefix_space", "added_tokens"}  # the two the page does not state
+    for fact, value in ((k, v) for k, v in entry["facts"].items() if k in stated):
+        changed = {**entry["facts"], fact: "changed" if not isinstance(value, bool) else not value}
+        with pytest.raises(AssertionError):
+            run(changed)
+
+
+def _tokenizer_table_of(site, name: str) -> dict[str, list[str]]:
+    page = (site / f"{name}.html").read_text()
+    table = re.search(r'<table class="checkpoint-table tokenizer-table">(.*?)</table>', page, re.S)
+    assert table, f"the {name} page has no tokenizer table"
+    return {html.unescape(repo): [html.unescape(text) for text in re.findall(r"<td[^>]*>(.*?)</td>", cells)]
+            for repo, cells in _ROW.findall(table.group(1))}
+
+
+def test_every_page_has_the_tokenizer_table_and_the_recorded_facts_are_on_it(site, record):
+    """Every page shows a tokenizer row per named checkpoint: the recorded facts where a file was read (the
+    class, what it adds, the special tokens as the file names them), 'no file recorded' where none was; a page with
+    derived notes says, in its tokenizer note, what the file says and where the copy is."""
+    from nnterp.encyclopedia.notes.derived.tokenizer import NO_FILE, NOT_IN_FILE, TABLE, released_tokenizers
+    from nnterp.wrappers import every_family
+
+    families = every_family()
+    with_data = 0
+    for name, fam in record["families"].items():
+        family = families[name]
+        table = _tokenizer_table_of(site, name)
+        recorded = released_tokenizers(family)
+        for checkpoint in family.checkpoints:
+            cells = dict(zip(TABLE, table[checkpoint.repo]))
+            if checkpoint.repo not in recorded:
+                assert set(cells.values()) == {NO_FILE}, (name, checkpoint.repo, cells)
+                continue
+            facts = recorded[checkpoint.repo]["facts"]
+            assert cells["tokenizer class"] == facts.get("tokenizer_class", NOT_IN_FILE)
+            for key, column in (("add_bos_token", "adds BOS"), ("add_eos_token", "adds EOS")):
+                assert cells[column] == (str(facts[key]).lower() if key in facts else NOT_IN_FILE), (name, column)
+            for special in ("bos", "eos", "pad", "unk"):
+                shown = cells[special.upper() if special in ("bos", "eos") else special]
+                if f"{special}_token" not in facts:
+                    assert shown == NOT_IN_FILE
+                elif facts[f"{special}_token"] is not None:
+                    assert shown.startswith(facts[f"{special}_token"].replace("\n", "\\n").replace("\t", "\\t"))
+        if recorded and fam["kinds"]["feature"] + fam["kinds"]["generic"]:  # a page with derived notes
+            with_data += 1
+            notes = (site / f"{name}.html").read_text()
+            for entry in recorded.values():
+                assert html.escape(entry["source"], quote=False) in notes, (name, entry["source"])
+    assert with_data or not any(released_tokenizers(families[n]) for n in record["families"]), with_data
