@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from nnterp.encyclopedia.notes.derived.checkpoints import COLUMNS, NOT_IN_FILE, NOT_RECORDED, checkpoint_row
+from nnterp.encyclopedia.notes.derived.checkpoints import (COLUMNS, NOT_IN_FILE, NOT_RECORDED, checkpoint_row,
+                                                             checkpoint_table)
 from nnterp.encyclopedia.notes.derived.subject import _dig
 from nnterp.family import Checkpoint
 
@@ -41,10 +42,66 @@ def _names(family, key: str) -> set[str]:
     return {key, mapped.get(key, key), *(k for k, v in mapped.items() if v == key)}
 
 
+def _class_default(family, key: str):
+    """What the family's config class gives ``key`` when built with no arguments (its text config's)."""
+    from nnterp.encyclopedia.configs import config_class
+
+    try:
+        return getattr(config_class(family)().get_text_config(), key, None)
+    except Exception:
+        return None
+
+
+def _wrong_cells(family, checkpoint, cells) -> list:
+    """What is wrong with one checkpoint's cells, ``cells`` as (keys read, given, text) in COLUMNS order: a key whose
+    value is not the recorded one, a one-key column not showing its key's value, a cell shown whose key the recorded
+    config lacks (the config class's default), an empty cell not saying why."""
+    facts = checkpoint.config
+    text_level = facts.get("text_config") if isinstance(facts.get("text_config"), dict) else facts
+    wrong = []
+    for column, (keys, given, text) in zip(COLUMNS, cells):
+        where = (family.name, checkpoint.repo, column, text)
+        for path, value in keys:
+            if _dig(facts, tuple(path)) != value:
+                wrong.append((*where, path, value, "not the recorded value"))
+        if not given:
+            if text not in (NOT_IN_FILE, NOT_RECORDED):
+                wrong.append((*where, "an empty cell that does not say why"))
+            continue
+        if column in ONE_KEY:
+            names = _names(family, ONE_KEY[column])
+            if not names & set(text_level) and not names & set(facts):
+                # derived from other keys of the file (LongCat's blocks are 2 * num_layers), never the default
+                if not keys and text == str(_class_default(family, ONE_KEY[column])):
+                    wrong.append((*where, "the config class's default, the file having no key for it"))
+            elif text not in {str(level[n]) for level in (text_level, facts) for n in names if n in level} | {
+                    str(value) for _, value in keys}:  # the family's accessor may read another key (output_vocab_size)
+                wrong.append((*where, "not the value of its key in the file"))
+        if column == "tied embeddings" and "tie_word_embeddings" not in text_level \
+                and "tie_word_embeddings" not in facts:
+            wrong.append((*where, "shown, but the file has no key for it"))
+    return wrong
+
+
+def test_no_cell_of_any_family_s_table_is_a_class_default():
+    """Every family's table, as checkpoint_table makes it (the same cells the pages show): each cell is its recorded
+    config's value, and a column whose key the recorded config lacks is empty."""
+    from nnterp.wrappers import every_family
+
+    wrong, shown = [], 0
+    for family in every_family().values():
+        for checkpoint, row in checkpoint_table(family):
+            cells = [([[list(path), value] for path, value in cell.keys], cell.given, cell.text) for cell in row]
+            shown += sum(cell.given for cell in row)
+            wrong += _wrong_cells(family, checkpoint, cells)
+    assert not wrong, wrong[:20]
+    assert shown > 500, shown  # the recorded configs fill the tables
+
+
 def test_every_page_has_the_checkpoints_table_and_each_cell_is_its_recorded_config(site, record):
-    """Every page shows a row per named checkpoint; each cell's keys are the recorded config's (path and value), a
-    one-key column shows that key's value, and a column whose key the recorded config lacks is empty: no cell is the
-    config class's default."""
+    """Every page shows a row per named checkpoint, read back from the built page: each cell's keys are the recorded
+    config's (path and value), a one-key column shows that key's value, and a column whose key the recorded config
+    lacks is empty: no cell is the config class's default."""
     from nnterp.wrappers import every_family
 
     families = every_family()
@@ -54,24 +111,7 @@ def test_every_page_has_the_checkpoints_table_and_each_cell_is_its_recorded_conf
         table = table_of(site, name)
         assert list(table) == [c.repo for c in family.checkpoints], name
         for checkpoint in family.checkpoints:
-            facts = checkpoint.config
-            text_level = facts.get("text_config") if isinstance(facts.get("text_config"), dict) else facts
-            for column, (keys, given, text) in zip(COLUMNS, table[checkpoint.repo]):
-                for path, value in keys:
-                    if _dig(facts, tuple(path)) != value:
-                        wrong.append((name, checkpoint.repo, column, path, value, "not the recorded value"))
-                if not given:
-                    assert text in (NOT_IN_FILE, NOT_RECORDED), (name, checkpoint.repo, column, text)
-                    continue
-                if column in ONE_KEY:
-                    names = _names(family, ONE_KEY[column])
-                    if not names & set(text_level) and not names & set(facts):
-                        wrong.append((name, checkpoint.repo, column, text, "shown, but the file has no key for it"))
-                    elif text not in {str(value) for _, value in keys}:
-                        wrong.append((name, checkpoint.repo, column, text, keys, "not the value of its key"))
-                if column == "tied embeddings" and "tie_word_embeddings" not in text_level \
-                        and "tie_word_embeddings" not in facts:
-                    wrong.append((name, checkpoint.repo, column, text, "shown, but the file has no key for it"))
+            wrong += _wrong_cells(family, checkpoint, table[checkpoint.repo])
     assert not wrong, wrong
 
 

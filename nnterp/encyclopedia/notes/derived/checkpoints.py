@@ -49,6 +49,9 @@ class _Reads:
 
     def __getattr__(self, name):
         config = object.__getattribute__(self, "_config")
+        derived = inspect.getattr_static(type(config), name, None)
+        if isinstance(derived, property) and derived.fget is not None:
+            return derived.fget(self)  # a value the class computes (LongCat's 2 * num_layers): its reads traced too
         path = object.__getattribute__(self, "_path") + (name,)
         value = getattr(config, name)  # AttributeError: the accessor's getattr default applies
         object.__getattribute__(self, "_log").append((path, value, type(config)))
@@ -87,9 +90,10 @@ def _resolve(facts, base: tuple, path: tuple, value, owner):
     for key in names:
         if key in level:
             return base + path[:-1] + (key,), level[key]
-    default = _class_default(owner, mapped.get(name, name))
-    if default is not None and value == default:
-        return False
+    for key in names:  # the class's default under any name the attribute_map gives it
+        default = _class_default(owner, key)
+        if default is not None and value == default:
+            return False
     return None  # derived by the class (a None default), or renamed from a key the file gives
 
 
@@ -116,8 +120,8 @@ def _base(config, served) -> tuple:
     return next(((name,) for name, value in vars(config).items() if value is served), ("text_config",))
 
 
-def _file_format(facts: dict) -> Cell:
-    """The file's dtype, or its quantization format where it has one."""
+def _file_format(facts: dict, missing: str) -> Cell:
+    """The file's dtype, or its quantization format where it has one; ``missing`` where the facts give neither."""
     for level, prefix in ((facts, ()), (facts.get("text_config") or {}, ("text_config",))):
         quantization = level.get("quantization_config")
         if isinstance(quantization, dict):
@@ -129,7 +133,7 @@ def _file_format(facts: dict) -> Cell:
         for key in DTYPE_KEYS:
             if level.get(key):
                 return Cell(str(level[key]).removeprefix("torch."), ((prefix + (key,), level[key]),))
-    return Cell("", (), False)
+    return Cell(missing, (), False)
 
 
 def checkpoint_row(family, checkpoint) -> list[Cell]:
@@ -145,7 +149,7 @@ def checkpoint_row(family, checkpoint) -> list[Cell]:
             config = config_class(family)(**checkpoint.facts())
         served = _served_config(family, config)
     except Exception:
-        return [Cell(missing, (), False) for _ in COLUMNS[:-2]] + [_file_format(facts), Cell(missing, (), False)]
+        return [Cell(missing, (), False) for _ in COLUMNS[:-2]] + [_file_format(facts, missing), Cell(missing, (), False)]
     base = _base(config, served)
 
     def cell(*accessors, show=str):
@@ -170,7 +174,7 @@ def checkpoint_row(family, checkpoint) -> list[Cell]:
     row = [cell(lambda c: c.num_hidden_layers), cell(named("hidden_size")),
            cell(named("num_heads"), named("qk_head_dim"), named("num_kv_heads"), named("head_dim"), show=heads),
            cell(named("intermediate_size")), cell(named("vocab_size")), cell(lambda c: c.max_position_embeddings),
-           _file_format(facts) if _file_format(facts).given else Cell(missing, (), False),
+           _file_format(facts, missing),
            cell(lambda c: c.tie_word_embeddings, show=lambda tied: "tied" if tied else "untied")]
     return row
 
