@@ -169,8 +169,10 @@ def tokenizer_note(subject) -> str | None:
         heading = f"The tokenizer puts `{bos}` before every text" if bos else "The tokenizer adds a BOS"
     elif adds and all(value is False for value in adds):
         heading = "The tokenizer adds no BOS"
-    else:
+    elif recorded:
         heading = "The tokenizer, from its released files"
+    else:
+        heading = "The tokenizer decides what a trace of text holds"
     text = [f"## {heading}", ""]
     codes = []
     for repo, entry in recorded.items():
@@ -186,12 +188,16 @@ def tokenizer_note(subject) -> str | None:
     if codes:
         text += ["```python", *codes, "```", ""]
     text += ["A trace of text is tokenized by `model.tokenizer` and nothing else, so a BOS or EOS the checkpoint's "
-             "tokenizer adds is in every trace, at position 0 for a BOS; the logits have one entry per embedding row, "
-             "`model.vocab_size`, however many of the rows are tokens. The tiny model's tokenizer is built locally "
-             "(no checkpoint's) and adds no BOS:", "",
+             "tokenizer adds is in every trace of text, at position 0 for a BOS; a trace of token ids runs them as "
+             "given, so ids built without the tokenizer's special tokens lack them. The logits have one entry per "
+             "embedding row, `model.vocab_size`, however many of the rows are tokens. The tiny model's tokenizer is "
+             "built locally (no checkpoint's) and adds no BOS:", "",
              "```python", "with model.trace(prompt):", "    ids = model.input_ids.save()",
              "    logits = model.logits.save()", "",
              "assert ids[0].tolist() == model.tokenizer(prompt).input_ids   # the trace's tokens are the tokenizer's",
              "assert logits.shape[-1] == model.vocab_size   # one logit per embedding row",
-             "assert int(ids.max()) < len(model.tokenizer) <= model.vocab_size", "```", ""]
+             "assert int(ids.max()) < len(model.tokenizer) <= model.vocab_size", "",
+             "given = ids[:, 1:]   # token ids, the first one dropped",
+             "with model.trace(given):", "    run = model.input_ids.save()", "",
+             "assert torch.equal(run, given)   # ids are run as given: nothing is added to them", "```", ""]
     return "\n".join(text)
