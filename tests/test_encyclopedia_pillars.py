@@ -194,11 +194,18 @@ def test_every_recorded_tokenizer_fact_carries_its_source_and_names_a_checkpoint
         named = {c.repo for c in family.checkpoints}
         for entry in entries:
             assert entry["repo"] in named, (path.name, entry["repo"])
-            assert entry["file"] in ("tokenizer_config.json", "gguf"), entry
-            assert entry["source"] and (" copied in " in entry["source"] or ".gguf" in entry["source"]), entry
-            assert entry["facts"] and set(entry["facts"]) <= FACT_KEYS, set(entry["facts"]) - FACT_KEYS
-            for name in ("bos", "eos", "pad", "unk"):  # an id is the id of the token the record names
-                assert f"{name}_token_id" not in entry["facts"] or entry["facts"].get(f"{name}_token"), entry
+            assert set(entry) - {"repo"} and set(entry) <= {"repo", "file", "source", "facts", "bos_measured"}, entry
+            if "facts" in entry:  # a released tokenizer file's facts, and where the copy read is
+                assert entry["file"] in ("tokenizer_config.json", "gguf"), entry
+                assert entry["source"] and (" copied in " in entry["source"] or ".gguf" in entry["source"]), entry
+                assert entry["facts"] and set(entry["facts"]) <= FACT_KEYS, set(entry["facts"]) - FACT_KEYS
+                for name in ("bos", "eos", "pad", "unk"):  # an id is the id of the token the record names
+                    assert f"{name}_token_id" not in entry["facts"] or entry["facts"].get(f"{name}_token"), entry
+            if "bos_measured" in entry:  # what a missing BOS did, as a source measured it: its thread named
+                measured = entry["bos_measured"]
+                assert re.search(r"^[\w.-]+/[\w.-]+ (pull request|issue) #\d+", measured["source"]), measured
+                assert measured["task"] and measured["without"], measured
+                assert set(measured.get("with", {})) <= set(measured["without"]), measured
 
 
 def test_the_assertions_of_a_recorded_tokenizer_fail_when_a_fact_is_changed():
@@ -225,6 +232,30 @@ def test_the_assertions_of_a_recorded_tokenizer_fail_when_a_fact_is_changed():
             run(changed)
 
 
+def test_what_a_missing_bos_did_is_stated_and_asserted_from_one_record():
+    """Gemma-7B's measured runs without and with a BOS: the heading, the sentence and the assertions are made from
+    the recorded numbers, and each changed number fails the assertions."""
+    from nnterp.encyclopedia.notes.derived.tokenizer import measured_lines, released_tokenizers
+    from nnterp.family import family_named
+
+    family = family_named("gemma")
+    entry = released_tokenizers(family)["google/gemma-7b"]
+    heading, sentence, code = measured_lines(family, "google/gemma-7b", entry)
+    assert heading == "Without a BOS, Gemma-7B's lambada_openai accuracy is 0.0037, against 0.6707 with one"
+    assert "EleutherAI/lm-evaluation-harness pull request #1465" in sentence
+    assert "acc 0.0037 and perplexity 5.91e+09" in sentence and "acc 0.6707 and perplexity 3.464 with one" in sentence
+
+    def run(measured):
+        exec("\n".join(code), {"released_tokenizer": lambda repo: {"bos_measured": measured}})
+
+    run(entry["bos_measured"])
+    for side in ("without", "with"):
+        for name, value in entry["bos_measured"][side].items():
+            changed = {**entry["bos_measured"], side: {**entry["bos_measured"][side], name: value * 2}}
+            with pytest.raises(AssertionError):
+                run(changed)
+
+
 def _tokenizer_table_of(site, name: str) -> dict[str, list[str]]:
     page = (site / f"{name}.html").read_text()
     table = re.search(r'<table class="checkpoint-table tokenizer-table">(.*?)</table>', page, re.S)
@@ -248,7 +279,7 @@ def test_every_page_has_the_tokenizer_table_and_the_recorded_facts_are_on_it(sit
         recorded = released_tokenizers(family)
         for checkpoint in family.checkpoints:
             cells = dict(zip(TABLE, table[checkpoint.repo]))
-            if checkpoint.repo not in recorded:
+            if "facts" not in recorded.get(checkpoint.repo, {}):
                 assert set(cells.values()) == {NO_FILE}, (name, checkpoint.repo, cells)
                 continue
             facts = recorded[checkpoint.repo]["facts"]
@@ -265,5 +296,6 @@ def test_every_page_has_the_tokenizer_table_and_the_recorded_facts_are_on_it(sit
             with_data += 1
             notes = (site / f"{name}.html").read_text()
             for entry in recorded.values():
-                assert html.escape(entry["source"], quote=False) in notes, (name, entry["source"])
+                for source in (entry.get("source"), entry.get("bos_measured", {}).get("source")):
+                    assert source is None or html.escape(source, quote=False) in notes, (name, source)
     assert with_data or not any(released_tokenizers(families[n]) for n in record["families"]), with_data

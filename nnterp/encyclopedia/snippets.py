@@ -94,11 +94,14 @@ class Runner:
         tokenizers = released_tokenizers(self.family)
 
         def released_tokenizer(repo: str) -> dict:
-            """The tokenizer facts recorded for one of the family's checkpoints, from a released tokenizer file."""
+            """The tokenizer facts recorded for one of the family's checkpoints, from a released tokenizer file, and
+            under "bos_measured" what a missing BOS did to it where a source measured it."""
             if repo not in tokenizers:
-                raise KeyError(f"{self.family.name} records no tokenizer file for {repo}; add one to "
-                               f"nnterp/families/tokenizers/{self.family.name}.json, with its source")
-            return dict(tokenizers[repo]["facts"])
+                raise KeyError(f"{self.family.name} records no tokenizer facts for {repo}; add them to "
+                               f"nnterp/families/tokenizers/{self.family.name}.json, with their source")
+            entry = tokenizers[repo]
+            measured = {"bos_measured": entry["bos_measured"]} if "bos_measured" in entry else {}
+            return {**entry.get("facts", {}), **measured}
 
         return {"model": model, "prompt": self.prompt(), "torch": torch, "nnterp": nnterp,
                 "StandardizedTransformer": StandardizedTransformer, "released": released,

@@ -133,7 +133,7 @@ def tokenizer_table(family) -> tuple[tuple, list]:
     rows = []
     for checkpoint in family.checkpoints:
         entry = recorded.get(checkpoint.repo)
-        if entry is None:
+        if entry is None or "facts" not in entry:
             rows.append((checkpoint, [(NO_FILE, False)] * len(TABLE), "no tokenizer file recorded"))
             continue
         facts = entry["facts"]
@@ -154,39 +154,84 @@ def tokenizer_table(family) -> tuple[tuple, list]:
     return TABLE, rows
 
 
+def _number(value) -> str:
+    return f"{value:.3g}" if isinstance(value, float) and (value >= 1e4 or value < 1e-2) else f"{value:g}"
+
+
+def measured_lines(family, repo: str, entry: dict) -> tuple[str, str, list[str]]:
+    """What a missing BOS did to one checkpoint, as a source measured it: (heading, sentence, snippet lines), all
+    made from the recorded numbers."""
+    measured = entry["bos_measured"]
+    label = next(c.label for c in family.checkpoints if c.repo == repo)
+    metric = "acc" if "acc" in measured["without"] else next(iter(measured["without"]))
+    without = " and ".join(f"{name} {_number(value)}" for name, value in measured["without"].items())
+    said = f"Measured in {measured['source']}, not here: without a BOS, {label} scores {without} on {measured['task']}"
+    if "with" in measured:
+        said += ", against " + " and ".join(f"{name} {_number(value)}" for name, value in measured["with"].items()) \
+            + " with one"
+    sentence = said + "."
+    word = {"acc": "accuracy"}.get(metric, metric)
+    task = measured["task"].split(" (")[0]
+    heading = f"Without a BOS, {label}'s {task} {word} is {_number(measured['without'][metric])}" + (
+        f", against {_number(measured['with'][metric])} with one" if "with" in measured else "")
+    code = [f"run = released_tokenizer({repo!r})['bos_measured']   # {measured['task']}, as its source measured it"]
+    for side in ("without", "with"):
+        for name, value in measured.get(side, {}).items():
+            code.append(f"assert run[{side!r}][{name!r}] == {value!r}")
+    return heading, sentence, code
+
+
 def tokenizer_note(subject) -> str | None:
     """What the family's released tokenizers add, their special tokens and their vocabulary against the embedding
-    rows, from the recorded files; what no file is recorded for is said so; and, on the tiny model, that a trace of
-    text is tokenized exactly as ``model.tokenizer`` does, so whatever the checkpoint's tokenizer adds is in it."""
+    rows, from the recorded files, and what a missing BOS did where a source measured it; what no file is recorded
+    for is said so; and, on the tiny model, that a trace of text is tokenized exactly as ``model.tokenizer`` does,
+    so whatever the checkpoint's tokenizer adds is in it."""
     family = subject.family
     wrapper = getattr(family, "wrapper", None)
     if wrapper is not None and getattr(wrapper, "image_required", None):
         return None  # every call needs an image: no trace of text alone
     recorded = released_tokenizers(family)
-    adds = [entry["facts"].get("add_bos_token") for entry in recorded.values()]
-    if adds and all(value is True for value in adds):
-        bos = next(iter(recorded.values()))["facts"].get("bos_token")
+    files = {repo: entry for repo, entry in recorded.items() if "facts" in entry}
+    measured = {repo: entry for repo, entry in recorded.items() if "bos_measured" in entry}
+    adds = [entry["facts"].get("add_bos_token") for entry in files.values()]
+    if measured:
+        heading = measured_lines(family, *next(iter(measured.items())))[0]
+    elif adds and all(value is True for value in adds):
+        bos = next(iter(files.values()))["facts"].get("bos_token")
         heading = f"The tokenizer puts `{bos}` before every text" if bos else "The tokenizer adds a BOS"
     elif adds and all(value is False for value in adds):
         heading = "The tokenizer adds no BOS"
-    elif recorded:
+    elif files:
         heading = "The tokenizer, from its released files"
     else:
         heading = "The tokenizer decides what a trace of text holds"
     text = [f"## {heading}", ""]
     codes = []
-    for repo, entry in recorded.items():
+    for repo, entry in measured.items():
+        _, sentence, code = measured_lines(family, repo, entry)
+        text += [sentence, ""]
+        codes += code
+    for repo, entry in files.items():
         sentence, code = recorded_lines(family, repo, entry)
         text += [sentence, ""]
         codes += code
-    missing = [c for c in family.checkpoints if c.repo not in recorded]
+    missing = [c for c in family.checkpoints if c.repo not in files]
     if missing:
         names = ", ".join(f"`{c.repo}`" for c in missing)
         text += [f"No tokenizer file of {names} is recorded here, so this page says nothing of "
-                 f"{'its' if len(missing) == 1 else 'their'} tokenizer: what it adds, its special tokens and its "
-                 "vocabulary are not checked.", ""]
+                 f"{'its' if len(missing) == 1 else 'their'} tokenizer files: what the tokenizer adds, its special "
+                 "tokens and its vocabulary are not checked.", ""]
     if codes:
         text += ["```python", *codes, "```", ""]
+    if measured:
+        text += ["The tiny model shows only why a BOS can matter, not how much: every later position attends to "
+                 "position 0, so the token there changes the prediction at the last position:", "",
+                 "```python", "ids = model.tokenizer(prompt, return_tensors=\"pt\").input_ids",
+                 "bos = torch.tensor([[model.tokenizer.bos_token_id]])",
+                 "with model.trace(ids):", "    without = model.logits[0, -1].save()",
+                 "with model.trace(torch.cat([bos, ids], dim=1)):", "    with_bos = model.logits[0, -1].save()", "",
+                 "assert not torch.allclose(without, with_bos)   # position 0 is context for every later position",
+                 "```", ""]
     text += ["A trace of text is tokenized by `model.tokenizer` and nothing else, so a BOS or EOS the checkpoint's "
              "tokenizer adds is in every trace of text, at position 0 for a BOS; a trace of token ids runs them as "
              "given, so ids built without the tokenizer's special tokens lack them. The logits have one entry per "
