@@ -11,6 +11,10 @@ from importlib import resources
 #: the folder of the tokenizers' recorded facts, one JSON file per family (named as the family)
 TOKENIZER_DATA = "tokenizers"
 
+#: The tokenizer files a record may be read from whole (a key they lack is one the checkpoint's file does not set);
+#: a record of another kind (the special tokens as a thread printed them) says nothing of the keys it lacks.
+FILES = ("tokenizer_config.json", "gguf")
+
 #: The special tokens a record may name, in the order the page lists them.
 SPECIALS = ("bos", "eos", "pad", "unk")
 
@@ -30,7 +34,8 @@ def released_tokenizers(family) -> dict[str, dict]:
 
 
 def _file_name(entry: dict) -> str:
-    return "its GGUF metadata" if entry["file"] == "gguf" else entry["file"]
+    return {"gguf": "its GGUF metadata", "special_tokens_map": "its special tokens as loaded"}.get(entry["file"],
+                                                                                                  entry["file"])
 
 
 def _token(facts: dict, name: str) -> str | None:
@@ -44,7 +49,7 @@ def _token(facts: dict, name: str) -> str | None:
     return f"`{token}`" + (f" ({facts[f'{name}_token_id']})" if f"{name}_token_id" in facts else "")
 
 
-def _adds(facts: dict) -> str:
+def _adds(facts: dict, entry: dict) -> str:
     """What the file says the tokenizer adds around a text."""
     said = []
     if "add_bos_token" in facts:
@@ -55,6 +60,8 @@ def _adds(facts: dict) -> str:
         eos = _token(facts, "eos") or "the EOS"
         said.append(f"`add_eos_token` is {str(facts['add_eos_token']).lower()}: "
                     + (f"{eos} closes every text" if facts["add_eos_token"] else "no EOS is added"))
+    if not said and entry["file"] not in FILES:
+        return "what the tokenizer adds is not in this record"
     if not said:
         return ("it sets no `add_bos_token` or `add_eos_token`: what the tokenizer adds is then its tokenizer.json's "
                 "and its class's, which are not recorded here")
@@ -99,7 +106,7 @@ def recorded_lines(family, repo: str, entry: dict) -> tuple[str, list[str]]:
     said = [f"From {entry['source']}"]
     if "tokenizer_class" in facts:
         said.append(f"{label}'s tokenizer is `{facts['tokenizer_class']}`")
-    said.append(_adds(facts))
+    said.append(_adds(facts, entry))
     if specials:
         said.append("its special tokens: " + ", ".join(specials))
     vocabulary = _vocabulary(facts, rows, repo)
@@ -112,7 +119,7 @@ def recorded_lines(family, repo: str, entry: dict) -> tuple[str, list[str]]:
         if fact in facts:
             code.append(f"assert tok[{fact!r}] == {facts[fact]!r}")
     for fact in ("add_bos_token", "add_eos_token"):
-        if fact not in facts:
+        if fact not in facts and entry["file"] in FILES:
             code.append(f"assert {fact!r} not in tok   # the file sets none")
     if rows is not None and ("tokens" in facts or "highest_added_id" in facts):
         code.append(f"assert released({repo!r})[{key!r}] == {rows!r}   # the embedding rows, from config.json")
