@@ -12,7 +12,8 @@ from importlib import resources
 TOKENIZER_DATA = "tokenizers"
 
 #: The tokenizer files a record may be read from whole (a key they lack is one the checkpoint's file does not set);
-#: a record of another kind (the special tokens as a thread printed them) says nothing of the keys it lacks.
+#: a record of another kind ("thread": what a thread printed of the loaded tokenizer) says nothing of the keys it
+#: lacks.
 FILES = ("tokenizer_config.json", "gguf")
 
 #: The special tokens a record may name, in the order the page lists them.
@@ -34,8 +35,8 @@ def released_tokenizers(family) -> dict[str, dict]:
 
 
 def _file_name(entry: dict) -> str:
-    return {"gguf": "its GGUF metadata", "special_tokens_map": "its special tokens as loaded"}.get(entry["file"],
-                                                                                                  entry["file"])
+    return {"gguf": "its GGUF metadata", "thread": "its tokenizer as a thread printed it"}.get(entry["file"],
+                                                                                             entry["file"])
 
 
 def _token(facts: dict, name: str) -> str | None:
@@ -60,12 +61,16 @@ def _adds(facts: dict, entry: dict) -> str:
         eos = _token(facts, "eos") or "the EOS"
         said.append(f"`add_eos_token` is {str(facts['add_eos_token']).lower()}: "
                     + (f"{eos} closes every text" if facts["add_eos_token"] else "no EOS is added"))
+    if "encoded" in facts:
+        encoded = facts["encoded"]
+        said.append(f"it encodes {encoded['text']!r} as {encoded['ids']} with `add_special_tokens=True`: "
+                    + (f"{encoded['added']} put before the text" if encoded["added"] else "no special token added"))
     if not said and entry["file"] not in FILES:
         return "what the tokenizer adds is not in this record"
     if not said:
         return ("it sets no `add_bos_token` or `add_eos_token`: what the tokenizer adds is then its tokenizer.json's "
                 "and its class's, which are not recorded here")
-    if "add_eos_token" not in facts:
+    if "add_eos_token" not in facts and entry["file"] in FILES:
         said.append("it sets no `add_eos_token`")
     return "; ".join(said)
 
@@ -115,7 +120,7 @@ def recorded_lines(family, repo: str, entry: dict) -> tuple[str, list[str]]:
     sentence = f"{said[0]}: " + "; ".join(said[1:]) + "."
     code = [f"tok = released_tokenizer({repo!r})   # {_file_name(entry)}, as recorded with its source"]
     for fact in ("tokenizer_class", "add_bos_token", "add_eos_token", *(f"{n}_token" for n in SPECIALS),
-                 *(f"{n}_token_id" for n in SPECIALS), "tokens", "highest_added_id"):
+                 *(f"{n}_token_id" for n in SPECIALS), "tokens", "highest_added_id", "encoded"):
         if fact in facts:
             code.append(f"assert tok[{fact!r}] == {facts[fact]!r}")
     for fact in ("add_bos_token", "add_eos_token"):
@@ -131,6 +136,22 @@ TABLE = ("tokenizer class", "adds BOS", "adds EOS", "BOS", "EOS", "pad", "unk", 
 
 #: What a cell says where the recorded file does not give it, and where no file is recorded.
 NOT_IN_FILE, NO_FILE = "not in the file", "no file recorded"
+
+
+def _adds_bos(facts: dict):
+    """Whether the record says a BOS is added: its add_bos_token, or what a printed encoding shows; None: unsaid."""
+    if "add_bos_token" in facts:
+        return facts["add_bos_token"]
+    return bool(facts["encoded"]["added"]) if "encoded" in facts else None
+
+
+def _observed(facts: dict) -> str | None:
+    """What an encoding a thread printed shows the tokenizer puts before a text (None where none is recorded)."""
+    if "encoded" not in facts:
+        return None
+    added = facts["encoded"]["added"]
+    return f"{added} (seen encoding {facts['encoded']['text']!r})" if added else \
+        f"nothing (seen encoding {facts['encoded']['text']!r})"
 
 
 def tokenizer_table(family) -> tuple[tuple, list]:
@@ -153,7 +174,7 @@ def tokenizer_table(family) -> tuple[tuple, list]:
         if "tokens" in facts:
             tokens = f"{facts['tokens']:,} / {embedding:,}" if embedding else f"{facts['tokens']:,} / not recorded"
         cells = [cell(facts.get("tokenizer_class")),
-                 cell(str(facts["add_bos_token"]).lower() if "add_bos_token" in facts else None),
+                 cell(str(facts["add_bos_token"]).lower() if "add_bos_token" in facts else _observed(facts)),
                  cell(str(facts["add_eos_token"]).lower() if "add_eos_token" in facts else None),
                  *(cell(_token(facts, name) and _token(facts, name).replace("`", "")) for name in SPECIALS),
                  cell(tokens)]
@@ -200,7 +221,7 @@ def tokenizer_note(subject) -> str | None:
     recorded = released_tokenizers(family)
     files = {repo: entry for repo, entry in recorded.items() if "facts" in entry}
     measured = {repo: entry for repo, entry in recorded.items() if "bos_measured" in entry}
-    adds = [entry["facts"].get("add_bos_token") for entry in files.values()]
+    adds = [_adds_bos(entry["facts"]) for entry in files.values()]
     if measured:
         heading = measured_lines(family, *next(iter(measured.items())))[0]
     elif adds and all(value is True for value in adds):
@@ -209,7 +230,7 @@ def tokenizer_note(subject) -> str | None:
     elif adds and all(value is False for value in adds):
         heading = "The tokenizer adds no BOS"
     elif files:
-        heading = "The tokenizer, from its released files"
+        heading = "The tokenizer, from what is recorded of it"
     else:
         heading = "The tokenizer decides what a trace of text holds"
     text = [f"## {heading}", ""]
