@@ -191,6 +191,13 @@ pre.printout { max-height: 38rem; }
 .config th { font-family: var(--mono); font-weight: 500; color: var(--muted); font-size: 0.84rem; }
 .config td { font-family: var(--mono); font-weight: 600; text-align: right; word-break: break-word; }
 
+.checkpoint-table { width: 100%; border-collapse: collapse; background: var(--surface); border: 1px solid var(--line);
+  font-size: 0.86rem; display: block; overflow-x: auto; }
+.checkpoint-table th, .checkpoint-table td { padding: 0.38rem 0.7rem; border-top: 1px solid var(--soft); text-align: left; }
+.checkpoint-table td { font-family: var(--mono); white-space: nowrap; }
+.checkpoint-table td.absent { color: var(--muted); font-style: italic; font-family: inherit; }
+.checkpoint-table tbody th code { display: block; color: var(--muted); font-weight: 400; font-size: 0.8rem; }
+
 /* 03: the notes */
 .runs { display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; align-items: center; background: var(--surface);
   border: 1px solid var(--line); border-radius: 12px; padding: 0.7rem 1rem; font-size: 0.9rem; margin: 0 0 0.5rem; }

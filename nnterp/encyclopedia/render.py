@@ -10,6 +10,8 @@ from ..vocabulary import DIMENSIONS
 from . import assets, markdown
 from .configs import representative
 from .diagram import block_svg, stream_html
+from .notes.derived.checkpoints import COLUMNS, checkpoint_table
+from .notes.derived.tokenizer import tokenizer_table
 from .pages import MIN_FAMILY_NOTES
 from .rows import best, indices, split_host
 from .verdicts import sentence
@@ -183,6 +185,44 @@ def _config(page) -> str:
             f'<table><caption>raw keys</caption>{raw}</table></div>')
 
 
+def _checkpoints(page) -> str:
+    """The checkpoints table: each cell read from the checkpoint's recorded config.json, the keys it was read from in
+    its data-keys (path and value), a cell the facts give no key for said so."""
+    head = "".join(f"<th>{_e(column)}</th>" for column in COLUMNS)
+    rows = []
+    for checkpoint, cells in checkpoint_table(page.family):
+        source = checkpoint.source or "no config.json copy recorded"
+        tds = "".join(
+            f'<td data-keys="{_e(_json([[list(path), value] for path, value in cell.keys]))}"'
+            + ("" if cell.given else ' class="absent"') + f">{_e(cell.text)}</td>" for cell in cells)
+        rows.append(f'<tr data-repo="{_e(checkpoint.repo)}"><th title="{_e(source)}"><b>{_e(checkpoint.label)}</b>'
+                    f"<code>{_e(checkpoint.repo)}</code></th>{tds}</tr>")
+    if not rows:
+        return '<p class="lede">The family module names no checkpoint.</p>'
+    return ('<p class="lede">Each cell is read from the checkpoint\'s recorded config.json (hover its name for the copy '
+            'read) through the family\'s accessors; "not in the file" where the file has no key for it, "not '
+            'recorded" where only some of its keys are recorded here: never the config class\'s default.</p>'
+            f'<table class="checkpoint-table"><thead><tr><th>checkpoint</th>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>')
+
+
+def _tokenizers(page) -> str:
+    """The tokenizer table: each checkpoint's recorded tokenizer facts, each from the file its source names."""
+    columns, rows = tokenizer_table(page.family)
+    head = "".join(f"<th>{_e(column)}</th>" for column in columns)
+    body = []
+    for checkpoint, cells, source in rows:
+        tds = "".join(("<td>" if given else '<td class="absent">') + f"{_e(text)}</td>" for text, given in cells)
+        body.append(f'<tr data-repo="{_e(checkpoint.repo)}"><th title="{_e(source)}"><b>{_e(checkpoint.label)}</b>'
+                    f"<code>{_e(checkpoint.repo)}</code></th>{tds}</tr>")
+    if not body:
+        return '<p class="lede">The family module names no checkpoint.</p>'
+    return ('<p class="lede">Each cell is read from the checkpoint\'s released tokenizer file (hover its name for the '
+            'copy read); "not in the file" where the file does not say, "no file recorded" where none was found.</p>'
+            f'<table class="checkpoint-table tokenizer-table"><thead><tr><th>checkpoint</th>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table>')
+
+
 def _notes(page, versions: dict) -> str:
     counts = page.snippet_counts()
     total = sum(counts.values())
@@ -286,6 +326,10 @@ def family_page(page, versions: dict, built: str) -> str:
 <pre class="printout"><code>{printout_html(page.printout)}</code></pre>
 <h3>Config</h3>
 {_config(page)}
+<h3>Checkpoints</h3>
+{_checkpoints(page)}
+<h3>Tokenizer</h3>
+{_tokenizers(page)}
 </section>
 <section id="notes">
 <div class="section-head"><h2>The Notes</h2><p class="kicker">03 · what to know before you run</p></div>

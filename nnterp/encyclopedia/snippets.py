@@ -2,7 +2,8 @@
 
 nnsight reads a trace's ``with`` block back from its source file, so each snippet is registered in
 ``linecache`` under a name of its own before it runs. A snippet sees ``model``, ``prompt``, ``torch``,
-``nnterp`` and ``StandardizedTransformer``; the last one loads the family's checkpoints (which cannot
+``nnterp``, ``released(repo)`` (a checkpoint's recorded config.json facts), ``released_tokenizer(repo)`` (its recorded
+tokenizer facts) and ``StandardizedTransformer``; the last one loads the family's checkpoints (which cannot
 be fetched here) from a tiny model of the family saved to a local folder, through the real loading path.
 """
 
@@ -22,6 +23,8 @@ import torch
 
 import nnterp
 from nnterp import tiny
+
+from .notes.derived.tokenizer import released_tokenizers
 
 PROMPT = "The Eiffel Tower is in the city of"
 
@@ -88,8 +91,21 @@ class Runner:
                 raise KeyError(f"{self.family.name} records no config facts for {repo}; add them, with their source")
             return recorded[repo].facts()
 
+        tokenizers = released_tokenizers(self.family)
+
+        def released_tokenizer(repo: str) -> dict:
+            """The tokenizer facts recorded for one of the family's checkpoints, from a released tokenizer file, and
+            under "bos_measured" what a missing BOS did to it where a source measured it."""
+            if repo not in tokenizers:
+                raise KeyError(f"{self.family.name} records no tokenizer facts for {repo}; add them to "
+                               f"nnterp/families/tokenizers/{self.family.name}.json, with their source")
+            entry = tokenizers[repo]
+            measured = {"bos_measured": entry["bos_measured"]} if "bos_measured" in entry else {}
+            return {**entry.get("facts", {}), **measured}
+
         return {"model": model, "prompt": self.prompt(), "torch": torch, "nnterp": nnterp,
-                "StandardizedTransformer": StandardizedTransformer, "released": released}
+                "StandardizedTransformer": StandardizedTransformer, "released": released,
+                "released_tokenizer": released_tokenizer}
 
     def prompt(self):
         """The snippets' call: the text, or where every call needs an image (BLIP-2) the tiny image call."""

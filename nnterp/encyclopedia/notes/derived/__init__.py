@@ -35,17 +35,18 @@ from .scale import scale_note
 from .sliding import sliding_note
 from .ssm import ssm_note
 from .subject import Stated, Subject
+from .tokenizer import tokenizer_note
 
 __all__ = ["MAKERS", "Stated", "Subject", "notes"]
 
 #: the note makers, in page order
 MAKERS = (block_note, post_norm_note, embedding_scale_note, projections_note, grouped_note, qk_norm_note,
           qk_norm_property_note, latent_attention_note, rotary_note, ssm_note, scale_note, sliding_note, mlp_note,
-          moe_note, norm_note, readout_note, past_head_note, checkpoints_note)
+          moe_note, norm_note, readout_note, past_head_note, tokenizer_note, checkpoints_note)
 #: the makers that write a note on every family, Llama included; the others write one only where the family has
 #: the feature (a window, experts, a norm after each sublayer...)
 GENERIC = ("block_note", "projections_note", "grouped_note", "rotary_note", "scale_note", "mlp_note", "norm_note",
-           "readout_note", "checkpoints_note")
+           "readout_note", "tokenizer_note", "checkpoints_note")
 #: the aspect of the architecture a feature maker's note is about, for the "As Llama, except" line
 FEATURE_ASPECTS = {"post_norm_note": "norms", "embedding_scale_note": "embedding scale", "qk_norm_note": "norms",
                    "qk_norm_property_note": "norms", "latent_attention_note": "attention", "ssm_note": "mixer",
