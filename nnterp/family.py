@@ -20,6 +20,7 @@ import pkgutil
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
+from types import ModuleType
 from typing import Any, Callable
 
 from . import families
@@ -30,6 +31,7 @@ from .errors import RegistrationRefused, UnavailableValue, UnknownArchitecture
 from .families import _index
 from .locations import HostContext
 from .readout import IDENTITY, Readout
+from .routers import MoE
 from .writeback import Nowhere, Site
 
 
@@ -113,9 +115,9 @@ class Family:
     accessors: dict[str, Callable] = field(default_factory=dict)
     #: the block where it is not the common sequential pre-norm one (nnterp.blocks: Block, Parallel, PostNorms): its
     #: kind, its own arithmetic and order, per-block dimensions, its mixers, and the sites a preset implies
-    block: Any = None
+    block: Block | None = None
     #: a mixture-of-experts preset (nnterp.routers.MoE): the router's and the experts' sites and accessors
-    moe: Any = None
+    moe: MoE | None = None
     #: the readout where it is not norm then lm_head (nnterp.readout.Readout): what the model does past lm_head,
     #: before it, and whether the logit lens is the readout
     readout: Readout = IDENTITY
@@ -134,7 +136,8 @@ class Family:
     positions: "Positions" = None
     #: the family this one is declared from (``PARENT.but(...)``), whose declaration it keeps except where it says
     parent: "Family | None" = field(default=None, repr=False)
-    module: Any = None
+    #: the Python module the family is declared in
+    module: ModuleType | None = None
 
     def __post_init__(self) -> None:
         if self.model_types is None:

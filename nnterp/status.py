@@ -7,15 +7,32 @@ the printout, ``support()``, ``serves()``, the errors, the cache, the contract a
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import NamedTuple
 
 from .locations import _block_of
 
-SERVED, CONDITIONED, UNAVAILABLE = "served", "conditioned", "unavailable"
+
+class Kind(str, Enum):
+    """What a family declares of a value: served on every load, served under a condition, or unavailable."""
+
+    SERVED = "served"
+    CONDITIONED = "conditioned"
+    UNAVAILABLE = "unavailable"
+
+    # equal, hashed, printed and written as its word: tables keyed by the words find it
+    __hash__ = str.__hash__
+    __format__ = str.__format__
+
+    def __str__(self) -> str:
+        return self.value
+
+
+SERVED, CONDITIONED, UNAVAILABLE = Kind.SERVED, Kind.CONDITIONED, Kind.UNAVAILABLE
 
 
 class Status(NamedTuple):
-    kind: str  # SERVED, CONDITIONED or UNAVAILABLE: what the family declares
+    kind: Kind  # what the family declares
     available: bool  # whether this model, as loaded, serves it (a conditioned value: whether its condition holds)
     note: str  # the reason (unavailable) or the condition (conditioned); "" for a value served on every load
 

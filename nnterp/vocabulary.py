@@ -257,7 +257,7 @@ def _check_table() -> None:
         assert spec.host in HOSTS, spec
         unknown = [d for d in spec.layout.dims if d not in DIMENSIONS]
         assert not unknown, f"{spec.name}: unknown dimensions {unknown}"
-    assert len(VALUES) == 33 and len(BY_NAME) == len(ALL_VALUES)
+    assert len(BY_NAME) == len(ALL_VALUES), "a value name is listed twice"
     ordered = [*FORWARD_ORDER["model"], *(name for _, name in FORWARD_ORDER["block"]), *FORWARD_ORDER["readout"]]
     listed = sorted(spec.name for spec in ALL_VALUES)
     assert sorted(ordered) == listed, "FORWARD_ORDER must name every value once"
@@ -268,11 +268,11 @@ def _check_table() -> None:
 _check_table()
 
 
-if __name__ == "__main__":
-    print(markdown_table(), end="")
-
-
 def nearest(name: str, candidates) -> str | None:
     """The candidate closest to ``name``, if any is close."""
     match = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
     return match[0] if match else None
+
+
+if __name__ == "__main__":
+    print(markdown_table(), end="")
