@@ -335,7 +335,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         return first_nonfinite(self, prompt)
 
     def check(self, prompt: str | None = None, **kwargs):
-        """Run the conformance contract (DESIGN §4) on this model; returns the report, raises on failure."""
+        """Run the conformance contract (docs/design.md §4) on this model; returns the report, raises on failure."""
         return run_contract(self, prompt=prompt, **kwargs)
 
     def __repr__(self) -> str:
