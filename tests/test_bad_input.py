@@ -388,3 +388,21 @@ def test_a_plain_backward_in_a_trace_keeps_the_gradients_the_trace_reads(llama, 
         reference = nnsight.save(torch.autograd.grad(llama.logits[0, -1].logsumexp(-1), [early, late]))
     assert torch.equal(early_grad, reference[0]) and torch.equal(late_grad, reference[1])
     llama.hf_model.zero_grad(set_to_none=True)  # the plain backward reached the parameters too
+
+
+def test_a_cache_too_large_names_the_limit_it_was_held_to(llama, prompt, monkeypatch):
+    """The refusal names the limit as given (max_bytes= was said to be 'the 10.0 MB free on cpu') and suggests
+    only what would help: no device='cpu' on a run already on the CPU, a larger max_bytes= only where one was
+    given."""
+    from nnterp import cache as cache_module
+
+    with pytest.raises(NnterpError) as error:
+        llama.cache([prompt] * 8, max_bytes=10_000)
+    text = one_sentence(error.value)
+    assert "more than max_bytes=10,000 (10.0 kB): name fewer values=, layers= or positions=" in text
+    assert text.endswith("or pass a smaller dtype= or a larger max_bytes=") and "free on" not in text
+    monkeypatch.setattr(cache_module, "_available_bytes", lambda device: 10_000)  # a machine with 10 kB free
+    with pytest.raises(NnterpError) as error:
+        llama.cache([prompt] * 8)
+    text = one_sentence(error.value)
+    assert "more than the 10.0 kB free on cpu" in text and text.endswith("or pass a smaller dtype=")
