@@ -413,7 +413,8 @@ def section(data, title) -> list[str]:
     line = noise_line(data)
     if line:
         out += [line, ""]
-    out += ["### The budgets (DESIGN §8)", "", "| budget | model | measured | limit | verdict |", "|---|---|---|---|---|"]
+    out += ["### The budgets (docs/design.md §8)", "", "| budget | model | measured | limit | verdict |",
+            "|---|---|---|---|---|"]
     out += budget_rows(data) + cold_budget_rows(data) + [""]
     for model in models:
         lead = runs.get(("nnterp", model)) or next(r for (l, m), r in runs.items() if m == model)

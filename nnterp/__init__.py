@@ -5,15 +5,16 @@ import importlib.util
 
 from .errors import (
     BadIndex, BadPrompt, BatchRefused, ConditionedValue, EmptyPrompt, HubUnreachable, LayoutMismatch, LoadOptionRefused,
-    NnterpError, NotCached, OrderError, ReadOnlyValue, RegistrationRefused, UnavailableValue, UnknownArchitecture,
-    UnknownName,
+    NestedTrace, NnterpError, NotCached, OrderError, ReadOnlyValue, RegistrationRefused, UnavailableValue,
+    UnknownArchitecture, UnknownName,
 )
 from .vocabulary import DIMENSIONS, FORWARD_ORDER, VALUES
 
 __all__ = [
     "StandardizedTransformer", "VALUES", "FORWARD_ORDER", "DIMENSIONS", "NnterpError", "UnknownArchitecture", "UnknownName",
     "UnavailableValue", "ConditionedValue", "EmptyPrompt", "BatchRefused", "ReadOnlyValue", "LayoutMismatch",
-    "LoadOptionRefused", "OrderError", "NotCached", "BadIndex", "BadPrompt", "HubUnreachable", "RegistrationRefused",
+    "LoadOptionRefused", "OrderError", "NotCached", "BadIndex", "BadPrompt", "NestedTrace", "HubUnreachable",
+    "RegistrationRefused",
     "register", "registered", "unregister",
 ]
 __version__ = "0.1.0"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import contextvars
 import functools
+import sys
 import threading
 import weakref
 from dataclasses import dataclass, field
@@ -453,12 +454,24 @@ class AnyOrderBackward(nnsight_backward.BackwardTracer):
                 handle.remove()
 
 
+def _retain_named_grads(frame) -> None:
+    """A plain ``loss.backward()`` (no ``with``) in an nnterp trace: the tensors whose ``.grad`` the trace's code
+    reads retain their gradients, so a read after it gets the gradient rather than torch's None for a non-leaf."""
+    worker = worker_or_none()
+    state = state_of(worker, create=False) if worker is not None else None
+    node = code_of(worker)[0] if state is not None and state.model is not None else None
+    for tensor in AnyOrderBackward.grad_targets(node, frame) if node is not None else ():
+        if tensor.requires_grad:
+            tensor.retain_grad()
+
+
 @functools.wraps(nnsight_backward._original_backward)
 def _backward(tensor, *args, **kwargs):
     tracer = AnyOrderBackward(tensor, nnsight_backward._original_backward, *args, **kwargs)
     try:
         tracer.capture()
     except WithBlockNotFoundError:
+        _retain_named_grads(sys._getframe(1))
         return nnsight_backward._original_backward(tensor, *args, **kwargs)
     return tracer
 

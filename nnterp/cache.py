@@ -462,10 +462,14 @@ def build(model, prompts, values=None, layers=None, positions=None, device=None,
     target = device if device is not None else model.device
     limit = max_bytes if max_bytes is not None else _available_bytes(target)
     if limit is not None and estimate > limit:
+        bound = f"max_bytes={max_bytes:,} ({_size(limit)})" if max_bytes is not None else \
+            f"the {_size(limit)} free on {target}"
+        otherwise = ["a smaller dtype="] + ([] if torch.device(target).type == "cpu" else ["device='cpu'"]) + \
+            (["a larger max_bytes="] if max_bytes is not None else [])
         raise NnterpError(
             f"the cache would hold about {_size(estimate)} ({len(planned.reads)} values of {rows} prompts × {seq} "
-            f"positions), more than the {_size(limit)} free on {target}: name fewer values=, layers= or positions=, "
-            f"or pass device='cpu' or a smaller dtype=")
+            f"positions), more than {bound}: name fewer values=, layers= or positions=, or pass "
+            f"{' or '.join(otherwise)}")
     _instrument(planned.reads)
     show = len(batches) > 1 if progress is None else progress
     parts = []

@@ -19,6 +19,7 @@ import os
 import sys
 from pathlib import Path
 
+from .errors import NnterpError
 from .families import _index
 
 #: Modules that add subcommands; a module not present is skipped.
@@ -62,6 +63,22 @@ def not_a_family(name: str) -> str:
             f"directory, or a hub repo id (org/name)")
 
 
+#: what the command line loads offline instead of a repo id it cannot reach
+OFFLINE_INSTEAD = "name a family (nnterp show phi), 'smollm2', or a local directory"
+
+
+def refusal(name: str) -> str | None:
+    """Why a command's model argument names nothing it can load, answered from the families' index and the hub
+    cache before torch loads (a mistyped family, a repo id the hub cannot serve); None where it may load."""
+    if os.path.exists(name):
+        return None
+    if "/" not in name:
+        return None if known(name) else not_a_family(name)
+    from .hub import unreachable_reason
+
+    return unreachable_reason(name, instead=OFFLINE_INSTEAD)
+
+
 def run(args) -> None:
     """Run the command's handler: a function, or ``"module:function"``, imported now."""
     handler = args.run
@@ -102,13 +119,19 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     try:
         model = getattr(args, "model", None)
-        if model is not None and not os.path.exists(model) and "/" not in model and not known(model):
-            raise CommandRefused(not_a_family(model))  # answered from the index, before torch loads
+        why = refusal(model) if model is not None else None
+        if why is not None:
+            raise CommandRefused(why)  # before torch loads
         run(args)
-    except CommandRefused as refusal:
-        print(f"nnterp {args.command}: {refusal}", file=sys.stderr)
+    except CommandRefused as refused:
+        print(f"nnterp {args.command}: {refused}", file=sys.stderr)
         sys.exit(2)
+    except NnterpError as error:  # nnterp's errors are one sentence naming the fix: no traceback under them
+        print(f"nnterp {args.command}: {error}", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":
-    main()
+    from nnterp.cli import main as package_main  # as `nnterp` runs it: one nnterp.cli, so its CommandRefused is raised
+
+    package_main()

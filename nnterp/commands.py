@@ -3,36 +3,28 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 import torch
 
 from . import real, tiny
-from .cli import REAL_NAMES, CommandRefused, known, not_a_family
+from .cli import REAL_NAMES, CommandRefused, refusal
 from .family import not_served, registry, unavailable
-from .hub import unreachable_reason
 from .model import StandardizedTransformer
 from .wrappers import wrapper_registry
 
 
 def load_model(name: str, attn_implementation: str | None = None):
     """A family name (its tiny model), ``smollm2`` (the embedded real model), or a repo id or path."""
-    if not os.path.exists(name) and "/" not in name and not known(name):
-        raise CommandRefused(not_a_family(name))
+    why = refusal(name)  # before the families' modules are imported
+    if why is not None:
+        raise CommandRefused(why)
     if name in unavailable():
         sys.exit(f"nnterp: {not_served(name)}")
     if name in REAL_NAMES:
         return real.load(attn_implementation=attn_implementation)
     if name in registry() or name in wrapper_registry():  # a family or a wrapper (gemma3): its tiny model
         return tiny.load(name, attn_implementation=attn_implementation)
-    if not os.path.exists(name):
-        if "/" not in name:
-            raise CommandRefused(not_a_family(name))
-        if unreachable_reason(name) is not None:
-            raise CommandRefused(
-                f"{name!r} is a hub repo id, and the Hugging Face hub cannot be reached from here (nor is the repo "
-                f"in the local cache): name a family (nnterp show phi), 'smollm2', or a local directory")
     return StandardizedTransformer(name, dispatch=True, attn_implementation=attn_implementation)
 
 

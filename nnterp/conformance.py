@@ -1,4 +1,4 @@
-"""The conformance contract (DESIGN §4), as library code: ``model.check()``, the tests, the CLI and
+"""The conformance contract (docs/design.md §4), as library code: ``model.check()``, the tests, the CLI and
 the encyclopedia all run these functions.
 
 A model conforms when, under its load, for every block:

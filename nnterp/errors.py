@@ -70,6 +70,10 @@ class BadPrompt(NnterpError, TypeError):
     """A trace was given something that is not a prompt, a list of prompts or token ids."""
 
 
+class NestedTrace(NnterpError, RuntimeError):
+    """A trace of a model was opened while another trace of the same model was running."""
+
+
 class OrderError(NnterpError):
     """A value was read after the forward had passed it, or its site never ran."""
 

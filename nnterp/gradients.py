@@ -5,7 +5,8 @@ first waits while the later ones flow past and fails. nnterp reads the block's c
 each tensor whose ``.grad`` it names (a name bound in the trace, or a standard value, captured as the forward
 passed it) gets a hook that keeps its gradient as it flows, and a ``.grad`` asked for after its gradient has
 flowed is served what was kept: the tensor an ordered read gets. An edit of a kept gradient comes too late to
-reach the backward and fails the trace.
+reach the backward and fails the trace. A plain ``loss.backward()`` in a trace runs the whole backward at once: the
+tensors whose ``.grad`` the trace's code reads retain their gradients, to be read after it.
 """
 
 from __future__ import annotations
@@ -85,9 +86,18 @@ def _bound_in(node) -> dict[str, str]:
     return bound
 
 
+def _opens_backward(node) -> bool:
+    """Whether ``node`` is a ``with loss.backward():`` block (else a trace, whose plain ``loss.backward()`` runs
+    after the names its code reads ``.grad`` of are bound)."""
+    return isinstance(node, ast.With) and any(
+        isinstance(item.context_expr, ast.Call) and isinstance(item.context_expr.func, ast.Attribute)
+        and item.context_expr.func.attr == "backward" for item in node.items)
+
+
 def _grad_targets(node, frame) -> list:
-    """The tensors whose ``.grad`` a backward block's code names, each found in the trace."""
-    bound = _bound_in(node)
+    """The tensors whose ``.grad`` a backward block's code names (or a trace's, around a plain ``loss.backward()``),
+    each found in the trace."""
+    bound = _bound_in(node) if _opens_backward(node) else {}
     found = (_resolved(bound.get(text, text), frame) for text in _grad_bases(node))
     return [tensor for tensor in found if tensor is not None]
 

@@ -37,8 +37,15 @@ def reachable(timeout: float = 3.0) -> bool:
         return False
 
 
-def unreachable_reason(repo: str, cache_dir: str | None = None) -> str | None:
-    """The sentence to fail with when ``repo`` is a hub repo id that is neither cached nor reachable, else None."""
+#: what loads offline instead, in the words of the Python API (the command line names its own)
+OFFLINE_INSTEAD = ("load a local directory, a model built in memory (StandardizedTransformer(hf_model, tokenizer=tok)), "
+                   "nnterp.real.load() or nnterp.tiny.load(family) offline")
+
+
+def unreachable_reason(repo: str, cache_dir: str | None = None, instead: str = OFFLINE_INSTEAD) -> str | None:
+    """The sentence to fail with when ``repo`` is a hub repo id that is neither cached nor reachable, else None.
+
+    It imports huggingface_hub alone (no torch), so the command line answers with it before loading anything."""
     if not is_repo_id(repo) or cached(repo, cache_dir):
         return None
     from huggingface_hub import constants
@@ -49,6 +56,4 @@ def unreachable_reason(repo: str, cache_dir: str | None = None) -> str | None:
         why = "the Hugging Face hub cannot be reached from here"
     else:
         return None
-    return (f"{repo!r} is a hub repo id, {why}, and the repo is not in the local cache: load a local directory, "
-            f"a model built in memory (StandardizedTransformer(hf_model, tokenizer=tok)), nnterp.real.load() "
-            f"or nnterp.tiny.load(family) offline")
+    return f"{repo!r} is a hub repo id, {why}, and the repo is not in the local cache: {instead}"

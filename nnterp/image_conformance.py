@@ -1,5 +1,5 @@
-"""The conformance contract where a wrapper's image enters the stream (DESIGN §4 on image-text-to-text models): run
-by ``conformance.check`` on every wrapper, on a call with an image and on a text-only one."""
+"""The conformance contract where a wrapper's image enters the stream (docs/design.md §4, on image-text-to-text
+models): run by ``conformance.check`` on every wrapper, on a call with an image and on a text-only one."""
 
 from __future__ import annotations
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,9 @@ from .envoys import (
     ENVOYS, AttentionEnvoy, Blocks, LayerEnvoy, MethodAttention, MLPEnvoy, ModulesEnvoy, StandardHost, StandardValue,
     _addindent, absent_host_reason,
 )
-from .errors import BadPrompt, BatchRefused, EmptyPrompt, HubUnreachable, LoadOptionRefused, UnavailableValue
+from .errors import (
+    BadPrompt, BatchRefused, EmptyPrompt, HubUnreachable, LoadOptionRefused, NestedTrace, UnavailableValue,
+)
 from .family import Family, warn_above_window
 from .hazards import first_nonfinite
 from .hub import unreachable_reason
@@ -195,8 +198,17 @@ class StandardizedTransformer(StandardHost, TransformersModel):
             raise AttributeError("model._model was nnsight 0.4's name for the wrapped model: use model.hf_model")
         return super().__getattr__(name)
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        _refuse_call_inputs(args, kwargs)
+        return super().__call__(*args, **kwargs)
+
     # ------------------------------------------------------------------ tracing
     def trace(self, *inputs: Any, **kwargs: Any):
+        if bridge.interleaving(self):  # called from the body of a running trace of this model
+            raise NestedTrace(
+                "a trace of this model was opened inside another of its traces (model.cache, model.generate and the "
+                "tools each run one), and nnsight runs one forward of a model at a time: open it after the outer "
+                "`with` block ends, or read what you need in the outer trace")
         if self._nnterp_remote and "remote" not in kwargs and "backend" not in kwargs:
             kwargs["remote"] = self._nnterp_remote
         kwargs.setdefault("tracer_cls", TurnTakingTracer)
@@ -351,7 +363,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         return first_nonfinite(self, prompt)
 
     def check(self, prompt: str | None = None, **kwargs):
-        """Run the conformance contract (DESIGN §4) on this model; returns the report, raises on failure."""
+        """Run the conformance contract (docs/design.md §4) on this model; returns the report, raises on failure."""
         return run_contract(self, prompt=prompt, **kwargs)
 
     def __repr__(self) -> str:
@@ -524,6 +536,26 @@ def _refuse_empty(inputs) -> None:
                 "an empty prompt gives the model no token to run on: pass at least one token "
                 "(prepend the tokenizer's bos_token if the text may be empty)"
             )
+
+
+def _refuse_call_inputs(args: tuple, kwargs: dict) -> None:
+    """``model(...)`` calls the transformers model, whose forward takes token ids as a tensor: what a trace takes
+    (text, a list of ids, the tokenizer's output as one argument) is refused with the call that takes it."""
+    given = args[0] if args else kwargs.get("input_ids")
+    items = given if isinstance(given, (list, tuple)) else [given]
+    if any(isinstance(item, str) for item in items):
+        raise BadPrompt(
+            "model(...) calls the transformers model, which takes token ids, not text: read the logits in a trace "
+            "(with model.trace(prompt): logits = model.logits.save()) or pass "
+            "**model.tokenizer(prompt, return_tensors='pt')")
+    if isinstance(given, Mapping):
+        raise BadPrompt(
+            "model(...) was given the tokenizer's output as one argument; the forward takes its entries as keywords: "
+            "model(**inputs)")
+    if isinstance(given, (list, tuple)):
+        raise BadPrompt(
+            f"model(...) takes token ids as a tensor [batch seq], not a {type(given).__name__}: "
+            f"model(torch.tensor([ids])), or trace the list itself (with model.trace(ids): ...)")
 
 
 def _load_config(repo: Any, trust_remote_code: bool, kwargs: dict):

@@ -266,3 +266,143 @@ def test_the_native_model_has_one_public_name():
     with pytest.raises(AttributeError, match="use model.hf_model"):
         model._model
     assert not hasattr(model, "_model")
+
+
+@pytest.mark.parametrize("inner", ["trace", "cache", "tool"])
+def test_a_trace_inside_a_trace_of_the_same_model_says_so(llama, prompt, inner):
+    """nnsight runs one forward of a model at a time: a trace of it opened in another trace's body (directly, or
+    by model.cache or a tool, each of which runs one) was an AttributeError about 'event'; a trace of another
+    model inside it still runs."""
+    from nnterp import NestedTrace
+    from nnterp.tools import logit_lens
+
+    other = tiny.load("phi")
+    before = snapshot(llama)
+    with pytest.raises(NestedTrace) as error:
+        with llama.trace(prompt):
+            if inner == "trace":
+                with llama.trace(prompt):
+                    llama.layers[0].layer_output.save()
+            elif inner == "cache":
+                llama.cache(prompt)
+            else:
+                logit_lens(llama, prompt)
+    assert "open it after the outer `with` block ends" in one_sentence(error.value)
+    assert same_snapshot(before, snapshot(llama))
+    with llama.trace(prompt):
+        with other.trace(prompt):
+            inside = other.layers[0].layer_output.save()
+        outside = llama.layers[0].layer_output.save()
+    assert inside.shape[-1] == other.hidden_size and outside.shape[-1] == llama.hidden_size
+
+
+@pytest.mark.parametrize("given, fix", [
+    (lambda model, text: model(text), "not text: read the logits in a trace"),
+    (lambda model, text: model([text, text]), "not text: read the logits in a trace"),
+    (lambda model, text: model(model.tokenizer(text, return_tensors="pt")), "model(**inputs)"),
+    (lambda model, text: model(model.tokenizer(text)["input_ids"]), "model(torch.tensor([ids]))"),
+])
+def test_calling_the_model_on_what_a_trace_takes_names_the_call(llama, prompt, given, fix):
+    """model(...) runs the transformers forward, which takes a tensor of ids: text (was torch's 'embedding():
+    argument indices must be Tensor, not str'), the tokenizer's output as one argument, or a list of ids is refused
+    with the call that takes it; the calls it names run."""
+    from nnterp import BadPrompt
+
+    with pytest.raises(BadPrompt) as error:
+        given(llama, prompt)
+    assert fix in one_sentence(error.value)
+    ids = llama.tokenizer(prompt, return_tensors="pt")
+    with torch.no_grad(), llama.trace(prompt):
+        traced = llama.logits.save()
+    assert torch.equal(llama(**ids).logits, traced) and torch.equal(llama(ids["input_ids"]).logits, traced)
+
+
+class _DictionaryLearningSAE(torch.nn.Module):
+    """dictionary_learning's AutoEncoder layout: an encoder and a decoder Linear, no width attribute."""
+
+    def __init__(self, width: int, latents: int) -> None:
+        super().__init__()
+        self.encoder = torch.nn.Linear(width, latents)
+        self.decoder = torch.nn.Linear(latents, width, bias=False)
+
+    def encode(self, x):
+        return torch.relu(self.encoder(x))
+
+    def decode(self, latents):
+        return self.decoder(latents)
+
+
+@pytest.mark.parametrize("make, at, said", [
+    (lambda width: __import__("nnterp").tools.LocalSAE.random(2 * width, 8), "blocks.1.hook_mlp_out", "cfg.d_in"),
+    (lambda width: _DictionaryLearningSAE(2 * width, 8), "layers[1].layer_output", "encoder's in_features"),
+])
+def test_an_sae_of_another_width_is_refused_by_splice(llama, make, at, said):
+    """An SAE whose width is not the value's was accepted by splice(), and the trace failed inside its encode
+    (a size mismatch); the width is read from what the SAE carries, a plain module's encoder too."""
+    from nnterp.tools import splice
+    from nnterp.tools._common import ToolError
+
+    with pytest.raises(ToolError) as error:
+        splice(llama, make(llama.hidden_size), at=at)
+    text = one_sentence(error.value)
+    assert f"reads vectors of width {2 * llama.hidden_size} (its {said})" in text
+    assert f"is {llama.hidden_size} wide: splice one trained on this model's" in text
+    assert splice(llama, make(llama.hidden_size // 2), at=at).d_in == llama.hidden_size  # the right width splices
+
+
+def test_an_sae_of_another_width_is_refused_where_the_trace_meets_the_value(llama, prompt):
+    """Where the value's width is known only from the forward (the MLP's neurons, a transcoder's output), the
+    trace fails with the same sentence at the splice, before the SAE's arithmetic."""
+    from nnterp.tools import LocalSAE, splice
+    from nnterp.tools._common import ToolError
+
+    spliced = splice(llama, LocalSAE.random(llama.intermediate_size + 1, 8), at="layers[0].mlp.mlp_neurons")
+    with pytest.raises(ToolError, match=rf"reads vectors of width {llama.intermediate_size + 1} \(its cfg.d_in\) "
+                                        rf"but model.layers\[0\].mlp.mlp_neurons is {llama.intermediate_size} wide"):
+        with llama.trace(prompt):
+            spliced.latents.save()
+    transcoder = LocalSAE.random(llama.hidden_size, 8, d_out=llama.hidden_size + 3)
+    with pytest.raises(ToolError, match=rf"the transcoder writes vectors of width {llama.hidden_size + 3} "
+                                        r"\(its cfg.d_out\).* \(to=\)"):
+        splice(llama, transcoder, at="blocks.0.ln2.hook_normalized", to="blocks.0.hook_mlp_out")
+
+
+def test_a_plain_backward_in_a_trace_keeps_the_gradients_the_trace_reads(llama, prompt):
+    """loss.backward() without `with` in a trace runs the whole backward at once: a value whose .grad the trace
+    reads after it, bound to a name or named as a standard value, has its gradient (was None and torch's warning
+    about non-leaf tensors), equal to torch.autograd.grad's."""
+    import warnings
+
+    import nnsight
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # torch's non-leaf .grad warning fails the test
+        with llama.trace(prompt):
+            early = llama.layers[0].layer_output
+            loss = llama.logits[0, -1].logsumexp(-1)
+            loss.backward()
+            early_grad = early.grad.save()
+            late_grad = llama.layers[1].layer_output.grad.save()
+    with llama.trace(prompt):
+        early, late = llama.layers[0].layer_output, llama.layers[1].layer_output
+        reference = nnsight.save(torch.autograd.grad(llama.logits[0, -1].logsumexp(-1), [early, late]))
+    assert torch.equal(early_grad, reference[0]) and torch.equal(late_grad, reference[1])
+    llama.hf_model.zero_grad(set_to_none=True)  # the plain backward reached the parameters too
+
+
+def test_a_cache_too_large_names_the_limit_it_was_held_to(llama, prompt, monkeypatch):
+    """The refusal names the limit as given (max_bytes= was said to be 'the 10.0 MB free on cpu') and suggests
+    only what would help: no device='cpu' on a run already on the CPU, a larger max_bytes= only where one was
+    given."""
+    from nnterp import cache as cache_module
+
+    with pytest.raises(NnterpError) as error:
+        llama.cache([prompt] * 8, max_bytes=10_000)
+    text = one_sentence(error.value)
+    assert "more than max_bytes=10,000 (10.0 kB): name fewer values=, layers= or positions=" in text
+    assert text.endswith("or pass a smaller dtype= or a larger max_bytes=") and "free on" not in text
+    monkeypatch.setattr(cache_module, "_available_bytes", lambda device: 10_000)  # a machine with 10 kB free
+    with pytest.raises(NnterpError) as error:
+        llama.cache([prompt] * 8)
+    text = one_sentence(error.value)
+    assert "more than the 10.0 kB free on cpu" in text and text.endswith("or pass a smaller dtype=")

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from nnterp import tiny
-from nnterp.tools.splice import LocalSAE, splice
+from nnterp.tools.splice import LocalSAE, resolve_at, splice
 
 PROMPT = "The Eiffel Tower is in the city of"
 POINTS = ("blocks.1.hook_attn_out", "blocks.1.hook_mlp_out", "blocks.1.attn.hook_z", "blocks.1.mlp.hook_post",
@@ -23,9 +23,11 @@ def base(model):
     return logits
 
 
-def _width(model, spliced):
+def _width(model, at):
+    """The width an SAE at ``at`` reads (heads × head_dim for a per-head value), from the value itself."""
+    point = resolve_at(model, at)
     with model.trace(PROMPT):
-        x = spliced.reads.read().save()
+        x = point.read().save()
     return x.shape[-2] * x.shape[-1] if x.shape[-1] == model.head_dim and x.dim() == 4 else x.shape[-1]
 
 
@@ -35,8 +37,7 @@ def test_an_sae_splices_at_any_served_value_with_the_logits_exact(model, base, a
         with pytest.raises(ValueError, match="no stream between them"):
             splice(model, LocalSAE.identity(model.hidden_size), at=at)
         return
-    probe = splice(model, LocalSAE.identity(1), at=at)
-    width = _width(model, probe)
+    width = _width(model, at)
     sae = LocalSAE.random(width, 3 * width)
     spliced = splice(model, sae, at=at)
     with model.trace(PROMPT):  # gradients on: the forward consumes the latents, the value is still the model's
@@ -106,8 +107,7 @@ def test_a_transcoder_reads_at_one_value_and_writes_at_another(model, base):
 
 @pytest.mark.parametrize("at", ["blocks.1.hook_mlp_out", "blocks.0.attn.hook_z"])
 def test_the_latents_gradients_are_torch_autograds(model, at):
-    probe = splice(model, LocalSAE.identity(1), at=at)
-    width = _width(model, probe)
+    width = _width(model, at)
     spliced = splice(model, LocalSAE.random(width, 3 * width), at=at)
     with model.trace(PROMPT):
         latents = spliced.latents.save()

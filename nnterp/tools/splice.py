@@ -49,6 +49,7 @@ from ..bridge import drop_pending, swap, value_at, written_back
 from ..cache import SpliceRead
 from ..locations import block_hosts
 from ..writeback import Read, _Context, _version
+from ..vocabulary import BY_NAME
 from ._common import _AFTER_BLOCKS, _BEFORE_BLOCKS, _IN_A_BLOCK, ToolError
 from .attribution import norm_gain
 
@@ -254,6 +255,44 @@ def _width(module, names_: tuple) -> int | None:
     return None
 
 
+def sae_widths(sae) -> tuple:
+    """``((d_in, said), (d_out, said))``: the widths an SAE or transcoder reads and writes, each with where it was
+    read (None where the SAE carries neither), from whatever it carries: a width attribute (SAELens's ``cfg.d_in``,
+    sparsify's ``d_in``, circuit-tracer's ``d_model``, dictionary_learning's ``activation_dim``), an encoder or
+    decoder ``Linear``, or ``W_enc`` and ``W_dec`` (the latents are the dimension they share: ``W_dec`` is
+    [latents, d_out] in every layout, ``W_enc`` [d_in, latents] in SAELens's and [latents, d_in] in
+    circuit-tracer's)."""
+    cfg = getattr(sae, "cfg", None)
+
+    def attribute(*names_):
+        for owner, prefix in ((cfg, "cfg."), (sae, "")):
+            for name in names_:
+                value = getattr(owner, name, None)
+                if isinstance(value, int) and not isinstance(value, bool):
+                    return value, f"its {prefix}{name}"
+        return None
+
+    def linear(name, side):
+        module = getattr(sae, name, None)
+        return (getattr(module, side), f"its {name}'s {side}") if isinstance(module, torch.nn.Linear) else None
+
+    W_enc, W_dec = getattr(sae, "W_enc", None), getattr(sae, "W_dec", None)
+    from_weights = None
+    if isinstance(W_enc, torch.Tensor) and W_enc.dim() == 2:
+        latents = W_dec.shape[0] if isinstance(W_dec, torch.Tensor) and W_dec.dim() == 2 else W_enc.shape[1]
+        from_weights = (W_enc.shape[1] if W_enc.shape[0] == latents else W_enc.shape[0]), "its W_enc"
+    d_in = attribute("d_in", "d_model", "activation_dim") or linear("encoder", "in_features") or from_weights
+    d_out = attribute("d_out") or linear("decoder", "out_features")
+    if d_out is None and isinstance(W_dec, torch.Tensor) and W_dec.dim() == 2:
+        d_out = W_dec.shape[1], "its W_dec"
+    return d_in, d_out or d_in
+
+
+def _fits(width: int | None, shape) -> bool:
+    """Whether a value of ``shape`` is ``width`` wide: its last dimension, or its last two (per-head values)."""
+    return width is None or shape[-1] == width or (len(shape) >= 2 and shape[-2] * shape[-1] == width)
+
+
 def _takes_input(decode) -> bool:
     try:
         return "input_acts" in inspect.signature(decode).parameters
@@ -296,7 +335,22 @@ class Splice:
         if self.writes is not self.reads and _order(model, self.writes) <= _order(model, self.reads):
             raise ToolError(f"a transcoder reads before it writes: {self.reads.path} comes after {self.writes.path} "
                             "in the forward")
-        self.d_in = _width(sae, ("d_in", "d_model"))
+        (self.d_in, self.said_in), (self.d_out, self.said_out) = (pair or (None, None) for pair in sae_widths(sae))
+        width = model.hidden_size  # a residual value's width is the model's on every block; others are checked
+        for point, role in ((self.reads, "reads"), (self.writes, "writes")):  # when a trace first reads them
+            if BY_NAME[point.name].layout.dims[-1:] == ("hidden_size",):
+                self._refuse_width(point, role, (width,))
+
+    def _refuse_width(self, point, role: str, shape) -> None:
+        """A sentence, not an error inside the SAE's arithmetic, where the SAE's width is not the value's."""
+        sae_width, said = (self.d_in, self.said_in) if role == "reads" else (self.d_out, self.said_out)
+        if _fits(sae_width, shape):
+            return
+        kind = "transcoder" if self.writes is not self.reads else "SAE"
+        wide = " × ".join(map(str, shape)) + (f" (flattened {shape[-2] * shape[-1]})" if len(shape) > 1 else "")
+        raise ToolError(f"the {kind} {role} vectors of width {sae_width} ({said}) but {point.path} is {wide} wide: "
+                        f"splice one trained on this model's {point.name}, or name the value it was trained on "
+                        f"({'at' if role == 'reads' else 'to'}=)")
 
     # where the latents are handed out, the write point: a trace's read-order plan places a read of them there
     @property
@@ -325,10 +379,12 @@ class Splice:
         return x
 
     def encode(self, x):
+        self._refuse_width(self.reads, "reads", tuple(x.shape[2:]) or tuple(x.shape[-1:]))
         return self.sae.encode(self._flat(x))
 
     def reconstruct(self, latents, x, like):
         """What the SAE writes for ``latents`` (read from ``x``), in the shape and dtype of ``like``."""
+        self._refuse_width(self.writes, "writes", tuple(like.shape[2:]) or tuple(like.shape[-1:]))
         flat = self._flat(x)
         if _takes_input(self.sae.decode):  # circuit-tracer: decode(acts, input_acts) adds the skip itself
             out = self.sae.decode(latents, flat if getattr(self.sae, "W_skip", None) is not None else None)
