@@ -242,3 +242,42 @@ def test_generate_follows_the_hooks_at_every_step(llama, prompt):
         steered = model.generate(prompt, max_new_tokens=4, do_sample=False, return_type="tokens")
     assert not torch.equal(steered, greedy)
     assert isinstance(model.generate(prompt, max_new_tokens=2, do_sample=False), str)
+
+
+@needs_transformer_lens
+@pytest.mark.parametrize("label, family, overrides", ARCHITECTURES, ids=[a[0] for a in ARCHITECTURES])
+def test_writes_under_transformerlens_names_equal_transformerlens_s_hooks(label, family, overrides):
+    """The same hook function, on the same name, changes the logits as TransformerLens's does: a write under
+    hook_q, hook_k, hook_v, hook_z, hook_pattern, hook_attn_scores, hook_resid_pre and hook_mlp_out."""
+    from transformer_lens import HookedTransformer as Original
+
+    _local_names()
+    with tempfile.TemporaryDirectory() as directory, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        std, for_tl, tokenizer = _load(family, overrides, directory)
+        theirs = Original.from_pretrained_no_processing(directory, hf_model=for_tl, tokenizer=tokenizer,
+                                                        device="cpu", dtype=torch.float32)
+        ours = HookedTransformer(std)
+    tokens = ours.to_tokens(PROMPT)
+    rtol = tolerance(std.config)
+
+    def halve(tensor, hook):
+        return tensor * 0.5
+
+    def uniform_last_row(pattern, hook):
+        pattern[:, :, -1, :] = 1.0 / pattern.shape[-1]
+        return pattern
+
+    hooks = {"blocks.1.attn.hook_q": halve, "blocks.1.attn.hook_k": halve, "blocks.1.attn.hook_v": halve,
+             "blocks.0.attn.hook_z": halve, "blocks.1.attn.hook_pattern": uniform_last_row,
+             "blocks.0.attn.hook_attn_scores": halve, "blocks.1.hook_resid_pre": halve, "blocks.0.hook_mlp_out": halve}
+    clean = ours(tokens)
+    for name, hook in hooks.items():
+        if name not in ours.hook_names():   # refused here, with its reason (OPT's pre-scaled queries)
+            with pytest.raises((KeyError, NnterpError)):
+                ours.run_with_hooks(tokens, fwd_hooks=[(name, hook)])
+            continue
+        a = ours.run_with_hooks(tokens, fwd_hooks=[(name, hook)])
+        b = theirs.run_with_hooks(tokens, fwd_hooks=[(name, hook)])
+        assert (a - b).abs().max().item() <= rtol * max(b.abs().max().item(), 1.0), name
+        assert not torch.allclose(a, clean), name

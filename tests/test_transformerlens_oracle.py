@@ -134,3 +134,29 @@ def test_the_generations_differ_only_where_transformerlens_does():
     with pytest.raises(KeyError, match="scores before the mask"):
         opt["blocks.0.attn.hook_attn_scores"]
     assert torch.isneginf(nnterp_cache("opt", {})[0]["blocks.0.attn.hook_attn_scores"]).any()
+
+
+@pytest.mark.parametrize("label, family, overrides", ARCHITECTURES, ids=[a[0] for a in ARCHITECTURES])
+def test_the_bridge_api_caches_the_recorded_bridge_s_tensors(label, family, overrides):
+    """nnterp.transformerlens.TransformerBridge's run_with_cache holds, under every key TransformerBridge 4.3
+    recorded, that key's tensor (by fingerprint), or leaves out what the record refused."""
+    import os
+    import tempfile
+
+    from nnterp.transformerlens import TransformerBridge
+    from oracle.transformerlens import PROMPT, _load, tolerance
+
+    record = json.loads(RECORD.read_text())["architectures"][label]
+    with tempfile.TemporaryDirectory() as parent:
+        model, hf_model, tokenizer = _load(family, overrides, os.path.join(parent, "checkpoint"))
+    bridge = TransformerBridge(model)
+    tokens = tokenizer(PROMPT, return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        _, cache = bridge.run_with_cache(tokens)
+    rtol = tolerance(hf_model.config, tokens.shape[-1])
+    for key, theirs in record["fingerprints"].items():
+        assert key in cache or key in record["refused"], key
+        if key not in cache:
+            continue
+        why = fingerprint_differs(fingerprint(cache[key]), theirs, rtol)
+        assert why is None, f"{key}: {why}"

@@ -6,9 +6,10 @@ serves. A hook name means TransformerLens's tensor (``nnterp.names``), or is ref
 
 from . import utils
 from .activation_cache import ActivationCache
+from .bridge import TransformerBridge
 from .config import HookedTransformerConfig
 from .hooked import HookedTransformer, HookPoint, Output
 from .sae import HookedSAETransformer
 
 __all__ = ["ActivationCache", "HookPoint", "HookedSAETransformer", "HookedTransformer", "HookedTransformerConfig",
-           "Output", "utils"]
+           "Output", "TransformerBridge", "utils"]

@@ -78,6 +78,11 @@ class HookedTransformer:
     checkpoint (``HookedTransformer.from_pretrained(name)``). ``model.std`` is the StandardizedTransformer: both
     APIs share one model."""
 
+    #: the TransformerLens generation whose tensors the names mean (nnterp.names.generation)
+    generation = 3
+    #: the (model, block) name tables this API's hook names come from
+    tables = ((names.TRANSFORMERLENS_MODEL, names.TRANSFORMERLENS_BLOCK),)
+
     def __init__(self, model, tokenizer=None, default_prepend_bos: bool | None = None) -> None:
         if not isinstance(model, StandardizedTransformer):
             model = StandardizedTransformer(model, tokenizer=tokenizer)
@@ -150,11 +155,12 @@ class HookedTransformer:
             flag = _PRESENT_UNDER.search(entry.note)
             found.append((name, flag.group(1) if flag else None))
 
-        for name, entry in names.TRANSFORMERLENS_MODEL.items():
-            add(name, entry)
-        for layer in range(std.num_layers):
-            for name, entry in names.TRANSFORMERLENS_BLOCK.items():
-                add(f"blocks.{layer}.{name}", entry)
+        for model_table, block_table in self.tables:
+            for name, entry in model_table.items():
+                add(name, entry)
+            for layer in range(std.num_layers):
+                for name, entry in block_table.items():
+                    add(f"blocks.{layer}.{name}", entry)
         if self.cfg.positional_embedding_type == "standard":
             found.append(("hook_pos_embed", None))
         return found
@@ -162,7 +168,7 @@ class HookedTransformer:
     def _matching(self, name_or_filter) -> list[str]:
         if callable(name_or_filter):
             return [name for name in self.hook_names() if name_or_filter(name)]
-        names.resolve(name_or_filter, self.std.num_layers)  # an unknown name fails here, in nnterp's words
+        names.resolve(name_or_filter, self.std.num_layers, transformerlens=self.generation)  # refused in nnterp's words
         return [name_or_filter]
 
     # ------------------------------------------------------------------ hooks
@@ -244,7 +250,7 @@ class HookedTransformer:
         or the sentence why it has none here."""
         std = self.std
         kind = std.family.block.kind(std._nnterp_state.config)
-        path = names.resolve(name, std.num_layers, kind, std.family.name)
+        path = names.resolve(name, std.num_layers, kind, std.family.name, self.generation)
         refused = projected.refusal(std, path)
         if refused:
             raise UnavailableValue(refused)
@@ -339,7 +345,7 @@ class HookedTransformer:
                 logits = self.std.logits.save()
         else:
             values = [name for name in wanted if name != "hook_pos_embed"] + ["logits"]
-            cache = self.std.cache(tokens, values=values)
+            cache = self.std.cache(tokens, values=values, transformerlens=self.generation)
             found = {}
             for name in wanted:
                 if name == "hook_pos_embed":
@@ -517,8 +523,8 @@ class HookedTransformer:
     def W_pos(self) -> torch.Tensor:
         for name in ("transformer.wpe", "model.decoder.embed_positions"):
             module = dict(self.std.hf_model.named_modules()).get(name)
-            if isinstance(module, torch.nn.Embedding):
-                return module.weight.detach()
+            if isinstance(module, torch.nn.Embedding):  # OPT's rows start at its offset (2): position 0 is row 2
+                return module.weight.detach()[getattr(module, "offset", 0):]
         raise UnavailableValue(f"W_pos: {self.std.family.name} has no learned position embeddings "
                                f"({self.cfg.positional_embedding_type} positions)")
 
