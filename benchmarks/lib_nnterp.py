@@ -24,6 +24,12 @@ PARALLEL_ORDER = PARALLEL_ORDER[:2] + (("layer", "mlp_norm_output"),) + PARALLEL
 RESIDUAL_KIND = "Residual"
 
 
+def _transformerlens_api(model):
+    from nnterp.transformerlens import HookedTransformer
+
+    return HookedTransformer(model)
+
+
 def wrap(hf_model, tokenizer):
     from nnterp import StandardizedTransformer
 
@@ -123,9 +129,30 @@ def scenarios(ctx) -> dict:
 
         return eager.cache(ids, values=list(BY_NAME), progress=False)
 
+    # the TransformerLens API over the same eager model: run_with_cache beside model.cache, and run_with_hooks
+    # (a hook reading every block's resid_post) beside the trace that reads the same values
+    hooked = lazily(lambda: _transformerlens_api(eager))
+
+    def tl_run_with_cache():
+        return hooked().run_with_cache(ids)
+
+    def tl_run_with_hooks():
+        kept = []
+        return hooked().run_with_hooks(ids, fwd_hooks=[(lambda name: name.endswith("hook_resid_post"),
+                                                        lambda resid, hook: kept.append(resid))])
+
+    def resid_post_trace():
+        saved = []
+        with eager.trace(ids):
+            for layer in eager.layers:
+                saved.append(layer.layer_output.save())
+            saved.append(eager.logits.save())
+        return saved
+
     found = {"nnterp.logits": logits, "nnterp.residuals": residuals, "nnterp.all": everything,
              "nnterp.grad": gradients, "nnterp.cache_residuals": cache_residuals, "nnterp.cache_all": cache_everything,
-             "nnterp.cache_all_named": cache_everything_named}
+             "nnterp.cache_all_named": cache_everything_named, "nnterp.tl_run_with_cache": tl_run_with_cache,
+             "nnterp.tl_run_with_hooks": tl_run_with_hooks, "nnterp.resid_post_trace": resid_post_trace}
     found.update(lib_nnsight.scenarios(ctx))
     _check_same_values(ctx, found, (("residuals", sdpa, residual), ("all", eager, every)))
     return found

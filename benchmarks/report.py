@@ -313,6 +313,15 @@ def cache_lines(run, peer) -> list[str]:
                     f"forward | | | {fmt_ratio(ratio(run, 'nnterp.cache_all_named', 'hf.eager'))} (wall-clock: "
                     f"{wall('nnterp.cache_all_named', 'hf.eager')}; CPU ms {ms(run, 'nnterp.cache_all_named')}) "
                     f"| {fmt_ratio(ratio(run, 'nnterp.cache_all_named', 'nnterp.all'))} | | | |")
+    if "nnterp.tl_run_with_cache" in series(run):  # the TransformerLens API over the same model
+        wall = lambda a, b: fmt_ratio(ratio({"times": run["times"]}, a, b))
+        rows.append(f"| nnterp.transformerlens's `run_with_cache()` ÷ `model.cache(ids)` | | | "
+                    f"{fmt_ratio(ratio(run, 'nnterp.tl_run_with_cache', 'nnterp.cache_all'))} (wall-clock: "
+                    f"{wall('nnterp.tl_run_with_cache', 'nnterp.cache_all')}; CPU ms "
+                    f"{ms(run, 'nnterp.tl_run_with_cache')}) | | | | |")
+        rows.append(f"| nnterp.transformerlens's `run_with_hooks` (a hook on every resid_post) ÷ a trace saving every "
+                    f"layer_output | | | {fmt_ratio(ratio(run, 'nnterp.tl_run_with_hooks', 'nnterp.resid_post_trace'))} "
+                    f"(wall-clock: {wall('nnterp.tl_run_with_hooks', 'nnterp.resid_post_trace')}) | | | | |")
     notes = [f"- {note}" for note in run["notes"] if note.startswith("cache of")]
     load = f", load average {run['load'][0]:.1f} on {run['cores']} cores" if run.get("load") else ""
     when = (f"Measured {run['finished']}{load} (the CPU-time ratios are taken within each process), alone with: "

@@ -33,7 +33,8 @@ ENV_OF = {"nnterp-1.3.0": "nnterp-1.3.0", "transformerlens": "transformerlens-4.
 #: the real model at a longer input (model, batch, seq): are the totals a short prompt's problem?
 LONG_INPUT = ("smollm2-135m", 4, 128)
 LONG_SCENARIOS = ("hf.sdpa,hf.eager,hooks.residuals,nnsight.residuals,nnterp.residuals,nnsight.all,nnterp.all,"
-                  "nnterp.cache_residuals,nnterp.cache_all,nnterp.cache_all_named")
+                  "nnterp.cache_residuals,nnterp.cache_all,nnterp.cache_all_named,nnterp.tl_run_with_cache,"
+                  "nnterp.resid_post_trace,nnterp.tl_run_with_hooks")
 #: TransformerLens's run_with_cache at the same longer input, in its own process, beside model.cache
 LONG_PEER_SCENARIOS = "hf.sdpa,hf.eager,transformerlens.residuals,transformerlens.all"
 SCALING_BASE = dict(layers=4, seq=64, batch=1)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .errors import NnterpError
 from .families import _index
+from .hub import unreachable_reason
 
 #: Modules that add subcommands; a module not present is skipped.
 AREAS = ("nnterp.encyclopedia.cli", "nnterp.tools.cli")
@@ -74,8 +75,6 @@ def refusal(name: str) -> str | None:
         return None
     if "/" not in name:
         return None if known(name) else not_a_family(name)
-    from .hub import unreachable_reason
-
     return unreachable_reason(name, instead=OFFLINE_INSTEAD)
 
 

@@ -21,6 +21,8 @@ A model conforms when, under its load, for every block:
 
 from __future__ import annotations
 
+import re
+
 import torch
 
 from . import bridge, labels
@@ -182,6 +184,7 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
     _check_norm_scales(model, None, prompt, report)
     log = visit_log(model, prompt)
     if not _check_order(model, log, report):  # every later check reads in that order
+        _name_declarations(model, report)
         if raise_on_failure:
             raise ConformanceError(str(report))
         return report
@@ -198,9 +201,36 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
     elif wrapped:  # the image enters by cross-attention blocks, not the stream
         _check_cross_attended(model, prompt, report, base)
     _check_refusals(model, prompt, report)
+    _name_declarations(model, report)
     if raise_on_failure and not report.ok:
         raise ConformanceError(str(report))
     return report
+
+
+_WHERE = re.compile(r"^layers\[(\d+)\](?:\.(self_attn|mlp))?")
+
+
+def _name_declarations(model, report) -> None:
+    """Each failure's detail ends with where the values it names were declared (their sites' ``declared_at``),
+    the code to read when the failure is a wrong layout or location."""
+    for result in report.failures:
+        found = _WHERE.match(result.where)
+        layer = int(found.group(1)) if found else None
+        declared = []
+        for name in re.findall(r"[a-z_]+", f"{result.check} {result.where} {result.detail}"):
+            spec = BY_NAME.get(name)
+            if spec is None or (spec.host == "model") != (layer is None):
+                continue
+            try:
+                host = model if layer is None else block_hosts(model.layers[layer]).get(spec.host)
+                site = host._nnterp_site(name) if host is not None else None
+            except Exception:  # noqa: BLE001 - a failure's own cause may be the site: the failure is what is said
+                site = None
+            where = getattr(site, "declared_at", None)
+            if where and f"{name} declared at {where}" not in declared:
+                declared.append(f"{name} declared at {where}")
+        if declared:
+            result.detail = f"{result.detail} [{'; '.join(declared)}]".strip()
 
 
 def visit_log(model, prompt) -> list[str]:

@@ -25,6 +25,7 @@ class SupportRow:
     status: str          # "served", "conditioned" or "unavailable"
     note: str = ""       # the condition (⚠︎) or the reason
     available: bool = True  # served under this load
+    declared_at: str = ""   # the code that declared the value's site (path:line), where a wrong one is fixed
 
     @property
     def marked(self) -> bool:
@@ -172,5 +173,5 @@ def _rows_for(rows, model, hosts, suffix) -> None:
             rows.append(SupportRow(
                 host=HOST_PATHS[host] + suffix, host_class=type(envoy._module).__name__, name=spec.name, layout=layout,
                 description=description, read_at=site.describe(envoy._module), status=found.kind, note=found.note,
-                available=found.available,
+                available=found.available, declared_at=getattr(site, "declared_at", ""),
             ))

@@ -9,6 +9,10 @@ values carry the reason they do not exist.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import os
+import sys
 import weakref
 from dataclasses import dataclass, field
 from functools import partial
@@ -61,12 +65,42 @@ def safety_copy(site, value):
 
 
 # --------------------------------------------------------------------------- sites
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: the files whose frames build a site on another's behalf (the site classes, dataclasses' replace, copies)
+_BUILDERS = {os.path.abspath(path) for path in (__file__, dataclasses.__file__, copy.__file__)} | {
+    os.path.join(_ROOT, "nnterp", name) for name in ("companions.py", "locations.py", "layouts.py", "routers.py")}
+#: helpers that restate a site in a family's words: the family's call is the declaration
+_RESTATERS = ("described", "but", "replace", "_replace")
+
+
+def declaration_site() -> str:
+    """``path:line`` (and the function, where it is not a module's top level) of the code that declared the site
+    being built: the first frame outside the site machinery, relative to the project."""
+    frame = sys._getframe(2)
+    while frame is not None and (os.path.abspath(frame.f_code.co_filename) in _BUILDERS
+                                 or frame.f_code.co_name in _RESTATERS):
+        frame = frame.f_back
+    if frame is None:
+        return "unknown"
+    path = os.path.abspath(frame.f_code.co_filename)
+    shown = os.path.relpath(path, _ROOT) if path.startswith(_ROOT + os.sep) else path
+    where = f"{shown}:{frame.f_lineno}"
+    return where if frame.f_code.co_name == "<module>" else f"{where} ({frame.f_code.co_name})"
+
+
 class Site:
-    """Base: a value's location, element, layout and how it reads, writes and describes itself."""
+    """Base: a value's location, element, layout and how it reads, writes and describes itself, and
+    ``declared_at``, the code that declared it (``nnterp/families/dbrx.py:47``), which support(), the contract's
+    failures and the errors name."""
 
     description: str | None = None
     condition: Condition | None = None
     served = True
+
+    def __new__(cls, *args, **kwargs):
+        made = super().__new__(cls)
+        made.__dict__["declared_at"] = declaration_site()  # a copy's __dict__ brings its original's back
+        return made
 
     def read(self, host, spec: ValueSpec):
         raise NotImplementedError

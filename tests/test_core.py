@@ -196,3 +196,27 @@ def test_a_second_wrapper_never_switches_the_kernel_under_the_first(prompt):
     # naming the kernel it already runs is no switch
     same = StandardizedTransformer(native, tokenizer=first.tokenizer, attn_implementation="sdpa")
     assert same.hf_model.config._attn_implementation == "sdpa"
+
+
+def test_a_site_says_where_it_was_declared_and_the_contract_s_failure_names_it():
+    import inspect
+
+    import nnterp
+    from nnterp.conventions import described
+    from nnterp.family import family_named
+    from nnterp.locations import Argument, Own
+    from nnterp.writeback import Read
+
+    wrong = described(Read(Own("input"), Argument(0)), "deliberately wrong: the MLP's input as its output")
+    line = inspect.currentframe().f_lineno - 1
+    declared = f"tests/test_core.py:{line} (test_a_site_says_where_it_was_declared_and_the_contract_s_failure_names_it)"
+    assert wrong.declared_at == declared
+    family = family_named("llama").but(name="llama", model_types=("llama",), sites={"mlp_output": wrong})
+    with nnterp.registered(family, override=True):
+        model = tiny.load("llama", attn_implementation="eager")
+        report = model.check(raise_on_failure=False)
+        rows = {row.name: row for row in model.support() if row.host.endswith(".mlp")}
+    assert not report.ok
+    assert any(f"mlp_output declared at {declared}" in failure.detail for failure in report.failures), str(report)
+    assert rows["mlp_output"].declared_at == declared
+    assert rows["mlp_neurons"].declared_at.startswith("nnterp/conventions.py:")   # the common site, where it is
