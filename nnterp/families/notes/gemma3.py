@@ -5,7 +5,11 @@ Gemma3TextScaledWordEmbedding), configuration_gemma3.py (Gemma3Config's defaults
 (full_image_sequence, token_type_ids). No released config.json of a Gemma 3 image checkpoint is recorded with its
 source, so the numbers below are the classes' defaults, said as such; the snippets run on the tiny Gemma 3 (a
 one-layer SigLIP tower on one 16-pixel image of 4-pixel patches, pooled to mm_tokens_per_image 4, a two-block
-Gemma 3 text model, one sliding and one full layer) under an eager load, and under sdpa where the note compares."""
+Gemma 3 text model, one sliding and one full layer) under an eager load, and under sdpa where the note compares. The last notes (from
+the gemma3_text page) are measured on Gemma 3 270M, a text-only checkpoint of the same text model: the first of them
+says so, and every figure stays labelled as that model's."""
+
+from .gemma3_text import CHECKPOINT, MEASURED, facts, load_checkpoint  # noqa: F401 (the page reads them)
 
 LOAD = "eager"
 
@@ -158,4 +162,17 @@ for i, kind in enumerate(model.config.text_config.layer_types):
     cos, sin = torch.cat((angles, angles), -1).cos(), torch.cat((angles, angles), -1).sin()
     torch.testing.assert_close(keys, unrotated * cos + torch.cat((-unrotated[..., d // 2:], unrotated[..., :d // 2]), -1) * sin)
 ```
-'''
+''' + r'''
+## The measured notes below are a text-only stand-in's
+
+The checkpoints this page serves (Gemma 3 4B and up, ShieldGemma 2) are too large to ship; nnterp ships Gemma 3 270M, a `Gemma3ForCausalLM` with no vision tower. Its `model` is a `Gemma3TextModel`, the class of this wrapper's `model.language_model`, so the notes marked "measured on Gemma 3 270M (Q4_K_M GGUF, dequantized)" measure that class's blocks, at 270M's sizes (18 blocks of width 640) and with its quantized weights: none of their figures is a 4B's or the family's.
+
+```python
+assert type(model._module.model.language_model).__name__ == "Gemma3TextModel"
+```
+
+```python checkpoint
+assert type(model._module).__name__ == "Gemma3ForCausalLM" and type(model._module.model).__name__ == "Gemma3TextModel"
+assert (model.num_layers, model.hidden_size) == (18, 640)
+```
+''' + MEASURED
