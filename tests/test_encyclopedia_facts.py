@@ -333,3 +333,149 @@ def test_the_committed_real_config_run_covers_every_named_checkpoint_and_the_pag
         assert fam["depth"]["checked"] == len(checked), name
 
 
+
+
+def _data_entries():
+    folders = [ROOT / "nnterp" / "families" / "checkpoints", ROOT / "nnterp" / "wrappers" / "checkpoints"]
+    for folder in folders:
+        for path in sorted(folder.glob("*.json")):
+            for entry in json.loads(path.read_text())["checkpoints"]:
+                yield path.name, entry
+
+
+def test_every_recorded_config_names_its_source_or_why_none_was_found():
+    """A recorded config names the copy of its config.json it was read from, or says why none was found; a whole
+    file recorded as ``released`` is the one its facts are read from (nested keys and quantization_config kept)."""
+    from nnterp.encyclopedia.realconfigs import facts_of
+
+    silent, astray = [], []
+    for name, entry in _data_entries():
+        if entry.get("config") and not entry.get("source") and not entry.get("not_found"):
+            silent.append((name, entry["repo"]))
+        if entry.get("released") is not None:
+            if facts_of(entry["released"]) != entry["config"] or entry.get("partial"):
+                astray.append((name, entry["repo"]))
+    assert not silent, silent
+    assert not astray, astray
+    deepseek = next(e for n, e in _data_entries() if e["repo"] == "deepseek-ai/DeepSeek-V3")
+    assert deepseek["released"]["quantization_config"]["weight_block_size"] == [128, 128]
+
+
+def test_the_files_a_checkpoint_holds_are_read_from_its_quantization_config():
+    """DeepSeek-V3's release is FP8 e4m3 with 128×128 block scales, not "bfloat16 files" (its torch_dtype); a partial
+    record that lacks the file does not claim either."""
+    from nnterp.encyclopedia.notes.derived.checkpoints import files_words
+    from nnterp.family import registry
+
+    v3, r1 = registry()["deepseek_v3"].checkpoints[:2]
+    assert files_words(v3).startswith("fp8 (e4m3) weights with 128×128 block scales"), files_words(v3)
+    assert "bfloat16 files" not in files_words(r1) and "partial record" in files_words(r1)
+
+
+def test_a_note_states_no_number_of_a_checkpoint_without_a_source_nor_a_class_default_beside_its_name():
+    """Subject.stated and Subject.each read only checkpoints whose facts name their source; where one gives the
+    number, no class default stands in for the representative's; the rotary's bases are said per checkpoint."""
+    from nnterp.encyclopedia.configs import representative, sourced
+    from nnterp.encyclopedia.notes.derived import Subject
+    from nnterp.encyclopedia.notes.derived.rotary import BASE_PATHS
+    from nnterp.family import registry
+
+    families = registry()
+    mistral = Subject(families["mistral"], None, None)
+    bases = {s.label: s.value for s in mistral.each(*BASE_PATHS)}
+    assert bases == {"Mistral-7B-v0.1": 10000.0, "Mistral-Nemo-Base-2407": 1000000.0}
+    cohere = Subject(families["cohere"], None, None)
+    assert representative(families["cohere"]).repo == "CohereForAI/c4ai-command-r-plus"  # Command R has no source
+    assert [s.label for s in cohere.each(*BASE_PATHS)] == ["Command R+ (qk-norm)"]
+    phimoe = Subject(families["phimoe"], None, None)
+    assert phimoe.each(*BASE_PATHS) == [] and phimoe.checkpoint is None
+    default = phimoe.stated(*BASE_PATHS)
+    assert default.repo is None and default.label == "PhimoeConfig" and "PhimoeConfig's default" in default.on
+    falcon = families["falcon_h1"]
+    assert not any(sourced(c) for c in falcon.checkpoints) and representative(falcon) is None
+    for family in families.values():
+        for claim in Subject(family, None, None).each(*BASE_PATHS):
+            checkpoint = next(c for c in family.checkpoints if c.repo == claim.repo)
+            assert sourced(checkpoint), (family.name, claim)
+
+
+def test_the_config_class_differences_find_dbrx_s_ignored_base_and_their_lines_fail_when_false():
+    """DbrxConfig keeps attn_config.rope_theta but the rotary reads rope_parameters (10000): the check finds it on
+    the recorded facts, and the snippet line made from it fails once the built value is mutated."""
+    import copy
+
+    from transformers import DbrxConfig
+
+    from nnterp.encyclopedia.configs import class_differences
+    from nnterp.encyclopedia.notes.derived.config_drops import _lines
+    from nnterp.family import registry
+
+    dbrx = registry()["dbrx"]
+    found = class_differences(dbrx, dbrx.checkpoints[0])
+    assert {"path": ("attn_config", "rope_theta"), "released": 500000.0, "built": 10000.0,
+            "kind": "base ignored"} in found
+    scope = {"released": lambda repo: copy.deepcopy(dbrx.checkpoints[0].config), "DbrxConfig": DbrxConfig}
+    difference = next(d for d in found if d["kind"] == "base ignored")
+    setup = "config = DbrxConfig(**copy.deepcopy(released('x')))\n"
+    exec("import copy\n" + setup + "\n".join(_lines("x", difference)), dict(scope))
+    with pytest.raises(AssertionError):
+        exec("import copy\n" + setup + "\n".join(_lines("x", dict(difference, built=500000.0))), dict(scope))
+
+
+def test_the_rotary_is_said_per_layer_where_some_blocks_apply_none():
+    """EXAONE 4's attention applies the rotary only where `self.sliding_window is None or self.is_sliding`: on
+    EXAONE-4.0-32B (sliding_window 4096, every fourth layer global) the global blocks do not rotate, read from the
+    modeling code's own condition on the checkpoint built on the meta device."""
+    from nnterp.encyclopedia.notes.derived.rotary import _per_layer_rotation
+    from nnterp.encyclopedia.pages import build_on_meta
+    from nnterp.family import registry
+    from nnterp.encyclopedia.notes.derived import Subject
+
+    family = registry()["exaone4"]
+    real, _ = build_on_meta(family)
+    guard, turns = _per_layer_rotation(Subject(family, None, None, real))
+    assert guard == "self.sliding_window is None or self.is_sliding"
+    assert [i for i, t in turns.items() if not t] == list(range(3, real.num_layers, 4))
+    llama = registry()["llama"]
+    assert _per_layer_rotation(Subject(llama, None, None, build_on_meta(llama)[0])) is None
+
+
+def test_the_rotary_words_read_longrope_m_rope_and_yarn_from_the_release():
+    """The scaling a config.json names, in the rotary note's words: LongRoPE with its factor lists, M-RoPE with its
+    sections, YaRN with its factor; a partial record without the key says nothing."""
+    from nnterp.encyclopedia.notes.derived.rotary import _scaling_words
+
+    longrope = Checkpoint("a/b", "B", {"rope_scaling": {"type": "longrope", "short_factor": [1.0] * 48,
+                                                        "long_factor": [1.0] * 48, "short_mscale": 1.243}})
+    assert _scaling_words(longrope).startswith("LongRoPE scaling (`longrope`: short_mscale 1.243")
+    mrope = Checkpoint("a/c", "C", {"text_config": {"rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}})
+    assert _scaling_words(mrope).startswith("M-RoPE: the frequencies in sections [16, 24, 24]")
+    from nnterp.family import registry
+
+    v3 = registry()["deepseek_v3"].checkpoints[0]
+    assert _scaling_words(v3).startswith("YaRN scaling (`yarn`: factor 40")
+    assert _scaling_words(Checkpoint("a/d", "D", {"hidden_size": 8}, partial=True)) is None
+    assert _scaling_words(Checkpoint("a/e", "E", {"hidden_size": 8})) == "no rope scaling"
+
+
+def test_the_pages_print_no_none_and_no_class_default_beside_a_checkpoint(site, record):
+    """No derived note prints a None where a number belongs ("None heads × None"), marks a size "(class default)"
+    beside a checkpoint, or states a number of a checkpoint whose facts name no source; every number a note states
+    of a named checkpoint reads back from that checkpoint's recorded release file."""
+    from nnterp.encyclopedia.configs import released_file, sourced
+    from nnterp.encyclopedia.notes.derived.subject import _dig
+    from nnterp.wrappers import every_family
+
+    families = every_family()
+    for name, fam in record["families"].items():
+        text = _derived_text(site, name)
+        assert not re.search(r"\bNone (heads|×|blocks|parameters)", text), name
+        assert "(class default)" not in text, name
+        checkpoints = {c.repo: c for c in families[name].checkpoints}
+        for claim in fam["claims"]:
+            if claim["repo"] is None:
+                continue
+            checkpoint = checkpoints[claim["repo"]]
+            assert sourced(checkpoint), (name, claim)
+            file = released_file(checkpoint)
+            assert _dig(file, tuple(claim["path"])) == claim["value"], (name, claim)

@@ -24,5 +24,112 @@ def reproduced_checkpoint(config_cls) -> str | None:
 
 
 def representative(family):
-    """The checkpoint the page's printout and config show: the family's first with config facts."""
-    return next((checkpoint for checkpoint in family.checkpoints if checkpoint.config), None)
+    """The checkpoint the page's printout and config show: the family's first whose config facts name their source
+    (a checkpoint whose config.json no copy was found of is never shown as the page's)."""
+    return next((checkpoint for checkpoint in family.checkpoints if sourced(checkpoint)), None)
+
+
+def sourced(checkpoint) -> bool:
+    """Whether a checkpoint's recorded facts name the copy of its config.json they were read from: only then does a
+    page state a number of it."""
+    return bool(checkpoint.config) and bool(checkpoint.source) and not checkpoint.not_found
+
+
+def released_file(checkpoint) -> dict:
+    """The config.json as released where its whole copy is recorded, else the recorded facts (the keys of it that
+    shape the model), ``dtype`` under its file name ``torch_dtype`` too."""
+    whole = dict(checkpoint.released or {})
+    facts = dict(checkpoint.config)
+    if "dtype" in facts and "torch_dtype" not in whole and "dtype" not in whole:
+        whole["torch_dtype"] = facts["dtype"]
+    return {**facts, **whole}
+
+
+#: Keys transformers 5 no longer keeps on a model config (generation settings and legacy flags): not the model's.
+GENERATION_KEYS = frozenset({
+    "bad_words_ids", "begin_suppress_tokens", "diversity_penalty", "do_sample", "early_stopping",
+    "encoder_no_repeat_ngram_size", "length_penalty", "max_length", "min_length", "no_repeat_ngram_size",
+    "num_beam_groups", "num_beams", "num_return_sequences", "output_scores", "remove_invalid_values",
+    "repetition_penalty", "return_dict_in_generate", "suppress_tokens", "temperature", "top_k", "top_p", "typical_p",
+    "forced_bos_token_id", "forced_eos_token_id", "exponential_decay_length_penalty", "chunk_size_feed_forward",
+    "tf_legacy_loss", "use_bfloat16", "torchscript", "pruned_heads", "tie_encoder_decoder", "is_decoder",
+    "add_cross_attention", "cross_attention_hidden_size", "finetuning_task", "prefix", "problem_type",
+    "tokenizer_class", "task_specific_params", "sep_token_id", "decoder_start_token_id", "return_dict",
+    "is_encoder_decoder", "output_attentions", "output_hidden_states", "id2label", "label2id", "model_type",
+    "max_new_tokens", "min_new_tokens", "num_beam_hyps_to_keep", "guidance_scale"})
+
+
+def _read(built, path):
+    """The built config's value at ``path`` (attributes, sub-configs and dicts), or a KeyError where it has none."""
+    found = built
+    for key in path:
+        if isinstance(found, dict):
+            if key not in found:
+                raise KeyError(key)
+            found = found[key]
+        else:
+            try:
+                found = getattr(found, key)
+            except AttributeError as error:
+                if type(error) is not AttributeError:  # a per-layer attribute a global read refuses (Gemma 4)
+                    raise
+                raise KeyError(key) from None
+    return found
+
+
+def _leaves(facts: dict, path=()):
+    for key, value in facts.items():
+        if isinstance(value, dict) and value and key not in ("rope_scaling", "rope_parameters"):
+            yield from _leaves(value, (*path, key))
+        else:
+            yield (*path, key), value
+
+
+def _bases(built) -> set:
+    """The rotary bases the modeling code reads: rope_parameters' (per layer type too), of the text config."""
+    text = built.get_text_config() if hasattr(built, "get_text_config") else built
+    params = getattr(text, "rope_parameters", None) or {}
+    if params and all(isinstance(v, dict) for v in params.values()):
+        return {v.get("rope_theta") for v in params.values()} - {None}
+    return {params["rope_theta"]} if "rope_theta" in params else set()
+
+
+def class_differences(family, checkpoint) -> list[dict]:
+    """What the family's config class does to a checkpoint's recorded config.json facts: each key (nested ones
+    included) that the built config does not hold as released, and each released rotary base the modeling code does
+    not read (it reads ``rope_parameters``): {"path", "released", "built", "kind"}, kind "dropped" (the built config
+    has no such key), "changed" (it holds another value) or "base ignored"."""
+    import copy
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        built = config_class(family)(**copy.deepcopy(checkpoint.config))
+    found = []
+    text = built.get_text_config() if hasattr(built, "get_text_config") else built
+    moved = dict(getattr(text, "rope_parameters", None) or {})
+    for path, value in _leaves(checkpoint.config):
+        if path[-1] in ("architectures", "dtype") or path[-1] in ("rope_scaling", "rope_parameters", "rope_theta") \
+                or path[-1] in GENERATION_KEYS or value is None:
+            continue
+        try:
+            held = _read(built, path)
+        except KeyError:
+            # a rotary key transformers 5 moves into rope_parameters (partial_rotary_factor, rotary_emb_base)
+            if value not in moved.values():
+                found.append({"path": path, "released": value, "built": None, "kind": "dropped"})
+            continue
+        except Exception:  # a per-layer attribute a global read refuses (Gemma 4): the config holds it per layer
+            continue
+        if hasattr(held, "to_dict") or isinstance(value, (list, dict)):
+            continue
+        if held != value and not (isinstance(held, (list, tuple)) and list(held) == value):
+            found.append({"path": path, "released": value, "built": held, "kind": "changed"})
+    bases = _bases(built)
+    for path, value in _leaves(checkpoint.config):
+        if path[0] in ("vision_config", "audio_config"):  # a tower's own rotary, not the language model's
+            continue
+        if path[-1] == "rope_theta" and isinstance(value, (int, float)) and bases and float(value) not in bases:
+            found.append({"path": path, "released": value, "built": sorted(bases)[0] if len(bases) == 1 else
+                          sorted(bases), "kind": "base ignored"})
+    return found

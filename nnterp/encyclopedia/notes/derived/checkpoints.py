@@ -8,7 +8,7 @@ import warnings
 import torch
 
 from ....wrappers import auto_class
-from ...configs import config_class
+from ...configs import config_class, sourced
 from ...verdicts import sentence
 from .reading import _list, _meta_lines, _module
 
@@ -49,6 +49,56 @@ def _file_dtype(checkpoint) -> str | None:
     return None
 
 
+def quantization_words(quantization: dict) -> str:
+    """What a config.json's ``quantization_config`` says the files hold, in words: 'fp8 (e4m3) weights with
+    128×128 block scales, activations quantized dynamically'."""
+    method = quantization.get("quant_method", "quantized")
+    what = f"{method} ({quantization['fmt']})" if quantization.get("fmt") else str(method)
+    if quantization.get("bits"):
+        what += f" {quantization['bits']}-bit"
+    what += " weights"
+    block = quantization.get("weight_block_size")
+    if isinstance(block, list) and block:
+        what += f" with {'×'.join(map(str, block))} block scales"
+    elif quantization.get("group_size"):
+        what += f" in groups of {quantization['group_size']}"
+    if quantization.get("activation_scheme"):
+        what += f", activations quantized {quantization['activation_scheme']}ally" \
+            if quantization["activation_scheme"] == "dynamic" else f", activation scheme {quantization['activation_scheme']}"
+    skipped = quantization.get("modules_to_not_convert") or quantization.get("ignored_layers")
+    if isinstance(skipped, list) and skipped:
+        what += f" ({len(skipped)} modules kept unquantized)"
+    return what
+
+
+def files_words(checkpoint) -> str:
+    """What a checkpoint's files hold, as its recorded config.json says: the quantization where its whole file records
+    one, the dtype otherwise; a partial record that lacks the file says it cannot tell."""
+    quantization = (checkpoint.released or {}).get("quantization_config") or checkpoint.config.get("quantization_config")
+    dtype = _file_dtype(checkpoint)
+    if isinstance(quantization, dict):
+        return f"{quantization_words(quantization)}" + (f", the other tensors {dtype}" if dtype else "")
+    if not dtype:
+        return "no file dtype recorded"
+    if checkpoint.partial and checkpoint.released is None:
+        return (f"`torch_dtype` {dtype} (a partial record: whether the files are quantized, it does not say)")
+    return f"{dtype} files"
+
+
+#: Config keys each size the table gives is read from: where the facts give none of them, the size is the class's.
+SIZE_KEYS = {"blocks": ("num_hidden_layers", "n_layer", "num_layers", "n_layers"),
+             "hidden": ("hidden_size", "n_embd", "d_model"),
+             "heads": ("num_attention_heads", "n_head", "num_heads", "n_heads"),
+             "vocab": ("vocab_size", "n_vocab"),
+             "width": ("intermediate_size", "n_inner", "ffn_hidden_size", "moe_intermediate_size", "d_inner",
+                       "ffn_config", "expand", "intermediate_ratio", "mlp_ratio")}
+
+
+def _gives(facts: dict, keys) -> bool:
+    held = [facts, facts.get("text_config") or {}, facts.get("attn_config") or {}, facts.get("ffn_config") or {}]
+    return any(key in holder for holder in held if isinstance(holder, dict) for key in keys)
+
+
 def checkpoints_note(subject) -> str | None:
     """One table of the named checkpoints: each one's size, depth, width, heads, vocabulary and files, from its
     recorded facts built on the meta device (a number its facts do not give is marked as the class's default), what
@@ -62,6 +112,10 @@ def checkpoints_note(subject) -> str | None:
             lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): no config facts are recorded for it, so no size "
                          "is given here")
             continue
+        if not sourced(checkpoint):
+            why = checkpoint.not_found or "its recorded facts name no copy of its config.json they were read from"
+            lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): no number is given here: {why}")
+            continue
         if checkpoint.not_buildable:
             lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): not built here ({checkpoint.not_buildable})")
             continue
@@ -72,42 +126,44 @@ def checkpoints_note(subject) -> str | None:
             continue
         config = built.config
         facts = checkpoint.config
-
-        def given(value, *keys):  # a number the facts do not give is the class's
-            return f"{value}" if any(k in facts or k in facts.get("text_config", {}) for k in keys) \
-                else f"{value} (class default)"
-        count = _parameters(built)
-        said = [f"{_billions(count)} parameters ({_gigabytes(count, 2)} in bfloat16)"]
+        try:  # a model without attention heads (Mamba) has none to give
+            heads, kv, head_dim = (family.accessor(name, config) for name in ("num_heads", "num_kv_heads", "head_dim"))
+            attends = all(isinstance(n, int) for n in (heads, kv, head_dim))
+        except Exception:
+            attends = False
+        lacking = [name for name, keys in SIZE_KEYS.items() if not _gives(facts, keys) and (attends or name != "heads")]
+        said = []
+        # a size the facts do not give would be the config class's default, not the checkpoint's: none is said
+        if not lacking:
+            count = _parameters(built)
+            said.append(f"{_billions(count)} parameters ({_gigabytes(count, 2)} in bfloat16)")
         layers = getattr(config, "num_hidden_layers", None) or getattr(config, "n_layer", None)
         hidden = getattr(config, "hidden_size", None)
-        if layers:
-            said.append(given(f"{layers} blocks", "num_hidden_layers", "n_layer", "num_layers"))
-        if hidden:
-            said.append(given(f"hidden {hidden}", "hidden_size", "n_embd", "d_model"))
-        try:
-            heads = family.accessor("num_heads", config)
-            kv = family.accessor("num_kv_heads", config)
-            head_dim = family.accessor("head_dim", config)
+        if layers and "blocks" not in lacking:
+            said.append(f"{layers} blocks")
+        if hidden and "hidden" not in lacking:
+            said.append(f"hidden {hidden}")
+        if attends and "heads" not in lacking:
             said.append(f"{heads} heads × {head_dim}" + (f" over {kv} key-value heads" if kv != heads else ""))
-        except Exception:
-            pass
         try:
             embedding, head = built.get_input_embeddings(), built.get_output_embeddings()
             rows = embedding.weight.shape[0]
             tied = head is not None and head.weight is embedding.weight
-            said.append(given(f"vocabulary {rows:,}", "vocab_size", "n_vocab")
-                        + (", lm_head tied" if tied else ", lm_head its own"))
+            if "vocab" not in lacking:
+                said.append(f"vocabulary {rows:,}" + (", lm_head tied" if tied else ", lm_head its own"))
         except Exception:
             pass
-        dtype = _file_dtype(checkpoint)
-        said.append(f"{dtype} files" if dtype else "no file dtype recorded")
+        said.append(files_words(checkpoint))
+        if lacking:
+            said.append(f"its recorded facts give no {_list(lacking)} (so no parameter count is given)")
         run = sentence(family.name, checkpoint.repo)
         lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): " + ", ".join(said) + (f"; {run}" if run else ""))
     count = len(family.checkpoints)
     heading = f"{'One checkpoint' if count == 1 else f'{count} checkpoints'} named by the family module"
     prose = ["Each from its recorded config.json facts built on the meta device (parameters counted with tied "
-             "matrices once, weights only, arithmetic on the config and no measurement; a number marked class "
-             "default is not in the facts), with what the real-config run (`python -m nnterp.encyclopedia.realconfigs`: "
+             "matrices once, weights only, arithmetic on the config and no measurement; a size the facts do not "
+             "give is not said, nor the parameter count then), what its files hold, and what the real-config run "
+             "(`python -m nnterp.encyclopedia.realconfigs`: "
              "the config as released, the depth cut to one block of each layer type, experts and vocabulary capped, "
              "random weights, the contract in float32 and bfloat16) found:"]
     loads = family.loads
