@@ -153,8 +153,8 @@ def _rotary_guard(attention) -> str | None:
     except (OSError, TypeError):
         return None
     for number, line in enumerate(source):
-        if "apply_rotary_pos_emb(" in line and number:
-            above = source[number - 1].strip()
+        if re.search(r"\bapply_rotary\w*\(", line) and number:  # apply_rotary_pos_emb, Llama 4's apply_rotary_emb
+            above = source[number - 1].split("#")[0].strip()
             match = re.fullmatch(r"if (.+):", above)
             return match.group(1) if match and "self." in match.group(1) else None
     return None
@@ -246,8 +246,8 @@ def rotary_note(subject) -> str | None:
         prose.append(f"The base{'s are' if sum(len(g) for _, g in bases) > 1 else ' is'} each checkpoint's "
                      f"config.json {_and([f'`{p}`' for p in paths])}.")
     elif default is not None:
-        prose.append(f"The base is {default.label}'s default: none of the config.json files recorded for the "
-                     "family gives it, so a released checkpoint may well use another.")
+        prose.append(f"The base is {default.label}'s default: no config.json recorded here with the copy it was "
+                     "read from gives one, so a released checkpoint may well use another.")
     said = [(c.label, _scaling_words(c)) for c in subject.family.checkpoints if sourced(c)]
     said = [(label, words) for label, words in said if words]
     if "per_layer_type" in params:
@@ -258,7 +258,8 @@ def rotary_note(subject) -> str | None:
         prose.append("Rope scaling in each recorded config.json: " + "; ".join(f"{label}, {words}" for label, words
                                                                                 in said) + ".")
     elif subject.checkpoint is None:
-        prose.append(f"No config.json is recorded for the family: the scaling here is {subject.named}'s.")
+        prose.append(f"No config.json is recorded for the family with its source: the scaling here is that of "
+                     f"{subject.named}.")
     scaling = getattr(rotary, "attention_scaling", 1.0)
     if isinstance(scaling, float) and scaling != 1.0:
         prose.append(f"On {subject.named} as built here, cos and sin are multiplied by `attention_scaling` = "
