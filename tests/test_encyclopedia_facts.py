@@ -26,8 +26,8 @@ def _derived_text(site: Path, name: str) -> str:
 QUOTED = {
     r"at base ([0-9.e+-]+)": ("rope_theta",),
     r"window of (\d+) tokens": ("sliding_window",),
-    r"(\d+) query heads over (\d+) key": ("num_attention_heads", "n_head", "num_heads", "num_key_value_heads",
-                                            "num_kv_heads", "n_head_kv"),
+    r"(\d+) query heads over (\d+) key": ("num_attention_heads", "n_head", "num_heads", "n_heads",
+                                            "num_key_value_heads", "num_kv_heads", "n_head_kv", "kv_n_heads"),
     r"soft-capped at ([0-9.]+)": ("attn_logit_softcapping",),
     r"`?final_logit_softcapping`? = ([0-9.]+)": ("final_logit_softcapping",),
     r"mixture of (\d+) experts, (\d+) per token": ("num_local_experts", "num_experts", "n_routed_experts",
@@ -479,3 +479,81 @@ def test_the_pages_print_no_none_and_no_class_default_beside_a_checkpoint(site, 
             assert sourced(checkpoint), (name, claim)
             file = released_file(checkpoint)
             assert _dig(file, tuple(claim["path"])) == claim["value"], (name, claim)
+
+
+def _release_claims(source: str):
+    """Each top-level assertion of a snippet that reads only ``released(...)`` and literals (a number stated of a
+    checkpoint's config.json), with the assignments before it that read only those: (setup, assert statement)."""
+    import ast
+    import builtins
+
+    tree = ast.parse(source)
+    allowed, setup = {"released"} | set(dir(builtins)), []
+
+    def pure(node) -> bool:
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        return "released" in ast.unparse(node) and names <= allowed | {t for s in setup for t in _targets(s)}
+
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and pure(statement.value):
+            setup.append(statement)
+        elif isinstance(statement, ast.Assert) and pure(statement.test):
+            yield [ast.unparse(s) for s in setup], statement
+
+
+def _targets(statement) -> set:
+    import ast
+
+    return {n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _mutants(statement):
+    """The assertion with each number in it changed, one at a time (the sentence it proves made false)."""
+    import ast
+
+    numbers = [n for n in ast.walk(statement) if isinstance(n, ast.Constant)
+               and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)]
+    for number in numbers:
+        original = number.value
+        number.value = original * 2 + 1
+        yield ast.unparse(statement)
+        number.value = original
+
+
+def test_every_release_number_a_hand_note_asserts_is_the_recorded_file_s_and_fails_when_changed():
+    """Every hand-written note's assertion on released(repo) — a number the note states of a checkpoint's config.json
+    — holds against the recorded release, and fails once any number in it is changed; the checkpoints it reads are
+    recorded (with config facts). The hand notes' assertions the mutation cannot reach (they read the tiny model) are
+    checked by the build itself."""
+    from nnterp.encyclopedia import markdown, snippets
+    from nnterp.encyclopedia.notes import module_for
+    from nnterp.wrappers import every_family
+
+    checked, surviving, failing = 0, [], []
+    for name, family in every_family().items():
+        module = module_for(family)
+        texts = [getattr(module, key) for key in ("NOTES", "MORE") if module is not None and hasattr(module, key)]
+        if not texts:
+            continue
+        scope = snippets.Runner(family, None, Path(".")).namespace(None)
+        for note in (n for text in texts for n in markdown.parse(text)):
+            for code in note.codes("python"):
+                for setup, statement in _release_claims(code.source):
+                    import ast
+
+                    lines = "\n".join(setup)
+                    try:
+                        exec(lines + "\n" + ast.unparse(statement), dict(scope))
+                    except Exception as error:
+                        failing.append((name, note.title, ast.unparse(statement), repr(error)[:120]))
+                        continue
+                    for mutant in _mutants(statement):
+                        try:
+                            exec(lines + "\n" + mutant, dict(scope))
+                        except Exception:
+                            continue
+                        surviving.append((name, note.title, mutant))
+                    checked += 1
+    assert not failing, failing
+    assert not surviving, surviving
+    assert checked >= 20, checked
