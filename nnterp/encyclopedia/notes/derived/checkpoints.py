@@ -99,6 +99,55 @@ def _gives(facts: dict, keys) -> bool:
     return any(key in holder for holder in held if isinstance(holder, dict) for key in keys)
 
 
+def release_format(subject) -> list[str]:
+    """For each checkpoint whose recorded config.json quantizes its files: what they hold, what loading them does on
+    this stack, and in which dtype the values are then read, with the lines that assert it (the quantizer transformers
+    picks for the file's quantization_config, built and checked against this machine as the build runs)."""
+    text = []
+    for index, checkpoint in enumerate(subject.family.checkpoints):
+        quantization = (checkpoint.released or {}).get("quantization_config") if sourced(checkpoint) else None
+        if not isinstance(quantization, dict):
+            continue
+        try:
+            from transformers.quantizers import AutoHfQuantizer
+
+            quantizer = AutoHfQuantizer.from_config(dict(quantization), pre_quantized=True)
+        except Exception:
+            continue
+        name = type(quantizer).__name__
+        prose = (f"{checkpoint.label}'s files hold {quantization_words(quantization)} (its config.json's "
+                 f"`quantization_config`). `from_pretrained` loads them through transformers' `{name}`: where its "
+                 "kernels cannot run (no GPU or XPU" + (", as on the machine that built this page"
+                                                        if not torch.cuda.is_available() else "")
+                 + "), it sets `dequantize`, "
+                 "and the weights are dequantized to bfloat16 as they load, so the linear layers are ordinary ones "
+                 "in bfloat16 and every value nnterp reads is a bfloat16 tensor.")
+        code = [f"from transformers.quantizers import AutoHfQuantizer", "",
+                f"quantization = model.family.checkpoints[{index}].released[\"quantization_config\"]   "
+                f"# {checkpoint.repo}'s config.json",
+                f"assert quantization == {quantization!r}",
+                "quantizer = AutoHfQuantizer.from_config(dict(quantization), pre_quantized=True)",
+                f"assert type(quantizer).__name__ == {name!r}"]
+        if quantization.get("quant_method") == "fp8":
+            block = quantization.get("weight_block_size")
+            prose += (" On a GPU of compute capability 8.9 or more (H100), the weights stay float8_e4m3fn in "
+                      "`FP8Linear` modules beside a float32 `weight_scale_inv`"
+                      + (f" per {'×'.join(map(str, block))} block" if block else "")
+                      + ": a linear layer's `weight` there is the file's fp8 values, not the weight the layer "
+                        "applies, which is that times its block's scale.")
+            code += ["quantizer.validate_environment()",
+                     "kernels = torch.cuda.is_available() and torch.cuda.get_device_capability() >= (8, 9)",
+                     "assert quantizer.quantization_config.dequantize is (not kernels)   # bfloat16 weights here",
+                     "from transformers.integrations.finegrained_fp8 import FP8Linear",
+                     f"layer = FP8Linear(256, 256, block_size={tuple(block) if block else None!r})",
+                     "assert layer.weight.dtype == torch.float8_e4m3fn and layer.weight_scale_inv.dtype == torch.float32"]
+            if block:
+                code.append(f"assert layer.weight_scale_inv.shape == ({-(-256 // block[0])}, {-(-256 // block[1])})"
+                            "   # one scale per block")
+        text += [prose, "", "```python", *code, "```", ""]
+    return text
+
+
 def checkpoints_note(subject) -> str | None:
     """One table of the named checkpoints: each one's size, depth, width, heads, vocabulary and files, from its
     recorded facts built on the meta device (a number its facts do not give is marked as the class's default), what
@@ -177,6 +226,7 @@ def checkpoints_note(subject) -> str | None:
     text = [f"## {heading}", "", *prose, "", *lines, ""]
     if after:
         text += [" ".join(after), ""]
+    text += release_format(subject)
     if subject.real is not None and subject.checkpoint is not None:
         real = _module(subject.real)
         total = _parameters(real)
