@@ -67,7 +67,8 @@ def quantization_words(quantization: dict) -> str:
             if quantization["activation_scheme"] == "dynamic" else f", activation scheme {quantization['activation_scheme']}"
     skipped = quantization.get("modules_to_not_convert") or quantization.get("ignored_layers")
     if isinstance(skipped, list) and skipped:
-        what += f" ({len(skipped)} modules kept unquantized)"
+        what += (" (kept unquantized: " + ", ".join(f"`{name}`" for name in skipped) + ")" if len(skipped) <= 6
+                 else f" ({len(skipped)} module patterns kept unquantized)")
     return what
 
 
@@ -115,30 +116,39 @@ def release_format(subject) -> list[str]:
         except Exception:
             continue
         name = type(quantizer).__name__
+        try:  # what loading does on the machine building the page: the quantizer decides from its devices
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                quantizer.validate_environment()
+            dequantized = bool(quantizer.quantization_config.dequantize)
+        except Exception:
+            continue
         prose = (f"{checkpoint.label}'s files hold {quantization_words(quantization)} (its config.json's "
-                 f"`quantization_config`). `from_pretrained` loads them through transformers' `{name}`: where its "
-                 "kernels cannot run (no GPU or XPU" + (", as on the machine that built this page"
-                                                        if not torch.cuda.is_available() else "")
-                 + "), it sets `dequantize`, "
-                 "and the weights are dequantized to bfloat16 as they load, so the linear layers are ordinary ones "
-                 "in bfloat16 and every value nnterp reads is a bfloat16 tensor.")
+                 f"`quantization_config`). `from_pretrained` loads them through transformers' `{name}`, which "
+                 "dequantizes them where its kernels cannot run: ")
+        if dequantized:
+            prose += ("on the machine that built this page it set `dequantize`, so the weights become bfloat16 as "
+                      "they load, the layers are ordinary bfloat16 ones, and every value nnterp reads is a bfloat16 "
+                      "tensor.")
+        else:
+            prose += ("on the machine that built this page its kernels run, so the quantized weights stay as the "
+                      "files hold them.")
         code = [f"from transformers.quantizers import AutoHfQuantizer", "",
                 f"quantization = model.family.checkpoints[{index}].released[\"quantization_config\"]   "
                 f"# {checkpoint.repo}'s config.json",
                 f"assert quantization == {quantization!r}",
                 "quantizer = AutoHfQuantizer.from_config(dict(quantization), pre_quantized=True)",
-                f"assert type(quantizer).__name__ == {name!r}"]
+                f"assert type(quantizer).__name__ == {name!r}",
+                "quantizer.validate_environment()",
+                f"assert quantizer.quantization_config.dequantize is {dequantized}   # on the machine building this page"]
         if quantization.get("quant_method") == "fp8":
             block = quantization.get("weight_block_size")
-            prose += (" On a GPU of compute capability 8.9 or more (H100), the weights stay float8_e4m3fn in "
-                      "`FP8Linear` modules beside a float32 `weight_scale_inv`"
+            prose += (" Where they run (a GPU of compute capability 8.9 or more, an H100), the weights stay "
+                      "float8_e4m3fn in `FP8Linear` modules beside a float32 `weight_scale_inv`"
                       + (f" per {'×'.join(map(str, block))} block" if block else "")
                       + ": a linear layer's `weight` there is the file's fp8 values, not the weight the layer "
                         "applies, which is that times its block's scale.")
-            code += ["quantizer.validate_environment()",
-                     "kernels = torch.cuda.is_available() and torch.cuda.get_device_capability() >= (8, 9)",
-                     "assert quantizer.quantization_config.dequantize is (not kernels)   # bfloat16 weights here",
-                     "from transformers.integrations.finegrained_fp8 import FP8Linear",
+            code += ["from transformers.integrations.finegrained_fp8 import FP8Linear",
                      f"layer = FP8Linear(256, 256, block_size={tuple(block) if block else None!r})",
                      "assert layer.weight.dtype == torch.float8_e4m3fn and layer.weight_scale_inv.dtype == torch.float32"]
             if block:
