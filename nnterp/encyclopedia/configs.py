@@ -107,7 +107,9 @@ def class_differences(family, checkpoint) -> list[dict]:
         built = config_class(family)(**copy.deepcopy(checkpoint.config))
     found = []
     text = built.get_text_config() if hasattr(built, "get_text_config") else built
-    moved = dict(getattr(text, "rope_parameters", None) or {})
+    params = dict(getattr(text, "rope_parameters", None) or {})
+    # the values transformers 5 moves into rope_parameters, per layer type too (Gemma 3's rope_local_base_freq)
+    moved = [v for p in [params, *[v for v in params.values() if isinstance(v, dict)]] for v in p.values()]
     for path, value in _leaves(checkpoint.config):
         if path[-1] in ("architectures", "dtype") or path[-1] in ("rope_scaling", "rope_parameters", "rope_theta") \
                 or path[-1] in GENERATION_KEYS or value is None:
@@ -116,7 +118,7 @@ def class_differences(family, checkpoint) -> list[dict]:
             held = _read(built, path)
         except KeyError:
             # a rotary key transformers 5 moves into rope_parameters (partial_rotary_factor, rotary_emb_base)
-            if value not in moved.values():
+            if value not in moved:
                 found.append({"path": path, "released": value, "built": None, "kind": "dropped"})
             continue
         except Exception:  # a per-layer attribute a global read refuses (Gemma 4): the config holds it per layer
