@@ -557,3 +557,18 @@ def test_every_release_number_a_hand_note_asserts_is_the_recorded_file_s_and_fai
     assert not failing, failing
     assert not surviving, surviving
     assert checked >= 20, checked
+
+
+def test_a_page_shows_a_checkpoint_only_where_its_record_gives_its_sizes():
+    """The printout and the notes' "On <checkpoint>" speak of the representative: the first checkpoint whose facts
+    name their source and, where the record is partial, give its depth, width and vocabulary; a record of only the
+    architecture (A.X-K1's) would print the config class's defaults under the checkpoint's name, so the page speaks
+    of the class's defaults instead."""
+    from nnterp.encyclopedia.configs import representative, sized
+    from nnterp.family import registry
+
+    families = registry()
+    assert representative(families["axk1"]) is None
+    assert not sized(Checkpoint("a/b", "B", {"architectures": ["X"], "dtype": "bfloat16"}, source="s", partial=True))
+    assert sized(Checkpoint("a/b", "B", {"architectures": ["X"]}, source="s", partial=False))
+    assert representative(families["mistral"]).repo == "mistralai/Mistral-7B-v0.1"

@@ -25,8 +25,31 @@ def reproduced_checkpoint(config_cls) -> str | None:
 
 def representative(family):
     """The checkpoint the page's printout and config show: the family's first whose config facts name their source
-    (a checkpoint whose config.json no copy was found of is never shown as the page's)."""
-    return next((checkpoint for checkpoint in family.checkpoints if sourced(checkpoint)), None)
+    and give its sizes (a checkpoint whose config.json no copy was found of, or whose partial record lacks its depth,
+    width or vocabulary, would print the class's defaults under its name)."""
+    return next((checkpoint for checkpoint in family.checkpoints if sourced(checkpoint) and sized(checkpoint)), None)
+
+
+#: Config keys each size is read from: where the facts give none of them, the size is the class's default.
+SIZE_KEYS = {"blocks": ("num_hidden_layers", "n_layer", "num_layers", "n_layers"),
+             "hidden": ("hidden_size", "n_embd", "d_model"),
+             "heads": ("num_attention_heads", "n_head", "num_heads", "n_heads"),
+             "vocab": ("vocab_size", "n_vocab"),
+             "width": ("intermediate_size", "n_inner", "ffn_hidden_size", "moe_intermediate_size", "d_inner",
+                       "ffn_config", "expand", "intermediate_ratio", "mlp_ratio", "ffn_dim")}
+
+
+def gives(facts: dict, keys) -> bool:
+    """Whether the facts give one of ``keys``, at the top, in a text config or in DBRX's nested configs."""
+    held = [facts, facts.get("text_config") or {}, facts.get("attn_config") or {}, facts.get("ffn_config") or {}]
+    return any(key in holder for holder in held if isinstance(holder, dict) for key in keys)
+
+
+def sized(checkpoint) -> bool:
+    """Whether a checkpoint's record gives its depth, width and vocabulary (a whole record gives what it has: a key
+    the release lacks is the class's default there too)."""
+    return not checkpoint.partial or all(gives(checkpoint.config, SIZE_KEYS[name])
+                                         for name in ("blocks", "hidden", "vocab"))
 
 
 def sourced(checkpoint) -> bool:

@@ -8,7 +8,7 @@ import warnings
 import torch
 
 from ....wrappers import auto_class
-from ...configs import config_class, sourced
+from ...configs import SIZE_KEYS, config_class, gives as _gives, sourced
 from ...verdicts import sentence
 from .reading import _list, _meta_lines, _module
 
@@ -84,20 +84,6 @@ def files_words(checkpoint) -> str:
     if checkpoint.partial and checkpoint.released is None:
         return (f"`torch_dtype` {dtype} (a partial record: whether the files are quantized, it does not say)")
     return f"{dtype} files"
-
-
-#: Config keys each size the table gives is read from: where the facts give none of them, the size is the class's.
-SIZE_KEYS = {"blocks": ("num_hidden_layers", "n_layer", "num_layers", "n_layers"),
-             "hidden": ("hidden_size", "n_embd", "d_model"),
-             "heads": ("num_attention_heads", "n_head", "num_heads", "n_heads"),
-             "vocab": ("vocab_size", "n_vocab"),
-             "width": ("intermediate_size", "n_inner", "ffn_hidden_size", "moe_intermediate_size", "d_inner",
-                       "ffn_config", "expand", "intermediate_ratio", "mlp_ratio")}
-
-
-def _gives(facts: dict, keys) -> bool:
-    held = [facts, facts.get("text_config") or {}, facts.get("attn_config") or {}, facts.get("ffn_config") or {}]
-    return any(key in holder for holder in held if isinstance(holder, dict) for key in keys)
 
 
 def release_format(subject) -> list[str]:
