@@ -100,6 +100,14 @@ def _read(built, path):
     return found
 
 
+def _holds(built, path) -> bool:
+    try:
+        _read(built, path)
+        return True
+    except KeyError:
+        return False
+
+
 def _leaves(facts: dict, path=()):
     for key, value in facts.items():
         if isinstance(value, dict) and value and key not in ("rope_scaling", "rope_parameters"):
@@ -142,7 +150,9 @@ def class_differences(family, checkpoint) -> list[dict]:
         except KeyError:
             # a rotary key transformers 5 moves into rope_parameters (partial_rotary_factor, rotary_emb_base)
             if value not in moved:
-                found.append({"path": path, "released": value, "built": None, "kind": "dropped"})
+                depth = next(i for i in range(1, len(path) + 1) if not _holds(built, path[:i]))
+                found.append({"path": path, "released": value, "built": None, "kind": "dropped",
+                              "missing": path[:depth]})
             continue
         except Exception:  # a per-layer attribute a global read refuses (Gemma 4): the config holds it per layer
             continue

@@ -26,8 +26,10 @@ def _lines(repo: str, found: dict) -> list[str]:
         return [f"assert config.get_text_config().rope_parameters['rope_theta'] == {found['built']!r} != {released}"
                 "   # the rotary reads rope_parameters"]
     holder = "config" + "".join(f".{key}" for key in path[:-1])
-    if found["kind"] == "dropped":
-        return [f"assert not hasattr({holder}, {path[-1]!r}) and {released} == {found['released']!r}"]
+    if found["kind"] == "dropped":  # the first level the built config lacks (a whole nested config, or one key)
+        missing = found.get("missing", path)
+        owner = "config" + "".join(f".{key}" for key in missing[:-1])
+        return [f"assert not hasattr({owner}, {missing[-1]!r}) and {released} == {found['released']!r}"]
     return [f"assert {holder}.{path[-1]} == {found['built']!r} != {released}"]
 
 

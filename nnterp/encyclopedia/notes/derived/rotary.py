@@ -147,16 +147,27 @@ def _and(items) -> str:
 
 def _rotary_guard(attention) -> str | None:
     """The condition the attention's forward applies the rotary under (``if self.sliding_window is None or
-    self.is_sliding:``), from the modeling source, or None where it applies it unconditionally."""
+    self.is_sliding:``, ``if self.use_rope:``), from the modeling source: the innermost ``if`` enclosing a call of
+    ``apply_rotary*`` whose condition reads the rotary's or the window's switch; None where there is none."""
     try:
         source = inspect.getsource(type(attention).forward).splitlines()
     except (OSError, TypeError):
         return None
     for number, line in enumerate(source):
-        if re.search(r"\bapply_rotary\w*\(", line) and number:  # apply_rotary_pos_emb, Llama 4's apply_rotary_emb
-            above = source[number - 1].split("#")[0].strip()
-            match = re.fullmatch(r"if (.+):", above)
-            return match.group(1) if match and "self." in match.group(1) else None
+        if not re.search(r"\bapply_rotary\w*\(", line):  # apply_rotary_pos_emb, Llama 4's apply_rotary_emb
+            continue
+        indent = len(line) - len(line.lstrip())
+        for above in reversed(source[:number]):  # the blocks enclosing the call, innermost first
+            code = above.split("#")[0].rstrip()
+            depth = len(code) - len(code.lstrip())
+            if not code.strip() or depth >= indent:
+                continue
+            indent = depth
+            match = re.fullmatch(r"if (.+):", code.strip())
+            if match and "self." in match.group(1) and re.search(r"rope|rotary|sliding", match.group(1)):
+                return match.group(1)
+            if code.strip().startswith("def "):
+                break
     return None
 
 
