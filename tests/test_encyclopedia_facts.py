@@ -410,6 +410,9 @@ def test_the_config_class_differences_find_dbrx_s_ignored_base_and_their_lines_f
     from nnterp.encyclopedia.notes.derived.config_drops import _lines
     from nnterp.family import registry
 
+    from nnterp.encyclopedia.configs import ignored_nested_bases
+
+    assert ignored_nested_bases(DbrxConfig) == ["attn_config"]  # the class's own, said where no release is sourced
     dbrx = registry()["dbrx"]
     found = class_differences(dbrx, dbrx.checkpoints[0])
     assert {"path": ("attn_config", "rope_theta"), "released": 500000.0, "built": 10000.0,

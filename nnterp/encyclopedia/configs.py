@@ -168,3 +168,29 @@ def class_differences(family, checkpoint) -> list[dict]:
             found.append({"path": path, "released": value, "built": sorted(bases)[0] if len(bases) == 1 else
                           sorted(bases), "kind": "base ignored"})
     return found
+
+
+#: A base no class defaults to, to probe where a class reads it from.
+PROBE_BASE = 123457.0
+
+
+def ignored_nested_bases(cls) -> list[str]:
+    """The attention sub-configs of a config class that take a ``rope_theta`` the rotary then does not read (it reads
+    ``rope_parameters``): DbrxConfig's attn_config, which keeps the key as an extra one. Probed by building the
+    class with a base no default has."""
+    found = []
+    for name in getattr(cls, "sub_configs", None) or {}:
+        if not re.search(r"attn|attention", name):  # the attention's own sub-config, where a base would sit
+            continue
+        try:
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                built = cls(**{name: {"rope_theta": PROBE_BASE}})
+            held = getattr(getattr(built, name), "rope_theta", None)
+        except Exception:
+            continue
+        if held == PROBE_BASE and _bases(built) and PROBE_BASE not in _bases(built):
+            found.append(name)
+    return found

@@ -3,7 +3,7 @@ rotary base the modeling code does not read (``configs.class_differences``), sta
 
 from __future__ import annotations
 
-from ...configs import class_differences, config_class, sourced
+from ...configs import PROBE_BASE, class_differences, config_class, ignored_nested_bases, sourced
 from .reading import _num
 
 #: The most differences one note lists (the rest are counted).
@@ -47,7 +47,7 @@ def config_drops_note(subject) -> str | None:
         found += [(checkpoint, difference) for difference in differences
                   if not isinstance(difference["built"], list) or len(difference["built"]) <= 6]
     if not found:
-        return None
+        return _class_note(subject, cls)
     ignored = [pair for pair in found if pair[1]["kind"] == "base ignored"]
     if ignored:
         checkpoint, first = ignored[0]
@@ -78,4 +78,32 @@ def config_drops_note(subject) -> str | None:
         code.append(f"config = {cls.__name__}(**copy.deepcopy(released({checkpoint.repo!r})))")
         code += _lines(checkpoint.repo, difference)
     subject.differs("config", "the config class does not keep the released config as is")
+    return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
+
+
+def _class_note(subject, cls) -> str | None:
+    """Where no checkpoint recorded with its source shows a difference, what the class itself ignores: a base given
+    in the attention's sub-config (DbrxConfig's attn_config.rope_theta), said as the class's, with no checkpoint's
+    number."""
+    names = ignored_nested_bases(cls)
+    if not names:
+        return None
+    name = names[0]
+    default = cls().get_text_config().rope_parameters["rope_theta"]
+    heading = f"{cls.__name__} ignores `{name}.rope_theta`: the rotary reads `rope_parameters`"
+    prose = (f"{cls.__name__} keeps a `rope_theta` given in `{name}` (the place a config.json in this family's "
+             "format gives the base) as an extra key, but the rotary is built from `rope_parameters`, which it fills "
+             f"with its own default, {_num(float(default))}, whatever `{name}` says: a checkpoint whose config.json "
+             "gives its base there is loaded rotating at that default, not at the base it was trained with. No "
+             "config.json is recorded here with its source to say which base a release gives; to load one as "
+             f"trained, pass its base as `rope_parameters` too. The snippet gives {cls.__name__} a base of "
+             f"{_num(PROBE_BASE)}, which no class defaults to:")
+    code = [f"from transformers import {cls.__name__}", "",
+            f"config = {cls.__name__}({name}={{'rope_theta': {PROBE_BASE!r}}})",
+            f"assert config.{name}.rope_theta == {PROBE_BASE!r}   # kept",
+            f"assert config.rope_parameters['rope_theta'] == {default!r}   # but not what the rotary reads",
+            f"fixed = {cls.__name__}({name}={{'rope_theta': {PROBE_BASE!r}}},",
+            f"            rope_parameters={{'rope_type': 'default', 'rope_theta': {PROBE_BASE!r}}})",
+            f"assert fixed.rope_parameters['rope_theta'] == {PROBE_BASE!r}"]
+    subject.differs("config", f"{cls.__name__} ignores {name}.rope_theta")
     return "\n".join([f"## {heading}", "", prose, "", "```python", *code, "```", ""])
