@@ -441,6 +441,12 @@ def test_the_rotary_is_said_per_layer_where_some_blocks_apply_none():
     assert [i for i, t in turns.items() if not t] == list(range(3, real.num_layers, 4))
     llama = registry()["llama"]
     assert _per_layer_rotation(Subject(llama, None, None, build_on_meta(llama)[0])) is None
+    from transformers.models.mistral_large4.modeling_mistral_large4 import MistralLarge4TextAttention
+
+    from nnterp.encyclopedia.notes.derived.rotary import _rotary_guard
+
+    # the innermost enclosing if that reads the rotary's switch, past an if of another kind (is_kv_shared_layer)
+    assert _rotary_guard(MistralLarge4TextAttention.__new__(MistralLarge4TextAttention)) == "self.use_rope"
 
 
 def test_the_rotary_words_read_longrope_m_rope_and_yarn_from_the_release():
