@@ -27,7 +27,32 @@ def representative(family):
     """The checkpoint the page's printout and config show: the family's first whose config facts name their source
     and give its sizes (a checkpoint whose config.json no copy was found of, or whose partial record lacks its depth,
     width or vocabulary, would print the class's defaults under its name)."""
-    return next((checkpoint for checkpoint in family.checkpoints if sourced(checkpoint) and sized(checkpoint)), None)
+    return next((checkpoint for checkpoint in family.checkpoints
+                 if sourced(checkpoint) and sized(checkpoint) and ids_fit(family, checkpoint)), None)
+
+
+_FIT: dict = {}
+
+
+def ids_fit(family, checkpoint) -> bool:
+    """Whether the config the class builds from the facts has its special token ids within its vocabulary: a record
+    that leaves them out (they shape nothing) gets the class's defaults, which may point past a smaller vocabulary
+    (GLM-OCR's text config under Glm4Config), and then the model does not build."""
+    key = (family.name, checkpoint.repo)
+    if key not in _FIT:
+        import copy
+        import warnings
+
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                text = config_class(family)(**copy.deepcopy(checkpoint.config)).get_text_config()
+            rows = getattr(text, "vocab_size", None)
+            ids = [getattr(text, name, None) for name in ("pad_token_id", "bos_token_id", "eos_token_id")]
+            _FIT[key] = not isinstance(rows, int) or all(not isinstance(i, int) or i < rows for i in ids)
+        except Exception:
+            _FIT[key] = False
+    return _FIT[key]
 
 
 #: Config keys each size is read from: where the facts give none of them, the size is the class's default.
