@@ -135,8 +135,8 @@ class Subject:
             value = _given(self.checkpoint, paths)
             if value is not None:
                 return self._claim(Stated(value[0], value[1], self.checkpoint.repo, self.checkpoint.label))
-        if any(_given(c, paths) is not None for c in self.family.checkpoints):
-            return None  # another checkpoint gives it: a class default here would contradict a release
+        if self.checkpoint is not None and any(_given(c, paths) is not None for c in self.family.checkpoints):
+            return None  # another checkpoint gives it: the class's default beside this one's name would mislead
         paths = _paths(paths)
         try:
             cls = config_class(self.family)
