@@ -231,14 +231,16 @@ def rotary_note(subject) -> str | None:
         given = subject.each(*BASE_PATHS)
         if given:
             bases.append((None, given))
-        else:
+        elif subject.checkpoint is None or not subject.checkpoint.partial:
+            # the class's default: the page's subject, or what a whole config.json that sets no base gets
             default = subject.stated(*BASE_PATHS)
     if bases:
         heading += ", at base " + "; ".join(
             _said_per_checkpoint(given) + (f" on {layer_type.replace('_attention', '')} layers" if layer_type else "")
             for layer_type, given in bases)
     elif default is not None:
-        heading += f", at base {_num(float(default.value))} ({default.label}'s default)"
+        heading += f", at base {_num(float(default.value))} ({default.label}'s default" + (
+            f": {subject.checkpoint.label}'s config.json sets none)" if subject.checkpoint is not None else ")")
     prose = [f"On {subject.named}, the rotary's `inv_freq` holds {rot // 2} frequencies: {rot} dimensions of each "
              f"{head_dim}-dimensional query and key head turn"]
     if rot < head_dim:
@@ -256,9 +258,16 @@ def rotary_note(subject) -> str | None:
                         for _, given in bases for s in given})
         prose.append(f"The base{'s are' if sum(len(g) for _, g in bases) > 1 else ' is'} each checkpoint's "
                      f"config.json {_and([f'`{p}`' for p in paths])}.")
+    elif default is not None and subject.checkpoint is not None:
+        prose.append(f"The base is {default.label}'s default: the whole config.json recorded for "
+                     f"{subject.checkpoint.label} sets none, so the class's applies.")
     elif default is not None:
         prose.append(f"The base is {default.label}'s default: no config.json recorded here with the copy it was "
-                     "read from gives one, so a released checkpoint may well use another.")
+                     "read from gives `rope_theta` at its top, in `rope_parameters` or in `attn_config`, so a "
+                     "released checkpoint may well use another.")
+    elif subject.checkpoint is not None:
+        prose.append(f"The facts recorded for {subject.checkpoint.label} give no rotary base (its record is "
+                     "partial), so none is said here.")
     said = [(c.label, _scaling_words(c)) for c in subject.family.checkpoints if sourced(c)]
     said = [(label, words) for label, words in said if words]
     if "per_layer_type" in params:
