@@ -48,6 +48,11 @@ class Checkpoint:
     source: str | None = None
     #: only some of the file's keys are known: a key the facts lack is not the checkpoint's
     partial: bool = False
+    #: the whole config.json as read at ``source`` (nested keys and quantization_config included), where a copy was
+    #: found; ``config`` holds the facts of it that shape the model
+    released: dict | None = None
+    #: why no copy of its config.json was found: then no note states a number of it
+    not_found: str | None = None
 
     def as_data(self) -> dict:
         """The checkpoint as its family's data file (``families/checkpoints/<module>.json``) holds it."""
@@ -55,6 +60,10 @@ class Checkpoint:
                 "config": self.config}
         if self.not_buildable:
             data["not_buildable"] = self.not_buildable
+        if self.released is not None:
+            data["released"] = self.released
+        if self.not_found:
+            data["not_found"] = self.not_found
         return data
 
     def facts(self) -> dict:
@@ -75,7 +84,7 @@ def checkpoint_data(module_name: str) -> tuple[Checkpoint, ...]:
         return ()
     entries = json.loads(found.read_text())["checkpoints"]
     return tuple(Checkpoint(e["repo"], e["label"], e.get("config") or {}, e.get("not_buildable"), e.get("source"),
-                            bool(e.get("partial"))) for e in entries)
+                            bool(e.get("partial")), e.get("released"), e.get("not_found")) for e in entries)
 
 
 def merged_checkpoints(recorded: tuple[Checkpoint, ...], declared: tuple[Checkpoint, ...]) -> tuple[Checkpoint, ...]:
@@ -83,7 +92,9 @@ def merged_checkpoints(recorded: tuple[Checkpoint, ...], declared: tuple[Checkpo
     the recorded one of its repository (keeping the recorded source where it names none), in the module's order;
     the recorded ones it does not name follow."""
     by_repo = {c.repo: c for c in recorded}
-    merged = [replace(c, source=c.source or by_repo[c.repo].source) if c.repo in by_repo else c for c in declared]
+    merged = [replace(c, source=c.source or by_repo[c.repo].source, released=c.released or by_repo[c.repo].released,
+                      not_found=c.not_found or by_repo[c.repo].not_found) if c.repo in by_repo else c
+              for c in declared]
     named = {c.repo for c in declared}
     return tuple(merged + [c for c in recorded if c.repo not in named])
 

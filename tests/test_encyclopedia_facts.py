@@ -26,8 +26,8 @@ def _derived_text(site: Path, name: str) -> str:
 QUOTED = {
     r"at base ([0-9.e+-]+)": ("rope_theta",),
     r"window of (\d+) tokens": ("sliding_window",),
-    r"(\d+) query heads over (\d+) key": ("num_attention_heads", "n_head", "num_heads", "num_key_value_heads",
-                                            "num_kv_heads", "n_head_kv"),
+    r"(\d+) query heads over (\d+) key": ("num_attention_heads", "n_head", "num_heads", "n_heads",
+                                            "num_key_value_heads", "num_kv_heads", "n_head_kv", "kv_n_heads"),
     r"soft-capped at ([0-9.]+)": ("attn_logit_softcapping",),
     r"`?final_logit_softcapping`? = ([0-9.]+)": ("final_logit_softcapping",),
     r"mixture of (\d+) experts, (\d+) per token": ("num_local_experts", "num_experts", "n_routed_experts",
@@ -68,6 +68,8 @@ def test_every_number_a_page_states_of_a_checkpoint_is_its_released_config(site,
             for match in re.finditer(pattern, text):
                 around = text[max(0, match.start() - 300):match.end() + 300]
                 if "as built here" in around:  # said as the config built from the facts and the class's defaults
+                    continue
+                if "On the defaults of" in around:  # no checkpoint is the page's: the class's defaults, said so
                     continue
                 if tiny_page and "On the tiny model" in around:  # no checkpoint builds: the tiny model's numbers
                     continue
@@ -137,7 +139,7 @@ FACTS = {
                "twice = (q @ k.transpose(-1, -2) + alibi) / d ** 0.5 + alibi / d ** 0.5"),
     "deepseek_v3": ("The softmax scale is 192 ** -0.5 × mscale², about 0.1352, not 1 / √192",
                     "assert abs(scale - 192 ** -0.5 * mscale ** 2) < 1e-12"),
-    "xglm": ("The queries are scaled before the product, by 0.125: the scores are exactly q · kᵀ",
+    "xglm": ("The queries are scaled before the product, by 0.08839: the scores are exactly q · kᵀ",  # XGLM-7.5B's
              "torch.testing.assert_close(q_pre * attention.scaling, q)"),
     "opt": ("The queries are scaled before the product", "torch.testing.assert_close(q_pre * attention.scaling, q)"),
     "gpt_neo": ("The scores are q · kᵀ with no scale at all", "torch.testing.assert_close(q_pre, q)"),
@@ -333,3 +335,251 @@ def test_the_committed_real_config_run_covers_every_named_checkpoint_and_the_pag
         assert fam["depth"]["checked"] == len(checked), name
 
 
+
+
+def _data_entries():
+    folders = [ROOT / "nnterp" / "families" / "checkpoints", ROOT / "nnterp" / "wrappers" / "checkpoints"]
+    for folder in folders:
+        for path in sorted(folder.glob("*.json")):
+            for entry in json.loads(path.read_text())["checkpoints"]:
+                yield path.name, entry
+
+
+def test_every_recorded_config_names_its_source_or_why_none_was_found():
+    """A recorded config names the copy of its config.json it was read from, or says why none was found; a whole
+    file recorded as ``released`` is the one its facts are read from (nested keys and quantization_config kept)."""
+    from nnterp.encyclopedia.realconfigs import facts_of
+
+    silent, astray = [], []
+    for name, entry in _data_entries():
+        if entry.get("config") and not entry.get("source") and not entry.get("not_found"):
+            silent.append((name, entry["repo"]))
+        if entry.get("released") is not None:
+            if facts_of(entry["released"]) != entry["config"] or entry.get("partial"):
+                astray.append((name, entry["repo"]))
+    assert not silent, silent
+    assert not astray, astray
+    deepseek = next(e for n, e in _data_entries() if e["repo"] == "deepseek-ai/DeepSeek-V3")
+    assert deepseek["released"]["quantization_config"]["weight_block_size"] == [128, 128]
+
+
+def test_the_files_a_checkpoint_holds_are_read_from_its_quantization_config():
+    """DeepSeek-V3's release is FP8 e4m3 with 128×128 block scales, not "bfloat16 files" (its torch_dtype); a partial
+    record that lacks the file does not claim either."""
+    from nnterp.encyclopedia.notes.derived.checkpoints import files_words
+    from nnterp.family import registry
+
+    v3, r1 = registry()["deepseek_v3"].checkpoints[:2]
+    assert files_words(v3).startswith("fp8 (e4m3) weights with 128×128 block scales"), files_words(v3)
+    assert "bfloat16 files" not in files_words(r1) and "partial record" in files_words(r1)
+
+
+def test_a_note_states_no_number_of_a_checkpoint_without_a_source_nor_a_class_default_beside_its_name():
+    """Subject.stated and Subject.each read only checkpoints whose facts name their source; where one gives the
+    number, no class default stands in for the representative's; the rotary's bases are said per checkpoint."""
+    from nnterp.encyclopedia.configs import representative, sourced
+    from nnterp.encyclopedia.notes.derived import Subject
+    from nnterp.encyclopedia.notes.derived.rotary import BASE_PATHS
+    from nnterp.family import registry
+
+    families = registry()
+    mistral = Subject(families["mistral"], None, None)
+    bases = {s.label: s.value for s in mistral.each(*BASE_PATHS)}
+    assert bases == {"Mistral-7B-v0.1": 10000.0, "Mistral-Nemo-Base-2407": 1000000.0}
+    cohere = Subject(families["cohere"], None, None)
+    assert representative(families["cohere"]).repo == "CohereForAI/c4ai-command-r-plus"  # Command R has no source
+    assert [s.label for s in cohere.each(*BASE_PATHS)] == ["Command R+ (qk-norm)"]
+    phimoe = Subject(families["phimoe"], None, None)
+    assert phimoe.each(*BASE_PATHS) == [] and phimoe.checkpoint is None
+    default = phimoe.stated(*BASE_PATHS)
+    assert default.repo is None and default.label == "PhimoeConfig" and "PhimoeConfig's default" in default.on
+    falcon = families["falcon_h1"]
+    assert not any(sourced(c) for c in falcon.checkpoints) and representative(falcon) is None
+    for family in families.values():
+        for claim in Subject(family, None, None).each(*BASE_PATHS):
+            checkpoint = next(c for c in family.checkpoints if c.repo == claim.repo)
+            assert sourced(checkpoint), (family.name, claim)
+
+
+def test_the_config_class_differences_find_dbrx_s_ignored_base_and_their_lines_fail_when_false():
+    """DbrxConfig keeps attn_config.rope_theta but the rotary reads rope_parameters (10000): the check finds it on
+    the recorded facts, and the snippet line made from it fails once the built value is mutated."""
+    import copy
+
+    from transformers import DbrxConfig
+
+    from nnterp.encyclopedia.configs import class_differences
+    from nnterp.encyclopedia.notes.derived.config_drops import _lines
+    from nnterp.family import registry
+
+    from nnterp.encyclopedia.configs import ignored_nested_bases
+
+    assert ignored_nested_bases(DbrxConfig) == ["attn_config"]  # the class's own, said where no release is sourced
+    dbrx = registry()["dbrx"]
+    found = class_differences(dbrx, dbrx.checkpoints[0])
+    assert {"path": ("attn_config", "rope_theta"), "released": 500000.0, "built": 10000.0,
+            "kind": "base ignored"} in found
+    scope = {"released": lambda repo: copy.deepcopy(dbrx.checkpoints[0].config), "DbrxConfig": DbrxConfig}
+    difference = next(d for d in found if d["kind"] == "base ignored")
+    setup = "config = DbrxConfig(**copy.deepcopy(released('x')))\n"
+    exec("import copy\n" + setup + "\n".join(_lines("x", difference)), dict(scope))
+    with pytest.raises(AssertionError):
+        exec("import copy\n" + setup + "\n".join(_lines("x", dict(difference, built=500000.0))), dict(scope))
+
+
+def test_the_rotary_is_said_per_layer_where_some_blocks_apply_none():
+    """EXAONE 4's attention applies the rotary only where `self.sliding_window is None or self.is_sliding`: on
+    EXAONE-4.0-32B (sliding_window 4096, every fourth layer global) the global blocks do not rotate, read from the
+    modeling code's own condition on the checkpoint built on the meta device."""
+    from nnterp.encyclopedia.notes.derived.rotary import _per_layer_rotation
+    from nnterp.encyclopedia.pages import build_on_meta
+    from nnterp.family import registry
+    from nnterp.encyclopedia.notes.derived import Subject
+
+    family = registry()["exaone4"]
+    real, _ = build_on_meta(family)
+    guard, turns = _per_layer_rotation(Subject(family, None, None, real))
+    assert guard == "self.sliding_window is None or self.is_sliding"
+    assert [i for i, t in turns.items() if not t] == list(range(3, real.num_layers, 4))
+    llama = registry()["llama"]
+    assert _per_layer_rotation(Subject(llama, None, None, build_on_meta(llama)[0])) is None
+    from transformers.models.mistral_large4.modeling_mistral_large4 import MistralLarge4TextAttention
+
+    from nnterp.encyclopedia.notes.derived.rotary import _rotary_guard
+
+    # the innermost enclosing if that reads the rotary's switch, past an if of another kind (is_kv_shared_layer)
+    assert _rotary_guard(MistralLarge4TextAttention.__new__(MistralLarge4TextAttention)) == "self.use_rope"
+
+
+def test_the_rotary_words_read_longrope_m_rope_and_yarn_from_the_release():
+    """The scaling a config.json names, in the rotary note's words: LongRoPE with its factor lists, M-RoPE with its
+    sections, YaRN with its factor; a partial record without the key says nothing."""
+    from nnterp.encyclopedia.notes.derived.rotary import _scaling_words
+
+    longrope = Checkpoint("a/b", "B", {"rope_scaling": {"type": "longrope", "short_factor": [1.0] * 48,
+                                                        "long_factor": [1.0] * 48, "short_mscale": 1.243}})
+    assert _scaling_words(longrope).startswith("LongRoPE scaling (`longrope`: short_mscale 1.243")
+    mrope = Checkpoint("a/c", "C", {"text_config": {"rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}})
+    assert _scaling_words(mrope).startswith("M-RoPE: the frequencies in sections [16, 24, 24]")
+    from nnterp.family import registry
+
+    v3 = registry()["deepseek_v3"].checkpoints[0]
+    assert _scaling_words(v3).startswith("YaRN scaling (`yarn`: factor 40")
+    assert _scaling_words(Checkpoint("a/d", "D", {"hidden_size": 8}, partial=True)) is None
+    assert _scaling_words(Checkpoint("a/e", "E", {"hidden_size": 8})) == "no rope scaling"
+
+
+def test_the_pages_print_no_none_and_no_class_default_beside_a_checkpoint(site, record):
+    """No derived note prints a None where a number belongs ("None heads × None"), marks a size "(class default)"
+    beside a checkpoint, or states a number of a checkpoint whose facts name no source; every number a note states
+    of a named checkpoint reads back from that checkpoint's recorded release file."""
+    from nnterp.encyclopedia.configs import released_file, sourced
+    from nnterp.encyclopedia.notes.derived.subject import _dig
+    from nnterp.wrappers import every_family
+
+    families = every_family()
+    for name, fam in record["families"].items():
+        text = _derived_text(site, name)
+        assert not re.search(r"\bNone (heads|×|blocks|parameters)", text), name
+        assert "(class default)" not in text, name
+        checkpoints = {c.repo: c for c in families[name].checkpoints}
+        for claim in fam["claims"]:
+            if claim["repo"] is None:
+                continue
+            checkpoint = checkpoints[claim["repo"]]
+            assert sourced(checkpoint), (name, claim)
+            file = released_file(checkpoint)
+            assert _dig(file, tuple(claim["path"])) == claim["value"], (name, claim)
+
+
+def _release_claims(source: str):
+    """Each top-level assertion of a snippet that reads only ``released(...)`` and literals (a number stated of a
+    checkpoint's config.json), with the assignments before it that read only those: (setup, assert statement)."""
+    import ast
+    import builtins
+
+    tree = ast.parse(source)
+    allowed, setup = {"released"} | set(dir(builtins)), []
+
+    def pure(node) -> bool:
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        return "released" in ast.unparse(node) and names <= allowed | {t for s in setup for t in _targets(s)}
+
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and pure(statement.value):
+            setup.append(statement)
+        elif isinstance(statement, ast.Assert) and pure(statement.test):
+            yield [ast.unparse(s) for s in setup], statement
+
+
+def _targets(statement) -> set:
+    import ast
+
+    return {n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _mutants(statement):
+    """The assertion with each number in it changed, one at a time (the sentence it proves made false)."""
+    import ast
+
+    numbers = [n for n in ast.walk(statement) if isinstance(n, ast.Constant)
+               and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)]
+    for number in numbers:
+        original = number.value
+        number.value = original * 2 + 1
+        yield ast.unparse(statement)
+        number.value = original
+
+
+def test_every_release_number_a_hand_note_asserts_is_the_recorded_file_s_and_fails_when_changed():
+    """Every hand-written note's assertion on released(repo) — a number the note states of a checkpoint's config.json
+    — holds against the recorded release, and fails once any number in it is changed; the checkpoints it reads are
+    recorded (with config facts). The hand notes' assertions the mutation cannot reach (they read the tiny model) are
+    checked by the build itself."""
+    from nnterp.encyclopedia import markdown, snippets
+    from nnterp.encyclopedia.notes import module_for
+    from nnterp.wrappers import every_family
+
+    checked, surviving, failing = 0, [], []
+    for name, family in every_family().items():
+        module = module_for(family)
+        texts = [getattr(module, key) for key in ("NOTES", "MORE") if module is not None and hasattr(module, key)]
+        if not texts:
+            continue
+        scope = snippets.Runner(family, None, Path(".")).namespace(None)
+        for note in (n for text in texts for n in markdown.parse(text)):
+            for code in note.codes("python"):
+                for setup, statement in _release_claims(code.source):
+                    import ast
+
+                    lines = "\n".join(setup)
+                    try:
+                        exec(lines + "\n" + ast.unparse(statement), dict(scope))
+                    except Exception as error:
+                        failing.append((name, note.title, ast.unparse(statement), repr(error)[:120]))
+                        continue
+                    for mutant in _mutants(statement):
+                        try:
+                            exec(lines + "\n" + mutant, dict(scope))
+                        except Exception:
+                            continue
+                        surviving.append((name, note.title, mutant))
+                    checked += 1
+    assert not failing, failing
+    assert not surviving, surviving
+    assert checked >= 20, checked
+
+
+def test_a_page_shows_a_checkpoint_only_where_its_record_gives_its_sizes():
+    """The printout and the notes' "On <checkpoint>" speak of the representative: the first checkpoint whose facts
+    name their source and, where the record is partial, give its depth, width and vocabulary; a record of only the
+    architecture (A.X-K1's) would print the config class's defaults under the checkpoint's name, so the page speaks
+    of the class's defaults instead."""
+    from nnterp.encyclopedia.configs import representative, sized
+    from nnterp.family import registry
+
+    families = registry()
+    assert representative(families["axk1"]) is None
+    assert not sized(Checkpoint("a/b", "B", {"architectures": ["X"], "dtype": "bfloat16"}, source="s", partial=True))
+    assert sized(Checkpoint("a/b", "B", {"architectures": ["X"]}, source="s", partial=False))
+    assert representative(families["mistral"]).repo == "mistralai/Mistral-7B-v0.1"

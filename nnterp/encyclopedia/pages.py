@@ -228,12 +228,16 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
         printout_intro = f"What print(model) shows on {shown_on}: the native modules, standard names and every " \
                          "standard value with its layout."
     except Exception as error:
-        if not not_buildable:
+        # with no checkpoint recorded with its source and sizes, the class's defaults were tried: that they do not
+        # build is the class's, said on the page, not a problem of the page
+        if not not_buildable and checkpoint is not None:
             problems.append(f"the meta build of the representative checkpoint failed ({one_line(error)}); "
                             "the page shows the tiny model")
         model = tiny.load(family.name)
         fell_back = True
-        why = f" ({checkpoint.label} is not built here: {not_buildable})" if not_buildable else ""
+        why = f" ({checkpoint.label} is not built here: {not_buildable})" if not_buildable else \
+            (" (no checkpoint's config.json is recorded here with its source and sizes, and the config class's "
+             f"defaults do not build: {one_line(error)})" if checkpoint is None else "")
         printout_intro = f"What print(model) shows on the tiny {family.name} model{why}: the native modules, " \
                          "standard names and every standard value with its layout."
     config = model.config

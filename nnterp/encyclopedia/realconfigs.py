@@ -593,6 +593,26 @@ def close_unreached(record: dict, why: str, dtypes=("float32", "bfloat16")) -> d
     return record
 
 
+def difference_lines(families=None) -> list[str]:
+    """One line per key a recorded config's class does not keep as released (configs.class_differences), for every
+    checkpoint with config facts, sourced or not; a config its class refuses is a line too."""
+    from .configs import class_differences, sourced
+
+    lines = []
+    for family, checkpoint in checkpoints(families, every=True):
+        if not checkpoint.config:
+            continue
+        name = f"{family.name} {checkpoint.repo}" + ("" if sourced(checkpoint) else " (no source)")
+        try:
+            found = class_differences(family, checkpoint)
+        except Exception as error:
+            lines.append(f"{name}: the class refuses the facts ({type(error).__name__}: {error})")
+            continue
+        lines += [f"{name}: {'.'.join(d['path'])} released {d['released']!r}, built {d['built']!r} ({d['kind']})"
+                  for d in found]
+    return lines
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--family", action="append", help="only this family (repeatable)")
@@ -606,8 +626,14 @@ def main(argv=None) -> None:
     parser.add_argument("--facts", nargs=4, metavar=("CONFIG_JSON", "REPO", "LABEL", "SOURCE"),
                         help="print the entry of a family's checkpoints data file for this config.json (SOURCE: "
                              "the repository and path it was read from), and stop")
+    parser.add_argument("--differences", action="store_true",
+                        help="print what each recorded config's class does not keep as released, and stop")
     parser.add_argument("--child", nargs=2, action="append", metavar=("FAMILY", "REPO"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.differences:
+        for line in difference_lines(args.family):
+            print(line)
+        return
     if args.facts:
         path, repo, label, source = args.facts
         print(json.dumps(checkpoint_entry(repo, label, facts_of(json.loads(Path(path).read_text())), source), indent=2))

@@ -101,7 +101,7 @@ torch.testing.assert_close(act * mlp.up_proj(x), neurons)
 
 ## The first position is a sink (measured on SmolLM2-135M-Instruct)
 
-Measured when this page was built, on SmolLM2-135M-Instruct (the checkpoint nnterp ships offline, dequantized to float32, eager) and the prompt "The Eiffel Tower is in the city of". The tokenizer adds no BOS: position 0 is the prompt's first token, `{{first_token}}`.
+Measured when this page was built, on SmolLM2-135M-Instruct (the checkpoint nnterp ships offline, dequantized to float32, eager) and the prompt "The Eiffel Tower is in the city of". SmolLM2-135M-Instruct's tokenizer adds no BOS, so here position 0 is the prompt's first token, `{{first_token}}` (Llama 2's and Llama 3's tokenizers prepend one, and there position 0 is the BOS).
 
 ```python checkpoint
 norms, on_key_0 = [], []
@@ -112,7 +112,7 @@ with model.trace(prompt):
         norms.append(layer.layer_output[0].norm(dim=-1).save())
 
 prompt_ids = model.tokenizer(prompt).input_ids
-assert prompt_ids[0] != model.tokenizer.bos_token_id             # no BOS: the prompt's own first token
+assert prompt_ids[0] != model.tokenizer.bos_token_id             # SmolLM2's: no BOS, the prompt's own first token
 first_token = model.tokenizer.convert_ids_to_tokens(prompt_ids)[0]
 ratio = [float(n[0] / n[1:].median()) for n in norms]
 sink = [i for i, r in enumerate(ratio) if r > 10]              # blocks where position 0 stands out

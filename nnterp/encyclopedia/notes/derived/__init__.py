@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from .block import block_note
 from .checkpoints import checkpoints_note
+from .config_drops import config_drops_note
 from .embedding_scale import embedding_scale_note
 from .grouped import grouped_note
 from .latent_attention import latent_attention_note
@@ -42,7 +43,7 @@ __all__ = ["MAKERS", "Stated", "Subject", "notes"]
 #: the note makers, in page order
 MAKERS = (block_note, post_norm_note, embedding_scale_note, projections_note, grouped_note, qk_norm_note,
           qk_norm_property_note, latent_attention_note, rotary_note, ssm_note, scale_note, sliding_note, mlp_note,
-          moe_note, norm_note, readout_note, past_head_note, tokenizer_note, checkpoints_note)
+          moe_note, norm_note, readout_note, past_head_note, config_drops_note, tokenizer_note, checkpoints_note)
 #: the makers that write a note on every family, Llama included; the others write one only where the family has
 #: the feature (a window, experts, a norm after each sublayer...)
 GENERIC = ("block_note", "projections_note", "grouped_note", "rotary_note", "scale_note", "mlp_note", "norm_note",
@@ -50,7 +51,8 @@ GENERIC = ("block_note", "projections_note", "grouped_note", "rotary_note", "sca
 #: the aspect of the architecture a feature maker's note is about, for the "As Llama, except" line
 FEATURE_ASPECTS = {"post_norm_note": "norms", "embedding_scale_note": "embedding scale", "qk_norm_note": "norms",
                    "qk_norm_property_note": "norms", "latent_attention_note": "attention", "ssm_note": "mixer",
-                   "sliding_note": "window", "moe_note": "experts", "past_head_note": "readout"}
+                   "sliding_note": "window", "moe_note": "experts", "past_head_note": "readout",
+                   "config_drops_note": "config"}
 
 
 def notes(subject: Subject, drop=()) -> list[tuple[str, str]]:

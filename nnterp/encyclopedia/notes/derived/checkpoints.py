@@ -13,7 +13,7 @@ from transformers import PreTrainedConfig
 
 from ....model import _served_config
 from ....wrappers import auto_class
-from ...configs import config_class
+from ...configs import SIZE_KEYS, config_class, gives as _gives, sourced
 from ...verdicts import sentence
 from .reading import _list, _meta_lines, _module
 
@@ -27,6 +27,8 @@ COLUMNS = ("blocks", "hidden", "heads × head_dim (query / key-value)", "interme
 #: What a cell says where the recorded config has no key for it: the file lacks it, or (a partial record) only some
 #: of the file's keys are recorded here.
 NOT_IN_FILE, NOT_RECORDED = "not in the file", "not recorded"
+#: the cells of a checkpoint whose recorded facts name no copy of its config.json
+NO_SOURCE = "no sourced file"
 
 
 @dataclass
@@ -139,8 +141,10 @@ def _file_format(facts: dict, missing: str) -> Cell:
 def checkpoint_row(family, checkpoint) -> list[Cell]:
     """The table's cells for one checkpoint, in ``COLUMNS`` order: each read from its recorded config.json facts
     through the family's accessors, empty where the facts have no key for it (never the config class's default)."""
-    missing = NOT_RECORDED if checkpoint.partial or not checkpoint.config else NOT_IN_FILE
-    facts = checkpoint.config
+    if checkpoint.config and not sourced(checkpoint):  # a number without its file is not said
+        return [Cell(NO_SOURCE, (), False) for _ in COLUMNS]
+    missing = NOT_RECORDED if (checkpoint.partial and not checkpoint.released) or not checkpoint.config else NOT_IN_FILE
+    facts = checkpoint.released or checkpoint.config  # the whole config.json where it is recorded
     if not facts:
         return [Cell(missing, (), False) for _ in COLUMNS]
     try:
@@ -217,6 +221,101 @@ def _file_dtype(checkpoint) -> str | None:
     return None
 
 
+def quantization_words(quantization: dict) -> str:
+    """What a config.json's ``quantization_config`` says the files hold, in words: 'fp8 (e4m3) weights with
+    128×128 block scales, activations quantized dynamically'."""
+    method = quantization.get("quant_method", "quantized")
+    what = f"{method} ({quantization['fmt']})" if quantization.get("fmt") else str(method)
+    if quantization.get("bits"):
+        what += f" {quantization['bits']}-bit"
+    what += " weights"
+    block = quantization.get("weight_block_size")
+    if isinstance(block, list) and block:
+        what += f" with {'×'.join(map(str, block))} block scales"
+    elif quantization.get("group_size"):
+        what += f" in groups of {quantization['group_size']}"
+    if quantization.get("activation_scheme"):
+        what += f", activations quantized {quantization['activation_scheme']}ally" \
+            if quantization["activation_scheme"] == "dynamic" else f", activation scheme {quantization['activation_scheme']}"
+    skipped = quantization.get("modules_to_not_convert") or quantization.get("ignored_layers")
+    if isinstance(skipped, list) and skipped:
+        what += (" (kept unquantized: " + ", ".join(f"`{name}`" for name in skipped) + ")" if len(skipped) <= 6
+                 else f" ({len(skipped)} module patterns kept unquantized)")
+    return what
+
+
+def files_words(checkpoint) -> str:
+    """What a checkpoint's files hold, as its recorded config.json says: the quantization where its whole file records
+    one, the dtype otherwise; a partial record that lacks the file says it cannot tell."""
+    quantization = (checkpoint.released or {}).get("quantization_config") or checkpoint.config.get("quantization_config")
+    dtype = _file_dtype(checkpoint)
+    if isinstance(quantization, dict):
+        return f"{quantization_words(quantization)}" + (f", the other tensors {dtype}" if dtype else "")
+    if not dtype:
+        return "no file dtype recorded"
+    if checkpoint.partial and checkpoint.released is None:
+        return (f"`torch_dtype` {dtype} (a partial record: whether the files are quantized, it does not say)")
+    return f"{dtype} files"
+
+
+def release_format(subject) -> list[str]:
+    """For each checkpoint whose recorded config.json quantizes its files: what they hold, what loading them does on
+    this stack, and in which dtype the values are then read, with the lines that assert it (the quantizer transformers
+    picks for the file's quantization_config, built and checked against this machine as the build runs)."""
+    text = []
+    for index, checkpoint in enumerate(subject.family.checkpoints):
+        quantization = (checkpoint.released or {}).get("quantization_config") if sourced(checkpoint) else None
+        if not isinstance(quantization, dict):
+            continue
+        try:
+            from transformers.quantizers import AutoHfQuantizer
+
+            quantizer = AutoHfQuantizer.from_config(dict(quantization), pre_quantized=True)
+        except Exception:
+            continue
+        name = type(quantizer).__name__
+        try:  # what loading does on the machine building the page: the quantizer decides from its devices
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                quantizer.validate_environment()
+            dequantized = bool(quantizer.quantization_config.dequantize)
+        except Exception:
+            continue
+        prose = (f"{checkpoint.label}'s files hold {quantization_words(quantization)} (its config.json's "
+                 f"`quantization_config`). `from_pretrained` loads them through transformers' `{name}`, which "
+                 "dequantizes them where its kernels cannot run: ")
+        if dequantized:
+            prose += ("on the machine that built this page it set `dequantize`, so the weights become bfloat16 as "
+                      "they load, the layers are ordinary bfloat16 ones, and every value nnterp reads is a bfloat16 "
+                      "tensor.")
+        else:
+            prose += ("on the machine that built this page its kernels run, so the quantized weights stay as the "
+                      "files hold them.")
+        code = [f"from transformers.quantizers import AutoHfQuantizer", "",
+                f"quantization = model.family.checkpoints[{index}].released[\"quantization_config\"]   "
+                f"# {checkpoint.repo}'s config.json",
+                f"assert quantization == {quantization!r}",
+                "quantizer = AutoHfQuantizer.from_config(dict(quantization), pre_quantized=True)",
+                f"assert type(quantizer).__name__ == {name!r}",
+                "quantizer.validate_environment()",
+                f"assert quantizer.quantization_config.dequantize is {dequantized}   # on the machine building this page"]
+        if quantization.get("quant_method") == "fp8":
+            block = quantization.get("weight_block_size")
+            prose += (" Where they run (a GPU of compute capability 8.9 or more, an H100), the weights stay "
+                      "float8_e4m3fn in `FP8Linear` modules beside a float32 `weight_scale_inv`"
+                      + (f" per {'×'.join(map(str, block))} block" if block else "")
+                      + ": a linear layer's `weight` there is the file's fp8 values, not the weight the layer "
+                        "applies, which is that times its block's scale.")
+            code += ["from transformers.integrations.finegrained_fp8 import FP8Linear",
+                     f"layer = FP8Linear(256, 256, block_size={tuple(block) if block else None!r})",
+                     "assert layer.weight.dtype == torch.float8_e4m3fn and layer.weight_scale_inv.dtype == torch.float32"]
+            if block:
+                code.append(f"assert layer.weight_scale_inv.shape == ({-(-256 // block[0])}, {-(-256 // block[1])})"
+                            "   # one scale per block")
+        text += [prose, "", "```python", *code, "```", ""]
+    return text
+
+
 def checkpoints_note(subject) -> str | None:
     """The named checkpoints' parameter counts, from their recorded facts built on the meta device, and what the
     real-config run found, with the representative's count and vocabulary asserted; their sizes are the page's
@@ -230,6 +329,10 @@ def checkpoints_note(subject) -> str | None:
             lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): no config facts are recorded for it, so no size "
                          "is given here")
             continue
+        if not sourced(checkpoint):
+            why = checkpoint.not_found or "its recorded facts name no copy of its config.json they were read from"
+            lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): no number is given here: {why}")
+            continue
         if checkpoint.not_buildable:
             lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): not built here ({checkpoint.not_buildable})")
             continue
@@ -238,16 +341,30 @@ def checkpoints_note(subject) -> str | None:
         if built is None:
             lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): its config facts do not build here")
             continue
-        count = _parameters(built)
-        said = f"{_billions(count)} parameters ({_gigabytes(count, 2)} in bfloat16)"
+        config = built.config
+        facts = checkpoint.config
+        try:  # a model without attention heads (Mamba) has none to give
+            heads, kv, head_dim = (family.accessor(name, config) for name in ("num_heads", "num_kv_heads", "head_dim"))
+            attends = all(isinstance(n, int) for n in (heads, kv, head_dim))
+        except Exception:
+            attends = False
+        lacking = [name for name, keys in SIZE_KEYS.items() if not _gives(facts, keys) and (attends or name != "heads")]
+        said = []
+        # a size the facts do not give would be the config class's default, not the checkpoint's: none is said
+        if not lacking:
+            count = _parameters(built)
+            said.append(f"{_billions(count)} parameters ({_gigabytes(count, 2)} in bfloat16)")
+        said.append(files_words(checkpoint))
+        if lacking:
+            said.append(f"its recorded facts give no {_list(lacking)} (so no parameter count is given)")
         run = sentence(family.name, checkpoint.repo)
-        lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): {said}" + (f"; {run}" if run else ""))
+        lines.append(f"- {checkpoint.label} (`{checkpoint.repo}`): " + ", ".join(said) + (f"; {run}" if run else ""))
     count = len(family.checkpoints)
     heading = f"{'One checkpoint' if count == 1 else f'{count} checkpoints'} named by the family module"
     prose = ["Their sizes, each read from the file, are the checkpoints table in section 02. Each one's parameters, "
              "from its recorded config.json facts built on the meta device (counted with tied matrices once, weights "
-             "only, arithmetic on the config and no measurement; a key the facts lack is the config class's), with "
-             "what the real-config run (`python -m nnterp.encyclopedia.realconfigs`: "
+             "only, arithmetic on the config and no measurement; where the facts lack a size, no count is given), "
+             "what its files hold, and what the real-config run (`python -m nnterp.encyclopedia.realconfigs`: "
              "the config as released, the depth cut to one block of each layer type, experts and vocabulary capped, "
              "random weights, the contract in float32 and bfloat16) found:"]
     loads = family.loads
@@ -261,6 +378,7 @@ def checkpoints_note(subject) -> str | None:
     text = [f"## {heading}", "", *prose, "", *lines, ""]
     if after:
         text += [" ".join(after), ""]
+    text += release_format(subject)
     if subject.real is not None and subject.checkpoint is not None:
         real = _module(subject.real)
         total = _parameters(real)

@@ -20,8 +20,9 @@ def grouped_note(subject) -> str | None:
         return None
     subject.grouping = "Multi-query" if kv == 1 else "Grouped keys/values" if kv < heads else ""
     # the counts as the recorded facts give them: said as the checkpoint's only where both keys are there
-    stated = [subject.stated(*keys) for keys in (("num_attention_heads", "n_head", "num_heads"),
-                                                 ("num_key_value_heads", "num_kv_heads", "n_head_kv"))]
+    stated = [subject.stated(*keys) for keys in (("num_attention_heads", "n_head", "num_heads", "n_heads"),
+                                                 ("num_key_value_heads", "num_kv_heads", "n_head_kv",
+                                                  ("attn_config", "kv_n_heads")))]
     stated = [s for s, value in zip(stated, (heads, kv)) if s is not None and s.value == value]
     # the checkpoint's where its facts give both; the class's defaults where the family records no facts at all
     own = len(stated) == 2 and (all(s.repo for s in stated) or subject.checkpoint is None)

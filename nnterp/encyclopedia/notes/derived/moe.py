@@ -32,8 +32,10 @@ def moe_note(subject) -> str | None:
         shared = f"{count} shared expert{'s' if count != 1 else ''} (`{shared_name}`)" if isinstance(count, int) \
             else f"a shared expert (`{shared_name}`)"
     counts = [subject.stated(*keys) for keys in (
-        ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts", "num_routed_experts"),
-        ("num_experts_per_tok", "num_experts_per_token", "moe_top_k", "moe_topk", "top_k", "moe_k"))]
+        ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts", "num_routed_experts",
+         ("ffn_config", "moe_num_experts")),
+        ("num_experts_per_tok", "num_experts_per_token", "moe_top_k", "moe_topk", "top_k", "moe_k",
+         ("ffn_config", "moe_top_k")))]
     counts = [c for c, value in zip(counts, (experts, top_k)) if c is not None and c.value == value]
     own = len(counts) == 2 and (all(c.repo for c in counts) or subject.checkpoint is None)
     heading = f"The MLP is a mixture of {experts} experts, {top_k} per token"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ....vocabulary import BY_NAME
-from ...configs import config_class
+from ...configs import config_class, representative, sourced
 from ...rows import groups
 
 
@@ -43,6 +43,22 @@ class Stated:
         first, rest = self.path[0], "".join(f"[{key!r}]" for key in self.path[1:])
         return [f"from transformers import {self.label}",
                 f"assert {self.label}().get_text_config().{first}{rest} == {value!r}   # {self.whose}"]
+
+
+def _paths(paths) -> list[tuple]:
+    paths = [path if isinstance(path, tuple) else (path,) for path in paths]
+    return paths + [("text_config", *path) for path in paths]
+
+
+def _given(checkpoint, paths) -> tuple | None:
+    """(path, value) of the first of ``paths`` a sourced checkpoint's facts give as a number or a string."""
+    if not sourced(checkpoint):
+        return None
+    for path in _paths(paths):
+        value = _dig(checkpoint.config, path)
+        if value is not None and not isinstance(value, (dict, list)):
+            return path, value
+    return None
 
 
 def config_name(subject) -> str:
@@ -97,23 +113,31 @@ class Subject:
     # ------------------------------------------------------------------ the real checkpoint
     @cached_property
     def checkpoint(self):
-        return next((c for c in self.family.checkpoints if c.config), None)
+        """The representative checkpoint: the first whose config facts name their source."""
+        return representative(self.family)
 
-    def stated(self, *paths, others: bool = False) -> Stated | None:
-        """A number as a note may state it: from the representative checkpoint's recorded facts (``others``: or,
-        failing those, from the first other checkpoint's that give it), else the config class's default; None where
-        neither gives it. ``paths``: where it may sit (a key, or a tuple of keys), a wrapper's also under its
-        text_config."""
-        paths = [path if isinstance(path, tuple) else (path,) for path in paths]
-        paths += [("text_config", *path) for path in paths]
-        checkpoints = [self.checkpoint] if self.checkpoint is not None else []
-        if others:
-            checkpoints += [c for c in self.family.checkpoints if c.config and c is not self.checkpoint]
-        for checkpoint in checkpoints:
-            for path in paths:
-                value = _dig(checkpoint.config, path)
-                if value is not None and not isinstance(value, (dict, list)):
-                    return self._claim(Stated(path, value, checkpoint.repo, checkpoint.label))
+    def each(self, *paths) -> list[Stated]:
+        """A number as each checkpoint whose facts name their source gives it, in the family's order (none where
+        none gives it). ``paths`` as for ``stated``."""
+        found = []
+        for checkpoint in self.family.checkpoints:
+            value = _given(checkpoint, paths)
+            if value is not None:
+                found.append(self._claim(Stated(value[0], value[1], checkpoint.repo, checkpoint.label)))
+        return found
+
+    def stated(self, *paths) -> Stated | None:
+        """A number as a note may state it: from the representative checkpoint's recorded facts, else the config
+        class's default where no checkpoint whose facts name their source gives it; None where neither does.
+        ``paths``: where it may sit (a key, or a tuple of keys: a nested one such as DBRX's ("attn_config",
+        "rope_theta")), a wrapper's also under its text_config."""
+        if self.checkpoint is not None:
+            value = _given(self.checkpoint, paths)
+            if value is not None:
+                return self._claim(Stated(value[0], value[1], self.checkpoint.repo, self.checkpoint.label))
+        if self.checkpoint is not None and any(_given(c, paths) is not None for c in self.family.checkpoints):
+            return None  # another checkpoint gives it: the class's default beside this one's name would mislead
+        paths = _paths(paths)
         try:
             cls = config_class(self.family)
             default = cls().get_text_config()
