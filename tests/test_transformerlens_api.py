@@ -68,18 +68,25 @@ def classic_script(model) -> dict:
     return out
 
 
-@needs_transformer_lens
-@pytest.mark.parametrize("label, family, overrides", ARCHITECTURES[:4], ids=[a[0] for a in ARCHITECTURES[:4]])
-def test_the_classic_script_agrees_with_transformerlens(label, family, overrides):
-    from transformer_lens import HookedTransformer as Original
-
+def _both(family, overrides, ours=HookedTransformer, original=None):
+    """The tiny checkpoint as the StandardizedTransformer, TransformerLens's model (original: HookedTransformer 3.9,
+    or SAELens's subclass) and this layer's ``ours`` over the StandardizedTransformer."""
+    if original is None:
+        from transformer_lens import HookedTransformer as original
     _local_names()
     with tempfile.TemporaryDirectory() as directory, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         std, for_tl, tokenizer = _load(family, overrides, directory)
-        theirs = classic_script(Original.from_pretrained_no_processing(
-            directory, hf_model=for_tl, tokenizer=tokenizer, device="cpu", dtype=torch.float32))
-        ours = classic_script(HookedTransformer(std))
+        theirs = original.from_pretrained_no_processing(directory, hf_model=for_tl, tokenizer=tokenizer, device="cpu",
+                                                        dtype=torch.float32)
+    return std, theirs, ours(std)
+
+
+@needs_transformer_lens
+@pytest.mark.parametrize("label, family, overrides", ARCHITECTURES[:4], ids=[a[0] for a in ARCHITECTURES[:4]])
+def test_the_classic_script_agrees_with_transformerlens(label, family, overrides):
+    std, original, model = _both(family, overrides)
+    theirs, ours = classic_script(original), classic_script(model)
     rtol = tolerance(std.config)
     assert torch.equal(ours["tokens"], theirs["tokens"]) and ours["str_tokens"] == theirs["str_tokens"]
     assert ours["accumulated_labels"] == theirs["accumulated_labels"]
@@ -97,15 +104,7 @@ def test_the_classic_script_agrees_with_transformerlens(label, family, overrides
 @needs_transformer_lens
 @pytest.mark.parametrize("label, family, overrides", ARCHITECTURES[:3], ids=[a[0] for a in ARCHITECTURES[:3]])
 def test_weights_are_transformerlens_s_layouts_of_the_model_s_own(label, family, overrides):
-    from transformer_lens import HookedTransformer as Original
-
-    _local_names()
-    with tempfile.TemporaryDirectory() as directory, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        std, for_tl, tokenizer = _load(family, overrides, directory)
-        theirs = Original.from_pretrained_no_processing(directory, hf_model=for_tl, tokenizer=tokenizer,
-                                                        device="cpu", dtype=torch.float32)
-        ours = HookedTransformer(std)
+    std, theirs, ours = _both(family, overrides)
     for name in ("W_E", "W_U", "W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O", "W_in", "W_out", "b_in",
                  "b_out"):
         assert torch.equal(getattr(ours, name), getattr(theirs, name)), name
@@ -195,14 +194,8 @@ def test_saes_run_as_saelens_runs_them(hook_name):
 
     from nnterp.transformerlens import HookedSAETransformer
 
-    _local_names()
     label, family, overrides = ARCHITECTURES[0]   # GPT-2
-    with tempfile.TemporaryDirectory() as directory, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        std, for_tl, tokenizer = _load(family, overrides, directory)
-        theirs = Original.from_pretrained_no_processing(directory, hf_model=for_tl, tokenizer=tokenizer, device="cpu",
-                                                        dtype=torch.float32)
-        ours = HookedSAETransformer(std)
+    std, theirs, ours = _both(family, overrides, HookedSAETransformer, Original)
     width = std.hidden_size if "resid" in hook_name else std.num_heads * std.head_dim
     sae = _sae(width, hook_name)
     tokens = ours.to_tokens(PROMPT)
@@ -249,15 +242,7 @@ def test_generate_follows_the_hooks_at_every_step(llama, prompt):
 def test_writes_under_transformerlens_names_equal_transformerlens_s_hooks(label, family, overrides):
     """The same hook function, on the same name, changes the logits as TransformerLens's does: a write under
     hook_q, hook_k, hook_v, hook_z, hook_pattern, hook_attn_scores, hook_resid_pre and hook_mlp_out."""
-    from transformer_lens import HookedTransformer as Original
-
-    _local_names()
-    with tempfile.TemporaryDirectory() as directory, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        std, for_tl, tokenizer = _load(family, overrides, directory)
-        theirs = Original.from_pretrained_no_processing(directory, hf_model=for_tl, tokenizer=tokenizer,
-                                                        device="cpu", dtype=torch.float32)
-        ours = HookedTransformer(std)
+    std, theirs, ours = _both(family, overrides)
     tokens = ours.to_tokens(PROMPT)
     rtol = tolerance(std.config)
 
