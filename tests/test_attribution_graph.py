@@ -177,3 +177,22 @@ def test_saelens_skip_transcoders_make_a_complete_graph_of_the_models_values(lla
     assert graph.stats["active_latents"] > 20 and graph.completeness() < tolerance
     rows = graph.computed
     assert float((graph.values[rows] - graph.clean[rows]).abs().max()) < tolerance * float(graph.clean[rows].abs().max())
+
+
+def test_a_graph_that_is_not_complete_is_refused_with_its_figure(llama):
+    """A non-linearity the frozen trace does not fix (a square on block 0's values) breaks completeness: the tool
+    refuses the graph, in one sentence with the residual, rather than returning it."""
+    from nnterp.tools.graph import IncompleteGraph, completeness_tolerance
+
+    values = llama.layers[0].self_attn._module.v_proj
+    handle = values.register_forward_hook(lambda module, args, output: output + output ** 2)
+    try:
+        with pytest.raises(IncompleteGraph, match=r"llama's attribution graph is not complete: .* by \S+ of") as caught:
+            attribution_graph(llama, transcoders(llama), PROMPT, progress=False, batch_size=128)
+    finally:
+        handle.remove()
+    assert caught.value.residual > 100 * caught.value.allowed
+    assert f"{caught.value.residual:.1e}" in str(caught.value) and str(caught.value).count(". ") == 0
+    # without the square the same graph is built, complete
+    graph = attribution_graph(llama, transcoders(llama), PROMPT, progress=False, batch_size=128)
+    assert graph.completeness() < completeness_tolerance(llama, len(graph.adjacency), torch.float32)

@@ -19,7 +19,9 @@ so each node's input splits exactly into one edge per source node plus a constan
   the one its frontend and Neuronpedia read (``AttributionGraph.write``).
 
 ``completeness`` checks the meaning: each target's input equals the sum of its incoming edges plus its constant, and
-equals the clean run's value. Transcoders: a list with one per block (``LocalSAE`` transcoders, SAELens's
+equals the clean run's value. ``attribution_graph`` checks both before it returns and refuses, in one sentence with
+the figure, a graph that fails either by more than rounding explains (``completeness_tolerance``): a graph is
+correct or it is not built. Transcoders: a list with one per block (``LocalSAE`` transcoders, SAELens's
 ``Transcoder``/``SkipTranscoder``, circuit-tracer's ``SingleLayerTranscoder``), circuit-tracer's ``TranscoderSet``,
 or a cross-layer transcoder (circuit-tracer's ``CrossLayerTranscoder``, ``LocalCLT``): block ``k``'s latents then
 write to the mlp_output of every block from ``k`` on, so a latent's edge to a target sums, over those blocks, its
@@ -36,6 +38,7 @@ from pathlib import Path
 
 import torch
 
+from ..numerics import UNIT_ROUNDOFF, roundings
 from ._common import _IN_A_BLOCK, ToolError, token_text, trace
 from .frozen import Frozen, _rows, freeze, frozen_attention, one_norm
 from .splice import CrossLayerSplice, Splice, splice
@@ -138,6 +141,35 @@ def _completeness(adjacency, values, constants, computed) -> float:
     total = adjacency[rows].double().sum(-1) + constants[rows].double()
     scale = adjacency[rows].abs().double().sum(-1) + constants[rows].abs().double() + 1e-30
     return float(((values[rows].double() - total).abs() / scale).max())
+
+
+class IncompleteGraph(ToolError):
+    """``attribution_graph`` refused a graph that is not complete; ``residual`` is the figure, ``allowed`` rounding's."""
+
+    def __init__(self, message: str, residual: float, allowed: float) -> None:
+        super().__init__(message)
+        self.residual, self.allowed = residual, allowed
+
+
+def completeness_tolerance(model, n_nodes: int, dtype: torch.dtype) -> float:
+    """The relative residual rounding alone explains in a graph's completeness: each edge is a product through a
+    forward and a backward pass over every block (``numerics.roundings`` each), and a target's edges are summed,
+    ``n_nodes`` terms; at most that many roundings of ``dtype``'s unit roundoff, relative to the sum of the terms'
+    magnitudes (the worst case rather than the random walk's square root: the residual is a maximum over targets)."""
+    return (2 * roundings(model) + n_nodes) * UNIT_ROUNDOFF[dtype]
+
+
+def _check_complete(model, residual: float, values, clean, n_nodes: int, dtype) -> None:
+    """Refuse a graph whose targets' inputs are not the sum of their edges, or not the clean run's values."""
+    allowed = completeness_tolerance(model, n_nodes, dtype)
+    drift = float((values - clean).abs().max() / clean.abs().max().clamp(min=1e-30)) if len(values) else 0.0
+    if residual > allowed or drift > allowed:
+        figure, what = (residual, "the sum of its incoming edges and constant") if residual > allowed else \
+            (drift, "the clean run's value")
+        raise IncompleteGraph(f"{model.family.name}'s attribution graph is not complete: a target's input differs from "
+                        f"{what} by {figure:.1e} of its magnitude, more than rounding explains ({allowed:.1e}), so "
+                        "something in the forward that the frozen trace does not fix is not linear and the graph is "
+                        "not returned", figure, allowed)
 
 
 def _cantor(x: int, y: int) -> int:
@@ -476,6 +508,7 @@ def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, des
             l, p, f = features[node].tolist()
             clean[node] = reads[l][0, p].float().reshape(-1) @ encoders[l][:, f]
     full = _completeness(adjacency, values, constants, computed)
+    _check_complete(model, full, values[computed], clean[computed], n_nodes, dtype_model)
     # circuit-tracer's graph holds the latents it computed (the selected ones): keep those, drop the rest
     keep = torch.cat([visited.nonzero().flatten(), torch.arange(n_feat, n_nodes)])
     text = prompt if isinstance(prompt, str) else model.tokenizer.decode(frozen.batch["input_ids"][0])
