@@ -196,3 +196,29 @@ def test_a_graph_that_is_not_complete_is_refused_with_its_figure(llama):
     # without the square the same graph is built, complete
     graph = attribution_graph(llama, transcoders(llama), PROMPT, progress=False, batch_size=128)
     assert graph.completeness() < completeness_tolerance(llama, len(graph.adjacency), torch.float32)
+
+
+# --------------------------------------------------------------------------- what the clean run fixes beyond the sites
+#: latent attention's norms of its compressed queries and keys-values, a sub-norm on the heads' output, a second
+#: softmax map (differential attention), a sigmoid gate on the heads' output
+FIXED_INSIDE = ("deepseek_v2", "bitnet", "diffllama", "afmoe")
+
+
+@pytest.mark.parametrize("family", FIXED_INSIDE)
+def test_norms_and_gates_inside_the_attention_are_frozen(family):
+    from nnterp.tools.graph_sweep import transcoders as sweep_transcoders
+
+    model = tiny.load(family, attn_implementation="eager")
+    frozen = freeze(model, PROMPT)
+    assert frozen.inner or any(frozen.gates.values())
+    generator = torch.Generator().manual_seed(0)
+    x = {k: torch.randn(v.shape, generator=generator) for k, v in frozen.inputs.items()}
+    zero = frozen.zeros(1)
+    rows = {k: torch.cat([x[k], 2 * x[k], zero[k]]) for k in x}
+    fx, f2x, f0 = frozen_logits(model, frozen, rows, readout="lm_head_output").detach()
+    assert_close(f2x - f0, 2 * (fx - f0), length=2 * roundings(model), magnitude=float(f2x.abs().max()))
+    # the graph is built (attribution_graph refuses an incomplete one) and its targets' inputs are the clean run's
+    graph = attribution_graph(model, sweep_transcoders(model), PROMPT, progress=False, batch_size=128)
+    assert graph.stats["active_latents"] > 20
+    rows = graph.computed
+    assert_close(graph.values[rows], graph.clean[rows], length=2 * roundings(model))

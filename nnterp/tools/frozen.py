@@ -22,11 +22,14 @@ output (Gemma 2's post_attention_layernorm) has that norm's scale frozen too, an
 
 from __future__ import annotations
 
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 
 import torch
+from torch.overrides import TorchFunctionMode
 
-from ..companions import norm_centres, norm_scale
+from ..companions import norm_centres, norm_eps, norm_scale
 from ..locations import Child
 from ._common import ToolError, encode, token_id, trace
 from .attribution import norm_gain
@@ -52,6 +55,10 @@ class Frozen:
     mlp_scales: list = field(default_factory=list)
     #: per block, the gain and bias of the norm on the attention's output (None where the block has none)
     post_affines: list = field(default_factory=list)
+    #: the norms inside the attentions (``inner_norms``), each with one ``FrozenScale`` a call of the clean run
+    inner: dict = field(default_factory=dict)
+    #: each attention module's gates (``GATES``), their outputs call by call in the clean run
+    gates: dict = field(default_factory=dict)
 
     @property
     def seq_len(self) -> int:
@@ -88,6 +95,175 @@ def post_norm(model, layer: int):
     return envoy if "norm" in name or norm_centres(module) else None
 
 
+@dataclass
+class FrozenScale:
+    """One call of a norm, frozen: its output is ``gain · (x centred or not) · scale + bias`` for any input ``x``."""
+
+    scale: torch.Tensor
+    gain: torch.Tensor
+    bias: torch.Tensor
+    centres: bool
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        return frozen_norm(x, self.scale, self.gain, self.bias, self.centres)
+
+
+def frozen_norm(x, scale, gain, bias, centres: bool) -> torch.Tensor:
+    """A norm's output at a fixed ``scale`` (one per row of the last axis, the rows of ``x`` a multiple of its):
+    ``gain · (x centred or not) · scale + bias``, in ``x``'s dtype; affine in ``x``."""
+    centred = x.float() - x.float().mean(-1, keepdim=True) if centres else x.float()
+    if scale.shape[0] != x.shape[0]:  # more rows than the clean run's one: a batch of rows, or rows flattened first
+        scale = scale.repeat(x.shape[0] // scale.shape[0], *([1] * (scale.dim() - 1)))
+    return (gain * centred * scale[..., None] + bias).to(x.dtype)
+
+
+def _is_norm(module) -> bool:
+    return "norm" in type(module).__name__.lower() and norm_eps(module) is not None
+
+
+def inner_norms(model, layer: int) -> list:
+    """The norm modules inside block ``layer``'s attention that the attention norm's scale and the pattern leave
+    live: latent attention's norms of its compressed queries and keys-values, a sub-norm or group norm on the heads'
+    output (the attention norm, the MLP's and a post-norm excluded: each is frozen at its own site)."""
+    block = model.layers[layer]
+    attention = getattr(block.self_attn, "_module", None)
+    if attention is None or attention is block._module:
+        return []
+    served = set()
+    for name in ("attention_norm_scale", "mlp_norm_scale"):
+        try:
+            served.add(block._nnterp_site(name).where.target(block)._module)
+        except Exception:  # noqa: BLE001 (a site not located at a module: nothing of it to exclude)
+            pass
+    post = post_norm(model, layer)
+    if post is not None:
+        served.add(post._module)
+    return [module for module in attention.modules() if module is not attention and module not in served
+            and _is_norm(module)]
+
+
+@contextmanager
+def _hooked(modules, hook, pre=None):
+    handles = [module.register_forward_hook(partial(hook, module)) for module in modules]
+    handles += [module.register_forward_pre_hook(partial(pre, module)) for module in modules] if pre else []
+    try:
+        yield
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+#: the functions whose outputs gate an attention's heads rather than carry them: its softmax maps (a second kernel
+#: call's too), sigmoid and softplus gates on the heads' output, an attention sink's scale, a router's top-k choice
+GATES = frozenset({torch.softmax, torch.Tensor.softmax, torch.nn.functional.softmax, torch.sigmoid,
+                   torch.Tensor.sigmoid, torch.nn.functional.sigmoid, torch.nn.functional.softplus, torch.topk,
+                   torch.Tensor.topk})
+
+
+class _Gates(TorchFunctionMode):
+    """Inside one attention's forward: each gate's output kept (``calls`` empty: the clean run) or replaced, call by
+    call, by the clean run's (a constant, broadcast to the pass's rows)."""
+
+    def __init__(self, calls: list, replay: bool) -> None:
+        super().__init__()
+        self.calls, self.replay, self.index = calls, replay, 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if func not in GATES:
+            return out
+        if not self.replay:
+            self.calls.append(tuple(t.detach().clone() for t in out) if isinstance(out, tuple) else out.detach().clone())
+            return out
+        clean = self.calls[self.index]
+        self.index += 1
+        if isinstance(out, tuple):
+            return type(out)(tuple(_broadcast(c, o) for c, o in zip(clean, out)))
+        return _broadcast(clean, out)
+
+
+def _broadcast(clean: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+    """The clean run's one row as ``like``'s rows (batch first, or batch and positions flattened first)."""
+    if clean.shape == like.shape:
+        return clean
+    if clean.shape[0] == 1:
+        return clean.expand_as(like)
+    return clean.repeat(like.shape[0] // clean.shape[0], *([1] * (clean.dim() - 1)))
+
+
+def _gated(attentions, calls: dict, replay: bool):
+    """Each attention's forward run under ``_Gates``: recording into ``calls[module]``, or replaying it."""
+    modes = {}
+
+    def enter(module, _, args):
+        modes[module] = _Gates(calls.setdefault(module, []) if not replay else calls[module], replay)
+        if not replay:
+            del calls[module][:]  # one forward's calls: the last one's
+        modes[module].__enter__()
+
+    def leave(module, _, args, output):
+        modes.pop(module).__exit__(None, None, None)
+
+    return _hooked(attentions, leave, enter)
+
+
+@contextmanager
+def recording_inside(model, norms: dict, gates: dict):
+    """The clean run, keeping what makes each attention non-linear in the stream beyond its pattern and its norm's
+    scale: each inner norm's calls, input and output (``norms``), and each gate's output (``gates``)."""
+    inside = [module for i in range(model.num_layers) for module in inner_norms(model, i)]
+
+    def record(module, _, args, output):
+        norms.setdefault(module, []).append((args[0].detach().clone(), output.detach().clone()))
+
+    with _hooked(inside, record), _gated(attentions(model), gates, replay=False):
+        yield
+
+
+def fixed_inside(frozen: Frozen):
+    """Every norm inside an attention at its frozen scale (its output ``FrozenScale`` of its input) and every gate
+    at the clean run's output, call by call (one pass of any number of rows)."""
+    counters = {module: 0 for module in frozen.inner}
+
+    def fix(module, _, args, output):
+        calls = frozen.inner[module]
+        call = calls[counters[module] % len(calls)]
+        counters[module] += 1
+        return call(args[0])
+
+    stack = ExitStack()
+    stack.enter_context(_hooked(list(frozen.inner), fix))
+    stack.enter_context(_gated([module for module, calls in frozen.gates.items() if calls], frozen.gates, replay=True))
+    return stack
+
+
+def attentions(model) -> list:
+    """The attention modules of the blocks (those that are modules of their own)."""
+    found = []
+    for layer in model.layers:
+        module = getattr(layer.self_attn, "_module", None)
+        if module is not None and module is not layer._module:
+            found.append(module)
+    return found
+
+
+def _freeze_inner(model, recorded: dict) -> dict:
+    """Each recorded norm call's scale, with the norm's gain and bias measured on it; checked against its output."""
+    inner = {}
+    for module, calls in recorded.items():
+        frozen_calls = []
+        for x, output in calls:
+            gain, bias = norm_gain(module, x.shape[-1])
+            call = FrozenScale(norm_scale(module, x).detach(), gain, bias, norm_centres(module))
+            error = float((call(x).float() - output.float()).abs().max())
+            if error > 1e-3 * (1 + float(output.float().abs().max())):
+                raise ToolError(f"{model.family.name}'s attention holds {type(module).__name__}, whose output is not "
+                                "gain · (input · scale) + bias, so a frozen trace cannot fix its scale")
+            frozen_calls.append(call)
+        inner[module] = frozen_calls
+    return inner
+
+
 def freeze(model, prompt) -> Frozen:
     """Run ``prompt`` (one row) and keep its norm scales, attention patterns and the map's clean inputs."""
     _require(model)
@@ -98,7 +274,8 @@ def freeze(model, prompt) -> Frozen:
     norms = [post_norm(model, i) for i in range(model.num_layers)]
     mlp_norms = [model.serves("mlp_norm_scale", i) is None and not one_norm(model.layers[i])
                  for i in range(model.num_layers)]
-    with torch.no_grad(), trace(model, batch):
+    recorded, gates = {}, {}
+    with torch.no_grad(), recording_inside(model, recorded, gates), trace(model, batch):
         first = model.layers[0].layer_input.save()
         for i, layer in enumerate(model.layers):
             scales.append(layer.attention_norm_scale.save())
@@ -114,7 +291,8 @@ def freeze(model, prompt) -> Frozen:
     post_affines = [norm_gain(norm._module, model.hidden_size) if norm is not None else None for norm in norms]
     return Frozen(batch, [s.detach().clone() for s in scales], [p.detach().clone() for p in patterns],
                   final.detach().clone(), inputs, logits.detach().clone(), post_scales,
-                  [s.detach().clone() if s is not None else None for s in mlp_scales], post_affines)
+                  [s.detach().clone() if s is not None else None for s in mlp_scales], post_affines,
+                  _freeze_inner(model, recorded), gates)
 
 
 def one_norm(layer) -> bool:
@@ -138,8 +316,7 @@ def frozen_attention(model, frozen: Frozen, i: int, rows: int, between=None) -> 
         norm = post_norm(model, i)
         x = norm.input
         gain, bias = frozen.post_affines[i]
-        centred = x.float() - x.float().mean(-1, keepdim=True) if _centres(norm) else x.float()
-        layer.self_attn.attention_output = (gain * centred * frozen.post_scales[i][..., None] + bias).to(x.dtype)
+        layer.self_attn.attention_output = frozen_norm(x, frozen.post_scales[i], gain, bias, _centres(norm))
 
 
 def _centres(norm) -> bool:
@@ -157,7 +334,7 @@ def frozen_logits(model, frozen: Frozen, inputs: dict, readout: str = "logits") 
     what the model does past lm_head (Gemma 2's soft cap, which is not linear)."""
     rows = inputs[EMBED].shape[0]
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
-    with trace(model, batch):
+    with fixed_inside(frozen), trace(model, batch):
         model.layers[0].layer_input = inputs[EMBED]
         for i, layer in enumerate(model.layers):
             frozen_attention(model, frozen, i, rows)

@@ -40,7 +40,7 @@ import torch
 
 from ..numerics import UNIT_ROUNDOFF, roundings
 from ._common import _IN_A_BLOCK, ToolError, token_text, trace
-from .frozen import Frozen, _rows, freeze, frozen_attention, one_norm
+from .frozen import Frozen, _rows, fixed_inside, freeze, frozen_attention, one_norm
 from .splice import CrossLayerSplice, Splice, splice
 
 
@@ -333,7 +333,7 @@ def _pass(model, frozen: Frozen, replacement, embed, leaves, readout: str = "lm_
     rows = embed.shape[0]
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
     reads = []
-    with trace(model, batch):
+    with fixed_inside(frozen), trace(model, batch):
         model.layers[0].layer_input = embed
         for i, layer in enumerate(model.layers):
             point = replacement.reads[i]
