@@ -40,7 +40,7 @@ import torch
 
 from ..numerics import UNIT_ROUNDOFF, roundings
 from ._common import _IN_A_BLOCK, ToolError, token_text, trace
-from .frozen import Frozen, _rows, fixed_inside, freeze, frozen_attention, one_norm
+from .frozen import Frozen, _rows, fixed_final_scale, fixed_inside, freeze, frozen_attention, one_norm
 from .splice import CrossLayerSplice, Splice, splice
 
 
@@ -348,7 +348,7 @@ def _pass(model, frozen: Frozen, replacement, embed, leaves, readout: str = "lm_
                 reads.append(x.save())
             skip = replacement.skip(i, x) if skips else None
             layer.mlp.mlp_output = leaves[i] if skip is None else leaves[i] + skip.to(leaves[i].dtype)
-        model.final_norm_scale = _rows(frozen.final_scale, rows)
+        fixed_final_scale(model, frozen, rows)
         logits = getattr(model, readout).save()
     return reads, logits
 
