@@ -222,3 +222,29 @@ def test_norms_and_gates_inside_the_attention_are_frozen(family):
     assert graph.stats["active_latents"] > 20
     rows = graph.computed
     assert_close(graph.values[rows], graph.clean[rows], length=2 * roundings(model))
+
+
+# --------------------------------------------------------------------------- completeness, recomputed without the tool
+#: a plain block, a post-norm on the attention's output, latent attention, a gate, post-norm blocks (on the
+#: contributions, on the residual path), a sandwich with multipliers, a cross-attention outside the blocks
+INDEPENDENT = ("llama", "gemma2", "deepseek_v2", "afmoe", "olmo2", "openai-gpt", "doge", "hyperclovax", "blt")
+
+
+@pytest.mark.parametrize("family", INDEPENDENT)
+def test_completeness_holds_against_plain_hooks_on_the_transformers_model(family):
+    """Each target's clean input read by torch hooks on the transformers modules (the MLP's input, lm_head's
+    output), not by the tool, equals its constant plus its incoming edges; the full sweep is
+    ``python -m nnterp.tools.graph_sweep``."""
+    from nnterp.tools.graph import completeness_tolerance
+    from nnterp.tools.graph_sweep import independent_completeness, transcoders as sweep_transcoders
+
+    model = tiny.load(family, attn_implementation="eager")
+    saes = sweep_transcoders(model)
+    graph = attribution_graph(model, saes, PROMPT, progress=False, batch_size=128)
+    allowed = completeness_tolerance(model, len(graph.adjacency), torch.float32)
+    assert graph.stats["active_latents"] > 20
+    assert independent_completeness(model, graph, saes) < allowed
+    # the check has teeth: one edge of the top logit off by a tenth of the magnitude of its terms breaks it
+    node = len(graph.adjacency) - len(graph.logit_tokens)
+    graph.adjacency[node, 0] += 0.1 * graph.adjacency[node].abs().sum()
+    assert independent_completeness(model, graph, saes) > 100 * allowed
