@@ -226,8 +226,10 @@ def test_norms_and_gates_inside_the_attention_are_frozen(family):
 
 # --------------------------------------------------------------------------- completeness, recomputed without the tool
 #: a plain block, a post-norm on the attention's output, latent attention, a gate, post-norm blocks (on the
-#: contributions, on the residual path), a sandwich with multipliers, a cross-attention outside the blocks
-INDEPENDENT = ("llama", "gemma2", "deepseek_v2", "afmoe", "olmo2", "openai-gpt", "doge", "hyperclovax", "blt")
+#: contributions, on the residual path), a sandwich with multipliers, a cross-attention outside the blocks, an MLP
+#: output the model sums from a shared expert and the routed ones, a parallel block whose MLP output is computed
+INDEPENDENT = ("llama", "gemma2", "deepseek_v2", "afmoe", "olmo2", "openai-gpt", "doge", "hyperclovax", "blt",
+               "granitemoeshared", "falcon")
 
 
 @pytest.mark.parametrize("family", INDEPENDENT)

@@ -39,6 +39,7 @@ from torch.overrides import TorchFunctionMode
 
 from ..companions import norm_eps
 from ._common import ToolError, encode, token_id, trace
+from ..errors import UnavailableValue
 from ..numerics import UNIT_ROUNDOFF
 from .attribution import _eps, _probe
 
@@ -287,16 +288,19 @@ def freeze(model, prompt) -> Frozen:
     mlp_norms = [model.serves("mlp_norm_scale", i) is None and not one_norm(model.layers[i])
                  for i in range(model.num_layers)]
     recorded, gates = {}, {}
-    with torch.no_grad(), recording_inside(model, recorded, gates), trace(model, batch):
-        first = model.layers[0].layer_input.save()
-        for i, layer in enumerate(model.layers):
-            scales.append(layer.attention_norm_scale.save() if model.serves("attention_norm_scale", i) is None
-                          else None)
-            patterns.append(layer.self_attn.attention_probabilities.save())
-            mlp_scales.append(layer.mlp_norm_scale.save() if mlp_norms[i] else None)
-            mlps.append(layer.mlp.mlp_output.save())
-        final = model.final_norm_scale.save() if final_served else torch.zeros(0)
-        logits = model.logits.save()
+    try:
+        with torch.no_grad(), recording_inside(model, recorded, gates), trace(model, batch):
+            first = model.layers[0].layer_input.save()
+            for i, layer in enumerate(model.layers):
+                scales.append(layer.attention_norm_scale.save() if model.serves("attention_norm_scale", i) is None
+                              else None)
+                patterns.append(layer.self_attn.attention_probabilities.save())
+                mlp_scales.append(layer.mlp_norm_scale.save() if mlp_norms[i] else None)
+                mlps.append(layer.mlp.mlp_output.save())
+            final = model.final_norm_scale.save() if final_served else torch.zeros(0)
+            logits = model.logits.save()
+    except UnavailableValue as error:  # a block this call skips (a cross-attention block on text): no pattern
+        raise ToolError(f"a frozen trace reads every block's pattern, and {error}") from None
     inputs = {EMBED: first.detach().clone()}
     inputs.update({(MLP, i): value.detach().clone() for i, value in enumerate(mlps)})
     return Frozen(batch, [_detached(s) for s in scales], [p.detach().clone() for p in patterns],

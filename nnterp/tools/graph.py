@@ -312,13 +312,15 @@ def _replacement(model, transcoders):
         return _CrossLayer(spliced)
     if hasattr(transcoders, "transcoders") and hasattr(transcoders, "feature_input_hook"):  # circuit-tracer's set
         hooks = (transcoders.feature_input_hook, transcoders.feature_output_hook)
-        return _PerBlock([Splice(model, t, f"blocks.{i}.{hooks[0]}", f"blocks.{i}.{hooks[1]}")
+        return _PerBlock([Splice(model, t, f"blocks.{i}.{hooks[0]}", f"blocks.{i}.{hooks[1]}", computed=True)
                           for i, t in enumerate(transcoders)])
     transcoders = list(transcoders)
     if len(transcoders) != model.num_layers:
         raise ToolError(f"an attribution graph needs one transcoder per block or a cross-layer transcoder: "
                         f"{len(transcoders)} given, the model has {model.num_layers} blocks")
-    spliced = [t if isinstance(t, Splice) else Splice(model, t) for t in transcoders]
+    # read and assigned in the replacement's trace, not spliced into: a value the model sums from two modules (a
+    # shared expert and the routed ones) is one the trace reads and assigns
+    spliced = [t if isinstance(t, Splice) else Splice(model, t, computed=True) for t in transcoders]
     for i, one in enumerate(spliced):
         if one.reads.layer != i or one.writes.name != "mlp_output" or one.writes.layer != i:
             raise ToolError(f"transcoder {i} reads at {one.reads.path} and writes at {one.writes.path}: an attribution "
