@@ -1,8 +1,8 @@
 """Frozen traces: the model made linear in its blocks' contributions, for attribution graphs.
 
 ``freeze(model, prompt)`` runs the prompt once and keeps, detached, what makes the forward non-linear in
-the residual stream: every norm's scale (``attention_norm_scale``, ``final_norm_scale``) and every
-attention pattern (``attention_probabilities``). Under the frozen map a norm is ``gain · (x_centred ·
+the residual stream: every norm's scale, every attention pattern (``attention_probabilities``) and the gates
+inside the attentions. Under the frozen map a norm is ``gain · (x_centred ·
 scale) + bias`` and an attention ``o_proj(pattern @ v_proj(normed x))``: both affine in the stream. The
 MLPs are the map's inputs: each block's ``mlp_output`` is replaced by a given tensor (a transcoder's
 reconstruction, or the clean output), and so is the stream entering block 0. The logits are then an
@@ -123,9 +123,9 @@ def _site_module(host, name: str):
 def hooked_norms(model) -> list:
     """Every norm module of the model whose scale no site of the trace fixes, outside the MLPs (whose outputs are
     the map's inputs): latent attention's norms of its compressed queries and keys-values, a sub-norm or group norm
-    on the heads' output, a post-norm on the residual path, an MLP norm or a final norm the model does not serve a
-    scale of. The served scales (the attention's and the MLP's norms, a post-norm at attention_output, the final
-    norm) are fixed at their sites and left out, and so is a norm whose output is the mlp_output the map writes."""
+    on the heads' output, a post-norm on the attention's output or on the residual path, an MLP norm or a final norm
+    the model does not serve a scale of. The served scales (the attention's and the MLP's norms, the final norm) are
+    fixed at their sites and left out, and so is a norm whose output is the mlp_output the map writes."""
     served, mlps = set(), set()
     for i, layer in enumerate(model.layers):
         for name in ("attention_norm_scale", "mlp_norm_scale"):
@@ -160,12 +160,13 @@ GATES = frozenset({torch.softmax, torch.Tensor.softmax, torch.nn.functional.soft
 
 
 class _Gates(TorchFunctionMode):
-    """Inside one attention's forward: each gate's output kept (``calls`` empty: the clean run) or replaced, call by
-    call, by the clean run's (a constant, broadcast to the pass's rows)."""
+    """Inside one attention's forward: each gate's output appended to ``calls`` (the clean run) or replaced by the
+    clean run's, call by call from ``start`` (a constant, broadcast to the pass's rows); ``index`` is where the next
+    call of the module goes on (a module called more than once a forward, as a looped block, goes on from there)."""
 
-    def __init__(self, calls: list, replay: bool) -> None:
+    def __init__(self, calls: list, replay: bool, start: int = 0) -> None:
         super().__init__()
-        self.calls, self.replay, self.index = calls, replay, 0
+        self.calls, self.replay, self.index = calls, replay, start
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
@@ -191,17 +192,18 @@ def _broadcast(clean: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
 
 
 def _gated(attentions, calls: dict, replay: bool):
-    """Each attention's forward run under ``_Gates``: recording into ``calls[module]``, or replaying it."""
-    modes = {}
+    """Each attention's forward run under ``_Gates``: recording into ``calls[module]``, or replaying it, call by call
+    over the whole forward."""
+    modes, done = {}, {}
 
     def enter(module, _, args):
-        modes[module] = _Gates(calls.setdefault(module, []) if not replay else calls[module], replay)
-        if not replay:
-            del calls[module][:]  # one forward's calls: the last one's
+        modes[module] = _Gates(calls[module] if replay else calls.setdefault(module, []), replay, done.get(module, 0))
         modes[module].__enter__()
 
     def leave(module, _, args, output):
-        modes.pop(module).__exit__(None, None, None)
+        mode = modes.pop(module)
+        mode.__exit__(None, None, None)
+        done[module] = mode.index
 
     return _hooked(attentions, leave, enter)
 
