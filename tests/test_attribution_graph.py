@@ -250,3 +250,13 @@ def test_completeness_holds_against_plain_hooks_on_the_transformers_model(family
     node = len(graph.adjacency) - len(graph.logit_tokens)
     graph.adjacency[node, 0] += 0.1 * graph.adjacency[node].abs().sum()
     assert independent_completeness(model, graph, saes) > 100 * allowed
+
+
+def test_the_sweep_says_complete_refused_or_incomplete_per_family():
+    """``python -m nnterp.tools.graph_sweep``'s rows: a built graph with both residuals, a refusal with its reason."""
+    from nnterp.tools.graph_sweep import sweep_one
+
+    built, refused = sweep_one("llama"), sweep_one("mamba")
+    # complete: the tool built it (its own check held) and the plain hooks agree (else "disagrees")
+    assert built["status"] == "complete" and "recomputed by plain hooks" in built["detail"]
+    assert refused["status"] == "refused" and "a Mamba block has no MLP" in refused["detail"]
