@@ -187,7 +187,8 @@ def test_a_graph_that_is_not_complete_is_refused_with_its_figure(llama):
     values = llama.layers[0].self_attn._module.v_proj
     handle = values.register_forward_hook(lambda module, args, output: output + output ** 2)
     try:
-        with pytest.raises(IncompleteGraph, match=r"llama's attribution graph is not complete: .* by \S+ of") as caught:
+        with pytest.raises(IncompleteGraph, match=r"llama's attribution graph is not complete: .* by \S+ of .* "
+                                                  r"first at block 0's latents") as caught:
             attribution_graph(llama, transcoders(llama), PROMPT, progress=False, batch_size=128)
     finally:
         handle.remove()

@@ -136,11 +136,16 @@ class AttributionGraph:
         return path
 
 
-def _completeness(adjacency, values, constants, computed) -> float:
+def _residuals(adjacency, values, constants, computed) -> torch.Tensor:
+    """Each computed target's |input - constant - sum of incoming edges| / (|constant| + sum of |edges|)."""
     rows = computed.nonzero().flatten()
     total = adjacency[rows].double().sum(-1) + constants[rows].double()
     scale = adjacency[rows].abs().double().sum(-1) + constants[rows].abs().double() + 1e-30
-    return float(((values[rows].double() - total).abs() / scale).max())
+    return (values[rows].double() - total).abs() / scale
+
+
+def _completeness(adjacency, values, constants, computed) -> float:
+    return float(_residuals(adjacency, values, constants, computed).max())
 
 
 class IncompleteGraph(ToolError):
@@ -159,17 +164,23 @@ def completeness_tolerance(model, n_nodes: int, dtype: torch.dtype) -> float:
     return (2 * roundings(model) + n_nodes) * UNIT_ROUNDOFF[dtype]
 
 
-def _check_complete(model, residual: float, values, clean, n_nodes: int, dtype) -> None:
-    """Refuse a graph whose targets' inputs are not the sum of their edges, or not the clean run's values."""
+def _check_complete(model, residuals, values, clean, blocks, n_nodes: int, dtype) -> None:
+    """Refuse a graph whose targets' inputs are not the sum of their edges, or not the clean run's values; the
+    sentence names the first block whose latents fail (``blocks``: each computed target's block, the logits' the
+    number of blocks)."""
     allowed = completeness_tolerance(model, n_nodes, dtype)
-    drift = float((values - clean).abs().max() / clean.abs().max().clamp(min=1e-30)) if len(values) else 0.0
+    residual = float(residuals.max()) if len(residuals) else 0.0
+    drifts = (values - clean).abs() / clean.abs().max().clamp(min=1e-30)
+    drift = float(drifts.max()) if len(values) else 0.0
     if residual > allowed or drift > allowed:
-        figure, what = (residual, "the sum of its incoming edges and constant") if residual > allowed else \
-            (drift, "the clean run's value")
+        figure, what, failing = (residual, "the sum of its incoming edges and constant", residuals > allowed) \
+            if residual > allowed else (drift, "the clean run's value", drifts > allowed)
+        first = int(blocks[failing].min())
+        at = "the logits" if first >= model.num_layers else f"block {first}'s latents"
         raise IncompleteGraph(f"{model.family.name}'s attribution graph is not complete: a target's input differs from "
-                        f"{what} by {figure:.1e} of its magnitude, more than rounding explains ({allowed:.1e}), so "
-                        "something in the forward that the frozen trace does not fix is not linear and the graph is "
-                        "not returned", figure, allowed)
+                              f"{what} by {figure:.1e} of its magnitude, more than rounding explains ({allowed:.1e}), "
+                              f"first at {at}, so something in the forward there that the frozen trace does not fix "
+                              "is not linear and the graph is not returned", figure, allowed)
 
 
 def _cantor(x: int, y: int) -> int:
@@ -509,8 +520,13 @@ def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, des
         else:
             l, p, f = features[node].tolist()
             clean[node] = reads[l][0, p].float().reshape(-1) @ encoders[l][:, f]
-    full = _completeness(adjacency, values, constants, computed)
-    _check_complete(model, full, values[computed], clean[computed], n_nodes, dtype_model)
+    residuals = _residuals(adjacency, values, constants, computed)
+    full = float(residuals.max()) if len(residuals) else 0.0
+    rows = computed.nonzero().flatten()
+    blocks = torch.full((len(rows),), L, dtype=torch.long)  # each target's block: a latent's, the logits' L
+    latent_rows = rows < n_feat
+    blocks[latent_rows] = features[rows[latent_rows], 0]
+    _check_complete(model, residuals, values[computed], clean[computed], blocks, n_nodes, dtype_model)
     # circuit-tracer's graph holds the latents it computed (the selected ones): keep those, drop the rest
     keep = torch.cat([visited.nonzero().flatten(), torch.arange(n_feat, n_nodes)])
     text = prompt if isinstance(prompt, str) else model.tokenizer.decode(frozen.batch["input_ids"][0])
