@@ -177,3 +177,87 @@ def test_saelens_skip_transcoders_make_a_complete_graph_of_the_models_values(lla
     assert graph.stats["active_latents"] > 20 and graph.completeness() < tolerance
     rows = graph.computed
     assert float((graph.values[rows] - graph.clean[rows]).abs().max()) < tolerance * float(graph.clean[rows].abs().max())
+
+
+def test_a_graph_that_is_not_complete_is_refused_with_its_figure(llama):
+    """A non-linearity the frozen trace does not fix (a square on block 0's values) breaks completeness: the tool
+    refuses the graph, in one sentence with the residual, rather than returning it."""
+    from nnterp.tools.graph import IncompleteGraph, completeness_tolerance
+
+    values = llama.layers[0].self_attn._module.v_proj
+    handle = values.register_forward_hook(lambda module, args, output: output + output ** 2)
+    try:
+        with pytest.raises(IncompleteGraph, match=r"llama's attribution graph is not complete: .* by \S+ of .* "
+                                                  r"first at block 0's latents") as caught:
+            attribution_graph(llama, transcoders(llama), PROMPT, progress=False, batch_size=128)
+    finally:
+        handle.remove()
+    assert caught.value.residual > 100 * caught.value.allowed
+    assert f"{caught.value.residual:.1e}" in str(caught.value) and str(caught.value).count(". ") == 0
+    # without the square the same graph is built, complete
+    graph = attribution_graph(llama, transcoders(llama), PROMPT, progress=False, batch_size=128)
+    assert graph.completeness() < completeness_tolerance(llama, len(graph.adjacency), torch.float32)
+
+
+# --------------------------------------------------------------------------- what the clean run fixes beyond the sites
+#: latent attention's norms of its compressed queries and keys-values, a sub-norm on the heads' output, a second
+#: softmax map (differential attention), a sigmoid gate on the heads' output
+FIXED_INSIDE = ("deepseek_v2", "bitnet", "diffllama", "afmoe")
+
+
+@pytest.mark.parametrize("family", FIXED_INSIDE)
+def test_norms_and_gates_inside_the_attention_are_frozen(family):
+    from nnterp.tools.graph_sweep import transcoders as sweep_transcoders
+
+    model = tiny.load(family, attn_implementation="eager")
+    frozen = freeze(model, PROMPT)
+    assert frozen.inner or any(frozen.gates.values())
+    generator = torch.Generator().manual_seed(0)
+    x = {k: torch.randn(v.shape, generator=generator) for k, v in frozen.inputs.items()}
+    zero = frozen.zeros(1)
+    rows = {k: torch.cat([x[k], 2 * x[k], zero[k]]) for k in x}
+    fx, f2x, f0 = frozen_logits(model, frozen, rows, readout="lm_head_output").detach()
+    assert_close(f2x - f0, 2 * (fx - f0), length=2 * roundings(model), magnitude=float(f2x.abs().max()))
+    # the graph is built (attribution_graph refuses an incomplete one) and its targets' inputs are the clean run's
+    graph = attribution_graph(model, sweep_transcoders(model), PROMPT, progress=False, batch_size=128)
+    assert graph.stats["active_latents"] > 20
+    rows = graph.computed
+    assert_close(graph.values[rows], graph.clean[rows], length=2 * roundings(model))
+
+
+# --------------------------------------------------------------------------- completeness, recomputed without the tool
+#: a plain block, a post-norm on the attention's output, latent attention, a gate, post-norm blocks (on the
+#: contributions, on the residual path), a sandwich with multipliers, a cross-attention outside the blocks, an MLP
+#: output the model sums from a shared expert and the routed ones, a parallel block whose MLP output is computed
+INDEPENDENT = ("llama", "gemma2", "deepseek_v2", "afmoe", "olmo2", "openai-gpt", "doge", "hyperclovax", "blt",
+               "granitemoeshared", "falcon")
+
+
+@pytest.mark.parametrize("family", INDEPENDENT)
+def test_completeness_holds_against_plain_hooks_on_the_transformers_model(family):
+    """Each target's clean input read by torch hooks on the transformers modules (the MLP's input, lm_head's
+    output), not by the tool, equals its constant plus its incoming edges; the full sweep is
+    ``python -m nnterp.tools.graph_sweep``."""
+    from nnterp.tools.graph import completeness_tolerance
+    from nnterp.tools.graph_sweep import independent_completeness, transcoders as sweep_transcoders
+
+    model = tiny.load(family, attn_implementation="eager")
+    saes = sweep_transcoders(model)
+    graph = attribution_graph(model, saes, PROMPT, progress=False, batch_size=128)
+    allowed = completeness_tolerance(model, len(graph.adjacency), torch.float32)
+    assert graph.stats["active_latents"] > 20
+    assert independent_completeness(model, graph, saes) < allowed
+    # the check has teeth: one edge of the top logit off by a tenth of the magnitude of its terms breaks it
+    node = len(graph.adjacency) - len(graph.logit_tokens)
+    graph.adjacency[node, 0] += 0.1 * graph.adjacency[node].abs().sum()
+    assert independent_completeness(model, graph, saes) > 100 * allowed
+
+
+def test_the_sweep_says_complete_refused_or_incomplete_per_family():
+    """``python -m nnterp.tools.graph_sweep``'s rows: a built graph with both residuals, a refusal with its reason."""
+    from nnterp.tools.graph_sweep import sweep_one
+
+    built, refused = sweep_one("llama"), sweep_one("mamba")
+    # complete: the tool built it (its own check held) and the plain hooks agree (else "disagrees")
+    assert built["status"] == "complete" and "recomputed by plain hooks" in built["detail"]
+    assert refused["status"] == "refused" and "a Mamba block has no MLP" in refused["detail"]

@@ -144,3 +144,24 @@ def test_a_saelens_sae_splices_as_it_is(llama):
         latents = spliced.latents.save()
         logits = llama.logits.save()
     assert torch.equal(logits, base) and latents.shape[-1] == 4 * llama.hidden_size
+
+
+def test_a_gate_called_in_each_of_two_calls_of_a_module_replays_each_calls_clean_output():
+    """A module run twice in one forward (a looped block): its second call's gates replay the second call's."""
+    from nnterp.tools.frozen import _gated
+
+    class Gate(torch.nn.Module):
+        def forward(self, x):
+            return x * torch.sigmoid(x)
+
+    gate = Gate()
+    calls = {}
+    x = torch.tensor([[1.0, -2.0]])
+    with _gated([gate], calls, replay=False):
+        first = gate(x)
+        second = gate(first)
+    assert len(calls[gate]) == 2
+    y = torch.tensor([[3.0, 0.5], [0.0, 1.0]])  # two rows of other inputs: the gates are the clean run's
+    with _gated([gate], calls, replay=True):
+        replay_first, replay_second = gate(y), gate(y)
+    assert torch.equal(replay_first, y * torch.sigmoid(x)) and torch.equal(replay_second, y * torch.sigmoid(first))

@@ -1,8 +1,8 @@
 """Frozen traces: the model made linear in its blocks' contributions, for attribution graphs.
 
 ``freeze(model, prompt)`` runs the prompt once and keeps, detached, what makes the forward non-linear in
-the residual stream: every norm's scale (``attention_norm_scale``, ``final_norm_scale``) and every
-attention pattern (``attention_probabilities``). Under the frozen map a norm is ``gain · (x_centred ·
+the residual stream: every norm's scale, every attention pattern (``attention_probabilities``) and the gates
+inside the attentions. Under the frozen map a norm is ``gain · (x_centred ·
 scale) + bias`` and an attention ``o_proj(pattern @ v_proj(normed x))``: both affine in the stream. The
 MLPs are the map's inputs: each block's ``mlp_output`` is replaced by a given tensor (a transcoder's
 reconstruction, or the clean output), and so is the stream entering block 0. The logits are then an
@@ -14,22 +14,34 @@ so ``attribute`` splits a logit exactly into one term per input and position (``
 all in one batched pass) plus the constant ``F(0)``, the biases' share. ``frozen_logits`` is the frozen map
 itself, for checking linearity or feeding other inputs.
 
-Needs ``attention_probabilities`` (``attn_implementation="eager"``) and the norm scales; MLP outputs replace
-whatever the MLP computed, so the MLP's own non-linearity never enters the map. A block that norms the attention's
-output (Gemma 2's post_attention_layernorm) has that norm's scale frozen too, and the MLP's norm scale is kept
-(``mlp_scales``) for a reader of the MLP's input (an attribution graph's transcoders).
+Needs ``attention_probabilities`` (``attn_implementation="eager"``); MLP outputs replace whatever the MLP computed,
+so the MLP's own non-linearity never enters the map. The scales the model serves are fixed at their sites (the
+attention's norm, the final norm, and the MLP's norm, kept in ``mlp_scales`` for a reader of the MLP's input: an
+attribution graph's transcoders). Every other norm outside the MLPs (``hooked_norms``: latent attention's norms
+of its compressed queries and keys-values, a sub-norm or group norm on the heads' output, a post-norm on the
+attention's output or on the residual path, a norm whose scale no site serves) is fixed by a forward hook on its
+module, call by call, at ``gain · (x centred or not) · scale + bias`` with the clean run's scale (``FrozenScale``;
+its gain and bias measured on the module, and the form checked against its clean output). Inside each attention
+module, and any module outside the blocks that is an attention (a cross-attention), the gates (``GATES``: every
+softmax, a second kernel call's too; sigmoid and softplus gates on the heads' output, an attention sink's scale;
+a router's top-k choice) are replaced, call by call, by their clean outputs, through a ``TorchFunctionMode``
+entered for the module's forward.
 """
 
 from __future__ import annotations
 
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 
 import torch
+from torch.overrides import TorchFunctionMode
 
-from ..companions import norm_centres, norm_scale
-from ..locations import Child
+from ..companions import norm_eps
 from ._common import ToolError, encode, token_id, trace
-from .attribution import norm_gain
+from ..errors import UnavailableValue
+from ..numerics import UNIT_ROUNDOFF
+from .attribution import _eps, _probe
 
 EMBED = "embed"
 MLP = "mlp"
@@ -46,12 +58,12 @@ class Frozen:
     final_scale: torch.Tensor
     inputs: dict
     logits: torch.Tensor
-    #: per block, the scale of the norm on the attention's output (None where the block has none)
-    post_scales: list = field(default_factory=list)
     #: per block, the MLP norm's scale (None where the block does not serve it)
     mlp_scales: list = field(default_factory=list)
-    #: per block, the gain and bias of the norm on the attention's output (None where the block has none)
-    post_affines: list = field(default_factory=list)
+    #: the norms no site fixes (``hooked_norms``), each with one ``FrozenScale`` a call of the clean run
+    inner: dict = field(default_factory=dict)
+    #: each attention module's gates (``GATES``), their outputs call by call in the clean run
+    gates: dict = field(default_factory=dict)
 
     @property
     def seq_len(self) -> int:
@@ -63,29 +75,208 @@ class Frozen:
 
 
 def _require(model) -> None:
-    for name in ("attention_norm_scale", "attention_probabilities"):
-        why = model.serves(name)
-        if why is not None:
-            raise ToolError(f"a frozen trace needs {name}, which this model does not serve here: {why}")
-    why = model.serves("final_norm_scale")
+    why = model.serves("layer_input", 0)
     if why is not None:
-        raise ToolError(f"a frozen trace needs final_norm_scale, which this model does not serve: {why}")
-    if model.family.block.arithmetic(model._nnterp_state.config) is not None:
-        raise ToolError(f"{model.family.name}'s blocks put a norm on the residual path (post-norm), whose scale a "
-                        "frozen trace does not fix: the map would not be linear")
+        raise ToolError(f"a frozen trace sets the stream entering block 0, which this model does not serve: {why}")
+    for i in range(model.num_layers):
+        why = model.serves("attention_probabilities", i)
+        if why is not None:
+            raise ToolError(f"a frozen trace needs attention_probabilities, which this model does not serve at block "
+                            f"{i}: {why}")
 
 
-def post_norm(model, layer: int):
-    """The norm envoy whose output is block ``layer``'s attention_output (a post-norm), or None."""
-    attention = model.layers[layer].self_attn
-    site = attention._nnterp_site("attention_output")
-    where = getattr(site, "where", None)
-    if not isinstance(where, Child):
+@dataclass
+class FrozenScale:
+    """One call of a norm, frozen: its output is ``gain · (x centred or not) · scale + bias`` for any input ``x``."""
+
+    scale: torch.Tensor
+    gain: torch.Tensor
+    bias: torch.Tensor
+    centres: bool
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        return frozen_norm(x, self.scale, self.gain, self.bias, self.centres)
+
+
+def frozen_norm(x, scale, gain, bias, centres: bool) -> torch.Tensor:
+    """A norm's output at a fixed ``scale`` (one per row of the last axis, the rows of ``x`` a multiple of its):
+    ``gain · (x centred or not) · scale + bias``, in ``x``'s dtype; affine in ``x``."""
+    centred = x.float() - x.float().mean(-1, keepdim=True) if centres else x.float()
+    if scale.shape[0] != x.shape[0]:  # more rows than the clean run's one: a batch of rows, or rows flattened first
+        scale = scale.repeat(x.shape[0] // scale.shape[0], *([1] * (scale.dim() - 1)))
+    return (gain * centred * scale[..., None] + bias).to(x.dtype)
+
+
+def _is_norm(module) -> bool:
+    return "norm" in type(module).__name__.lower() and norm_eps(module) is not None
+
+
+def _site_module(host, name: str):
+    """The module a site of ``host`` (a block, or the model) reads at, or None where it reads at none."""
+    try:
+        envoy = host._nnterp_site(name).where.target(host)
+    except Exception:  # noqa: BLE001 (a site served nowhere, or not at a module)
         return None
-    envoy = where.target(attention)
-    module = envoy._module
-    name = type(module).__name__.lower()
-    return envoy if "norm" in name or norm_centres(module) else None
+    return getattr(envoy, "_module", envoy)
+
+
+def hooked_norms(model) -> list:
+    """Every norm module of the model whose scale no site of the trace fixes, outside the MLPs (whose outputs are
+    the map's inputs): latent attention's norms of its compressed queries and keys-values, a sub-norm or group norm
+    on the heads' output, a post-norm on the attention's output or on the residual path, an MLP norm or a final norm
+    the model does not serve a scale of. The served scales (the attention's and the MLP's norms, the final norm) are
+    fixed at their sites and left out, and so is a norm whose output is the mlp_output the map writes."""
+    served, mlps = set(), set()
+    for i, layer in enumerate(model.layers):
+        for name in ("attention_norm_scale", "mlp_norm_scale"):
+            if model.serves(name, i) is None:
+                served.add(_site_module(layer, name))
+        served.add(_site_module(layer, "mlp_output"))  # the map's input: written there, so left as it runs
+        mlp = getattr(layer.mlp, "_module", None)
+        if mlp is not None and mlp is not layer._module:
+            mlps.update(mlp.modules())
+    if model.serves("final_norm_scale") is None:
+        served.add(_site_module(model, "final_norm_scale"))
+    return [module for module in model._module.modules() if module not in served and module not in mlps
+            and _is_norm(module)]
+
+
+@contextmanager
+def _hooked(modules, hook, pre=None):
+    handles = [module.register_forward_hook(partial(hook, module)) for module in modules]
+    handles += [module.register_forward_pre_hook(partial(pre, module)) for module in modules] if pre else []
+    try:
+        yield
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+#: the functions whose outputs gate an attention's heads rather than carry them: its softmax maps (a second kernel
+#: call's too), sigmoid and softplus gates on the heads' output, an attention sink's scale, a router's top-k choice
+GATES = frozenset({torch.softmax, torch.Tensor.softmax, torch.nn.functional.softmax, torch.sigmoid,
+                   torch.Tensor.sigmoid, torch.nn.functional.sigmoid, torch.nn.functional.softplus, torch.topk,
+                   torch.Tensor.topk})
+
+
+class _Gates(TorchFunctionMode):
+    """Inside one attention's forward: each gate's output appended to ``calls`` (the clean run) or replaced by the
+    clean run's, call by call from ``start`` (a constant, broadcast to the pass's rows); ``index`` is where the next
+    call of the module goes on (a module called more than once a forward, as a looped block, goes on from there)."""
+
+    def __init__(self, calls: list, replay: bool, start: int = 0) -> None:
+        super().__init__()
+        self.calls, self.replay, self.index = calls, replay, start
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if func not in GATES:
+            return out
+        if not self.replay:
+            self.calls.append(tuple(t.detach().clone() for t in out) if isinstance(out, tuple) else out.detach().clone())
+            return out
+        clean = self.calls[self.index]
+        self.index += 1
+        if isinstance(out, tuple):
+            return type(out)(tuple(_broadcast(c, o) for c, o in zip(clean, out)))
+        return _broadcast(clean, out)
+
+
+def _broadcast(clean: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+    """The clean run's one row as ``like``'s rows (batch first, or batch and positions flattened first)."""
+    if clean.shape == like.shape:
+        return clean
+    if clean.shape[0] == 1:
+        return clean.expand_as(like)
+    return clean.repeat(like.shape[0] // clean.shape[0], *([1] * (clean.dim() - 1)))
+
+
+def _gated(attentions, calls: dict, replay: bool):
+    """Each attention's forward run under ``_Gates``: recording into ``calls[module]``, or replaying it, call by call
+    over the whole forward."""
+    modes, done = {}, {}
+
+    def enter(module, _, args):
+        modes[module] = _Gates(calls[module] if replay else calls.setdefault(module, []), replay, done.get(module, 0))
+        modes[module].__enter__()
+
+    def leave(module, _, args, output):
+        mode = modes.pop(module)
+        mode.__exit__(None, None, None)
+        done[module] = mode.index
+
+    return _hooked(attentions, leave, enter)
+
+
+@contextmanager
+def recording_inside(model, norms: dict, gates: dict):
+    """The clean run, keeping what makes each attention non-linear in the stream beyond its pattern and its norm's
+    scale: each inner norm's calls, input and output (``norms``), and each gate's output (``gates``)."""
+    inside = hooked_norms(model)
+
+    def record(module, _, args, output):
+        norms.setdefault(module, []).append((args[0].detach().clone(), output.detach().clone()))
+
+    with _hooked(inside, record), _gated(attentions(model), gates, replay=False):
+        yield
+
+
+def fixed_inside(frozen: Frozen):
+    """Every norm inside an attention at its frozen scale (its output ``FrozenScale`` of its input) and every gate
+    at the clean run's output, call by call (one pass of any number of rows)."""
+    counters = {module: 0 for module in frozen.inner}
+
+    def fix(module, _, args, output):
+        calls = frozen.inner[module]
+        call = calls[counters[module] % len(calls)]
+        counters[module] += 1
+        return call(args[0])
+
+    stack = ExitStack()
+    stack.enter_context(_hooked(list(frozen.inner), fix))
+    stack.enter_context(_gated([module for module, calls in frozen.gates.items() if calls], frozen.gates, replay=True))
+    return stack
+
+
+def attentions(model) -> list:
+    """The attention modules: the blocks' own, and any other module whose class names it an attention (a
+    cross-attention outside the blocks, as the Byte Latent Transformer's decoder runs before each block)."""
+    blocks = {layer._module for layer in model.layers}
+    found = [module for layer in model.layers
+             for module in [getattr(layer.self_attn, "_module", None)] if module is not None and module not in blocks]
+    inside = {inner for module in found for inner in module.modules()}
+    for module in model._module.modules():
+        if "attention" in type(module).__name__.lower() and module not in inside and not blocks & set(module.modules()):
+            found.append(module)
+            inside.update(module.modules())
+    return found
+
+
+def _freeze_inner(model, recorded: dict) -> dict:
+    """Each recorded norm call frozen: the norm's gain, bias and centring measured on the module (whatever its class
+    says: an RMSNorm called LayerNorm, an L2 norm, a gain of 1 + w), and its scale, one a row, fitted to the clean
+    output (least squares); refused where that form does not give the clean output back."""
+    inner = {}
+    for module, calls in recorded.items():
+        frozen_calls = []
+        for x, output in calls:
+            width = x.shape[-1]
+            parameter = next(module.parameters(), None)
+            with torch.no_grad():
+                gain, bias, centres = _probe(module, width, x.dtype, x.device, _eps(module))
+            centred = x.float() - x.float().mean(-1, keepdim=True) if centres else x.float()
+            slope = gain * centred
+            scale = ((output.float() - bias) * slope).sum(-1) / (slope * slope).sum(-1).clamp(min=1e-30)
+            call = FrozenScale(scale.detach(), gain, bias, centres)
+            magnitude = float(output.float().abs().max())
+            # the norm's reduction over the row and the fit's, each at most width roundings of the output's dtype
+            allowed = 2 * width * UNIT_ROUNDOFF[output.dtype if parameter is None else parameter.dtype] * magnitude
+            if float((call(x).float() - output.float()).abs().max()) > allowed:
+                raise ToolError(f"{model.family.name} holds {type(module).__name__}, whose output is not gain · "
+                                "(input · scale) + bias, so a frozen trace cannot fix its scale")
+            frozen_calls.append(call)
+        inner[module] = frozen_calls
+    return inner
 
 
 def freeze(model, prompt) -> Frozen:
@@ -94,56 +285,58 @@ def freeze(model, prompt) -> Frozen:
     batch = encode(model, prompt)
     if batch["input_ids"].shape[0] != 1:
         raise ToolError("freeze takes one prompt: the frozen scales and patterns are one run's")
-    scales, patterns, mlps, posts, mlp_scales = [], [], [], [], []
-    norms = [post_norm(model, i) for i in range(model.num_layers)]
+    scales, patterns, mlps, mlp_scales = [], [], [], []
+    final_served = model.serves("final_norm_scale") is None
     mlp_norms = [model.serves("mlp_norm_scale", i) is None and not one_norm(model.layers[i])
                  for i in range(model.num_layers)]
-    with torch.no_grad(), trace(model, batch):
-        first = model.layers[0].layer_input.save()
-        for i, layer in enumerate(model.layers):
-            scales.append(layer.attention_norm_scale.save())
-            patterns.append(layer.self_attn.attention_probabilities.save())
-            posts.append(norms[i].input.save() if norms[i] is not None else None)
-            mlp_scales.append(layer.mlp_norm_scale.save() if mlp_norms[i] else None)
-            mlps.append(layer.mlp.mlp_output.save())
-        final = model.final_norm_scale.save()
-        logits = model.logits.save()
+    recorded, gates = {}, {}
+    try:
+        with torch.no_grad(), recording_inside(model, recorded, gates), trace(model, batch):
+            first = model.layers[0].layer_input.save()
+            for i, layer in enumerate(model.layers):
+                scales.append(layer.attention_norm_scale.save() if model.serves("attention_norm_scale", i) is None
+                              else None)
+                patterns.append(layer.self_attn.attention_probabilities.save())
+                mlp_scales.append(layer.mlp_norm_scale.save() if mlp_norms[i] else None)
+                mlps.append(layer.mlp.mlp_output.save())
+            final = model.final_norm_scale.save() if final_served else torch.zeros(0)
+            logits = model.logits.save()
+    except UnavailableValue as error:  # a block this call skips (a cross-attention block on text): no pattern
+        raise ToolError(f"a frozen trace reads every block's pattern, and {error}") from None
     inputs = {EMBED: first.detach().clone()}
     inputs.update({(MLP, i): value.detach().clone() for i, value in enumerate(mlps)})
-    post_scales = [norm_scale(norms[i]._module, x).detach() if x is not None else None for i, x in enumerate(posts)]
-    post_affines = [norm_gain(norm._module, model.hidden_size) if norm is not None else None for norm in norms]
-    return Frozen(batch, [s.detach().clone() for s in scales], [p.detach().clone() for p in patterns],
-                  final.detach().clone(), inputs, logits.detach().clone(), post_scales,
-                  [s.detach().clone() if s is not None else None for s in mlp_scales], post_affines)
+    return Frozen(batch, [_detached(s) for s in scales], [p.detach().clone() for p in patterns],
+                  _detached(final) if final_served else None, inputs, logits.detach().clone(),
+                  [s.detach().clone() if s is not None else None for s in mlp_scales],
+                  _freeze_inner(model, recorded), gates)
+
+
+def _detached(value):
+    return None if value is None else value.detach().clone()
 
 
 def one_norm(layer) -> bool:
     """Whether the MLP reads the attention's norm (Phi's parallel block): its scale is frozen with the attention's."""
-    def module(name):
-        return layer._nnterp_site(name).where.target(layer)._module
-
-    return module("mlp_norm_scale") is module("attention_norm_scale")
+    attention = _site_module(layer, "attention_norm_scale")
+    return attention is not None and _site_module(layer, "mlp_norm_scale") is attention
 
 
 def frozen_attention(model, frozen: Frozen, i: int, rows: int, between=None) -> None:
-    """Inside a trace of ``rows`` rows: block ``i``'s attention norm scale and pattern fixed at ``frozen``'s, and
-    the norm on the attention's output, where the block has one, applied at its frozen scale; ``between()`` runs
+    """Inside a trace of ``rows`` rows: block ``i``'s attention norm scale (where the model serves it) and pattern
+    fixed at ``frozen``'s (every other norm and gate is fixed by ``fixed_inside``'s hooks); ``between()`` runs
     after the norm's scale is fixed and before the attention (to read the norm's output in forward order)."""
     layer = model.layers[i]
-    layer.attention_norm_scale = _rows(frozen.attention_scales[i], rows)
+    if frozen.attention_scales[i] is not None:  # else no norm before the attention, or one hooked_norms fixes
+        layer.attention_norm_scale = _rows(frozen.attention_scales[i], rows)
     if between is not None:
         between()
     layer.self_attn.attention_probabilities = _rows(frozen.patterns[i], rows)
-    if frozen.post_scales and frozen.post_scales[i] is not None:
-        norm = post_norm(model, i)
-        x = norm.input
-        gain, bias = frozen.post_affines[i]
-        centred = x.float() - x.float().mean(-1, keepdim=True) if _centres(norm) else x.float()
-        layer.self_attn.attention_output = (gain * centred * frozen.post_scales[i][..., None] + bias).to(x.dtype)
 
 
-def _centres(norm) -> bool:
-    return norm_centres(norm._module)
+def fixed_final_scale(model, frozen: Frozen, rows: int) -> None:
+    """Inside a trace: the final norm's scale at the clean run's, where the model serves it (else it is hooked)."""
+    if frozen.final_scale is not None:
+        model.final_norm_scale = _rows(frozen.final_scale, rows)
 
 
 def _rows(value, rows: int):
@@ -157,12 +350,12 @@ def frozen_logits(model, frozen: Frozen, inputs: dict, readout: str = "logits") 
     what the model does past lm_head (Gemma 2's soft cap, which is not linear)."""
     rows = inputs[EMBED].shape[0]
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
-    with trace(model, batch):
+    with fixed_inside(frozen), trace(model, batch):
         model.layers[0].layer_input = inputs[EMBED]
         for i, layer in enumerate(model.layers):
             frozen_attention(model, frozen, i, rows)
             layer.mlp.mlp_output = inputs[(MLP, i)]
-        model.final_norm_scale = _rows(frozen.final_scale, rows)
+        fixed_final_scale(model, frozen, rows)
         logits = (model.lm_head_output if readout == "lm_head_output" else model.logits).save()
     return logits
 

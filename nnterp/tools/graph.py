@@ -19,7 +19,9 @@ so each node's input splits exactly into one edge per source node plus a constan
   the one its frontend and Neuronpedia read (``AttributionGraph.write``).
 
 ``completeness`` checks the meaning: each target's input equals the sum of its incoming edges plus its constant, and
-equals the clean run's value. Transcoders: a list with one per block (``LocalSAE`` transcoders, SAELens's
+equals the clean run's value. ``attribution_graph`` checks both before it returns and refuses, in one sentence with
+the figure, a graph that fails either by more than rounding explains (``completeness_tolerance``): a graph is
+correct or it is not built. Transcoders: a list with one per block (``LocalSAE`` transcoders, SAELens's
 ``Transcoder``/``SkipTranscoder``, circuit-tracer's ``SingleLayerTranscoder``), circuit-tracer's ``TranscoderSet``,
 or a cross-layer transcoder (circuit-tracer's ``CrossLayerTranscoder``, ``LocalCLT``): block ``k``'s latents then
 write to the mlp_output of every block from ``k`` on, so a latent's edge to a target sums, over those blocks, its
@@ -36,8 +38,9 @@ from pathlib import Path
 
 import torch
 
+from ..numerics import UNIT_ROUNDOFF, roundings
 from ._common import _IN_A_BLOCK, ToolError, token_text, trace
-from .frozen import Frozen, _rows, freeze, frozen_attention, one_norm
+from .frozen import Frozen, _rows, fixed_final_scale, fixed_inside, freeze, frozen_attention, one_norm
 from .splice import CrossLayerSplice, Splice, splice
 
 
@@ -133,11 +136,51 @@ class AttributionGraph:
         return path
 
 
-def _completeness(adjacency, values, constants, computed) -> float:
+def _residuals(adjacency, values, constants, computed) -> torch.Tensor:
+    """Each computed target's |input - constant - sum of incoming edges| / (|constant| + sum of |edges|)."""
     rows = computed.nonzero().flatten()
     total = adjacency[rows].double().sum(-1) + constants[rows].double()
     scale = adjacency[rows].abs().double().sum(-1) + constants[rows].abs().double() + 1e-30
-    return float(((values[rows].double() - total).abs() / scale).max())
+    return (values[rows].double() - total).abs() / scale
+
+
+def _completeness(adjacency, values, constants, computed) -> float:
+    return float(_residuals(adjacency, values, constants, computed).max())
+
+
+class IncompleteGraph(ToolError):
+    """``attribution_graph`` refused a graph that is not complete; ``residual`` is the figure, ``allowed`` rounding's."""
+
+    def __init__(self, message: str, residual: float, allowed: float) -> None:
+        super().__init__(message)
+        self.residual, self.allowed = residual, allowed
+
+
+def completeness_tolerance(model, n_nodes: int, dtype: torch.dtype) -> float:
+    """The relative residual rounding alone explains in a graph's completeness: each edge is a product through a
+    forward and a backward pass over every block (``numerics.roundings`` each), and a target's edges are summed,
+    ``n_nodes`` terms; at most that many roundings of ``dtype``'s unit roundoff, relative to the sum of the terms'
+    magnitudes (the worst case rather than the random walk's square root: the residual is a maximum over targets)."""
+    return (2 * roundings(model) + n_nodes) * UNIT_ROUNDOFF[dtype]
+
+
+def _check_complete(model, residuals, values, clean, blocks, n_nodes: int, dtype) -> None:
+    """Refuse a graph whose targets' inputs are not the sum of their edges, or not the clean run's values; the
+    sentence names the first block whose latents fail (``blocks``: each computed target's block, the logits' the
+    number of blocks)."""
+    allowed = completeness_tolerance(model, n_nodes, dtype)
+    residual = float(residuals.max()) if len(residuals) else 0.0
+    drifts = (values - clean).abs() / clean.abs().max().clamp(min=1e-30)
+    drift = float(drifts.max()) if len(values) else 0.0
+    if residual > allowed or drift > allowed:
+        figure, what, failing = (residual, "the sum of its incoming edges and constant", residuals > allowed) \
+            if residual > allowed else (drift, "the clean run's value", drifts > allowed)
+        first = int(blocks[failing].min())
+        at = "the logits" if first >= model.num_layers else f"block {first}'s latents"
+        raise IncompleteGraph(f"{model.family.name}'s attribution graph is not complete: a target's input differs from "
+                              f"{what} by {figure:.1e} of its magnitude, more than rounding explains ({allowed:.1e}), "
+                              f"first at {at}, so something in the forward there that the frozen trace does not fix "
+                              "is not linear and the graph is not returned", figure, allowed)
 
 
 def _cantor(x: int, y: int) -> int:
@@ -280,13 +323,15 @@ def _replacement(model, transcoders):
         return _CrossLayer(spliced)
     if hasattr(transcoders, "transcoders") and hasattr(transcoders, "feature_input_hook"):  # circuit-tracer's set
         hooks = (transcoders.feature_input_hook, transcoders.feature_output_hook)
-        return _PerBlock([Splice(model, t, f"blocks.{i}.{hooks[0]}", f"blocks.{i}.{hooks[1]}")
+        return _PerBlock([Splice(model, t, f"blocks.{i}.{hooks[0]}", f"blocks.{i}.{hooks[1]}", computed=True)
                           for i, t in enumerate(transcoders)])
     transcoders = list(transcoders)
     if len(transcoders) != model.num_layers:
         raise ToolError(f"an attribution graph needs one transcoder per block or a cross-layer transcoder: "
                         f"{len(transcoders)} given, the model has {model.num_layers} blocks")
-    spliced = [t if isinstance(t, Splice) else Splice(model, t) for t in transcoders]
+    # read and assigned in the replacement's trace, not spliced into: a value the model sums from two modules (a
+    # shared expert and the routed ones) is one the trace reads and assigns
+    spliced = [t if isinstance(t, Splice) else Splice(model, t, computed=True) for t in transcoders]
     for i, one in enumerate(spliced):
         if one.reads.layer != i or one.writes.name != "mlp_output" or one.writes.layer != i:
             raise ToolError(f"transcoder {i} reads at {one.reads.path} and writes at {one.writes.path}: an attribution "
@@ -301,7 +346,7 @@ def _pass(model, frozen: Frozen, replacement, embed, leaves, readout: str = "lm_
     rows = embed.shape[0]
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
     reads = []
-    with trace(model, batch):
+    with fixed_inside(frozen), trace(model, batch):
         model.layers[0].layer_input = embed
         for i, layer in enumerate(model.layers):
             point = replacement.reads[i]
@@ -316,7 +361,7 @@ def _pass(model, frozen: Frozen, replacement, embed, leaves, readout: str = "lm_
                 reads.append(x.save())
             skip = replacement.skip(i, x) if skips else None
             layer.mlp.mlp_output = leaves[i] if skip is None else leaves[i] + skip.to(leaves[i].dtype)
-        model.final_norm_scale = _rows(frozen.final_scale, rows)
+        fixed_final_scale(model, frozen, rows)
         logits = getattr(model, readout).save()
     return reads, logits
 
@@ -475,7 +520,13 @@ def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, des
         else:
             l, p, f = features[node].tolist()
             clean[node] = reads[l][0, p].float().reshape(-1) @ encoders[l][:, f]
-    full = _completeness(adjacency, values, constants, computed)
+    residuals = _residuals(adjacency, values, constants, computed)
+    full = float(residuals.max()) if len(residuals) else 0.0
+    rows = computed.nonzero().flatten()
+    blocks = torch.full((len(rows),), L, dtype=torch.long)  # each target's block: a latent's, the logits' L
+    latent_rows = rows < n_feat
+    blocks[latent_rows] = features[rows[latent_rows], 0]
+    _check_complete(model, residuals, values[computed], clean[computed], blocks, n_nodes, dtype_model)
     # circuit-tracer's graph holds the latents it computed (the selected ones): keep those, drop the rest
     keep = torch.cat([visited.nonzero().flatten(), torch.arange(n_feat, n_nodes)])
     text = prompt if isinstance(prompt, str) else model.tokenizer.decode(frozen.batch["input_ids"][0])

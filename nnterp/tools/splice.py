@@ -194,10 +194,12 @@ class Point:
         return self.site._put(context, raw, value)
 
 
-def resolve_at(model, at: str, transformerlens: int = 3) -> Point:
+def resolve_at(model, at: str, transformerlens: int = 3, computed: bool = False) -> Point:
     """The served value ``at`` names: a standard path or a TransformerLens hook name (``nnterp.names``, in
     ``transformerlens``'s generation; a name whose TransformerLens tensor is neither the model's nor its norm output
-    before the gain is refused)."""
+    before the gain is refused). ``computed``: a value the model computes from others (a sum of two modules'
+    outputs) is taken too, for a reader that reads and assigns it in a trace rather than splicing into it (an
+    attribution graph's replacement)."""
     text = at.strip()
     kind = model.family.block.kind(model._nnterp_state.config)
     try:
@@ -226,7 +228,7 @@ def resolve_at(model, at: str, transformerlens: int = 3) -> Point:
     if why is not None:
         raise ToolError(f"cannot splice at {where}: {why}")
     site = host._nnterp_site(value)
-    if type(site) is not Read or site.snapshot:
+    if (type(site) is not Read or site.snapshot) and not computed:
         raise ToolError(f"cannot splice at {where}: it is {site.describe(getattr(host, '_module', None))}, a value "
                         "computed from others rather than a tensor the forward hands on; splice at the value it is "
                         "computed from")
@@ -318,7 +320,7 @@ class Splice:
     that trace."""
 
     def __init__(self, model, sae, at: str | None = None, to: str | None = None, keep_error: bool = True,
-                 transformerlens: int = 3) -> None:
+                 transformerlens: int = 3, computed: bool = False) -> None:
         for method in ("encode", "decode"):
             if not callable(getattr(sae, method, None)):
                 raise ToolError(f"an SAE to splice needs {method}(); {type(sae).__name__} has none")
@@ -327,8 +329,8 @@ class Splice:
         if not at:
             raise ToolError("say where to splice the SAE: at='layers[3].layer_output' (its cfg.hook_name is unset)")
         self.model, self.sae, self.keep_error = model, sae, keep_error
-        self.reads = resolve_at(model, at, transformerlens)
-        self.writes = resolve_at(model, to, transformerlens) if to else self.reads
+        self.reads = resolve_at(model, at, transformerlens, computed)
+        self.writes = resolve_at(model, to, transformerlens, computed) if to else self.reads
         self.path = self.reads.path
         if self.writes is not self.reads and self.writes.path == self.reads.path:
             self.writes = self.reads

@@ -1,0 +1,160 @@
+"""An attribution graph on every family's tiny model, with random per-block transcoders: which build, which refuse.
+
+    python -m nnterp.tools.graph_sweep [--family F ...] [--json out.json]
+
+Each family's tiny model (eager attention) gets one random transcoder a block that reads what the MLP reads
+(``mlp.hook_in``, the MLP's input) and writes what it adds (``hook_mlp_out``), sparse enough that a few latents fire
+at each position; ``attribution_graph`` then builds the graph of one prompt. A family is ``complete`` (the graph is
+built, which means its completeness held), ``incomplete`` (the tool refused the graph it built: its edges do not
+add up, ``IncompleteGraph``, with the figure), ``refused`` (one sentence, the tool's ``ToolError``: the frozen
+trace cannot take the family), or ``failed`` (any other exception: a bug). Prints one line a family, then the counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import traceback
+
+import torch
+
+PROMPT = "The Eiffel Tower is in"
+
+
+def transcoders(model, threshold: float = 0.6, read: str = "mlp.hook_in"):
+    """Random transcoders, one a block, reading ``read`` and writing the block's mlp_output."""
+    from .splice import LocalSAE
+
+    width = model.hidden_size
+    return [LocalSAE.random(width, 2 * width, seed=i, d_out=width, hook_name=f"blocks.{i}.{read}",
+                            hook_name_out=f"blocks.{i}.hook_mlp_out", threshold=threshold)
+            for i in range(model.num_layers)]
+
+
+class Unchecked(Exception):
+    """The independent check cannot read what the transcoders read with a plain hook on this family."""
+
+
+def independent_completeness(model, graph, transcoders) -> float:
+    """The graph's completeness recomputed without the tool: one plain forward of the transformers model, with
+    torch hooks on each block's MLP module (its input, what the transcoders read at ``mlp.hook_in``) and on lm_head
+    (its output). Each computed target's clean input (a latent's encoder vector on that input; a top logit less the
+    mean logit) against its constant plus the sum of its incoming edges: the largest residual relative to the sum of
+    their magnitudes. Also checks each latent's activation, ``relu(input + b_enc)``, against the graph's."""
+    hf = model._module
+    mlps = [layer.mlp._module for layer in model.layers]
+    if any(mlp is layer._module for mlp, layer in zip(mlps, model.layers)):
+        raise Unchecked("a block's MLP is no module of its own, so no plain hook reads its input")
+    head = hf.get_output_embeddings()
+    seen, handles = {}, []
+    for i, mlp in enumerate(mlps):
+        def keep(module, args, kwargs, i=i):
+            seen.setdefault(i, args[0] if args else next(iter(kwargs.values())))
+        handles.append(mlp.register_forward_pre_hook(keep, with_kwargs=True))
+    handles.append(head.register_forward_hook(lambda module, args, output: seen.setdefault("head", output)))
+    try:
+        with torch.no_grad():
+            hf(input_ids=graph.token_ids[None])
+    finally:
+        for handle in handles:
+            handle.remove()
+    seq = graph.n_pos
+    reads = []
+    for i in range(model.num_layers):
+        x = seen.get(i)
+        if x is None or x.numel() != seq * model.hidden_size:
+            raise Unchecked(f"block {i}'s MLP module is called with {None if x is None else tuple(x.shape)}, not one "
+                            "row a position of the stream's width")
+        reads.append(x.reshape(seq, model.hidden_size).float())
+    logits = seen["head"].reshape(-1, seq, seen["head"].shape[-1])[0, -1].float()
+    n_features = graph.n_features
+    token_start = n_features + graph.num_layers * seq
+    logit_start = token_start + seq
+    worst = 0.0
+    for node in graph.computed.nonzero().flatten().tolist():
+        if node >= logit_start:
+            vocab = graph.logit_tokens[node - logit_start][0]
+            expected = logits[vocab] - logits.mean()
+        else:
+            layer, pos, latent = graph.features[node].tolist()
+            sae = transcoders[layer]
+            expected = reads[layer][pos] @ sae.W_enc[:, latent].detach().float()
+            activation = torch.relu(expected + sae.b_enc[latent].detach().float())
+            if not torch.isclose(activation, graph.activations[node], rtol=1e-3, atol=1e-5):
+                raise AssertionError(f"latent {(layer, pos, latent)}'s activation is {float(activation):.6g} in a "
+                                     f"plain run, {float(graph.activations[node]):.6g} in the graph")
+        row = graph.adjacency[node].double()
+        constant = float(graph.constants[node])
+        scale = float(row.abs().sum()) + abs(constant)
+        worst = max(worst, abs(float(expected) - constant - float(row.sum())) / max(scale, 1e-30))
+    return worst
+
+
+def text_families() -> list[str]:
+    """Every family the installed transformers serves (wrappers of image or audio models are not among them)."""
+    from ..family import registry
+
+    return list(registry())
+
+
+def sweep_one(family: str, prompt: str = PROMPT) -> dict:
+    """{"family", "status": complete | incomplete | refused | failed, "detail", "completeness", "seconds"} for one family."""
+    from .. import tiny
+    from ._common import ToolError
+    from .graph import IncompleteGraph, attribution_graph, completeness_tolerance
+
+    started = time.perf_counter()
+    row = {"family": family, "status": "complete", "detail": "", "completeness": None}
+    try:
+        model = tiny.load(family, attn_implementation="eager")
+        saes = transcoders(model)
+        graph = attribution_graph(model, saes, prompt, progress=False, batch_size=128)
+        full = graph.stats["completeness_over_every_active_latent"]
+        rows = graph.computed
+        drift = float((graph.values[rows] - graph.clean[rows]).abs().max() / graph.clean[rows].abs().max())
+        row["completeness"], row["drift"] = full, drift
+        row["detail"] = f"{graph.stats['active_latents']} latents, residual {full:.1e}, against the clean run {drift:.1e}"
+        try:
+            row["independent"] = independent_completeness(model, graph, saes)
+            allowed = completeness_tolerance(model, len(graph.adjacency), graph.adjacency.dtype)
+            row["detail"] += f", recomputed by plain hooks {row['independent']:.1e}"
+            if row["independent"] > allowed:
+                row["status"] = "disagrees"
+        except Unchecked as why:
+            row["detail"] += f", not recomputed ({why})"
+    except IncompleteGraph as error:
+        row.update(status="incomplete", detail=str(error), completeness=error.residual)
+    except ToolError as error:
+        row.update(status="refused", detail=str(error))
+    except Exception as error:  # noqa: BLE001 (a sweep reports every failure and goes on)
+        row.update(status="failed", detail=f"{type(error).__name__}: {error}".split("\n")[0][:400],
+                   trace=traceback.format_exc(limit=-3))
+    row["seconds"] = round(time.perf_counter() - started, 2)
+    return row
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--family", action="append", help="only these families (repeat)")
+    parser.add_argument("--json", help="write the rows to this file")
+    args = parser.parse_args(argv)
+    families = args.family or text_families()
+    rows = []
+    for family in families:
+        row = sweep_one(family)
+        rows.append(row)
+        print(f"{family:28s} {row['status']:9s} {row['detail']}", flush=True)
+    counts = {status: sum(row["status"] == status for row in rows) for status in ("complete", "disagrees", "incomplete", "refused",
+                                                                 "failed")}
+    print(f"{counts['complete']} of {len(rows)} complete, {counts['disagrees']} disagreeing with the plain hooks, "
+          f"{counts['incomplete']} incomplete, {counts['refused']} refused, {counts['failed']} failed")
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(rows, handle, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
