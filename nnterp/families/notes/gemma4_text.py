@@ -14,7 +14,7 @@ DROP = ("rotary_note",)
 MORE = r'''
 ## From layer 15 on, Gemma 4 E2B computes no keys or values: its last 20 layers reuse layers 13's and 14's
 
-Gemma 4 E2B's config sets `num_kv_shared_layers` 20 of its 35 layers. The layers from 35 − 20 = 15 on are built without `k_proj`, `v_proj`, `k_norm` or `v_norm` (their released weights are dropped on load): each takes the keys and values of the last earlier layer of its own type, which the config marks `"store"`. Layer 13 is the last sliding layer before 15 and layer 14 the last full one, so every sliding layer from 15 to 33 attends over layer 13's keys and values, and every full layer (19, 24, 29, 34) over layer 14's. `attention_keys` and `attention_values` of a shared layer are those tensors, bit for bit; only its queries are its own. An edit to layer 13's keys reaches 16 later layers, and an attribution to "layer 20's keys" is one to layer 13's.
+Gemma 4 E2B's config sets `num_kv_shared_layers` 20 of its 35 layers. The layers from 35 − 20 = 15 on are built without `k_proj`, `v_proj`, `k_norm` or `v_norm` (weights for them in a checkpoint are ignored on load): each takes the keys and values of the last earlier layer of its own type, which the config marks `"store"`. Layer 13 is the last sliding layer before 15 and layer 14 the last full one, so every sliding layer from 15 to 33 attends over layer 13's keys and values, and every full layer (19, 24, 29, 34) over layer 14's. `attention_keys` and `attention_values` of a shared layer are those tensors, bit for bit; only its queries are its own. An edit to layer 13's keys reaches 16 later layers, and an attribution to "layer 20's keys" is one to layer 13's.
 
 ```python
 from transformers import Gemma4TextConfig

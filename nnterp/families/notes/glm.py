@@ -42,6 +42,7 @@ assert torch.equal(q[..., rot:], pre[..., rot:])                          # the 
 `k_proj` has a bias (`add_qkv_bias`, `attention_bias` true on GLM-4-9B-Chat), added before the rotary. On the unrotated half of a head, the bias is the same vector at every key, so it adds q · b to all of a query's scores and the softmax cancels it: removing it there leaves `attention_probabilities` as they were. On the rotated half, the rotary turns the bias by each key's position, so it adds a term that depends on the key's position and moves the pattern: on GLM the key bias is not the no-op it is on a model without rotary. The snippet zeroes the bias on one half at a time:
 
 ```python
+assert released("THUDM/glm-4-9b-chat")["attention_bias"] is True
 attention = model.layers[0].self_attn
 d = model.head_dim
 rot = int(d * model.config.rope_parameters["partial_rotary_factor"])
@@ -66,6 +67,8 @@ assert not torch.allclose(pattern(~half), full, atol=1e-6)                 # rot
 `v_proj` has a bias too. Each head's output is a mix of its values with weights that sum to one, so the value bias comes through whole, whatever the pattern: every head outputs its slice of b_v plus the mix of the bias-free values. `o_proj` (no bias) turns that into one constant vector, `o_proj.weight @ b_v` (with each key head's bias repeated over its 16 query heads on GLM-4-9B-Chat), added to `attention_output` at every position of every prompt. An attribution that splits `attention_output` over heads or over source positions has to put that vector somewhere: it belongs to no key.
 
 ```python
+facts = released("THUDM/glm-4-9b-chat")
+assert facts["num_attention_heads"] // facts["num_key_value_heads"] == 16
 attention = model.layers[0].self_attn
 with model.trace(prompt):
     out = attention.attention_output.save()

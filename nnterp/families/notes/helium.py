@@ -84,7 +84,7 @@ assert not torch.equal(normed, norm.weight * unit.to(torch.bfloat16))           
 
 ## eps is 1e-8: the norms are scale-free even on a stream a thousand times smaller than usual
 
-Helium-1 preview 2B's config sets `rms_norm_eps` 1e-08, a thousand times smaller than Llama 2's 1e-05. An RMSNorm's output is x / √(mean(x²) + eps) · w: it ignores the stream's scale only where the mean square dwarfs eps, and shrinks the output by a relative eps / (2 · mean(x²)) otherwise. At 1e-8, a stream with an RMS of 0.01 (mean square 1e-4) is normed to within 5e-5 of scale-free, where eps 1e-5 would shrink it by 5%: an intervention that scales the stream entering a block down (a scaled ablation, a steering coefficient) changes almost nothing the block's norms pass on. The tiny model's stream is about that small (an RMS near 0.02), so the snippet compares the stream with ten times the stream under both eps:
+Helium-1 preview 2B's config sets `rms_norm_eps` 1e-08, a thousand times smaller than 1e-05. An RMSNorm's output is x / √(mean(x²) + eps) · w: it ignores the stream's scale only where the mean square dwarfs eps, and shrinks the output by a relative eps / (2 · mean(x²)) otherwise. At 1e-8, a stream with an RMS of 0.01 (mean square 1e-4) is normed to within 5e-5 of scale-free, where eps 1e-5 would shrink it by 5%: an intervention that scales the stream entering a block down (a scaled ablation, a steering coefficient) changes almost nothing the block's norms pass on. The tiny model's stream is about that small (an RMS near 0.02), so the snippet compares the stream with ten times the stream under both eps:
 
 ```python
 facts = released("kyutai/helium-1-preview-2b")

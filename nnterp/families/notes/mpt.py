@@ -33,7 +33,7 @@ assert not torch.allclose(scores[live], (content + textbook.expand_as(content))[
 
 ## The slopes are 2^(−8(h + 1)/n), interleaved when the head count is not a power of two
 
-With `alibi_bias_max` 8 (the class's default), head h of n heads has slope 2^(−8(h + 1)/n) when n is a power of two: the first head's penalty grows fastest with distance and the last head's slowest, 1/256 of a logit per token whatever n. When n is not a power of two, the slopes are those of the next power of two, odd positions first and then even ones, cut to n: with 12 heads, the slopes of 16 heads at positions 1, 3, …, 15, then 0, 2, 4, 6. Reading a head's distance preference by its index means using this order.
+With `alibi_bias_max` 8 (the class's default), head h of n heads has slope 2^(−8(h + 1)/n) when n is a power of two: the first head's penalty grows fastest with distance and the last head's slowest, 1/256 of a logit per token for any power of two. When n is not a power of two, the slopes are those of the next power of two, odd positions first and then even ones, cut to n: with 12 heads, the slopes of 16 heads at positions 1, 3, …, 15, then 0, 2, 4, 6. Reading a head's distance preference by its index means using this order.
 
 ```python
 from transformers.models.mpt.modeling_mpt import build_mpt_alibi_tensor

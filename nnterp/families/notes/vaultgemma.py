@@ -47,7 +47,7 @@ torch.testing.assert_close(scores[live], (q @ k.transpose(-1, -2) * facts["query
 
 ## Every layer of VaultGemma-1B attends in full: `sliding_window` 512 is in its config, but no layer slides
 
-VaultGemma-1B's config lists `layer_types` as `full_attention` for all 26 layers and also carries `sliding_window` 512, which only a `sliding_attention` layer reads: it is inert. The model was trained on 1024-token sequences (`max_position_embeddings` 1024), so on its own context every query sees every earlier key at every layer. `VaultGemmaConfig` without `layer_types` alternates, Gemma 2's way, sliding at the even layers and full at the odd ones: a config rebuilt from the sizes alone gets 13 sliding layers the checkpoint does not have.
+VaultGemma-1B's config lists `layer_types` as `full_attention` for all 26 layers and also carries `sliding_window` 512, which only a `sliding_attention` layer reads: it is inert. Its `max_position_embeddings` is 1024: within that context every query sees every earlier key at every layer. `VaultGemmaConfig` without `layer_types` alternates, Gemma 2's way, sliding at the even layers and full at the odd ones: a config rebuilt from the sizes alone gets 13 sliding layers the checkpoint does not have.
 
 ```python
 from transformers import VaultGemmaConfig
@@ -55,6 +55,7 @@ from nnterp import tiny
 
 facts = released("google/vaultgemma-1b")
 assert facts["layer_types"] == ["full_attention"] * 26 and facts["sliding_window"] == 512
+assert facts["max_position_embeddings"] == 1024
 rebuilt = VaultGemmaConfig(**{k: v for k, v in facts.items() if k != "layer_types"}).layer_types
 assert rebuilt[:2] == ["sliding_attention", "full_attention"] and rebuilt.count("sliding_attention") == 13
 
