@@ -5,7 +5,8 @@ post_attention_layernorm, mlp.{dense_h_to_4h, act, dense_4h_to_h}, dropout}, fin
 A sequential pre-norm block with LayerNorms, h = x + attn(input_layernorm(x)), out = h +
 mlp(post_attention_layernorm(h)) (the block's dropout after the MLP is inert in eval). The attention projects q, k
 and v in one fused query_key_value laid out per head ([q_h, k_h, v_h] for each head h), normalizes every query and
-key head with its own LayerNorm (q_layernorm, k_layernorm, over head_dim) before the rotary, applies rotate_half
+key head with one LayerNorm over head_dim that all heads share, with a weight and a bias (q_layernorm,
+k_layernorm), before the rotary, applies rotate_half
 rotary to the first partial_rotary_factor of each head (half on Persimmon-8B), and calls the kernel chosen at run
 time through attention_interface, scaled by head_dim ** -0.5; keys and values have num_heads heads. The MLP is
 dense_h_to_4h, squared ReLU (relu2) and dense_4h_to_h, with biases, ungated.
