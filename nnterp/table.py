@@ -28,6 +28,14 @@ def rows():
             yield f"{name}@{variant}", name, overrides
 
 
+def moved_rows():
+    """(label, family, overrides, why) for every family's moved recipe (``nnterp.tiny.moved``): overrides None
+    and the reason where transformers does not build it."""
+    for name in registry():
+        overrides, why = tiny.moved(name)
+        yield f"{name}@moved", name, overrides, why
+
+
 def load_row(family: str, overrides: dict, attn_implementation: str | None = None):
     return tiny.load(family, attn_implementation=attn_implementation, **overrides)
 
