@@ -186,3 +186,17 @@ def test_moved_recipe_builds_for_every_family_or_says_why():
         recipe, moved = tiny.config(family).get_text_config(), tiny.config(family, **overrides).get_text_config()
         assert moved.num_hidden_layers > recipe.num_hidden_layers, label
 
+
+def _contract_holds(family, **overrides):
+    for load in registry()[family].loads:
+        report = tiny.load(family, attn_implementation=load, **overrides).check(raise_on_failure=False)
+        assert report.ok, str(report)
+
+
+@pytest.mark.parametrize("family", ["mllama"])
+def test_contract_holds_where_a_block_the_text_call_skips_sits_last(family):
+    """The final stream is the last block a text call runs: a cross-attention block last (the moved recipe's
+    layout) passes it through, and its layer_output does not exist on text."""
+    text = {**tiny.served_recipe(family)["overrides"]["text_config"], "cross_attention_layers": [0, 2]}
+    _contract_holds(family, text_config=text)
+
