@@ -200,3 +200,10 @@ def test_contract_holds_where_a_block_the_text_call_skips_sits_last(family):
     text = {**tiny.served_recipe(family)["overrides"]["text_config"], "cross_attention_layers": [0, 2]}
     _contract_holds(family, text_config=text)
 
+
+@pytest.mark.parametrize("family", ["gemma4_text", "gemma4_unified_text"])
+def test_contract_holds_on_kv_shared_layers(family):
+    """A KV-shared layer reuses the keys and values an earlier layer of its type made, the same tensor: an
+    assignment there must reach it as an in-place edit does."""
+    full, sliding = "full_attention", "sliding_attention"
+    _contract_holds(family, num_hidden_layers=3, layer_types=[full, sliding, full], num_kv_shared_layers=1)
