@@ -12,6 +12,7 @@ from nnterp.families import _index
 from nnterp.families._llama import tiny as llama_recipe
 from nnterp.family import Family, family_named, registry
 from nnterp.lookup import family_for
+from nnterp.moved_sweep import check_moved
 from nnterp.table import load_row, moved_rows, render, rows
 
 ROWS = list(rows())
@@ -207,3 +208,17 @@ def test_contract_holds_on_kv_shared_layers(family):
     assignment there must reach it as an in-place edit does."""
     full, sliding = "full_attention", "sliding_attention"
     _contract_holds(family, num_hidden_layers=3, layer_types=[full, sliding, full], num_kv_shared_layers=1)
+
+
+#: families whose special blocks sit by a per-block pattern (layer types, periods and offsets, first-k dense blocks,
+#: block-index lists, flags, derived lists), and those whose moved recipe broke a mechanism: their moved recipe runs
+#: here; every family's runs by `OMP_NUM_THREADS=1 python -m nnterp.moved_sweep` (too slow for each CI run)
+MOVED_SAMPLE = ("gemma3_text", "cohere2", "jamba", "qwen3_next", "deepseek_v3", "llama4_text", "exaone4", "smollm3",
+                "mllama", "gemma4_text", "modernbert-decoder", "nemotron_h", "gpt_neo", "zamba")
+
+
+@pytest.mark.parametrize("family", MOVED_SAMPLE)
+def test_contract_on_the_moved_recipe(family):
+    overrides, why = tiny.moved(family)
+    assert overrides is not None, why
+    check_moved(family, overrides)
