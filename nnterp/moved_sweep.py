@@ -40,11 +40,8 @@ def check_moved(family: str, overrides: dict) -> None:
 def main(argv: list[str]) -> int:
     from .table import moved_rows
 
-    wanted = set(argv)
     counts = {"ok": 0, "failed": 0, "skipped": 0}
-    for label, family, overrides, why in moved_rows():
-        if wanted and family not in wanted:
-            continue
+    for label, family, overrides, why in moved_rows(run=True, families=argv):
         if overrides is None:
             counts["skipped"] += 1
             print(f"{label}: skipped ({why})", flush=True)

@@ -28,11 +28,12 @@ def rows():
             yield f"{name}@{variant}", name, overrides
 
 
-def moved_rows():
-    """(label, family, overrides, why) for every family's moved recipe (``nnterp.tiny.moved``): overrides None
-    and the reason where transformers does not build it."""
-    for name in registry():
-        overrides, why = tiny.moved(name)
+def moved_rows(run: bool = False, families=None):
+    """(label, family, overrides, why) for every family's moved recipe, or the ``families`` named
+    (``nnterp.tiny.moved``, which ``run`` passes on): overrides None and the reason where transformers does not
+    build (or run) it."""
+    for name in families or registry():
+        overrides, why = tiny.moved(name, run)
         yield f"{name}@moved", name, overrides, why
 
 

@@ -247,9 +247,10 @@ def served_recipe(family: str) -> dict:
     return _family(family).tiny
 
 
-def moved(family: str) -> tuple[dict | None, str]:
+def moved(family: str, run: bool = False) -> tuple[dict | None, str]:
     """(overrides, "") for the family's moved recipe, or (None, why) where transformers does not build it: a
-    config that refuses the moved pattern, or one whose depth does not follow."""
+    config that refuses the moved pattern, or one whose depth does not follow; with ``run``, also a model whose own
+    forward refuses it (HY-V4: a shared indexer layer before any full one)."""
     try:
         overrides = moved_overrides(family)
     except (ValueError, StopIteration) as error:
@@ -262,4 +263,11 @@ def moved(family: str) -> tuple[dict | None, str]:
     depth = config(family).get_text_config().num_hidden_layers
     if built.num_hidden_layers <= depth:
         return None, f"the depth did not grow: {built.num_hidden_layers} blocks, {depth} in the recipe"
+    if run:
+        model, tok = build(family, **overrides)
+        try:
+            with torch.no_grad():
+                model(**tok("The Eiffel Tower is", return_tensors="pt"))
+        except Exception as error:
+            return None, f"transformers' forward refuses the moved config: {' '.join(str(error).split())[:300]}"
     return overrides, ""
