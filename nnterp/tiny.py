@@ -157,12 +157,12 @@ PER_BLOCK = re.compile(r"(layer|block)_?types?$|_layers$|per_layer")
 DEPTH_KEYS = ("num_hidden_layers", "num_layers", "n_layers", "n_layer")
 
 
-def _depth_key(config, given: dict = {}) -> str:
+def _depth_key(config, given: dict | None = None) -> str:
     """The key counting the config's blocks: the one the recipe sets (LongCat's num_layers counts blocks of two
     sublayers, HRM's num_hidden_layers is rewritten from the recipe's per-stack count), else the one num_hidden_layers
     maps to."""
     mapped = type(config).attribute_map.get("num_hidden_layers", "num_hidden_layers")
-    return next((key for key in (mapped, *DEPTH_KEYS) if key in given), mapped)
+    return next((key for key in (mapped, *DEPTH_KEYS) if key in (given or {})), mapped)
 
 
 def _moved_blocks(entries, depth: int):
