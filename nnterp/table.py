@@ -28,6 +28,15 @@ def rows():
             yield f"{name}@{variant}", name, overrides
 
 
+def moved_rows(run: bool = False, families=None):
+    """(label, family, overrides, why) for every family's moved recipe, or the ``families`` named
+    (``nnterp.tiny.moved``, which ``run`` passes on): overrides None and the reason where transformers does not
+    build (or run) it."""
+    for name in families or registry():
+        overrides, why = tiny.moved(name, run)
+        yield f"{name}@moved", name, overrides, why
+
+
 def load_row(family: str, overrides: dict, attn_implementation: str | None = None):
     return tiny.load(family, attn_implementation=attn_implementation, **overrides)
 

@@ -8,6 +8,7 @@ MLP: attention_output and mlp_output are read there (Sibling sites).
 """
 
 from nnterp.sites import EAGER_ONLY, Argument, Call, Read
+from nnterp.family import described
 
 
 #: token_embeddings' description where embed_tokens scales inside its own forward
@@ -51,9 +52,14 @@ def gemma4_attention_sites() -> dict:
     return {
         "attention_queries": "The queries entering attention: normed per head by q_norm, then rotated (the kernel's "
                              "scale is 1)",
-        "attention_keys": "The keys entering attention: normed per head by k_norm, then rotated" + kv_note,
-        "attention_values": "The values entering attention: RMS-normed per head by v_norm (no weight; the key "
-                            "projection's output where attention_k_eq_v)" + kv_note,
+        # one tensor serves its own layer and the KV-shared layers after it: an assignment is copied into it, so
+        # it reaches them all as an in-place edit does
+        "attention_keys": described(
+            "attention_keys", "The keys entering attention: normed per head by k_norm, then rotated" + kv_note,
+            shared=True),
+        "attention_values": described(
+            "attention_values", "The values entering attention: RMS-normed per head by v_norm (no weight; the key "
+                                "projection's output where attention_k_eq_v)" + kv_note, shared=True),
     }
 
 
