@@ -204,7 +204,8 @@ class StandardizedTransformer(StandardHost, TransformersModel):
 
     # ------------------------------------------------------------------ tracing
     def trace(self, *inputs: Any, **kwargs: Any):
-        if bridge.interleaving(self):  # called from the body of a running trace of this model
+        # called from the body of a running trace of this model (its worker), not from another thread taking turns
+        if bridge.interleaving(self) and bridge.worker_or_none() is not None:
             raise NestedTrace(
                 "a trace of this model was opened inside another of its traces (model.cache, model.generate and the "
                 "tools each run one), and nnsight runs one forward of a model at a time: open it after the outer "

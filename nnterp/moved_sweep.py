@@ -10,15 +10,17 @@ from __future__ import annotations
 import sys
 import traceback
 
+from . import tiny
+from .family import registry
+from .table import moved_rows
+from .tools._common import ToolError
+from .tools.lens import logit_lens
+
 PROMPT = "The Eiffel Tower is in the city of"
 
 
 def check_moved(family: str, overrides: dict) -> None:
     """Raises AssertionError (or the error met) where the moved recipe breaks the contract, the cache or the lens."""
-    from . import tiny
-    from .family import registry
-    from .tools._common import ToolError
-    from .tools.lens import logit_lens
 
     for load in registry()[family].loads:
         model = tiny.load(family, attn_implementation=load, **overrides)
@@ -38,7 +40,6 @@ def check_moved(family: str, overrides: dict) -> None:
 
 
 def main(argv: list[str]) -> int:
-    from .table import moved_rows
 
     counts = {"ok": 0, "failed": 0, "skipped": 0}
     for label, family, overrides, why in moved_rows(run=True, families=argv):

@@ -387,8 +387,10 @@ def test_a_note_states_no_number_of_a_checkpoint_without_a_source_nor_a_class_de
     bases = {s.label: s.value for s in mistral.each(*BASE_PATHS)}
     assert bases == {"Mistral-7B-v0.1": 10000.0, "Mistral-Nemo-Base-2407": 1000000.0}
     cohere = Subject(families["cohere"], None, None)
-    assert representative(families["cohere"]).repo == "CohereForAI/c4ai-command-r-plus"  # Command R has no source
-    assert [s.label for s in cohere.each(*BASE_PATHS)] == ["Command R+ (qk-norm)"]
+    # each checkpoint at its own base, as its sourced release gives it (Command R's at 8000000, R+'s at 75000000)
+    assert representative(families["cohere"]).repo == "CohereForAI/c4ai-command-r-v01"
+    assert {s.label: s.value for s in cohere.each(*BASE_PATHS)} == {"Command R (35B)": 8000000.0,
+                                                                     "Command R+ (qk-norm)": 75000000.0}
     phimoe = Subject(families["phimoe"], None, None)
     assert phimoe.each(*BASE_PATHS) == [] and phimoe.checkpoint is None
     default = phimoe.stated(*BASE_PATHS)

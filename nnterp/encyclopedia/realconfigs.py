@@ -37,7 +37,7 @@ from ..conformance import PROMPT
 from ..family import Checkpoint
 from ..model import StandardizedTransformer
 from ..wrappers import auto_class, every_family
-from .configs import config_class
+from .configs import class_differences, config_class, sourced
 # the record is read in .verdicts; FAMILIES.md (nnterp.table) asks this module for its section
 from .verdicts import load, table_section  # noqa: F401
 
@@ -596,8 +596,6 @@ def close_unreached(record: dict, why: str, dtypes=("float32", "bfloat16")) -> d
 def difference_lines(families=None) -> list[str]:
     """One line per key a recorded config's class does not keep as released (configs.class_differences), for every
     checkpoint with config facts, sourced or not; a config its class refuses is a line too."""
-    from .configs import class_differences, sourced
-
     lines = []
     for family, checkpoint in checkpoints(families, every=True):
         if not checkpoint.config:

@@ -20,13 +20,17 @@ import traceback
 
 import torch
 
+from .. import tiny
+from ..family import registry
+from ._common import ToolError
+from .graph import IncompleteGraph, attribution_graph, completeness_tolerance
+from .splice import LocalSAE
+
 PROMPT = "The Eiffel Tower is in"
 
 
 def transcoders(model, threshold: float = 0.6, read: str = "mlp.hook_in"):
     """Random transcoders, one a block, reading ``read`` and writing the block's mlp_output."""
-    from .splice import LocalSAE
-
     width = model.hidden_size
     return [LocalSAE.random(width, 2 * width, seed=i, d_out=width, hook_name=f"blocks.{i}.{read}",
                             hook_name_out=f"blocks.{i}.hook_mlp_out", threshold=threshold)
@@ -94,17 +98,11 @@ def independent_completeness(model, graph, transcoders) -> float:
 
 def text_families() -> list[str]:
     """Every family the installed transformers serves (wrappers of image or audio models are not among them)."""
-    from ..family import registry
-
     return list(registry())
 
 
 def sweep_one(family: str, prompt: str = PROMPT) -> dict:
     """{"family", "status": complete | incomplete | refused | failed, "detail", "completeness", "seconds"} for one family."""
-    from .. import tiny
-    from ._common import ToolError
-    from .graph import IncompleteGraph, attribution_graph, completeness_tolerance
-
     started = time.perf_counter()
     row = {"family": family, "status": "complete", "detail": "", "completeness": None}
     try:
