@@ -151,7 +151,9 @@ def check(model, prompt: str | None = None, edit_blocks=None, raise_on_failure: 
     n = model.num_layers
     # the final stream is the last block a text call runs: a cross-attention block may sit last (Mllama's layout
     # moved) and pass the stream through untouched
-    last_run = max(i for i in range(n) if skipped_by(model, model.layers[i], TEXT_CALL) is None)
+    # (a call with an image or a protein runs the blocks a text call skips: the call's own inputs decide)
+    given = tuple(prompt) if isinstance(prompt, dict) else TEXT_CALL
+    last_run = max(i for i in range(n) if skipped_by(model, model.layers[i], given) is None)
 
     with model.trace(prompt):
         base = model.logits.save()
