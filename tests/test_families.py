@@ -10,7 +10,7 @@ import nnterp
 from nnterp import RegistrationRefused, StandardizedTransformer, UnknownArchitecture, tiny
 from nnterp.families import _index
 from nnterp.families._llama import tiny as llama_recipe
-from nnterp.family import Family, family_named, registry
+from nnterp.family import Family, family_named, registry, served_here
 from nnterp.lookup import family_for
 from nnterp.moved_sweep import check_moved
 from nnterp.table import load_row, moved_rows, render, rows
@@ -161,6 +161,9 @@ def test_moved_recipe_moves_every_per_block_pattern():
     """One block more, and every per-block pattern moved, found from the config: layer_types reversed, periods one
     longer with their offsets moved, first-k counts one more, index lists moved as a mask over the blocks."""
     sliding, full = "sliding_attention", "full_attention"
+    if not all(served_here(name) for name in ("gemma3_text", "jamba", "deepseek_v3", "smollm3", "llama4_text",
+                                               "mllama", "gpt_neo", "dory", "longcat_flash", "falcon_h1")):
+        pytest.skip("a family of this test is not served by the installed transformers")
     assert tiny.moved_overrides("gemma3_text") == {"num_hidden_layers": 3, "layer_types": [full, sliding, full]}
     assert tiny.moved_overrides("jamba") == {"num_hidden_layers": 3, "expert_layer_period": 3, "expert_layer_offset": 0,
                                              "attn_layer_period": 3, "attn_layer_offset": 0}
@@ -219,6 +222,8 @@ MOVED_SAMPLE = ("gemma3_text", "cohere2", "jamba", "qwen3_next", "deepseek_v3", 
 
 @pytest.mark.parametrize("family", MOVED_SAMPLE)
 def test_contract_on_the_moved_recipe(family):
+    if not served_here(family):  # the oldest release of the window serves fewer families
+        pytest.skip(f"{family} is not served by the installed transformers")
     overrides, why = tiny.moved(family)
     assert overrides is not None, why
     check_moved(family, overrides)
