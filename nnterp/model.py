@@ -271,23 +271,8 @@ class StandardizedTransformer(StandardHost, TransformersModel):
     def _named_value(self, name: str, new_value: tuple, transformerlens: int, guard_computed: bool):
         """``value``'s work; ``guard_computed``: fail the trace on an in-place edit of a computed tensor (the
         TransformerLens layer carries such an edit back itself, as TransformerLens's hooks do)."""
-        kind = self.family.block.kind(self._nnterp_state.config)
-        path = resolve(name, self.num_layers, kind, self.family.name, transformerlens)
-        refused = projected.refusal(self, path)
-        if refused:
-            raise UnavailableValue(refused)
-        reads = path.reads(self.num_layers, kind)
-        hosts = []
-        for read in reads:
-            if not read.in_vocabulary:
-                raise UnavailableValue(f"{name!r} is {read}, which this version of nnterp does not serve yet")
-            host = self
-            if read.layer is not None:
-                host = block_hosts(self.layers[read.layer]).get(read.host)
-                if host is None:
-                    raise UnavailableValue(f"{read} is unavailable: "
-                                           f"{absent_host_reason(self, self.layers[read.layer], read.host)}")
-            hosts.append(host)
+        path, reads = self._named_path(name, transformerlens)
+        hosts = [self._host_of(read) for read in reads]
         convention = path.convention
         if new_value:  # TransformerLens's layout carried back to the one value the tensor is
             try:
@@ -297,16 +282,34 @@ class StandardizedTransformer(StandardHost, TransformersModel):
             setattr(hosts[-1], reads[-1].value, native)
             return None
         values = [getattr(host, read.value) for host, read in zip(hosts, reads)]
-        if convention.same:
-            return values[0]
-        tensor = convention.to_tl(values, ConventionInfo(self))
-        if not convention.view and isinstance(tensor, torch.Tensor):  # no in-place edit of it reaches the model
-            if any(tensor.untyped_storage().data_ptr() == v.untyped_storage().data_ptr() for v in values
-                   if isinstance(v, torch.Tensor)):
-                tensor = tensor.clone()  # an expanded view: torch would refuse the edit in its own words
-            if guard_computed:
-                bridge.keep_read_only(convention.in_place_refusal(name, path.value), tensor, path.value)
+        tensor = convention.tensor(values, ConventionInfo(self))
+        if guard_computed and not convention.view and isinstance(tensor, torch.Tensor):  # no edit of it reaches the model
+            bridge.keep_read_only(convention.in_place_refusal(name, path.value), tensor, path.value)
         return tensor
+
+    def _named_path(self, name: str, transformerlens: int = 3):
+        """The standard path a name denotes on this model and the standard values its tensor is computed from, or
+        the sentence why it has none here."""
+        kind = self.family.block.kind(self._nnterp_state.config)
+        path = resolve(name, self.num_layers, kind, self.family.name, transformerlens)
+        refused = projected.refusal(self, path)
+        if refused:
+            raise UnavailableValue(refused)
+        reads = path.reads(self.num_layers, kind)
+        for read in reads:
+            if not read.in_vocabulary:
+                raise UnavailableValue(f"{name!r} is {read}, which this version of nnterp does not serve yet")
+        return path, reads
+
+    def _host_of(self, read):
+        """The envoy a standard path's value is read on, or the sentence why this model has none."""
+        if read.layer is None:
+            return self
+        host = block_hosts(self.layers[read.layer]).get(read.host)
+        if host is None:
+            raise UnavailableValue(f"{read} is unavailable: "
+                                   f"{absent_host_reason(self, self.layers[read.layer], read.host)}")
+        return host
 
     # ------------------------------------------------------------------ identity
     @property

@@ -64,6 +64,18 @@ class Convention:
         """Whether TransformerLens's tensor is nnterp's value itself."""
         return type(self) is Convention
 
+    def tensor(self, values: list, info):
+        """TransformerLens's tensor from nnterp's ``values``: the value itself, a view of it, or a computed tensor
+        that shares no memory with it (an expanded view is copied: torch refuses an in-place edit of one)."""
+        if self.same:
+            return values[0]
+        tensor = self.to_tl(values, info)
+        if not self.view and isinstance(tensor, torch.Tensor) and any(
+                isinstance(v, torch.Tensor) and tensor.untyped_storage().data_ptr() == v.untyped_storage().data_ptr()
+                for v in values):
+            tensor = tensor.clone()
+        return tensor
+
     def in_place_refusal(self, name: str, value: str) -> str:
         """The sentence an in-place edit of a tensor ``to_tl`` computed (not a view) fails with: the form that
         works."""

@@ -13,11 +13,9 @@ from typing import Callable
 
 import torch
 
-from .. import names, projected
+from .. import names
 from ..cache import ConventionInfo
-from ..envoys import absent_host_reason
 from ..errors import NnterpError, UnavailableValue
-from ..locations import block_hosts
 from ..model import StandardizedTransformer
 from ..paths import WriteRefused
 from ..status import status_of
@@ -226,7 +224,7 @@ class HookedTransformer:
                 if name not in memo:
                     memo[name] = getattr(self._host(reads[0]), reads[0].value)
                 continue
-            tensor = self._pos_embed() if path is None else self._tensor(path, [memo[r.key] for r in reads], info)
+            tensor = self._pos_embed() if path is None else path.convention.tensor([memo[r.key] for r in reads], info)
             if hook is None:
                 saved[name] = tensor.save()
                 continue
@@ -246,28 +244,10 @@ class HookedTransformer:
             memo[reads[-1].key] = native
 
     def _path(self, name: str):
-        """The standard path of a TransformerLens name on this model and the values its tensor is computed from,
-        or the sentence why it has none here."""
-        std = self.std
-        kind = std.family.block.kind(std._nnterp_state.config)
-        path = names.resolve(name, std.num_layers, kind, std.family.name, self.generation)
-        refused = projected.refusal(std, path)
-        if refused:
-            raise UnavailableValue(refused)
-        reads = path.reads(std.num_layers, kind)
-        for read in reads:
-            if not read.in_vocabulary:
-                raise UnavailableValue(f"{name!r} is {read}, which this version of nnterp does not serve yet")
-        return path, reads
+        return self.std._named_path(name, self.generation)
 
     def _host(self, read):
-        std = self.std
-        if read.layer is None:
-            return std
-        host = block_hosts(std.layers[read.layer]).get(read.host)
-        if host is None:
-            raise UnavailableValue(f"{read} is unavailable: {absent_host_reason(std, std.layers[read.layer], read.host)}")
-        return host
+        return self.std._host_of(read)
 
     def _rank(self, read) -> tuple:
         """A standard value's place in the forward."""
@@ -276,16 +256,6 @@ class HookedTransformer:
                 return (0, 0, FORWARD_ORDER["model"].index(read.value))
             return (2, 0, FORWARD_ORDER["readout"].index(read.value))
         return (1, read.layer, [value for _, value in block_order(self.std)].index(read.value))
-
-    @staticmethod
-    def _tensor(path, values, info) -> torch.Tensor:
-        if path.convention.same:
-            return values[0]
-        tensor = path.convention.to_tl(values, info)
-        if not path.convention.view and any(tensor.untyped_storage().data_ptr() == v.untyped_storage().data_ptr()
-                                            for v in values):
-            tensor = tensor.clone()  # an expanded view: an edit of it would fail in torch's words
-        return tensor
 
     def _pos_embed(self) -> torch.Tensor:
         ids = self.std.input_ids
