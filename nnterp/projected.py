@@ -31,23 +31,20 @@ _CALL_ONLY = ("past", "cache", "encoder", "cross")
 
 _SYMBOLS = {ast.Mult: "*", ast.Div: "/", ast.Add: "+", ast.Sub: "-", ast.MatMult: "@", ast.Pow: "**"}
 
+#: per attention module and value: (what is applied, or None where unfollowed; the projection's child name)
 _FOUND: "weakref.WeakKeyDictionary[torch.nn.Module, dict]" = weakref.WeakKeyDictionary()
-#: the projection each value was followed back to, by its name among the attention's children
-_PROJECTION: "weakref.WeakKeyDictionary[torch.nn.Module, dict]" = weakref.WeakKeyDictionary()
 
 
 def refusal(model, path) -> str | None:
     """Why the TransformerLens name ``path`` came from is not nnterp's value on this model's block, or None: the
     block's attention applies something between the projection TransformerLens hooks and where nnterp reads."""
-
     which = path.via.projected if path.via is not None else None
     if which is None or path.layer is None:
         return None
     host = block_hosts(model.layers[path.layer]).get("attention")
-    applied = applied_between(host._module, which) if host is not None else None
+    applied, projection = _followed(host._module, which) if host is not None else (None, None)
     if not applied:
         return None
-    projection = _PROJECTION.get(host._module, {}).get(which)
     instead = (f"; read its projection's output, model.layers[{path.layer}].self_attn.{projection}.output, and split "
                f"it by head" if projection else "")
     return (f"{path.via.name!r} is TransformerLens's {which} as the projection leaves them, split by head, and block "
@@ -63,14 +60,18 @@ def applied_between(module: torch.nn.Module, which: str) -> list[str] | None:
     """What ``module``'s forward applies to its ``which`` ("queries", "keys", "values") between their projection
     (a child with a 2-D weight) and the rotary's input (the kernel's, for values or without a rotary), as source
     text (``["self.q_norm(...)"]``); [] where only reshapes; None where the forward cannot be followed."""
+    return _followed(module, which)[0]
+
+
+def _followed(module: torch.nn.Module, which: str) -> tuple[list[str] | None, str | None]:
+    """(applied_between's answer, the name of the projection it was followed back to), read once per module."""
     found = _FOUND.setdefault(module, {})
     if which not in found:
-        reader = _Reader(module)
         try:
-            found[which] = reader.between(which)
-            _PROJECTION.setdefault(module, {})[which] = reader.projection
+            reader = _Reader(module)
+            found[which] = (reader.between(which), reader.projection)
         except (Unfollowed, SyntaxError, RecursionError):
-            found[which] = None
+            found[which] = (None, None)
     return found[which]
 
 
