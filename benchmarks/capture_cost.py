@@ -25,7 +25,8 @@ def main() -> None:
     parser.add_argument("--seq", type=int, default=64)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    from nnterp import tiny, tracing
+    from nnterp import tiny
+    from nnterp.runtime import tracing
 
     model = tiny.load("llama", attn_implementation="eager", num_hidden_layers=4, hidden_size=256,
                       intermediate_size=512, num_attention_heads=8, num_key_value_heads=8, vocab_size=1000)

@@ -48,7 +48,7 @@ def _host(layer, host):
 
 def block_values(model, residual_only: bool) -> list[tuple[str, str]]:
     """The (host, name) pairs this model serves under its load, in forward order."""
-    from nnterp.vocabulary import BY_NAME
+    from nnterp.declare.vocabulary import BY_NAME
 
     order = PARALLEL_ORDER if model.family.block.kind(model._nnterp_state.config) == "parallel" else BLOCK_ORDER
     layer = model.layers[0]
@@ -125,7 +125,7 @@ def scenarios(ctx) -> dict:
         return eager.cache(ids, progress=False)
 
     def cache_everything_named():  # the values computed beside the forward named too: the default before
-        from nnterp.vocabulary import BY_NAME
+        from nnterp.declare.vocabulary import BY_NAME
 
         return eager.cache(ids, values=list(BY_NAME), progress=False)
 

@@ -5,7 +5,7 @@
 Each patch says what it replaces; the script checks that the patched construction gives the
 same tree (every alias on every envoy, the printout) and measures both ways interleaved, in the
 process's CPU time (one torch thread). (The read-path candidate measured here before, location
-strings made once per host and site, has landed in nnterp/writeback.py.)
+strings made once per host and site, has landed in nnterp/declare/writeback.py.)
 """
 
 from __future__ import annotations

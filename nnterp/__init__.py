@@ -3,12 +3,12 @@
 import importlib
 import importlib.util
 
-from .errors import (
+from nnterp.declare.errors import (
     BadIndex, BadPrompt, BatchRefused, ConditionedValue, EmptyPrompt, HubUnreachable, LayoutMismatch, LoadOptionRefused,
     NestedTrace, NnterpError, NotCached, OrderError, ReadOnlyValue, RegistrationRefused, UnavailableValue,
     UnknownArchitecture, UnknownName,
 )
-from .vocabulary import DIMENSIONS, FORWARD_ORDER, VALUES
+from nnterp.declare.vocabulary import DIMENSIONS, FORWARD_ORDER, VALUES
 
 __all__ = [
     "StandardizedTransformer", "VALUES", "FORWARD_ORDER", "DIMENSIONS", "NnterpError", "UnknownArchitecture", "UnknownName",
@@ -22,7 +22,7 @@ __version__ = "0.1.0"
 
 #: names that load with their module, not with the package: torch and nnsight come with the model class, so
 #: `nnterp --help` answers without them
-LAZY = {"StandardizedTransformer": "model", "register": "family", "registered": "family", "unregister": "family"}
+LAZY = {"StandardizedTransformer": "model", "register": "registry", "registered": "registry", "unregister": "registry"}
 
 
 def __getattr__(name: str):

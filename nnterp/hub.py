@@ -1,9 +1,13 @@
-"""Whether a hub repo id can be loaded from here, answered at once instead of after a load's retries."""
+"""Whether a hub repo id, or a model as a command names it, can be loaded from here: answered at once, from the
+families' index and the hub cache, instead of after a load's retries and before torch loads."""
 
 from __future__ import annotations
 
+import difflib
 import os
 import socket
+
+from nnterp.families import _index
 
 
 def is_repo_id(name) -> bool:
@@ -57,3 +61,36 @@ def unreachable_reason(repo: str, cache_dir: str | None = None, instead: str = O
     else:
         return None
     return f"{repo!r} is a hub repo id, {why}, and the repo is not in the local cache: {instead}"
+
+
+class CommandRefused(Exception):
+    """A command's argument names nothing it can load; printed as one line."""
+
+
+REAL_NAMES = ("smollm2", "real", "SmolLM2-135M-Instruct")
+
+
+def known(name: str) -> bool:
+    """A family, a wrapper or the embedded model's name, by the index (no family module imported)."""
+    return name in REAL_NAMES or name in _index.MODULES or name in _index.WRAPPERS
+
+
+def not_a_family(name: str) -> str:
+    near = difflib.get_close_matches(name.lower(), [*_index.MODULES, *_index.WRAPPERS], n=3, cutoff=0.5)
+    hint = f"nearest: {', '.join(near)}; " if near else ""
+    return (f"{name!r} is not a family ({hint}`nnterp table` lists all {len(_index.MODULES)}), 'smollm2', a local "
+            f"directory, or a hub repo id (org/name)")
+
+
+#: what the command line loads offline instead of a repo id it cannot reach
+COMMAND_INSTEAD = "name a family (nnterp show phi), 'smollm2', or a local directory"
+
+
+def refusal(name: str) -> str | None:
+    """Why a command's model argument names nothing it can load, answered from the families' index and the hub
+    cache before torch loads (a mistyped family, a repo id the hub cannot serve); None where it may load."""
+    if os.path.exists(name):
+        return None
+    if "/" not in name:
+        return None if known(name) else not_a_family(name)
+    return unreachable_reason(name, instead=COMMAND_INSTEAD)

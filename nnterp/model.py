@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import warnings
 import weakref
 from collections.abc import Mapping
@@ -12,30 +13,32 @@ from typing import Any
 import torch
 from nnsight import TransformersModel
 
-from . import bridge, gradients, projected
-from .bridge import TurnTakingTracer
-from .cache import ConventionInfo, build as build_cache
-from .conformance import check as run_contract
-from .envoys import (
-    ENVOYS, AttentionEnvoy, Blocks, LayerEnvoy, MethodAttention, MLPEnvoy, ModulesEnvoy, StandardHost, StandardValue,
-    _addindent, absent_host_reason,
-)
-from .errors import (
+from nnterp.compat import projected
+from nnterp.compat.names import resolve
+from nnterp.compat.paths import WriteRefused
+from nnterp.contract.conformance import check as run_contract
+from nnterp.contract.hazards import first_nonfinite
+from nnterp.contract.support import Support, build_support
+from nnterp.declare.engine import module_of
+from nnterp.declare.errors import (
     BadPrompt, BatchRefused, EmptyPrompt, HubUnreachable, LoadOptionRefused, NestedTrace, UnavailableValue,
 )
-from .family import Family, warn_above_window
-from .hazards import first_nonfinite
-from .hub import unreachable_reason
-from .locations import block_hosts
-from .lookup import family_for
-from .names import resolve
-from .paths import WriteRefused
-from .status import status_of
-from .support import Support, build_support
-from .tracing import Captures
-from .vocabulary import BY_NAME, values_of
-from .wrappers import OwnClass, auto_class, image_text_to_text, merge_host, quiet_text_pipeline
-from .writeback import where_of
+from nnterp.declare.family import Family, NativeClass
+from nnterp.declare.locations import block_hosts
+from nnterp.declare.vocabulary import BY_NAME, values_of
+from nnterp.declare.writeback import where_of
+from nnterp.hub import unreachable_reason
+from nnterp.registry import OwnClass, auto_class, family_for, image_text_to_text, quiet_text_pipeline, warn_above_window
+from nnterp.runtime import bridge, gradients
+from nnterp.runtime.bridge import TurnTakingTracer
+from nnterp.runtime.cache import ConventionInfo, build as build_cache
+from nnterp.runtime.envoys import (
+    ENVOYS, AttentionEnvoy, Blocks, LayerEnvoy, MLPEnvoy, MethodAttention, ModulesEnvoy, StandardHost, StandardValue,
+    _addindent, absent_host_reason,
+)
+from nnterp.runtime.status import status_of
+from nnterp.runtime.tracing import Captures
+from nnterp.wrappers.wrapper import merge_host
 
 
 gradients.install()  # ``with loss.backward():`` in an nnterp trace serves .grad in any order
@@ -115,9 +118,10 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         if family.block.interleaved is not None and envoys is ENVOYS:
             envoys = {**ENVOYS, **_interleaved_envoys(family.block.interleaved.path)}
         with _quiet_pipeline(family):
-            super().__init__(model, *args, tokenizer=tokenizer, rename=family.all_rename, envoys=envoys, **load, **kwargs)
-        _HOLDERS.setdefault(self._module, weakref.WeakSet()).add(self)
-        self._nnterp_state.config = _served_config(family, self._module.config)
+            super().__init__(model, *args, tokenizer=tokenizer, rename=native_rename(family.all_rename), envoys=envoys,
+                             **load, **kwargs)
+        _HOLDERS.setdefault(module_of(self), weakref.WeakSet()).add(self)
+        self._nnterp_state.config = _served_config(family, module_of(self).config)
         self._bind_blocks(family)
         self._bind_mixers(family)
         _instrument_merge(self, family)
@@ -155,8 +159,8 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         others then reached with layers[i].get("self_attn.1"))."""
         for name in family.block.mixers:
             for layer in self.layers:
-                native = getattr(layer._module, "self_attn", 0)
-                if native is None and name in layer._module._modules:
+                native = getattr(module_of(layer), "self_attn", 0)
+                if native is None and name in module_of(layer)._modules:
                     bridge.add_alias(layer, "self_attn", name)
                 elif name.startswith("self_attn.") and isinstance(native, torch.nn.ModuleList):
                     layer.__dict__["self_attn"] = layer.get(name)
@@ -191,7 +195,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
     @property
     def hf_model(self) -> torch.nn.Module:
         """The transformers model this wraps, as it was loaded or given: its own modules and weights, not a copy."""
-        return self._module
+        return module_of(self)
 
     def __getattr__(self, name: str):
         if name == "_model":  # what nnsight 0.4 called the wrapped model
@@ -248,10 +252,10 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         ``positions`` (an index, a list or a slice) keeps those positions, the axis kept; ``device`` and ``dtype``
         move each value as it is read; a list of prompts runs ``batch_size`` at a time behind a progress bar, padded
         together. Refused before it runs when its estimated size exceeds the memory free on the target (or
-        ``max_bytes``). Returns an ``nnterp.cache.Cache``: ``cache.layers[3].self_attn.attention_probabilities``,
+        ``max_bytes``). Returns an ``nnterp.runtime.cache.Cache``: ``cache.layers[3].self_attn.attention_probabilities``,
         ``cache["blocks.3.hook_resid_post"]``, ``cache.stack("layer_output")``. ``transformerlens=4`` gives
         TransformerBridge's tensor under a name whose tensor differs between the generations
-        (``nnterp.names.BRIDGE_MEANINGS``); by default HookedTransformer's (3). ``splices`` (``tools.splice``
+        (``nnterp.compat.names.BRIDGE_MEANINGS``); by default HookedTransformer's (3). ``splices`` (``tools.splice``
         objects) are in the forward too, their latents and error terms kept beside the values:
         ``cache["layers.3.mlp.mlp_output.latents"]``, ``cache["layers.3.mlp.mlp_output.error"]``.
         """
@@ -261,7 +265,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
     def value(self, name: str, *new_value, transformerlens: int = 3):
         """Inside a trace, the value a standard path (``"layers.3.self_attn.attention_probabilities"``) denotes, or
         under a TransformerLens name (``"blocks.3.attn.hook_q"``) TransformerLens's tensor, in its layout and
-        convention (``nnterp.names``); ``model.value(name, tensor)`` writes it, a TransformerLens name's tensor in
+        convention (``nnterp.compat.names``); ``model.value(name, tensor)`` writes it, a TransformerLens name's tensor in
         TransformerLens's layout. An in-place edit reaches the model through a name whose tensor is a view of
         nnterp's (the layouts: hook_q, hook_v, hook_z, ...); one whose tensor is computed (hook_scale,
         hook_normalized, hook_attn_scores, hook_q_input) is written by assignment. ``transformerlens=4`` reads the
@@ -371,15 +375,15 @@ class StandardizedTransformer(StandardHost, TransformersModel):
         return run_contract(self, prompt=prompt, **kwargs)
 
     def __repr__(self) -> str:
-        base = getattr(self._module, "base_model_prefix", None)
-        hidden = self._module._modules.get(base) if base else None
+        base = getattr(module_of(self), "base_model_prefix", None)
+        hidden = module_of(self)._modules.get(base) if base else None
         direct: dict[str, list[str]] = {}
         mounts = []
         for alias, path in bridge.aliases(self).items():
             (mounts.append(alias) if "." in path else direct.setdefault(path, []).append(alias))
         lines = []
         for name, child in bridge.named_children(self):
-            if hidden is not None and child._module is hidden:
+            if hidden is not None and module_of(child) is hidden:
                 continue  # shown through its standard mounts below
             label = "/".join([*direct.get(name, []), name])
             lines.append(f"({label}): " + _addindent(repr(child), 2))
@@ -388,7 +392,7 @@ class StandardizedTransformer(StandardHost, TransformersModel):
             if alias not in bridge.child_names(self):
                 lines.append(f"({alias}): " + _addindent(repr(getattr(self, alias)), 2))
         lines += self._nnterp_value_lines()
-        return f"{self._module._get_name()}(\n  " + "\n  ".join(lines) + "\n)"
+        return f"{module_of(self)._get_name()}(\n  " + "\n  ".join(lines) + "\n)"
 
 
 for _spec in values_of("model", ("core", "image")):
@@ -424,6 +428,13 @@ def _instrument_merge(model, family) -> None:
         merge_host(model, wrapper).source
 
 
+def native_rename(rename: dict) -> dict:
+    """The family's renames as nnsight takes them: a key naming a class of the modeling (``NativeClass``) as the
+    class itself, imported now."""
+    return {getattr(importlib.import_module(key.module), key.name) if isinstance(key, NativeClass) else key: alias
+            for key, alias in rename.items()}
+
+
 def _envoys_by_class(model, family) -> dict:
     """The envoy classes keyed by module class, for a model already built.
 
@@ -442,7 +453,7 @@ def _envoys_by_class(model, family) -> dict:
         return [key for key, alias in family.all_rename.items()
                 if isinstance(key, str) and standard in ([alias] if isinstance(alias, str) else alias)]
 
-    if any(isinstance(key, type) for key in family.all_rename):
+    if any(isinstance(key, (type, NativeClass)) for key in family.all_rename):
         return ENVOYS  # class keys name hosts by type: nnsight's spellings of the paths resolve them
     path, layers = next(((key, found) for key in native_names("layers") if (found := resolve(model, key)) is not None),
                         (None, None))

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .model import StandardizedTransformer
+from nnterp.model import StandardizedTransformer
 
 #: the files a converted checkpoint holds; a folder without all of them is not one
 CHECKPOINT_FILES = ("config.json", "model.safetensors", "tokenizer.json")

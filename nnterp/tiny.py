@@ -12,10 +12,10 @@ from functools import lru_cache
 
 import torch
 
-from .errors import UnknownArchitecture
-from .family import family_named, known_names, registry, unknown_family
-from .model import StandardizedTransformer
-from .wrappers import auto_class, declared, family_of, wrapper_registry
+from nnterp.declare.errors import UnknownArchitecture
+from nnterp.declare.family import Family
+from nnterp.model import StandardizedTransformer
+from nnterp.registry import auto_class, by_name
 
 CORPUS = (
     "The Eiffel Tower is in the city of Paris. The Colosseum is in the city of Rome. "
@@ -49,26 +49,13 @@ def tokenizer(vocab_size: int = 300):
     )
 
 
-def _family(name: str):
-    """A family (one registered at run time too) or a wrapper (a broken one too: its recipe builds the model that
-    shows it), by name."""
-    if name in known_names():
-        return family_named(name)
-    wrapper = next((w for w in declared() if w.name == name), None)
-    if wrapper is not None:
-        return wrapper_registry().get(name) or family_of(wrapper)
-    if name in registry():  # a module dropped into nnterp/families since the index was written
-        return family_named(name)
-    raise UnknownArchitecture(unknown_family(name, [w.name for w in declared()]))
-
-
-def config(family: str, **overrides):
-    """The family's tiny config (its recipe), with ``overrides`` applied. The recipe's ``config_class`` is the
-    name of a transformers config class, or the class itself (a model type of one's own, registered with
-    transformers' AutoConfig)."""
+def config(family: "str | Family", **overrides):
+    """The family's tiny config (its recipe), with ``overrides`` applied; ``family`` a name or the family itself.
+    The recipe's ``config_class`` is the name of a transformers config class, or the class itself (a model type of
+    one's own, registered with transformers' AutoConfig)."""
     import transformers
 
-    served = _family(family)
+    served = family if isinstance(family, Family) else by_name(family)
     recipe = served.tiny
     if not recipe:
         raise UnknownArchitecture(f"the {served.name} family declares no tiny recipe: give it "
@@ -79,12 +66,15 @@ def config(family: str, **overrides):
     return config_class(**{**recipe["overrides"], **overrides})
 
 
-def build(family: str, attn_implementation: str | None = None, seed: int = 0, dtype=torch.float32, **overrides):
-    """A tiny random ``transformers`` model of ``family`` in eval mode, and its tokenizer."""
-    cfg = config(family, **overrides)
+def build(family: "str | Family", attn_implementation: str | None = None, seed: int = 0, dtype=torch.float32,
+          **overrides):
+    """A tiny random ``transformers`` model of ``family`` (a name, found once, or the family) in eval mode, and its
+    tokenizer."""
+    served = family if isinstance(family, Family) else by_name(family)
+    cfg = config(served, **overrides)
     torch.manual_seed(seed)
     kwargs = {"attn_implementation": attn_implementation} if attn_implementation else {}
-    model = auto_class(_family(family), cfg).from_config(cfg, dtype=dtype, **kwargs).eval()
+    model = auto_class(served, cfg).from_config(cfg, dtype=dtype, **kwargs).eval()
     _perturb_constants(model)
     return model, tokenizer(cfg.get_text_config().vocab_size)
 
@@ -92,9 +82,9 @@ def build(family: str, attn_implementation: str | None = None, seed: int = 0, dt
 def image_call(family: str, text: str = "The Eiffel Tower is", seed: int = 0) -> dict:
     """The wrapper's own inputs for a call with one tiny image: the text's ids with the image's placeholders
     inserted after the first token, and the image inputs its tiny recipe names (random, seeded)."""
-    wrapper_family = _family(family)
+    wrapper_family = by_name(family)
     recipe, wrapper = wrapper_family.tiny["image"], wrapper_family.wrapper
-    cfg = config(family)
+    cfg = config(wrapper_family)
     ids = tokenizer(cfg.get_text_config().vocab_size)(text, return_tensors="pt")["input_ids"]
     # a placeholder no config field names (IDEFICS's <image> is a tokenizer token): the recipe's own id
     token = recipe["token"] if "token" in recipe else getattr(cfg, wrapper.image_token)
@@ -244,7 +234,7 @@ def moved_overrides(family: str) -> dict:
 
 
 def served_recipe(family: str) -> dict:
-    return _family(family).tiny
+    return by_name(family).tiny
 
 
 def moved(family: str, run: bool = False) -> tuple[dict | None, str]:

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from nnterp import tiny
-from nnterp.numerics import assert_close, roundings
+from nnterp.contract.numerics import assert_close, roundings
 from nnterp.tools.frozen import freeze, frozen_logits
 from nnterp.tools.graph import attribution_graph
 from nnterp.tools.splice import LocalCLT, LocalSAE

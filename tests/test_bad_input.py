@@ -5,8 +5,8 @@ import torch
 from transformers import BertConfig, BertLMHeadModel
 
 from nnterp import (
-    ConditionedValue, LayoutMismatch, NnterpError, OrderError, ReadOnlyValue, StandardizedTransformer,
-    UnavailableValue, UnknownArchitecture, UnknownName, tiny,
+    ConditionedValue, LayoutMismatch, NnterpError, OrderError, ReadOnlyValue, StandardizedTransformer, UnavailableValue,
+    UnknownArchitecture, UnknownName, tiny,
 )
 
 from conftest import same_snapshot, snapshot
@@ -233,7 +233,7 @@ def test_a_hub_repo_offline_fails_at_once_with_the_way_out(monkeypatch, tmp_path
 
     import huggingface_hub.constants as constants
 
-    from nnterp.errors import HubUnreachable
+    from nnterp.declare.errors import HubUnreachable
 
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
@@ -250,7 +250,7 @@ def test_hub_unreachable_is_detected_without_retries(monkeypatch, tmp_path):
     import huggingface_hub.constants as constants
 
     from nnterp import hub
-    from nnterp.errors import HubUnreachable
+    from nnterp.declare.errors import HubUnreachable
 
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
@@ -394,7 +394,7 @@ def test_a_cache_too_large_names_the_limit_it_was_held_to(llama, prompt, monkeyp
     """The refusal names the limit as given (max_bytes= was said to be 'the 10.0 MB free on cpu') and suggests
     only what would help: no device='cpu' on a run already on the CPU, a larger max_bytes= only where one was
     given."""
-    from nnterp import cache as cache_module
+    from nnterp.runtime import cache as cache_module
 
     with pytest.raises(NnterpError) as error:
         llama.cache([prompt] * 8, max_bytes=10_000)

@@ -1,4 +1,4 @@
-"""The nnsight internals nnterp's bridge (``nnterp/bridge.py``) relies on, each checked to exist and behave as the
+"""The nnsight internals nnterp's bridge (``nnterp/runtime/bridge.py``) relies on, each checked to exist and behave as the
 bridge assumes (written against nnsight 0.8.1): a new nnsight fails here, naming the internal, rather than deep
 in a trace."""
 
@@ -14,8 +14,9 @@ from nnsight.intervention.source import BIND, STATE, Instrument, compiled, decor
 from nnsight.intervention.tracer import InterleavingTracer
 from nnsight.tracing.tracer import Tracer, WithBlockNotFoundError, push_result
 
-from nnterp import bridge, tiny
-from nnterp.bridge import CaptureWorker, TurnTakingTracer
+from nnterp import tiny
+from nnterp.runtime import bridge
+from nnterp.runtime.bridge import CaptureWorker, TurnTakingTracer
 
 
 @pytest.fixture(scope="module")

@@ -4,9 +4,9 @@ import pytest
 import torch
 
 from nnterp import NnterpError, NotCached, tiny
-from nnterp.conformance import read_block
-from nnterp.names import Path
-from nnterp.vocabulary import BY_NAME, FORWARD_ORDER, ON_REQUEST
+from nnterp.compat.names import Path
+from nnterp.contract.conformance import read_block
+from nnterp.declare.vocabulary import BY_NAME, FORWARD_ORDER, ON_REQUEST
 
 PROMPTS = ["The Eiffel Tower is in the city of", "Hello world", "def f(x): return x + 1"]
 

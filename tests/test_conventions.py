@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from nnterp.conventions import _evaluate
+from nnterp.declare.conventions import _evaluate
 
 #: the tests transformers' attentions put around their rotary call (every modeling file's, read with ast), and
 #: the other forms the evaluator takes

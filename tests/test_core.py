@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from nnterp import StandardizedTransformer, tiny
-from nnterp.vocabulary import VALUES
+from nnterp.declare.vocabulary import VALUES
 
 from conftest import FAMILIES
 
@@ -166,7 +166,7 @@ def test_a_rotary_per_layer_type_is_checked_with_its_own_scaling():
     """Olmo 3's released rotary: YaRN on the full-attention layers (cos and sin times its attention_factor), the
     default on the sliding ones. The contract compares each layer's rotation at position 0 with its own type's
     factor; with one factor for every layer it would fail the full layers or pass the sliding ones vacuously."""
-    from nnterp import conformance
+    from nnterp.contract import conformance
 
     yarn = {"rope_type": "yarn", "rope_theta": 500000.0, "factor": 8.0, "original_max_position_embeddings": 8192,
             "attention_factor": 1.2, "beta_fast": 32.0, "beta_slow": 1.0}
@@ -179,7 +179,7 @@ def test_a_rotary_per_layer_type_is_checked_with_its_own_scaling():
 
 
 def test_a_second_wrapper_never_switches_the_kernel_under_the_first(prompt):
-    from nnterp.errors import LoadOptionRefused
+    from nnterp.declare.errors import LoadOptionRefused
 
     first = tiny.load("llama", attn_implementation="sdpa")
     native = first.hf_model
@@ -202,10 +202,10 @@ def test_a_site_says_where_it_was_declared_and_the_contract_s_failure_names_it()
     import inspect
 
     import nnterp
-    from nnterp.conventions import described
-    from nnterp.family import family_named
-    from nnterp.locations import Argument, Own
-    from nnterp.writeback import Read
+    from nnterp.declare.conventions import described
+    from nnterp.registry import family_named
+    from nnterp.declare.locations import Argument, Own
+    from nnterp.declare.writeback import Read
 
     wrong = described(Read(Own("input"), Argument(0)), "deliberately wrong: the MLP's input as its output")
     line = inspect.currentframe().f_lineno - 1
@@ -219,4 +219,4 @@ def test_a_site_says_where_it_was_declared_and_the_contract_s_failure_names_it()
     assert not report.ok
     assert any(f"mlp_output declared at {declared}" in failure.detail for failure in report.failures), str(report)
     assert rows["mlp_output"].declared_at == declared
-    assert rows["mlp_neurons"].declared_at.startswith("nnterp/conventions.py:")   # the common site, where it is
+    assert rows["mlp_neurons"].declared_at.startswith("nnterp/declare/conventions.py:")   # the common site, where it is

@@ -1,12 +1,12 @@
-"""The cross-attention block kind (nnterp.crossattention), on Llama 3.2 Vision's tiny model: the identity on each kind
+"""The cross-attention block kind (nnterp.declare.crossattention), on Llama 3.2 Vision's tiny model: the identity on each kind
 of block, the cross-attention's keys over the image's positions, the gates, and a skipped block saying why."""
 
 import pytest
 import torch
 
 from nnterp import tiny
-from nnterp.errors import NotCached, UnavailableValue
-from nnterp.lookup import family_for
+from nnterp.declare.errors import NotCached, UnavailableValue
+from nnterp.registry import family_for
 
 NAME = "mllama_vision"
 CROSS = 1  # the tiny recipe's cross_attention_layers

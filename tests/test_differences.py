@@ -4,7 +4,7 @@ says its architecture shares with Llama and does otherwise, computed from the mo
 import pytest
 
 from nnterp.encyclopedia.render import _differences_html
-from nnterp.family import registry
+from nnterp.registry import registry
 
 
 def test_llama_declares_nothing():

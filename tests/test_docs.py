@@ -122,7 +122,7 @@ def _serve_from_tiny(cache: Path, repo: str) -> None:
     """An offline hub cache entry for ``repo``: the tiny model of the family whose checkpoints name it,
     with enough blocks for the pages' indices."""
     from nnterp import tiny
-    from nnterp.family import registry
+    from nnterp.registry import registry
 
     family = next((name for name, fam in registry().items() if any(c.repo == repo for c in fam.checkpoints)), None)
     assert family is not None, f"{repo} is no family's checkpoint: a page loads a model the tests cannot serve"
@@ -140,7 +140,8 @@ def _serve_from_tiny(cache: Path, repo: str) -> None:
 def pages_world(tmp_path_factory):
     """Shared models, hub repos served offline from tiny models, and a scratch folder to write pictures in."""
     import huggingface_hub.constants as hub
-    from nnterp import family, real, tiny
+    from nnterp import registry as family
+    from nnterp import real, tiny
 
     cache = tmp_path_factory.mktemp("hub")
     for repo in sorted(_hub_repos()):
@@ -220,7 +221,7 @@ def test_python_block_runs(block, pages_world):
 def _families_block_is_the_module(block, namespace):
     """The family the guide shows is the registered one, field by field."""
     from nnterp.families import _index
-    from nnterp.family import registry
+    from nnterp.registry import registry
 
     if "FAMILY" not in namespace or namespace["FAMILY"].name not in _index.MODULES:
         return  # a family of the reader's own, registered at run time, is the one the page shows
@@ -276,19 +277,19 @@ def test_command_line_runs(block, line, pages_world):
 
 # --------------------------------------------------------------------------- tables that cannot drift
 def test_readme_vocabulary_table_is_the_vocabulary():
-    """The README's table is ``python -m nnterp.vocabulary``'s output: a value added to the vocabulary is in it."""
-    from nnterp.vocabulary import ALL_VALUES, markdown_table
+    """The README's table is ``python -m nnterp.declare.vocabulary``'s output: a value added to the vocabulary is in it."""
+    from nnterp.declare.vocabulary import ALL_VALUES, markdown_table
 
     text = (ROOT / "README.md").read_text()
     table = markdown_table()
-    assert table in text, "README.md's vocabulary table is stale: paste `python -m nnterp.vocabulary`'s output"
+    assert table in text, "README.md's vocabulary table is stale: paste `python -m nnterp.declare.vocabulary`'s output"
     assert all(f"`{spec.name}`" in table for spec in ALL_VALUES)
 
 
 def test_the_counts_the_docs_state_are_the_code_s():
     """A count the README or the docs state (families, structural variants, wrapped image-text-to-text types) is
     the registry's or FAMILIES.md's now: adding a family or a wrapper without the prose fails here."""
-    from nnterp.family import registry
+    from nnterp.registry import registry
 
     families = registry()
     variants = sum(len(family.variants) for family in families.values())
@@ -359,11 +360,11 @@ def test_support_shows_itself_in_a_notebook(family):
 
 
 def test_migrating_name_tables_are_the_names_module():
-    """docs/migrating.md's name tables are generated from nnterp.names (python -m nnterp.names docs/migrating.md):
+    """docs/migrating.md's name tables are generated from nnterp.compat.names (python -m nnterp.compat.names docs/migrating.md):
     a table edited by hand, or a name changed in the code and not in the page, fails here."""
-    from nnterp import names
+    from nnterp.compat import names
 
     text = (ROOT / "docs" / "migrating.md").read_text()
     for section in ("transformerlens3", "transformerlens4", "nnterp1"):
         assert names.GENERATED.format(section=section) in text, section
-    assert names.regenerate(text) == text, "run python -m nnterp.names docs/migrating.md"
+    assert names.regenerate(text) == text, "run python -m nnterp.compat.names docs/migrating.md"

@@ -24,8 +24,8 @@ BUDGET_FIXED_S, BUDGET_PER_PAGE_S = 40.0, 2.0
 
 
 def test_the_build_makes_an_index_and_a_page_per_family(site, record):
-    from nnterp.family import registry
-    from nnterp.wrappers import wrapper_registry
+    from nnterp.registry import registry
+    from nnterp.registry import wrapper_registry
 
     names = set(registry()) | set(wrapper_registry())  # a page per family and per served wrapper
     assert not record["errors"], record["errors"]
@@ -64,10 +64,10 @@ def test_each_derived_note_maker_is_a_module_listed_once_in_page_order():
     """notes.derived.MAKERS is the one list of the derived notes: each maker module (``<name>.py`` holding
     ``<name>_note``) is in it, so none is written and then never run, and every name the kinds, the aspects or a
     family's DROP use is a maker's, so none drops or marks nothing."""
-    import ast
     import pkgutil
 
     from nnterp.encyclopedia.notes import derived
+    from nnterp.encyclopedia.notes.hand import hand_notes
 
     shared = {"subject", "reading"}  # what the makers are made from, not makers
     modules = {info.name for info in pkgutil.iter_modules(derived.__path__)} - shared
@@ -76,16 +76,14 @@ def test_each_derived_note_maker_is_a_module_listed_once_in_page_order():
     names = [make.__name__ for make in derived.MAKERS]
     assert names == [f"{module}_note" for module in listed]
     assert set(derived.GENERIC) | set(derived.FEATURE_ASPECTS) <= set(names)
-    for path in sorted((ROOT / "nnterp" / "families" / "notes").glob("*.py")):
-        for node in ast.parse(path.read_text()).body:
-            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "DROP" for t in node.targets):
-                assert set(ast.literal_eval(node.value)) <= set(names), path.name
+    for path in sorted((ROOT / "nnterp" / "families" / "notes").glob("*.md")):
+        assert set(hand_notes(path.stem).drop) <= set(names), path.name
 
 
 def test_a_snippet_runs_from_real_source_and_a_failure_is_reported_with_its_line():
     """Traces need their source (nnsight reads the with block back): snippets are registered in linecache."""
     from nnterp.encyclopedia import markdown, snippets
-    from nnterp.family import registry
+    from nnterp.registry import registry
 
     notes = markdown.parse("## A note\n\nText with `code`.\n\n```python\nwith model.trace(prompt):\n"
                            "    out = model.layers[0].layer_output.save()\n\nassert out.shape[-1] == model.hidden_size\n"
@@ -531,7 +529,7 @@ def test_the_gpt_neox_japanese_page_reads_as_specified(site):
 def test_a_page_shows_what_the_library_says(site, name):
     """No drift: the page's printout and values are the library's own, on the meta-built checkpoint."""
     from nnterp.encyclopedia.pages import build_on_meta
-    from nnterp.family import registry
+    from nnterp.registry import registry
 
     model, _ = build_on_meta(registry()[name])
     api = page_sections(site, name)["api"]
@@ -562,13 +560,13 @@ def test_a_page_with_notes_of_its_own_carries_six_and_the_index_shows_each_page_
     """The seeds' depth: a page whose family has a notes module states at least six facts of its own family; the
     index says how deep each page goes (its hand-researched and feature notes, not the generic ones every family
     gets, its snippets, its checkpoints with real config facts) and shows each family's summary and tags."""
-    from nnterp.encyclopedia.notes import module_for
+    from nnterp.encyclopedia.notes import hand_notes_of
     from nnterp.encyclopedia.pages import MIN_FAMILY_NOTES
-    from nnterp.wrappers import every_family
+    from nnterp.registry import every_family
 
     families = every_family()
     thin = {name: fam["kinds"] for name, fam in record["families"].items()
-            if module_for(families[name]) is not None
+            if hand_notes_of(families[name]) is not None
             and sum(fam["kinds"].values()) < MIN_FAMILY_NOTES}
     assert not thin, thin
     index = (site / "index.html").read_text()

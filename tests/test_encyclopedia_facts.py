@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from encyclopedia_pages import ROOT, page_sections, squeeze
-from nnterp.family import Checkpoint
+from nnterp.declare.family import Checkpoint
 
 
 def _derived_text(site: Path, name: str) -> str:
@@ -41,7 +41,7 @@ def test_every_number_a_page_states_of_a_checkpoint_is_its_released_config(site,
     """A number a derived note states as a checkpoint's (rotary base, window, heads, softcaps, experts, eps) is a
     claim the build recorded: its checkpoint's config.json facts give it, or it is said as the config class's
     default, and then no recorded checkpoint gives it; every such number in a page's text is one of its claims."""
-    from nnterp.wrappers import every_family
+    from nnterp.registry import every_family
     from nnterp.encyclopedia.configs import config_class
     from nnterp.encyclopedia.notes.derived.subject import _dig
 
@@ -85,7 +85,7 @@ def test_a_claim_and_its_proof_are_made_from_one_fact(site, record):
     value; the assertion passes, and fails once the value is changed (the mutation a false sentence would be)."""
     from nnterp.encyclopedia import snippets
     from nnterp.encyclopedia.notes.derived import Stated
-    from nnterp.wrappers import every_family
+    from nnterp.registry import every_family
 
     families = every_family()
     checked = 0
@@ -109,7 +109,8 @@ def test_a_claim_and_its_proof_are_made_from_one_fact(site, record):
 def test_a_family_s_checkpoints_are_read_from_its_data_file_and_merged_with_those_it_still_declares():
     """Family.checkpoints: the data file's entries (nnterp/families/checkpoints/<module>.json), a literal still in
     the module replacing the entry of its repository (keeping the file's source) and leading in its own order."""
-    from nnterp.family import Checkpoint, checkpoint_data, merged_checkpoints, registry
+    from nnterp.declare.family import Checkpoint, checkpoint_data, merged_checkpoints
+    from nnterp.registry import registry
 
     recorded = (Checkpoint("a/one", "One", {"hidden_size": 8}, source="a copy of one's config.json"),
                 Checkpoint("a/two", "Two", {"hidden_size": 16}, source="two's"))
@@ -170,7 +171,7 @@ def test_no_page_says_more_than_it_measured(site, record):
         assert "adds a term of its own" not in html, name
         assert "the family module declares nothing" not in html, name
     tags = page_sections(site, "phi3")["top"]
-    from nnterp.family import registry
+    from nnterp.registry import registry
     from nnterp.encyclopedia.configs import representative
 
     facts = representative(registry()["phi3"]).config
@@ -197,7 +198,7 @@ def test_a_named_checkpoint_built_from_its_real_config_at_reduced_depth_passes_t
 
     from nnterp.encyclopedia import realconfigs
     from nnterp.encyclopedia.configs import config_class
-    from nnterp.family import registry
+    from nnterp.registry import registry
 
     gemma3 = registry()["gemma3_text"].checkpoints[0].config
     full = config_class(registry()["gemma3_text"])(**gemma3)
@@ -216,7 +217,7 @@ def test_the_real_config_caps_keep_each_reduced_config_valid():
     reduced config builds; a checkpoint whose facts are only its architecture is not built at all."""
     from nnterp.encyclopedia import realconfigs
     from nnterp.encyclopedia.configs import config_class
-    from nnterp.family import registry
+    from nnterp.registry import registry
 
     families = registry()
     dbrx = realconfigs.reduced(families["dbrx"].checkpoints[0].config)
@@ -263,7 +264,7 @@ def test_the_real_config_depth_cut_reaches_each_config_s_own_depth_keys():
     import torch
 
     from nnterp.encyclopedia import realconfigs
-    from nnterp.family import registry
+    from nnterp.registry import registry
 
     families = registry()
 
@@ -300,7 +301,7 @@ def test_a_build_past_the_memory_ceiling_is_not_checked_never_a_pass():
     import torch
 
     from nnterp.encyclopedia import realconfigs
-    from nnterp.family import registry
+    from nnterp.registry import registry
 
     bloom = registry()["bloom"]
     planned = realconfigs.plan(bloom, bloom.checkpoints[1], torch.float32, memory_gb=8)
@@ -315,7 +316,7 @@ def test_the_committed_real_config_run_covers_every_named_checkpoint_and_the_pag
     checkpoint and dtype, the wrappers' included; a page says "checked from its real config" exactly for the
     checkpoints that passed in both dtypes, and FAMILIES.md's section is generated from the same record (test_families_table_is_current)."""
     from nnterp.encyclopedia.verdicts import load, sentence, verdict
-    from nnterp.wrappers import every_family
+    from nnterp.registry import every_family
 
     run = load()
     lines = {(r["family"], r["checkpoint"], r["dtype"]) for r in run["results"]}
@@ -367,7 +368,7 @@ def test_the_files_a_checkpoint_holds_are_read_from_its_quantization_config():
     """DeepSeek-V3's release is FP8 e4m3 with 128×128 block scales, not "bfloat16 files" (its torch_dtype); a partial
     record that lacks the file does not claim either."""
     from nnterp.encyclopedia.notes.derived.checkpoints import files_words
-    from nnterp.family import registry
+    from nnterp.registry import registry
 
     v3, r1 = registry()["deepseek_v3"].checkpoints[:2]
     assert files_words(v3).startswith("fp8 (e4m3) weights with 128×128 block scales"), files_words(v3)
@@ -380,7 +381,7 @@ def test_a_note_states_no_number_of_a_checkpoint_without_a_source_nor_a_class_de
     from nnterp.encyclopedia.configs import representative, sourced
     from nnterp.encyclopedia.notes.derived import Subject
     from nnterp.encyclopedia.notes.derived.rotary import BASE_PATHS
-    from nnterp.family import registry
+    from nnterp.registry import registry
 
     families = registry()
     mistral = Subject(families["mistral"], None, None)
@@ -412,7 +413,7 @@ def test_the_config_class_differences_find_dbrx_s_ignored_base_and_their_lines_f
 
     from nnterp.encyclopedia.configs import class_differences
     from nnterp.encyclopedia.notes.derived.config_drops import _lines
-    from nnterp.family import registry
+    from nnterp.registry import registry
 
     from nnterp.encyclopedia.configs import ignored_nested_bases
 
@@ -435,7 +436,7 @@ def test_the_rotary_is_said_per_layer_where_some_blocks_apply_none():
     modeling code's own condition on the checkpoint built on the meta device."""
     from nnterp.encyclopedia.notes.derived.rotary import _per_layer_rotation
     from nnterp.encyclopedia.pages import build_on_meta
-    from nnterp.family import registry
+    from nnterp.registry import registry
     from nnterp.encyclopedia.notes.derived import Subject
 
     family = registry()["exaone4"]
@@ -463,7 +464,7 @@ def test_the_rotary_words_read_longrope_m_rope_and_yarn_from_the_release():
     assert _scaling_words(longrope).startswith("LongRoPE scaling (`longrope`: short_mscale 1.243")
     mrope = Checkpoint("a/c", "C", {"text_config": {"rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}})
     assert _scaling_words(mrope).startswith("M-RoPE: the frequencies in sections [16, 24, 24]")
-    from nnterp.family import registry
+    from nnterp.registry import registry
 
     v3 = registry()["deepseek_v3"].checkpoints[0]
     assert _scaling_words(v3).startswith("YaRN scaling (`yarn`: factor 40")
@@ -477,7 +478,7 @@ def test_the_pages_print_no_none_and_no_class_default_beside_a_checkpoint(site, 
     of a named checkpoint reads back from that checkpoint's recorded release file."""
     from nnterp.encyclopedia.configs import released_file, sourced
     from nnterp.encyclopedia.notes.derived.subject import _dig
-    from nnterp.wrappers import every_family
+    from nnterp.registry import every_family
 
     families = every_family()
     for name, fam in record["families"].items():
@@ -539,13 +540,13 @@ def test_every_release_number_a_hand_note_asserts_is_the_recorded_file_s_and_fai
     recorded (with config facts). The hand notes' assertions the mutation cannot reach (they read the tiny model) are
     checked by the build itself."""
     from nnterp.encyclopedia import markdown, snippets
-    from nnterp.encyclopedia.notes import module_for
-    from nnterp.wrappers import every_family
+    from nnterp.encyclopedia.notes import hand_notes_of
+    from nnterp.registry import every_family
 
     checked, surviving, failing = 0, [], []
     for name, family in every_family().items():
-        module = module_for(family)
-        texts = [getattr(module, key) for key in ("NOTES", "MORE") if module is not None and hasattr(module, key)]
+        hand = hand_notes_of(family)
+        texts = [hand.text] if hand is not None else []
         if not texts:
             continue
         scope = snippets.Runner(family, None, Path(".")).namespace(None)
@@ -578,7 +579,7 @@ def test_a_page_shows_a_checkpoint_only_where_its_record_gives_its_sizes():
     architecture (A.X-K1's) would print the config class's defaults under the checkpoint's name, so the page speaks
     of the class's defaults instead."""
     from nnterp.encyclopedia.configs import representative, sized
-    from nnterp.family import registry
+    from nnterp.registry import registry
 
     families = registry()
     assert representative(families["axk1"]) is None

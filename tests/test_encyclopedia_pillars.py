@@ -10,11 +10,12 @@ import re
 
 import pytest
 
+from nnterp.declare.family import Checkpoint
 from nnterp.encyclopedia.configs import sourced
-from nnterp.encyclopedia.notes.derived.checkpoints import (COLUMNS, NO_SOURCE, NOT_IN_FILE, NOT_RECORDED, checkpoint_row,
-                                                             checkpoint_table)
+from nnterp.encyclopedia.notes.derived.checkpoints import (
+    COLUMNS, NOT_IN_FILE, NOT_RECORDED, NO_SOURCE, checkpoint_row, checkpoint_table,
+)
 from nnterp.encyclopedia.notes.derived.subject import _dig
-from nnterp.family import Checkpoint
 
 _ROW = re.compile(r'<tr data-repo="([^"]+)"><th[^>]*>.*?</th>(.*?)</tr>', re.S)
 _CELL = re.compile(r'<td data-keys="([^"]*)"( class="absent")?>(.*?)</td>', re.S)
@@ -92,7 +93,7 @@ def _wrong_cells(family, checkpoint, cells) -> list:
 def test_no_cell_of_any_family_s_table_is_a_class_default():
     """Every family's table, as checkpoint_table makes it (the same cells the pages show): each cell is its recorded
     config's value, and a column whose key the recorded config lacks is empty."""
-    from nnterp.wrappers import every_family
+    from nnterp.registry import every_family
 
     wrong, shown = [], 0
     for family in every_family().values():
@@ -108,7 +109,7 @@ def test_every_page_has_the_checkpoints_table_and_each_cell_is_its_recorded_conf
     """Every page shows a row per named checkpoint, read back from the built page: each cell's keys are the recorded
     config's (path and value), a one-key column shows that key's value, and a column whose key the recorded config
     lacks is empty: no cell is the config class's default."""
-    from nnterp.wrappers import every_family
+    from nnterp.registry import every_family
 
     families = every_family()
     wrong = []
@@ -125,7 +126,7 @@ def test_every_page_has_the_checkpoints_table_and_each_cell_is_its_recorded_conf
 
 
 def _cells(family_name: str, config: dict, partial: bool = False) -> dict[str, str]:
-    from nnterp.family import family_named
+    from nnterp.registry import family_named
 
     row = checkpoint_row(family_named(family_name), Checkpoint("a/checkpoint", "A", config, partial=partial,
                                                                source="this test's own config"))
@@ -193,7 +194,7 @@ def _tokenizer_files():
 def test_every_recorded_tokenizer_fact_carries_its_source_and_names_a_checkpoint_of_its_family():
     """Each record names one of its family's checkpoints, the file read (a tokenizer_config.json copy or a GGUF's
     metadata) and where the copy is, and holds only the facts the pages read."""
-    from nnterp.wrappers import every_family
+    from nnterp.registry import every_family
 
     families = every_family()
     files = _tokenizer_files()
@@ -223,7 +224,7 @@ def test_every_recorded_tokenizer_fact_carries_its_source_and_names_a_checkpoint
 def test_the_assertions_of_a_recorded_tokenizer_fail_when_a_fact_is_changed():
     """The note's sentence and its snippet are made from the same facts: each fact changed, the snippet fails."""
     from nnterp.encyclopedia.notes.derived.tokenizer import recorded_lines, released_tokenizers
-    from nnterp.family import family_named
+    from nnterp.registry import family_named
 
     family = family_named("mistral")
     entry = released_tokenizers(family)["mistralai/Mistral-7B-v0.1"]
@@ -248,7 +249,7 @@ def test_what_a_missing_bos_did_is_stated_and_asserted_from_one_record():
     """Gemma-7B's measured runs without and with a BOS: the heading, the sentence and the assertions are made from
     the recorded numbers, and each changed number fails the assertions."""
     from nnterp.encyclopedia.notes.derived.tokenizer import measured_lines, released_tokenizers
-    from nnterp.family import family_named
+    from nnterp.registry import family_named
 
     family = family_named("gemma")
     entry = released_tokenizers(family)["google/gemma-7b"]
@@ -281,7 +282,7 @@ def test_every_page_has_the_tokenizer_table_and_the_recorded_facts_are_on_it(sit
     class, what it adds, the special tokens as the file names them), 'no file recorded' where none was; a page with
     derived notes says, in its tokenizer note, what the file says and where the copy is."""
     from nnterp.encyclopedia.notes.derived.tokenizer import NO_FILE, NOT_IN_FILE, TABLE, released_tokenizers
-    from nnterp.wrappers import every_family
+    from nnterp.registry import every_family
 
     families = every_family()
     with_data = 0

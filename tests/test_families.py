@@ -8,12 +8,12 @@ from transformers import AutoConfig, AutoModelForCausalLM, LlamaConfig, LlamaFor
 
 import nnterp
 from nnterp import RegistrationRefused, StandardizedTransformer, UnknownArchitecture, tiny
+from nnterp.cli.moved_sweep import check_moved
+from nnterp.cli.table import load_row, moved_rows, render, rows
+from nnterp.declare.family import Family
 from nnterp.families import _index
 from nnterp.families._llama import tiny as llama_recipe
-from nnterp.family import Family, family_named, registry, served_here
-from nnterp.lookup import family_for
-from nnterp.moved_sweep import check_moved
-from nnterp.table import load_row, moved_rows, render, rows
+from nnterp.registry import family_for, family_named, registry, served_here
 
 ROWS = list(rows())
 
@@ -145,7 +145,7 @@ def test_registry_unregister_serves_what_was_overridden():
 
 
 def test_registry_finds_a_module_not_yet_in_the_index(monkeypatch):
-    """A module dropped into nnterp/families before `python -m nnterp.catalogue --write`: docs/families.md's
+    """A module dropped into nnterp/families before `python -m nnterp.cli.catalogue --write`: docs/families.md's
     next step (pytest tests/test_families.py -k NAME) loads its tiny model."""
     monkeypatch.delitem(_index.MODULES, "mistral")
     family_named.cache_clear()
@@ -215,7 +215,7 @@ def test_contract_holds_on_kv_shared_layers(family):
 
 #: families whose special blocks sit by a per-block pattern (layer types, periods and offsets, first-k dense blocks,
 #: block-index lists, flags, derived lists), and those whose moved recipe broke a mechanism: their moved recipe runs
-#: here; every family's runs by `OMP_NUM_THREADS=1 python -m nnterp.moved_sweep` (too slow for each CI run)
+#: here; every family's runs by `OMP_NUM_THREADS=1 python -m nnterp.cli.moved_sweep` (too slow for each CI run)
 MOVED_SAMPLE = ("gemma3_text", "cohere2", "jamba", "qwen3_next", "deepseek_v3", "llama4_text", "exaone4", "smollm3",
                 "mllama", "gemma4_text", "modernbert-decoder", "nemotron_h", "gpt_neo", "zamba")
 

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from nnterp import tiny
-from nnterp.family import registry
+from nnterp.registry import registry
 
 PROMPT = "The Eiffel Tower is in the city of"
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from nnterp import tiny
-from nnterp.conformance import PROMPT
+from nnterp.contract.conformance import PROMPT
 
 #: (family, config overrides) whose token_embeddings must equal layers[0].layer_input exactly
 ENTERS_FIRST_BLOCK = [

@@ -7,6 +7,9 @@ then the only direction the two are joined.
 """
 
 import ast
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "nnterp"
@@ -51,7 +54,7 @@ def imports(module: str, path: Path, known: set[str]) -> list[tuple[str, int, bo
                 if base.split(".")[0] != "nnterp":
                     continue
                 for alias in child.names:
-                    # `from . import family` imports the module nnterp.family; `from .x import y` imports nnterp.x
+                    # `from . import family` imports the module nnterp.declare.family; `from .x import y` imports nnterp.x
                     candidate = f"{base}.{alias.name}"
                     found.append((candidate if candidate in known else _known_prefix(base, known), child.lineno, inner))
             visit(child, inner)
@@ -208,3 +211,142 @@ def long_modules() -> dict[str, int]:
 
 def test_no_module_is_longer_than_700_lines():
     assert not long_modules(), f"modules over {LONGEST_MODULE} lines: {long_modules()}"
+
+
+# --------------------------------------------------------------------------- the layers
+#: The package's layers, lowest first: a module imports only from its own layer and those below. A layer is the
+#: first name under nnterp/ (a folder, or a module at the top).
+LAYERS = (
+    ("declare",),  # the vocabulary and what a family says: sites, layouts, blocks, the Family declaration
+    ("families", "hub"),  # the family modules and their index; which names load from here
+    ("wrappers",),  # the wrappers' declarations
+    ("registry",),  # the one place a name, a config or a model becomes a family
+    ("compat",),  # TransformerLens's and nnterp 1.x's names, as standard paths
+    ("runtime",),  # the binding to nnsight: bridge, envoys, status, tracing, cache, gradients
+    ("contract",),  # conformance, checks, numerics, hazards, support
+    ("model",),  # StandardizedTransformer
+    ("tiny", "real", "loading"),  # models to run: tiny random ones, the embedded real ones, one named by a command
+    ("transformerlens", "tools"),  # surfaces over a model
+    ("encyclopedia",),
+    ("cli",),
+)
+RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
+
+
+def _layer(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None  # the package's own __init__ stands above every layer
+
+
+STRING_IMPORT = re.compile(r"^nnterp(\.\w+)+(:\w+)?$")
+
+
+def string_imports(path: Path, known: set[str]) -> list[tuple[str, int]]:
+    """The nnterp modules a module names in its strings, to import them by name (``import_module``, a command's
+    ``"module:function"``, a list of areas): edges the import statements do not show. Docstrings are prose."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        text = None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            text = node.value
+        elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+            text = str(node.values[0].value).rstrip(".:")  # f"nnterp.cli.commands:{name}"
+        if text and STRING_IMPORT.match(text.split(":")[0]):
+            found.append((_known_prefix(text.split(":")[0], known), node.lineno))
+    return found
+
+
+def test_string_imports_are_edges_too():
+    cli = {target for target, _ in string_imports(_modules()["nnterp.cli"], set(_modules()))}
+    assert {"nnterp.tools.cli", "nnterp.encyclopedia.cli", "nnterp.cli.commands"} <= cli
+
+
+def test_no_import_runs_back_up_a_layer():
+    modules = _modules()
+    known = set(modules)
+    unplaced = sorted({_layer(name) for name in modules} - set(RANK) - {None})
+    assert not unplaced, f"modules in no layer: {unplaced} (place them in LAYERS)"
+    back = []
+    for name, path in modules.items():
+        if name.startswith("nnterp.families.notes"):  # prose with snippets, run by the encyclopedia
+            continue
+        edges = [(target, line) for target, line, _ in imports(name, path, known)] + string_imports(path, known)
+        for target, line in edges:
+            low, high = _layer(name), _layer(target)
+            if low is not None and high is not None and RANK[high] > RANK[low]:
+                back.append(f"{name}:{line} imports {target} ({high} is above {low})")
+    assert not back, f"{len(back)} imports run back up: " + "; ".join(back)
+
+
+def test_string_imports_close_no_cycle():
+    modules = _modules()
+    known = set(modules)
+    graph, _ = import_graph()
+    for name, path in modules.items():
+        graph[name] |= {target for target, _ in string_imports(path, known) if target != name}
+    found = [component for component in cycles(graph) if not all(map(_inside_encyclopedia, component))]
+    assert not found, "import cycles through string imports: " + _describe(found, graph)
+
+
+def test_importing_every_family_and_wrapper_module_loads_neither_nnsight_nor_transformers():
+    code = ("import importlib, pkgutil, sys\n"
+            "import nnterp.families as families, nnterp.wrappers as wrappers\n"
+            "names = [f'nnterp.families.{m.name}' for m in pkgutil.iter_modules(families.__path__)]\n"
+            "names += [m.name for m in pkgutil.walk_packages(wrappers.__path__, 'nnterp.wrappers.')]\n"
+            "for name in names:\n"
+            "    importlib.import_module(name)\n"
+            "    loaded = [m for m in ('nnsight', 'transformers') if m in sys.modules]\n"
+            "    if loaded:\n"
+            "        sys.exit(f'{name} loads {loaded}')\n"
+            "print(len(names))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PACKAGE.parent)
+    assert done.returncode == 0, done.stderr.strip().splitlines()[-1]
+    assert int(done.stdout) > 150
+
+
+def test_the_runtime_binds_the_declarations_engine():
+    code = ("import sys\nfrom nnterp.declare.engine import engine\n"
+            "try:\n    engine.value_at('x')\nexcept RuntimeError as e:\n    print('unbound:', e)\n"
+            "import nnterp.runtime\nfrom nnterp.runtime import bridge\nassert engine.value_at is bridge.value_at\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PACKAGE.parent)
+    assert done.returncode == 0, done.stderr
+    assert "unbound: a site ran before nnterp's runtime was loaded" in done.stdout
+
+
+def _layers_entered_by(value, call) -> list[str]:
+    """The layers whose functions are called with ``value`` (this very object) as an argument while ``call`` runs,
+    in order, a layer repeated only where the value left it and came back."""
+    entered: list[str] = []
+
+    def profile(frame, event, arg):
+        if event != "call":
+            return
+        module = frame.f_globals.get("__name__", "")
+        if not module.startswith("nnterp."):
+            return
+        names = frame.f_code.co_varnames[:frame.f_code.co_argcount + frame.f_code.co_kwonlyargcount]
+        if any(frame.f_locals.get(name) is value for name in names):
+            layer = _layer(module)
+            if not entered or entered[-1] != layer:
+                entered.append(layer)
+
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return entered
+
+
+def test_a_family_name_given_to_tiny_load_goes_down_through_each_layer_once():
+    from nnterp import tiny
+
+    name = "".join(["lla", "ma"])  # a string object of its own, followed by identity
+    entered = _layers_entered_by(name, lambda: tiny.load(name))
+    assert entered[0] == "tiny" and "registry" in entered, entered
+    assert len(entered) == len(set(entered)), f"the name comes back to a layer it left: {' -> '.join(entered)}"
+    assert [RANK[layer] for layer in entered] == sorted((RANK[layer] for layer in entered), reverse=True), entered

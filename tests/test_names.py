@@ -1,4 +1,4 @@
-"""``nnterp.names``: TransformerLens's hook names and nnterp 1.x's accessors as standard paths, and the error
+"""``nnterp.compat.names``: TransformerLens's hook names and nnterp 1.x's accessors as standard paths, and the error
 suggestions that answer with them."""
 
 import re
@@ -7,13 +7,13 @@ import pytest
 import torch
 
 from nnterp import UnknownName, tiny
-from nnterp.errors import NnterpError, ReadOnlyValue, UnavailableValue
-from nnterp.names import (
+from nnterp.compat.names import (
     PENDING_HOSTS, TRANSFORMERLENS_BLOCK, TRANSFORMERLENS_MODEL, UnknownPath, resolve, rows, transformerlens_names,
 )
+from nnterp.declare.errors import NnterpError, ReadOnlyValue, UnavailableValue
+from nnterp.declare.vocabulary import BY_NAME
 from nnterp.tools._common import ToolError
 from nnterp.tools.splice import resolve_at
-from nnterp.vocabulary import BY_NAME
 
 #: HookedTransformer's hooks (TransformerLens 3.9, transformer_lens/components): TransformerBlock's, its
 #: attention's, its MLPs' (MLP, GatedMLP), its norms' (ln1, ln2; LayerNorm, RMSNorm and their Pre forms)

@@ -1,10 +1,11 @@
-"""The tolerance of nnterp.numerics lets rounding through and nothing else."""
+"""The tolerance of nnterp.contract.numerics lets rounding through and nothing else."""
 
 import pytest
 import torch
 
-from nnterp import conformance, real
-from nnterp.numerics import UNIT_ROUNDOFF, assert_close, roundings, tolerance
+from nnterp import real
+from nnterp.contract import conformance
+from nnterp.contract.numerics import UNIT_ROUNDOFF, assert_close, roundings, tolerance
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])

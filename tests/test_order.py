@@ -12,11 +12,11 @@ import pytest
 import torch
 
 from nnterp import OrderError, UnavailableValue, tiny
-from nnterp.bridge import CaptureWorker
-from nnterp.conformance import read_block
-from nnterp.locations import block_hosts
-from nnterp.tracing import accesses, block_order, plan
-from nnterp.vocabulary import FORWARD_ORDER
+from nnterp.contract.conformance import read_block
+from nnterp.declare.locations import block_hosts
+from nnterp.declare.vocabulary import FORWARD_ORDER
+from nnterp.runtime.bridge import CaptureWorker
+from nnterp.runtime.tracing import accesses, block_order, plan
 
 PROMPT = "The Eiffel Tower is in the city of"
 
@@ -344,7 +344,7 @@ def test_without_a_rotary_the_unrotated_keys_then_the_queries():
 def test_the_contract_fails_a_block_order_the_forward_does_not_follow(monkeypatch):
     """Declared with the MLP's norm before the attention (as a one-norm parallel block computes it), GPT-NeoX's
     order is not the order its forward reaches the values, and the contract says which value comes first."""
-    from nnterp.conformance import order_run, visit_log
+    from nnterp.contract.conformance import order_run, visit_log
 
     model = tiny.load("gpt_neox", attn_implementation="eager")
     assert model.check(raise_on_failure=False).ok

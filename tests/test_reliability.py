@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nnterp import EmptyPrompt, OrderError, StandardizedTransformer, tiny
-from nnterp.numerics import assert_close, roundings
-from nnterp.status import status_of
+from nnterp.contract.numerics import assert_close, roundings
+from nnterp.runtime.status import status_of
 
 from conftest import same_snapshot, snapshot
 

@@ -1,4 +1,4 @@
-"""Blocks whose residual adds are mixes with learned per-channel gates (nnterp.blocks.ResidualGates): the block's
+"""Blocks whose residual adds are mixes with learned per-channel gates (nnterp.declare.blocks.ResidualGates): the block's
 values satisfy the mix with the gates the model's own parameters give, not the plain sum, and the gates matter."""
 
 import torch

@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from nnterp import tiny
-from nnterp.errors import UnknownArchitecture
-from nnterp.lookup import family_for
-from nnterp.numerics import assert_close, tolerance
+from nnterp.contract.numerics import assert_close, tolerance
+from nnterp.declare.errors import UnknownArchitecture
+from nnterp.registry import family_for
 
 
 @pytest.fixture(scope="module")

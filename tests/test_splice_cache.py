@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from nnterp import tiny
-from nnterp.numerics import assert_close, roundings
+from nnterp.contract.numerics import assert_close, roundings
 from nnterp.tools.splice import LocalCLT, LocalSAE, splice
 
 PROMPT = "The Eiffel Tower is in the city of"

@@ -1,13 +1,13 @@
-"""One status of a value: what support(), serves(), the tools and the cache say comes from nnterp.status."""
+"""One status of a value: what support(), serves(), the tools and the cache say comes from nnterp.runtime.status."""
 
 import pytest
 
 from nnterp import tiny
-from nnterp.locations import block_hosts
-from nnterp.errors import ConditionedValue, UnavailableValue
-from nnterp.status import CONDITIONED, SERVED, UNAVAILABLE, status_of
+from nnterp.declare.errors import ConditionedValue, UnavailableValue
+from nnterp.declare.locations import block_hosts
+from nnterp.declare.vocabulary import HOST_PATHS
+from nnterp.runtime.status import CONDITIONED, SERVED, UNAVAILABLE, status_of
 from nnterp.tools._common import why_not
-from nnterp.vocabulary import HOST_PATHS
 
 
 @pytest.fixture(scope="module")

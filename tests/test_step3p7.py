@@ -6,8 +6,8 @@ import pytest
 import torch
 
 from nnterp import tiny
-from nnterp.errors import UnknownArchitecture, UnavailableValue
-from nnterp.lookup import family_for
+from nnterp.declare.errors import UnavailableValue, UnknownArchitecture
+from nnterp.registry import family_for
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from nnterp import tiny
-from nnterp.family import registry
+from nnterp.registry import registry
 from nnterp.tools import (
     ablate_heads, ablate_neurons, attention_patterns, attribution_patching, collect, direct_logit_attribution, generate,
     head_contributions, head_means, lens_logits, logit_difference, logit_lens, mean_difference, patch_heads,

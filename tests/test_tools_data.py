@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from nnterp import tiny
-from nnterp.numerics import assert_close, roundings
 from nnterp.cli import main
+from nnterp.contract.numerics import assert_close, roundings
 from nnterp.tools import (
     attention_html, attention_patterns, collect, direct_logit_attribution, first_position_sink, induction_ablation,
     induction_heads, logit_lens, patch_positions, plot_attention, save_attention,

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from nnterp import tiny
-from nnterp.errors import NnterpError, UnavailableValue
+from nnterp.declare.errors import NnterpError, UnavailableValue
 from nnterp.transformerlens import ActivationCache, HookedTransformer, utils
 from oracle.transformerlens import ARCHITECTURES, _load, _local_names, tolerance
 

@@ -13,7 +13,7 @@ import os
 import pytest
 import torch
 
-from nnterp.errors import NnterpError
+from nnterp.declare.errors import NnterpError
 from oracle.transformerlens import (  # tests/ is on the path, as for conftest
     ARCHITECTURES, MORE_ARCHITECTURES, QK_NORM_ARCHITECTURES, RECORD, compare, fingerprint, fingerprint_differs, nnterp_cache,
 )

@@ -9,12 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from nnterp import family as families_module
-from nnterp.errors import UnknownArchitecture
+from nnterp import StandardizedTransformer, registry as families_module
+from nnterp.declare.errors import UnknownArchitecture
 from nnterp.families import _index
-from nnterp import StandardizedTransformer
-from nnterp.family import TESTED_WINDOW, _scan, release, unavailable
-from nnterp.lookup import family_for
+from nnterp.registry import TESTED_WINDOW, _scan, family_for, release, unavailable
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,14 +20,14 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_index_is_current():
     found = _scan()  # the modules this release can import: those of a later release are left out
     assert set(found) | set(unavailable()) == set(_index.MODULES) == set(_index.SINCE)
-    stale = "nnterp/families/index.json is stale: run `python -m nnterp.catalogue --write`"
+    stale = "nnterp/families/index.json is stale: run `python -m nnterp.cli.catalogue --write`"
     assert {n: m for n, m in _index.MODULES.items() if n in found} == {
         name: f.module.__name__.rsplit(".", 1)[-1] for name, f in found.items()}, stale
     assert {t: n for t, n in _index.MODEL_TYPES.items() if n in found} == {
         t: name for name, f in found.items() for t in f.model_types}, stale
     oldest, newest = map(release, TESTED_WINDOW)
     assert all(oldest <= release(since) <= newest for since in _index.SINCE.values())
-    from nnterp.catalogue import INDEX, index_text, wrapper_names
+    from nnterp.cli.catalogue import INDEX, index_text, wrapper_names
 
     assert list(_index.WRAPPERS) == wrapper_names(), stale
     # the file itself is what --write writes: a module or model type equal to the name is left out, as the rule says
@@ -90,7 +88,7 @@ def test_family_of_a_later_release_is_not_registered_and_says_which(on_release):
     with pytest.raises(UnknownArchitecture, match=re.escape(f"transformers {since} on")):
         family_for(AutoConfig.for_model(model_type) if model_type in _config_types() else _Config(model_type))
 
-    from nnterp import commands
+    from nnterp.cli import commands
 
     with pytest.raises(SystemExit, match=re.escape(f"pip install 'transformers>={since}'")):
         commands.load_model(name)
@@ -103,7 +101,7 @@ def test_every_family_is_served_on_its_first_release(on_release):
 
 
 def test_catalogue_reports_no_gap_on_the_newest_release():
-    from nnterp import catalogue
+    from nnterp.cli import catalogue
 
     if release(catalogue.installed()) != release(TESTED_WINDOW[1]):
         pytest.skip("the module trees are recorded on the newest release of the window")

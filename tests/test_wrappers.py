@@ -5,10 +5,8 @@ import pytest
 import torch
 
 from nnterp import tiny
-from nnterp.errors import UnknownArchitecture
-from nnterp.family import registry
-from nnterp.lookup import family_for
-from nnterp.wrappers import wrapper_registry
+from nnterp.declare.errors import UnknownArchitecture
+from nnterp.registry import family_for, registry, wrapper_registry
 
 WRAPPERS = sorted(wrapper_registry())
 
@@ -115,7 +113,7 @@ def test_a_broken_wrapper_is_refused_while_its_forward_still_fails():
     """Llama 4's wrapper forward raises in transformers 5.24; the day it runs, serve the declaration (broken=None)."""
     from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
 
-    from nnterp.wrappers import declared
+    from nnterp.registry import declared_wrappers as declared
 
     llama4 = next(w for w in declared() if w.name == "llama4")
     config = tiny.config("llama4")
@@ -215,7 +213,7 @@ def test_granite4_vision_adds_the_image_inside_the_stack_even_before_the_first_b
 @pytest.mark.parametrize("name", ["llava", "qwen2_vl", "smolvlm", "paligemma", "gemma3",
                                   "chameleon"])  # VQ tokens: image ids placed by the model itself
 def test_a_cache_holds_the_image_values_a_trace_reads_and_says_why_a_text_call_has_none(name):
-    from nnterp.errors import UnavailableValue
+    from nnterp.declare.errors import UnavailableValue
 
     model = tiny.load(name, attn_implementation="eager")
     inputs = tiny.image_call(name)

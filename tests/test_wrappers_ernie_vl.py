@@ -6,8 +6,8 @@ import pytest
 import torch
 
 from nnterp import tiny
-from nnterp.conformance import read_block
-from nnterp.errors import OrderError
+from nnterp.contract.conformance import read_block
+from nnterp.declare.errors import OrderError
 
 NAME = "ernie4_5_vl_moe"
 

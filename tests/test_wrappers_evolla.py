@@ -10,9 +10,9 @@ import torch
 
 from conftest import assert_the_stream_passes_block_to_block
 from nnterp import StandardizedTransformer, tiny
-from nnterp.envoys import LayerEnvoy, MethodAttention, MLPEnvoy
-from nnterp.errors import UnavailableValue
-from nnterp.numerics import assert_close
+from nnterp.contract.numerics import assert_close
+from nnterp.declare.errors import UnavailableValue
+from nnterp.runtime.envoys import LayerEnvoy, MLPEnvoy, MethodAttention
 
 NAME = "evolla"
 #: the tiny recipe's four blocks, an adapter in every second

@@ -9,9 +9,9 @@ import torch
 
 from conftest import assert_the_stream_passes_block_to_block
 from nnterp import tiny
-from nnterp.bridge import logging_visits
-from nnterp.errors import BadIndex, UnavailableValue
-from nnterp.numerics import assert_close
+from nnterp.contract.numerics import assert_close
+from nnterp.declare.errors import BadIndex, UnavailableValue
+from nnterp.runtime.bridge import logging_visits
 
 NAME = "idefics"
 #: the tiny recipe's four self-attention blocks with a cross-attention block before every second
@@ -159,7 +159,7 @@ def test_a_saved_idefics_loads_by_path_with_its_blocks_in_forward_order(tmp_path
     from transformers import IdeficsImageProcessorPil, IdeficsProcessor
 
     from nnterp import StandardizedTransformer
-    from nnterp.envoys import AttentionEnvoy, LayerEnvoy, MLPEnvoy
+    from nnterp.runtime.envoys import AttentionEnvoy, LayerEnvoy, MLPEnvoy
 
     native, tokenizer = tiny.build(NAME)
     native.save_pretrained(tmp_path)

@@ -5,8 +5,8 @@ import pytest
 import torch
 
 from nnterp import tiny
-from nnterp.errors import BatchRefused
-from nnterp.numerics import assert_close
+from nnterp.contract.numerics import assert_close
+from nnterp.declare.errors import BatchRefused
 
 
 @pytest.mark.parametrize("name", ["kosmos-2", "kosmos-2.5"])

@@ -3,8 +3,8 @@
 import pytest
 
 from nnterp import tiny
-from nnterp.errors import UnknownArchitecture
-from nnterp.lookup import family_for
+from nnterp.declare.errors import UnknownArchitecture
+from nnterp.registry import family_for
 
 
 @pytest.mark.parametrize("text_type", ["mistral4", "ministral3"])

@@ -7,6 +7,6 @@ the family's notes, whose snippets run on the family's tiny model while the page
 disk: styles and scripts are inline, and nothing is fetched.
 """
 
-from .build import Report, build
+from nnterp.encyclopedia.build import Report, build
 
 __all__ = ["build", "Report"]

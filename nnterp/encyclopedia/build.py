@@ -18,10 +18,10 @@ from transformers.utils import logging as hf_logging
 
 import nnterp
 
-from ..wrappers import every_family
-from . import render
-from .pages import Page, collect
-from .snippets import one_line
+from nnterp.encyclopedia import render
+from nnterp.encyclopedia.pages import Page, collect
+from nnterp.encyclopedia.snippets import one_line
+from nnterp.registry import every_family
 
 
 def versions() -> dict[str, str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import re
 
-from .rows import best, split_host
+from nnterp.encyclopedia.rows import best, split_host
 
 W = 460  # the SVG's width in user units; the page scales it to the column
 

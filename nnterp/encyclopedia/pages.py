@@ -16,17 +16,17 @@ from pathlib import Path
 
 import torch
 
-from .. import tiny
-from ..family import COMMON_ACCESSORS
-from ..model import StandardizedTransformer
-from ..vocabulary import BY_NAME
-from ..wrappers import auto_class
-from . import markdown, snippets
-from .configs import config_class, representative, reproduced_checkpoint
-from .notes import default_load, derived, module_for, notes_for
-from .notes.identity import identity
-from .snippets import one_line
-from .verdicts import verdict
+from nnterp import tiny
+from nnterp.declare.family import COMMON_ACCESSORS
+from nnterp.declare.vocabulary import BY_NAME
+from nnterp.encyclopedia import markdown, snippets
+from nnterp.encyclopedia.configs import config_class, representative, reproduced_checkpoint
+from nnterp.encyclopedia.notes import default_load, derived, hand_notes_of, notes_for
+from nnterp.encyclopedia.notes.identity import identity
+from nnterp.encyclopedia.snippets import one_line
+from nnterp.encyclopedia.verdicts import verdict
+from nnterp.model import StandardizedTransformer
+from nnterp.registry import auto_class
 
 #: The fewest family-specific notes a page may carry; the build lists a page below it as a problem.
 MIN_FAMILY_NOTES = 6
@@ -260,18 +260,18 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
     start = time.perf_counter()
     sums = block_sums(family, served)
     mid_sums = family.block.mid_arithmetic(served) is None
-    module = module_for(family)
-    load = getattr(module, "LOAD", default_load(family))
+    hand = hand_notes_of(family)
+    load = hand.load if hand is not None and hand.load else default_load(family)
     modules = modules_of(printout)
     with snippets.runner(family, load) as run:
         subject = None
-        if module is None or not hasattr(module, "NOTES"):
+        if hand is None or not hand.whole_page:
             try:
                 subject = derived.Subject(family, rows, run.tiny_model(), None if fell_back else model, modules,
                                           block_kind, sums, mid_sums)
             except Exception as error:  # the page keeps the notes that need no tiny model
                 problems.append(f"the tiny model did not load ({one_line(error)}); the notes are not derived")
-        notes, module = notes_for(family, rows, block_kind, sums, mid_sums, subject)
+        notes, hand = notes_for(family, rows, block_kind, sums, mid_sums, subject)
         seconds["derive"] = time.perf_counter() - start
         start = time.perf_counter()
         page = Page(
@@ -284,11 +284,12 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
             differences=list(subject.differences) if subject is not None else None,
             alike=list(subject.alike) if subject is not None else [],
         )
-        run_notes(page, module, run, checkpoint_cache if checkpoint_cache is not None else {})
+        run_notes(page, hand.code if hand is not None else None, run,
+                  checkpoint_cache if checkpoint_cache is not None else {})
     seconds["notes"] = time.perf_counter() - start
-    if module is not None and len(page.notes) < MIN_FAMILY_NOTES:  # a page with notes of its own
+    if hand is not None and len(page.notes) < MIN_FAMILY_NOTES:  # a page with notes of its own
         problems.append(f"only {len(page.notes)} family-specific notes, fewer than {MIN_FAMILY_NOTES}: "
-                        f"add notes in nnterp/families/notes/{family.name}.py (MORE)")
+                        f"add notes in {hand.path}")
     return page
 
 
@@ -308,7 +309,8 @@ def tags_of(family, subject) -> tuple:
 
 
 def run_notes(page: Page, module, run, checkpoint_cache: dict) -> None:
-    """Run every snippet of the page: ``python`` on the tiny model, ``python checkpoint`` on the real one."""
+    """Run every snippet of the page: ``python`` on the tiny model, ``python checkpoint`` on the real one, which
+    ``module`` (the notes file's code: ``CHECKPOINT``, ``load_checkpoint()``, ``facts(scope)``) loads."""
     page.runs_on = run.where
     checkpoint_scope: dict = {}
     for note in page.notes:

@@ -32,14 +32,14 @@ from pathlib import Path
 import torch
 import transformers
 
-from .. import tiny
-from ..conformance import PROMPT
-from ..family import Checkpoint
-from ..model import StandardizedTransformer
-from ..wrappers import auto_class, every_family
-from .configs import class_differences, config_class, sourced
-# the record is read in .verdicts; FAMILIES.md (nnterp.table) asks this module for its section
-from .verdicts import load, table_section  # noqa: F401
+from nnterp import tiny
+from nnterp.contract.conformance import PROMPT
+from nnterp.declare.family import Checkpoint
+from nnterp.model import StandardizedTransformer
+from nnterp.registry import auto_class, every_family
+from nnterp.encyclopedia.configs import class_differences, config_class, sourced
+# the record is read in .verdicts; FAMILIES.md (nnterp.cli.table) asks this module for its section
+from nnterp.encyclopedia.verdicts import load, table_section  # noqa: F401
 
 #: Caps on what only multiplies the cost: experts per block and vocabulary rows.
 MAX_EXPERTS, MAX_VOCAB = 4, 512

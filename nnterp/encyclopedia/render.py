@@ -6,15 +6,15 @@ import html
 import json
 import re
 
-from ..vocabulary import DIMENSIONS
-from . import assets, markdown
-from .configs import representative
-from .diagram import block_svg, stream_html
-from .notes.derived.checkpoints import COLUMNS, checkpoint_table
-from .notes.derived.tokenizer import tokenizer_table
-from .pages import MIN_FAMILY_NOTES
-from .rows import best, indices, split_host
-from .verdicts import sentence
+from nnterp.declare.vocabulary import DIMENSIONS
+from nnterp.encyclopedia import assets, markdown
+from nnterp.encyclopedia.configs import representative
+from nnterp.encyclopedia.diagram import block_svg, stream_html
+from nnterp.encyclopedia.notes.derived.checkpoints import COLUMNS, checkpoint_table
+from nnterp.encyclopedia.notes.derived.tokenizer import tokenizer_table
+from nnterp.encyclopedia.pages import MIN_FAMILY_NOTES
+from nnterp.encyclopedia.rows import best, indices, split_host
+from nnterp.encyclopedia.verdicts import sentence
 
 #: Modules the diagram draws, and where they sit.
 MODULE_PATHS = {

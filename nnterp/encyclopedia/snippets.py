@@ -23,8 +23,7 @@ import torch
 
 import nnterp
 from nnterp import tiny
-
-from .notes.derived.tokenizer import released_tokenizers
+from nnterp.encyclopedia.notes.derived.tokenizer import released_tokenizers
 
 PROMPT = "The Eiffel Tower is in the city of"
 

@@ -1,1 +1,2 @@
-"""One module per model family; each declares ``FAMILY = Family(...)`` and is found by listing this folder."""
+"""One module per model family; each declares ``FAMILY = Family(...)``. ``_index`` names the module of each family
+(read without importing one); ``_declared.declared(name)`` imports one."""

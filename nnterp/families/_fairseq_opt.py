@@ -6,7 +6,7 @@ the MLP half adds, aliased ``mlp`` beside ``down_proj``; its other values are re
 from __future__ import annotations
 
 
-from nnterp.sites import TOKEN_ROWS, Argument, Child, Own, Read, Sibling
+from nnterp.declare.sites import TOKEN_ROWS, Argument, Child, Own, Read, Sibling
 
 #: fairseq's names onto the standard ones (OPT adds its decoder's own on top)
 FAIRSEQ_RENAME = {

@@ -8,8 +8,8 @@ GPT2_RENAME = {
     "mlp.c_proj": "mlp.down_proj", "c_fc": "up_proj", "act": "act_fn",
 }
 
-from nnterp.family import COMMON_SITES
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Element, Read
+from nnterp.declare.family import COMMON_SITES
+from nnterp.declare.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Element, Read
 
 #: the MLP's width: config.n_inner, where it is set, else four times the hidden size (the modeling's own fallback)
 GPT2_ACCESSORS = {"intermediate_size": lambda c: c.n_inner or 4 * c.hidden_size}

@@ -9,7 +9,7 @@ to check; the sublayers' values are served on the collapsed stream.
 
 from __future__ import annotations
 
-from nnterp.sites import Nowhere
+from nnterp.declare.sites import Nowhere
 
 
 def streams_reason(where: str) -> str:

@@ -1,6 +1,6 @@
 """Which module declares each family, the model types it serves and the first transformers release serving it.
 
-The data is ``index.json`` beside this module, written by ``python -m nnterp.catalogue --write`` (the test suite
+The data is ``index.json`` beside this module, written by ``python -m nnterp.cli.catalogue --write`` (the test suite
 checks it is current); it is read when this module is first imported, which ``family_for`` does when it first looks
 a model type up (``import nnterp`` does not), and then it imports the one family module the model type needs.
 

@@ -4,10 +4,10 @@ add, muP scaling of the head, unpadded vocabularies."""
 from __future__ import annotations
 
 
-from nnterp.readout import Readout
-from nnterp.family import COMMON_SITES
-from nnterp.routers import unrouted_neurons
-from nnterp.sites import Argument, Child, Nowhere, Read
+from nnterp.declare.family import COMMON_SITES
+from nnterp.declare.readout import Readout
+from nnterp.declare.routers import unrouted_neurons
+from nnterp.declare.sites import Argument, Child, Nowhere, Read
 
 #: what lm_head reads is the final norm's output divided by the muP multiplier
 HEAD_INPUT = Read(
@@ -25,7 +25,7 @@ FLOAT_SOFT_CAP = Readout(float32=True, softcap="final_logit_softcapping", exact_
 
 
 # --------------------------------------------------------------------------- Inkling 2: block attention residuals
-from nnterp.sites import Call, Own, SPLIT_HEADS, Sibling  # noqa: E402
+from nnterp.declare.sites import Call, Own, SPLIT_HEADS, Sibling  # noqa: E402
 
 SINK = ("the softmax runs over these scores and one sink logit per query computed from the input (sink_proj), "
         "concatenated as an extra key, so the scores alone do not give the pattern; attention_probabilities is the "

@@ -1,7 +1,7 @@
 """Shared by Bloom and MPT, whose sublayers add the residual inside their own forward: what they add is read
 where it is handed to that addition, not at the module's output (the stream itself)."""
 
-from nnterp.sites import Argument, Call, Read
+from nnterp.declare.sites import Argument, Call, Read
 
 #: Bloom's and MPT's sublayers end with dropout_add(branch, residual, ...) = residual + dropout(branch)
 ATTENTION_BRANCH = Read(

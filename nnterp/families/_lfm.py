@@ -10,7 +10,7 @@ up_proj, down_proj and the activation an inline F.silu call, and the final norm 
 
 from __future__ import annotations
 
-from nnterp.sites import Call, Read
+from nnterp.declare.sites import Call, Read
 
 LFM_RENAME = {
     "conv": "self_attn", "feed_forward": "mlp", "operator_norm": "input_layernorm",

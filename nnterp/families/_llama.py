@@ -5,9 +5,9 @@ self_attn, post_attention_layernorm, mlp}, model.norm, lm_head) and its sequenti
 what differs is a multiplier, a norm's arithmetic or an extra module inside a sublayer.
 """
 
-from nnterp.blocks import ConfigKey
-from nnterp.readout import Readout
-from nnterp.sites import Child, Read
+from nnterp.declare.blocks import ConfigKey
+from nnterp.declare.readout import Readout
+from nnterp.declare.sites import Child, Read
 
 #: The catalogue's tiny shape: hidden 64, 2 blocks, 4 heads over 2 key/value heads, vocab 300.
 TINY = {
@@ -24,7 +24,7 @@ def tiny(config_class: "str | type", **overrides) -> dict:
 
 # --------------------------------------------------------------------------- Granite's multipliers
 #: the model multiplies the embeddings by embedding_multiplier before the first block (its block multiplies each
-#: contribution by residual_multiplier: nnterp.blocks.GRANITE_BLOCK)
+#: contribution by residual_multiplier: nnterp.declare.blocks.GRANITE_BLOCK)
 EMBEDDINGS_MULTIPLIED = Read(
     Child("embed_tokens"), scale=ConfigKey("embedding_multiplier"),
     description="The embeddings as the first block receives them: embed_tokens' output times embedding_multiplier")

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from nnterp.family import COMMON_SITES, described
-from nnterp.sites import Read, SplitHeads
+from nnterp.declare.family import COMMON_SITES, described
+from nnterp.declare.sites import Read, SplitHeads
 
 MLA_ACCESSORS = {
     "num_kv_heads": lambda c: c.num_attention_heads,

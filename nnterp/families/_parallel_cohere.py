@@ -6,9 +6,9 @@ layer_mid and mlp_norm_output is input_layernorm's output. The logits are lm_hea
 logit_scale.
 """
 
-from nnterp.blocks import Parallel
-from nnterp.readout import Readout
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
+from nnterp.declare.blocks import Parallel
+from nnterp.declare.readout import Readout
+from nnterp.declare.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
 #: one input norm feeds both sublayers
 COHERE_BLOCK = Parallel()

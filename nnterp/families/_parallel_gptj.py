@@ -1,6 +1,6 @@
 """Shared by GPT-J and CodeGen: a parallel block with one shared norm, under GPT-J's names."""
 
-from nnterp.blocks import Parallel
+from nnterp.declare.blocks import Parallel
 
 GPTJ_RENAME = {
     "transformer.wte": "embed_tokens", "transformer.h": "layers", "transformer.ln_f": "norm", "attn": "self_attn",

@@ -7,7 +7,7 @@ attention's interior, which differs between its LocalSelfAttention and LSHSelfAt
 from __future__ import annotations
 
 
-from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, CallPositions, Read
+from nnterp.declare.sites import HEADS_AFTER_POSITIONS, Argument, Call, CallPositions, Read
 
 #: [batch seq ...] at the padded length, cut to the call's positions
 AT_CALL = CallPositions(dim=1)

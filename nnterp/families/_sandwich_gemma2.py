@@ -7,8 +7,8 @@ stream receives is each post-norm's output, a module of the block beside the att
 MLP: attention_output and mlp_output are read there (Sibling sites).
 """
 
-from nnterp.sites import EAGER_ONLY, Argument, Call, Read
-from nnterp.family import described
+from nnterp.declare.family import described
+from nnterp.declare.sites import EAGER_ONLY, Argument, Call, Read
 
 
 #: token_embeddings' description where embed_tokens scales inside its own forward

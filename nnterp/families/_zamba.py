@@ -14,9 +14,9 @@ attention's in the forward, before attention_output.
 from __future__ import annotations
 
 
-from nnterp.family import COMMON_SITES
-from nnterp.sites import Child, Element, Nowhere, Read
-from nnterp.mixers import ATTENTION_INTERIOR, MAMBA, MAMBA_NO_MLP, MLP_STREAM, MLP_VALUES
+from nnterp.declare.family import COMMON_SITES
+from nnterp.declare.mixers import ATTENTION_INTERIOR, MAMBA, MAMBA_NO_MLP, MLP_STREAM, MLP_VALUES
+from nnterp.declare.sites import Child, Element, Nowhere, Read
 
 
 def _hybrid(layer) -> bool:

@@ -18,12 +18,11 @@ scores + expert_bias, weights the chosen scores normalized over the top_k and ti
 fused experts, and shared_experts, a gated MLP on every position added to the routed output.
 """
 
-from nnterp.blocks import PostNorms
-from nnterp.family import Family, HostContext
-from nnterp.routers import LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Read
-
-from ._llama import tiny
+from nnterp.declare.blocks import PostNorms
+from nnterp.declare.family import Family, HostContext
+from nnterp.declare.routers import LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
+from nnterp.declare.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Read
+from nnterp.families._llama import tiny
 
 _EMBEDDINGS = Read(Child("embed_tokens"))
 _SCALED_EMBEDDINGS = Read(

@@ -7,10 +7,9 @@ the rotary (Llama 3's). The MLP is plain, mlp.{up_proj, act_fn, down_proj} with 
 activation and no gate_proj, so mlp_activation and mlp_neurons are the same tensor.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
-from ._llama_renamed import normed_then_rotated
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
+from nnterp.families._llama_renamed import normed_then_rotated
 
 FAMILY = Family(
     name="apertus",

@@ -6,9 +6,8 @@ RMSNorms on queries and keys (self_attn.q_norm, k_norm) before the rotary, and a
 mlp.{up_proj, act_fn, down_proj} with xIELU, so mlp_activation and mlp_neurons are the same tensor.
 """
 
+from nnterp.families._llama import tiny
 from nnterp.families.apertus import FAMILY as APERTUS
-
-from ._llama import tiny
 
 FAMILY = APERTUS.but(
     name="apertus1p5_text",

@@ -6,9 +6,8 @@ tensor, act_fn's output and down_proj's input. Keys and values are grouped; the 
 kernel through attention_interface like Llama's.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="arcee",

@@ -9,10 +9,9 @@ On the flattened positions the router computes logits = nn.functional.linear(x, 
 top_k logits and softmaxes them among themselves; the layer returns experts(x) + shared_experts(x).
 """
 
-from nnterp.family import Family
-from nnterp.routers import TOPK_THEN_SOFTMAX, MoE, Router, experts_sentence
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.routers import TOPK_THEN_SOFTMAX, MoE, Router, experts_sentence
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="aria_text",

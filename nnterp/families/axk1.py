@@ -8,8 +8,8 @@ DeepSeek-V3 the MoE block normalizes its summed output (post_mlp_layernorm) befo
 mlp_output on those blocks is after that norm.
 """
 
+from nnterp.declare.sites import Element, Own, Read
 from nnterp.families.deepseek_v3 import FAMILY as DEEPSEEK_V3
-from nnterp.sites import Element, Own, Read
 
 FAMILY = DEEPSEEK_V3.but(
     name="axk1",

@@ -11,12 +11,11 @@ sigmoid + e_score_correction_bias, weights the normalized sigmoid scores times
 routed_scaling_factor; fused experts; shared_experts on every token).
 """
 
-from nnterp.family import Family
-from nnterp.mixers import mixer_interior
+from nnterp.declare.family import Family
+from nnterp.declare.mixers import mixer_interior
+from nnterp.declare.routers import DEEPSEEK_V3
+from nnterp.families._llama import tiny
 from nnterp.families._mla import MLA_ACCESSORS, gated_outputs, mla_sites
-from nnterp.routers import DEEPSEEK_V3
-
-from ._llama import tiny
 
 DELTA = ("a gated delta-rule linear-attention mixer: no softmax attention; it keeps a recurrent state, so there are no "
          "attention scores, pattern or per-head softmax outputs")

@@ -9,10 +9,9 @@ RMSNorm, out_proj) or, on the blocks in attn_layer_indices, Llama's attention wi
 interior is served on the attention blocks only.
 """
 
-from nnterp.mixers import JAMBA_RENAME, MAMBA2, mixer_interior
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.mixers import JAMBA_RENAME, MAMBA2, mixer_interior
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="bamba",

@@ -21,14 +21,13 @@ times routed_scaling_factor. The logits are soft-capped in float32: cap * tanh(l
 """
 
 
-from nnterp.readout import Readout
-from nnterp.vocabulary import FORWARD_ORDER, up_first
-from nnterp.blocks import DepthScaled
-from nnterp.family import Family
-from nnterp.routers import DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
-
-from ._llama import tiny
+from nnterp.declare.blocks import DepthScaled
+from nnterp.declare.family import Family
+from nnterp.declare.readout import Readout
+from nnterp.declare.routers import DEEPSEEK_CHOICES, LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
+from nnterp.declare.sites import KERNEL_ARGUMENTS, Argument, Call, Read
+from nnterp.declare.vocabulary import FORWARD_ORDER, up_first
+from nnterp.families._llama import tiny
 
 def _kernel_argument(index: int, what: str) -> Read:
     scaled = (", and on those the queries are scaled by (1 + (position + 1) / 2048) ** 0.1" if index == 1 else "")

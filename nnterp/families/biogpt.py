@@ -11,8 +11,8 @@ by 2) are added after it. The attention calls the kernel chosen at run time thro
 by head_dim ** -0.5; every head has its own key and value. Dropouts and layerdrop are inert in eval.
 """
 
+from nnterp.declare.family import Family
 from nnterp.families._fairseq_opt import FAIRSEQ_RENAME, MLP_INPUT, MLP_SITES
-from nnterp.family import Family
 
 FAMILY = Family(
     name="biogpt",

@@ -8,9 +8,8 @@ therefore read after those sub-norms; attention_head_outputs (the kernel's outpu
 attn_sub_norm.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="bitnet",

@@ -19,11 +19,10 @@ in float32 cast back to the model's dtype, attention_dropout, and a bmm with the
 batch.
 """
 
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import COMMON_SITES, EAGER_LOADS, Family
+from nnterp.declare.sites import BATCH_HEADS, SPLIT_HEADS, WHOLE, Argument, Call, Child, Element, Read
 from nnterp.families._internal_residual import ATTENTION_BRANCH, MLP_BRANCH
-from nnterp.sites import BATCH_HEADS, WHOLE
-from nnterp.blocks import Block
-from nnterp.family import COMMON_SITES, Family
-from nnterp.sites import SPLIT_HEADS, Argument, Call, Child, Element, Read
 
 
 
@@ -96,7 +95,7 @@ FAMILY = Family(
             SHARED_MLP_INPUT if _post_ln_residual(context.config) else COMMON_SITES["mlp_input"]),
     },
     accessors={"num_kv_heads": lambda c: c.num_attention_heads},
-    loads=("eager",),
+    loads=EAGER_LOADS,
     variants={
         "post_ln_residual": {"apply_residual_connection_post_layernorm": True},
         "tp_slow_but_exact": {"pretraining_tp": 2, "slow_but_exact": True},

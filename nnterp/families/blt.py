@@ -25,10 +25,10 @@ DynamicCache(config=BltConfig), which asks the config for num_hidden_layers, and
 stacks' configs do); the tiny recipe runs with use_cache=False, as the checkpoint's model card generates.
 """
 
-from nnterp.readout import Readout
-from nnterp.blocks import Block
-from nnterp.family import Family
-from nnterp.sites import Child, Nowhere, Read
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import Family
+from nnterp.declare.readout import Readout
+from nnterp.declare.sites import Child, Nowhere, Read
 
 _TOKEN_EMBEDDINGS = Read(
     Child("embed_tokens"), snapshot=True,

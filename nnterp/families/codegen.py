@@ -12,8 +12,8 @@ which torch forbids editing in place while autograd records: they are served as 
 and an edit is carried back into the call.
 """
 
+from nnterp.declare.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 from nnterp.families.gptj import FAMILY as GPTJ
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
 
 FAMILY = GPTJ.but(
     name="codegen",

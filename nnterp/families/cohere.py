@@ -8,10 +8,9 @@ head is tied to the embeddings and the logits are lm_head's output times logit_s
 Command R), which project_on_vocab applies.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
-from ._parallel_cohere import COHERE_BLOCK, times_logit_scale
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
+from nnterp.families._parallel_cohere import COHERE_BLOCK, times_logit_scale
 
 FAMILY = Family(
     name="cohere",

@@ -7,10 +7,9 @@ sliding-window layers, which are rotated, and the fourth a full-attention layer 
 logit_scale, which project_on_vocab applies.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
-from ._parallel_cohere import COHERE_BLOCK, rotated_on_sliding_layers, times_logit_scale
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
+from nnterp.families._parallel_cohere import COHERE_BLOCK, rotated_on_sliding_layers, times_logit_scale
 
 FAMILY = Family(
     name="cohere2",

@@ -10,11 +10,10 @@ shared_experts, when num_shared_experts > 0, are added (or averaged in). The log
 output times logit_scale.
 """
 
-from nnterp.family import Family
-from nnterp.routers import MoE, Router, experts_sentence
-
-from ._llama import tiny
-from ._parallel_cohere import COHERE_BLOCK, rotated_on_sliding_layers, times_logit_scale
+from nnterp.declare.family import Family
+from nnterp.declare.routers import MoE, Router, experts_sentence
+from nnterp.families._llama import tiny
+from nnterp.families._parallel_cohere import COHERE_BLOCK, rotated_on_sliding_layers, times_logit_scale
 
 FAMILY = Family(
     name="cohere2_moe",

@@ -9,10 +9,9 @@ no rotary. The head is tied and the logits are lm_head's output times logit_scal
 leaves it unset), which project_on_vocab applies.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
-from ._parallel_cohere import COHERE_BLOCK, times_logit_scale
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
+from nnterp.families._parallel_cohere import COHERE_BLOCK, times_logit_scale
 
 FAMILY = Family(
     name="cohere_compass_text",

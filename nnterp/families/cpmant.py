@@ -30,9 +30,10 @@ and w_1 the up projection, dim_ff wide.
 
 from __future__ import annotations
 
-from nnterp.sites import WHOLE, Assigned
-from nnterp.family import Family, Positions
-from nnterp.sites import HEADS_AFTER_POSITIONS, SPLIT_HEADS, Argument, Call, CallPositions, Child, Element, Own, Read
+from nnterp.declare.family import EAGER_LOADS, Family, Positions
+from nnterp.declare.sites import (
+    HEADS_AFTER_POSITIONS, SPLIT_HEADS, WHOLE, Argument, Assigned, Call, CallPositions, Child, Element, Own, Read,
+)
 
 
 # the call's positions come after the prompt's; on a cached generation step the blocks run on the new positions
@@ -123,7 +124,7 @@ FAMILY = Family(
         "qk_head_dim": lambda c: c.dim_head,
         "intermediate_size": lambda c: c.dim_ff,
     },
-    loads=("eager",),
+    loads=EAGER_LOADS,
     variants={"no_prompt": {"prompt_length": 0}},
     tiny={"config_class": "CpmAntConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "dim_ff": 128, "vocab_size": 300,

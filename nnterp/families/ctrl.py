@@ -11,8 +11,8 @@ attention_interface, scaled by head_dim ** -0.5; every head has its own key and 
 logit lens adds the same bias vector at every block.
 """
 
-from nnterp.family import Family
-from nnterp.sites import Child, Read
+from nnterp.declare.family import Family
+from nnterp.declare.sites import Child, Read
 
 FAMILY = Family(
     name="ctrl",

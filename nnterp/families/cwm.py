@@ -6,9 +6,8 @@ every fourth block (each gets its own mask). Rotary is Llama 3's scaled rotary. 
 where Llama's is; on a sliding layer attention_scores holds the masked scores of the window.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="cwm",

@@ -16,9 +16,9 @@ weights [moe_num_experts * ffn_hidden_size, d_model]; the weighted sum is mlp_ou
 """
 
 
-from nnterp.family import Family
-from nnterp.routers import MoE, RouterRead, RouterValues, every_block
-from nnterp.sites import WHOLE, Call, Element
+from nnterp.declare.family import Family
+from nnterp.declare.routers import MoE, RouterRead, RouterValues, every_block
+from nnterp.declare.sites import WHOLE, Call, Element
 
 NEURONS = (
     "a mixture of experts: each position's neurons are those of its top-k experts, computed inside experts.mlp, "

@@ -14,11 +14,10 @@ best of n_group expert groups (by their best expert); the weights are the kept p
 routed_scaling_factor, not renormalized. The block returns experts(x) + shared_experts(x).
 """
 
-from nnterp.family import Family
+from nnterp.declare.family import Family
+from nnterp.declare.routers import LOGITS_BEFORE_SOFTMAX, MoE, Router, experts_sentence
+from nnterp.families._llama import tiny
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
-from nnterp.routers import LOGITS_BEFORE_SOFTMAX, MoE, Router, experts_sentence
-
-from ._llama import tiny
 
 FAMILY = Family(
     name="deepseek_v2",

@@ -12,11 +12,10 @@ routed_scaling_factor); the block returns experts(x) + shared_experts(x). The mu
 prediction layers of the checkpoint are not built by the causal-LM class.
 """
 
-from nnterp.family import Family
+from nnterp.declare.family import Family
+from nnterp.declare.routers import DEEPSEEK_V3
+from nnterp.families._llama import tiny
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
-from nnterp.routers import DEEPSEEK_V3
-
-from ._llama import tiny
 
 FAMILY = Family(
     name="deepseek_v3",

@@ -14,10 +14,10 @@ MLP is a mixture of experts: hash-routed on the first blocks, top-k routed after
 expert. The model runs eager attention only.
 """
 
-from nnterp.family import COMMON_SITES, Family, described
-from nnterp.sites import Nowhere
+from nnterp.declare.family import COMMON_SITES, EAGER_LOADS, Family, described
+from nnterp.declare.routers import unrouted_neurons
+from nnterp.declare.sites import Nowhere
 from nnterp.families._hyper import contract_note, stream_sites
-from nnterp.routers import unrouted_neurons
 
 COMPRESSED = ("a compressed attention: the kernel's keys (one head, K = V) are the sliding window's positions followed "
               "by the compressor's entries, and the softmax runs over them and a sink (s_aux), so no key axis of "
@@ -45,7 +45,7 @@ FAMILY = Family(
                                             "the grouped output projection"),
         "attention_premix": Nowhere(GROUPED),
     },
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny={"config_class": "DeepseekV4Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
         "moe_intermediate_size": 64, "vocab_size": 300, "head_dim": 16, "n_routed_experts": 4,

@@ -18,10 +18,9 @@ attention_premix is o_proj's input, the normed differential heads, laid out as n
 head_dim (differential head j is chunks 2j and 2j + 1).
 """
 
-from nnterp.family import Family
-from nnterp.sites import Call, Element, Read
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.sites import Call, Element, Read
+from nnterp.families._llama import tiny
 
 FIRST_CALL = ("of the first of the two kernel calls: the second recomputes the same maps from the same queries "
               "and keys, and an edit here reaches the first call only")

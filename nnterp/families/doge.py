@@ -12,11 +12,10 @@ k_norm and a dynamic mask: dt_proj of the values gives a per-key bias added to t
 num_experts embedding experts, down_embed / up_embed, plus a shared gated MLP).
 """
 
-from nnterp.blocks import ResidualGates
-from nnterp.family import COMMON_SITES, Family, described
-from nnterp.sites import Element, Nowhere, Own, Read
-
-from ._llama import tiny
+from nnterp.declare.blocks import ResidualGates
+from nnterp.declare.family import COMMON_SITES, Family, described
+from nnterp.declare.sites import Element, Nowhere, Own, Read
+from nnterp.families._llama import tiny
 
 CDMOE = ("a cross-domain mixture of experts: each position mixes num_experts_per_tok embedding experts chosen by a "
          "product-key router (down_embed, up_embed) with a shared gated MLP, so no single [batch seq "

@@ -42,11 +42,10 @@ L2-normalizes act(gate)·up (ffn_sub_norm) before down_proj. lm_head multiplies 
 logit_scale·(1/initializer_range) per token; logits are lm_head's output, float32 under any dtype.
 """
 
-from nnterp.blocks import Block
-from nnterp.family import Family, described
-from nnterp.sites import Argument, Child, Nowhere, Read, Sibling
-
-from ._llama import tiny
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import Family, described
+from nnterp.declare.sites import Argument, Child, Nowhere, Read, Sibling
+from nnterp.families._llama import tiny
 
 
 NOTE = ("Looped depth: the recurrent blocks (n_input_layers to n_input_layers + n_recurrent_layers) run "

@@ -12,10 +12,9 @@ the block returns experts(x) + shared_experts(x). Sliding-window layers are poss
 layer_types.
 """
 
-from nnterp.family import Family
-from nnterp.routers import DEEPSEEK_V3
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.routers import DEEPSEEK_V3
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="dots1",

@@ -12,12 +12,11 @@ holds, per mlp_layer_types, a dense gated MLP or a DeepSeek-V3 mixture (sigmoid,
 router gate with e_score_correction_bias, fused experts, shared_experts).
 """
 
-from nnterp.blocks import Block
-from nnterp.family import Family
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import Family
+from nnterp.declare.routers import DEEPSEEK_V3
+from nnterp.families._llama import tiny
 from nnterp.families._mla import PER_LAYER_ACCESSORS, gated_outputs, mla_sites, per_layer_dims, premix_per_block
-from nnterp.routers import DEEPSEEK_V3
-
-from ._llama import tiny
 
 GATE = "sigmoid(g_proj(x)), one gate per head"
 GATED = gated_outputs(GATE)

@@ -10,9 +10,8 @@ image tokens; a checkpoint's config is Emu3Config, whose text_config builds this
 (model_type emu3_text_model once built).
 """
 
-from nnterp.family import Family
-
-from ._llama import TINY
+from nnterp.declare.family import Family
+from nnterp.families._llama import TINY
 
 FAMILY = Family(
     name="emu3",

@@ -6,9 +6,8 @@ Llama's modules and sequential pre-norm block. The rotary pairs interleaved dime
 rather than rotating halves; embed_tokens and lm_head are tied. Every value is read where Llama's is.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="ernie4_5",

@@ -11,10 +11,9 @@ by their softmax probabilities renormalized to sum to one (the sum clamped at mo
 block returns experts(x) + shared_experts(x). Embeddings are tied to lm_head.
 """
 
-from nnterp.family import Family
-from nnterp.routers import LOGITS_BEFORE_SOFTMAX, MoE, Router, experts_sentence
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.routers import LOGITS_BEFORE_SOFTMAX, MoE, Router, experts_sentence
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="ernie4_5_moe",

@@ -5,9 +5,8 @@ exaone, with EXAONE's names num_layers, layer_norm_epsilon and activation_functi
 Llama's) and Llama's modules, block and kernel call, so every value is read where Llama's is.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="exaone",

@@ -9,11 +9,10 @@ full-attention layers carry no position (NoPE); without a window every layer is 
 applies is read per block.
 """
 
-from nnterp.blocks import OLMO2_POSTNORMS
-from nnterp.family import Family
-
-from ._llama import tiny
-from ._llama_renamed import normed_then_rotated_on_sliding_layers
+from nnterp.declare.blocks import OLMO2_POSTNORMS
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
+from nnterp.families._llama_renamed import normed_then_rotated_on_sliding_layers
 
 FAMILY = Family(
     name="exaone4",

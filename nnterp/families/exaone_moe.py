@@ -11,10 +11,9 @@ scores, group-limited top_k of scores + e_score_correction_bias, the chosen scor
 multiplied by routed_scaling_factor; the block returns experts(x) + shared_experts(x).
 """
 
-from nnterp.family import Family
-from nnterp.routers import DEEPSEEK_V3, experts_sentence
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.routers import DEEPSEEK_V3, experts_sentence
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="exaone_moe",

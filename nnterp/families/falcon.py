@@ -20,10 +20,11 @@ where the forward hands them to the cache beside the rotated keys (with ALiBi, w
 that branch, so they need no eager load; the head outputs are the dense projection's input.
 """
 
-from nnterp.blocks import Block, PARALLEL_REASON
-from nnterp.sites import KEY_VALUE_GROUPS, WHOLE, Assigned, eager_only
-from nnterp.family import COMMON_SITES, Family
-from nnterp.sites import SPLIT_HEADS, Argument, Call, Child, Element, Nowhere, Own, Read
+from nnterp.declare.blocks import PARALLEL_REASON, Block
+from nnterp.declare.family import COMMON_SITES, Family
+from nnterp.declare.sites import (
+    KEY_VALUE_GROUPS, SPLIT_HEADS, WHOLE, Argument, Assigned, Call, Child, Element, Nowhere, Own, Read, eager_only,
+)
 
 EAGER = eager_only("Falcon", "torch's scaled_dot_product_attention")
 

@@ -14,16 +14,13 @@ by mlp_multipliers[0] and whose down_proj output by mlp_multipliers[1]) -> add; 
 the logits (lm_head_multiplier, after lm_head). The final norm is final_layernorm.
 """
 
-from nnterp.readout import Readout
-from nnterp.blocks import Block
-from nnterp.family import Family
-from nnterp.family import COMMON_SITES
-from nnterp.mixers import ATTENTION_INTERIOR, JAMBA_RENAME
-from nnterp.sites import EarlierFirst
-from nnterp.sites import Element, Own, PlusEarlier, Sibling
-from nnterp.vocabulary import FORWARD_ORDER, up_first
-
-from ._llama import tiny
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import COMMON_SITES, Family
+from nnterp.declare.mixers import ATTENTION_INTERIOR, JAMBA_RENAME
+from nnterp.declare.readout import Readout
+from nnterp.declare.sites import EarlierFirst, Element, Own, PlusEarlier, Sibling
+from nnterp.declare.vocabulary import FORWARD_ORDER, up_first
+from nnterp.families._llama import tiny
 
 JAMBA_RENAME_NO_MAMBA = {key: alias for key, alias in JAMBA_RENAME.items() if key != "mamba"}
 

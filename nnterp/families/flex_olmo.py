@@ -10,12 +10,11 @@ all experts, the top_k probabilities, renormalized when norm_topk_prob) and expe
 gate_up_proj and down_proj).
 """
 
-from nnterp.blocks import OLMO2_POSTNORMS
-from nnterp.family import Family
-from nnterp.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, MoE, Router, experts_sentence
-
-from ._llama import tiny
-from ._postnorm_olmo2 import WIDE_QK_NORM
+from nnterp.declare.blocks import OLMO2_POSTNORMS
+from nnterp.declare.family import Family
+from nnterp.declare.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, MoE, Router, experts_sentence
+from nnterp.families._llama import tiny
+from nnterp.families._postnorm_olmo2 import WIDE_QK_NORM
 
 FAMILY = Family(
     name="flex_olmo",

@@ -13,11 +13,10 @@ the top_k of sigmoid(logits) and, when norm_topk_prob, normalizes them to sum to
 returns experts(x) + shared_expert(x).
 """
 
-from nnterp.family import Family
-from nnterp.sites import sink_scores
-from nnterp.routers import LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
-
-from ._llama import tiny
+from nnterp.declare.family import EAGER_LOADS, Family
+from nnterp.declare.routers import LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
+from nnterp.declare.sites import sink_scores
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="flint",
@@ -33,7 +32,7 @@ FAMILY = Family(
     sites={
         "attention_scores": sink_scores(),
     },
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny=tiny("FlintConfig", moe_intermediate_size=64, shared_expert_intermediate_size=64, head_dim=16, num_experts=4,
               num_experts_per_tok=2, mlp_only_layers=[0], layer_types=["full_attention", "sliding_attention"]),
 )

@@ -9,9 +9,8 @@ x * (1 + weight) in float32; and the gated MLP uses GELU-tanh. embed_tokens and 
 and logits are lm_head's output with nothing applied.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="gemma",

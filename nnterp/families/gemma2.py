@@ -13,12 +13,11 @@ sdpa cannot cap and transformers refuses it. The logits are soft-capped too:
 final_logit_softcapping * tanh(lm_head_output / cap), which project_on_vocab applies.
 """
 
-from nnterp.blocks import SANDWICH
-from nnterp.family import Family
-from nnterp.readout import SOFTCAPPED
-
-from ._llama import tiny
-from ._sandwich_gemma2 import SCALED_EMBEDDINGS, softcapped_scores
+from nnterp.declare.blocks import SANDWICH
+from nnterp.declare.family import EAGER_LOADS, Family
+from nnterp.declare.readout import SOFTCAPPED
+from nnterp.families._llama import tiny
+from nnterp.families._sandwich_gemma2 import SCALED_EMBEDDINGS, softcapped_scores
 
 FAMILY = Family(
     name="gemma2",
@@ -32,7 +31,7 @@ FAMILY = Family(
         "attention_scores": softcapped_scores(),
     },
     readout=SOFTCAPPED,
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny=tiny("Gemma2Config", head_dim=16),
 )
 

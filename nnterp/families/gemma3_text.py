@@ -12,13 +12,12 @@ six (global rotary base). final_logit_softcapping is None on the released checkp
 project_on_vocab applies it when a config sets it.
 """
 
-from nnterp.blocks import SANDWICH
-from nnterp.readout import SOFTCAPPED
-from nnterp.family import Family
-
-from ._llama import tiny
-from ._llama_renamed import normed_then_rotated
-from ._sandwich_gemma2 import SCALED_EMBEDDINGS
+from nnterp.declare.blocks import SANDWICH
+from nnterp.declare.family import Family
+from nnterp.declare.readout import SOFTCAPPED
+from nnterp.families._llama import tiny
+from nnterp.families._llama_renamed import normed_then_rotated
+from nnterp.families._sandwich_gemma2 import SCALED_EMBEDDINGS
 
 FAMILY = Family(
     name="gemma3_text",

@@ -21,11 +21,10 @@ cannot be stated (see contract_note); the sublayers' values are served on the ac
 """
 
 
-from nnterp.readout import SOFTCAPPED
-from nnterp.family import COMMON_SITES, Family, described
-from nnterp.sites import Argument, Child, Nowhere, Read, Sibling
-
-from ._llama import tiny
+from nnterp.declare.family import COMMON_SITES, Family, described
+from nnterp.declare.readout import SOFTCAPPED
+from nnterp.declare.sites import Argument, Child, Nowhere, Read, Sibling
+from nnterp.families._llama import tiny
 
 _SCORES, _KEYS, _VALUES = (COMMON_SITES[n] for n in ("attention_scores", "attention_keys", "attention_values"))
 

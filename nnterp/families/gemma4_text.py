@@ -26,17 +26,15 @@ both; the router values are read at the block's router. The logits are soft-capp
 final_logit_softcapping is set.
 """
 
-from nnterp.blocks import SANDWICH
-from nnterp.vocabulary import FORWARD_ORDER
-from nnterp.family import COMMON_SITES, Family, HostContext
-from nnterp.routers import InRouter, MoE, RouterRead, RouterValues
-from nnterp.sites import Element, PlusEarlier, Read, Sibling
-from nnterp.readout import SOFTCAPPED
-
-from ._llama import tiny
-from ._sandwich_gemma2 import (
-    GEMMA4_ACCESSORS, SCALED_EMBEDDINGS, gemma4_attention_sites, gemma4_block_dims,
-    layer_scalar_arithmetic,
+from nnterp.declare.blocks import SANDWICH
+from nnterp.declare.family import COMMON_SITES, Family, HostContext
+from nnterp.declare.readout import SOFTCAPPED
+from nnterp.declare.routers import InRouter, MoE, RouterRead, RouterValues
+from nnterp.declare.sites import Element, PlusEarlier, Read, Sibling
+from nnterp.declare.vocabulary import FORWARD_ORDER
+from nnterp.families._llama import tiny
+from nnterp.families._sandwich_gemma2 import (
+    GEMMA4_ACCESSORS, SCALED_EMBEDDINGS, gemma4_attention_sites, gemma4_block_dims, layer_scalar_arithmetic,
 )
 
 _MLP_ONLY = Read(

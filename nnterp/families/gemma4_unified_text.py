@@ -15,12 +15,11 @@ the contract reads each block's own), and KV-shared layers (num_kv_shared_layers
 layer's keys and values. use_bidirectional_attention lets vision tokens attend both ways.
 """
 
-from nnterp.blocks import SANDWICH
-from nnterp.family import Family
-from nnterp.readout import SOFTCAPPED
-
-from ._llama import tiny
-from ._sandwich_gemma2 import (
+from nnterp.declare.blocks import SANDWICH
+from nnterp.declare.family import Family
+from nnterp.declare.readout import SOFTCAPPED
+from nnterp.families._llama import tiny
+from nnterp.families._sandwich_gemma2 import (
     GEMMA4_ACCESSORS, SCALED_EMBEDDINGS, gemma4_attention_sites, gemma4_block_dims, layer_scalar_arithmetic,
 )
 

@@ -9,9 +9,8 @@ mlp_activation is act_fn's output, act(gate); mlp_neurons is down_proj's input. 
 separate gate_proj or up_proj module.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="glm",

@@ -10,10 +10,9 @@ Llama's meaning (the pre-MLP norm on the stream, so layer_mid and mlp_norm_outpu
 Llama's are); attention_output and mlp_output are the post-norms' outputs.
 """
 
-from nnterp.blocks import GLM4_POSTNORMS
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.blocks import GLM4_POSTNORMS
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="glm4",

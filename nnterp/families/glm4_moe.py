@@ -12,10 +12,9 @@ the top_k of scores + e_score_correction_bias, and weights the chosen experts by
 experts(x) + shared_experts(x).
 """
 
-from nnterp.family import Family
-from nnterp.routers import DEEPSEEK_V3
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.routers import DEEPSEEK_V3
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="glm4_moe",

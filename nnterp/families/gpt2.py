@@ -12,8 +12,8 @@ _upcast_and_reordered_attn (scores in float32) instead, and the interior is read
 resid_dropout and the MLP's dropout are inert in eval.
 """
 
+from nnterp.declare.family import Family
 from nnterp.families._gpt2 import GPT2_ACCESSORS, GPT2_INTERIOR, GPT2_RENAME, TOKEN_EMBEDDINGS
-from nnterp.family import Family
 
 FAMILY = Family(
     name="gpt2",

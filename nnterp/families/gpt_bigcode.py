@@ -12,8 +12,8 @@ which torch forbids editing in place while autograd records: they are served as 
 and an edit is carried back into the call.
 """
 
+from nnterp.declare.family import Family
 from nnterp.families._gpt2 import GPT2_ACCESSORS, GPT2_RENAME, KERNEL_SITES, TOKEN_EMBEDDINGS
-from nnterp.family import Family
 
 FAMILY = Family(
     name="gpt_bigcode",

@@ -13,9 +13,9 @@ torch.where as the float32 minimum, the padding mask added, softmax, a cast to t
 @ v. So attention_scores are float32 and unscaled, and the interior needs no eager load.
 """
 
+from nnterp.declare.family import EAGER_LOADS, Family
+from nnterp.declare.sites import HEADS_AFTER_POSITIONS, Argument, Call, Element, Read
 from nnterp.families._gpt2 import TOKEN_EMBEDDINGS
-from nnterp.family import Family
-from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, Element, Read
 
 _ATTN = "self._attn"
 
@@ -43,7 +43,7 @@ FAMILY = Family(
         "attention_probabilities": Read(Call("self.attn_dropout", inside=_ATTN, child="attention")),
         "attention_head_outputs": Read(Call(_ATTN, child="attention"), Element(0), HEADS_AFTER_POSITIONS),
     },
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny={"config_class": "GPTNeoConfig", "overrides": {
         "hidden_size": 64, "num_layers": 2, "intermediate_size": 128, "vocab_size": 300, "bos_token_id": 1,
         "eos_token_id": 2, "attention_types": [[["global", "local"], 1]]}},

@@ -13,9 +13,9 @@ contributions (inert in eval). The attention projects q, k and v in one fused qu
 keys and values have num_heads heads.
 """
 
-from nnterp.blocks import Parallel
+from nnterp.declare.blocks import Parallel
+from nnterp.declare.family import Family
 from nnterp.families._neox_fused_qkv import NEOX_RENAME
-from nnterp.family import Family
 
 
 FAMILY = Family(

@@ -14,8 +14,8 @@ mask added, softmax, attention_dropout, a cast to the values' dtype, @ v; the in
 eager load.
 """
 
-from nnterp.family import Family
-from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, Element, Own, Read
+from nnterp.declare.family import EAGER_LOADS, Family
+from nnterp.declare.sites import HEADS_AFTER_POSITIONS, Argument, Call, Element, Own, Read
 
 FAMILY = Family(
     name="gpt_neox_japanese",
@@ -44,7 +44,7 @@ FAMILY = Family(
         "num_kv_heads": lambda c: c.num_attention_heads,
         "intermediate_size": lambda c: c.hidden_size * c.intermediate_multiple_size,
     },
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny={"config_class": "GPTNeoXJapaneseConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 300,
         "bos_token_id": 1, "eos_token_id": 2}},

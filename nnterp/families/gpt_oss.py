@@ -13,11 +13,10 @@ themselves) and experts with fused, transposed weights: gate_up_proj [num_expert
 hidden_size]. The MLP returns (output, router_scores); the block adds element 0.
 """
 
-from nnterp.family import Family
-from nnterp.sites import sink_scores
-from nnterp.routers import MoE, Router, experts_sentence
-
-from ._llama import tiny
+from nnterp.declare.family import EAGER_LOADS, Family
+from nnterp.declare.routers import MoE, Router, experts_sentence
+from nnterp.declare.sites import sink_scores
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="gpt_oss",
@@ -36,7 +35,7 @@ FAMILY = Family(
     sites={
         "attention_scores": sink_scores(),
     },
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny=tiny("GptOssConfig", head_dim=16, num_local_experts=4, num_experts_per_tok=2),
 )
 

@@ -9,8 +9,8 @@ time through attention_interface, scaled by head_dim ** -0.5. What differs from 
 SentencePiece vocabulary (GPTSw3Tokenizer) and 2048 positions.
 """
 
+from nnterp.declare.family import Family
 from nnterp.families._gpt2 import GPT2_ACCESSORS, GPT2_INTERIOR, GPT2_RENAME, TOKEN_EMBEDDINGS
-from nnterp.family import Family
 
 FAMILY = Family(
     name="gpt-sw3",

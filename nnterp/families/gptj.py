@@ -12,8 +12,8 @@ values' dtype before attention_probabilities. Both are read inside that kernel, 
 pattern change the values mixed and reach the logits.
 """
 
+from nnterp.declare.family import Family
 from nnterp.families._parallel_gptj import GPTJ_BLOCK, GPTJ_RENAME, intermediate_size
-from nnterp.family import Family
 
 FAMILY = Family(
     name="gptj",

@@ -9,11 +9,9 @@ are the products the stream receives (an edit is carried back divided); project_
 by logits_scaling.
 """
 
-from nnterp.family import Family
-
-from nnterp.blocks import GRANITE_BLOCK
-
-from ._llama import EMBEDDINGS_MULTIPLIED, GRANITE_TINY, logits_divided_by_scaling, tiny
+from nnterp.declare.blocks import GRANITE_BLOCK
+from nnterp.declare.family import Family
+from nnterp.families._llama import EMBEDDINGS_MULTIPLIED, GRANITE_TINY, logits_divided_by_scaling, tiny
 
 FAMILY = Family(
     name="granite",

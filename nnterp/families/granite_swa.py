@@ -13,10 +13,10 @@ applied after the mixing. attention_probabilities are the softmax before that fa
 factor is applied between them and o_proj.
 """
 
+from nnterp.declare.family import EAGER_LOADS
+from nnterp.declare.sites import EAGER_ONLY, HEADS_AFTER_POSITIONS, Argument, Call, Read
+from nnterp.families._llama import GRANITE_TINY, tiny
 from nnterp.families.granite import FAMILY as GRANITE
-from nnterp.sites import EAGER_ONLY, HEADS_AFTER_POSITIONS, Argument, Call, Read
-
-from ._llama import GRANITE_TINY, tiny
 
 FAMILY = GRANITE.but(
     name="granite_swa",
@@ -42,6 +42,6 @@ FAMILY = GRANITE.but(
             description="The per-head outputs: the pattern times the values, before the kernel multiplies each "
                         "query's output by the sink's factor sigmoid(logsumexp(scores) - sink)"),
     },
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny=tiny("GraniteSWAConfig", bos_token_id=1, eos_token_id=2, **GRANITE_TINY),
 )

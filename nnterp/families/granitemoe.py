@@ -12,13 +12,11 @@ cast to float32, the top_k logits softmaxed among themselves) and experts (fused
 [num_local_experts, 2·intermediate_size, hidden_size] and down_proj).
 """
 
-from nnterp.families._llama import logits_divided_by_scaling
-from nnterp.blocks import GRANITE_BLOCK, ConfigKey
-from nnterp.family import Family
-from nnterp.routers import TOPK_THEN_SOFTMAX, MoE, Router, experts_sentence
-from nnterp.sites import Argument, Child, Element, Own, PlusEarlier, Read, Sibling
-
-from ._llama import tiny
+from nnterp.declare.blocks import GRANITE_BLOCK, ConfigKey
+from nnterp.declare.family import Family
+from nnterp.declare.routers import TOPK_THEN_SOFTMAX, MoE, Router, experts_sentence
+from nnterp.declare.sites import Argument, Child, Element, Own, PlusEarlier, Read, Sibling
+from nnterp.families._llama import logits_divided_by_scaling, tiny
 
 #: the multiplier the block gives each contribution
 RESIDUAL_MULTIPLIER = ConfigKey("residual_multiplier")

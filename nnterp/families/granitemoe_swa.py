@@ -9,9 +9,9 @@ is the mix before that factor (so the probabilities and values give it exactly) 
 attention_premix, o_proj's input, is after it. The model runs only under eager attention.
 """
 
+from nnterp.declare.family import EAGER_LOADS, described
+from nnterp.declare.sites import EAGER_ONLY, HEADS_AFTER_POSITIONS, Argument, Call, Element, Read
 from nnterp.families.granitemoe import FAMILY as GRANITEMOE
-from nnterp.family import described
-from nnterp.sites import EAGER_ONLY, HEADS_AFTER_POSITIONS, Argument, Call, Element, Read
 
 FAMILY = GRANITEMOE.but(
     name="granitemoe_swa",
@@ -35,7 +35,7 @@ FAMILY = GRANITEMOE.but(
         "attention_premix": described("attention_premix", "Every head's output side by side, as o_proj takes it: the mix times the sink factor "
                                       "sigmoid(logsumexp(scores) − sink)"),
     },
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny={"config_class": "GraniteMoeSWAConfig", "overrides": {
         **GRANITEMOE.tiny["overrides"], "layer_types": ["full_attention", "sliding_attention"]}},
 )

@@ -13,8 +13,8 @@ not alias over: the family names mamba as its mixer, and the library binds it as
 self_attn, leaving the module's own attribute None.
 """
 
-from nnterp.blocks import Multiplied
-from nnterp.mixers import MAMBA2, mixer_interior
+from nnterp.declare.blocks import Multiplied
+from nnterp.declare.mixers import MAMBA2, mixer_interior
 from nnterp.families.granitemoe import FAMILY as GRANITEMOE
 
 FAMILY = GRANITEMOE.but(

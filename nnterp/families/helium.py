@@ -5,9 +5,8 @@ before casting back, where Llama casts first; the attention and MLP are Llama's.
 read where Llama's is.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="helium",

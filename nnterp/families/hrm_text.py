@@ -35,10 +35,10 @@ multiplies the kernel's output before o_proj. With token_type_ids and prefix_lm,
 token_type_ids is 1 attend to each other bidirectionally (a prefix-LM mask); a plain prompt is causal.
 """
 
-from nnterp.blocks import Block
-from nnterp.readout import Readout
-from nnterp.family import Family, described
-from nnterp.sites import Argument, Child, Read
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import Family, described
+from nnterp.declare.readout import Readout
+from nnterp.declare.sites import Argument, Child, Read
 
 NOTE = ("Hierarchical recurrence: the H and L stacks run H_cycles and H_cycles·L_cycles times per forward, so a "
         "block's values are those of its first call (later calls inside tracer.iter[k]). The standard layers are the "

@@ -5,9 +5,8 @@ with an RMSNorm (self_attn.query_layernorm, key_layernorm) after the rotary, so 
 keys the kernel receives (attention_queries, attention_keys) are rotated, then normed.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="hunyuan_v1_dense",

@@ -9,10 +9,9 @@ experts in float32, keeps the top_k (moe_topk) and renormalizes them; the block 
 experts(x) + shared_mlp(x).
 """
 
-from nnterp.family import Family
-from nnterp.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK, MoE, Router, experts_sentence
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK, MoE, Router, experts_sentence
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="hunyuan_v1_moe",

@@ -11,10 +11,9 @@ router_scaling_factor; the block returns experts(x) + shared_experts(x) (summed 
 enable_moe_fp32_combine).
 """
 
-from nnterp.family import Family
-from nnterp.routers import LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.routers import LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="hy_v3",

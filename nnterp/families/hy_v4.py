@@ -13,12 +13,11 @@ first blocks (mlp_layer_types) and a mixture of experts with a shared expert aft
 returns (hidden_states, topk_indices). The model runs eager attention only.
 """
 
-from nnterp.family import COMMON_SITES, Family, described
-from nnterp.sites import Nowhere, Read
+from nnterp.declare.family import COMMON_SITES, EAGER_LOADS, Family, described
+from nnterp.declare.routers import unrouted_neurons
+from nnterp.declare.sites import Nowhere, Read
 from nnterp.families._hyper import contract_note, stream_sites
-from nnterp.routers import unrouted_neurons
-
-from ._llama import tiny
+from nnterp.families._llama import tiny
 
 SPARSE = ("a sparse attention with a sink: the indexer picks the keys each query sees and the softmax runs over them "
           "and a learned sink (s_aux), so the scores and pattern are not a softmax over positions of their own")
@@ -62,7 +61,7 @@ FAMILY = Family(
         "qk_head_dim": lambda c: c.qk_nope_head_dim + c.qk_rope_head_dim,
         "head_dim": lambda c: c.v_head_dim,
     },
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny=tiny("HYV4Config", num_key_value_heads=4, moe_intermediate_size=64, head_dim=16, n_routed_experts=4,
               num_experts_per_tok=2, n_group=1, topk_group=1, kv_lora_rank=32, q_lora_rank=32, qk_rope_head_dim=16,
               qk_nope_head_dim=16, v_head_dim=16, index_head_dim=32, index_n_heads=2, index_topk=4, pad_token_id=0,

@@ -10,10 +10,9 @@ kernel scales scores by attention_multiplier, and the logits are lm_head's outpu
 logits_scaling (Granite divides), which project_on_vocab applies.
 """
 
-from nnterp.blocks import ConfigKey, PostNorms
-from nnterp.family import Family
-
-from ._llama import EMBEDDINGS_MULTIPLIED, GRANITE_TINY, logits_times_scaling, tiny
+from nnterp.declare.blocks import ConfigKey, PostNorms
+from nnterp.declare.family import Family
+from nnterp.families._llama import EMBEDDINGS_MULTIPLIED, GRANITE_TINY, logits_times_scaling, tiny
 
 FAMILY = Family(
     name="hyperclovax",

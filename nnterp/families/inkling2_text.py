@@ -17,8 +17,8 @@ only where the last group's states add nothing. lm_head has unpadded_vocab_size 
 cast to float32 and soft-capped, tanh(logits / 30) * 30.
 """
 
-from nnterp.blocks import Block, attention_dims
-from nnterp.family import Family
+from nnterp.declare.blocks import Block, attention_dims
+from nnterp.declare.family import EAGER_LOADS, Family
 from nnterp.families._inkling import FLOAT_SOFT_CAP, block_residual_arithmetic, inkling2_sites
 
 NOTE = ("Blocks also read block_states, the stream stacked at the start of every group of blocks, mixed into each "
@@ -42,7 +42,7 @@ FAMILY = Family(
     # the depth-mixing readout (a lens, not the logits), the soft-capped float32 logits
     readout=FLOAT_SOFT_CAP,
     accessors={"vocab_size": lambda c: c.unpadded_vocab_size or c.vocab_size},
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny={"config_class": "Inkling2TextConfig", "overrides": {
         "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "moe_intermediate_size": 64,
         "vocab_size": 300, "unpadded_vocab_size": 300, "head_dim": 16, "swa_head_dim": 16, "n_routed_experts": 4,

@@ -12,13 +12,12 @@ experts with shared experts. The model divides the final norm's output by
 logits_mup_width_multiplier before lm_head and drops padded vocabulary rows (unpadded_vocab_size).
 """
 
-from nnterp.blocks import Block, attention_dims
-from nnterp.family import COMMON_SITES, Family, described
-from nnterp.sites import Read, Sibling
+from nnterp.declare.blocks import Block, attention_dims
+from nnterp.declare.family import COMMON_SITES, Family, described
+from nnterp.declare.routers import unrouted_neurons
+from nnterp.declare.sites import Read, Sibling
 from nnterp.families._inkling import HEAD_INPUT, MUP_UNPADDED
-from nnterp.routers import unrouted_neurons
-
-from ._llama import tiny
+from nnterp.families._llama import tiny
 
 _SCORES = COMMON_SITES["attention_scores"]
 

@@ -5,9 +5,8 @@ with qkv_bias and bias mapped onto Llama's attention_bias and mlp_bias) and Llam
 and kernel call, so every value is read where Llama's is.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="internlm3",

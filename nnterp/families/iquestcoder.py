@@ -4,9 +4,8 @@ transformers builds IQuest-Coder as LlamaForCausalLM: its own config class (mode
 iquestcoder) and Llama's modules, block and kernel call, so every value is read where Llama's is.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="iquestcoder",

@@ -5,9 +5,8 @@ RMSNorms, a bias on q_proj, k_proj, v_proj and o_proj, and a plain MLP: mlp.{up_
 down_proj} with ReLU² and no gate_proj, so mlp_activation and mlp_neurons are the same tensor.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="jais2",

@@ -12,11 +12,10 @@ pre_ff_layernorm (aliased post_attention_layernorm) -> feed_forward -> add. The 
 final_layernorm.
 """
 
-from nnterp.family import Family
-from nnterp.mixers import JAMBA_RENAME, MAMBA, mixer_interior
-from nnterp.routers import LOGITS_BEFORE_SOFTMAX, MoE, Router, experts_sentence
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.mixers import JAMBA_RENAME, MAMBA, mixer_interior
+from nnterp.declare.routers import LOGITS_BEFORE_SOFTMAX, MoE, Router, experts_sentence
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="jamba",

@@ -20,9 +20,9 @@ router_logits); the block returns a bare tensor.
 """
 
 
-from nnterp.family import Family, described
-from nnterp.sites import Argument, Call, Element, Nowhere, Read
-from nnterp.routers import EXPERT_HEADS, InRouter, MoE, RouterRead, RouterValues, TopKChoices, every_block
+from nnterp.declare.family import Family, described
+from nnterp.declare.routers import EXPERT_HEADS, InRouter, MoE, RouterRead, RouterValues, TopKChoices, every_block
+from nnterp.declare.sites import Argument, Call, Element, Nowhere, Read
 
 
 NEURONS = (

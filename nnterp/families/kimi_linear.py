@@ -10,12 +10,11 @@ group-limited top_k of sigmoid + e_score_correction_bias, weights the normalized
 times routed_scaling_factor; fused experts; shared_experts on every token).
 """
 
-from nnterp.family import Family
-from nnterp.mixers import KIMI_DELTA, mixer_interior
+from nnterp.declare.family import Family
+from nnterp.declare.mixers import KIMI_DELTA, mixer_interior
+from nnterp.declare.routers import DEEPSEEK_V3
+from nnterp.families._llama import tiny
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
-from nnterp.routers import DEEPSEEK_V3
-
-from ._llama import tiny
 
 FAMILY = Family(
     name="kimi_linear",

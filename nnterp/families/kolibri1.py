@@ -15,12 +15,11 @@ gradients, the router computes its logits with torch.mm instead of F.linear, so 
 not reached there.
 """
 
-from nnterp.blocks import GLM4_POSTNORMS
-from nnterp.family import Family
-from nnterp.routers import LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
-
-from ._llama import TINY
-from ._llama_renamed import normed_then_rotated_on_sliding_layers
+from nnterp.declare.blocks import GLM4_POSTNORMS
+from nnterp.declare.family import Family
+from nnterp.declare.routers import LOGITS_BEFORE_SIGMOID, MoE, Router, experts_sentence
+from nnterp.families._llama import TINY
+from nnterp.families._llama_renamed import normed_then_rotated_on_sliding_layers
 
 FAMILY = Family(
     name="kolibri1",

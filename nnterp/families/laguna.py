@@ -14,12 +14,11 @@ sigmoid(logits) + e_score_correction_bias, and weights the chosen experts by the
 normalized to sum to one; the block returns routed_scaling_factor · experts(x) + shared_experts(x).
 """
 
-from nnterp.blocks import Block, attention_dims
-from nnterp.family import Family
-from nnterp.routers import MoE, Router, experts_sentence
+from nnterp.declare.blocks import Block, attention_dims
+from nnterp.declare.family import Family
+from nnterp.declare.routers import MoE, Router, experts_sentence
+from nnterp.families._llama import tiny
 from nnterp.families._mla import premix_per_block
-
-from ._llama import tiny
 
 
 FAMILY = Family(

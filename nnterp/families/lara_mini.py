@@ -9,9 +9,9 @@ over all experts, the top_k probabilities renormalized when norm_topk_prob), fus
 added on every token. Embeddings are tied to lm_head.
 """
 
-from nnterp.family import Family
-from nnterp.mixers import DELTANET, mixer_interior
-from nnterp.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, MoE, Router, experts_sentence
+from nnterp.declare.family import Family
+from nnterp.declare.mixers import DELTANET, mixer_interior
+from nnterp.declare.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, MoE, Router, experts_sentence
 
 FAMILY = Family(
     name="lara_mini",

@@ -7,11 +7,10 @@ ffn_norm -> feed_forward (w2(silu(w1(x))·w3(x))) -> add. The final norm is embe
 embeddings are tied to lm_head. The attention interior is served on attention blocks only.
 """
 
-from nnterp.family import Family
-from nnterp.mixers import SHORT_CONV, mixer_interior
+from nnterp.declare.family import Family
+from nnterp.declare.mixers import SHORT_CONV, mixer_interior
 from nnterp.families._lfm import LFM_RENAME, SILU, lfm2_intermediate_size
-
-from ._llama import tiny
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="lfm2",

@@ -8,12 +8,11 @@ chosen sigmoid scores), normalized when norm_topk_prob and multiplied by routed_
 fused experts (gate_up_proj [num_experts, 2·moe_intermediate_size, hidden_size], down_proj).
 """
 
-from nnterp.family import Family
-from nnterp.mixers import SHORT_CONV, mixer_interior
+from nnterp.declare.family import Family
+from nnterp.declare.mixers import SHORT_CONV, mixer_interior
+from nnterp.declare.routers import MoE, Router, experts_sentence
 from nnterp.families._lfm import LFM_RENAME, SILU
-from nnterp.routers import MoE, Router, experts_sentence
-
-from ._llama import tiny
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="lfm2_moe",

@@ -9,13 +9,12 @@ sigmoid(g_proj(x)) before o_proj, so attention_head_outputs is before that gate 
 attention_premix after it). The final norm is embedding_norm; embeddings are tied to lm_head.
 """
 
-from nnterp.family import Family
-from nnterp.mixers import SHORT_CONV, mixer_interior
+from nnterp.declare.family import Family
+from nnterp.declare.mixers import SHORT_CONV, mixer_interior
+from nnterp.declare.sites import Read, Sibling
 from nnterp.families._lfm import LFM_RENAME, SILU
+from nnterp.families._llama import tiny
 from nnterp.families._mla import gated_outputs
-from nnterp.sites import Read, Sibling
-
-from ._llama import tiny
 
 FAMILY = Family(
     name="lfm3",

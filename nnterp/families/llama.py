@@ -9,7 +9,7 @@ values at num_kv_heads (grouped) and repeated inside the kernel; the gated MLP s
 act(gate_proj(x)) * up_proj(x) to down_proj. logits are lm_head's output with nothing applied.
 """
 
-from nnterp.family import Family
+from nnterp.declare.family import Family
 
 FAMILY = Family(
     name="llama",

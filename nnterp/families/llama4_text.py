@@ -17,11 +17,10 @@ expert's output in place and returns (output [tokens, hidden_size], router_logit
 being served as mlp_output in [batch seq hidden_size].
 """
 
-from nnterp.family import Family
-from nnterp.routers import InRouter, MoE, RouterRead, RouterValues, ScoresAtChoices
-from nnterp.sites import TOKEN_ROWS, Element, Own, Read
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.routers import InRouter, MoE, RouterRead, RouterValues, ScoresAtChoices
+from nnterp.declare.sites import TOKEN_ROWS, Element, Own, Read
+from nnterp.families._llama import tiny
 
 MOE_OUTPUT = Read(Own("output"), Element(0), TOKEN_ROWS,
                   description="What the MoE block adds to the residual stream: element 0 of its output, computed on "

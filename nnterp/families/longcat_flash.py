@@ -45,11 +45,11 @@ from __future__ import annotations
 import sys
 import torch
 
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import COMMON_SITES, Family, described
+from nnterp.declare.routers import MoE, Router, every_block
+from nnterp.declare.sites import Argument, Child, Read
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
-from nnterp.routers import MoE, Router, every_block
-from nnterp.blocks import Block
-from nnterp.family import COMMON_SITES, Family, described
-from nnterp.sites import Argument, Child, Read
 
 # --------------------------------------------------------------------------- the block
 

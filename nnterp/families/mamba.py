@@ -12,9 +12,9 @@ checkpoints) keeps the residual in float32: under a half-precision load layer_ou
 The head runs in the weights' dtype and the model returns float32 logits.
 """
 
-from nnterp.blocks import Block
-from nnterp.family import Family
-from nnterp.mixers import BLOCK_NORM_RENAME, SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import EAGER_LOADS, Family
+from nnterp.declare.mixers import BLOCK_NORM_RENAME, SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
 
 FAMILY = Family(
     name="mamba",
@@ -26,7 +26,7 @@ FAMILY = Family(
     sites=dict(SSM_SITES),
     accessors=dict(SSM_ACCESSORS),
     readout=float_logits,
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny={"config_class": "MambaConfig", "overrides": {"hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300}},
 )
 

@@ -14,9 +14,9 @@ block's norm keeps its native name: the mixer's gated norm is also called norm, 
 name input_layernorm would bind on both.
 """
 
-from nnterp.blocks import Block
-from nnterp.family import Family
-from nnterp.mixers import SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import EAGER_LOADS, Family
+from nnterp.declare.mixers import SSM_ACCESSORS, SSM_RENAME, SSM_SITES, float_logits
 
 FAMILY = Family(
     name="mamba2",
@@ -28,7 +28,7 @@ FAMILY = Family(
     sites=dict(SSM_SITES),
     accessors=dict(SSM_ACCESSORS),
     readout=float_logits,
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny={"config_class": "Mamba2Config", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300, "head_dim": 32, "num_heads": 4,
         "n_groups": 1}},

@@ -16,13 +16,11 @@ scores + e_score_correction_bias, the chosen scores normalized (norm_topk_prob) 
 routed_scaling_factor.
 """
 
-from nnterp.blocks import Block
-from nnterp.family import Family
-from nnterp.sites import sink_scores
-from nnterp.routers import DEEPSEEK_V3, SIGMOID_WITH_BIAS
-from nnterp.sites import EAGER_ONLY, Argument, Call, Read
-
-from ._llama import tiny
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import EAGER_LOADS, Family
+from nnterp.declare.routers import DEEPSEEK_V3, SIGMOID_WITH_BIAS
+from nnterp.declare.sites import EAGER_ONLY, Argument, Call, Read, sink_scores
+from nnterp.families._llama import tiny
 
 SINK_SCORES = sink_scores()
 SHIFTED_SCORES = Read(
@@ -57,7 +55,7 @@ FAMILY = Family(
         "head_dim": lambda c: c.v_head_dim,
         "qk_head_dim": lambda c: c.head_dim,
     },
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny=tiny("MiMoV2FlashConfig", moe_intermediate_size=64, head_dim=16, n_routed_experts=4, num_experts_per_tok=2,
               n_group=1, topk_group=1, v_head_dim=8),
 )

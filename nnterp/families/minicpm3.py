@@ -11,12 +11,11 @@ read where lm_head reads it, after that division.
 
 import math
 
-from nnterp.readout import Readout
-from nnterp.family import Family
+from nnterp.declare.family import Family
+from nnterp.declare.readout import Readout
+from nnterp.declare.sites import Argument, Child, Element, Own, Read
+from nnterp.families._llama import tiny
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
-from nnterp.sites import Argument, Child, Element, Own, Read
-
-from ._llama import tiny
 
 
 def _residual_scale(config):

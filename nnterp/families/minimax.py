@@ -17,13 +17,12 @@ softmax router (gate) over num_local_experts keeping the top-k, renormalized, an
 gate_up_proj / down_proj looped over the chosen experts.
 """
 
-from nnterp.blocks import Block
-from nnterp.family import COMMON_SITES, Family
-from nnterp.sites import Argument, Child, Element, Nowhere, Own, Read
-from nnterp.mixers import ATTENTION_INTERIOR
-from nnterp.routers import MoE, Router, experts_sentence
-
-from ._llama import tiny
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import COMMON_SITES, Family
+from nnterp.declare.mixers import ATTENTION_INTERIOR
+from nnterp.declare.routers import MoE, Router, experts_sentence
+from nnterp.declare.sites import Argument, Child, Element, Nowhere, Own, Read
+from nnterp.families._llama import tiny
 
 LIGHTNING = ("a lightning attention: a block-wise linear attention with per-head exponential decay, with no softmax, "
              "so there are no scores or pattern to read")

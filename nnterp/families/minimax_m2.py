@@ -10,10 +10,9 @@ the top_k of sigmoid + bias, and weights the chosen experts by their sigmoid sco
 sum to one. No shared expert.
 """
 
-from nnterp.family import Family
-from nnterp.routers import MoE, Router, experts_sentence
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.routers import MoE, Router, experts_sentence
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="minimax_m2",

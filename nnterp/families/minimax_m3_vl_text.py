@@ -14,11 +14,10 @@ weights the chosen experts by their sigmoid scores normalized to sum to one; the
 routed_scaling_factor · experts(x) + shared_experts(x).
 """
 
-from nnterp.family import Family
-from nnterp.routers import MoE, Router, experts_sentence
-from nnterp.sites import Nowhere
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.routers import MoE, Router, experts_sentence
+from nnterp.declare.sites import Nowhere
+from nnterp.families._llama import tiny
 
 INLINE_SWIGLU = ("a clamped SwiGLU written inline in the dense MLP's forward (gate·sigmoid(swiglu_alpha·gate) on the "
                  "clamped halves of gate_up_proj's output): no activation module or call outputs it")

@@ -6,9 +6,8 @@ sliding_window to the kernel, and config.layer_types marks which blocks attend w
 attention_scores holds the masked scores of the window.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="ministral",

@@ -6,9 +6,8 @@ multiplies the queries by Llama 4's position-dependent temperature,
 before the original context length; attention_queries are read after it, at the kernel.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="ministral3",

@@ -5,9 +5,8 @@ kernel (4096 on Mistral-7B-v0.1, None from v0.2 on). Every value is read where L
 window, attention_scores holds the masked scores of the window.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="mistral",

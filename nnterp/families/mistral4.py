@@ -14,10 +14,10 @@ weights the chosen experts by their probabilities (normalized over the top_k whe
 times routed_scaling_factor); the block returns experts(x) + shared_experts(x).
 """
 
-from nnterp.family import Family, described
+from nnterp.declare.family import Family, described
+from nnterp.declare.routers import DEEPSEEK_V3, LOGITS_BEFORE_SOFTMAX
+from nnterp.declare.sites import Nowhere
 from nnterp.families._mla import MLA_ACCESSORS, QUERIES, mla_sites
-from nnterp.routers import DEEPSEEK_V3, LOGITS_BEFORE_SOFTMAX
-from nnterp.sites import Nowhere
 
 MOE = DEEPSEEK_V3.but(
     logits=LOGITS_BEFORE_SOFTMAX,

@@ -11,10 +11,9 @@ token through its chosen experts and sums their outputs with those weights. No s
 block's output is the routed sum. The attention is Llama's, with an optional sliding window.
 """
 
-from nnterp.family import Family
-from nnterp.routers import MoE, Router, experts_sentence
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.routers import MoE, Router, experts_sentence
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="mixtral",

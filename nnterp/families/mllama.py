@@ -14,10 +14,10 @@ their positions, not the call's), and attention_output and mlp_output are what t
 receives, the tanh gates (attention_gate, mlp_gate) included. The head runs in the weights' dtype and the model returns float32 logits.
 """
 
-from nnterp.crossattention import CrossAttentionBlocks
-from nnterp.family import Family
-from nnterp.locations import Assigned
-from nnterp.mixers import float_logits
+from nnterp.declare.crossattention import CrossAttentionBlocks
+from nnterp.declare.family import Family
+from nnterp.declare.locations import Assigned
+from nnterp.declare.mixers import float_logits
 
 CROSS = "MllamaCrossAttentionDecoderLayer"
 

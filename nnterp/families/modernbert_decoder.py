@@ -13,9 +13,10 @@ enters the prediction head, not the unembedding, so final_norm_output is not ser
 unembedding reads.
 """
 
-from nnterp.readout import Readout
-from nnterp.family import Family
-from nnterp.sites import Argument, Child, Nowhere, Read
+from nnterp.declare.engine import module_of
+from nnterp.declare.family import Family
+from nnterp.declare.readout import Readout
+from nnterp.declare.sites import Argument, Child, Nowhere, Read
 
 HEAD = ("the final norm's output enters a prediction head (lm_head: dense, activation, norm) before the unembedding "
         "(decoder); read model.model.final_norm.output natively")
@@ -23,7 +24,7 @@ HEAD = ("the final norm's output enters a prediction head (lm_head: dense, activ
 
 def _unembed(model, hidden):
     """The final norm, the prediction head, then the unembedding."""
-    module = model._module
+    module = module_of(model)
     return module.decoder(module.lm_head(module.model.final_norm(hidden)))
 
 

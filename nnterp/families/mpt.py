@@ -15,9 +15,8 @@ dropout, @ v. q, k and v are views of one chunk() of Wqkv's output, which torch 
 autograd records: they are served as copies taken where the forward binds them, and an edit is carried back.
 """
 
-from nnterp.sites import WHOLE, Assigned
-from nnterp.family import Family
-from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, Child, Read
+from nnterp.declare.family import EAGER_LOADS, Family
+from nnterp.declare.sites import HEADS_AFTER_POSITIONS, WHOLE, Argument, Assigned, Call, Child, Read
 
 FAMILY = Family(
     name="mpt",
@@ -45,7 +44,7 @@ FAMILY = Family(
                         "residual itself (the ffn module's output is the stream)"),
     },
     accessors={"num_kv_heads": lambda c: c.num_attention_heads, "intermediate_size": lambda c: 4 * c.hidden_size},
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny={"config_class": "MptConfig", "overrides": {
         "d_model": 64, "n_layers": 2, "n_heads": 4, "vocab_size": 300, "attn_config": {}}},
 )

@@ -9,12 +9,11 @@ final_norm_output is read as lm_head's input, the second call's output. The logi
 final_logit_softcapping * tanh(lm_head_output / final_logit_softcapping).
 """
 
-from nnterp.readout import SOFTCAPPED
-from nnterp.family import Family
-from nnterp.sites import Argument, Child, Read
-
-from ._llama import tiny
-from ._llama_renamed import rotated_then_normed
+from nnterp.declare.family import Family
+from nnterp.declare.readout import SOFTCAPPED
+from nnterp.declare.sites import Argument, Child, Read
+from nnterp.families._llama import tiny
+from nnterp.families._llama_renamed import rotated_then_normed
 
 FAMILY = Family(
     name="nanochat",

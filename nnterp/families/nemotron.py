@@ -8,9 +8,8 @@ ReLU² and no gate_proj, so mlp_activation and mlp_neurons are the same tensor. 
 partial_rotary_factor (0.5) of each head.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="nemotron",

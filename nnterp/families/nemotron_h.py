@@ -15,13 +15,19 @@ stream between two sublayers. The block's norm keeps its native name (the Mamba 
 is also called norm). The model returns float32 logits.
 """
 
-from transformers.models.nemotron_h import modeling_nemotron_h as _native
 
-from nnterp.blocks import Block
-from nnterp.family import COMMON_SITES, Family
-from nnterp.sites import Child, Nowhere, Read, Site
-from nnterp.mixers import ATTENTION_INTERIOR, MAMBA, float_logits
-from nnterp.routers import MoE, Router
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import COMMON_SITES, Family, NativeClass
+from nnterp.declare.mixers import ATTENTION_INTERIOR, MAMBA, float_logits
+from nnterp.declare.routers import MoE, Router
+from nnterp.declare.sites import Child, Nowhere, Read, Site
+
+
+def _native(name: str) -> NativeClass:
+    return NativeClass("transformers.models.nemotron_h.modeling_nemotron_h", name)
+
+
+_MOE, _BLOCK, _MAMBA_MIXER = _native("NemotronHMoE"), _native("NemotronHBlock"), _native("NemotronHMamba2Mixer")
 
 SINGLE = ("a Nemotron-H block has one sublayer (a Mamba-2 mixer, an attention, an MLP or a mixture of experts), so "
           "there is no stream between an attention and an MLP: the stream after the add is layer_output")
@@ -39,7 +45,7 @@ MOE = MoE(
            weights_description="The chosen experts' sigmoid scores, renormalized to sum to one (norm_topk_prob) and "
                                "multiplied by routed_scaling_factor"),
     NEURONS, num_experts="n_routed_experts", dense_reason=DENSE,
-    is_moe=lambda context: isinstance(context.module, _native.NemotronHMoE))
+    is_moe=lambda context: _MOE.matches(context.module))
 
 
 _MIXER_KINDS = {"linear_attention": "a Mamba-2 mixer", "full_attention": "an attention", "mlp": "a dense MLP",
@@ -61,7 +67,7 @@ def _hosted(host_reason, site):
     """``site`` (a site or a function of the context) on blocks that hold the host; the reason on blocks that do not
     (support() asks with the block's own context)."""
     def choose(context):
-        if isinstance(context.module, _native.NemotronHBlock):
+        if _BLOCK.matches(context.module):
             return host_reason(context.module)
         return site if isinstance(site, Site) else site(context)
     return choose
@@ -69,7 +75,7 @@ def _hosted(host_reason, site):
 
 def _on_mamba(name):
     common = COMMON_SITES[name]
-    return lambda context: _MAMBA if isinstance(context.module, _native.NemotronHMamba2Mixer) else common
+    return lambda context: _MAMBA if _MAMBA_MIXER.matches(context.module) else common
 
 
 ATTENTION_SITES = {
@@ -97,8 +103,8 @@ FAMILY = Family(
     block=Block("single-sublayer hybrid"),
     rename={
         "model.embeddings": "embed_tokens", "model.norm_f": "norm",
-        _native.NemotronHMamba2Mixer: "self_attn", _native.NemotronHAttention: "self_attn",
-        _native.NemotronHMLP: "mlp", _native.NemotronHMoE: "mlp",
+        _MAMBA_MIXER: "self_attn", _native("NemotronHAttention"): "self_attn", _native("NemotronHMLP"): "mlp",
+        _MOE: "mlp",
     },
     sites={
         **{name: _hosted(_NO_ATTENTION, site) for name, site in ATTENTION_SITES.items()},

@@ -9,9 +9,8 @@ norm. When config.clip_qkv is set, the attention clamps the q_proj, k_proj and v
 attention_values, read at the kernel, are clamped.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="olmo",

@@ -8,11 +8,10 @@ MLP's input, and attention_norm_output and mlp_norm_output do not exist. q_norm 
 RMSNorms over the whole q_proj and k_proj outputs (all heads at once) before the rotary.
 """
 
-from nnterp.blocks import OLMO2_POSTNORMS
-from nnterp.family import Family
-
-from ._llama import tiny
-from ._postnorm_olmo2 import WIDE_QK_NORM
+from nnterp.declare.blocks import OLMO2_POSTNORMS
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
+from nnterp.families._postnorm_olmo2 import WIDE_QK_NORM
 
 FAMILY = Family(
     name="olmo2",

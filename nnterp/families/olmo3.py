@@ -7,9 +7,8 @@ whole projection width before the rotary. config.layer_types interleaves sliding
 with full attention (three sliding to one full), passed to the kernel as sliding_window.
 """
 
+from nnterp.families._llama import tiny
 from nnterp.families.olmo2 import FAMILY as OLMO2
-
-from ._llama import tiny
 
 FAMILY = OLMO2.but(
     name="olmo3",

@@ -12,11 +12,10 @@ native name post_attention_layernorm is a pre-MLP norm on one class and a post-a
 the other.
 """
 
-from nnterp.family import COMMON_SITES, Family
-from nnterp.mixers import DELTANET, mixer_interior
-from nnterp.sites import Argument, Child, Nowhere, Read, Sibling
-
-from ._llama import tiny
+from nnterp.declare.family import COMMON_SITES, Family
+from nnterp.declare.mixers import DELTANET, mixer_interior
+from nnterp.declare.sites import Argument, Child, Nowhere, Read, Sibling
+from nnterp.families._llama import tiny
 
 
 def _postnorm(context) -> bool:

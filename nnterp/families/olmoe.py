@@ -10,10 +10,9 @@ float32 softmax over all experts and keeps the top_k probabilities, renormalized
 norm_topk_prob (off on OLMoE-1B-7B). No shared expert.
 """
 
-from nnterp.family import Family
-from nnterp.routers import MoE, Router, experts_sentence
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.routers import MoE, Router, experts_sentence
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="olmoe",

@@ -18,11 +18,10 @@ back into it. The activation act is one module object shared by every block (tra
 knows it under block 0's path only: mlp_activation is read where each block's MLP calls it.
 """
 
-from nnterp.sites import KEYS_LAST, WHOLE
-from nnterp.blocks import Block
-from nnterp.readout import Readout
-from nnterp.family import Family
-from nnterp.sites import HEADS_AFTER_POSITIONS, Argument, Call, Child, Element, Nowhere, Read
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import EAGER_LOADS, Family
+from nnterp.declare.readout import Readout
+from nnterp.declare.sites import HEADS_AFTER_POSITIONS, KEYS_LAST, WHOLE, Argument, Call, Child, Element, Nowhere, Read
 
 _ATTN = "self._attn"
 
@@ -74,7 +73,7 @@ FAMILY = Family(
     },
     # no final norm: lm_head reads the last block's output
     readout=Readout(unembed=lambda model, hidden: model.lm_head(hidden)),
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny={"config_class": "OpenAIGPTConfig", "overrides": {
         "n_embd": 64, "n_layer": 2, "n_head": 4, "vocab_size": 300}},
 )

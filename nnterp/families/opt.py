@@ -18,13 +18,12 @@ attention_queries are already scaled. Learned absolute positions (offset by 2) a
 ReLU in the MLP, biases everywhere (enable_bias).
 """
 
-from nnterp.families._fairseq_opt import (
-    FAIRSEQ_RENAME, FLAT_MLP_SITES, FLAT_TOKENS,
-)
-from nnterp.blocks import Block
-from nnterp.readout import Readout
-from nnterp.family import COMMON_SITES, Family
-from nnterp.sites import Argument, Child, Nowhere, Read
+from nnterp.declare.blocks import Block
+from nnterp.declare.engine import module_of
+from nnterp.declare.family import COMMON_SITES, Family
+from nnterp.declare.readout import Readout
+from nnterp.declare.sites import Argument, Child, Nowhere, Read
+from nnterp.families._fairseq_opt import FAIRSEQ_RENAME, FLAT_MLP_SITES, FLAT_TOKENS
 
 POST_NORM = ("a post-norm block (do_layer_norm_before=False): the attention reads the block's input itself, and "
              "self_attn_layer_norm follows the attention's add")
@@ -80,8 +79,8 @@ def _post_norm_arithmetic(layer, x, attn, mlp):
 def _unembed(model, hidden):
     """Last block's output to lm_head's logits: the final norm where the decoder has one, project_out where it
     has one."""
-    layers = model.layers._module  # the decoder holding them, wherever it sits (inside BLIP-2's language_model too)
-    decoder = next(module for module in model._module.modules() if getattr(module, "layers", None) is layers)
+    layers = module_of(model.layers)  # the decoder holding them, wherever it sits (inside BLIP-2's language_model too)
+    decoder = next(module for module in module_of(model).modules() if getattr(module, "layers", None) is layers)
     if decoder.final_layer_norm is not None:
         hidden = decoder.final_layer_norm(hidden)
     if decoder.project_out is not None:

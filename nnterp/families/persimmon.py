@@ -12,7 +12,7 @@ time through attention_interface, scaled by head_dim ** -0.5; keys and values ha
 dense_h_to_4h, squared ReLU (relu2) and dense_4h_to_h, with biases, ungated.
 """
 
-from nnterp.family import Family
+from nnterp.declare.family import Family
 
 FAMILY = Family(
     name="persimmon",

@@ -10,9 +10,8 @@ mlp_neurons is down_proj's input. resid_attn_dropout and resid_mlp_dropout wrap 
 before the add (inert in eval). The attention passes config.sliding_window to the kernel.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="phi3",

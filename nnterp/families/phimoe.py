@@ -11,10 +11,9 @@ maximum. Always two experts, whatever num_experts_per_tok says. lm_head may carr
 (lm_head_bias).
 """
 
-from nnterp.family import Family
-from nnterp.routers import MoE, Router, experts_sentence
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.routers import MoE, Router, experts_sentence
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="phimoe",

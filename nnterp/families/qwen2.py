@@ -6,9 +6,8 @@ for the layers past max_window_layers when use_sliding_window is set (off on the
 checkpoints). Every value is read where Llama's is.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="qwen2",

@@ -11,10 +11,9 @@ logits = F.linear(x, weight), a float32 softmax over all experts, the top_k prob
 dense Qwen2MoeMLP of width intermediate_size instead, and serve the MLP's neurons.
 """
 
-from nnterp.family import Family
-from nnterp.routers import MoE, Router, experts_sentence
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.routers import MoE, Router, experts_sentence
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="qwen2_moe",

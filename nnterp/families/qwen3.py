@@ -7,9 +7,8 @@ with an RMSNorm (self_attn.q_norm, k_norm) before the rotary, so attention_queri
 attention_keys, read at the kernel, are normed, then rotated. No bias on the projections.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="qwen3",

@@ -10,10 +10,9 @@ checkpoints). No shared expert. Blocks in mlp_only_layers, or off the decoder_sp
 hold a dense Qwen3MoeMLP and serve its neurons.
 """
 
-from nnterp.family import Family
-from nnterp.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, MoE, Router, experts_sentence
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, MoE, Router, experts_sentence
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="qwen3_moe",

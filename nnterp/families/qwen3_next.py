@@ -14,12 +14,11 @@ shared_expert weighted by sigmoid(shared_expert_gate(x)); blocks in mlp_only_lay
 MLP.
 """
 
-from nnterp.family import Family
-from nnterp.mixers import DELTANET, mixer_interior
+from nnterp.declare.family import Family
+from nnterp.declare.mixers import DELTANET, mixer_interior
+from nnterp.declare.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, MoE, Router, experts_sentence
+from nnterp.families._llama import tiny
 from nnterp.families._mla import gated_outputs
-from nnterp.routers import LOGITS_BEFORE_SOFTMAX, SOFTMAX_THEN_TOPK_OPTIONAL, MoE, Router, experts_sentence
-
-from ._llama import tiny
 
 FAMILY = Family(
     name="qwen3_next",

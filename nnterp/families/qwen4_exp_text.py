@@ -14,12 +14,13 @@ shared expert. The model has no final norm: hyper_connection_mixer collapses the
 native output.
 """
 
-from nnterp.readout import Readout
-from nnterp.family import COMMON_SITES, Family
-from nnterp.sites import Argument, Child, Nowhere, Read
+from nnterp.declare.engine import module_of
+from nnterp.declare.family import COMMON_SITES, Family
+from nnterp.declare.mixers import ATTENTION_INTERIOR
+from nnterp.declare.readout import Readout
+from nnterp.declare.routers import unrouted_neurons
+from nnterp.declare.sites import Argument, Child, Nowhere, Read
 from nnterp.families._hyper import contract_note, stream_sites
-from nnterp.routers import unrouted_neurons
-from nnterp.mixers import ATTENTION_INTERIOR
 
 DELTA = ("a Gated DeltaNet: a linear recurrence with a delta-rule state update, with no softmax attention, so there "
          "are no queries, keys, heads or pattern to read as attention")
@@ -32,7 +33,7 @@ def _interior(name):
 
 def _unembed(model, streams):
     """hyper_connection_mixer collapses the streams, then lm_head: the model has no final norm."""
-    return model.lm_head(model.hyper_connection_mixer._module(streams))
+    return model.lm_head(module_of(model.hyper_connection_mixer)(streams))
 
 
 FAMILY = Family(

@@ -14,12 +14,11 @@ embeddings by normalizer, sqrt(hidden_size) stored in bfloat16, before block 0; 
 RMSNorm with (1 + weight); and logits are soft-capped, tanh(logits / 30) * 30.
 """
 
-from nnterp.readout import Readout
-from nnterp.family import COMMON_SITES, Family, described
-from nnterp.sites import Argument, Nowhere, Read, Own
-from nnterp.mixers import ATTENTION_INTERIOR
-
-from ._llama import tiny
+from nnterp.declare.family import COMMON_SITES, Family, described
+from nnterp.declare.mixers import ATTENTION_INTERIOR
+from nnterp.declare.readout import Readout
+from nnterp.declare.sites import Argument, Nowhere, Own, Read
+from nnterp.families._llama import tiny
 
 
 RECURRENT = ("an RG-LRU recurrent block: a gated linear recurrence mixes the positions, with no softmax attention, "

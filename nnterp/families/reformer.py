@@ -37,13 +37,13 @@ model cannot take (it computes its own and pads them with the ids), so such a ba
 reason; prompts of one length run together.
 """
 
-from nnterp.vocabulary import FORWARD_ORDER
-from nnterp.blocks import Block
-from nnterp.family import Family, Positions
-from nnterp.sites import SPLIT_HEADS, Argument, CallPositions, Child, Nowhere, Own, Read
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import EAGER_LOADS, Family, Positions
+from nnterp.declare.sites import SPLIT_HEADS, Argument, CallPositions, Child, Nowhere, Own, Read
+from nnterp.declare.vocabulary import FORWARD_ORDER
 from nnterp.families._reformer import (
-    AT_CALL, HEAD_OUTPUTS, LOCAL_KEYS, LOCAL_QUERIES, LOCAL_VALUES, LSH_QUERY_KEY, LSH_VALUES,
-    per_attention, per_feed_forward,
+    AT_CALL, HEAD_OUTPUTS, LOCAL_KEYS, LOCAL_QUERIES, LOCAL_VALUES, LSH_QUERY_KEY, LSH_VALUES, per_attention,
+    per_feed_forward,
 )
 
 REVERSIBLE = ("a reversible residual: each block reads and returns two streams, (attn_output, hidden_states), with "
@@ -169,7 +169,7 @@ FAMILY = Family(
     },
     contract_note=NOTE,
     hazard=_random_hashing_hazard,
-    loads=("eager",),
+    loads=EAGER_LOADS,
     variants={"chunked_feed_forward": {"chunk_size_feed_forward": 2}},
     tiny={"config_class": "ReformerConfig", "overrides": {
         "hidden_size": 64, "num_attention_heads": 4, "feed_forward_size": 128, "vocab_size": 300,

@@ -20,18 +20,19 @@ The attention mask is ignored by the model. The time mix's output projection is 
 output, which nnsight serves as E_output (output is the module's own output); o_proj is its alias.
 """
 
-from nnterp.blocks import Block
-from nnterp.readout import Readout
-from nnterp.family import Family
-from nnterp.sites import Argument, Call, Child, Own, Read
-from nnterp.mixers import no_attention
+from nnterp.declare.blocks import Block
+from nnterp.declare.engine import module_of
+from nnterp.declare.family import EAGER_LOADS, Family
+from nnterp.declare.mixers import no_attention
+from nnterp.declare.readout import Readout
+from nnterp.declare.sites import Argument, Call, Child, Own, Read
 
 TIME_MIX = ("an RWKV time mix: a linear recurrence (WKV) with per-channel decay, with no softmax attention and no "
             "heads, so there are no queries, keys or pattern")
 
 def _unembed(model, hidden):
     """ln_out and the head, after the halving the model applies past the last block when it is a rescaled one."""
-    backbone = model._module.rwkv
+    backbone = module_of(model).rwkv
     every = model._nnterp_state.config.rescale_every
     if backbone.layers_are_rescaled and every > 0 and len(backbone.blocks) % every == 0:
         hidden = hidden / 2
@@ -74,7 +75,7 @@ FAMILY = Family(
         "intermediate_size": lambda c: c.intermediate_size or 4 * c.hidden_size,
     },
     readout=Readout(unembed=_unembed),
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny={"config_class": "RwkvConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 300}},
     # the stream halved between blocks and before ln_out, as on the checkpoints (every sixth block there)

@@ -6,9 +6,8 @@ residual dropout inside their own forward (inert in eval), so attention_output a
 modules' own outputs, are what the block adds.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="seed_oss",

@@ -6,10 +6,9 @@ the queries and keys reach the kernel as projected (each attention's use_rope sa
 passes sliding_window to the kernel (off by default); embed_tokens and lm_head are tied.
 """
 
-from nnterp.family import Family
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.declare.sites import KERNEL_ARGUMENTS, Argument, Call, Read
+from nnterp.families._llama import tiny
 
 
 def _kernel_argument(index: int, what: str) -> Read:

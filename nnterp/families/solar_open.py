@@ -10,8 +10,8 @@ experts by their scores (normalized when norm_topk_prob, times routed_scaling_fa
 returns experts(x) + shared_experts(x).
 """
 
-from nnterp.family import Family
-from nnterp.routers import DEEPSEEK_V3
+from nnterp.declare.family import Family
+from nnterp.declare.routers import DEEPSEEK_V3
 
 FAMILY = Family(
     name="solar_open",

@@ -9,10 +9,9 @@ on StableLM 2 12B) adds a LayerNorm per query and key head (self_attn.q_layernor
 StableLmLayerNormPerHead) before the rotary; use_qkv_bias adds biases on q, k and v.
 """
 
-from nnterp.blocks import Parallel
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.blocks import Parallel
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 
 FAMILY = Family(

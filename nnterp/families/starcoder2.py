@@ -7,9 +7,8 @@ residual dropout inside their own forward (inert in eval). The attention passes
 config.sliding_window to the kernel; embed_tokens and lm_head are tied.
 """
 
-from nnterp.family import Family
-
-from ._llama import tiny
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="starcoder2",

@@ -10,10 +10,9 @@ soft-capped too, final_logit_softcapping * tanh(lm_head_output / cap). sdpa cann
 transformers refuses it: the model runs eager (or flash/flex).
 """
 
-from nnterp.family import Family
-from nnterp.readout import SOFTCAPPED
-
-from ._llama import tiny
+from nnterp.declare.family import EAGER_LOADS, Family
+from nnterp.declare.readout import SOFTCAPPED
+from nnterp.families._llama import tiny
 
 FAMILY = Family(
     name="vaultgemma",
@@ -28,6 +27,6 @@ FAMILY = Family(
                             "attn_logit_softcapping * tanh(s / attn_logit_softcapping), then masked",
     },
     readout=SOFTCAPPED,
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny=tiny("VaultGemmaConfig", head_dim=16),
 )

@@ -13,10 +13,9 @@ at the dtype's minimum, softmax (in float32 for float16 models), dropout, bmm wi
 values are read where the forward binds them folded for the bmm, and served heads-first.
 """
 
+from nnterp.declare.family import EAGER_LOADS, Family
+from nnterp.declare.sites import BATCH_HEADS, FOLDED_HEADS, WHOLE, Argument, Assigned, ByDtype, Call, Read
 from nnterp.families._fairseq_opt import FAIRSEQ_RENAME, MLP_INPUT, MLP_SITES
-from nnterp.sites import BATCH_HEADS, FOLDED_HEADS, WHOLE, Assigned, ByDtype
-from nnterp.family import Family
-from nnterp.sites import Argument, Call, Read
 
 FAMILY = Family(
     name="xglm",
@@ -42,7 +41,7 @@ FAMILY = Family(
         **MLP_SITES,
     },
     accessors={"intermediate_size": lambda c: c.ffn_dim, "num_kv_heads": lambda c: c.num_attention_heads},
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny={"config_class": "XGLMConfig", "overrides": {
         "d_model": 64, "num_layers": 2, "attention_heads": 4, "ffn_dim": 128, "vocab_size": 300}},
 )

@@ -14,11 +14,11 @@ mlstm_recurrent_step_native (matC_old has wrong shape), so the tiny recipe runs 
 """
 
 
-from nnterp.readout import Readout
-from nnterp.blocks import Block
-from nnterp.family import Family
-from nnterp.sites import Argument, Own, Read
-from nnterp.mixers import no_attention
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import EAGER_LOADS, Family
+from nnterp.declare.mixers import no_attention
+from nnterp.declare.readout import Readout
+from nnterp.declare.sites import Argument, Own, Read
 
 MLSTM = ("an mLSTM layer: a gated matrix-memory recurrence per head (queries, keys and values update and read a "
          "memory), with no softmax, so there are no attention scores or pattern")
@@ -53,7 +53,7 @@ FAMILY = Family(
         "intermediate_size": _up_proj_dim,
     },
     readout=Readout(float32=True, softcap="output_logit_soft_cap"),
-    loads=("eager",),
+    loads=EAGER_LOADS,
     tiny={"config_class": "xLSTMConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 300, "use_cache": False}},
 )

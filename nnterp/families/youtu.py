@@ -5,10 +5,9 @@ values expanded per head from a normed latent with one shared rotary key) on Lla
 pre-norm block and gated MLP.
 """
 
-from nnterp.family import Family
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 from nnterp.families._mla import MLA_ACCESSORS, mla_sites
-
-from ._llama import tiny
 
 FAMILY = Family(
     name="youtu",

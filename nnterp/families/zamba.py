@@ -16,11 +16,10 @@ layer_input + attention_output == layer_output, and the shared block's outputs a
 layers[i].self_attn.output and layers[i].mlp.output.
 """
 
-from nnterp.blocks import Block
-from nnterp.family import Family
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 from nnterp.families._zamba import ZAMBA_ACCESSORS, zamba_rename, zamba_sites
-
-from ._llama import tiny
 
 FAMILY = Family(
     name="zamba",

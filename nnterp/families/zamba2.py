@@ -19,11 +19,10 @@ layers[i].self_attn.output; the shared MLP has no standard name (nothing of it i
 stream) and is read natively.
 """
 
-from nnterp.blocks import Block
-from nnterp.family import Family
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import Family
+from nnterp.families._llama import tiny
 from nnterp.families._zamba import ZAMBA_ACCESSORS, zamba_rename, zamba_sites
-
-from ._llama import tiny
 
 FAMILY = Family(
     name="zamba2",

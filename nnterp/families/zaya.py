@@ -33,13 +33,13 @@ are fused gate_up_proj / down_proj, a gated MLP with hidden_act.
 from __future__ import annotations
 
 
-from nnterp.vocabulary import FORWARD_ORDER
-from nnterp.routers import InRouter, MoE, RouterRead, RouterValues, every_block, experts_sentence
-from nnterp.sites import WHOLE, Assigned
-from nnterp.blocks import Block
-from nnterp.readout import Readout
-from nnterp.family import Family
-from nnterp.sites import Child, Element, Read
+from nnterp.declare.blocks import Block
+from nnterp.declare.engine import module_of
+from nnterp.declare.family import Family
+from nnterp.declare.readout import Readout
+from nnterp.declare.routers import InRouter, MoE, RouterRead, RouterValues, every_block, experts_sentence
+from nnterp.declare.sites import WHOLE, Assigned, Child, Element, Read
+from nnterp.declare.vocabulary import FORWARD_ORDER
 
 
 
@@ -91,7 +91,7 @@ MOE = MoE(RouterValues("gate", {
 
 def _unembed(model, hidden):
     """The model's own readout: the float32 stream cast to the final norm's dtype, the norm, lm_head."""
-    norm = model.norm._module
+    norm = module_of(model.norm)
     return model.lm_head(model.norm(hidden.to(norm.weight.dtype)))
 
 

@@ -5,23 +5,25 @@ Every tool reads and writes only standard values (``layer_output``, ``attention_
 ``mlp_neurons``, ``logits``, ...) and the config accessors, so it runs unchanged on every family.
 """
 
-from .ablation import ablate_heads, ablate_neurons, head_means, neuron_means, skip_blocks
-from .attribution import FrozenNorm, LogitAttribution, attribution_patching, direct_logit_attribution, head_contributions
-from .collect import Collection, collect
-from .interventions import Edit, Intervention, generate, run
-from .lens import IDENTITY_PROMPT, LogitLens, Patchscope, lens_logits, logit_lens, patchscope
-from .mechanisms import (
+from nnterp.tools.ablation import ablate_heads, ablate_neurons, head_means, neuron_means, skip_blocks
+from nnterp.tools.attribution import (
+    FrozenNorm, LogitAttribution, attribution_patching, direct_logit_attribution, head_contributions,
+)
+from nnterp.tools.collect import Collection, collect
+from nnterp.tools.graph import AttributionGraph, attribution_graph
+from nnterp.tools.interventions import Edit, Intervention, generate, run
+from nnterp.tools.lens import IDENTITY_PROMPT, LogitLens, Patchscope, lens_logits, logit_lens, patchscope
+from nnterp.tools.mechanisms import (
     Induction, InductionAblation, LensDemo, Sink, first_position_sink, induction_ablation, induction_heads,
     lens_on_prompt, repeated_random_tokens,
 )
-from .patching import Patching, logit_difference, patch_heads, patch_positions, probability
-from .plots import (
+from nnterp.tools.patching import Patching, logit_difference, patch_heads, patch_positions, probability
+from nnterp.tools.plots import (
     attention_html, attention_patterns, heatmap, plot_attention, plot_attribution, plot_lens, plot_patching,
     save_attention,
 )
-from .graph import AttributionGraph, attribution_graph
-from .splice import LocalCLT, LocalSAE, splice
-from .steering import mean_difference, steer, stream_norm_without_sink
+from nnterp.tools.splice import LocalCLT, LocalSAE, splice
+from nnterp.tools.steering import mean_difference, steer, stream_norm_without_sink
 
 __all__ = [
     "logit_lens", "lens_logits", "LogitLens", "patchscope", "Patchscope", "IDENTITY_PROMPT",

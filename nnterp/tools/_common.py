@@ -13,9 +13,10 @@ from typing import Iterable, Sequence
 
 import torch
 
-from ..errors import NnterpError
-from ..status import TEXT_CALL, skipped_by, status
-from ..vocabulary import BY_NAME, FORWARD_ORDER, nearest
+from nnterp.declare.engine import module_of
+from nnterp.declare.errors import NnterpError
+from nnterp.declare.vocabulary import BY_NAME, FORWARD_ORDER, nearest
+from nnterp.runtime.status import TEXT_CALL, skipped_by, status
 
 #: Where a host's values hang off a block.
 _HOST_ATTRIBUTE = {"layer": None, "attention": "self_attn", "mlp": "mlp"}
@@ -170,7 +171,7 @@ def _forward_keywords(model_class) -> frozenset:
 
 def _accepts(model, keyword: str) -> bool:
     """Whether the model's forward takes ``keyword``."""
-    return keyword in _forward_keywords(type(model._module))
+    return keyword in _forward_keywords(type(module_of(model)))
 
 
 def encode(model, prompts: str | Sequence[str] | torch.Tensor | dict, device=None) -> dict[str, torch.Tensor]:
@@ -209,7 +210,7 @@ def encode(model, prompts: str | Sequence[str] | torch.Tensor | dict, device=Non
 
 def model_device(model) -> torch.device:
     try:
-        return next(model._module.parameters()).device
+        return next(module_of(model).parameters()).device
     except StopIteration:  # pragma: no cover - a model without parameters
         return torch.device("cpu")
 

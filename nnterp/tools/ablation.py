@@ -15,8 +15,8 @@ from collections import defaultdict
 
 import torch
 
-from ._common import ToolError, blocks_serving, encode, read_blocks
-from .interventions import Edit, Intervention, selection
+from nnterp.tools._common import ToolError, blocks_serving, encode, read_blocks
+from nnterp.tools.interventions import Edit, Intervention, selection
 
 HEAD_VALUES = ("attention_premix", "attention_head_outputs")
 

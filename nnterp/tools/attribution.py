@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 import torch
 
-from ._common import ToolError, available, encode, read, require, token_id, token_text, trace, write
-from .patching import HEAD_VALUES, RESIDUAL_VALUES, Patching, _clean_run, _score
-from .plots import plot_attribution
+from nnterp.declare.engine import module_of
+from nnterp.tools._common import ToolError, available, encode, read, require, token_id, token_text, trace, write
+from nnterp.tools.patching import HEAD_VALUES, RESIDUAL_VALUES, Patching, _clean_run, _score
+from nnterp.tools.plots import plot_attribution
 
 _EPSILON_NAMES = ("eps", "variance_epsilon", "epsilon", "layer_norm_eps", "norm_eps")
 
@@ -65,7 +66,7 @@ class FrozenNorm:
 
     def __init__(self, model, x: torch.Tensor) -> None:
         norm = model.norm
-        module = norm._module
+        module = module_of(norm)
         dtype = x.dtype
         width = x.shape[-1]
         self.eps = _eps(module)

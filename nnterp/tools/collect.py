@@ -22,7 +22,8 @@ from typing import Iterable, Sequence
 
 import torch
 
-from ._common import ToolError, blocks_serving, encode, first_real_position, order_key, read, spec, trace
+from nnterp.declare.engine import module_of
+from nnterp.tools._common import ToolError, blocks_serving, encode, first_real_position, order_key, read, spec, trace
 
 POSITION_DIMS = ("seq", "query")
 
@@ -84,7 +85,7 @@ def _select(tensor: torch.Tensor, name: str, positions, first: torch.Tensor) -> 
 
 def _fingerprint(model, prompts, requests, positions, batch_size) -> str:
     digest = hashlib.sha256()
-    digest.update(json.dumps([str(getattr(model._module.config, "_name_or_path", "")), type(model._module).__name__,
+    digest.update(json.dumps([str(getattr(module_of(model).config, "_name_or_path", "")), type(module_of(model)).__name__,
                               [(r.name, r.layer) for r in requests], str(positions), batch_size]).encode())
     for prompt in prompts:
         digest.update(prompt.encode() + b"\0")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..commands import load_model
-from .attribution import attribution_patching, direct_logit_attribution
-from .interventions import run
-from .lens import logit_lens
-from .mechanisms import first_position_sink, induction_ablation, induction_heads
-from .patching import logit_difference, patch_heads, patch_positions
-from .plots import attention_html, attention_patterns, plot_attention_from, save_attention
+from nnterp.loading import load_model
+from nnterp.tools.attribution import attribution_patching, direct_logit_attribution
+from nnterp.tools.interventions import run
+from nnterp.tools.lens import logit_lens
+from nnterp.tools.mechanisms import first_position_sink, induction_ablation, induction_heads
+from nnterp.tools.patching import logit_difference, patch_heads, patch_positions
+from nnterp.tools.plots import attention_html, attention_patterns, plot_attention_from, save_attention
 
 
 def _model(args, eager: bool = False):

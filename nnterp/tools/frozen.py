@@ -37,11 +37,12 @@ from functools import partial
 import torch
 from torch.overrides import TorchFunctionMode
 
-from ..companions import norm_eps
-from ._common import ToolError, encode, token_id, trace
-from ..errors import UnavailableValue
-from ..numerics import UNIT_ROUNDOFF
-from .attribution import _eps, _probe
+from nnterp.contract.numerics import UNIT_ROUNDOFF
+from nnterp.declare.companions import norm_eps
+from nnterp.declare.engine import module_of
+from nnterp.declare.errors import UnavailableValue
+from nnterp.tools._common import ToolError, encode, token_id, trace
+from nnterp.tools.attribution import _eps, _probe
 
 EMBED = "embed"
 MLP = "mlp"
@@ -133,11 +134,11 @@ def hooked_norms(model) -> list:
                 served.add(_site_module(layer, name))
         served.add(_site_module(layer, "mlp_output"))  # the map's input: written there, so left as it runs
         mlp = getattr(layer.mlp, "_module", None)
-        if mlp is not None and mlp is not layer._module:
+        if mlp is not None and mlp is not module_of(layer):
             mlps.update(mlp.modules())
     if model.serves("final_norm_scale") is None:
         served.add(_site_module(model, "final_norm_scale"))
-    return [module for module in model._module.modules() if module not in served and module not in mlps
+    return [module for module in module_of(model).modules() if module not in served and module not in mlps
             and _is_norm(module)]
 
 
@@ -241,11 +242,11 @@ def fixed_inside(frozen: Frozen):
 def attentions(model) -> list:
     """The attention modules: the blocks' own, and any other module whose class names it an attention (a
     cross-attention outside the blocks, as the Byte Latent Transformer's decoder runs before each block)."""
-    blocks = {layer._module for layer in model.layers}
+    blocks = {module_of(layer) for layer in model.layers}
     found = [module for layer in model.layers
              for module in [getattr(layer.self_attn, "_module", None)] if module is not None and module not in blocks]
     inside = {inner for module in found for inner in module.modules()}
-    for module in model._module.modules():
+    for module in module_of(model).modules():
         if "attention" in type(module).__name__.lower() and module not in inside and not blocks & set(module.modules()):
             found.append(module)
             inside.update(module.modules())

@@ -38,10 +38,11 @@ from pathlib import Path
 
 import torch
 
-from ..numerics import UNIT_ROUNDOFF, roundings
-from ._common import _IN_A_BLOCK, ToolError, token_text, trace
-from .frozen import Frozen, _rows, fixed_final_scale, fixed_inside, freeze, frozen_attention, one_norm
-from .splice import CrossLayerSplice, Splice, splice
+from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
+from nnterp.declare.engine import module_of
+from nnterp.tools._common import _IN_A_BLOCK, ToolError, token_text, trace
+from nnterp.tools.frozen import Frozen, _rows, fixed_final_scale, fixed_inside, freeze, frozen_attention, one_norm
+from nnterp.tools.splice import CrossLayerSplice, Splice, splice
 
 
 @dataclass
@@ -394,7 +395,7 @@ def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, des
     from tqdm.auto import tqdm
 
     started = time.perf_counter()
-    cuda = torch.cuda.is_available() and next(model._module.parameters()).is_cuda
+    cuda = torch.cuda.is_available() and next(module_of(model).parameters()).is_cuda
     if cuda:
         torch.cuda.reset_peak_memory_stats()
     replacement = _replacement(model, transcoders)

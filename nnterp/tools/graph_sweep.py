@@ -20,11 +20,12 @@ import traceback
 
 import torch
 
-from .. import tiny
-from ..family import registry
-from ._common import ToolError
-from .graph import IncompleteGraph, attribution_graph, completeness_tolerance
-from .splice import LocalSAE
+from nnterp import tiny
+from nnterp.declare.engine import module_of
+from nnterp.registry import registry
+from nnterp.tools._common import ToolError
+from nnterp.tools.graph import IncompleteGraph, attribution_graph, completeness_tolerance
+from nnterp.tools.splice import LocalSAE
 
 PROMPT = "The Eiffel Tower is in"
 
@@ -47,9 +48,9 @@ def independent_completeness(model, graph, transcoders) -> float:
     (its output). Each computed target's clean input (a latent's encoder vector on that input; a top logit less the
     mean logit) against its constant plus the sum of its incoming edges: the largest residual relative to the sum of
     their magnitudes. Also checks each latent's activation, ``relu(input + b_enc)``, against the graph's."""
-    hf = model._module
-    mlps = [layer.mlp._module for layer in model.layers]
-    if any(mlp is layer._module for mlp, layer in zip(mlps, model.layers)):
+    hf = module_of(model)
+    mlps = [module_of(layer.mlp) for layer in model.layers]
+    if any(mlp is module_of(layer) for mlp, layer in zip(mlps, model.layers)):
         raise Unchecked("a block's MLP is no module of its own, so no plain hook reads its input")
     head = hf.get_output_embeddings()
     seen, handles = {}, []

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import torch
 
-from ._common import TEXT_CALL, ToolError, encode, first_real_position, order_key, trace, why_not
+from nnterp.tools._common import TEXT_CALL, ToolError, encode, first_real_position, order_key, trace, why_not
 
 
 @dataclass(frozen=True)

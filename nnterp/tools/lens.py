@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ._common import (TEXT_CALL, ToolError, blocks_serving, encode, layer_indices, positions_of, require, token_ids,
-                      token_text, trace)
-from .plots import plot_lens
+from nnterp.tools._common import (
+    TEXT_CALL, ToolError, blocks_serving, encode, layer_indices, positions_of, require, token_ids, token_text, trace,
+)
+from nnterp.tools.plots import plot_lens
 
 #: The Patchscopes paper's identity prompt: the model continues "?" with what the patched stream encodes.
 IDENTITY_PROMPT = "cat -> cat\n1135 -> 1135\nhello -> hello\n?"

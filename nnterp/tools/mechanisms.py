@@ -9,10 +9,11 @@ from dataclasses import dataclass
 
 import torch
 
-from ._common import ToolError, blocks_serving, encode, token_text, trace
-from .ablation import ablate_heads
-from .lens import LogitLens, logit_lens
-from .plots import _figure, heatmap, label, save
+from nnterp.declare.engine import module_of
+from nnterp.tools._common import ToolError, blocks_serving, encode, token_text, trace
+from nnterp.tools.ablation import ablate_heads
+from nnterp.tools.lens import LogitLens, logit_lens
+from nnterp.tools.plots import _figure, heatmap, label, save
 
 PROMPT = "The Eiffel Tower is in the city of"
 
@@ -92,7 +93,7 @@ def induction_heads(model, *, length: int = 40, batch: int = 8, seed: int = 0, p
     (an eager load on most families). Blocks without softmax attention score NaN."""
     blocks = blocks_serving(model, "attention_probabilities")
     tokens, start = repeated_random_tokens(model, length, batch, seed, prefix)
-    tokens = tokens.to(next(model._module.parameters()).device)
+    tokens = tokens.to(next(module_of(model).parameters()).device)
     queries = torch.arange(start + length + 1, start + 2 * length)
     keys = queries - length + 1
     scores = []
@@ -152,7 +153,7 @@ def induction_ablation(model, induction: Induction, *, k: int = 5, draws: int = 
     others = [(l, h) for l in with_heads for h in range(induction.scores.shape[1]) if (l, h) not in top]
     generator = torch.Generator().manual_seed(seed)
     picks = [[others[int(i)] for i in torch.randperm(len(others), generator=generator)[:k]] for _ in range(draws)]
-    tokens = induction.tokens.to(next(model._module.parameters()).device)
+    tokens = induction.tokens.to(next(module_of(model).parameters()).device)
 
     def repeated_loss(heads) -> float:
         with torch.no_grad():

@@ -16,8 +16,10 @@ from typing import Callable
 
 import torch
 
-from ._common import ToolError, blocks_serving, encode, positions_of, read, read_blocks, token_id, token_text, trace
-from .plots import plot_patching
+from nnterp.tools._common import (
+    ToolError, blocks_serving, encode, positions_of, read, read_blocks, token_id, token_text, trace,
+)
+from nnterp.tools.plots import plot_patching
 
 RESIDUAL_VALUES = ("layer_input", "layer_mid", "layer_output", "attention_output", "mlp_output")
 HEAD_VALUES = ("attention_premix", "attention_head_outputs")

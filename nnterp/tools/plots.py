@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-from ._common import ToolError, blocks_serving, encode, read_blocks, token_text
+from nnterp.tools._common import ToolError, blocks_serving, encode, read_blocks, token_text
 
 
 def label(token: str, width: int = 12) -> str:

@@ -44,14 +44,16 @@ from typing import Any
 
 import torch
 
-from .. import bridge, names
-from ..bridge import drop_pending, swap, value_at, written_back
-from ..cache import SpliceRead
-from ..locations import block_hosts
-from ..writeback import Read, _Context, _version
-from ..vocabulary import BY_NAME
-from ._common import _AFTER_BLOCKS, _BEFORE_BLOCKS, _IN_A_BLOCK, ToolError
-from .attribution import norm_gain
+from nnterp.compat import names
+from nnterp.declare.engine import module_of
+from nnterp.declare.locations import block_hosts
+from nnterp.declare.vocabulary import BY_NAME
+from nnterp.declare.writeback import Read, _Context, _version
+from nnterp.runtime import bridge
+from nnterp.runtime.bridge import drop_pending, swap, value_at, written_back
+from nnterp.runtime.cache import SpliceRead
+from nnterp.tools._common import _AFTER_BLOCKS, _BEFORE_BLOCKS, _IN_A_BLOCK, ToolError
+from nnterp.tools.attribution import norm_gain
 
 #: TransformerLens's hook_normalized: the norm scale it resolves to, and the norm output its splice writes
 NORMED_OUTPUT = {"attention_norm_scale": "attention_norm_output", "mlp_norm_scale": "mlp_norm_output",
@@ -195,7 +197,7 @@ class Point:
 
 
 def resolve_at(model, at: str, transformerlens: int = 3, computed: bool = False) -> Point:
-    """The served value ``at`` names: a standard path or a TransformerLens hook name (``nnterp.names``, in
+    """The served value ``at`` names: a standard path or a TransformerLens hook name (``nnterp.compat.names``, in
     ``transformerlens``'s generation; a name whose TransformerLens tensor is neither the model's nor its norm output
     before the gain is refused). ``computed``: a value the model computes from others (a sum of two modules'
     outputs) is taken too, for a reader that reads and assigns it in a trace rather than splicing into it (an
@@ -239,7 +241,7 @@ def resolve_at(model, at: str, transformerlens: int = 3, computed: bool = False)
 
 def _norm_affine(host, scale_name: str, model) -> tuple:
     """The gain and bias of the norm whose scale is ``scale_name``, measured on its module (``attribution.norm_gain``)."""
-    module = host._nnterp_site(scale_name).where.target(host)._module
+    module = module_of(host._nnterp_site(scale_name).where.target(host))
     gain, bias = norm_gain(module, model.hidden_size)
     if bool((gain == 0).any()):
         raise ToolError("the norm has a zero gain, so its output does not determine TransformerLens's hook_normalized; "
@@ -658,7 +660,7 @@ def splice(model, sae, at: str | None = None, to: str | None = None, keep_error:
     """Splice ``sae`` at a served value (a standard path, a TransformerLens hook name, or its cfg.hook_name); a
     transcoder reads at ``at`` and writes at ``to`` (its cfg's hook_name_out); a cross-layer transcoder at every
     block. ``transformerlens=4`` reads the hook names as TransformerBridge's where they mean another tensor there
-    (``nnterp.names.BRIDGE_MEANINGS``); 3, HookedTransformer's, by default."""
+    (``nnterp.compat.names.BRIDGE_MEANINGS``); 3, HookedTransformer's, by default."""
     if hasattr(sae, "encode_layer") and hasattr(sae, "n_layers") and hasattr(sae, "feature_input_hook") and \
             not hasattr(sae, "transcoders"):
         return CrossLayerSplice(model, sae, keep_error, transformerlens)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import torch
 
-from ._common import ToolError, encode, first_real_position, layer_list, read, spec, trace
-from .interventions import Edit, Intervention, selection
+from nnterp.tools._common import ToolError, encode, first_real_position, layer_list, read, spec, trace
+from nnterp.tools.interventions import Edit, Intervention, selection
 
 RESIDUAL_VALUES = ("layer_input", "layer_mid", "layer_output", "attention_output", "mlp_output")
 

@@ -2,14 +2,14 @@
 
 ``from nnterp.transformerlens import HookedTransformer, ActivationCache, HookPoint, utils`` gives
 HookedTransformer's calls, hooks, tokens, weights and config, and ActivationCache's analyses, on every family nnterp
-serves. A hook name means TransformerLens's tensor (``nnterp.names``), or is refused saying why."""
+serves. A hook name means TransformerLens's tensor (``nnterp.compat.names``), or is refused saying why."""
 
-from . import utils
-from .activation_cache import ActivationCache
-from .bridge import TransformerBridge
-from .config import HookedTransformerConfig
-from .hooked import HookedTransformer, HookPoint, Output
-from .sae import HookedSAETransformer
+from nnterp.transformerlens import utils
+from nnterp.transformerlens.activation_cache import ActivationCache
+from nnterp.transformerlens.bridge import TransformerBridge
+from nnterp.transformerlens.config import HookedTransformerConfig
+from nnterp.transformerlens.hooked import HookPoint, HookedTransformer, Output
+from nnterp.transformerlens.sae import HookedSAETransformer
 
 __all__ = ["ActivationCache", "HookPoint", "HookedSAETransformer", "HookedTransformer", "HookedTransformerConfig",
            "Output", "TransformerBridge", "utils"]

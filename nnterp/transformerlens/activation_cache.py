@@ -9,7 +9,7 @@ from collections import Counter
 
 import torch
 
-from .utils import Slice, get_act_name
+from nnterp.transformerlens.utils import Slice, get_act_name
 
 
 class ActivationCache:

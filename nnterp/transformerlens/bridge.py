@@ -1,13 +1,13 @@
 """TransformerLens 4's ``TransformerBridge`` over nnterp: ``TransformerBridge.boot_transformers(name)`` and a bridge
 around a StandardizedTransformer, whose hook names are the bridge's (the hook_in and hook_out of each bridged
 component) with HookedTransformer's as aliases, each meaning the tensor TransformerBridge gives under it
-(``nnterp.names``, ``transformerlens=4``). Calls, hooks, the cache, tokens and weights are HookedTransformer's."""
+(``nnterp.compat.names``, ``transformerlens=4``). Calls, hooks, the cache, tokens and weights are HookedTransformer's."""
 
 from __future__ import annotations
 
-from .. import names
-from ..model import StandardizedTransformer
-from .hooked import HookedTransformer
+from nnterp.compat import names
+from nnterp.model import StandardizedTransformer
+from nnterp.transformerlens.hooked import HookedTransformer
 
 
 class TransformerBridge(HookedTransformer):

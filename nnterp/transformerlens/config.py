@@ -7,8 +7,9 @@ from typing import Any
 
 import torch
 
-from ..companions import norm_centres
-from ..conventions import _rotary_calls
+from nnterp.declare.companions import norm_centres
+from nnterp.declare.conventions import _rotary_calls
+from nnterp.declare.engine import module_of
 
 
 @dataclass
@@ -67,10 +68,10 @@ def config_of(model) -> HookedTransformerConfig:
     """The config of a StandardizedTransformer, in TransformerLens's fields."""
     native = model._nnterp_state.config
     text = native.get_text_config() if hasattr(native, "get_text_config") else native
-    norm = model.norm._module if hasattr(model, "norm") else None
+    norm = module_of(model.norm) if hasattr(model, "norm") else None
     centres = norm_centres(norm) if norm is not None else None
     normalization = None if norm is None else ("LN" if centres else "RMS")
-    attention = model.layers[0].self_attn._module if hasattr(model.layers[0], "self_attn") else None
+    attention = module_of(model.layers[0].self_attn) if hasattr(model.layers[0], "self_attn") else None
     rotary = bool(attention is not None and _rotary_calls(attention)[1])
     if rotary:
         positions = "rotary"

@@ -1,6 +1,6 @@
 """``HookedTransformer`` over a StandardizedTransformer: TransformerLens 3.x's calls, hooks, tokens, weights and
 config on any family nnterp serves, on the model transformers computes. A hook name means the tensor it means in
-TransformerLens (``nnterp.names``); a hook runs inside an nnterp trace at its value's point of the forward, in
+TransformerLens (``nnterp.compat.names``); a hook runs inside an nnterp trace at its value's point of the forward, in
 forward order, and what it returns (or edits in place) is written back. Nothing is copied, replaced or changed:
 the values are those of ``from_pretrained_no_processing``."""
 
@@ -13,18 +13,19 @@ from typing import Callable
 
 import torch
 
-from .. import names
-from ..cache import ConventionInfo
-from ..errors import NnterpError, UnavailableValue
-from ..model import StandardizedTransformer
-from ..paths import WriteRefused
-from ..status import status_of
-from ..tracing import block_order
-from ..vocabulary import FORWARD_ORDER
-from .activation_cache import ActivationCache
-from .config import config_of
-from .utils import Slice, lm_cross_entropy_loss
-from .weights import Weights
+from nnterp.compat import names
+from nnterp.compat.paths import WriteRefused
+from nnterp.declare.engine import module_of
+from nnterp.declare.errors import NnterpError, UnavailableValue
+from nnterp.declare.vocabulary import FORWARD_ORDER
+from nnterp.model import StandardizedTransformer
+from nnterp.runtime.cache import ConventionInfo
+from nnterp.runtime.status import status_of
+from nnterp.runtime.tracing import block_order
+from nnterp.transformerlens.activation_cache import ActivationCache
+from nnterp.transformerlens.config import config_of
+from nnterp.transformerlens.utils import Slice, lm_cross_entropy_loss
+from nnterp.transformerlens.weights import Weights
 
 #: from_pretrained's processing, which nnterp never applies to the weights, and what it would have moved
 PROCESSING = {
@@ -76,7 +77,7 @@ class HookedTransformer:
     checkpoint (``HookedTransformer.from_pretrained(name)``). ``model.std`` is the StandardizedTransformer: both
     APIs share one model."""
 
-    #: the TransformerLens generation whose tensors the names mean (nnterp.names.generation)
+    #: the TransformerLens generation whose tensors the names mean (nnterp.compat.names.generation)
     generation = 3
     #: the (model, block) name tables this API's hook names come from
     tables = ((names.TRANSFORMERLENS_MODEL, names.TRANSFORMERLENS_BLOCK),)
@@ -472,7 +473,7 @@ class HookedTransformer:
         """The embedding matrix as the stream receives it: times the embedding's own scale (Gemma 3's
         embed_scale) or the scale the model applies after it (Gemma 2's sqrt(hidden_size)), in the weights'
         dtype, as TransformerLens converts it."""
-        embed = self.std.embed_tokens._module
+        embed = module_of(self.std.embed_tokens)
         weight = embed.weight.detach()
         scale = getattr(embed, "embed_scale", None)
         if scale is None and "sqrt(hidden_size) scale" in names.TRANSFORMERLENS_MODEL["hook_embed"].families.get(
@@ -482,11 +483,11 @@ class HookedTransformer:
 
     @property
     def W_U(self) -> torch.Tensor:
-        return self.std.lm_head._module.weight.detach().T
+        return module_of(self.std.lm_head).weight.detach().T
 
     @property
     def b_U(self) -> torch.Tensor:
-        bias = getattr(self.std.lm_head._module, "bias", None)
+        bias = getattr(module_of(self.std.lm_head), "bias", None)
         return bias.detach() if bias is not None else torch.zeros(self.cfg.d_vocab_out, dtype=self.cfg.dtype)
 
     @property
@@ -540,7 +541,7 @@ class HookedTransformer:
 
     def ln_final(self, residual: torch.Tensor) -> torch.Tensor:
         """The model's own final norm, applied to a stream."""
-        return self.std.norm._module(residual)
+        return module_of(self.std.norm)(residual)
 
     def __repr__(self) -> str:
         return f"HookedTransformer(nnterp, {self.cfg.original_architecture}, {self.cfg.n_layers} blocks)"

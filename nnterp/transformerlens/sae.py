@@ -9,8 +9,8 @@ import contextlib
 
 import torch
 
-from ..errors import NnterpError
-from .hooked import HookedTransformer, HookPoint
+from nnterp.declare.errors import NnterpError
+from nnterp.transformerlens.hooked import HookPoint, HookedTransformer
 
 #: the hook points of a SAELens SAE, under ``{hook_name}.``
 SAE_HOOKS = ("hook_sae_input", "hook_sae_acts_pre", "hook_sae_acts_post", "hook_sae_recons", "hook_sae_output",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-from ..errors import UnavailableValue
+from nnterp.declare.errors import UnavailableValue
 
 
 def _native(envoy, name: str):

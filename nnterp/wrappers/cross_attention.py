@@ -1,14 +1,14 @@
 """Image-text-to-text models whose image enters by cross-attention blocks between the self-attention blocks
-(nnterp.crossattention), not the stream: the image features are those blocks' keys and values, so nothing is merged
+(nnterp.declare.crossattention), not the stream: the image features are those blocks' keys and values, so nothing is merged
 at image positions and image_features and image_mask are unavailable, with the reason."""
 
-from nnterp.family import Checkpoint, declared_family
-from nnterp.locations import Child
-from nnterp.writeback import Nowhere, Read
-
-from .stacks.evolla_text import FAMILY as EVOLLA_TEXT
-from .stacks.idefics_text import FAMILY as IDEFICS_TEXT
-from .wrapper import Wrapper, recipe, tiny_text
+from nnterp.declare.family import Checkpoint
+from nnterp.declare.locations import Child
+from nnterp.declare.writeback import Nowhere, Read
+from nnterp.families._declared import declared as declared_family
+from nnterp.wrappers.stacks.evolla_text import FAMILY as EVOLLA_TEXT
+from nnterp.wrappers.stacks.idefics_text import FAMILY as IDEFICS_TEXT
+from nnterp.wrappers.wrapper import Wrapper, recipe, tiny_text
 
 #: the image never enters the stream here: the cross-attention blocks read it
 CROSS_ATTENDED = ("the image never enters the stream: {model} hands the projected image features to the "

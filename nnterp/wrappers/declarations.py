@@ -2,11 +2,10 @@
 each: where the language model sits, where the image features enter, the image inputs and a tiny recipe with a
 one-layer vision tower."""
 
-from nnterp.family import Checkpoint
-from nnterp.readout import IDENTITY
-from nnterp.sites import Argument, Call
-
-from .wrapper import Wrapper, recipe, tiny_text
+from nnterp.declare.family import Checkpoint
+from nnterp.declare.readout import IDENTITY
+from nnterp.declare.sites import Argument, Call
+from nnterp.wrappers.wrapper import Wrapper, recipe, tiny_text
 
 #: A tiny SigLIP vision tower: one layer, 16-pixel images in 4-pixel patches.
 SIGLIP = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,

@@ -1,11 +1,10 @@
 """ERNIE 4.5 VL: an image-text-to-text model whose language model routes text and image positions to separate
-experts (nnterp.routers.TokenTypeRouters), served through a language stack of its own (nnterp.wrappers.stacks).
+experts (nnterp.declare.routers.TokenTypeRouters), served through a language stack of its own (nnterp.wrappers.stacks).
 Its note is read from transformers' modeling code."""
 
-from nnterp.family import Checkpoint
-
-from .stacks.ernie4_5_vl_moe_text import FAMILY as ERNIE4_5_VL_MOE_TEXT
-from .wrapper import Wrapper, recipe
+from nnterp.declare.family import Checkpoint
+from nnterp.wrappers.stacks.ernie4_5_vl_moe_text import FAMILY as ERNIE4_5_VL_MOE_TEXT
+from nnterp.wrappers.wrapper import Wrapper, recipe
 
 #: the tiny language stack: a dense block then an MoE one, four experts of each kind (text ones twice as wide), one
 #: shared expert, and an mrope_section whose height and width parts are equal, as the rotary interleaves them

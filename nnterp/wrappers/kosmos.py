@@ -3,12 +3,11 @@ forward, at the positions image_embeds_position_mask marks (no placeholder token
 the positions. One declaration each, read from transformers' modeling code, served through a language stack of its
 own (nnterp.wrappers.stacks)."""
 
-from nnterp.family import Checkpoint
-from nnterp.sites import WHOLE, Argument, Call, Child, Derived, Own, Read
-
-from .stacks.kosmos_2_5_text import FAMILY as KOSMOS_2_5_TEXT
-from .stacks.kosmos_2_text import FAMILY as KOSMOS_2_TEXT
-from .wrapper import Wrapper, recipe
+from nnterp.declare.family import Checkpoint
+from nnterp.declare.sites import WHOLE, Argument, Call, Child, Derived, Own, Read
+from nnterp.wrappers.stacks.kosmos_2_5_text import FAMILY as KOSMOS_2_5_TEXT
+from nnterp.wrappers.stacks.kosmos_2_text import FAMILY as KOSMOS_2_TEXT
+from nnterp.wrappers.wrapper import Wrapper, recipe
 
 #: the processor's mask of the image rows, given with the call
 POSITION_MASK = "image_embeds_position_mask"

@@ -3,11 +3,10 @@ its video and OneVision successors), Video-LLaVA, Janus, DeepSeek-VL, GOT-OCR 2,
 Fuyu, and the Q-Former wrappers BLIP-2 and InstructBLIP. One declaration each: where the language model sits, where
 the image features enter, the image inputs and a tiny recipe with a one-layer vision tower."""
 
-from nnterp.family import Checkpoint
-from nnterp.sites import Call
-
-from .declarations import CLIP, INTERNVIT, SIGLIP
-from .wrapper import Wrapper, recipe, tiny_text
+from nnterp.declare.family import EAGER_LOADS, Checkpoint
+from nnterp.declare.sites import Call
+from nnterp.wrappers.declarations import CLIP, INTERNVIT, SIGLIP
+from nnterp.wrappers.wrapper import Wrapper, recipe, tiny_text
 
 #: A tiny SAM-style vision encoder (GOT-OCR 2's): one windowless global layer over 64-pixel images in 16-pixel patches.
 SAM = {"hidden_size": 32, "output_channels": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": 64,
@@ -29,7 +28,7 @@ GOT_OCR2 = Wrapper(
     title="GOT-OCR 2.0",
     classes=("GotOcr2ForConditionalGeneration",),
     text_family="qwen2",
-    loads=("eager",),  # GotOcr2PreTrainedModel declares no SDPA
+    loads=EAGER_LOADS,  # GotOcr2PreTrainedModel declares no SDPA
     summary="GOT-OCR 2.0: a SAM-style vision encoder and a strided-convolution projector around a Qwen2 "
             "language model.",
     note="GotOcr2ForConditionalGeneration: model.{vision_tower (SAM-style encoder and neck), "

@@ -3,10 +3,9 @@ Kimi K2.5, MiniCPM-V, ...), one declaration each: where the language model sits,
 the image inputs and a tiny recipe with a one-layer vision tower. Each note is read from transformers' modeling
 code."""
 
-from nnterp.family import Checkpoint
-
-from .declarations import QWEN_IMAGE, SIGLIP
-from .wrapper import Wrapper, recipe, tiny_text
+from nnterp.declare.family import EAGER_LOADS, Checkpoint
+from nnterp.wrappers.declarations import QWEN_IMAGE, SIGLIP
+from nnterp.wrappers.wrapper import Wrapper, recipe, tiny_text
 
 #: A one-block Qwen3-VL-style vision transformer (Qwen3.5's): 4-pixel patches, two frames each, merged 2x2.
 QWEN3_VISION = {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64, "num_heads": 2,
@@ -332,7 +331,7 @@ OWN_TEXT = (
              "image_features are rows of the embedding matrix, chosen by the image's codes. It loads under eager "
              "attention only: transformers refuses sdpa for Apertus1p5VisionTokenizerModel.",
         vision=("model.vision_tokenizer", "model.audio_tokenizer"),
-        loads=("eager",),
+        loads=EAGER_LOADS,
         image_inputs=("pixel_values", "image_sizes"),
         checkpoints=(Checkpoint("swiss-ai/Apertus-v1.5-8B", "Apertus-v1.5-8B"),),
         tiny=recipe("Apertus1p5Config",

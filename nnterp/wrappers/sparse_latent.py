@@ -5,13 +5,12 @@ delta attention): each served through a language stack declared as its differenc
 the image inputs and a tiny recipe with a one-layer vision tower. Each note is read from transformers' modeling
 code."""
 
-from nnterp.family import checkpoint_data
-
-from .declarations import PIXTRAL
-from .stacks.glm5_next_text import FAMILY as GLM5_NEXT_TEXT
-from .stacks.mistral_large4_text import FAMILY as MISTRAL_LARGE4_TEXT
-from .text_kin import GLM4V_IDS
-from .wrapper import Wrapper, recipe, tiny_text
+from nnterp.families._declared import checkpoint_data
+from nnterp.wrappers.declarations import PIXTRAL
+from nnterp.wrappers.stacks.glm5_next_text import FAMILY as GLM5_NEXT_TEXT
+from nnterp.wrappers.stacks.mistral_large4_text import FAMILY as MISTRAL_LARGE4_TEXT
+from nnterp.wrappers.text_kin import GLM4V_IDS
+from nnterp.wrappers.wrapper import Wrapper, recipe, tiny_text
 
 
 def _misread_kv_sources(config) -> str | None:

@@ -4,14 +4,13 @@ as its difference from its parent family (nnterp.wrappers.stacks). One declarati
 sits, where the image features enter, the image inputs and a tiny recipe with a one-layer vision tower. Each note is
 read from transformers' modeling code."""
 
-from nnterp.family import checkpoint_data
-
-from .wrapper import Wrapper, recipe, tiny_text
-from .declarations import MROPE
-from .own_text import QWEN_IDS, QWEN_INPUTS, QWEN_PLACEHOLDERS
-from .stacks.cosmos3_edge_text import FAMILY as COSMOS3_EDGE_TEXT
-from .stacks.deepseek_ocr2_text import FAMILY as DEEPSEEK_OCR2_TEXT
-from .stacks.muse_glimmer_text import FAMILY as MUSE_GLIMMER_TEXT
+from nnterp.families._declared import checkpoint_data
+from nnterp.wrappers.declarations import MROPE
+from nnterp.wrappers.own_text import QWEN_IDS, QWEN_INPUTS, QWEN_PLACEHOLDERS
+from nnterp.wrappers.stacks.cosmos3_edge_text import FAMILY as COSMOS3_EDGE_TEXT
+from nnterp.wrappers.stacks.deepseek_ocr2_text import FAMILY as DEEPSEEK_OCR2_TEXT
+from nnterp.wrappers.stacks.muse_glimmer_text import FAMILY as MUSE_GLIMMER_TEXT
+from nnterp.wrappers.wrapper import Wrapper, recipe, tiny_text
 
 #: DeepSeek-OCR 2's language stack in the tiny shape: DeepSeek-V2's recipe less its latent attention, a dense block
 #: then a routed one.

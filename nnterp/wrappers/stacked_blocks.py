@@ -1,14 +1,13 @@
-"""Image-text-to-text models whose language stack needed a block kind of its own in the core (nnterp.blocks): each
+"""Image-text-to-text models whose language stack needed a block kind of its own in the core (nnterp.declare.blocks): each
 served through a language stack declared as its difference from its parent (nnterp.wrappers.stacks), with where the
 language model sits, where the image features enter, the image inputs and a tiny recipe with a one-layer vision
 tower. Each note is read from transformers' modeling code."""
 
-from nnterp.family import checkpoint_data
-
-from .wrapper import Wrapper, recipe
-from .stacked import MOONVIT, MUSE_GLIMMER_TEXT_TINY
-from .stacks.muse_spark_text import FAMILY as MUSE_SPARK_TEXT
-from .stacks.step3p5_text import FAMILY as STEP3P5_TEXT
+from nnterp.families._declared import checkpoint_data
+from nnterp.wrappers.stacked import MOONVIT, MUSE_GLIMMER_TEXT_TINY
+from nnterp.wrappers.stacks.muse_spark_text import FAMILY as MUSE_SPARK_TEXT
+from nnterp.wrappers.stacks.step3p5_text import FAMILY as STEP3P5_TEXT
+from nnterp.wrappers.wrapper import Wrapper, recipe
 
 #: Muse Spark's language stack in the tiny shape: Muse Glimmer's, a dense block then a routed one whose experts run
 #: at a width of their own (48, neither hidden_size nor moe_intermediate_size).

@@ -4,12 +4,13 @@ multimodal rotary positions computed outside the blocks. Each is served through 
 where the language model sits, where the image features enter, the image inputs and a tiny recipe with a one-layer
 vision tower. Each note is read from transformers' modeling code."""
 
-from nnterp.family import checkpoint_data
-from nnterp.sites import WHOLE, Assigned, Call, Read
-
-from .declarations import MROPE, QWEN_IMAGE, SIGLIP
-from .own_text import QWEN3_DEEPSTACK_VISION, QWEN_IDS, QWEN_INPUTS, QWEN_PLACEHOLDERS, QWEN_VISUAL, qwen3_recipe
-from .wrapper import IMAGE_ROWS, Wrapper, recipe, tiny_text
+from nnterp.declare.sites import WHOLE, Assigned, Call, Read
+from nnterp.families._declared import checkpoint_data
+from nnterp.wrappers.declarations import MROPE, QWEN_IMAGE, SIGLIP
+from nnterp.wrappers.own_text import (
+    QWEN3_DEEPSTACK_VISION, QWEN_IDS, QWEN_INPUTS, QWEN_PLACEHOLDERS, QWEN_VISUAL, qwen3_recipe,
+)
+from nnterp.wrappers.wrapper import IMAGE_ROWS, Wrapper, recipe, tiny_text
 
 #: A one-block GLM-4V vision transformer: 16-pixel images in 4-pixel patches, two frames each, merged 2x2.
 GLM4V_VISION = {"depth": 1, "hidden_size": 32, "out_hidden_size": 64, "intermediate_size": 64, "num_heads": 2,

@@ -5,11 +5,10 @@ image placeholders (image_mask). Each note is read from transformers' modeling c
 
 import dataclasses
 
-from nnterp.family import declared_family
-from nnterp.readout import Readout
-from nnterp.sites import Child, Read
-
-from .wrapper import Wrapper, recipe
+from nnterp.declare.readout import Readout
+from nnterp.declare.sites import Child, Read
+from nnterp.families._declared import declared as declared_family
+from nnterp.wrappers.wrapper import Wrapper, recipe
 
 #: A tiny text stack (Llama's tiny recipe) with its special ids inside the vocabulary.
 TEXT = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,

@@ -10,11 +10,12 @@ from importlib import resources
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..conventions import COMMON_SITES
-from ..family import Checkpoint, Family, declared_family, family_named, merged_checkpoints
-from ..layouts import Same
-from ..locations import Argument, Call, Own, Where, _walk
-from ..writeback import Derived, Read
+from nnterp.declare.conventions import COMMON_SITES
+from nnterp.declare.family import Checkpoint, Family, merged_checkpoints
+from nnterp.declare.layouts import Same
+from nnterp.declare.locations import Argument, Call, Own, Where, _walk
+from nnterp.declare.writeback import Derived, Read
+from nnterp.families._declared import declared as declared_family
 
 
 #: The text family's native paths start with its base model's attribute on the CausalLM.
@@ -212,10 +213,6 @@ def _renamed(wrapper: Wrapper, text: Family) -> dict:
     return rename
 
 
-def _text_family(wrapper: Wrapper) -> Family:
-    return wrapper.text_family if isinstance(wrapper.text_family, Family) else family_named(wrapper.text_family)
-
-
 def _tiny(wrapper: Wrapper, text: Family) -> dict:
     """The wrapper's tiny recipe, with the text family's own as text_config where the wrapper gives none and its
     config class nests one (Chameleon's is flat: its overrides hold the text sizes)."""
@@ -228,9 +225,9 @@ def _tiny(wrapper: Wrapper, text: Family) -> dict:
     return {**wrapper.tiny, "overrides": overrides}
 
 
-def family_of(wrapper: Wrapper) -> WrapperFamily:
-    """The family serving ``wrapper``: the text family's, renamed under the language model, with the image values."""
-    text = _text_family(wrapper)
+def family_of(wrapper: Wrapper, text: Family) -> WrapperFamily:
+    """The family serving ``wrapper`` through ``text``, its text family (``nnterp.registry`` finds it): the text
+    family's sites renamed under the language model, with the image values."""
     shared = {f.name: getattr(text, f.name) for f in dataclasses.fields(Family)}
     token = text.sites.get("token_embeddings") or COMMON_SITES["token_embeddings"]
     sites = {

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from nnterp.errors import NnterpError
-from nnterp.vocabulary import BY_NAME
+from nnterp.declare.errors import NnterpError
+from nnterp.declare.vocabulary import BY_NAME
 
 #: (label, nnterp family, recipe overrides): the four architectures, each a kind of block TransformerLens converts
 ARCHITECTURES = (

@@ -1,38 +1,26 @@
 """The notes of each family: what to know before you run, with code that runs when the site is built.
 
-A family with a notes module beside its family module (``nnterp/families/notes/<family>.py``) writes its own
-notes: ``NOTES``, text in the format of ``nnterp.encyclopedia.markdown``, or ``MORE``, added to the derived ones;
-optionally ``LOAD``, the attention implementation its snippets run under (eager where the family has it, by
-default); and for a real checkpoint available offline, ``CHECKPOINT``, ``load_checkpoint()`` and
-``facts(scope)``, the numbers its ``python checkpoint`` snippets measured, quoted in the text as ``{{name}}``.
+A family with a notes file beside its family module (``nnterp/families/notes/<family>.md``, read by
+``notes.hand``) writes its own notes: the page's notes (``page: whole``), or notes added before the derived ones.
 A snippet's names are ``model`` (the tiny model), ``prompt``, ``torch``, ``nnterp``, ``StandardizedTransformer``
 and ``released(repo)``, the config.json facts recorded for one of the family's checkpoints, so that a number a
-note quotes as a checkpoint's is asserted against its released config. Every other family gets notes derived from its own objects, each with a checked snippet.
+note quotes as a checkpoint's is asserted against its released config. Every other family gets notes derived from
+its own objects, each with a checked snippet.
 """
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
-
-from ...vocabulary import BY_NAME
-from .. import markdown
-from ..rows import groups
-from . import derived
-from .identity import identity_note
+from nnterp.declare.vocabulary import BY_NAME
+from nnterp.encyclopedia import markdown
+from nnterp.encyclopedia.notes import derived
+from nnterp.encyclopedia.notes.hand import HandNotes, hand_notes
+from nnterp.encyclopedia.notes.identity import identity_note
+from nnterp.encyclopedia.rows import groups
 
 
-def module_for(family) -> ModuleType | None:
-    """The family's own notes module, if it has one (beside the family modules, named as the family)."""
-    if not family.name.isidentifier():  # a name such as kosmos-2.5 names no module (its dot would be a package)
-        return None
-    name = f"nnterp.families.notes.{family.name}"
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as error:
-        if error.name != name:
-            raise
-        return None
+def hand_notes_of(family) -> HandNotes | None:
+    """The family's notes file, read (None where it has none)."""
+    return hand_notes(family.name)
 
 
 def default_load(family) -> str | None:
@@ -43,17 +31,17 @@ def default_load(family) -> str | None:
 
 
 def notes_for(family, rows, block_kind: str, sums: bool = True, mid_sums: bool = True,
-              subject=None) -> tuple[list[markdown.Note], ModuleType | None]:
-    """The family's notes, parsed, and its notes module (None where it has none). ``sums``: the block is
-    the sum of its input and its contributions (false on a post-norm block). A notes module's ``NOTES`` are
-    the page's notes; its ``MORE`` lead the derived ones (``subject``, a ``derived.Subject``)."""
-    module = module_for(family)
-    if module is not None and hasattr(module, "NOTES"):
-        return markdown.parse(module.NOTES), module
-    found = generated(family, rows, block_kind, sums, mid_sums, subject, getattr(module, "DROP", ()))
-    if module is not None and hasattr(module, "MORE"):
-        found = markdown.parse(module.MORE) + found
-    return found, module
+              subject=None) -> tuple[list[markdown.Note], HandNotes | None]:
+    """The family's notes, parsed, and its notes file (None where it has none). ``sums``: the block is the sum of
+    its input and its contributions (false on a post-norm block). A notes file's notes are the page's (``page:
+    whole``) or lead the derived ones (``subject``, a ``derived.Subject``)."""
+    hand = hand_notes_of(family)
+    if hand is not None and hand.whole_page:
+        return markdown.parse(hand.text), hand
+    found = generated(family, rows, block_kind, sums, mid_sums, subject, hand.drop if hand is not None else ())
+    if hand is not None:
+        found = markdown.parse(hand.text) + found
+    return found, hand
 
 
 def generated(family, rows, block_kind: str, sums: bool = True, mid_sums: bool = True,

@@ -3,7 +3,7 @@ arithmetic, on a post-norm block): read by the fallback notes and by the derived
 
 from __future__ import annotations
 
-from ..rows import groups
+from nnterp.encyclopedia.rows import groups
 
 
 def identity(rows, sums: bool = True) -> str:

@@ -1,5 +1,3 @@
-"""The notes written by hand for a family's encyclopedia page, one module beside the family modules per family,
-named as the family: ``NOTES`` (the page's notes) or ``MORE`` (added to the notes derived from the family's own
-objects), in the format of ``nnterp.encyclopedia.markdown``; optionally ``LOAD``, the attention implementation
-their snippets run under, and for a real checkpoint available offline ``CHECKPOINT``, ``load_checkpoint()`` and
-``facts(scope)``. Every code block in them runs when the site is built."""
+"""The notes written by hand for the families' encyclopedia pages: ``<family>.md``, one Markdown file per family,
+read by ``nnterp.encyclopedia.notes.hand`` (its docstring gives the front matter), with ``<family>.py`` beside it
+only where the snippets measure a real checkpoint available offline. Every code block runs when the site is built."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from nnterp.family import Family, family_named
+from nnterp.declare.family import Family
+from nnterp.families._declared import declared
 
 
 def like(parent: "str | Family", module: str, *, rename: dict | None = None, sites: dict | None = None,
@@ -24,7 +25,7 @@ def like(parent: "str | Family", module: str, *, rename: dict | None = None, sit
 
     stack = module.rsplit(".", 1)[-1]
     changes = {"name": stack, "model_types": (stack,), **changes}
-    base = parent if isinstance(parent, Family) else family_named(parent)
+    base = parent if isinstance(parent, Family) else declared(parent)
     # what the parent's module declared, without what its block and router presets gave it: a stack with presets of
     # its own gets theirs
     kept_sites = {name: site for name, site in base._declared["sites"].items() if name not in common}

@@ -7,7 +7,7 @@ fc2} without biases, with ReLU squared (hidden_act relu2) and no gate: fc2 takes
 activation_fn(fc1(x)), so mlp_activation and mlp_neurons are the same tensor.
 """
 
-from . import like
+from nnterp.wrappers.stacks import like
 
 FAMILY = like(
     "llama", __name__,

@@ -9,7 +9,7 @@ routed_scaling_factor, not renormalized), experts (fused gate_up_proj and down_p
 shared_experts on every token; the block returns experts(x) + shared_experts(x).
 """
 
-from . import like
+from nnterp.wrappers.stacks import like
 
 FAMILY = like(
     "deepseek_v2", __name__,

@@ -11,10 +11,9 @@ outputs are written back at their positions. It returns (experts + shared_expert
 is its first element.
 """
 
-from nnterp.routers import LOGITS_BEFORE_SOFTMAX, MoE, Router, TokenTypeRouters, experts_sentence
-from nnterp.sites import Argument, Element, Own, Read
-
-from . import like
+from nnterp.declare.routers import LOGITS_BEFORE_SOFTMAX, MoE, Router, TokenTypeRouters, experts_sentence
+from nnterp.declare.sites import Argument, Element, Own, Read
+from nnterp.wrappers.stacks import like
 
 
 def _router(module: str) -> Router:

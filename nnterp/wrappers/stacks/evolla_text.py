@@ -15,13 +15,12 @@ input as it is. The adapter's structure and MSA keys exist only where those enco
 EvollaDecoderLayer never does.
 """
 
-from nnterp.blocks import Interleaved
-from nnterp.crossattention import CrossAttentionBlocks
-from nnterp.layouts import SPLIT_HEADS
-from nnterp.locations import Argument, Assigned, Call, Child, ChildInside, Own
-from nnterp.writeback import Nowhere, Read
-
-from . import like
+from nnterp.declare.blocks import Interleaved
+from nnterp.declare.crossattention import CrossAttentionBlocks
+from nnterp.declare.layouts import SPLIT_HEADS
+from nnterp.declare.locations import Argument, Assigned, Call, Child, ChildInside, Own
+from nnterp.declare.writeback import Nowhere, Read
+from nnterp.wrappers.stacks import like
 
 ADAPTER = "EvollaSequenceAlignerCrossAttention"
 #: the cross-attention's interior: assignments of the adapter's cross_attention method, called in its forward

@@ -24,14 +24,13 @@ clamped SwiGLU, beside a shared expert.
 
 from dataclasses import replace
 
-from nnterp.blocks import Block
-from nnterp.family import COMMON_SITES, described
+from nnterp.declare.blocks import Block
+from nnterp.declare.family import COMMON_SITES, described
+from nnterp.declare.mixers import KIMI_DELTA, mixer_interior, per_mixer
+from nnterp.declare.sites import Call, Companion, Read, input_of
+from nnterp.declare.vocabulary import FORWARD_ORDER, up_first
 from nnterp.families._hyper import contract_note, stream_sites
-from nnterp.mixers import KIMI_DELTA, mixer_interior, per_mixer
-from nnterp.sites import Call, Companion, Read, input_of
-from nnterp.vocabulary import FORWARD_ORDER, up_first
-
-from . import like
+from nnterp.wrappers.stacks import like
 
 INDEXED = ("; the mask the kernel receives is the indexer's choice of key pools (and the newest incomplete one) "
            "alone (keys outside it get the dtype's minimum under eager, False under sdpa), the previous indexed "

@@ -19,11 +19,10 @@ receives, the gates included. embed_tokens and lm_head are IdeficsDecoupledEmbed
 additional_vocab_size rows of their own after the vocabulary's, the head's logits concatenated after its.
 """
 
-from nnterp.blocks import Interleaved
-from nnterp.crossattention import CrossAttentionBlocks
-from nnterp.locations import Call, Own
-
-from . import like
+from nnterp.declare.blocks import Interleaved
+from nnterp.declare.crossattention import CrossAttentionBlocks
+from nnterp.declare.locations import Call, Own
+from nnterp.wrappers.stacks import like
 
 CROSS = "IdeficsGatedCrossAttentionLayer"
 

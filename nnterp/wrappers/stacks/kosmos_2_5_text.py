@@ -8,8 +8,8 @@ scaled embeddings and the sinusoidal positions, the stack adds segment_emb: row 
 image_embeds_position_mask marks, row 0 elsewhere (and on a call without the mask).
 """
 
-from . import like
-from .kosmos_2_text import FAMILY as KOSMOS_2_TEXT
+from nnterp.wrappers.stacks import like
+from nnterp.wrappers.stacks.kosmos_2_text import FAMILY as KOSMOS_2_TEXT
 
 FAMILY = like(
     KOSMOS_2_TEXT, __name__,

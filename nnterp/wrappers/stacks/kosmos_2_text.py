@@ -16,10 +16,9 @@ prompts of different lengths is refused, its 0-based position_ids being no rows 
 
 import math
 
-from nnterp.family import Positions
-from nnterp.sites import Child, Read
-
-from . import like
+from nnterp.declare.family import Positions
+from nnterp.declare.sites import Child, Read
+from nnterp.wrappers.stacks import like
 
 
 def embed_scale(config) -> float:

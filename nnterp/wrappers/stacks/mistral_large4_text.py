@@ -17,13 +17,12 @@ logits are lm_head's output soft-capped by final_logit_softcapping.
 
 from functools import lru_cache
 
+from nnterp.declare.family import described
+from nnterp.declare.readout import Readout
+from nnterp.declare.sites import Nowhere
 from nnterp.families._mla import INDEXED
 from nnterp.families.mistral4 import MOE as MISTRAL4_MOE
-from nnterp.family import described
-from nnterp.readout import Readout
-from nnterp.sites import Nowhere
-
-from . import like
+from nnterp.wrappers.stacks import like
 
 QUERY_SCALE = ("then multiplied per head by softmax_scaling's scale · log(position + 1) + bias")
 QUERIES = ("The queries entering attention, which exist only as the kernel's argument: each head of q_proj's output, "

@@ -12,11 +12,10 @@ scale. The logits are lm_head's output times output_multiplier, soft-capped by
 final_logit_softcapping.
 """
 
-from nnterp.family import COMMON_SITES, described
-from nnterp.readout import Readout
-from nnterp.sites import KERNEL_ARGUMENTS, Argument, Call, Read
-
-from . import like
+from nnterp.declare.family import COMMON_SITES, EAGER, SDPA, described
+from nnterp.declare.readout import Readout
+from nnterp.declare.sites import KERNEL_ARGUMENTS, Argument, Call, Read
+from nnterp.wrappers.stacks import like
 
 
 def _kernel_argument(index: int, what: str, scaled: str = "") -> Read:
@@ -41,5 +40,5 @@ FAMILY = like(
         "attention_premix": "What o_proj takes: the heads' outputs times the output gate sigmoid(gate_proj(x))",
     },
     readout=Readout(times="output_multiplier", softcap="final_logit_softcapping"),
-    loads=("eager", "sdpa"),
+    loads=(EAGER, SDPA),
 )

@@ -20,13 +20,12 @@ the block's stream down to that width, each expert's SwiGLU output is normed by 
 before its weight, and post_expert_proj brings the weighted sum back to hidden_size.
 """
 
-from nnterp.blocks import SANDWICH, ResidualGates
-from nnterp.family import described
-from nnterp.routers import MoE, Router, experts_sentence
-from nnterp.sites import Child, Read
-
-from . import like
-from .muse_glimmer_text import FAMILY as MUSE_GLIMMER_TEXT
+from nnterp.declare.blocks import SANDWICH, ResidualGates
+from nnterp.declare.family import described
+from nnterp.declare.routers import MoE, Router, experts_sentence
+from nnterp.declare.sites import Child, Read
+from nnterp.wrappers.stacks import like
+from nnterp.wrappers.stacks.muse_glimmer_text import FAMILY as MUSE_GLIMMER_TEXT
 
 
 def _gates(gate):

@@ -21,12 +21,11 @@ multiply. A config with use_bidirectional_attention attends both ways and is ref
 
 import math
 
-from nnterp.family import COMMON_SITES
+from nnterp.declare.family import COMMON_SITES
+from nnterp.declare.sites import Child, Nowhere, Read
 from nnterp.families._mla import premix_per_block
 from nnterp.families.laguna import FAMILY as LAGUNA
-from nnterp.sites import Child, Nowhere, Read
-
-from . import like
+from nnterp.wrappers.stacks import like
 
 CLAMPED = Nowhere(
     "the dense MLP clamps inline on this block (swiglu_limits_shared): down_proj receives "

@@ -16,27 +16,27 @@ page order, and the one place a new maker is added.
 
 from __future__ import annotations
 
-from .block import block_note
-from .checkpoints import checkpoints_note
-from .config_drops import config_drops_note
-from .embedding_scale import embedding_scale_note
-from .grouped import grouped_note
-from .latent_attention import latent_attention_note
-from .mlp import mlp_note
-from .moe import moe_note
-from .norm import norm_note
-from .past_head import past_head_note
-from .post_norm import post_norm_note
-from .projections import projections_note
-from .qk_norm import qk_norm_note
-from .qk_norm_property import qk_norm_property_note
-from .readout import readout_note
-from .rotary import rotary_note
-from .scale import scale_note
-from .sliding import sliding_note
-from .ssm import ssm_note
-from .subject import Stated, Subject
-from .tokenizer import tokenizer_note
+from nnterp.encyclopedia.notes.derived.block import block_note
+from nnterp.encyclopedia.notes.derived.checkpoints import checkpoints_note
+from nnterp.encyclopedia.notes.derived.config_drops import config_drops_note
+from nnterp.encyclopedia.notes.derived.embedding_scale import embedding_scale_note
+from nnterp.encyclopedia.notes.derived.grouped import grouped_note
+from nnterp.encyclopedia.notes.derived.latent_attention import latent_attention_note
+from nnterp.encyclopedia.notes.derived.mlp import mlp_note
+from nnterp.encyclopedia.notes.derived.moe import moe_note
+from nnterp.encyclopedia.notes.derived.norm import norm_note
+from nnterp.encyclopedia.notes.derived.past_head import past_head_note
+from nnterp.encyclopedia.notes.derived.post_norm import post_norm_note
+from nnterp.encyclopedia.notes.derived.projections import projections_note
+from nnterp.encyclopedia.notes.derived.qk_norm import qk_norm_note
+from nnterp.encyclopedia.notes.derived.qk_norm_property import qk_norm_property_note
+from nnterp.encyclopedia.notes.derived.readout import readout_note
+from nnterp.encyclopedia.notes.derived.rotary import rotary_note
+from nnterp.encyclopedia.notes.derived.scale import scale_note
+from nnterp.encyclopedia.notes.derived.sliding import sliding_note
+from nnterp.encyclopedia.notes.derived.ssm import ssm_note
+from nnterp.encyclopedia.notes.derived.subject import Stated, Subject
+from nnterp.encyclopedia.notes.derived.tokenizer import tokenizer_note
 
 __all__ = ["MAKERS", "Stated", "Subject", "notes"]
 

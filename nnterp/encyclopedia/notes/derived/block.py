@@ -6,8 +6,8 @@ import re
 
 import torch
 
-from ..identity import identity_note
-from .reading import _trace
+from nnterp.encyclopedia.notes.derived.reading import _trace
+from nnterp.encyclopedia.notes.identity import identity_note
 
 _CHILD = re.compile(r"^the child module (\w+)'s (output|input)$")
 _SIBLING = re.compile(r"^the block's child module (\w+)'s output$")

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 import torch
 from transformers import PreTrainedConfig
 
-from ....model import _served_config
-from ....wrappers import auto_class
-from ...configs import SIZE_KEYS, config_class, gives as _gives, sourced
-from ...verdicts import sentence
-from .reading import _list, _meta_lines, _module
+from nnterp.encyclopedia.configs import SIZE_KEYS, config_class, gives as _gives, sourced
+from nnterp.encyclopedia.notes.derived.reading import _list, _meta_lines, _module
+from nnterp.encyclopedia.verdicts import sentence
+from nnterp.model import _served_config
+from nnterp.registry import auto_class
 
 #: Config keys of the checkpoint's file dtype.
 DTYPE_KEYS = ("dtype", "torch_dtype")

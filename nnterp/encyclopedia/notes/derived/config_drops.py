@@ -3,8 +3,8 @@ rotary base the modeling code does not read (``configs.class_differences``), sta
 
 from __future__ import annotations
 
-from ...configs import PROBE_BASE, class_differences, config_class, ignored_nested_bases, sourced
-from .reading import _num
+from nnterp.encyclopedia.configs import PROBE_BASE, class_differences, config_class, ignored_nested_bases, sourced
+from nnterp.encyclopedia.notes.derived.reading import _num
 
 #: The most differences one note lists (the rest are counted).
 SHOWN = 6

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .reading import _module, _note, _num, _trace_or_none
+from nnterp.encyclopedia.notes.derived.reading import _module, _note, _num, _trace_or_none
 
 
 def embedding_scale_note(subject) -> str | None:

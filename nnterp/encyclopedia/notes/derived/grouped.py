@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .reading import _note
-from .subject import _own_heads, _serves, config_name
+from nnterp.encyclopedia.notes.derived.reading import _note
+from nnterp.encyclopedia.notes.derived.subject import _own_heads, _serves, config_name
 
 
 def grouped_note(subject) -> str | None:

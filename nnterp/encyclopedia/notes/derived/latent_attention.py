@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .reading import _attention_module, _children, _instrumented_trace, _note
+from nnterp.encyclopedia.notes.derived.reading import _attention_module, _children, _instrumented_trace, _note
 
 
 def latent_attention_note(subject) -> str | None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from .reading import _assert_close_holds, _children, _config_value, _has_bias, _linear_like, _mlp_module, _note, _trace
+from nnterp.encyclopedia.notes.derived.reading import (
+    _assert_close_holds, _children, _config_value, _has_bias, _linear_like, _mlp_module, _note, _trace,
+)
 
 #: Config keys of the activation, in the order the families use them.
 ACTIVATION_KEYS = ("hidden_act", "hidden_activation", "activation_function", "mlp_hidden_act", "activation")

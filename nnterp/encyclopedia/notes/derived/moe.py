@@ -7,9 +7,9 @@ from itertools import permutations
 import inspect
 import sys
 
-from ....support import compact_indices
-from .reading import _children, _config_value, _mlp_module, _num, _trace
-from .subject import _serves, config_name
+from nnterp.contract.support import compact_indices
+from nnterp.encyclopedia.notes.derived.reading import _children, _config_value, _mlp_module, _num, _trace
+from nnterp.encyclopedia.notes.derived.subject import _serves, config_name
 
 
 def moe_note(subject) -> str | None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from .block import _child_of
-from .reading import _assert_close_holds, _eps, _list, _module, _note, _num, _trace
+from nnterp.encyclopedia.notes.derived.block import _child_of
+from nnterp.encyclopedia.notes.derived.reading import _assert_close_holds, _eps, _list, _module, _note, _num, _trace
 
 
 def norm_note(subject) -> str | None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from .reading import _note, _num, _trace_or_none
-from .readout import subject_readout_identity
+from nnterp.encyclopedia.notes.derived.reading import _note, _num, _trace_or_none
+from nnterp.encyclopedia.notes.derived.readout import subject_readout_identity
 
 #: What a model may do past lm_head, by config key: (words, expression of head, the tiny model's check).
 _PAST_HEAD = (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from .block import _block_shape
-from .reading import _trace
+from nnterp.encyclopedia.notes.derived.block import _block_shape
+from nnterp.encyclopedia.notes.derived.reading import _trace
 
 
 def post_norm_note(subject) -> str | None:

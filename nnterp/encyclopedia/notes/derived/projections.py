@@ -7,13 +7,13 @@ import warnings
 
 import torch
 
-from .... import tiny as tiny_models
-from .reading import (
+from nnterp import tiny as tiny_models
+from nnterp.encyclopedia.notes.derived.reading import (
     _attention_block, _attention_module, _children, _has_bias, _instrumented_trace, _linear_like, _list, _meta_lines,
-    _module, _real_attention, _trace
+    _module, _real_attention, _trace,
 )
-from .rotary import _rotary_module
-from .subject import _serves
+from nnterp.encyclopedia.notes.derived.rotary import _rotary_module
+from nnterp.encyclopedia.notes.derived.subject import _serves
 
 
 def _projections(module) -> dict:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import torch
 
-from .reading import _attention_block, _attention_module, _children, _instrumented_trace, _note, _real_attention
-from .subject import _serves
+from nnterp.encyclopedia.notes.derived.reading import (
+    _attention_block, _attention_module, _children, _instrumented_trace, _note, _real_attention,
+)
+from nnterp.encyclopedia.notes.derived.subject import _serves
 
 _QK_NORMS = (("q_norm", "k_norm"), ("query_layernorm", "key_layernorm"), ("q_layernorm", "k_layernorm"))
 

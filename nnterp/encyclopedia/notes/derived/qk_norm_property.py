@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import torch
 
-from .qk_norm import qk_norm_note
-from .reading import _attention_module, _children, _note, _queries_beside
-from .subject import _serves
+from nnterp.encyclopedia.notes.derived.qk_norm import qk_norm_note
+from nnterp.encyclopedia.notes.derived.reading import _attention_module, _children, _note, _queries_beside
+from nnterp.encyclopedia.notes.derived.subject import _serves
 
 _QK_NORM_NAMES = ("q_norm", "query_layernorm", "q_layernorm", "qk_norm")
 

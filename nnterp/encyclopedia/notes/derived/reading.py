@@ -7,9 +7,9 @@ import warnings
 
 import torch
 
-from ....wrappers import auto_class
-from ...configs import config_class
-from ...snippets import PROMPT
+from nnterp.encyclopedia.configs import config_class
+from nnterp.encyclopedia.snippets import PROMPT
+from nnterp.registry import auto_class
 
 
 def _module(envoy):

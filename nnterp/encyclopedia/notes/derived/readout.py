@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import torch
 
-from ...rows import groups
-from .reading import _assert_close_holds, _has_bias, _module
+from nnterp.encyclopedia.notes.derived.reading import _assert_close_holds, _has_bias, _module
+from nnterp.encyclopedia.rows import groups
 
 
 def _tied(model) -> bool | None:

@@ -9,13 +9,13 @@ import sys
 
 import torch
 
-from ....support import compact_indices
-from ...configs import sourced
-from .reading import (
+from nnterp.contract.support import compact_indices
+from nnterp.encyclopedia.configs import sourced
+from nnterp.encyclopedia.notes.derived.reading import (
     _assert_close_holds, _attention_block, _attention_module, _children, _meta_lines, _module, _note, _num,
-    _queries_beside, _trace
+    _queries_beside, _trace,
 )
-from .subject import _serves, _standard_meaning
+from nnterp.encyclopedia.notes.derived.subject import _serves, _standard_meaning
 
 
 def _by_layer_order(per_type: dict, config) -> list:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import torch
 
-from .reading import _assert_close_holds, _attention_module, _instrumented_trace, _note, _num, _real_attention, _trace
-from .subject import _serves
+from nnterp.encyclopedia.notes.derived.reading import (
+    _assert_close_holds, _attention_module, _instrumented_trace, _note, _num, _real_attention, _trace,
+)
+from nnterp.encyclopedia.notes.derived.subject import _serves
 
 
 def scale_note(subject) -> str | None:

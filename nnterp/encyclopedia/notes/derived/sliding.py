@@ -6,11 +6,11 @@ import warnings
 
 import torch
 
-from .... import tiny as tiny_models
-from ....support import compact_indices
-from ....vocabulary import BY_NAME
-from .reading import _trace
-from .subject import _described, _serves
+from nnterp import tiny as tiny_models
+from nnterp.contract.support import compact_indices
+from nnterp.declare.vocabulary import BY_NAME
+from nnterp.encyclopedia.notes.derived.reading import _trace
+from nnterp.encyclopedia.notes.derived.subject import _described, _serves
 
 
 def sliding_note(subject) -> str | None:

@@ -6,7 +6,7 @@ import re
 
 import torch
 
-from .reading import _module, _note
+from nnterp.encyclopedia.notes.derived.reading import _module, _note
 
 
 def _ssm_mixer(model):

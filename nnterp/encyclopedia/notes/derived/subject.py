@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from ....vocabulary import BY_NAME
-from ...configs import config_class, representative, sourced
-from ...rows import groups
+from nnterp.declare.vocabulary import BY_NAME
+from nnterp.encyclopedia.configs import config_class, representative, sourced
+from nnterp.encyclopedia.rows import groups
 
 
 @dataclass

@@ -1,0 +1,5 @@
+"""``python -m nnterp.cli``: the command line."""
+
+from nnterp.cli import main
+
+main()
