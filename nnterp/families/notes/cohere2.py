@@ -1,7 +1,7 @@
 """Notes of Cohere 2 (Command R7B) written by hand, added to the derived ones. Read against transformers'
 modeling_cohere2.py (Cohere2Attention, Cohere2DecoderLayer, Cohere2LayerNorm, rotate_half, Cohere2RotaryEmbedding,
 Cohere2ForCausalLM) and configuration_cohere2.py; the checkpoint numbers are Command R7B's recorded config facts. The
-derived rotary and window notes (which had every layer rotated, at a base the recorded facts do not give) and the
+derived rotary and window notes (which had every layer rotated) and the
 derived logit-scale note are replaced by the notes below."""
 
 DROP = ("rotary_note", "sliding_note", "past_head_note")
@@ -9,15 +9,14 @@ DROP = ("rotary_note", "sliding_note", "past_head_note")
 MORE = r'''
 ## Three sliding layers, then one global layer without any position
 
-`config.layer_types` decides each block. Command R7B's recorded facts give `sliding_window` 4096 and no `layer_types`, so the config class builds them from `sliding_window_pattern` (4 when the config gives none): blocks 3, 7, 11, …, 31 (8 of 32) are `full_attention`, the other 24 `sliding_attention`. The two kinds differ in two ways at once. A sliding block rotates its queries and keys and attends to the last 4096 keys. A full block attends to every earlier key and applies no rotary at all: `attention_queries` and `attention_keys` are `q_proj`'s and `k_proj`'s outputs split into heads, and nothing in that block depends on position except the causal mask. Positional information reaches a global block only through the stream the sliding blocks wrote. On the tiny model, block 0 is sliding and block 1 full:
+`config.layer_types` decides each block. Command R7B's config.json gives `sliding_window` 4096, `sliding_window_pattern` 4 and no `layer_types`, so the config class builds them from the pattern: blocks 3, 7, 11, …, 31 (8 of 32) are `full_attention`, the other 24 `sliding_attention`. The two kinds differ in two ways at once. A sliding block rotates its queries and keys and attends to the last 4096 keys. A full block attends to every earlier key and applies no rotary at all: `attention_queries` and `attention_keys` are `q_proj`'s and `k_proj`'s outputs split into heads, and nothing in that block depends on position except the causal mask. Positional information reaches a global block only through the stream the sliding blocks wrote. On the tiny model, block 0 is sliding and block 1 full:
 
 ```python
 from transformers import Cohere2Config
 
 facts = released("CohereForAI/c4ai-command-r7b-12-2024")
-assert facts["sliding_window"] == 4096 and "layer_types" not in facts
+assert facts["sliding_window"] == 4096 and facts["sliding_window_pattern"] == 4 and "layer_types" not in facts
 types = Cohere2Config(**facts).layer_types
-assert Cohere2Config(**facts, sliding_window_pattern=4).layer_types == types
 assert [i for i, kind in enumerate(types) if kind == "full_attention"] == list(range(3, 32, 4))
 
 assert model.config.layer_types == ["sliding_attention", "full_attention"]

@@ -3,9 +3,8 @@ Glm4DecoderLayer (post_self_attn_layernorm on the attention's output and post_ml
 before its add; post_attention_layernorm the pre-MLP norm), apply_rotary_pos_emb (cos and sin cut to their first
 half and repeated per pair, rotate_half on even/odd dimensions, the dimensions past rotary_dim passed through),
 Glm4Attention (biased q/k/v under attention_bias, o_proj without bias) and Glm4MLP (gate_up_proj cut in halves).
-Numbers quoted as a checkpoint's are asserted against its recorded config.json facts. The derived rotary note (whose
-base is the config class's default: GLM-4-9B-0414's recorded facts have no rope_theta) and grouped note are replaced
-by the rotary and grouping notes here."""
+Numbers quoted as a checkpoint's are asserted against its recorded config.json facts. The derived rotary and grouped
+notes are replaced by the rotary and grouping notes here."""
 
 DROP = ("rotary_note", "grouped_note")
 
