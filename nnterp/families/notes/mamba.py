@@ -137,17 +137,19 @@ assert out.dtype == torch.float32 and logits.dtype == torch.float32
 
 ## The released sizes: 2 × hidden channels, a 16-wide state, a step rank of hidden / 16
 
-Both checkpoints set `expand` 2, so `intermediate_size` is twice `hidden_size` (1536 on Mamba 130M, 5120 on Mamba 2.8B), with `state_size` 16 and `conv_kernel` 4; `time_step_rank` is `hidden_size / 16` (48 and 160), the width `dt` passes through between `x_proj` and `dt_proj`. `x_proj` thus maps 1536 channels to 48 + 2 · 16 = 80 numbers per position on 130M. On 2.8B, `in_proj` and `out_proj` have no bias (`use_bias` false) and the conv has one (`use_conv_bias`). The vocabulary is 50280 rows, tied to `lm_head`.
+Both checkpoints set `expand` 2, so `intermediate_size` is twice `hidden_size` (1536 on Mamba 130M, 5120 on Mamba 2.8B), with `state_size` 16 and `conv_kernel` 4; `time_step_rank` is `hidden_size / 16` (48 and 160), the width `dt` passes through between `x_proj` and `dt_proj`. `x_proj` thus maps 1536 channels to 48 + 2 · 16 = 80 numbers per position on 130M. On both, `in_proj` and `out_proj` have no bias (`use_bias` false) and the conv has one (`use_conv_bias`). The vocabulary is 50280 rows; neither config.json sets `tie_word_embeddings`, so MambaConfig's default (true) ties them to `lm_head`.
 
 ```python
 small, large = released("state-spaces/mamba-130m-hf"), released("state-spaces/mamba-2.8b-hf")
 for facts in (small, large):
     assert facts["intermediate_size"] == facts["expand"] * facts["hidden_size"] and facts["expand"] == 2
     assert facts["time_step_rank"] == facts["hidden_size"] // 16 and facts["state_size"] == 16
-    assert facts["conv_kernel"] == 4 and facts["vocab_size"] == 50280 and facts["tie_word_embeddings"] is True
+    assert facts["conv_kernel"] == 4 and facts["vocab_size"] == 50280 and "tie_word_embeddings" not in facts
+    assert facts["use_bias"] is False and facts["use_conv_bias"] is True
 assert (small["intermediate_size"], small["time_step_rank"]) == (1536, 48)
 assert (large["intermediate_size"], large["time_step_rank"]) == (5120, 160)
-assert large["use_bias"] is False and large["use_conv_bias"] is True
+from transformers import MambaConfig
+assert MambaConfig().tie_word_embeddings is True   # the class's default, which both files leave in place
 
 m = model.layers[0].self_attn._module
 assert m.x_proj.out_features == m.time_step_rank + 2 * m.ssm_state_size
