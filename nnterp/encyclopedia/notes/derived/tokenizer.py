@@ -222,13 +222,17 @@ def tokenizer_note(subject) -> str | None:
     files = {repo: entry for repo, entry in recorded.items() if "facts" in entry}
     measured = {repo: entry for repo, entry in recorded.items() if "bos_measured" in entry}
     adds = [_adds_bos(entry["facts"]) for entry in files.values()]
+    missing = [c for c in family.checkpoints if c.repo not in files]
+    # a heading says of the family only what every named checkpoint's record says; else it names whose it is
+    owner = "The tokenizer" if not missing else "The tokenizer of " + " and ".join(
+        c.label for c in family.checkpoints if c.repo in files)
     if measured:
         heading = measured_lines(family, *next(iter(measured.items())))[0]
     elif adds and all(value is True for value in adds):
         bos = next(iter(files.values()))["facts"].get("bos_token")
-        heading = f"The tokenizer puts `{bos}` before every text" if bos else "The tokenizer adds a BOS"
+        heading = f"{owner} puts `{bos}` before every text" if bos else f"{owner} adds a BOS"
     elif adds and all(value is False for value in adds):
-        heading = "The tokenizer adds no BOS"
+        heading = f"{owner} adds no BOS"
     elif files:
         heading = "The tokenizer, from what is recorded of it"
     else:
@@ -243,7 +247,6 @@ def tokenizer_note(subject) -> str | None:
         sentence, code = recorded_lines(family, repo, entry)
         text += [sentence, ""]
         codes += code
-    missing = [c for c in family.checkpoints if c.repo not in files]
     if missing:
         names = ", ".join(f"`{c.repo}`" for c in missing)
         text += [f"No tokenizer file of {names} is recorded here, so this page says nothing of "
