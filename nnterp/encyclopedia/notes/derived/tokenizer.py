@@ -142,7 +142,12 @@ def _adds_bos(facts: dict):
     """Whether the record says a BOS is added: its add_bos_token, or what a printed encoding shows; None: unsaid."""
     if "add_bos_token" in facts:
         return facts["add_bos_token"]
-    return bool(facts["encoded"]["added"]) if "encoded" in facts else None
+    if "encoded" not in facts:
+        return None
+    added = facts["encoded"]["added"]
+    if added and "bos_token_id" in facts and added != [facts["bos_token_id"]]:
+        return None  # what it puts first is not its BOS (BioGPT's </s>): no heading may call it one
+    return bool(added)
 
 
 def _observed(facts: dict) -> str | None:
