@@ -207,10 +207,12 @@ def test_every_recorded_tokenizer_fact_carries_its_source_and_names_a_checkpoint
             assert entry["repo"] in named, (path.name, entry["repo"])
             assert set(entry) - {"repo"} and set(entry) <= {"repo", "file", "source", "facts", "bos_measured"}, entry
             if "facts" in entry:  # a released tokenizer file's facts, and where the copy read is
-                assert entry["file"] in ("tokenizer_config.json", "gguf", "thread"), entry
+                assert entry["file"] in ("tokenizer_config.json", "gguf", "thread", "page"), entry
                 assert entry["source"] and (" copied in " in entry["source"] or ".gguf" in entry["source"]
                                             or re.search(r"[\w.-]+/[\w.-]+ (pull request|issue) #\d+",
-                                                         entry["source"])), entry
+                                                         entry["source"])
+                                            or entry["file"] == "page"), entry
+                assert entry["file"] != "page" or "https://" in entry["source"], entry  # the page's address
                 assert entry["facts"] and set(entry["facts"]) <= FACT_KEYS, set(entry["facts"]) - FACT_KEYS
                 for name in ("bos", "eos", "pad", "unk"):  # an id is the id of the token the record names
                     assert f"{name}_token_id" not in entry["facts"] or entry["facts"].get(f"{name}_token"), entry

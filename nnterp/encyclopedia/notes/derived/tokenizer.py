@@ -12,8 +12,8 @@ from importlib import resources
 TOKENIZER_DATA = "tokenizers"
 
 #: The tokenizer files a record may be read from whole (a key they lack is one the checkpoint's file does not set);
-#: a record of another kind ("thread": what a thread printed of the loaded tokenizer) says nothing of the keys it
-#: lacks.
+#: a record of another kind ("thread": what a thread printed of the loaded tokenizer; "page": the part of a
+#: tokenizer_config.json a stored web page shows) says nothing of the keys it lacks.
 FILES = ("tokenizer_config.json", "gguf")
 
 #: The special tokens a record may name, in the order the page lists them.
@@ -35,8 +35,8 @@ def released_tokenizers(family) -> dict[str, dict]:
 
 
 def _file_name(entry: dict) -> str:
-    return {"gguf": "its GGUF metadata", "thread": "its tokenizer as a thread printed it"}.get(entry["file"],
-                                                                                             entry["file"])
+    return {"gguf": "its GGUF metadata", "thread": "its tokenizer as a thread printed it",
+            "page": "the part of its tokenizer_config.json a web page shows"}.get(entry["file"], entry["file"])
 
 
 def _token(facts: dict, name: str) -> str | None:
@@ -142,7 +142,12 @@ def _adds_bos(facts: dict):
     """Whether the record says a BOS is added: its add_bos_token, or what a printed encoding shows; None: unsaid."""
     if "add_bos_token" in facts:
         return facts["add_bos_token"]
-    return bool(facts["encoded"]["added"]) if "encoded" in facts else None
+    if "encoded" not in facts:
+        return None
+    added = facts["encoded"]["added"]
+    if added and "bos_token_id" in facts and added != [facts["bos_token_id"]]:
+        return None  # what it puts first is not its BOS (BioGPT's </s>): no heading may call it one
+    return bool(added)
 
 
 def _observed(facts: dict) -> str | None:
