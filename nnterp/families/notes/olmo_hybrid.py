@@ -72,7 +72,7 @@ for i, kind in enumerate(model.config.layer_types):
 
 ## The attention rotates only when `rope_parameters` carries a `rope_theta`, and a null there becomes base 10000
 
-`OlmoHybridModel` builds its `rotary_emb` only when `config.rope_parameters` holds a `rope_theta` that is not null, and its code says the released checkpoints "don't use any ROPE"; without it, `OlmoHybridAttention` gets no position embeddings and hands its normed projections to the kernel unrotated (NoPE), and order reaches the stream only through the DeltaNet blocks' causal convolution and recurrence. The config class decides which model is built, and not as the comment reads: a config whose `rope_parameters` is null (or absent) gets the class's default filled in, `rope_theta` 10000 with the default rotary, so the attention rotates every dimension of its heads; `{"rope_type": null}` gets the same theta and fails at build with `KeyError: None`; only `{"rope_type": "default", "rope_theta": null}` builds a model without rotary. After loading a checkpoint, `model.model.rotary_emb` (None or not) says which model runs. The tiny model is built from the class's defaults, so it rotates.
+`OlmoHybridModel` builds its `rotary_emb` only when `config.rope_parameters` holds a `rope_theta` that is not null, and its code says the released checkpoints "don't use any ROPE"; without it, `OlmoHybridAttention` gets no position embeddings and hands its normed projections to the kernel unrotated (NoPE), and order reaches the stream only through the DeltaNet blocks' causal convolution and recurrence. The config class decides which model is built, and not as the comment reads: a config whose `rope_parameters` is null (or absent) gets the class's default filled in, `rope_theta` 10000 with the default rotary, so the attention rotates every dimension of its heads; `{"rope_type": null}` gets the same theta and fails at build with `KeyError: None`; only `{"rope_type": "default", "rope_theta": null}` builds a model without rotary. After loading a checkpoint, the native model's `rotary_emb` (`model._module.model.rotary_emb`, None or not) says which model runs. The tiny model is built from the class's defaults, so it rotates.
 
 ```python
 from transformers import OlmoHybridConfig, OlmoHybridForCausalLM
@@ -80,6 +80,7 @@ from transformers import OlmoHybridConfig, OlmoHybridForCausalLM
 small = dict(hidden_size=64, num_attention_heads=4, intermediate_size=128, vocab_size=300, pad_token_id=0,
              eos_token_id=2, num_hidden_layers=2)
 assert OlmoHybridConfig.from_dict({**small, "rope_parameters": None}).rope_parameters["rope_theta"] == 10000.0
+assert OlmoHybridConfig.from_dict(small).rope_parameters["rope_theta"] == 10000.0   # absent: the same
 assert OlmoHybridForCausalLM(OlmoHybridConfig.from_dict({**small, "rope_parameters": None})).model.rotary_emb is not None
 try:
     OlmoHybridForCausalLM(OlmoHybridConfig.from_dict({**small, "rope_parameters": {"rope_type": None}}))
@@ -93,7 +94,7 @@ assert nope.model.rotary_emb is None
 
 attention_block = model.config.layer_types.index("full_attention")
 attention = model.layers[attention_block].self_attn
-assert model._module.model.rotary_emb is not None
+assert model._module.model.rotary_emb.inv_freq.numel() * 2 == model.head_dim   # every dimension of a head turns
 with model.trace(prompt):
     normed = attention.q_norm.output.save()
     q = attention.attention_queries.save()
