@@ -222,4 +222,24 @@ for i, kind in enumerate(model.config.layer_types):
         out = layer.layer_output.save()
     assert torch.equal(x + mix, mid) and torch.equal(mid + mlp, out)
 ```
+
+## Left padding is exact: the convolution zeroes the pads and the rotary is relative
+
+A left-padded row's tokens sit at later positions than they would alone. `Lfm2MoeShortConv` multiplies its input by the padding mask before `in_proj`, which has no bias, so a pad contributes B·x = 0 to the taps, exactly the zeros the convolution pads with before position 0; the attention's mask hides the pads, a rotary score depends only on the distance between query and key, and the router and the experts act on each position alone. A left-padded row therefore gives, at its real tokens, the logits the prompt gives alone, up to float32 rounding; run without the mask, the pads enter the taps and the attention as tokens, and it does not.
+
+```python
+short = "The Eiffel"
+assert model.tokenizer.padding_side == "left"
+with model.trace([short, prompt]):
+    batched = model.logits.save()
+with model.trace(short):
+    alone = model.logits.save()
+n = alone.shape[1]
+torch.testing.assert_close(batched[0, -n:], alone[0])
+
+padded = model.tokenizer([short, prompt], padding=True, return_tensors="pt").input_ids
+with model.trace(padded[:1]):
+    unmasked = model.logits.save()
+assert not torch.allclose(unmasked[0, -n:], alone[0], atol=1e-4)
+```
 '''
