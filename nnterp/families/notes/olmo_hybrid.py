@@ -208,4 +208,24 @@ with model.trace(prompt):
     mlp_in = layer.mlp.input.save()
 assert torch.equal(layer._module.post_attention_layernorm(raw), added) and torch.equal(mid, mlp_in)
 ```
+
+## Left padding is exact: the DeltaNet blocks zero the pads, and the rotary is relative
+
+A left-padded row's tokens sit at later positions than they would alone. `OlmoHybridGatedDeltaNet` multiplies its input by the padding mask before any projection, and none of its projections has a bias, so at a pad q, k and v are zero: the convolution's taps see the zeros it pads with anyway, and a zero key writes nothing into the state, which is still zero when the first real token arrives (the decay of a zero state is zero). The attention's mask hides the pads, and a rotary score depends only on the distance between query and key (without a rotary, on no position at all). A left-padded row therefore gives, at its real tokens, the logits the prompt gives alone, up to float32 rounding; run without the mask, it does not.
+
+```python
+short = "The Eiffel"
+assert model.tokenizer.padding_side == "left"
+with model.trace([short, prompt]):
+    batched = model.logits.save()
+with model.trace(short):
+    alone = model.logits.save()
+n = alone.shape[1]
+torch.testing.assert_close(batched[0, -n:], alone[0])
+
+padded = model.tokenizer([short, prompt], padding=True, return_tensors="pt").input_ids
+with model.trace(padded[:1]):
+    unmasked = model.logits.save()
+assert not torch.allclose(unmasked[0, -n:], alone[0], atol=1e-4)
+```
 '''
