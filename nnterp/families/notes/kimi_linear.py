@@ -202,4 +202,24 @@ for i, kind in enumerate(model.config.layer_types):
         out = layer.layer_output.save()
     assert torch.equal(x + mix, mid) and torch.equal(mid + mlp, out)
 ```
+
+## Left padding is exact: the KDA blocks zero the pads, and MLA reads no position
+
+A left-padded row's tokens sit at later positions than they would alone. `KimiLinearDeltaAttention` multiplies its input by the padding mask before any projection, and none of its projections has a bias, so at a pad q, k and v are zero: the convolution's taps see the zeros it pads with anyway, and a zero key writes nothing into the state, which is still zero when the first real token arrives. The MLA blocks' mask hides the pads, and their scores depend on no position. The mixture of experts acts on each position alone. A left-padded row therefore gives, at its real tokens, the logits the prompt gives alone, up to float32 rounding; run without the mask, it does not.
+
+```python
+short = "The Eiffel"
+assert model.tokenizer.padding_side == "left"
+with model.trace([short, prompt]):
+    batched = model.logits.save()
+with model.trace(short):
+    alone = model.logits.save()
+n = alone.shape[1]
+torch.testing.assert_close(batched[0, -n:], alone[0])
+
+padded = model.tokenizer([short, prompt], padding=True, return_tensors="pt").input_ids
+with model.trace(padded[:1]):
+    unmasked = model.logits.save()
+assert not torch.allclose(unmasked[0, -n:], alone[0], atol=1e-4)
+```
 '''
