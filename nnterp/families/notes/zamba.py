@@ -117,6 +117,9 @@ assert not torch.allclose((q @ k.transpose(-1, -2) * model.head_dim ** -0.5)[...
 `ZambaAttention` hands its projections to the kernel as they are: no rotary, no `rotary_emb` in the model, no position bias or position embedding. A query's score against a key depends on the two vectors alone, so the shared attention treats the tokens before a query as a set; the snippet shuffles the earlier positions of its input and the last query's scores come out shuffled the same way. The order of tokens reaches the stream only through the Mamba mixers' causal conv (`mamba_d_conv` taps, 4 by the class's default) and scan, and the class's default stack starts with two Mamba blocks. `ZambaModel.forward` computes `position_ids` and no block reads them: any `position_ids` give the same logits bit for bit, and `max_position_embeddings` (4096 by the class's default) is read by no layer of the forward.
 
 ```python
+from transformers import ZambaConfig
+
+assert (ZambaConfig().mamba_d_conv, ZambaConfig().max_position_embeddings) == (4, 4096)
 assert not any("rotary" in name for name, _ in model._module.named_modules())
 i = model.config.layers_block_type.index("hybrid")
 attention = model.layers[i].self_attn
