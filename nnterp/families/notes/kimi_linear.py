@@ -38,7 +38,8 @@ for i, kind in enumerate(model.config.layer_types):   # the tiny model: KDA + de
 ```python
 from transformers import KimiLinearConfig
 
-assert KimiLinearConfig().max_position_embeddings == 1048576 and KimiLinearConfig().qk_rope_head_dim == 64
+default = KimiLinearConfig()
+assert (default.max_position_embeddings, default.qk_rope_head_dim, default.linear_conv_kernel_dim) == (1048576, 64, 4)
 assert not any("rotary" in name for name, _ in model._module.named_modules())
 i = model.config.layer_types.index("full_attention")
 attention = model.layers[i].self_attn

@@ -138,7 +138,7 @@ o_t    = S_tᵀ · q_t / √key_dim
 out    = o_proj(RMSNorm(o_t) · silu(g_proj(h_t)))           per value head, o_norm's weight, eps 1e-5
 ```
 
-With beta above 1 the write overshoots, so the state's transition I − beta · k kᵀ has a negative eigenvalue along k (that is what `linear_allow_neg_eigval`, true by the class's default, allows); with beta = sigmoid(b) alone the recomputation below does not match. The class fills the head sizes from the width: 30 key and 30 value heads, keys of int(0.75 · 3840 / 30) = 96 and values of 192 with its defaults. `conv1d` is used for its weight only (its output is never produced), and no standard value sits inside the recurrence; the snippet recomputes the mixer from the weights step by step and gets `attention_output`.
+`o_norm`'s eps is fixed at 1e-5 (the mixer stores `rms_norm_eps` as `eps` and never reads it). With beta above 1 the write overshoots, so the state's transition I − beta · k kᵀ has a negative eigenvalue along k (that is what `linear_allow_neg_eigval`, true by the class's default, allows); with beta = sigmoid(b) alone the recomputation below does not match. The class fills the head sizes from the width: 30 key and 30 value heads, keys of int(0.75 · 3840 / 30) = 96 and values of 192 with its defaults. `conv1d` is used for its weight only (its output is never produced), and no standard value sits inside the recurrence; the snippet recomputes the mixer from the weights step by step and gets `attention_output`.
 
 ```python
 import torch.nn.functional as F
@@ -155,6 +155,7 @@ with model.trace(prompt):
     out = mixer.attention_output.save()
 
 m = mixer._module
+assert m.o_norm.variance_epsilon == 1e-5   # fixed, whatever rms_norm_eps says
 def delta_net(h, write_scale):
     b, n, _ = h.shape
     qkv = torch.cat([m.q_proj(h), m.k_proj(h), m.v_proj(h)], dim=-1).transpose(1, 2)
