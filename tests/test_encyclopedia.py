@@ -573,11 +573,17 @@ def test_a_page_with_notes_of_its_own_carries_six_and_the_index_shows_each_page_
     for name, fam in record["families"].items():
         depth = fam["depth"]
         assert depth["notes"] == fam["kinds"]["hand"] + fam["kinds"]["feature"], name
-        row = index[index.index(f'href="{name}.html"'):]
+        assert (depth["hand"], depth["feature"]) == (fam["kinds"]["hand"], fam["kinds"]["feature"]), name
+        start = index.index(f'href="{name}.html"')
+        row = index[index.rindex("<tr", 0, start):]
         row = row[:row.index("</tr>")]
-        assert f'{depth["notes"]} notes' in row and f'{depth["passed"]}/{depth["snippets"]} snippets' in row, name
+        assert f'{depth["hand"]} hand-researched' in row and f'{depth["feature"]} feature' in row, name
+        assert f'data-seed="{int(depth["hand"] >= MIN_FAMILY_NOTES)}"' in row, name
+        assert f'{depth["passed"]}/{depth["snippets"]} snippets' in row, name
         assert f'{depth["checked"]}/{depth["checkpoints"]} real configs checked' in row, name
         summary = families[name].summary
         assert html.escape(summary) in row, name
+    seed = sum(1 for fam in record["families"].values() if fam["depth"]["hand"] >= MIN_FAMILY_NOTES)
+    assert f'id="seed-depth" type="checkbox"> only the {seed} pages at the seed\'s depth' in index
 
 

@@ -261,6 +261,7 @@ footer code { font-size: 0.8rem; }
   border: 1px solid var(--line); background: var(--surface); color: var(--ink); }
 .search input:focus { outline: none; border-color: var(--stream); box-shadow: 0 0 0 3px rgba(31, 111, 178, 0.16); }
 .search output { color: var(--muted); font-size: 0.9rem; }
+.search .seed-filter { color: var(--muted); font-size: 0.9rem; display: flex; align-items: center; gap: 0.4rem; }
 table.families { width: 100%; border-collapse: collapse; background: var(--surface); border: 1px solid var(--line);
   border-radius: 12px; overflow: hidden; }
 .families th { text-align: left; font-size: 0.78rem; text-transform: uppercase; letter-spacing: 0.05em; color: var(--muted);
@@ -289,6 +290,7 @@ table.families { width: 100%; border-collapse: collapse; background: var(--surfa
 .checked.bad { color: var(--bad); font-weight: 700; }
 .depth { display: flex; flex-direction: column; gap: 0.1rem; font-size: 0.85rem; }
 .depth .notes.thin { color: var(--bad); font-weight: 700; }
+.depth .notes.seed { color: var(--good, #1a7f37); font-weight: 700; }
 .depth .configs { color: var(--muted); }
 #empty { color: var(--muted); padding: 1rem 0; }
 
@@ -469,12 +471,14 @@ INDEX_JS = r"""
   var rows = Array.prototype.slice.call(document.querySelectorAll('tr.family'));
   var count = document.getElementById('count');
   var empty = document.getElementById('empty');
+  var seed = document.getElementById('seed-depth');
   function filter() {
     var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
     var shown = 0;
     rows.forEach(function (row) {
       var text = row.dataset.search;
-      var hit = terms.every(function (t) { return text.indexOf(t) !== -1; });
+      var hit = terms.every(function (t) { return text.indexOf(t) !== -1; }) &&
+        (!seed.checked || row.dataset.seed === '1');
       row.hidden = !hit;
       if (hit) shown++;
     });
@@ -483,6 +487,7 @@ INDEX_JS = r"""
     empty.textContent = shown ? '' : 'No family matches \u201c' + input.value + '\u201d.';
   }
   input.addEventListener('input', filter);
+  seed.addEventListener('change', filter);
   filter();
 })();
 """

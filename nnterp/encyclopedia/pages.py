@@ -85,14 +85,20 @@ class Page:
         return [note for note in self.notes if note.kind in ("hand", "feature")]
 
     def depth(self) -> dict[str, int]:
-        """How deep the page goes: its family notes, its snippets, the checkpoints with real config facts and those the
+        """How deep the page goes: its family notes (hand-researched and feature, and each), its snippets, the checkpoints with real config facts and those the
         committed real-config run checked (python -m nnterp.encyclopedia.realconfigs)."""
         counts = self.snippet_counts()
         with_facts = sum(1 for c in self.family.checkpoints if c.config and not c.not_buildable)
         checked = sum(1 for c in self.family.checkpoints
                       if (verdict(self.family.name, c.repo) or {}).get("status") == "checked")
-        return {"notes": len(self.deep_notes()), "snippets": sum(counts.values()), "passed": counts["passed"],
+        kinds = self.kinds()
+        return {"notes": len(self.deep_notes()), "hand": kinds["hand"], "feature": kinds["feature"],
+                "snippets": sum(counts.values()), "passed": counts["passed"],
                 "configs": with_facts, "checked": checked, "checkpoints": len(self.family.checkpoints)}
+
+    def at_seed_depth(self) -> bool:
+        """Whether the page carries the seed pages' depth: at least MIN_FAMILY_NOTES hand-researched notes."""
+        return self.kinds()["hand"] >= MIN_FAMILY_NOTES
 
     def snippets(self) -> list[markdown.Code]:
         return [code for note in self.notes for code in note.codes() if code.kind in markdown.RUNNABLE]

@@ -371,9 +371,12 @@ def _depth(page, good: bool) -> str:
     their real configs; a page below the notes it must carry is marked."""
     depth = page.depth()
     thin = depth["notes"] < MIN_FAMILY_NOTES
-    return (f'<div class="depth"><span class="notes{" thin" if thin else ""}" title="hand-researched and feature '
-            f'notes: what this family does that the generic notes do not say'
-            f'{"; fewer than " + str(MIN_FAMILY_NOTES) if thin else ""}">{depth["notes"]} notes</span>'
+    return (f'<div class="depth"><span class="notes{" seed" if page.at_seed_depth() else ""}" title="notes researched '
+            f'by hand from the modeling code and the released files, each proved by a snippet; '
+            f'{MIN_FAMILY_NOTES} or more is the seed pages\' depth">{depth["hand"]} hand-researched</span>'
+            f'<span class="notes{" thin" if thin else ""}" title="notes derived from what the family declares '
+            f'otherwise than Llama{"; fewer than " + str(MIN_FAMILY_NOTES) + " family notes in all" if thin else ""}">'
+            f'{depth["feature"]} feature</span>'
             f'<span class="checked {"ok" if good else "bad"}" title="snippets run when the page was built">'
             f'{"✓" if good else "✗"} {depth["passed"]}/{depth["snippets"]} snippets</span>'
             f'<span class="configs" title="named checkpoints built from their real config facts that pass the '
@@ -400,7 +403,7 @@ def index_page(pages: list, versions: dict, built: str, seconds: float) -> str:
         good = snip["failed"] == 0 and snip["skipped"] == 0
         kind_class = "parallel" if "parallel" in page.block_kind else "sequential"
         rows.append(
-            f'<tr class="family" data-search="{_e(search)}"><td class="fam"><a href="{_e(family.name)}.html">'
+            f'<tr class="family" data-search="{_e(search)}" data-seed="{int(page.at_seed_depth())}"><td class="fam"><a href="{_e(family.name)}.html">'
             f'{_e(family.name).replace("_", "_<wbr>")}</a><span>{_e(page.title)}</span></td>'
             f'<td class="about"><p>{_e(family.summary)}</p><ul class="tags">'
             + "".join(f"<li>{_e(tag)}</li>" for tag in page.tags) + f'</ul></td><td class="cks">{checkpoints}</td>'
@@ -409,6 +412,7 @@ def index_page(pages: list, versions: dict, built: str, seconds: float) -> str:
             f'<span class="conditioned" title="served under some loads">{counts["conditioned"]} ⚠︎</span>'
             f'<span class="unavailable" title="not served">{counts["unavailable"]} unavailable</span></div></td>'
             f'<td>{_depth(page, good)}</td></tr>')
+    seed_pages = sum(1 for page in pages if page.at_seed_depth())
     body = f"""<main>
 <section class="hero">
 <p class="eyebrow">nnterp · the encyclopedia</p>
@@ -421,7 +425,9 @@ family's tiny model when the site was built.</p>
 <li><b>{totals["conditioned"]}</b><span>⚠︎ under some loads</span></li>
 <li><b>{snippets_passed}/{snippets_total}</b><span>snippets passed</span></li></ul>
 <div class="search"><input id="search" type="search" placeholder="Filter: name, checkpoint, tag, block"
-aria-label="filter families" autocomplete="off" autofocus><output id="count"></output></div>
+aria-label="filter families" autocomplete="off" autofocus><output id="count"></output>
+<label class="seed-filter"><input id="seed-depth" type="checkbox"> only the {seed_pages} pages at the seed's depth
+({MIN_FAMILY_NOTES} or more hand-researched notes)</label></div>
 <table class="families"><thead><tr><th>family</th><th>summary and tags</th><th>checkpoints</th><th>block</th><th>values</th><th>depth</th></tr>
 </thead><tbody>{"".join(rows)}</tbody></table>
 <p id="empty" hidden></p>
