@@ -101,12 +101,14 @@ log = io.StringIO()
 handler = logging.StreamHandler(log)
 verbosity = transformers_logging.get_verbosity()
 transformers_logging.set_verbosity_warning()                            # the default level, where the warning shows
+transformers_logging.disable_default_handler()                          # caught here, not printed
 transformers_logging.get_logger("transformers").addHandler(handler)
 try:
     stretched = tiny.load("hunyuan_v1_dense", attn_implementation="eager",
                           rope_scaling={"type": "dynamic", "alpha": 1000.0, "factor": 1.0}, rope_theta=10000.0)
 finally:
     transformers_logging.get_logger("transformers").removeHandler(handler)
+    transformers_logging.enable_default_handler()
     transformers_logging.set_verbosity(verbosity)
 assert "Unrecognized keys" in log.getvalue() and "alpha" in log.getvalue()
 
