@@ -4,8 +4,10 @@ num_mtp_layers to num_nextn_predict_layers) and modeling_glm4_moe.py (Glm4MoeTop
 with its q_norm and k_norm, apply_rotary_pos_emb, Glm4MoePreTrainedModel's _keep_in_fp32_modules_strict and
 _keys_to_ignore_on_load_unexpected), with modeling_glm4.py for GLM-4's interleaved rotate_half. The checkpoint numbers
 are GLM-4.5's config.json's as nnterp/families/checkpoints/glm4_moe.json records them; GLM-4.5-Air's record names no
-source, so no number of it is stated. The derived rotary note is replaced by the fourth note, which says what the
-derived one said and how the pairing differs from GLM-4's."""
+source, so no number of it is stated. The MTP layer's module names are read from the quantization list of
+zai-org/GLM-4.5-FP8's config.json (a copy in hlky/dinoml_v2, agents/plans/transformers/glm4_moe/_sources/). The
+derived rotary note is replaced by the fourth note, which says what the derived one said and how the pairing differs
+from GLM-4's."""
 
 LOAD = "eager"
 
@@ -149,7 +151,7 @@ assert premix.shape[-2:] == (model.num_heads, model.head_dim)
 
 ## The multi-token-prediction layer is in the files, not in the model you trace
 
-GLM-4.5's config.json sets `num_nextn_predict_layers` to 1: after its 92 blocks the checkpoint stores one multi-token-prediction (MTP) layer, as `model.layers.92` (with its own `eh_proj`, `enorm`, `hnorm` and `shared_head`), which predicts the token after next. `Glm4MoeForCausalLM` builds `num_hidden_layers` = 92 blocks and lists `model\.layers\.92.*` (and `model\.layers\.46.*`, GLM-4.5-Air's) in `_keys_to_ignore_on_load_unexpected`, so the loader drops those weights without a warning. `generate(..., use_mtp=True)` loads them into a separate model for speculative decoding; a trace never runs them, and `logits` are the next-token prediction alone.
+GLM-4.5's config.json sets `num_nextn_predict_layers` to 1: after its 92 blocks the checkpoint stores one multi-token-prediction (MTP) layer, as `model.layers.92`, which predicts the token after next (its `eh_proj` and `embed_tokens` are named, under that index, in the quantization list of the config of GLM's own FP8 release, zai-org/GLM-4.5-FP8). `Glm4MoeForCausalLM` builds `num_hidden_layers` = 92 blocks and lists `model\.layers\.92.*` (and `model\.layers\.46.*`) in `_keys_to_ignore_on_load_unexpected`, so the loader drops those weights without a warning. `generate(..., use_mtp=True)` loads them into a separate model for speculative decoding; a trace never runs them, and `logits` are the next-token prediction alone.
 
 ```python
 import inspect
