@@ -87,7 +87,7 @@ torch.testing.assert_close(k_nope, k_raw.view(*k_raw.shape[:2], -1, model.head_d
 
 ## Rotary turns adjacent pairs as complex numbers: dimensions 2i and 2i + 1, not Llama's i and i + 64
 
-`apply_rotary_emb` views each query and key head as `head_dim / 2` complex numbers, dimensions (2i, 2i + 1), and multiplies them by `freqs_cis`, in float32; Llama 3 in transformers rotates dimension i with i + 64. Llama 4's checkpoints keep Meta's interleaved layout for that reason, and an analysis that splits a head into halves to separate its frequencies reads mixed frequencies here. Frequency i turns pair i, at `rope_theta ** (-2i / 128)` (base 500000 by the class default). The snippet rebuilds the tiny model's rotary layer both ways (its L2 norm comes after, so both sides are normed):
+`apply_rotary_emb` views each query and key head as `head_dim / 2` complex numbers, dimensions (2i, 2i + 1), and multiplies them by `freqs_cis`, in float32; Llama 3 in transformers rotates dimension i with i + 64. An analysis that splits a head into halves to separate its frequencies, or code that reuses Llama's `rotate_half` on these queries, reads mixed frequencies here. Frequency i turns pair i, at `rope_theta ** (-2i / 128)` (base 500000 by the class default). The snippet rebuilds the tiny model's rotary layer both ways (its L2 norm comes after, so both sides are normed):
 
 ```python
 model.instrument()
