@@ -12,7 +12,7 @@ LOAD = "eager"
 MORE = r'''
 ## The shared MLP sits beside the MoE, not inside it, and is added at full weight
 
-`GraniteMoeSharedDecoderLayer` holds `shared_mlp` next to `block_sparse_moe` (nnterp's `mlp`), runs both on `post_attention_layernorm`'s output and adds `residual_multiplier · (block_sparse_moe(h) + shared_mlp(h))`. The shared path has no gate and no router weight: every token gets it whole, where Qwen2-MoE scales its shared expert by a sigmoid gate and Cohere 2 MoE averages it in. `mlp_output` is the whole product; the MoE module's own output (`mlp.output`) is only the routed half and misses the shared MLP, so a hook on `block_sparse_moe`, the module `print(model)` shows as the MLP, under-reads the block's write.
+`GraniteMoeSharedDecoderLayer` holds `shared_mlp` next to `block_sparse_moe` (nnterp's `mlp`), runs both on `post_attention_layernorm`'s output and adds `residual_multiplier · (block_sparse_moe(h) + shared_mlp(h))`. The shared path has no gate and no router weight: every token gets it whole, where Qwen2-MoE scales its shared expert by a sigmoid gate and Cohere 2 MoE averages it in by default. `mlp_output` is the whole product; the MoE module's own output (`mlp.output`) is only the routed half and misses the shared MLP, so a hook on `block_sparse_moe`, the module `print(model)` shows as the MLP, under-reads the block's write.
 
 ```python
 model.instrument()   # the two children beside the standard value

@@ -100,9 +100,9 @@ assert torch.equal(heads[..., 8:], queries[..., 8:])                  # past rot
 assert not torch.equal(heads[:, :, 1:, :8], queries[:, :, 1:, :8])   # the first 8 turn
 ```
 
-## Keys of MiniMax's own config that transformers does not act on
+## Config keys that transformers keeps and does not act on
 
-MiniMax's modeling code switches behaviour on config keys that `MiniMaxM2Config` keeps as plain attributes and `MiniMaxM2ForCausalLM` never reads: `use_qk_norm` (the norms are always built), `qk_norm_type`, `scoring_func` (the router is always a sigmoid), `use_routing_bias` (the bias buffer is always there), `shared_intermediate_size` (there is never a shared expert), and the multi-token-prediction keys `use_mtp`, `num_mtp_modules`, `mtp_transformer_layers`: no MTP module is built, so a checkpoint's MTP weights are left unloaded and the model predicts one token. Setting any of them to the opposite value builds the same model:
+Configs written for MiniMax's own modeling code can carry keys that `MiniMaxM2Config` keeps as plain attributes and `MiniMaxM2ForCausalLM` never reads: `use_qk_norm` (the norms are always built), `qk_norm_type`, `scoring_func` (the router is always a sigmoid), `use_routing_bias` (the bias buffer is always there), `shared_intermediate_size` (there is never a shared expert), and the multi-token-prediction keys `use_mtp`, `num_mtp_modules`, `mtp_transformer_layers`: no MTP module is built, so a checkpoint's MTP weights are left unloaded and the model predicts one token. Setting any of them to the opposite value builds the same model:
 
 ```python
 from transformers import AutoModelForCausalLM, MiniMaxM2Config

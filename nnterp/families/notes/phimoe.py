@@ -158,7 +158,7 @@ torch.testing.assert_close(full, unwindowed)
 
 ## The release names a class transformers does not define: `PhiMoEForCausalLM` is Microsoft's remote code
 
-Phi-3.5-MoE-instruct's config.json gives `architectures` `["PhiMoEForCausalLM"]`, the class of the modeling file shipped in the repository (its `auto_map` points there), while transformers' own class is `PhimoeForCausalLM`, chosen from `model_type` `phimoe`. A load with `trust_remote_code=True` runs Microsoft's file instead of transformers' (other module code, written for older transformers releases); without it, transformers' classes are built from the same weights. Everything on this page, the names and the snippets, is transformers' `PhimoeForCausalLM`:
+Phi-3.5-MoE-instruct's config.json gives `architectures` `["PhiMoEForCausalLM"]`, the class of the modeling file shipped in the repository (its `auto_map` points there), while transformers' own class is `PhimoeForCausalLM`, chosen from `model_type` `phimoe`. A load with `trust_remote_code=True` runs Microsoft's file instead of transformers'; without it, transformers' classes are built from the same weights. Everything on this page, the names and the snippets, is transformers' `PhimoeForCausalLM`:
 
 ```python
 import transformers
