@@ -392,10 +392,10 @@ def test_a_note_states_no_number_of_a_checkpoint_without_a_source_nor_a_class_de
     assert representative(families["cohere"]).repo == "CohereForAI/c4ai-command-r-v01"
     assert {s.label: s.value for s in cohere.each(*BASE_PATHS)} == {"Command R (35B)": 8000000.0,
                                                                      "Command R+ (qk-norm)": 75000000.0}
-    phimoe = Subject(families["phimoe"], None, None)
-    assert phimoe.each(*BASE_PATHS) == [] and phimoe.checkpoint is None
-    default = phimoe.stated(*BASE_PATHS)
-    assert default.repo is None and default.label == "PhimoeConfig" and "PhimoeConfig's default" in default.on
+    unsourced = Subject(families["cohere2_moe"], None, None)   # no copy of its config.json was found
+    assert unsourced.each(*BASE_PATHS) == [] and unsourced.checkpoint is None
+    default = unsourced.stated(*BASE_PATHS)
+    assert default.repo is None and default.label == "Cohere2MoeConfig" and "Cohere2MoeConfig's default" in default.on
     falcon = families["falcon_h1"]
     assert not any(sourced(c) for c in falcon.checkpoints) and representative(falcon) is None
     for family in families.values():
