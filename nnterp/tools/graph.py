@@ -40,7 +40,8 @@ import torch
 
 from ..numerics import UNIT_ROUNDOFF, roundings
 from ._common import _IN_A_BLOCK, ToolError, token_text, trace
-from .frozen import Frozen, _rows, fixed_final_scale, fixed_inside, freeze, frozen_attention, one_norm
+from .frozen import (Frozen, _rows, first_nonlinear, fixed_final_scale, fixed_inside, freeze,
+                     frozen_attention, one_norm)
 from .splice import CrossLayerSplice, Splice, splice
 
 
@@ -399,6 +400,11 @@ def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, des
         torch.cuda.reset_peak_memory_stats()
     replacement = _replacement(model, transcoders)
     frozen = freeze(model, prompt)
+    bent = first_nonlinear(model, frozen)
+    if bent is not None:
+        raise ToolError(f"{model.family.name}'s forward is not linear in the stream with its norms, patterns and gates "
+                        f"frozen: {bent[0]} ({bent[1]}) is the first module whose output is not, so no attribution "
+                        "graph of it is complete")
     L, seq = model.num_layers, frozen.seq_len
     with torch.no_grad():
         reads, _ = _pass(model, frozen, replacement, frozen.inputs["embed"],
