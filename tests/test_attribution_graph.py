@@ -66,7 +66,7 @@ def test_the_frozen_replacement_is_linear(built):
 
 def test_the_graph_is_circuit_tracers_json(built, tmp_path):
     model, graph = built
-    path = graph.write(tmp_path, slug="g")
+    path = graph.write(tmp_path, slug="g", scan="random")
     data = json.loads(path.read_text())
     assert set(data) == {"metadata", "qParams", "nodes", "links"}
     kinds = {node["feature_type"] for node in data["nodes"]}
