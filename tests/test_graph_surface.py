@@ -162,3 +162,19 @@ def test_graph_scores_are_circuit_tracers(setup):
     clean.adjacency = graph.adjacency.clone()
     clean.adjacency[:, errors] = 0
     assert compute_graph_scores(clean) == pytest.approx((1.0, 1.0), abs=tolerance)
+
+
+def test_update_interval_ranks_the_latents_again_after_that_many_batches(setup):
+    """circuit-tracer's update_interval: with a cap, batches of 4 ranked once every 4 batches choose what one batch
+    of 16 chooses (one ranking, from the logits' rows); ranked again after every batch, they choose otherwise here
+    (3 of the 16 differ on this prompt), so the interval is what decides."""
+    model, saes, _ = setup
+
+    def chosen(batch_size, update_interval):
+        graph = attribution_graph(model, saes, PROMPT, progress=False, batch_size=batch_size,
+                                  update_interval=update_interval, max_feature_nodes=16)
+        return {tuple(feature) for feature in graph.features.tolist()}
+
+    once = chosen(4, 4)
+    assert len(once) == 16 and once == chosen(16, 1)
+    assert once != chosen(4, 1)

@@ -513,13 +513,15 @@ def _targets(model, logits, attribution_targets, desired: float, most: int) -> _
 
 def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, max_n_logits: int = 10,
                       desired_logit_prob: float = 0.95, max_feature_nodes: int | None = None, batch_size: int = 64,
-                      zero_positions: slice | None = None, progress: bool = True) -> AttributionGraph:
+                      zero_positions: slice | None = None, update_interval: int = 4,
+                      progress: bool = True) -> AttributionGraph:
     """circuit-tracer's attribution graph of ``prompt`` with one transcoder per block or a cross-layer transcoder
     (see the module's text). ``attribution_targets``: circuit-tracer's, None for the top logits, else a tensor of
     token ids or a list of ids, one-token texts and (text, probability, vector) directions (``_targets``).
     ``zero_positions``: circuit-tracer's (its ReplacementModel's ``zero_positions``, ``slice(0, 1)`` by default
     there, here None): no latents and no error there, the MLP outputs at those positions held at the clean run's,
-    a share of each target's constant."""
+    a share of each target's constant. ``update_interval``: circuit-tracer's, the latents are ranked by their
+    influence on the logits again after every ``update_interval`` batches of ``batch_size`` (with a cap)."""
     from tqdm.auto import tqdm
 
     started = time.perf_counter()
@@ -653,14 +655,15 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     visited = torch.zeros(n_feat, dtype=torch.bool)
     weights = torch.zeros(n_nodes)
     weights[logit_start:] = logit_probabilities
-    while int(visited.sum()) < budget:
+    while int(visited.sum()) < budget:  # ranked again every update_interval batches, as circuit-tracer does
         influence = _influence(_normalized(adjacency), weights)[:n_feat] if n_feat else torch.zeros(0)
         influence[visited] = -1
-        count = min(batch_size, budget - int(visited.sum()))
-        chunk = influence.topk(count).indices
-        run(chunk.tolist())
-        visited[chunk] = True
-        bar.update(count)
+        pending = influence.topk(min(update_interval * batch_size, budget - int(visited.sum()))).indices
+        for start in range(0, len(pending), batch_size):
+            chunk = pending[start:start + batch_size]
+            run(chunk.tolist())
+            visited[chunk] = True
+            bar.update(len(chunk))
     bar.close()
     # the clean run's own value of each computed target
     for node in computed.nonzero().flatten().tolist():
