@@ -14,8 +14,9 @@ PROMPT = "The Eiffel Tower is in"
 
 #: AX-K2's input norm is an RMSNorm times a sigmoid gate of a low-rank MLP of its output (its gate is now frozen);
 #: Gemma 4's mlp_output is the MLP's post-normed output plus the per-layer input's branch, written as the second
-#: term less the first (the first's norm is now left as it runs, so that the write and the sum agree)
-NOW_COMPLETE = ("axk2", "gemma4_text")
+#: term less the first (the first's norm is now left as it runs, so that the write and the sum agree); Inkling 2's
+#: keys and values go through a convolution whose taps a Linear computes from its input (the taps are now frozen)
+NOW_COMPLETE = ("axk2", "gemma4_text", "inkling2_text")
 
 
 @pytest.mark.parametrize("family", NOW_COMPLETE)
@@ -39,6 +40,20 @@ def test_axk2s_gated_norm_is_among_the_frozen_gates():
     assert all(len(frozen.gates[module]) == 1 for module in gated)
 
 
+def test_inkling2s_dynamic_convolution_taps_are_frozen_and_were_what_bent():
+    """The taps are the clean run's (one record a call); without freezing them, the probe names the convolution."""
+    import nnterp.tools.frozen as frozen_module
+
+    model = tiny.load("inkling2_text", attn_implementation="eager")
+    frozen = freeze(model, PROMPT)
+    assert frozen.taps and all(len(calls) == 1 for calls in frozen.taps.values())
+    assert first_nonlinear(model, frozen) is None
+    frozen.taps = {}
+    assert first_nonlinear(model, frozen) == ("model.layers.1.self_attn.k_proj.sconv",
+                                              "Inkling2DynamicShortConvolution")
+    assert frozen_module.tap_projections(tiny.load("llama")) == []
+
+
 #: refused before anything is built: what the frozen map's inputs do not cover
 STRUCTURAL = {
     "cpmant": r"cpmant's blocks also run over 32 learned positions ahead of the call's",
@@ -60,7 +75,6 @@ MEASURED = {
     "longcat_flash": "model.layers.0.mlps.0.act_fn",     # a dense MLP beside the MoE, its output not replaced
     "modernbert-decoder": "lm_head.act",                  # a GELU in the prediction head, past the final norm
     "falcon_h1": "model.layers.0.mamba",                  # a Mamba-2 mixer beside the attention
-    "inkling2_text": "model.layers.1.self_attn.k_proj.sconv",  # a convolution whose taps are projected from its input
 }
 
 

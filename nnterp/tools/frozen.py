@@ -25,7 +25,8 @@ its gain and bias measured on the module, and the form checked against its clean
 module, and any module outside the blocks that is an attention (a cross-attention), the gates (``GATES``: every
 softmax, a second kernel call's too; sigmoid and softplus gates on the heads' output, an attention sink's scale;
 a router's top-k choice) are replaced, call by call, by their clean outputs, through a ``TorchFunctionMode``
-entered for the module's forward; so are those of a gated norm (AX-K2's RMSNorm times a sigmoid of a low-rank MLP).
+entered for the module's forward; so are those of a gated norm (AX-K2's RMSNorm times a sigmoid of a low-rank MLP),
+and a dynamic convolution's taps (``tap_projections``: Inkling 2's keys and values).
 
 What no freezing fixes is refused in one sentence: positions the sites leave out (CPM-Ant's learned prompt), a
 block run more than once a forward (looped depth: its later calls' MLPs are computed, not replaced); and
@@ -70,6 +71,8 @@ class Frozen:
     inner: dict = field(default_factory=dict)
     #: each attention module's gates (``GATES``), their outputs call by call in the clean run
     gates: dict = field(default_factory=dict)
+    #: each dynamic convolution's tap projection (``tap_projections``), its outputs call by call in the clean run
+    taps: dict = field(default_factory=dict)
 
     @property
     def seq_len(self) -> int:
@@ -217,16 +220,31 @@ def _gated(attentions, calls: dict, replay: bool):
 
 
 @contextmanager
-def recording_inside(model, norms: dict, gates: dict):
+def recording_inside(model, norms: dict, gates: dict, taps: dict | None = None):
     """The clean run, keeping what makes each attention non-linear in the stream beyond its pattern and its norm's
-    scale: each inner norm's calls, input and output (``norms``), and each gate's output (``gates``)."""
+    scale: each inner norm's calls, input and output (``norms``), each gate's output (``gates``), and each dynamic
+    convolution's taps (``taps``)."""
     inside = hooked_norms(model)
+    taps = {} if taps is None else taps
 
     def record(module, _, args, output):
         norms.setdefault(module, []).append((args[0].detach().clone(), output.detach().clone()))
 
-    with _hooked(inside, record), _gated(attentions(model), gates, replay=False):
+    def record_taps(module, _, args, output):
+        taps.setdefault(module, []).append(output.detach().clone())
+
+    with _hooked(inside, record), _hooked(tap_projections(model), record_taps), \
+            _gated(attentions(model), gates, replay=False):
         yield
+
+
+def tap_projections(model) -> list:
+    """The projections that compute a convolution's taps from its input (a dynamic convolution, as Inkling 2's keys
+    and values: a Linear child of a module whose class names it a dynamic convolution): frozen at the clean run's
+    taps, the convolution is linear in what it convolves."""
+    return [child for module in model._module.modules()
+            if "dynamic" in type(module).__name__.lower() and "conv" in type(module).__name__.lower()
+            for child in module.children() if isinstance(child, torch.nn.Linear)]
 
 
 def fixed_inside(frozen: Frozen):
@@ -240,8 +258,17 @@ def fixed_inside(frozen: Frozen):
         counters[module] += 1
         return call(args[0])
 
+    taken = {module: 0 for module in frozen.taps}
+
+    def fix_taps(module, _, args, output):
+        calls = frozen.taps[module]
+        clean = calls[taken[module] % len(calls)]
+        taken[module] += 1
+        return _broadcast(clean, output)
+
     stack = ExitStack()
     stack.enter_context(_hooked(list(frozen.inner), fix))
+    stack.enter_context(_hooked(list(frozen.taps), fix_taps))
     stack.enter_context(_gated([module for module, calls in frozen.gates.items() if calls], frozen.gates, replay=True))
     return stack
 
@@ -380,10 +407,10 @@ def freeze(model, prompt) -> Frozen:
     final_served = model.serves("final_norm_scale") is None
     mlp_norms = [model.serves("mlp_norm_scale", i) is None and not one_norm(model.layers[i])
                  for i in range(model.num_layers)]
-    recorded, gates, counts = {}, {}, {}
+    recorded, gates, counts, taps = {}, {}, {}, {}
     try:
-        with torch.no_grad(), _counting_calls([l._module for l in model.layers], counts), recording_inside(model, recorded, gates), \
-                trace(model, batch):
+        with torch.no_grad(), _counting_calls([layer._module for layer in model.layers], counts), \
+                recording_inside(model, recorded, gates, taps), trace(model, batch):
             first = model.layers[0].layer_input.save()
             for i, layer in enumerate(model.layers):
                 scales.append(layer.attention_norm_scale.save() if model.serves("attention_norm_scale", i) is None
@@ -401,7 +428,7 @@ def freeze(model, prompt) -> Frozen:
     return Frozen(batch, [_detached(s) for s in scales], [p.detach().clone() for p in patterns],
                   _detached(final) if final_served else None, inputs, logits.detach().clone(),
                   [s.detach().clone() if s is not None else None for s in mlp_scales],
-                  _freeze_inner(model, recorded), gates)
+                  _freeze_inner(model, recorded), gates, taps)
 
 
 def _detached(value):
