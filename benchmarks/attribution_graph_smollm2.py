@@ -44,7 +44,7 @@ def main() -> None:
     graph = attribution_graph(model, transcoders, args.prompt, max_feature_nodes=args.max_feature_nodes,
                               batch_size=args.batch_size)
     folder = Path(args.out).parent
-    written = graph.write(folder / "graphs", slug="smollm2-eiffel")
+    written = graph.write(folder / "graphs", slug="smollm2-eiffel", scan="random-smollm2")  # no released name
     record = {
         "model": "SmolLM2-135M-Instruct", "prompt": args.prompt, "positions": graph.n_pos,
         "transcoders": f"{model.num_layers} x {width} -> {args.width} -> {width}", "batch_size": args.batch_size,

@@ -66,7 +66,7 @@ def test_the_frozen_replacement_is_linear(built):
 
 def test_the_graph_is_circuit_tracers_json(built, tmp_path):
     model, graph = built
-    path = graph.write(tmp_path, slug="g")
+    path = graph.write(tmp_path, slug="g", scan="random")
     data = json.loads(path.read_text())
     assert set(data) == {"metadata", "qParams", "nodes", "links"}
     kinds = {node["feature_type"] for node in data["nodes"]}
@@ -180,12 +180,13 @@ def test_saelens_skip_transcoders_make_a_complete_graph_of_the_models_values(lla
 
 
 def test_a_graph_that_is_not_complete_is_refused_with_its_figure(llama):
-    """A non-linearity the frozen trace does not fix (a square on block 0's values) breaks completeness: the tool
-    refuses the graph, in one sentence with the residual, rather than returning it."""
+    """A gradient that is not the forward's (block 0's values unchanged, their gradient that of a square) breaks
+    completeness where the forward's own probe (``first_nonlinear``) sees nothing: the tool refuses the graph, in
+    one sentence with the residual, rather than returning it."""
     from nnterp.tools.graph import IncompleteGraph, completeness_tolerance
 
     values = llama.layers[0].self_attn._module.v_proj
-    handle = values.register_forward_hook(lambda module, args, output: output + output ** 2)
+    handle = values.register_forward_hook(lambda module, args, output: output + output ** 2 - output.detach() ** 2)
     try:
         with pytest.raises(IncompleteGraph, match=r"llama's attribution graph is not complete: .* by \S+ of .* "
                                                   r"first at block 0's latents") as caught:

@@ -25,7 +25,14 @@ its gain and bias measured on the module, and the form checked against its clean
 module, and any module outside the blocks that is an attention (a cross-attention), the gates (``GATES``: every
 softmax, a second kernel call's too; sigmoid and softplus gates on the heads' output, an attention sink's scale;
 a router's top-k choice) are replaced, call by call, by their clean outputs, through a ``TorchFunctionMode``
-entered for the module's forward.
+entered for the module's forward; so are those of a gated norm (AX-K2's RMSNorm times a sigmoid of a low-rank MLP),
+and a dynamic convolution's taps (``tap_projections``: Inkling 2's keys and values).
+
+What no freezing fixes is refused in one sentence: positions the sites leave out (CPM-Ant's learned prompt), a
+block run more than once a forward (looped depth: its later calls' MLPs are computed, not replaced); and
+``first_nonlinear`` finds, by a second difference along a line of inputs, the first module whose output is still
+not affine in the map's inputs (a state-space mixer, an activation outside the MLPs, a convolution whose taps come
+from its input), which ``attribution_graph`` names when it refuses.
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ from functools import partial
 import torch
 from torch.overrides import TorchFunctionMode
 
-from nnterp.contract.numerics import UNIT_ROUNDOFF
+from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.declare.companions import norm_eps
 from nnterp.declare.engine import module_of
 from nnterp.declare.errors import UnavailableValue
@@ -65,6 +72,8 @@ class Frozen:
     inner: dict = field(default_factory=dict)
     #: each attention module's gates (``GATES``), their outputs call by call in the clean run
     gates: dict = field(default_factory=dict)
+    #: each dynamic convolution's tap projection (``tap_projections``), its outputs call by call in the clean run
+    taps: dict = field(default_factory=dict)
 
     @property
     def seq_len(self) -> int:
@@ -112,11 +121,12 @@ def _is_norm(module) -> bool:
     return "norm" in type(module).__name__.lower() and norm_eps(module) is not None
 
 
-def _site_module(host, name: str):
-    """The module a site of ``host`` (a block, or the model) reads at, or None where it reads at none."""
+def _site_module(host, name: str, where: str = "where"):
+    """The module a site of ``host`` (a block, or the model) reads at, or None where it reads at none;
+    ``where="earlier"``: the module of the first term of a sum the site is served as (``PlusEarlier``)."""
     try:
-        envoy = host._nnterp_site(name).where.target(host)
-    except Exception:  # noqa: BLE001 (a site served nowhere, or not at a module)
+        envoy = getattr(host._nnterp_site(name), where).target(host)
+    except Exception:  # noqa: BLE001 (a site served nowhere, not at a module, or no sum)
         return None
     return getattr(envoy, "_module", envoy)
 
@@ -126,16 +136,17 @@ def hooked_norms(model) -> list:
     the map's inputs): latent attention's norms of its compressed queries and keys-values, a sub-norm or group norm
     on the heads' output, a post-norm on the attention's output or on the residual path, an MLP norm or a final norm
     the model does not serve a scale of. The served scales (the attention's and the MLP's norms, the final norm) are
-    fixed at their sites and left out, and so is a norm whose output is the mlp_output the map writes."""
-    served, mlps = set(), set()
+    fixed at their sites and left out, and so is a norm whose output is the mlp_output the map writes, or its first
+    term where the block sums it from two (Gemma 4's MLP and per-layer input: the write carries back the sum less the
+    first term as it ran)."""
+    served = set()
     for i, layer in enumerate(model.layers):
         for name in ("attention_norm_scale", "mlp_norm_scale"):
             if model.serves(name, i) is None:
                 served.add(_site_module(layer, name))
-        served.add(_site_module(layer, "mlp_output"))  # the map's input: written there, so left as it runs
-        mlp = getattr(layer.mlp, "_module", None)
-        if mlp is not None and mlp is not module_of(layer):
-            mlps.update(mlp.modules())
+        # the map's input: written there (and, where it is a sum, less its first term), so left as it runs
+        served.update(_site_module(layer, "mlp_output", where) for where in ("where", "earlier"))
+    mlps = _mlp_modules(model)
     if model.serves("final_norm_scale") is None:
         served.add(_site_module(model, "final_norm_scale"))
     return [module for module in module_of(model).modules() if module not in served and module not in mlps
@@ -210,16 +221,31 @@ def _gated(attentions, calls: dict, replay: bool):
 
 
 @contextmanager
-def recording_inside(model, norms: dict, gates: dict):
+def recording_inside(model, norms: dict, gates: dict, taps: dict | None = None):
     """The clean run, keeping what makes each attention non-linear in the stream beyond its pattern and its norm's
-    scale: each inner norm's calls, input and output (``norms``), and each gate's output (``gates``)."""
+    scale: each inner norm's calls, input and output (``norms``), each gate's output (``gates``), and each dynamic
+    convolution's taps (``taps``)."""
     inside = hooked_norms(model)
+    taps = {} if taps is None else taps
 
     def record(module, _, args, output):
         norms.setdefault(module, []).append((args[0].detach().clone(), output.detach().clone()))
 
-    with _hooked(inside, record), _gated(attentions(model), gates, replay=False):
+    def record_taps(module, _, args, output):
+        taps.setdefault(module, []).append(output.detach().clone())
+
+    with _hooked(inside, record), _hooked(tap_projections(model), record_taps), \
+            _gated(attentions(model), gates, replay=False):
         yield
+
+
+def tap_projections(model) -> list:
+    """The projections that compute a convolution's taps from its input (a dynamic convolution, as Inkling 2's keys
+    and values: a Linear child of a module whose class names it a dynamic convolution): frozen at the clean run's
+    taps, the convolution is linear in what it convolves."""
+    return [child for module in module_of(model).modules()
+            if "dynamic" in type(module).__name__.lower() and "conv" in type(module).__name__.lower()
+            for child in module.children() if isinstance(child, torch.nn.Linear)]
 
 
 def fixed_inside(frozen: Frozen):
@@ -233,24 +259,47 @@ def fixed_inside(frozen: Frozen):
         counters[module] += 1
         return call(args[0])
 
+    taken = {module: 0 for module in frozen.taps}
+
+    def fix_taps(module, _, args, output):
+        calls = frozen.taps[module]
+        clean = calls[taken[module] % len(calls)]
+        taken[module] += 1
+        return _broadcast(clean, output)
+
     stack = ExitStack()
     stack.enter_context(_hooked(list(frozen.inner), fix))
+    stack.enter_context(_hooked(list(frozen.taps), fix_taps))
     stack.enter_context(_gated([module for module, calls in frozen.gates.items() if calls], frozen.gates, replay=True))
     return stack
 
 
 def attentions(model) -> list:
-    """The attention modules: the blocks' own, and any other module whose class names it an attention (a
-    cross-attention outside the blocks, as the Byte Latent Transformer's decoder runs before each block)."""
+    """The modules whose gates are frozen: the attention modules (the blocks' own, and any other module whose class
+    names it an attention: a cross-attention outside the blocks, as the Byte Latent Transformer's decoder runs
+    before each block), and every gated norm (a norm module made of modules, as AX-K2's RMSNorm times a sigmoid
+    gate of a low-rank MLP of its output), outside the MLPs."""
     blocks = {module_of(layer) for layer in model.layers}
     found = [module for layer in model.layers
              for module in [getattr(layer.self_attn, "_module", None)] if module is not None and module not in blocks]
-    inside = {inner for module in found for inner in module.modules()}
+    inside = {inner for module in found for inner in module.modules()} | _mlp_modules(model)
     for module in module_of(model).modules():
-        if "attention" in type(module).__name__.lower() and module not in inside and not blocks & set(module.modules()):
+        name = type(module).__name__.lower()
+        gated_norm = "norm" in name and any(True for _ in module.children()) and not _is_norm(module)
+        if ("attention" in name or gated_norm) and module not in inside and not blocks & set(module.modules()):
             found.append(module)
             inside.update(module.modules())
     return found
+
+
+def _mlp_modules(model) -> set:
+    """Every module inside a block's MLP (whose output the frozen map replaces)."""
+    inside = set()
+    for layer in model.layers:
+        mlp = getattr(layer.mlp, "_module", None)
+        if mlp is not None and mlp is not module_of(layer):
+            inside.update(mlp.modules())
+    return inside
 
 
 def _freeze_inner(model, recorded: dict) -> dict:
@@ -280,6 +329,75 @@ def _freeze_inner(model, recorded: dict) -> dict:
     return inner
 
 
+@contextmanager
+def _counting_calls(modules, counts: dict):
+    def count(module, _, args, output):
+        counts[module] = counts.get(module, 0) + 1
+
+    with _hooked(modules, count):
+        yield
+
+
+def _refuse_what_no_freezing_fixes(model, counts: dict) -> None:
+    """Refuse, in one sentence, a model whose forward the frozen map's inputs do not cover: positions the sites
+    leave out, or a block run more than once (``counts``: each block's calls in the clean run), whose later calls'
+    MLPs are computed, not replaced."""
+    name = model.family.name
+    ahead = model.family.positions.ahead(model.config)
+    if ahead:
+        raise ToolError(f"{name}'s blocks also run over {ahead} learned positions ahead of the call's, whose MLP "
+                        "outputs and patterns the sites leave out, so a frozen trace cannot fix them")
+    for i, layer in enumerate(model.layers):
+        calls = counts.get(module_of(layer), 0)
+        if calls > 1:
+            raise ToolError(f"{name} runs block {i} {calls} times in one forward (looped depth), and a frozen trace "
+                            "replaces the MLP output of a block's first call only, so the later calls' MLPs are not "
+                            "linear in the stream")
+
+
+def first_nonlinear(model, frozen: "Frozen"):
+    """Where the frozen map is not affine in its inputs: the frozen map run on three collinear sets of inputs (the
+    clean ones, then a random step, then two), each module's output kept, in the order the calls finish; a module
+    is affine where its second difference is within rounding of its output. Returns None where every block's output
+    and the logits are affine, else (path, class name) of the first module that bends what it is given (its output
+    not affine, its input affine), inside the first block whose output is not (or past the blocks, where the logits
+    alone are not); the blocks' MLPs are left out, their outputs being the map's inputs."""
+    generator = torch.Generator().manual_seed(0)
+    steps = {key: torch.randn(value.shape, generator=generator).to(value.dtype) * value.float().std().to(value.dtype)
+             for key, value in frozen.inputs.items()}
+    rows = {key: torch.cat([value, value + steps[key], value + 2 * steps[key]]) for key, value in frozen.inputs.items()}
+    allowed = 2 * roundings(model) * UNIT_ROUNDOFF[frozen.inputs[EMBED].dtype]
+    names = {module: path for path, module in module_of(model).named_modules()}
+    mlps = _mlp_modules(model)
+    seen = []
+
+    def bent(value):
+        """Whether ``value`` (three rows, batch first) is not affine in the step; None where it is no such tensor."""
+        value = value[0] if isinstance(value, tuple) and value else value
+        if not (isinstance(value, torch.Tensor) and value.is_floating_point() and value.dim() and value.shape[0] == 3):
+            return None
+        value = value.detach().double().reshape(3, -1)
+        return float((value[2] - 2 * value[1] + value[0]).abs().max() / value.abs().max().clamp(min=1e-30)) > allowed
+
+    def keep(module, _, args, output):
+        seen.append((module, bent(output), bent(args[0]) if args else None))
+
+    with torch.no_grad():
+        with fixed_inside(frozen), _hooked([m for m in names if m not in mlps], keep):  # after the fixes' hooks
+            logits = _frozen_pass(model, frozen, rows, "lm_head_output")
+    blocks = [module_of(layer) for layer in model.layers]
+    bent_blocks = [module for module, out, _ in seen if out and module in blocks]
+    if not bent_blocks and not bent(logits):
+        return None
+    within = set(bent_blocks[0].modules()) if bent_blocks else \
+        {module for module in names if not any(module in set(block.modules()) for block in blocks)}
+    # the first that bends what it is given: its output is not affine, its input is (or is no tensor)
+    for module, out, given in seen:
+        if out and not given and module in within:
+            return names[module], type(module).__name__
+    return None
+
+
 def freeze(model, prompt) -> Frozen:
     """Run ``prompt`` (one row) and keep its norm scales, attention patterns and the map's clean inputs."""
     _require(model)
@@ -290,9 +408,10 @@ def freeze(model, prompt) -> Frozen:
     final_served = model.serves("final_norm_scale") is None
     mlp_norms = [model.serves("mlp_norm_scale", i) is None and not one_norm(model.layers[i])
                  for i in range(model.num_layers)]
-    recorded, gates = {}, {}
+    recorded, gates, counts, taps = {}, {}, {}, {}
     try:
-        with torch.no_grad(), recording_inside(model, recorded, gates), trace(model, batch):
+        with torch.no_grad(), _counting_calls([module_of(layer) for layer in model.layers], counts), \
+                recording_inside(model, recorded, gates, taps), trace(model, batch):
             first = model.layers[0].layer_input.save()
             for i, layer in enumerate(model.layers):
                 scales.append(layer.attention_norm_scale.save() if model.serves("attention_norm_scale", i) is None
@@ -304,12 +423,13 @@ def freeze(model, prompt) -> Frozen:
             logits = model.logits.save()
     except UnavailableValue as error:  # a block this call skips (a cross-attention block on text): no pattern
         raise ToolError(f"a frozen trace reads every block's pattern, and {error}") from None
+    _refuse_what_no_freezing_fixes(model, counts)
     inputs = {EMBED: first.detach().clone()}
     inputs.update({(MLP, i): value.detach().clone() for i, value in enumerate(mlps)})
     return Frozen(batch, [_detached(s) for s in scales], [p.detach().clone() for p in patterns],
                   _detached(final) if final_served else None, inputs, logits.detach().clone(),
                   [s.detach().clone() if s is not None else None for s in mlp_scales],
-                  _freeze_inner(model, recorded), gates)
+                  _freeze_inner(model, recorded), gates, taps)
 
 
 def _detached(value):
@@ -349,12 +469,20 @@ def frozen_logits(model, frozen: Frozen, inputs: dict, readout: str = "logits") 
     entering block 0 set to ``inputs["embed"]`` and each block's mlp_output to ``inputs[("mlp", i)]``, all
     [rows seq hidden_size]; one row per set of inputs, in one pass. ``readout="lm_head_output"``: the logits before
     what the model does past lm_head (Gemma 2's soft cap, which is not linear)."""
+    with fixed_inside(frozen):
+        return _frozen_pass(model, frozen, inputs, readout)
+
+
+def _frozen_pass(model, frozen: Frozen, inputs: dict, readout: str) -> torch.Tensor:
+    """``frozen_logits`` inside ``fixed_inside``: the sites' scales and patterns fixed, the inputs set."""
     rows = inputs[EMBED].shape[0]
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
-    with fixed_inside(frozen), trace(model, batch):
+    with trace(model, batch):
         model.layers[0].layer_input = inputs[EMBED]
         for i, layer in enumerate(model.layers):
             frozen_attention(model, frozen, i, rows)
+            if frozen.mlp_scales and frozen.mlp_scales[i] is not None:
+                layer.mlp_norm_scale = _rows(frozen.mlp_scales[i], rows)
             layer.mlp.mlp_output = inputs[(MLP, i)]
         fixed_final_scale(model, frozen, rows)
         logits = (model.lm_head_output if readout == "lm_head_output" else model.logits).save()

@@ -39,9 +39,10 @@ from pathlib import Path
 import torch
 
 from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
-from nnterp.declare.engine import module_of
-from nnterp.tools._common import _IN_A_BLOCK, ToolError, token_text, trace
-from nnterp.tools.frozen import Frozen, _rows, fixed_final_scale, fixed_inside, freeze, frozen_attention, one_norm
+from nnterp.tools._common import _IN_A_BLOCK, ToolError, token_id, token_text, trace
+from nnterp.tools.frozen import (
+    Frozen, _rows, first_nonlinear, fixed_final_scale, fixed_inside, freeze, frozen_attention, one_norm,
+)
 from nnterp.tools.splice import CrossLayerSplice, Splice, splice
 
 
@@ -68,6 +69,8 @@ class AttributionGraph:
     seconds: float = 0.0
     peak_bytes: int = 0
     stats: dict = field(default_factory=dict)
+    #: circuit-tracer's scan: the transcoders' name (a set's ``scan``), a list of names, or None where they have none
+    scan: str | list | None = None
 
     @property
     def n_features(self) -> int:
@@ -86,9 +89,28 @@ class AttributionGraph:
         return prune(self.adjacency, self.logit_probabilities, self.n_pos, self.n_features, node_threshold,
                      edge_threshold)
 
-    def to_json(self, slug: str = "nnterp-graph", scan: str = "nnterp", node_threshold: float = 0.8,
+    def to_pt(self, path) -> None:
+        """circuit-tracer's ``Graph.to_pt``: the whole graph, unpruned, in one ``torch.save`` file."""
+        torch.save({name: getattr(self, name) for name in self.__dataclass_fields__}, path)
+
+    @staticmethod
+    def from_pt(path, map_location="cpu") -> "AttributionGraph":
+        """circuit-tracer's ``Graph.from_pt``: the graph ``to_pt`` saved, its tensors on ``map_location``."""
+        return AttributionGraph(**torch.load(path, weights_only=False, map_location=map_location))
+
+    def to_json(self, slug: str = "nnterp-graph", scan: str | list | None = None, node_threshold: float = 0.8,
                 edge_threshold: float = 0.98) -> dict:
-        """The pruned graph in circuit-tracer's JSON (``frontend.graph_models.Model``: metadata, qParams, nodes, links)."""
+        """The pruned graph in circuit-tracer's JSON (``frontend.graph_models.Model``: metadata, qParams, nodes, links).
+        ``scan``: the transcoders' name, by default the graph's (``scan``); a list of names is circuit-tracer's
+        ``transcoder_list``, under the scan ``custom-`` and the hash of the names joined by ``-``."""
+        scan = self.scan if scan is None else scan
+        if scan is None:
+            raise ToolError("the graph's transcoders have no name (scan), which circuit-tracer's JSON names them by: "
+                            "pass scan=... to to_json or write")
+        transcoder_list = []
+        if isinstance(scan, (list, tuple)):
+            transcoder_list = list(scan)
+            scan = "custom-" + str(hash("-".join(transcoder_list)))
         node_mask, edge_mask, scores = self.prune(node_threshold, edge_threshold)
         nodes = {}
         n_features, layers, n_pos = self.n_features, self.num_layers, self.n_pos
@@ -123,18 +145,47 @@ class AttributionGraph:
         connected = {link["source"] for link in links} | {link["target"] for link in links}
         used = [node for node in nodes.values()
                 if node["node_id"] in connected or node["feature_type"] in ("embedding", "logit")]
-        metadata = {"slug": slug, "scan": scan, "transcoder_list": [], "prompt_tokens": self.tokens,
+        metadata = {"slug": slug, "scan": scan, "transcoder_list": transcoder_list, "prompt_tokens": self.tokens,
                     "prompt": self.prompt, "node_threshold": node_threshold, "schema_version": 1}
         qparams = {"pinnedIds": [], "supernodes": [], "linkType": "both", "clickedId": "", "sg_pos": ""}
         return {"metadata": metadata, "qParams": qparams, "nodes": used, "links": links}
 
     def write(self, folder, slug: str = "nnterp-graph", **kwargs) -> Path:
-        """``folder/slug.json``, circuit-tracer's graph file."""
+        """``folder/slug.json``, circuit-tracer's graph file, and its metadata in ``folder/graph-metadata.json``, the
+        index its frontend reads first (``create_graph_files``: an entry of the same slug is replaced)."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{slug}.json"
-        path.write_text(json.dumps(self.to_json(slug, **kwargs), indent=2))
+        graph = self.to_json(slug, **kwargs)
+        path.write_text(json.dumps(graph, indent=2))
+        index = folder / "graph-metadata.json"
+        listed = json.loads(index.read_text()) if index.exists() else {"graphs": []}
+        listed["graphs"] = [g for g in listed["graphs"] if g["slug"] != slug] + [graph["metadata"]]
+        index.write_text(json.dumps(listed, indent=2))
         return path
+
+
+def compute_graph_scores(graph: AttributionGraph) -> tuple[float, float]:
+    """circuit-tracer's ``compute_graph_scores``: (replacement score, completeness score). With ``A`` the adjacency
+    normalized by each row's sum of |edges| and each node's influence on the logits (the logits weighted by their
+    probabilities, through A + A² + ...): the replacement score is the tokens' influence over the tokens' and the
+    errors' together; the completeness score is, weighted by each node's influence plus its own logit weight, the
+    share of its normalized inputs that does not come from error nodes. Not ``AttributionGraph.completeness``, the
+    check that a target's input is the sum of its edges."""
+    n_logits, n_tokens, n_features = len(graph.logit_tokens), graph.n_pos, graph.n_features
+    error_start = n_features
+    error_end = error_start + n_tokens * graph.num_layers
+    token_end = error_end + n_tokens
+    weights = torch.zeros(graph.adjacency.shape[0])
+    weights[-n_logits:] = graph.logit_probabilities
+    normalized = _normalized(graph.adjacency)
+    influence = _influence(normalized, weights)
+    tokens, errors = influence[error_end:token_end].sum(), influence[error_start:error_end].sum()
+    replacement = tokens / (tokens + errors)
+    non_error = 1 - normalized[:, error_start:error_end].sum(-1)
+    output = influence + weights
+    completeness = (non_error * output).sum() / output.sum()
+    return float(replacement), float(completeness)
 
 
 def _residuals(adjacency, values, constants, computed) -> torch.Tensor:
@@ -312,6 +363,18 @@ class _CrossLayer:
         return None if W_skip is None else x.to(W_skip.dtype) @ W_skip[layer]
 
 
+def _scan(transcoders):
+    """The transcoders' name as circuit-tracer's graph keeps it: a set's (or a cross-layer transcoder's)
+    ``scan_name`` or ``scan``; for a list, each one's, a list of names; None where any has none."""
+    def name(one):
+        return getattr(one, "scan_name", None) or getattr(one, "scan", None)
+
+    if isinstance(transcoders, (list, tuple)):
+        names = [name(one.sae if isinstance(one, Splice) else one) for one in transcoders]
+        return None if any(n is None for n in names) else names
+    return name(transcoders)
+
+
 def _replacement(model, transcoders):
     """The transcoders of a graph, as one replacement of every block's mlp_output."""
     if isinstance(transcoders, CrossLayerSplice) or (hasattr(transcoders, "encode_layer") and
@@ -340,10 +403,11 @@ def _replacement(model, transcoders):
     return _PerBlock(spliced)
 
 
-def _pass(model, frozen: Frozen, replacement, embed, leaves, readout: str = "lm_head_output", skips: bool = True):
+def _pass(model, frozen: Frozen, replacement, embed, leaves, readout: str = "lm_head_output", skips: bool = True,
+          stream: bool = False):
     """The replacement model, rows at once: the stream entering block 0 is ``embed``, block i's mlp_output is
     ``leaves[i]`` plus its transcoder's skip of what it reads (``skips=False``: ``leaves[i]`` alone, the clean
-    outputs); returns (what each transcoder reads, the logits)."""
+    outputs); returns (what each transcoder reads, the logits, and with ``stream`` the stream lm_head reads)."""
     rows = embed.shape[0]
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
     reads = []
@@ -363,8 +427,9 @@ def _pass(model, frozen: Frozen, replacement, embed, leaves, readout: str = "lm_
             skip = replacement.skip(i, x) if skips else None
             layer.mlp.mlp_output = leaves[i] if skip is None else leaves[i] + skip.to(leaves[i].dtype)
         fixed_final_scale(model, frozen, rows)
+        final = model.final_norm_output.save() if stream else None
         logits = getattr(model, readout).save()
-    return reads, logits
+    return (reads, logits, final) if stream else (reads, logits)
 
 
 def _encoder(spliced: Splice) -> torch.Tensor:
@@ -387,11 +452,77 @@ def _top_logits(model, logits, desired: float, most: int):
     return [(int(i), model.tokenizer.decode([int(i)])) for i in ids], ordered[:count]
 
 
-def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, desired_logit_prob: float = 0.95,
-                      max_feature_nodes: int | None = None, batch_size: int = 64,
+@dataclass
+class _Targets:
+    """circuit-tracer's attribution targets: ``tokens[rank]`` (vocabulary index, text), a direction's index virtual
+    (the vocabulary's size plus its place in the list); ``probabilities``; ``readouts[rank]``: ("logit", id), the
+    logit less the mean logit; ("logits", weights [vocab]), the logits less their mean times the weights (a logit
+    difference); ("stream", vector [hidden]), the stream lm_head reads (``final_norm_output``) times the vector."""
+
+    tokens: list
+    probabilities: torch.Tensor
+    readouts: list
+
+    @property
+    def reads_the_stream(self) -> bool:
+        return any(kind == "stream" for kind, _ in self.readouts)
+
+    def value(self, rank: int, logits_row, stream_row):
+        kind, what = self.readouts[rank]
+        if kind == "logit":
+            return logits_row[what] - logits_row.mean()
+        if kind == "logits":
+            return (logits_row - logits_row.mean()) @ what
+        return stream_row @ what
+
+
+def _targets(model, logits, attribution_targets, desired: float, most: int) -> _Targets:
+    """circuit-tracer's ``AttributionTargets`` of ``attribution_targets``: None, the fewest top logits whose
+    probabilities reach ``desired`` (at most ``most``); a tensor of token ids; a list whose items are each an id, a
+    token's text (one token), or (text, probability, vector): a direction, over the hidden size (in the stream
+    lm_head reads, as circuit-tracer's) or over the vocabulary (on the logits, e.g. +1 and -1 for a difference)."""
+    probabilities = logits.float().softmax(-1)
+    vocab = logits.shape[-1]
+    if attribution_targets is None:
+        tokens, chosen = _top_logits(model, logits, desired, most)
+        return _Targets(tokens, chosen, [("logit", i) for i, _ in tokens])
+    if isinstance(attribution_targets, torch.Tensor):
+        attribution_targets = attribution_targets.flatten().tolist()
+    if isinstance(attribution_targets, (str, int)) or not len(attribution_targets):
+        raise ToolError("attribution_targets is a list (or a tensor of token ids) of at least one target: ids, "
+                        "one-token texts, or (text, probability, vector) directions")
+    tokens, chosen, readouts = [], [], []
+    for place, target in enumerate(attribution_targets):
+        if isinstance(target, tuple):
+            text, probability, vector = target
+            vector = torch.as_tensor(vector).detach().float().flatten()
+            if vector.numel() not in (model.hidden_size, vocab):
+                raise ToolError(f"the direction of target {text!r} has {vector.numel()} entries: give one over the "
+                                f"hidden size ({model.hidden_size}) or over the vocabulary ({vocab})")
+            tokens.append((vocab + place, text))
+            chosen.append(float(probability))
+            readouts.append(("stream" if vector.numel() == model.hidden_size else "logits", vector))
+        else:
+            index = token_id(model, target)
+            if not 0 <= index < vocab:
+                raise ToolError(f"token id {index} is outside the vocabulary [0, {vocab}): give an id below {vocab}")
+            tokens.append((index, model.tokenizer.decode([index])))
+            chosen.append(float(probabilities[index]))
+            readouts.append(("logit", index))
+    return _Targets(tokens, torch.tensor(chosen), readouts)
+
+
+def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, max_n_logits: int = 10,
+                      desired_logit_prob: float = 0.95, max_feature_nodes: int | None = None, batch_size: int = 64,
+                      zero_positions: slice | None = None, update_interval: int = 4,
                       progress: bool = True) -> AttributionGraph:
     """circuit-tracer's attribution graph of ``prompt`` with one transcoder per block or a cross-layer transcoder
-    (see the module's text)."""
+    (see the module's text). ``attribution_targets``: circuit-tracer's, None for the top logits, else a tensor of
+    token ids or a list of ids, one-token texts and (text, probability, vector) directions (``_targets``).
+    ``zero_positions``: circuit-tracer's (its ReplacementModel's ``zero_positions``, ``slice(0, 1)`` by default
+    there, here None): no latents and no error there, the MLP outputs at those positions held at the clean run's,
+    a share of each target's constant. ``update_interval``: circuit-tracer's, the latents are ranked by their
+    influence on the logits again after every ``update_interval`` batches of ``batch_size`` (with a cap)."""
     from tqdm.auto import tqdm
 
     started = time.perf_counter()
@@ -400,15 +531,25 @@ def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, des
         torch.cuda.reset_peak_memory_stats()
     replacement = _replacement(model, transcoders)
     frozen = freeze(model, prompt)
+    bent = first_nonlinear(model, frozen)
+    if bent is not None:
+        raise ToolError(f"{model.family.name}'s forward is not linear in the stream with its norms, patterns and gates "
+                        f"frozen: {bent[0]} ({bent[1]}) is the first module whose output is not, so no attribution "
+                        "graph of it is complete")
     L, seq = model.num_layers, frozen.seq_len
     with torch.no_grad():
         reads, _ = _pass(model, frozen, replacement, frozen.inputs["embed"],
                          [frozen.inputs[("mlp", i)] for i in range(L)], skips=False)
         latents = [replacement.encode(i, reads[i][0]) for i in range(L)]
+        if zero_positions is not None:  # circuit-tracer's: no latent there
+            for block_latents in latents:
+                block_latents[zero_positions] = 0
         with trace(model, frozen.batch):
+            clean_stream = model.final_norm_output[0, -1].save()
             clean_lm = model.lm_head_output[0, -1].save()
             clean_logits = model.logits[0, -1].save()
-    logit_tokens, logit_probabilities = _top_logits(model, clean_logits, desired_logit_prob, max_n_logits)
+    targets = _targets(model, clean_logits, attribution_targets, desired_logit_prob, max_n_logits)
+    logit_tokens, logit_probabilities = targets.tokens, targets.probabilities
 
     # the active latents and each block's vectors
     features = torch.cat([torch.stack([torch.full_like(p, i), p, f], 1) for i, a in enumerate(latents)
@@ -416,7 +557,7 @@ def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, des
     activations = torch.stack([latents[l][p, f] for l, p, f in features.tolist()]) if len(features) else torch.zeros(0)
     writes = [replacement.writes(source) for source in range(L)]  # [(block, decoder vectors)] of each block's latents
     encoders = [replacement.encoder(i) for i in range(L)]
-    biases, errors, clean_leaves = [], [], []
+    biases, errors, clean_leaves, held = [], [], [], []
     with torch.no_grad():
         for i in range(L):
             out, x = frozen.inputs[("mlp", i)][0], reads[i][0]
@@ -425,31 +566,38 @@ def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, des
             biases.append(replacement.bias(i, x, out))
             decoded = sum(latents[source] @ decoder for source in range(i + 1) for block, decoder in writes[source]
                           if block == i)
-            errors.append(out.float() - decoded - biases[i] - skip)
+            error = out.float() - decoded - biases[i] - skip
             # the leaf: what the block's mlp_output is made of, less the skip (which the pass adds from what it reads)
-            clean_leaves.append(decoded + biases[i] + errors[i])
+            clean_leaves.append(decoded + biases[i] + error)
+            # what no source carries: the bias, and the whole leaf at zero_positions (circuit-tracer's zeroed error)
+            held.append(biases[i].clone())
+            if zero_positions is not None:
+                held[i][zero_positions] = clean_leaves[i][zero_positions]
+                error[zero_positions] = 0
+            errors.append(error)
     embed = frozen.inputs["embed"][0].float()
     n_feat = len(features)
     n_nodes = n_feat + L * seq + seq + len(logit_tokens)
     error_start, token_start, logit_start = n_feat, n_feat + L * seq, n_feat + L * seq + seq
 
-    # targets' inputs: a latent's encoder vector on what it reads; a logit less the mean logit
+    # targets' inputs: a latent's encoder vector on what it reads; a logit less the mean logit, or a direction
+    stream = targets.reads_the_stream
 
-    def target_values(rows_reads, rows_logits, targets):
+    def target_values(rows_reads, rows_logits, rows_stream, nodes):
         values = []
-        for r, node in enumerate(targets):
+        for r, node in enumerate(nodes):
             if node >= logit_start:
-                vocab = logit_tokens[node - logit_start][0]
-                row = rows_logits[r, -1].float()
-                values.append(row[vocab] - row.mean())
+                values.append(targets.value(node - logit_start, rows_logits[r, -1].float(),
+                                            None if rows_stream is None else rows_stream[r, -1].float()))
             else:
                 l, p, f = features[node].tolist()
                 values.append(rows_reads[l][r, p].float().reshape(-1) @ encoders[l][:, f])
         return torch.stack(values)
 
-    with torch.no_grad():  # the biases' share: every source at zero
-        zero_reads, zero_logits = _pass(model, frozen, replacement, torch.zeros_like(frozen.inputs["embed"]),
-                                        [b[None].to(frozen.inputs[("mlp", 0)].dtype) for b in biases])
+    with torch.no_grad():  # the biases' share (and zero_positions'): every source at zero
+        zero_reads, zero_logits, *zero_stream = _pass(
+            model, frozen, replacement, torch.zeros_like(frozen.inputs["embed"]),
+            [h[None].to(frozen.inputs[("mlp", 0)].dtype) for h in held], stream=stream)
     adjacency = torch.zeros(n_nodes, n_nodes)
     values = torch.zeros(n_nodes)
     constants = torch.zeros(n_nodes)
@@ -466,20 +614,24 @@ def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, des
     leaves = [clean_leaves[i][None].expand(most, seq, -1).to(dtype_model).clone().requires_grad_(True)
               for i in range(L)]
     with torch.enable_grad():
-        forward_reads, forward_logits = _pass(model, frozen, replacement, e, leaves)
+        forward_reads, forward_logits, *forward_stream = _pass(model, frozen, replacement, e, leaves, stream=stream)
+    forward_stream = forward_stream[0] if stream else None
+    zero_stream = zero_stream[0] if stream else None
 
-    def run(targets):
-        rows = len(targets)
+    def run(nodes):
+        rows = len(nodes)
         with torch.enable_grad():
-            target = target_values(forward_reads, forward_logits, targets)
+            target = target_values(forward_reads, forward_logits, forward_stream, nodes)
             grads = [None if g is None else g[:rows] for g in torch.autograd.grad(
                 target.sum(), [e, *leaves], retain_graph=True, allow_unused=True)]
         g_embed = grads[0].float()
         g_leaves = [torch.zeros_like(g_embed) if g is None else g.float() for g in grads[1:]]
-        t = torch.tensor(targets)
+        t = torch.tensor(nodes)
         values[t] = target.detach().float()
         zero_rows = target_values([z.expand(rows, *z.shape[1:]) for z in zero_reads],
-                                  zero_logits.expand(rows, *zero_logits.shape[1:]), targets)
+                                  zero_logits.expand(rows, *zero_logits.shape[1:]),
+                                  None if zero_stream is None else zero_stream.expand(rows, *zero_stream.shape[1:]),
+                                  nodes)
         constants[t] = zero_rows.float()
         computed[t] = True
         block = torch.zeros(rows, n_nodes)
@@ -504,20 +656,20 @@ def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, des
     visited = torch.zeros(n_feat, dtype=torch.bool)
     weights = torch.zeros(n_nodes)
     weights[logit_start:] = logit_probabilities
-    while int(visited.sum()) < budget:
+    while int(visited.sum()) < budget:  # ranked again every update_interval batches, as circuit-tracer does
         influence = _influence(_normalized(adjacency), weights)[:n_feat] if n_feat else torch.zeros(0)
         influence[visited] = -1
-        count = min(batch_size, budget - int(visited.sum()))
-        chunk = influence.topk(count).indices
-        run(chunk.tolist())
-        visited[chunk] = True
-        bar.update(count)
+        pending = influence.topk(min(update_interval * batch_size, budget - int(visited.sum()))).indices
+        for start in range(0, len(pending), batch_size):
+            chunk = pending[start:start + batch_size]
+            run(chunk.tolist())
+            visited[chunk] = True
+            bar.update(len(chunk))
     bar.close()
     # the clean run's own value of each computed target
     for node in computed.nonzero().flatten().tolist():
         if node >= logit_start:
-            vocab = logit_tokens[node - logit_start][0]
-            clean[node] = clean_lm[vocab].float() - clean_lm.float().mean()
+            clean[node] = targets.value(node - logit_start, clean_lm.float(), clean_stream.float())
         else:
             l, p, f = features[node].tolist()
             clean[node] = reads[l][0, p].float().reshape(-1) @ encoders[l][:, f]
@@ -534,6 +686,7 @@ def attribution_graph(model, transcoders, prompt, *, max_n_logits: int = 10, des
     graph = AttributionGraph(text, token_text(model, frozen.batch["input_ids"][0]), frozen.batch["input_ids"][0],
                              features[visited], activations[visited], adjacency[keep][:, keep], logit_tokens,
                              logit_probabilities, values[keep], constants[keep], clean[keep], L, computed[keep])
+    graph.scan = _scan(transcoders)
     graph.seconds = time.perf_counter() - started
     graph.peak_bytes = torch.cuda.max_memory_allocated() if cuda else 0
     graph.stats = {"active_latents": n_feat, "selected_latents": int(visited.sum()), "nodes": int(len(keep)),
