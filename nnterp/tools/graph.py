@@ -39,6 +39,7 @@ from pathlib import Path
 import torch
 
 from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
+from nnterp.declare.engine import module_of
 from nnterp.tools._common import _IN_A_BLOCK, ToolError, token_id, token_text, trace
 from nnterp.tools.frozen import (
     Frozen, _rows, first_nonlinear, fixed_final_scale, fixed_inside, freeze, frozen_attention, one_norm,
