@@ -156,11 +156,11 @@ def checkpoint_row(family, checkpoint) -> list[Cell]:
         return [Cell(missing, (), False) for _ in COLUMNS[:-2]] + [_file_format(facts, missing), Cell(missing, (), False)]
     base = _base(config, served)
 
-    def cell(*accessors, show=str):
+    def cell(*accessors, show=str, on=served, at=base):
         values, keys = [], []
         for accessor in accessors:
             try:
-                value, read, given = _read(facts, base, served, accessor)
+                value, read, given = _read(facts, at, on, accessor)
             except Exception:
                 return Cell(missing, (), False)
             if not given or value is None:
@@ -179,7 +179,9 @@ def checkpoint_row(family, checkpoint) -> list[Cell]:
            cell(named("num_heads"), named("qk_head_dim"), named("num_kv_heads"), named("head_dim"), show=heads),
            cell(named("intermediate_size")), cell(named("vocab_size")), cell(lambda c: c.max_position_embeddings),
            _file_format(facts, missing),
-           cell(lambda c: c.tie_word_embeddings, show=lambda tied: "tied" if tied else "untied")]
+           # a wrapper whose text config holds no tie (Qwen2.5-VL's) ties by its own, top-level flag
+           cell(lambda c: c.tie_word_embeddings, show=lambda tied: "tied" if tied else "untied",
+                **({} if hasattr(served, "tie_word_embeddings") else {"on": config, "at": ()}))]
     return row
 
 
