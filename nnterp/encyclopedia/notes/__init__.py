@@ -24,9 +24,10 @@ from .identity import identity_note
 
 def module_for(family) -> ModuleType | None:
     """The family's own notes module, if it has one (beside the family modules, named as the family)."""
-    if not family.name.isidentifier():  # a name such as kosmos-2.5 names no module (its dot would be a package)
+    module = family.name.replace("-", "_").replace(".", "_")  # openai-gpt's notes are openai_gpt.py
+    if not module.isidentifier():
         return None
-    name = f"nnterp.families.notes.{family.name}"
+    name = f"nnterp.families.notes.{module}"
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as error:
