@@ -120,7 +120,7 @@ assert torch.equal(ablated, mid)
 
 ## The tokenizer starts a text with `</s>`, splits it with Moses first, and needs sacremoses
 
-`BioGptTokenizer` is fairseq's: it runs the Moses tokenizer over the text, then a BPE whose word-final pieces end in `</w>`, and it adds `</s>` (the separator, id 2, the config's `eos_token_id`) in front of a text, `</s> A </s> B` for a pair; `<s>` (id 0, `bos_token_id`) is never added. Position 0 of a tokenized text is `</s>`. The Moses step comes from the `sacremoses` package, which transformers does not install: without it, loading the tokenizer fails with an `ImportError` that names it (`pip install sacremoses`).
+`BioGptTokenizer` is fairseq's: it runs the Moses tokenizer over the text, then a BPE whose word-final pieces end in `</w>`, and it adds `</s>` (the separator, id 2, the config's `eos_token_id`) in front of a text, `</s> A </s> B` for a pair; `<s>` (id 0, `bos_token_id`) is never added. Position 0 of a tokenized text is `</s>`. The Moses step comes from the `sacremoses` package, which is not among transformers' requirements: without it, loading the tokenizer fails with an `ImportError` that names it (`pip install sacremoses`).
 
 ```python
 import sys
@@ -134,6 +134,10 @@ class Separator:
 assert BioGptTokenizer.build_inputs_with_special_tokens(Separator(), [7, 8]) == [2, 7, 8]
 assert BioGptTokenizer.build_inputs_with_special_tokens(Separator(), [7], [9]) == [2, 7, 2, 9]
 
+import importlib.metadata
+
+required = [r for r in importlib.metadata.requires("transformers") or [] if "extra ==" not in r]
+assert not any(r.startswith("sacremoses") for r in required)
 kept = sys.modules.get("sacremoses")
 sys.modules["sacremoses"] = None   # as where it is not installed
 try:

@@ -65,7 +65,7 @@ torch.testing.assert_close(out_edited[:, 5:], out[:, 5:])     # and nothing furt
 
 ## The channel mix gates after the down projection, and its neurons are squared ReLUs
 
-The channel mix returns `sigmoid(receptance(x')) · value(relu(key(x'))²)`. `mlp_neurons`, what `value` (the down projection) receives, are squared ReLUs: never negative, exactly zero wherever `key`'s output is, so most are zero. The gate is a `hidden_size`-wide sigmoid applied after the down projection, not a gate on the neurons as in a SwiGLU: a neuron's contribution to `mlp_output` is its `value` column times its activation, multiplied channel by channel by a gate that depends on the input. Direct attribution to one neuron must carry the gate along; the neurons alone do not sum to `mlp_output`.
+The channel mix returns `sigmoid(receptance(x')) · value(relu(key(x'))²)`. `mlp_neurons`, what `value` (the down projection) receives, are squared ReLUs: never negative, and exactly zero wherever `key`'s output is negative. The gate is a `hidden_size`-wide sigmoid applied after the down projection, not a gate on the neurons as in a SwiGLU: a neuron's contribution to `mlp_output` is its `value` column times its activation, multiplied channel by channel by a gate that depends on the input. Direct attribution to one neuron must carry the gate along: `down_proj(mlp_neurons)` is not `mlp_output`.
 
 ```python
 mlp = model.layers[0].mlp

@@ -69,7 +69,7 @@ assert model._module.model.embed_positions.offset == 2
 
 ## No position limit: the table grows past `max_position_embeddings`
 
-`max_position_embeddings` is 2048 on every released checkpoint, but it only sizes the table built at load (2048 + 2 rows). When a call needs more, `XGLMSinusoidalPositionalEmbedding` builds a longer table and goes on: a 4000-token input runs without an error or a warning. Past 2048 tokens the model reads positions it was never trained on; the logits are computed, not meaningful. Cut inputs to 2048 tokens yourself.
+`max_position_embeddings` is 2048 on every released checkpoint, but it only sizes the table built at load (2048 + 2 rows). When a call needs more, `XGLMSinusoidalPositionalEmbedding` builds a longer table and goes on: an input longer than 2048 tokens runs without an error. Past 2048 tokens the model reads sinusoids of positions it was never trained on, and the logits are computed all the same. Cut inputs to 2048 tokens yourself.
 
 ```python
 assert all(released(f"facebook/xglm-{size}")["max_position_embeddings"] == 2048
