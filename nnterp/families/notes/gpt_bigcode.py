@@ -18,7 +18,9 @@ With `multi_query` true (SantaCoder, tiny_starcoder_py), `c_attn` projects to `h
 facts = released("bigcode/gpt_bigcode-santacoder")
 head_dim = facts["n_embd"] // facts["n_head"]
 assert facts["multi_query"] is True and head_dim == 128 and facts["n_embd"] + 2 * head_dim == 2304
-assert released("bigcode/tiny_starcoder_py")["multi_query"] is True
+tiny_starcoder = released("bigcode/tiny_starcoder_py")
+assert tiny_starcoder["multi_query"] is True and tiny_starcoder["n_embd"] // tiny_starcoder["n_head"] == 64
+assert tiny_starcoder["n_embd"] + 2 * 64 == 896
 
 attention = model.layers[0].self_attn
 assert attention.c_attn.out_features == model.hidden_size + 2 * model.head_dim

@@ -108,12 +108,16 @@ torch.testing.assert_close(halving.project_on_vocab(last), logits)
 
 ## The first forward in eval divides weights in place: save before it, never after
 
-The halving is built into the weights: on its first forward in eval mode, `RwkvModel._rescale_layers` divides block i's `attention.output.weight` and `feed_forward.value.weight` in place by `2^(i // rescale_every)` (1 to 16 on the 24-block checkpoints, up to 32 on the 32-block ones), and multiplies them back on the first forward after `model.train()`. Weights read after a trace are therefore not the checkpoint's, and `save_pretrained` after a forward writes the divided weights: loading that copy divides them a second time, and its logits are wrong. Save the model from a fresh load, or reload it from its checkpoint, and read weights for a weight-based analysis before the first forward or divide by the factor knowingly.
+The halving is built into the weights: on its first forward in eval mode, `RwkvModel._rescale_layers` divides block i's `attention.output.weight` and `feed_forward.value.weight` in place by `2^(i // rescale_every)` (1 to 8 on the 24-block checkpoints, 1 to 32 on the 32-block ones), and multiplies them back on the first forward after `model.train()`. Weights read after a trace are therefore not the checkpoint's, and `save_pretrained` after a forward writes the divided weights: loading that copy divides them a second time, and its logits are wrong. Save the model from a fresh load, or reload it from its checkpoint, and read weights for a weight-based analysis before the first forward or divide by the factor knowingly.
 
 ```python
 import tempfile
 from nnterp import tiny
 from transformers import AutoModelForCausalLM
+
+for repo, largest in (("RWKV/rwkv-4-430m-pile", 8), ("RWKV/rwkv-4-3b-pile", 32)):
+    facts = released(repo)
+    assert 2 ** ((facts["num_hidden_layers"] - 1) // facts["rescale_every"]) == largest
 
 hf, tokenizer = tiny.build("rwkv", attn_implementation="eager", num_hidden_layers=4, rescale_every=2)
 ids = tokenizer(prompt, return_tensors="pt").input_ids
@@ -145,7 +149,7 @@ assert (batch[1, -1] - short[0, -1]).abs().max() > 1e-2           # the padded o
 
 ## `context_length` bounds only the CUDA kernel: 1024 tokens there, any length on CPU
 
-Every released config.json sets `context_length` 1024. Only the CUDA kernel for the recurrence reads it: loaded with that length, it refuses a longer call ("Cannot process a batch with N tokens at the same time, use a maximum of 1024 with this model"). On CPU, or when the kernel is not loaded (the `kernels` package is not installed), the model runs the recurrence in a Python loop over the tokens and any length runs, at one step per token; nothing warns that the checkpoints were trained on 1024. A call of more than 1024 tokens on GPU needs the state: run it in pieces with `use_cache=True` and pass `state` on.
+Every released config.json sets `context_length` 1024. Only the CUDA kernel for the recurrence reads it: loaded with that length, it refuses a longer call ("Cannot process a batch with N tokens at the same time, use a maximum of 1024 with this model"). On CPU, or when the kernel is not loaded (the `kernels` package is not installed), the model runs the recurrence in a Python loop over the tokens and any length runs, at one step per token, and nothing warns past 1024. A call of more than 1024 tokens on GPU needs the state: run it in pieces with `use_cache=True` and pass `state` on.
 
 ```python
 import transformers.models.rwkv.modeling_rwkv as modeling

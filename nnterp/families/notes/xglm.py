@@ -11,7 +11,7 @@ DROP = ("scale_note",)
 MORE = r'''
 ## Every text starts with `</s>`, not `<s>`
 
-XGLM follows fairseq, which separates documents with `</s>`: `XGLMTokenizer`'s post-processor is `</s> $A` (and `</s> $A </s> </s> $B` for a pair), so a tokenized text starts with `</s>`, id 2, the config's `eos_token_id`. `<s>`, id 0, the config's `bos_token_id`, is never added. Position 0 of a traced text is therefore `</s>`, and ids built by hand without it (or with `<s>` in front, as for a Llama-style model) are a start the model did not see in training. The config's `pad_token_id` is 1.
+XGLM follows fairseq, which separates documents with `</s>`: `XGLMTokenizer`'s post-processor is `</s> $A` (and `</s> $A </s> </s> $B` for a pair), so a tokenized text starts with `</s>`, id 2, the config's `eos_token_id`. `<s>`, id 0, the config's `bos_token_id`, is never added. Position 0 of a traced text is therefore `</s>`, and ids built by hand without it (or with `<s>` in front, as for a Llama-style model) do not start as the tokenizer starts every text. The config's `pad_token_id` is 1.
 
 ```python
 from transformers import XGLMTokenizer
