@@ -141,7 +141,7 @@ torch.testing.assert_close(batch[0, -1], single[0, -1])
 
 ## The projections are Conv1D: `weight` is `[in, out]`, the transpose of a Linear's
 
-`c_attn`, `c_proj` and `c_fc` are transformers' `Conv1D`, which computes `x @ weight + bias` with `weight` of shape `[in_features, out_features]`: `c_attn.weight` is 768 × 2304 on the released checkpoint, and its columns, not its rows, are the queries', keys' and values' directions, in thirds. Code written for `nn.Linear` (`weight @ x`, a row per output feature, `F.linear(x, weight)`) reads the transpose; `o_proj.weight[:, j]` is not output feature j.
+`c_attn`, `c_proj` and `c_fc` are transformers' `Conv1D`, which computes `x @ weight + bias` with `weight` of shape `[in_features, out_features]`: `c_attn.weight` is 768 × 2304 on the released checkpoint, and its columns, not its rows, are the queries', keys' and values' directions, in thirds. Code written for `nn.Linear` (`weight @ x`, a row per output feature, `F.linear(x, weight)`) reads the transpose: output feature j's weights are `o_proj.weight[:, j]`, not `o_proj.weight[j]`.
 
 ```python
 import torch.nn.functional as F
@@ -154,5 +154,6 @@ assert tuple(c_attn.weight.shape) == (model.hidden_size, 3 * model.hidden_size)
 x = torch.randn(2, model.hidden_size)
 torch.testing.assert_close(c_attn(x), x @ c_attn.weight + c_attn.bias)
 torch.testing.assert_close(c_attn(x), F.linear(x, c_attn.weight.T, c_attn.bias))
+torch.testing.assert_close(c_attn(x)[:, 5], x @ c_attn.weight[:, 5] + c_attn.bias[5])   # a column per output
 ```
 '''
