@@ -8,7 +8,7 @@ import sys
 
 import torch
 
-from nnterp.cli.commands import load_model
+from nnterp.loading import load_model
 from nnterp.tools import (
     ablate_heads, collect, direct_logit_attribution, generate, logit_difference, mean_difference, patch_heads,
     patch_positions, run, steer,

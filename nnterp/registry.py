@@ -240,7 +240,7 @@ def text_family_for(config, architecture: str | None = None) -> Family:
     names = list(registry())
     raise UnknownArchitecture(
         f"{architecture} (model_type {model_type!r}) belongs to no nnterp family; {len(names)} are supported "
-        f"({', '.join(names[:6])}, ...: see nnterp.declare.family.registry() or FAMILIES.md); "
+        f"({', '.join(names[:6])}, ...: see nnterp.registry.registry() or FAMILIES.md); "
         f"to add one, declare FAMILY = Family(...) (see nnterp/families/llama.py) in nnterp/families/{model_type}.py, "
         f"or in your own code and call nnterp.register(FAMILY) (docs/families.md)"
     )
