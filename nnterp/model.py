@@ -135,6 +135,11 @@ class StandardizedTransformer(StandardHost, TransformersModel):
             raise BatchRefused(
                 f"prompts of different lengths are left-padded and need position_ids, which {self.family.name} cannot "
                 f"take ({why}): trace prompts of one length together, or one prompt per trace")
+        ignored, mask = self.family.positions.padding_ignored, kwargs.get("attention_mask")
+        if ignored and isinstance(mask, torch.Tensor) and not bool(mask.all()):
+            raise BatchRefused(
+                f"prompts of different lengths are padded, and {self.family.name} would read the pads as text "
+                f"({ignored}): trace prompts of one length together, or one prompt per trace")
         given = kwargs.get("input_ids", kwargs.get("inputs_embeds"))
         self._nnterp_state.call_length = int(given.shape[1]) if isinstance(given, torch.Tensor) and given.ndim > 1 \
             else None

@@ -227,3 +227,22 @@ def test_contract_on_the_moved_recipe(family):
     overrides, why = tiny.moved(family)
     assert overrides is not None, why
     check_moved(family, overrides)
+
+
+def test_a_padded_batch_is_refused_where_the_forward_reads_no_mask():
+    """RWKV ignores the attention mask: a left-padded batch would read the pads as text, silently; it is refused,
+    and prompts of one length still batch."""
+    import torch
+
+    from nnterp.declare.errors import BatchRefused
+    from nnterp.registry import served_here
+
+    if not served_here("rwkv"):
+        pytest.skip("rwkv is not served by the installed transformers")
+    model = tiny.load("rwkv")
+    with pytest.raises(BatchRefused, match="read the pads as text"):
+        with model.trace(["The Eiffel Tower is in", "Paris"]):
+            model.logits.save()
+    with model.trace(["The Eiffel Tower is in", "The Eiffel Tower is in"]):
+        logits = model.logits.save()
+    assert logits.shape[0] == 2 and torch.isfinite(logits).all()

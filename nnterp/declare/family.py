@@ -104,6 +104,8 @@ class Positions:
 
     refused: str | None = None
     ahead: Callable = lambda config: 0
+    #: why the forward reads no attention mask (RWKV's): a padded batch would read its pads as text, so it is refused
+    padding_ignored: str | None = None
 
 
 @dataclass

@@ -22,7 +22,7 @@ output, which nnsight serves as E_output (output is the module's own output); o_
 
 from nnterp.declare.blocks import Block
 from nnterp.declare.engine import module_of
-from nnterp.declare.family import EAGER_LOADS, Family
+from nnterp.declare.family import EAGER_LOADS, Family, Positions
 from nnterp.declare.mixers import no_attention
 from nnterp.declare.readout import Readout
 from nnterp.declare.sites import Argument, Call, Child, Own, Read
@@ -51,6 +51,7 @@ FAMILY = Family(
             "receptance-gated squared-ReLU channel mix, with no attention.",
     tags=("Recurrent mixer", "No attention", "Token shift", "Gated channel mix", "LayerNorm"),
     block=Block("recurrent"),
+    positions=Positions(padding_ignored="RwkvModel takes an attention_mask and never reads it"),
     rename={
         "rwkv.embeddings": "embed_tokens", "rwkv.blocks": "layers", "rwkv.ln_out": "norm", "head": "lm_head",
         "attention": "self_attn", "feed_forward": "mlp", "ln1": "input_layernorm",
