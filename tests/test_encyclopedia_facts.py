@@ -109,7 +109,8 @@ def test_a_claim_and_its_proof_are_made_from_one_fact(site, record):
 def test_a_family_s_checkpoints_are_read_from_its_data_file_and_merged_with_those_it_still_declares():
     """Family.checkpoints: the data file's entries (nnterp/families/checkpoints/<module>.json), a literal still in
     the module replacing the entry of its repository (keeping the file's source) and leading in its own order."""
-    from nnterp.declare.family import Checkpoint, checkpoint_data, merged_checkpoints
+    from nnterp.declare.family import Checkpoint, merged_checkpoints
+    from nnterp.families._declared import checkpoint_data
     from nnterp.registry import registry
 
     recorded = (Checkpoint("a/one", "One", {"hidden_size": 8}, source="a copy of one's config.json"),
