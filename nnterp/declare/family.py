@@ -24,12 +24,11 @@ from nnterp.declare.errors import UnavailableValue
 from nnterp.declare.locations import HostContext
 from nnterp.declare.readout import IDENTITY, Readout
 from nnterp.declare.routers import MoE
+from nnterp.declare.vocabulary import EAGER, SDPA
 from nnterp.declare.writeback import Nowhere, Site
 
 
-#: The attention implementations a family's loads name: eager computes the softmax in Python, where the pattern is
-#: read; sdpa fuses it into one kernel call. A family served under eager alone declares ``loads=EAGER_LOADS``.
-EAGER, SDPA = "eager", "sdpa"
+#: A family served under eager alone declares ``loads=EAGER_LOADS`` (the implementations: nnterp.declare.vocabulary)
 EAGER_LOADS = (EAGER,)
 
 

@@ -17,6 +17,7 @@ import torch
 from nnterp.declare import labels
 from nnterp.declare.engine import engine, module_of
 from nnterp.declare.errors import UnavailableValue
+from nnterp.declare.vocabulary import EAGER, SDPA
 
 
 def envoy_memo(envoy, name: str) -> dict:
@@ -370,11 +371,11 @@ class Condition:
 
 #: The interior of kernels chosen at run time through ``ALL_ATTENTION_FUNCTIONS``.
 EAGER_ONLY = Condition(
-    ("eager",),
+    (EAGER,),
     'needs attn_implementation="eager": other kernels (sdpa, flash) compute the softmax inside one fused call',
 )
 KERNEL_ARGUMENTS = Condition(
-    ("eager", "sdpa"),
+    (EAGER, SDPA),
     'read at the attention kernel chosen at run time: served under attn_implementation="eager" or "sdpa", '
     "whose arguments and output are laid out heads-first as read; other kernels are not verified",
 )

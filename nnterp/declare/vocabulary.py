@@ -39,6 +39,10 @@ HOST_PATHS = {
     "mlp": "model.layers[i].mlp",
 }
 
+#: The attention implementations the loads name: eager computes the softmax in Python, where the pattern is read;
+#: sdpa fuses it into one kernel call.
+EAGER, SDPA = "eager", "sdpa"
+
 
 @dataclass(frozen=True)
 class Layout:

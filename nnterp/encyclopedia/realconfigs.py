@@ -40,6 +40,7 @@ from nnterp.registry import auto_class, every_family
 from nnterp.encyclopedia.configs import class_differences, config_class, sourced
 # the record is read in .verdicts; FAMILIES.md (nnterp.cli.table) asks this module for its section
 from nnterp.encyclopedia.verdicts import load, table_section  # noqa: F401
+from nnterp.declare.vocabulary import EAGER
 
 #: Caps on what only multiplies the cost: experts per block and vocabulary rows.
 MAX_EXPERTS, MAX_VOCAB = 4, 512
@@ -319,7 +320,7 @@ def check_one(family, checkpoint, dtype: torch.dtype, memory_gb: float = MEMORY_
         config = _config(family, planned["facts"])
         result["kinds"] = sorted(set(map(str, pattern_of(config) or ["one kind"])))
         loads = (wrapper.loads if wrapper is not None and wrapper.loads else None) or family.loads
-        load = "eager" if loads is None or "eager" in loads else loads[0]
+        load = EAGER if loads is None or EAGER in loads else loads[0]
         torch.manual_seed(0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -1,5 +1,9 @@
 """Shared by the GPT-2 cluster (GPT-2, GPT-SW3, GPT-BigCode, GPT-Neo): names, sites and sentences."""
 
+from nnterp.declare.family import COMMON_SITES
+from nnterp.declare.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Element, Read
+from nnterp.declare.vocabulary import EAGER
+
 #: GPT-2's native names onto the standard ones. GPT-2 spells both output projections c_proj: the dotted keys bind
 #: each on its own parent.
 GPT2_RENAME = {
@@ -7,9 +11,6 @@ GPT2_RENAME = {
     "ln_1": "input_layernorm", "ln_2": "post_attention_layernorm", "attn.c_proj": "attn.o_proj",
     "mlp.c_proj": "mlp.down_proj", "c_fc": "up_proj", "act": "act_fn",
 }
-
-from nnterp.declare.family import COMMON_SITES
-from nnterp.declare.sites import KERNEL_ARGUMENTS, Argument, Call, Child, Element, Read
 
 #: the MLP's width: config.n_inner, where it is set, else four times the hidden size (the modeling's own fallback)
 GPT2_ACCESSORS = {"intermediate_size": lambda c: c.n_inner or 4 * c.hidden_size}
@@ -50,7 +51,7 @@ KERNEL_SITES = {
 
 def _reordered(context) -> bool:
     config = context.config
-    return bool(getattr(config, "reorder_and_upcast_attn", False)) and config._attn_implementation == "eager"
+    return bool(getattr(config, "reorder_and_upcast_attn", False)) and config._attn_implementation == EAGER
 
 
 def interior(name):

@@ -10,9 +10,10 @@ import torch
 from nnterp.declare.blocks import Parallel
 from nnterp.declare.engine import module_of
 from nnterp.declare.family import Family
+from nnterp.declare.vocabulary import EAGER
 
 def _float16_eager_hazard(model):
-    if model.attn_implementation == "eager" and module_of(model).dtype == torch.float16:
+    if model.attn_implementation == EAGER and module_of(model).dtype == torch.float16:
         return ("Phi in float16 under eager attention can overflow: eager multiplies queries by keys before scaling, "
                 "and on phi-2 the product passes float16's 65504 (1.1e6 at block 29 of a short prompt), so every "
                 "logit is NaN; load with dtype=torch.bfloat16 or torch.float32, or keep attn_implementation='sdpa'")

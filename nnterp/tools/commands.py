@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nnterp.declare.vocabulary import EAGER
 from nnterp.loading import load_model
 from nnterp.tools.attribution import attribution_patching, direct_logit_attribution
 from nnterp.tools.interventions import run
@@ -14,7 +15,7 @@ from nnterp.tools.plots import attention_html, attention_patterns, plot_attentio
 
 
 def _model(args, eager: bool = False):
-    return load_model(args.model, args.attn_implementation or ("eager" if eager else None))
+    return load_model(args.model, args.attn_implementation or (EAGER if eager else None))
 
 
 def _written(path) -> None:

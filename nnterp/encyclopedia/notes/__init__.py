@@ -10,7 +10,7 @@ its own objects, each with a checked snippet.
 
 from __future__ import annotations
 
-from nnterp.declare.vocabulary import BY_NAME
+from nnterp.declare.vocabulary import BY_NAME, EAGER
 from nnterp.encyclopedia import markdown
 from nnterp.encyclopedia.notes import derived
 from nnterp.encyclopedia.notes.hand import HandNotes, hand_notes
@@ -25,8 +25,8 @@ def hand_notes_of(family) -> HandNotes | None:
 
 def default_load(family) -> str | None:
     """The load the snippets run under: eager where the family claims it (the interior is served)."""
-    if family.loads is None or "eager" in family.loads:  # None: whatever transformers accepts, eager included
-        return "eager"
+    if family.loads is None or EAGER in family.loads:  # None: whatever transformers accepts, eager included
+        return EAGER
     return family.loads[0] if family.loads else None
 
 
@@ -100,7 +100,7 @@ def _fallback(family, rows, block_kind: str, sums: bool = True, mid_sums: bool =
                 if all(name in found and found[name].status != "unavailable"
                        and found[name].description == BY_NAME[name].description
                        for name in ("attention_scores", "attention_probabilities"))]
-    if default_load(family) == "eager" and interior:
+    if default_load(family) == EAGER and interior:
         index, found = interior[0]
         marked = sorted({row.name for row in rows if row.status == "conditioned"})
         lead = (f"Under the default load, {len(marked)} values carry ⚠︎ in the table above "
