@@ -54,7 +54,8 @@ def test_construction_imports_one_family_module():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip().splitlines()[-1] == "['nnterp.families._declared', 'nnterp.families._index', 'nnterp.families.llama']"
+    loaded = "['nnterp.families._declared', 'nnterp.families._index', 'nnterp.families.llama']"
+    assert done.stdout.strip().splitlines()[-1] == loaded
 
 
 @pytest.fixture
