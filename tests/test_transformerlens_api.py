@@ -12,14 +12,16 @@ import pytest
 import torch
 
 from nnterp import tiny
+from nnterp.declare.engine import module_of
 from nnterp.declare.errors import NnterpError, UnavailableValue
 from nnterp.transformerlens import ActivationCache, HookedTransformer, utils
-from oracle.transformerlens import ARCHITECTURES, _load, _local_names, tolerance
+from oracle.transformerlens import ARCHITECTURES, MORE_ARCHITECTURES, _load, _local_names, tolerance
 
 needs_transformer_lens = pytest.mark.skipif(
     not os.environ.get("CI") and importlib.util.find_spec("transformer_lens") is None,
     reason="the test extra installs TransformerLens 3.9 (CI runs it: there a missing oracle fails)")
 
+EPS = torch.finfo(torch.float32).eps
 PROMPT = "The Eiffel Tower is in the city of Paris. The Colosseum is in the city of"
 
 
@@ -101,13 +103,25 @@ def test_the_classic_script_agrees_with_transformerlens(label, family, overrides
     assert not torch.allclose(ours["ablated"], ours["logits"])
 
 
+#: the shared architectures, and those whose attention or MLP projections are fused: GPT-NeoX's and BLOOM's
+#: query_key_value (per head), Phi-3's qkv_proj (grouped keys) and gate_up_proj
+WEIGHT_ARCHITECTURES = ARCHITECTURES[:5] + tuple(a for a in MORE_ARCHITECTURES if a[0] == "phi3")
+
+
 @needs_transformer_lens
-@pytest.mark.parametrize("label, family, overrides", ARCHITECTURES[:3], ids=[a[0] for a in ARCHITECTURES[:3]])
+@pytest.mark.parametrize("label, family, overrides", WEIGHT_ARCHITECTURES, ids=[a[0] for a in WEIGHT_ARCHITECTURES])
 def test_weights_are_transformerlens_s_layouts_of_the_model_s_own(label, family, overrides):
     std, theirs, ours = _both(family, overrides)
-    for name in ("W_E", "W_U", "W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O", "W_in", "W_out", "b_in",
-                 "b_out"):
+    names = ["W_U", "W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O", "W_in", "W_out", "b_in", "b_out"]
+    if label != "bloom":        # BLOOM's hook_embed is after its embedding norm, and W_E is the embedding's
+        names.append("W_E")
+    if theirs.cfg.gated_mlp:
+        names.append("W_gate")
+    for name in names:
         assert torch.equal(getattr(ours, name), getattr(theirs, name)), name
+    if theirs.cfg.n_key_value_heads is not None:  # TransformerLens keeps grouped keys and values on each block
+        for name in ("_W_K", "_W_V", "_b_K", "_b_V"):
+            assert torch.equal(getattr(ours, name), torch.stack([getattr(b.attn, name) for b in theirs.blocks])), name
     for field in ("n_layers", "d_model", "n_heads", "d_head", "d_mlp", "d_vocab", "normalization_type",
                   "positional_embedding_type"):
         assert getattr(ours.cfg, field) == getattr(theirs.cfg, field), field
@@ -266,3 +280,59 @@ def test_writes_under_transformerlens_names_equal_transformerlens_s_hooks(label,
         b = theirs.run_with_hooks(tokens, fwd_hooks=[(name, hook)])
         assert (a - b).abs().max().item() <= rtol * max(b.abs().max().item(), 1.0), name
         assert not torch.allclose(a, clean), name
+
+
+#: (family, overrides, the TransformerLens names of its queries, keys and values): every fused q/k/v layout nnterp
+#: cuts; Falcon with ALiBi has no rotary, so its rotated queries and keys are the projection's; Persimmon's hook_q
+#: and hook_k are after its q_layernorm and k_layernorm, so only its values are the projection's
+FUSED = (
+    ("gpt_neox", {}, "qkv"), ("bloom", {}, "qkv"), ("phi3", {}, "qkv"), ("codegen", {}, "qkv"), ("mpt", {}, "qkv"),
+    ("dbrx", {}, "qkv"), ("gpt_bigcode", {}, "qkv"), ("gpt_bigcode", {"multi_query": False}, "qkv"),
+    ("openai-gpt", {}, "qkv"), ("gpt_neox_japanese", {}, "qkv"), ("persimmon", {}, "v"),
+    ("falcon", {"alibi": True}, "qkv"), ("falcon", {"alibi": True, "multi_query": False, "num_kv_heads": 4}, "qkv"),
+    ("falcon", {"alibi": True, "new_decoder_architecture": True, "num_kv_heads": 2}, "qkv"),
+)
+
+
+@pytest.mark.parametrize("family, overrides, which", FUSED,
+                         ids=[f"{f}-{'-'.join(f'{k}={v}' for k, v in o.items())}" for f, o, _ in FUSED])
+def test_fused_projections_cut_into_the_heads_the_forward_uses(family, overrides, which):
+    """W_Q, W_K, W_V cut from a fused projection: the attention's input times each, plus its bias, is the model's
+    own queries, keys and values (grouped keys and values against _W_K and _W_V)."""
+    from nnterp.runtime.status import status_of
+
+    std = tiny.load(family, attn_implementation="eager", **overrides)
+    model = HookedTransformer(std)
+    tokens = model.to_tokens(PROMPT)
+    pre_norm = status_of(std.layers[1], "attention_norm_output", std).available
+    with std.trace(tokens):     # post-norm blocks (OpenAI GPT) give the attention the block's input
+        attention_input = (std.layers[1].attention_norm_output if pre_norm else std.layers[1].layer_input).save()
+    falcon = family == "falcon"
+    hooks = {"q": "hook_rot_q" if falcon else "hook_q", "k": "hook_rot_k" if falcon else "hook_k", "v": "hook_v"}
+    _, cache = model.run_with_cache(tokens, names_filter=[f"blocks.1.attn.{hooks[part]}" for part in which])
+    d_model = std.hidden_size
+    for part in which:
+        name = "W_Q" if part == "q" else f"_W_{part.upper()}"
+        weight, bias = getattr(model, name)[1], getattr(model, name.replace("W", "b"))[1]
+        ours = torch.einsum("bpd,hde->bphe", attention_input, weight) + bias
+        theirs = cache[f"blocks.1.attn.{hooks[part]}"]
+        assert ours.shape == theirs.shape, part
+        # one reduction over d_model, summed in another order than the model's own matmul
+        assert (ours - theirs).abs().max() <= d_model * EPS * theirs.abs().max(), part
+    W = model.W_Q
+    assert W.shape == (std.num_layers, std.num_heads, d_model, std.qk_head_dim)
+
+
+def test_a_fused_gate_up_gives_w_gate_and_w_in_in_its_forward_s_order():
+    """Phi-3's gate_up_proj is chunked gate first: act(x W_gate) * (x W_in) @ W_out is the MLP's output."""
+    std = tiny.load("phi3", attn_implementation="eager")
+    model = HookedTransformer(std)
+    assert model.cfg.gated_mlp
+    tokens = model.to_tokens(PROMPT)
+    with std.trace(tokens):
+        mlp_in = std.layers[0].mlp_input.save()
+        mlp_out = std.layers[0].mlp.mlp_output.save()
+    act = module_of(std.layers[0].mlp).activation_fn
+    ours = (act(mlp_in @ model.W_gate[0]) * (mlp_in @ model.W_in[0])) @ model.W_out[0]
+    width = std.intermediate_size
+    assert (ours - mlp_out).abs().max() <= 2 * width * EPS * mlp_out.abs().max()

@@ -105,7 +105,8 @@ def config_of(model) -> HookedTransformerConfig:
         n_ctx=_first(text, "max_position_embeddings", "n_positions", "n_ctx", "seq_length"),
         act_fn=_first(text, "hidden_act", "hidden_activation", "activation_function"),
         normalization_type=normalization, positional_embedding_type=positions, rotary_dim=rotary_dim,
-        parallel_attn_mlp=kind == "parallel", gated_mlp=hasattr(model.layers[0].mlp, "gate_proj")
+        parallel_attn_mlp=kind == "parallel",
+        gated_mlp=any(hasattr(model.layers[0].mlp, name) for name in ("gate_proj", "gate_up_proj"))
         if hasattr(model.layers[0], "mlp") else False,
         eps=_first(text, "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "norm_eps"),
         model_name=getattr(native, "_name_or_path", "") or text.model_type,
