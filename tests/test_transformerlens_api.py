@@ -119,6 +119,10 @@ def test_weights_are_transformerlens_s_layouts_of_the_model_s_own(label, family,
         names.append("W_gate")
     for name in names:
         assert torch.equal(getattr(ours, name), getattr(theirs, name)), name
+    for name in ("QK", "OV"):   # TransformerLens's FactoredMatrix, of the same factors
+        factored, original = getattr(ours, name), getattr(theirs, name)
+        assert type(factored) is type(original), name
+        assert torch.equal(factored.A, original.A) and torch.equal(factored.B, original.B), name
     if theirs.cfg.n_key_value_heads is not None:  # TransformerLens keeps grouped keys and values on each block
         for name in ("_W_K", "_W_V", "_b_K", "_b_V"):
             assert torch.equal(getattr(ours, name), torch.stack([getattr(b.attn, name) for b in theirs.blocks])), name
@@ -163,8 +167,6 @@ def test_what_nnterp_cannot_do_is_refused_in_a_sentence(llama, prompt):
     model = HookedTransformer(llama)
     with pytest.raises(NnterpError, match="with loss.backward"):
         model.run_with_hooks(prompt, bwd_hooks=[("blocks.0.hook_resid_post", lambda g, hook: None)])
-    with pytest.raises(UnavailableValue, match="FactoredMatrix"):
-        model.QK
     with pytest.raises(NnterpError, match="nnterp never changes weights"):
         HookedTransformer.from_pretrained("gpt2", refactor_factored_attn_matrices=True)
     with pytest.raises(UnavailableValue, match="before its gain and bias"):  # hook_normalized has no write-back
@@ -336,3 +338,19 @@ def test_a_fused_gate_up_gives_w_gate_and_w_in_in_its_forward_s_order():
     ours = (act(mlp_in @ model.W_gate[0]) * (mlp_in @ model.W_in[0])) @ model.W_out[0]
     width = std.intermediate_size
     assert (ours - mlp_out).abs().max() <= 2 * width * EPS * mlp_out.abs().max()
+
+
+def test_qk_and_ov_without_transformerlens_name_its_install(llama, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_transformer_lens(name, *args, **kwargs):
+        if name.startswith("transformer_lens"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_transformer_lens)
+    model = HookedTransformer(llama)
+    with pytest.raises(NnterpError, match="pip install transformer-lens"):
+        model.OV

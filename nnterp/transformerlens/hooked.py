@@ -72,6 +72,16 @@ class Output(tuple):
 _warned: set = set()
 
 
+def _factored():
+    """TransformerLens's FactoredMatrix class, which QK and OV are."""
+    try:
+        from transformer_lens import FactoredMatrix
+    except ImportError:
+        raise NnterpError("QK and OV are TransformerLens's FactoredMatrix, which needs TransformerLens installed: "
+                          "pip install transformer-lens") from None
+    return FactoredMatrix
+
+
 class HookedTransformer:
     """TransformerLens's HookedTransformer on a StandardizedTransformer (``HookedTransformer(model)``) or a
     checkpoint (``HookedTransformer.from_pretrained(name)``). ``model.std`` is the StandardizedTransformer: both
@@ -522,13 +532,13 @@ class HookedTransformer:
 
     @property
     def QK(self):
-        raise UnavailableValue("QK is TransformerLens's FactoredMatrix, which nnterp does not build: "
-                               "model.W_Q @ model.W_K.transpose(-1, -2) is its matrix")
+        """TransformerLens's FactoredMatrix W_Q @ W_K^T [n_layers n_heads d_model d_model], as its own property."""
+        return _factored()(self.W_Q, self.W_K.transpose(-2, -1))
 
     @property
     def OV(self):
-        raise UnavailableValue("OV is TransformerLens's FactoredMatrix, which nnterp does not build: "
-                               "model.W_V @ model.W_O is its matrix")
+        """TransformerLens's FactoredMatrix W_V @ W_O [n_layers n_heads d_model d_model], as its own property."""
+        return _factored()(self.W_V, self.W_O)
 
     def accumulated_bias(self, layer: int, mlp_input: bool = False, include_mlp_biases: bool = True):
         total = torch.zeros(self.cfg.d_model, dtype=self.cfg.dtype)
