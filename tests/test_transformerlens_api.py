@@ -15,7 +15,7 @@ from nnterp import tiny
 from nnterp.declare.engine import module_of
 from nnterp.declare.errors import NnterpError, UnavailableValue
 from nnterp.transformerlens import ActivationCache, HookedTransformer, utils
-from oracle.transformerlens import ARCHITECTURES, MORE_ARCHITECTURES, _load, _local_names, tolerance
+from oracle.transformerlens import ARCHITECTURES, MORE_ARCHITECTURES, _close, _load, _local_names, tolerance
 
 needs_transformer_lens = pytest.mark.skipif(
     not os.environ.get("CI") and importlib.util.find_spec("transformer_lens") is None,
@@ -354,3 +354,52 @@ def test_qk_and_ov_without_transformerlens_name_its_install(llama, monkeypatch):
     model = HookedTransformer(llama)
     with pytest.raises(NnterpError, match="pip install transformer-lens"):
         model.OV
+
+
+@needs_transformer_lens
+@pytest.mark.parametrize("label, family, overrides", ARCHITECTURES[:4], ids=[a[0] for a in ARCHITECTURES[:4]])
+def test_start_and_stop_at_layer_are_transformerlens_s(label, family, overrides):
+    """stop_at_layer returns the residual entering that block (no later hook runs); start_at_layer takes it as the
+    input (no earlier hook runs), on the model call, run_with_hooks and run_with_cache alike."""
+    std, theirs, ours = _both(family, overrides)
+    tokens = ours.to_tokens(PROMPT)
+    rtol = tolerance(std.config)
+
+    def agree(a, b, what):  # -inf at the same entries (masked scores), the rest within rtol of the magnitude
+        assert _close(a.detach(), b.detach(), rtol) is None, (what, _close(a.detach(), b.detach(), rtol))
+
+    last = std.num_layers
+    for stop in (0, 1, -1, last):
+        agree(ours(tokens, stop_at_layer=stop), theirs(tokens, stop_at_layer=stop), f"stop_at_layer={stop}")
+    residual = theirs(tokens, stop_at_layer=1)
+    agree(ours(residual, start_at_layer=1), theirs(residual, start_at_layer=1), "start_at_layer=1")
+    embedded = theirs(tokens, stop_at_layer=0)
+    agree(ours(embedded, start_at_layer=0, stop_at_layer=1), residual, "start_at_layer=0, stop_at_layer=1")
+    assert ours(residual, start_at_layer=1, stop_at_layer=1) is residual
+    agree(ours(residual, start_at_layer=1, tokens=tokens, return_type="loss"),
+          theirs(residual, start_at_layer=1, tokens=tokens, return_type="loss"), "loss from start_at_layer=1")
+
+    ran = {"ours": [], "theirs": []}
+
+    def hooks(who):
+        def note(tensor, hook):
+            ran[who].append(hook.name)
+            return tensor * 0.5
+        return [("blocks.0.hook_resid_post", note), ("blocks.1.hook_resid_pre", note), ("ln_final.hook_scale", note)]
+
+    agree(ours.run_with_hooks(tokens, fwd_hooks=hooks("ours"), stop_at_layer=1),
+          theirs.run_with_hooks(tokens, fwd_hooks=hooks("theirs"), stop_at_layer=1), "hooks, stop_at_layer=1")
+    agree(ours.run_with_hooks(residual, fwd_hooks=hooks("ours"), start_at_layer=1),
+          theirs.run_with_hooks(residual, fwd_hooks=hooks("theirs"), start_at_layer=1), "hooks, start_at_layer=1")
+    assert ran["ours"] == ran["theirs"] == ["blocks.0.hook_resid_post", "blocks.1.hook_resid_pre",
+                                            "ln_final.hook_scale"]
+
+    refused = {f"blocks.{i}.{n}.{h}" for i in range(last) for n in ("ln1_post", "ln2_post")
+               for h in ("hook_scale", "hook_normalized")} if label == "gemma2" else set()
+    for kwargs, given in (({"stop_at_layer": 1}, tokens), ({"start_at_layer": 1}, residual)):
+        out, cache = ours.run_with_cache(given, **kwargs)
+        their_out, their_cache = theirs.run_with_cache(given, **kwargs)
+        agree(out, their_out, f"run_with_cache {kwargs}")
+        assert set(cache.keys()) == set(their_cache.keys()) - refused, kwargs
+        for key in cache.keys():
+            agree(cache[key], their_cache[key], f"{key} {kwargs}")

@@ -216,12 +216,21 @@ class HookedTransformer:
         """(name, hook function) of every hook on this model's names, in the order they were added."""
         return [(name, hook) for target, hook, _ in self._hooks for name in self._matching(target)]
 
-    def _run_hooks(self, saving=(), saved=None) -> None:
+    def _run_hooks(self, saving=(), saved=None, blocks: range | None = None, residual=None, stop: bool = False):
         """Inside a trace: each hook, in forward order, on its tensor (what it returns or edits in place is written
         back), and each name of ``saving`` read after its hooks into ``saved`` (a dict made before the trace, which
         nnsight keeps), as TransformerLens's cache hooks run last. Each standard value is read once, at its own
-        point of the forward, and the tensors of the names are computed from those reads."""
+        point of the forward, and the tensors of the names are computed from those reads.
+
+        ``blocks`` (start_at_layer and stop_at_layer): only these blocks count, as if the rest did not run; the
+        first one's input is ``residual`` where given; with ``stop`` (stop_at_layer), nothing past the last block
+        counts, and the stream entering the block after it is returned, saved (TransformerLens's residual)."""
         events, memo, info = [], {}, ConventionInfo(self.std)
+        layers = self.std.layers
+        first = self._rank_of(blocks.start) if residual is not None else (0, 0, -2)
+        last = self._rank_of(blocks.stop) if stop else (3, 0, 0)
+        if residual is not None:
+            layers[blocks.start].layer_input = residual
         named = [(name, hook) for name, hook in self._active_hooks()] + [(name, None) for name in saving]
         for order, (name, hook) in enumerate(named):
             if name == "hook_pos_embed":
@@ -230,7 +239,9 @@ class HookedTransformer:
             path, reads = self._path(name)
             events += [(self._rank(read), 0, 0, read.key, None, None, (read,)) for read in reads]
             events.append((self._rank(reads[-1]), 1 if hook else 2, order, name, hook, path, reads))
-        for _, kind, _, name, hook, path, reads in sorted(events, key=lambda event: event[:3]):
+        for rank, kind, _, name, hook, path, reads in sorted(events, key=lambda event: event[:3]):
+            if not first <= rank < last:
+                continue
             if kind == 0:
                 if name not in memo:
                     memo[name] = getattr(self._host(reads[0]), reads[0].value)
@@ -253,6 +264,17 @@ class HookedTransformer:
                 raise UnavailableValue(f"a hook on {name} changed its tensor, and {refused}") from None
             setattr(self._host(reads[-1]), reads[-1].value, native)
             memo[reads[-1].key] = native
+        if not stop:
+            return None
+        if blocks.stop < self.std.num_layers:
+            return layers[blocks.stop].layer_input.save()
+        return layers[blocks.stop - 1].layer_output.save()
+
+    def _rank_of(self, layer: int) -> tuple:
+        """The place in the forward where block ``layer`` begins (the readout's, past the last block)."""
+        if layer >= self.std.num_layers:
+            return (2, -1, 0)
+        return (1, layer, [value for _, value in block_order(self.std)].index("layer_input"))
 
     def _path(self, name: str):
         return self.std._named_path(name, self.generation)
@@ -282,20 +304,58 @@ class HookedTransformer:
     def forward(self, input, return_type: str | None = "logits", loss_per_token: bool = False, prepend_bos=None,
                 padding_side=None, attention_mask=None, start_at_layer=None, stop_at_layer=None, tokens=None,
                 **kwargs):
-        if start_at_layer is not None or stop_at_layer is not None or kwargs:
-            unsupported = [k for k, v in (("start_at_layer", start_at_layer), ("stop_at_layer", stop_at_layer),
-                                          *kwargs.items()) if v is not None]
-            raise NnterpError(f"{', '.join(unsupported)}: not supported by nnterp.transformerlens; read "
-                              f"model.std.layers[i].layer_output inside a trace instead")
+        """TransformerLens's forward. start_at_layer takes ``input`` as the residual stream entering that block,
+        written there in a trace of the model on ``tokens`` (the blocks before it still run, on those tokens or on
+        zeros, and count for nothing); stop_at_layer returns the residual stream entering that block (the blocks'
+        output past the last), and the run stops there."""
+        if kwargs:
+            raise NnterpError(f"{', '.join(kwargs)}: nnterp.transformerlens's forward does not take "
+                              f"{'this argument' if len(kwargs) == 1 else 'these arguments'}")
         if return_type not in ("logits", "loss", "both", None):
             raise NnterpError(f"return_type={return_type!r}: pass 'logits', 'loss', 'both' or None")
-        tokens = self._tokens(input, prepend_bos, padding_side)
+        if start_at_layer is not None and tokens is None and stop_at_layer is None and \
+                return_type in ("loss", "both"):
+            raise NnterpError("return_type='loss' with start_at_layer: pass tokens= (the residual has no tokens)")
+        tokens, blocks, residual = self._window(input, tokens, prepend_bos, padding_side, start_at_layer,
+                                                stop_at_layer)
+        if residual is not None and not len(blocks):
+            return residual  # no block between start_at_layer and stop_at_layer: the stream given
+        logits, stream, _ = self._run(tokens, attention_mask, blocks, residual, stop=stop_at_layer is not None)
+        if stop_at_layer is not None:
+            return stream
+        return self._output(logits, tokens, attention_mask, return_type, loss_per_token)
+
+    def _window(self, input, tokens, prepend_bos, padding_side, start_at_layer, stop_at_layer):
+        """(the tokens to run, the blocks that count or None for all, the residual given to the first)."""
+        if start_at_layer is None:
+            tokens = self._tokens(input, prepend_bos, padding_side)
+            residual = None
+        else:
+            if not isinstance(input, torch.Tensor) or input.ndim != 3:
+                raise NnterpError("start_at_layer takes the residual stream entering that block, [batch pos "
+                                  "d_model], as the input: pass it, not text or tokens")
+            residual = input
+            if tokens is None:  # the blocks before start_at_layer run on something of the stream's shape
+                tokens = torch.zeros(input.shape[:2], dtype=torch.long, device=input.device)
+        if start_at_layer is None and stop_at_layer is None:
+            return tokens, None, residual
+        return tokens, range(self.cfg.n_layers)[start_at_layer:stop_at_layer], residual
+
+    def _run(self, tokens, attention_mask, blocks, residual, stop: bool = False, saving=(), saved=None):
+        """(logits, the residual where the blocks stop, ``saved``) of one trace with the hooks, reading
+        ``saving``; with ``stop`` the run ends at the residual."""
         call = {"input_ids": tokens}
         if attention_mask is not None:
             call["attention_mask"] = attention_mask
-        with self.std.trace(call):
-            self._run_hooks()
+        stream = None  # a trace writes back only what it saves
+        with self.std.trace(call) as tracer:
+            stream = self._run_hooks(saving=saving, saved=saved, blocks=blocks, residual=residual, stop=stop)
+            if stop:
+                tracer.stop()  # the blocks past stop_at_layer and the readout do not run
             logits = self.std.logits.save()
+        return (None if stop else logits), stream, saved
+
+    def _output(self, logits, tokens, attention_mask, return_type, loss_per_token):
         if return_type is None:
             return None
         if return_type == "logits":
@@ -318,15 +378,24 @@ class HookedTransformer:
             wanted = [name for name in wanted if keep(name)]
         input = model_args[0] if model_args else model_kwargs.pop("input")
         return_type = model_kwargs.pop("return_type", "logits")
-        tokens = self._tokens(input, model_kwargs.pop("prepend_bos", None), model_kwargs.pop("padding_side", None))
-        if self._active_hooks():  # hooks and a cache in one run: one trace, each value read after its hooks
+        start_at_layer = model_kwargs.pop("start_at_layer", None)
+        stop_at_layer = model_kwargs.pop("stop_at_layer", None)
+        attention_mask = model_kwargs.pop("attention_mask", None)
+        tokens, blocks, residual = self._window(input, model_kwargs.pop("tokens", None),
+                                                model_kwargs.pop("prepend_bos", None),
+                                                model_kwargs.pop("padding_side", None), start_at_layer, stop_at_layer)
+        if self._active_hooks() or blocks is not None:
+            # hooks, or some blocks only, and a cache in one run: one trace, each value read after its hooks
             found: dict = {}  # made before the trace: nnsight keeps what the trace saves into it
-            with self.std.trace(tokens):
-                self._run_hooks(saving=wanted, saved=found)
-                logits = self.std.logits.save()
+            if residual is not None and not len(blocks):
+                logits, stream = None, residual
+            else:
+                logits, stream, _ = self._run(tokens, attention_mask, blocks, residual, stop_at_layer is not None,
+                                              saving=wanted, saved=found)
         else:
             values = [name for name in wanted if name != "hook_pos_embed"] + ["logits"]
-            cache = self.std.cache(tokens, values=values, transformerlens=self.generation)
+            call = tokens if attention_mask is None else {"input_ids": tokens, "attention_mask": attention_mask}
+            cache = self.std.cache(call, values=values, transformerlens=self.generation)
             found = {}
             for name in wanted:
                 if name == "hook_pos_embed":
@@ -342,13 +411,10 @@ class HookedTransformer:
                      for name, value in found.items()}
         if device is not None:
             found = {name: value.to(device) for name, value in found.items()}
-        if return_type == "logits":
-            out = logits
-        elif return_type is None:
-            out = None
+        if stop_at_layer is not None:
+            out = stream
         else:
-            loss = lm_cross_entropy_loss(logits, tokens, None, model_kwargs.get("loss_per_token", False))
-            out = loss if return_type == "loss" else Output((logits, loss))
+            out = self._output(logits, tokens, attention_mask, return_type, model_kwargs.get("loss_per_token", False))
         if return_cache_object:
             made = ActivationCache(found, self, has_batch_dim=True)
             return out, made.remove_batch_dim() if remove_batch_dim else made
