@@ -165,8 +165,9 @@ def test_a_cache_is_transformerlens_s_cache_object(llama, prompt):
 
 def test_what_nnterp_cannot_do_is_refused_in_a_sentence(llama, prompt):
     model = HookedTransformer(llama)
-    with pytest.raises(NnterpError, match="with loss.backward"):
-        model.run_with_hooks(prompt, bwd_hooks=[("blocks.0.hook_resid_post", lambda g, hook: None)])
+    with pytest.raises(UnavailableValue, match="once each on the queries"):  # TransformerLens's ln1 runs thrice
+        with model.hooks(bwd_hooks=[("blocks.0.ln1.hook_scale", lambda g, hook: None)]):
+            model(prompt, return_type="loss").backward()
     with pytest.raises(NnterpError, match="nnterp never changes weights"):
         HookedTransformer.from_pretrained("gpt2", refactor_factored_attn_matrices=True)
     with pytest.raises(UnavailableValue, match="before its gain and bias"):  # hook_normalized has no write-back
@@ -403,3 +404,55 @@ def test_start_and_stop_at_layer_are_transformerlens_s(label, family, overrides)
         assert set(cache.keys()) == set(their_cache.keys()) - refused, kwargs
         for key in cache.keys():
             agree(cache[key], their_cache[key], f"{key} {kwargs}")
+
+
+@needs_transformer_lens
+@pytest.mark.parametrize("label, family, overrides", ARCHITECTURES[:4], ids=[a[0] for a in ARCHITECTURES[:4]])
+def test_backward_hooks_and_incl_bwd_are_transformerlens_s(label, family, overrides):
+    """A backward hook sees TransformerLens's gradient at its name, and what it returns replaces the gradient for
+    what lies before; run_with_cache(incl_bwd=True) caches each name's gradient under name + "_grad"."""
+    std, theirs, ours = _both(family, overrides)
+    tokens = ours.to_tokens(PROMPT)
+    rtol = tolerance(std.config)
+    seen = {"ours": {}, "theirs": {}}
+
+    def keep(who):
+        def hook(gradient, hook):
+            seen[who][hook.name] = gradient.detach().clone()
+        return hook
+
+    def halve(gradient, hook):
+        return gradient * 0.5
+
+    for who, model in (("ours", ours), ("theirs", theirs)):
+        hooks = [("blocks.1.hook_mlp_out", halve), ("blocks.1.hook_resid_pre", keep(who)),
+                 ("blocks.0.attn.hook_z", keep(who)), ("blocks.0.attn.hook_pattern", keep(who))]
+        with model.hooks(bwd_hooks=hooks):
+            model(tokens, return_type="loss").backward()
+        # removed at the end of the run, yet the backward of its forward calls it, as TransformerLens's
+        model.run_with_hooks(tokens, return_type="loss", bwd_hooks=[("blocks.0.hook_resid_post", keep(who))]
+                             ).backward()
+    assert not ours._hooks
+    assert set(seen["ours"]) == set(seen["theirs"]) == {"blocks.1.hook_resid_pre", "blocks.0.attn.hook_z",
+                                                       "blocks.0.attn.hook_pattern", "blocks.0.hook_resid_post"}
+    for name, gradient in seen["theirs"].items():
+        assert _close(seen["ours"][name], gradient, rtol) is None, (name, _close(seen["ours"][name], gradient, rtol))
+    with ours.hooks(bwd_hooks=[("blocks.1.hook_resid_pre", keep("ours"))]):
+        ours(tokens, return_type="loss").backward()
+    assert not torch.allclose(seen["ours"]["blocks.1.hook_resid_pre"], seen["theirs"]["blocks.1.hook_resid_pre"])
+
+    loss, cache = ours.run_with_cache(tokens, return_type="loss", incl_bwd=True)
+    their_loss, their_cache = theirs.run_with_cache(tokens, return_type="loss", incl_bwd=True)
+    assert _close(loss, their_loss, rtol) is None
+    ours_grads = {key for key in cache.keys() if key.endswith("_grad")}
+    theirs_grads = {key for key in their_cache.keys() if key.endswith("_grad")}
+    assert ours_grads <= theirs_grads
+    # left out: what cannot be written back (before a norm's gain, the learned positions), what nnterp refuses
+    # forward too (Gemma 2's post-norms), and ln1's, which TransformerLens runs once per q, k and v input
+    for key in theirs_grads - ours_grads:
+        assert key.endswith("hook_normalized_grad") or key == "hook_pos_embed_grad" or "_post." in key or \
+            ".ln1.hook_scale" in key, key
+    for key in ours_grads:
+        assert _close(cache[key], their_cache[key], rtol) is None, (key, _close(cache[key], their_cache[key], rtol))
+    with pytest.raises(NnterpError, match="must be a scalar"):
+        ours.run_with_cache(tokens, incl_bwd=True)

@@ -37,6 +37,8 @@ PROCESSING = {
                       "and logit differences are the same",
     "fold_value_biases": "moves b_V into b_O: hook_v, hook_z and the per-head results differ; attn_out is the same",
 }
+#: the names whose TransformerLens gradient is one of several calls' (ln1 runs on each of q, k and v's input)
+_PER_INPUT_NORM = re.compile(r"^blocks\.\d+\.ln1\.hook_")
 _PRESENT_UNDER = re.compile(r"present under (use_\w+)")
 _PRESENT_ON = re.compile(r"present on (\w+) models")
 
@@ -70,6 +72,17 @@ class Output(tuple):
 
 
 _warned: set = set()
+
+
+class _keeper:
+    """The tensor hook that keeps a gradient in ``gradients`` under ``name`` + "_grad" (run_with_cache's
+    incl_bwd), as TransformerLens's caching hook does."""
+
+    def __init__(self, gradients: dict, name: str) -> None:
+        self.gradients, self.name = gradients, name
+
+    def __call__(self, gradient):
+        self.gradients[self.name + "_grad"] = gradient.detach()
 
 
 def _factored():
@@ -183,16 +196,19 @@ class HookedTransformer:
     # ------------------------------------------------------------------ hooks
     def add_hook(self, name, hook: Callable, dir: str = "fwd", is_permanent: bool = False, level=None,
                  prepend: bool = False) -> None:
-        if dir != "fwd":
-            raise NnterpError("backward hooks: read or edit a value's .grad inside `with loss.backward():` in an "
-                              "nnterp trace (docs/toolkit.md#gradients-in-any-order); nnterp.transformerlens runs "
-                              "forward hooks only")
-        entry = (name, hook, is_permanent)
+        """A forward hook (``dir="fwd"``) runs on its tensor as the forward reaches it; a backward hook
+        (``dir="bwd"``) runs on that tensor's gradient when the backward of a forward it was added for passes it,
+        and what it returns replaces the gradient, as TransformerLens's do."""
+        if dir not in ("fwd", "bwd"):
+            raise NnterpError(f"dir={dir!r}: pass 'fwd' or 'bwd'")
+        entry = (name, hook, is_permanent, dir)
         self._hooks.insert(0, entry) if prepend else self._hooks.append(entry)
 
     def reset_hooks(self, clear_contexts: bool = True, direction: str = "both", including_permanent: bool = False,
                     level=None) -> None:
-        self._hooks = [entry for entry in self._hooks if entry[2] and not including_permanent]
+        removed = ("fwd", "bwd") if direction == "both" else (direction,)
+        self._hooks = [entry for entry in self._hooks
+                       if entry[3] not in removed or entry[2] and not including_permanent]
 
     @contextlib.contextmanager
     def hooks(self, fwd_hooks=(), bwd_hooks=(), reset_hooks_end: bool = True, clear_contexts: bool = False):
@@ -213,10 +229,25 @@ class HookedTransformer:
             return self(*model_args, **model_kwargs)
 
     def _active_hooks(self) -> list:
-        """(name, hook function) of every hook on this model's names, in the order they were added."""
-        return [(name, hook) for target, hook, _ in self._hooks for name in self._matching(target)]
+        """(name, hook function) of every forward hook on this model's names, in the order they were added."""
+        return [(name, hook) for target, hook, _, dir in self._hooks if dir == "fwd"
+                for name in self._matching(target)]
 
-    def _run_hooks(self, saving=(), saved=None, blocks: range | None = None, residual=None, stop: bool = False):
+    def _backward_hooks(self) -> list:
+        """(name, hook function) of every backward hook on this model's names, in the order they were added."""
+        return [(name, hook) for target, hook, _, dir in self._hooks if dir == "bwd"
+                for name in self._matching(target)]
+
+    @staticmethod
+    def _on_gradient(name: str, hook):
+        """A tensor hook that runs ``hook`` on the gradient at ``name``: a hook added when the forward ran runs in
+        its backward even if removed since (run_with_hooks's), as TransformerLens's module hooks do."""
+        def run(gradient):
+            return hook(gradient, hook=HookPoint(name))
+        return run
+
+    def _run_hooks(self, saving=(), saved=None, blocks: range | None = None, residual=None, stop: bool = False,
+                   gradients: dict | None = None):
         """Inside a trace: each hook, in forward order, on its tensor (what it returns or edits in place is written
         back), and each name of ``saving`` read after its hooks into ``saved`` (a dict made before the trace, which
         nnsight keeps), as TransformerLens's cache hooks run last. Each standard value is read once, at its own
@@ -224,21 +255,29 @@ class HookedTransformer:
 
         ``blocks`` (start_at_layer and stop_at_layer): only these blocks count, as if the rest did not run; the
         first one's input is ``residual`` where given; with ``stop`` (stop_at_layer), nothing past the last block
-        counts, and the stream entering the block after it is returned, saved (TransformerLens's residual)."""
+        counts, and the stream entering the block after it is returned, saved (TransformerLens's residual).
+
+        A backward hook's tensor (and, with ``gradients``, each name of ``saving`` whose tensor can be written
+        back) is written back in the forward's place, so that the backward flows through it, and gets a tensor
+        hook (into ``gradients`` under name + "_grad")."""
         events, memo, info = [], {}, ConventionInfo(self.std)
         layers = self.std.layers
         first = self._rank_of(blocks.start) if residual is not None else (0, 0, -2)
         last = self._rank_of(blocks.stop) if stop else (3, 0, 0)
         if residual is not None:
             layers[blocks.start].layer_input = residual
-        named = [(name, hook) for name, hook in self._active_hooks()] + [(name, None) for name in saving]
-        for order, (name, hook) in enumerate(named):
+        named = [(name, hook, 1) for name, hook in self._active_hooks()] + \
+            [(name, self._on_gradient(name, hook), 2) for name, hook in self._backward_hooks()] + \
+            [(name, None, 3) for name in saving]
+        if gradients is not None:
+            named += [(name, _keeper(gradients, name), 2) for name in saving if name != "hook_pos_embed"]
+        for order, (name, hook, kind) in enumerate(named):
             if name == "hook_pos_embed":
-                events.append(((0, 0, -1), 1 if hook else 2, order, name, hook, None, ()))
+                events.append(((0, 0, -1), kind, order, name, hook, None, ()))
                 continue
             path, reads = self._path(name)
             events += [(self._rank(read), 0, 0, read.key, None, None, (read,)) for read in reads]
-            events.append((self._rank(reads[-1]), 1 if hook else 2, order, name, hook, path, reads))
+            events.append((self._rank(reads[-1]), kind, order, name, hook, path, reads))
         for rank, kind, _, name, hook, path, reads in sorted(events, key=lambda event: event[:3]):
             if not first <= rank < last:
                 continue
@@ -247,8 +286,11 @@ class HookedTransformer:
                     memo[name] = getattr(self._host(reads[0]), reads[0].value)
                 continue
             tensor = self._pos_embed() if path is None else path.convention.tensor([memo[r.key] for r in reads], info)
-            if hook is None:
+            if kind == 3:
                 saved[name] = tensor.save()
+                continue
+            if kind == 2:
+                self._through(name, tensor, hook, path, reads, memo, info, required=not isinstance(hook, _keeper))
                 continue
             version = tensor._version
             out = hook(tensor, hook=HookPoint(name))
@@ -269,6 +311,28 @@ class HookedTransformer:
         if blocks.stop < self.std.num_layers:
             return layers[blocks.stop].layer_input.save()
         return layers[blocks.stop - 1].layer_output.save()
+
+    def _through(self, name, tensor, hook, path, reads, memo, info, required: bool) -> None:
+        """Writes ``tensor`` back in the forward's place, so that the backward flows through it, and hooks it with
+        ``hook``; where the name cannot be written back, refused (``required``) or left without a gradient."""
+        if not tensor.requires_grad:
+            return  # no backward will pass (torch.no_grad, or frozen weights and inputs)
+        try:
+            if path is None:
+                raise WriteRefused("hook_pos_embed has no standard value to write")
+            if _PER_INPUT_NORM.match(name):
+                raise WriteRefused("TransformerLens runs ln1 once each on the queries', keys' and values' input, so "
+                                   "its ln1 gradients are per input (a cache keeps the queries' alone), while the "
+                                   "model's norm runs once")
+            native = path.convention.from_tl(tensor, info)
+        except WriteRefused as refused:
+            if required:
+                raise UnavailableValue(f"a backward hook on {name} needs the gradient to flow through its tensor, "
+                                       f"and {refused}") from None
+            return
+        setattr(self._host(reads[-1]), reads[-1].value, native)
+        memo[reads[-1].key] = native
+        tensor.register_hook(hook)
 
     def _rank_of(self, layer: int) -> tuple:
         """The place in the forward where block ``layer`` begins (the readout's, past the last block)."""
@@ -341,7 +405,8 @@ class HookedTransformer:
             return tokens, None, residual
         return tokens, range(self.cfg.n_layers)[start_at_layer:stop_at_layer], residual
 
-    def _run(self, tokens, attention_mask, blocks, residual, stop: bool = False, saving=(), saved=None):
+    def _run(self, tokens, attention_mask, blocks, residual, stop: bool = False, saving=(), saved=None,
+             gradients=None):
         """(logits, the residual where the blocks stop, ``saved``) of one trace with the hooks, reading
         ``saving``; with ``stop`` the run ends at the residual."""
         call = {"input_ids": tokens}
@@ -349,7 +414,8 @@ class HookedTransformer:
             call["attention_mask"] = attention_mask
         stream = None  # a trace writes back only what it saves
         with self.std.trace(call) as tracer:
-            stream = self._run_hooks(saving=saving, saved=saved, blocks=blocks, residual=residual, stop=stop)
+            stream = self._run_hooks(saving=saving, saved=saved, blocks=blocks, residual=residual, stop=stop,
+                                     gradients=gradients)
             if stop:
                 tracer.stop()  # the blocks past stop_at_layer and the readout do not run
             logits = self.std.logits.save()
@@ -367,10 +433,9 @@ class HookedTransformer:
                        incl_bwd: bool = False, reset_hooks_end: bool = True, clear_contexts: bool = False,
                        pos_slice=None, return_cache_object: bool = True, **model_kwargs):
         """The output and a cache of every hook name ``names_filter`` keeps (a name, a list, a function; all by
-        default), each TransformerLens's tensor; the norms' scales are among them, as in TransformerLens."""
-        if incl_bwd:
-            raise NnterpError("incl_bwd: read gradients inside `with loss.backward():` in an nnterp trace "
-                              "(docs/toolkit.md#gradients-in-any-order)")
+        default), each TransformerLens's tensor; the norms' scales are among them, as in TransformerLens. With
+        incl_bwd, the output (a scalar: return_type="loss") is backpropagated and each name's gradient is cached
+        under name + "_grad", except where the tensor cannot be written back for the gradient to flow through."""
         wanted = self.hook_names()
         if names_filter is not None:
             keep = (lambda name: name == names_filter) if isinstance(names_filter, str) else \
@@ -384,14 +449,15 @@ class HookedTransformer:
         tokens, blocks, residual = self._window(input, model_kwargs.pop("tokens", None),
                                                 model_kwargs.pop("prepend_bos", None),
                                                 model_kwargs.pop("padding_side", None), start_at_layer, stop_at_layer)
-        if self._active_hooks() or blocks is not None:
-            # hooks, or some blocks only, and a cache in one run: one trace, each value read after its hooks
+        gradients = {} if incl_bwd else None
+        if self._active_hooks() or self._backward_hooks() or blocks is not None or incl_bwd:
+            # hooks, some blocks only or gradients, and a cache in one run: one trace, each value read after its hooks
             found: dict = {}  # made before the trace: nnsight keeps what the trace saves into it
             if residual is not None and not len(blocks):
                 logits, stream = None, residual
             else:
                 logits, stream, _ = self._run(tokens, attention_mask, blocks, residual, stop_at_layer is not None,
-                                              saving=wanted, saved=found)
+                                              saving=wanted, saved=found, gradients=gradients)
         else:
             values = [name for name in wanted if name != "hook_pos_embed"] + ["logits"]
             call = tokens if attention_mask is None else {"input_ids": tokens, "attention_mask": attention_mask}
@@ -406,15 +472,21 @@ class HookedTransformer:
                 except (KeyError, NnterpError):
                     continue
             logits = cache.logits
+        if stop_at_layer is not None:
+            out = stream
+        else:
+            out = self._output(logits, tokens, attention_mask, return_type, model_kwargs.get("loss_per_token", False))
+        if incl_bwd:
+            if not isinstance(out, torch.Tensor) or out.numel() != 1:
+                raise NnterpError("incl_bwd backpropagates the output, which must be a scalar: pass "
+                                  "return_type='loss'")
+            out.backward()
+            found.update(gradients)
         if pos_slice is not None:
             found = {name: Slice(pos_slice).apply(value, dim=1) if value.ndim > 1 else value
                      for name, value in found.items()}
         if device is not None:
             found = {name: value.to(device) for name, value in found.items()}
-        if stop_at_layer is not None:
-            out = stream
-        else:
-            out = self._output(logits, tokens, attention_mask, return_type, model_kwargs.get("loss_per_token", False))
         if return_cache_object:
             made = ActivationCache(found, self, has_batch_dim=True)
             return out, made.remove_batch_dim() if remove_batch_dim else made
