@@ -104,8 +104,8 @@ def test_the_classic_script_agrees_with_transformerlens(label, family, overrides
 
 
 #: the shared architectures, and those whose attention or MLP projections are fused: GPT-NeoX's and BLOOM's
-#: query_key_value (per head), Phi-3's qkv_proj (grouped keys) and gate_up_proj
-WEIGHT_ARCHITECTURES = ARCHITECTURES[:5] + tuple(a for a in MORE_ARCHITECTURES if a[0] == "phi3")
+#: query_key_value (per head), Phi-3's qkv_proj (grouped keys) and gate_up_proj; OPT's MLP, fc1 and fc2 on its block
+WEIGHT_ARCHITECTURES = ARCHITECTURES + tuple(a for a in MORE_ARCHITECTURES if a[0] == "phi3")
 
 
 @needs_transformer_lens
@@ -326,18 +326,31 @@ def test_fused_projections_cut_into_the_heads_the_forward_uses(family, overrides
     assert W.shape == (std.num_layers, std.num_heads, d_model, std.qk_head_dim)
 
 
-def test_a_fused_gate_up_gives_w_gate_and_w_in_in_its_forward_s_order():
-    """Phi-3's gate_up_proj is chunked gate first: act(x W_gate) * (x W_in) @ W_out is the MLP's output."""
-    std = tiny.load("phi3", attn_implementation="eager")
+#: MLPs whose projections are fused (Phi-3's and GLM's gate_up_proj, ModernBERT's Wi: the activated half first) or
+#: keep other names (Phi's fc1 and fc2, OPT's on its block, GPT-NeoX-Japanese's dense_h_to_4h, LFM2's w1, w3, w2)
+MLPS = ("phi3", "glm", "modernbert-decoder", "phi", "opt", "gpt_neox_japanese", "lfm2", "gpt2", "llama")
+
+
+@pytest.mark.parametrize("family", MLPS)
+def test_w_in_w_gate_and_w_out_compute_the_mlp(family):
+    """act(x W_gate) * (x W_in + b_in) @ W_out + b_out (act(x W_in + b_in) @ W_out + b_out ungated) is the MLP's
+    output, with the model's own activation."""
+    from transformers.activations import ACT2FN
+
+    std = tiny.load(family, attn_implementation="eager")
     model = HookedTransformer(std)
-    assert model.cfg.gated_mlp
     tokens = model.to_tokens(PROMPT)
     with std.trace(tokens):
         mlp_in = std.layers[0].mlp_input.save()
         mlp_out = std.layers[0].mlp.mlp_output.save()
-    act = module_of(std.layers[0].mlp).activation_fn
-    ours = (act(mlp_in @ model.W_gate[0]) * (mlp_in @ model.W_in[0])) @ model.W_out[0]
-    width = std.intermediate_size
+    act = ACT2FN[model.cfg.act_fn or "silu"]   # LFM2's forward calls silu itself
+    hidden = mlp_in @ model.W_in[0] + model.b_in[0]
+    if model.cfg.gated_mlp:
+        hidden = act(mlp_in @ model.W_gate[0]) * hidden
+    else:
+        hidden = act(hidden)
+    ours = hidden @ model.W_out[0] + model.b_out[0]
+    width = model.cfg.d_mlp
     assert (ours - mlp_out).abs().max() <= 2 * width * EPS * mlp_out.abs().max()
 
 
@@ -456,3 +469,13 @@ def test_backward_hooks_and_incl_bwd_are_transformerlens_s(label, family, overri
         assert _close(cache[key], their_cache[key], rtol) is None, (key, _close(cache[key], their_cache[key], rtol))
     with pytest.raises(NnterpError, match="must be a scalar"):
         ours.run_with_cache(tokens, incl_bwd=True)
+
+
+@pytest.mark.parametrize("family, name, reason", [
+    ("mamba", "W_Q", "no attention heads"), ("deepseek_v3", "W_Q", "latent attention"),
+    ("gemma4_text", "W_O", "do not stack"), ("olmo_hybrid", "W_Q", "do not stack"),
+    ("inkling2_text", "W_Q", "keeps no weight matrix"), ("mixtral", "W_in", "mixture of experts")])
+def test_a_family_without_the_matrix_refuses_it_in_a_sentence(family, name, reason):
+    model = HookedTransformer(tiny.load(family))
+    with pytest.raises(UnavailableValue, match=reason):
+        getattr(model, name)

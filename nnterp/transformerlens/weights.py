@@ -18,9 +18,13 @@ def _native(envoy, name: str):
     return getattr(child, "_module", None)
 
 
-def _in_out(module) -> torch.Tensor:
+def _in_out(module, where: str = "this projection") -> torch.Tensor:
     """A projection's weight as [in, out]: a Linear's transposed, a Conv1D's (GPT-2) as it is."""
-    weight = module.weight.detach()
+    weight = getattr(module, "weight", None)
+    if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
+        raise UnavailableValue(f"{where} ({type(module).__name__}) keeps no weight matrix, so it has no "
+                               f"TransformerLens layout")
+    weight = weight.detach()
     return weight if type(module).__name__ == "Conv1D" else weight.T
 
 
@@ -72,6 +76,18 @@ FUSED_QKV_LAYOUTS = {
 }
 
 
+#: the native names of an MLP's projections where the family's own are not up_proj, gate_proj and down_proj (Llama's
+#: original w1 (gate), w3 (up) and w2 (down), as LFM2 keeps them)
+MLP_NAMES = {
+    "up_proj": ("up_proj", "fc1", "fc_in", "c_fc", "dense_h_to_4h", "w3"),
+    "gate_proj": ("gate_proj", "w1"),
+    "down_proj": ("down_proj", "fc2", "fc_out", "c_proj", "dense_4h_to_h", "w2", "Wo"),
+}
+#: fused MLP projections and their halves in the order the forward chunks them: the activated half (TransformerLens's
+#: W_gate) first, on Phi-3's and GLM's gate_up_proj and on ModernBERT's Wi (whose forward names it "input")
+FUSED_MLP = {"gate_up_proj": ("gate_proj", "up_proj"), "Wi": ("gate_proj", "up_proj")}
+
+
 class Weights:
     """TransformerLens's weight properties on a StandardizedTransformer."""
 
@@ -85,11 +101,18 @@ class Weights:
     def _qkv(self, layer: int, which: str) -> tuple[torch.Tensor, torch.Tensor]:
         """(W [d_model heads d_head] as [heads d_model d_head], b [heads d_head]) of queries, keys or values."""
         model = self.model
+        self._need_heads(f"W_{which.upper()}")
         heads = model.num_heads if which == "q" else model.num_kv_heads
         width = model.qk_head_dim if which in ("q", "k") else model.head_dim
         module, attention = self._attention(layer, f"{which}_proj")
         if module is not None:
-            weight, bias = _in_out(module), _bias(module, heads * width, module.weight)
+            weight = _in_out(module, f"W_{which.upper()}: block {layer}'s {which}_proj")
+            if weight.shape[-1] != heads * width:
+                raise UnavailableValue(
+                    f"W_{which.upper()}: block {layer}'s {which}_proj gives {weight.shape[-1]} columns, not {heads} "
+                    f"heads of {width}, so its heads do not stack into TransformerLens's [n_layers n_heads d_model "
+                    f"d_head]")
+            bias = _bias(module, heads * width, module.weight)
             return weight.reshape(weight.shape[0], heads, width).permute(1, 0, 2), bias.reshape(heads, width)
         fused, columns = self._fused_qkv(layer, attention)
         chosen = columns["qkv".index(which)]                           # [heads d_head] columns of the fused output
@@ -105,12 +128,22 @@ class Weights:
         layout = FUSED_QKV_LAYOUTS.get(type(native).__name__)
         if fused is None or layout is None:
             raise UnavailableValue(
-                f"W_Q, W_K, W_V: block {layer}'s attention ({type(native).__name__}) has no separate q_proj, k_proj "
-                f"and v_proj and no fused projection whose layout nnterp knows, so it has no such matrices to give")
+                f"W_Q, W_K, W_V: block {layer}'s attention ({type(native).__name__}) has neither q_proj, k_proj and "
+                f"v_proj nor a fused projection nnterp cuts (a latent attention's low-rank projections, a state-space "
+                f"or linear mixer), so it has no such matrices")
         width, queries = self.model.head_dim, self.model.num_heads
-        columns = torch.arange(_in_out(fused).shape[-1], device=fused.weight.device)
+        columns = torch.arange(_in_out(fused, f"W_Q: block {layer}'s fused projection").shape[-1],
+                               device=fused.weight.device)
         key_values = (columns.numel() // width - queries) // 2  # every layout holds q, then k and v alike
-        return fused, layout(native)(columns, queries, key_values, width)
+        try:
+            cut = layout(native)(columns, queries, key_values, width)
+        except RuntimeError:
+            cut = None
+        if cut is None or not torch.equal(torch.cat([part.flatten() for part in cut]).sort().values, columns):
+            raise UnavailableValue(f"W_Q, W_K, W_V: block {layer}'s fused projection gives {columns.numel()} "
+                                   f"columns, which are not {queries} query heads of {width} and as many keys as "
+                                   f"values, so nnterp does not cut it")
+        return fused, cut
 
     def _stack(self, make) -> torch.Tensor:
         return torch.stack([make(layer) for layer in range(self.model.num_layers)])
@@ -131,33 +164,65 @@ class Weights:
         repeats = self.model.num_heads // stacked.shape[1]
         return stacked if repeats == 1 else torch.repeat_interleave(stacked, repeats, dim=1)
 
+    def _need_heads(self, word: str) -> None:
+        if None in (self.model.num_heads, self.model.num_kv_heads, self.model.head_dim, self.model.qk_head_dim):
+            raise UnavailableValue(f"{word}: {self.model.family.name} has no attention heads (a state-space model), "
+                                   f"so it has no such matrix")
+
+    def _output_projection(self, layer: int):
+        self._need_heads("W_O")
+        module, _ = self._attention(layer, "o_proj")
+        if module is None:
+            raise UnavailableValue(f"W_O: block {layer}'s attention has no output projection nnterp names o_proj")
+        weight = _in_out(module, f"W_O: block {layer}'s o_proj")
+        heads, width = self.model.num_heads, self.model.head_dim
+        if weight.shape[0] != heads * width:
+            raise UnavailableValue(f"W_O: block {layer}'s o_proj reads {weight.shape[0]} rows, not {heads} heads of "
+                                   f"{width}, so its heads do not stack into TransformerLens's [n_layers n_heads "
+                                   f"d_head d_model]")
+        return module, weight
+
     def W_O(self) -> torch.Tensor:
         def one(layer):
-            module, _ = self._attention(layer, "o_proj")
-            if module is None:
-                raise UnavailableValue(f"W_O: block {layer}'s attention has no output projection nnterp names o_proj")
-            weight = _in_out(module)
+            _, weight = self._output_projection(layer)
             return weight.reshape(self.model.num_heads, self.model.head_dim, weight.shape[-1])
         return self._stack(one)
 
     def b_O(self) -> torch.Tensor:
         def one(layer):
-            module, _ = self._attention(layer, "o_proj")
-            return _bias(module, self.model.hidden_size, module.weight)
+            module, weight = self._output_projection(layer)
+            return _bias(module, weight.shape[-1], weight)
         return self._stack(one)
 
+    def _mlp_projection(self, layer: int, name: str):
+        """(module, which half or None) of the MLP's ``name`` projection (up_proj, gate_proj or down_proj) under any
+        native name of MLP_NAMES, on the MLP or, where the block computes its MLP inline (OPT), on the block; else
+        its half of a fused projection (FUSED_MLP); (None, None) where there is none."""
+        block = self.model.layers[layer]
+        hosts = (getattr(block, "mlp", None), block)
+        for native in MLP_NAMES[name]:
+            for host in hosts:
+                module = _native(host, native)
+                if isinstance(getattr(module, "weight", None), torch.Tensor) and module.weight.dim() == 2:
+                    return module, None
+        for native, halves in FUSED_MLP.items():
+            module = _native(hosts[0], native)
+            if name in halves and isinstance(getattr(module, "weight", None), torch.Tensor) and \
+                    module.weight.dim() == 2:
+                return module, halves.index(name)
+        return None, None
+
+    def gated(self) -> bool:
+        return self._mlp_projection(0, "gate_proj")[0] is not None
+
     def _mlp(self, layer: int, name: str, word: str) -> tuple[torch.Tensor, torch.Tensor]:
-        """(W [in out], b [out]) of the MLP's ``name`` projection: its own, or its half of a fused gate_up_proj
-        (the gate first, as Phi-3's and GLM's forwards chunk it)."""
-        mlp = getattr(self.model.layers[layer], "mlp", None)
-        module = _native(mlp, name)
-        half = None
-        if module is None and name in ("gate_proj", "up_proj"):
-            module, half = _native(mlp, "gate_up_proj"), ("gate_proj", "up_proj").index(name)
-        if module is None or getattr(module, "weight", None) is None or module.weight.dim() != 2:
-            raise UnavailableValue(f"{word}: block {layer}'s MLP has no {name} matrix (a mixture of experts or a "
-                                   f"state-space block), so nnterp does not give {word}")
-        weight = _in_out(module)
+        """(W [in out], b [out]) of the MLP's ``name`` projection: its own, or its half of a fused one."""
+        module, half = self._mlp_projection(layer, name)
+        if module is None:
+            raise UnavailableValue(f"{word}: block {layer}'s MLP has no {name} matrix (a mixture of experts, a "
+                                   f"state-space block, or a projection nnterp does not name), so nnterp does not "
+                                   f"give {word}")
+        weight = _in_out(module, f"{word}: block {layer}'s {name}")
         bias = _bias(module, weight.shape[-1], module.weight)
         if half is None:
             return weight, bias
