@@ -165,6 +165,10 @@ def test_a_cache_is_transformerlens_s_cache_object(llama, prompt):
 
 def test_what_nnterp_cannot_do_is_refused_in_a_sentence(llama, prompt):
     model = HookedTransformer(llama)
+    with pytest.raises(NnterpError, match="keeps no key-value cache"):
+        model(prompt, past_kv_cache=object())
+    with pytest.raises(NnterpError, match="pass it, not text or tokens"):
+        model(prompt, start_at_layer=1)
     with pytest.raises(UnavailableValue, match="once each on the queries"):  # TransformerLens's ln1 runs thrice
         with model.hooks(bwd_hooks=[("blocks.0.ln1.hook_scale", lambda g, hook: None)]):
             model(prompt, return_type="loss").backward()

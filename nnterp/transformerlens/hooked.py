@@ -320,7 +320,7 @@ class HookedTransformer:
         try:
             if path is None:
                 raise WriteRefused("hook_pos_embed has no standard value to write")
-            if _PER_INPUT_NORM.match(name):
+            if self.generation == 3 and _PER_INPUT_NORM.match(name):
                 raise WriteRefused("TransformerLens runs ln1 once each on the queries', keys' and values' input, so "
                                    "its ln1 gradients are per input (a cache keeps the queries' alone), while the "
                                    "model's norm runs once")
@@ -372,9 +372,16 @@ class HookedTransformer:
         written there in a trace of the model on ``tokens`` (the blocks before it still run, on those tokens or on
         zeros, and count for nothing); stop_at_layer returns the residual stream entering that block (the blocks'
         output past the last), and the run stops there."""
-        if kwargs:
-            raise NnterpError(f"{', '.join(kwargs)}: nnterp.transformerlens's forward does not take "
-                              f"{'this argument' if len(kwargs) == 1 else 'these arguments'}")
+        given = {name: value for name, value in kwargs.items() if value is not None}
+        if "past_kv_cache" in given:
+            raise NnterpError("past_kv_cache: nnterp.transformerlens keeps no key-value cache between calls, so pass "
+                              "the whole sequence each time")
+        if "shortformer_pos_embed" in given:
+            raise NnterpError("shortformer_pos_embed: no family nnterp serves adds shortformer positions, so pass "
+                              "only the residual to start_at_layer")
+        if given:
+            raise NnterpError(f"{', '.join(given)}: TransformerLens's forward takes no such argument, so "
+                              f"nnterp.transformerlens does not either")
         if return_type not in ("logits", "loss", "both", None):
             raise NnterpError(f"return_type={return_type!r}: pass 'logits', 'loss', 'both' or None")
         if start_at_layer is not None and tokens is None and stop_at_layer is None and \
