@@ -104,8 +104,10 @@ def test_the_classic_script_agrees_with_transformerlens(label, family, overrides
 
 
 #: the shared architectures, and those whose attention or MLP projections are fused: GPT-NeoX's and BLOOM's
-#: query_key_value (per head), Phi-3's qkv_proj (grouped keys) and gate_up_proj; OPT's MLP, fc1 and fc2 on its block
-WEIGHT_ARCHITECTURES = ARCHITECTURES + tuple(a for a in MORE_ARCHITECTURES if a[0] == "phi3")
+#: query_key_value (per head), Phi-3's qkv_proj (grouped keys) and gate_up_proj; OPT's MLP, fc1 and fc2 on its block;
+#: GPT-J's fc_in and fc_out and GPT-Neo's c_fc (their MLPs 4 · hidden wide, the width TransformerLens reads)
+WEIGHT_ARCHITECTURES = ARCHITECTURES + tuple(a for a in MORE_ARCHITECTURES if a[0] == "phi3") + (
+    ("gptj", "gptj", {"n_inner": None}), ("gpt_neo", "gpt_neo", {"intermediate_size": None}))
 
 
 @needs_transformer_lens
