@@ -25,7 +25,7 @@ from nnterp.runtime.tracing import block_order
 from nnterp.transformerlens.activation_cache import ActivationCache
 from nnterp.transformerlens.config import config_of
 from nnterp.transformerlens.utils import Slice, lm_cross_entropy_loss
-from nnterp.transformerlens.weights import Weights
+from nnterp.transformerlens.weights import Weights, factored_matrix
 
 #: from_pretrained's processing, which nnterp never applies to the weights, and what it would have moved
 PROCESSING = {
@@ -83,16 +83,6 @@ class _keeper:
 
     def __call__(self, gradient):
         self.gradients[self.name + "_grad"] = gradient.detach()
-
-
-def _factored():
-    """TransformerLens's FactoredMatrix class, which QK and OV are."""
-    try:
-        from transformer_lens import FactoredMatrix
-    except ImportError:
-        raise NnterpError("QK and OV are TransformerLens's FactoredMatrix, which needs TransformerLens installed: "
-                          "pip install transformer-lens") from None
-    return FactoredMatrix
 
 
 class HookedTransformer:
@@ -317,6 +307,7 @@ class HookedTransformer:
         ``hook``; where the name cannot be written back, refused (``required``) or left without a gradient."""
         if not tensor.requires_grad:
             return  # no backward will pass (torch.no_grad, or frozen weights and inputs)
+        tensor = tensor.clone()  # a node of its own: a tensor hook on a view of the forward's output can crash torch
         try:
             if path is None:
                 raise WriteRefused("hook_pos_embed has no standard value to write")
@@ -678,12 +669,12 @@ class HookedTransformer:
     @property
     def QK(self):
         """TransformerLens's FactoredMatrix W_Q @ W_K^T [n_layers n_heads d_model d_model], as its own property."""
-        return _factored()(self.W_Q, self.W_K.transpose(-2, -1))
+        return factored_matrix()(self.W_Q, self.W_K.transpose(-2, -1))
 
     @property
     def OV(self):
         """TransformerLens's FactoredMatrix W_V @ W_O [n_layers n_heads d_model d_model], as its own property."""
-        return _factored()(self.W_V, self.W_O)
+        return factored_matrix()(self.W_V, self.W_O)
 
     def accumulated_bias(self, layer: int, mlp_input: bool = False, include_mlp_biases: bool = True):
         total = torch.zeros(self.cfg.d_model, dtype=self.cfg.dtype)

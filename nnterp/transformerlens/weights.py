@@ -9,7 +9,17 @@ from __future__ import annotations
 
 import torch
 
-from nnterp.declare.errors import UnavailableValue
+from nnterp.declare.errors import NnterpError, UnavailableValue
+
+
+def factored_matrix():
+    """TransformerLens's FactoredMatrix class, which QK and OV are."""
+    try:
+        from transformer_lens import FactoredMatrix
+    except ImportError:
+        raise NnterpError("QK and OV are TransformerLens's FactoredMatrix, which needs TransformerLens installed: "
+                          "pip install transformer-lens") from None
+    return FactoredMatrix
 
 
 def _native(envoy, name: str):
