@@ -477,6 +477,8 @@ def test_backward_hooks_and_incl_bwd_are_transformerlens_s(label, family, overri
         assert _close(cache[key], their_cache[key], rtol) is None, (key, _close(cache[key], their_cache[key], rtol))
     with pytest.raises(NnterpError, match="must be a scalar"):
         ours.run_with_cache(tokens, incl_bwd=True)
+    with pytest.raises(NnterpError, match="gradients are off"), torch.no_grad():
+        ours.run_with_cache(tokens, return_type="loss", incl_bwd=True)
 
 
 @pytest.mark.parametrize("family, name, reason", [

@@ -434,6 +434,9 @@ class HookedTransformer:
         default), each TransformerLens's tensor; the norms' scales are among them, as in TransformerLens. With
         incl_bwd, the output (a scalar: return_type="loss") is backpropagated and each name's gradient is cached
         under name + "_grad", except where the tensor cannot be written back for the gradient to flow through."""
+        if incl_bwd and not torch.is_grad_enabled():
+            raise NnterpError("incl_bwd needs autograd, and gradients are off here (torch.no_grad or "
+                              "torch.inference_mode): call run_with_cache outside it")
         wanted = self.hook_names()
         if names_filter is not None:
             keep = (lambda name: name == names_filter) if isinstance(names_filter, str) else \
