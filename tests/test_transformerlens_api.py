@@ -147,6 +147,11 @@ def test_the_classic_script_runs_where_transformerlens_does_not_and_its_identiti
     torch.testing.assert_close(parts.sum(0), final, rtol=0, atol=1e-4 * max(final.abs().max().item(), 1.0))
     assert out["induction"].shape == (1, model.cfg.n_heads)
     assert not torch.allclose(out["patched"], out["logits"])
+    # the stream entering block 1, and the rest of the forward from it, are the whole run's (the same arithmetic on
+    # the same inputs: equal)
+    resid = model(tokens, stop_at_layer=1)
+    assert torch.equal(resid, cache["resid_pre", 1])
+    assert torch.equal(model(resid, start_at_layer=1), out["logits"])
 
 
 def test_a_cache_is_transformerlens_s_cache_object(llama, prompt):
