@@ -71,18 +71,21 @@ def _partitions(parts: int):
 
 
 #: the fused projection's names, and each attention class's layout of its output (a function of the attention
-#: module, where the layout follows its config): checked against each family's own queries, keys and values
+#: module, where the layout follows its config), the class named with its transformers module (another library's
+#: class of the same name is not cut): checked against each family's own queries, keys and values
 FUSED_QKV_NAMES = ("c_attn", "qkv_proj", "query_key_value", "Wqkv")
 FUSED_QKV_LAYOUTS = {
-    "GPT2Attention": lambda attention: _blocks, "Attention": lambda attention: _blocks,  # GPT-2, OpenAI GPT
-    "Phi3Attention": lambda attention: _blocks, "MptAttention": lambda attention: _blocks,
-    "DbrxAttention": lambda attention: _blocks,
-    "GPTBigCodeAttention": lambda attention: _blocks if attention.multi_query else _per_head,
-    "GPTNeoXAttention": lambda attention: _per_head, "GPTNeoXJapaneseAttention": lambda attention: _per_head,
-    "BloomAttention": lambda attention: _per_head, "PersimmonAttention": lambda attention: _per_head,
-    "FalconAttention": lambda attention: _per_group if attention.new_decoder_architecture else
+    "modeling_gpt2.GPT2Attention": lambda attention: _blocks, "modeling_openai.Attention": lambda attention: _blocks,
+    "modeling_phi3.Phi3Attention": lambda attention: _blocks, "modeling_mpt.MptAttention": lambda attention: _blocks,
+    "modeling_dbrx.DbrxAttention": lambda attention: _blocks,
+    "modeling_gpt_bigcode.GPTBigCodeAttention": lambda attention: _blocks if attention.multi_query else _per_head,
+    "modeling_gpt_neox.GPTNeoXAttention": lambda attention: _per_head,
+    "modeling_gpt_neox_japanese.GPTNeoXJapaneseAttention": lambda attention: _per_head,
+    "modeling_bloom.BloomAttention": lambda attention: _per_head,
+    "modeling_persimmon.PersimmonAttention": lambda attention: _per_head,
+    "modeling_falcon.FalconAttention": lambda attention: _per_group if attention.new_decoder_architecture else
     _blocks if attention.multi_query else _per_head,
-    "CodeGenAttention": lambda attention: _partitions(attention.mp_num),
+    "modeling_codegen.CodeGenAttention": lambda attention: _partitions(attention.mp_num),
 }
 
 
@@ -135,7 +138,7 @@ class Weights:
         are each head's, [heads d_head] each, as the attention's forward cuts them."""
         native = getattr(attention, "_module", None)
         fused = next((module for name in FUSED_QKV_NAMES if (module := _native(attention, name)) is not None), None)
-        layout = FUSED_QKV_LAYOUTS.get(type(native).__name__)
+        layout = FUSED_QKV_LAYOUTS.get(f"{type(native).__module__.rsplit('.', 1)[-1]}.{type(native).__name__}")
         if fused is None or layout is None:
             raise UnavailableValue(
                 f"W_Q, W_K, W_V: block {layer}'s attention ({type(native).__name__}) has neither q_proj, k_proj and "
