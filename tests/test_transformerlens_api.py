@@ -12,14 +12,16 @@ import pytest
 import torch
 
 from nnterp import tiny
+from nnterp.declare.engine import module_of
 from nnterp.declare.errors import NnterpError, UnavailableValue
 from nnterp.transformerlens import ActivationCache, HookedTransformer, utils
-from oracle.transformerlens import ARCHITECTURES, _load, _local_names, tolerance
+from oracle.transformerlens import ARCHITECTURES, MORE_ARCHITECTURES, _close, _load, _local_names, tolerance
 
 needs_transformer_lens = pytest.mark.skipif(
     not os.environ.get("CI") and importlib.util.find_spec("transformer_lens") is None,
     reason="the test extra installs TransformerLens 3.9 (CI runs it: there a missing oracle fails)")
 
+EPS = torch.finfo(torch.float32).eps
 PROMPT = "The Eiffel Tower is in the city of Paris. The Colosseum is in the city of"
 
 
@@ -101,13 +103,31 @@ def test_the_classic_script_agrees_with_transformerlens(label, family, overrides
     assert not torch.allclose(ours["ablated"], ours["logits"])
 
 
+#: the shared architectures, and those whose attention or MLP projections are fused: GPT-NeoX's and BLOOM's
+#: query_key_value (per head), Phi-3's qkv_proj (grouped keys) and gate_up_proj; OPT's MLP, fc1 and fc2 on its block;
+#: GPT-J's fc_in and fc_out and GPT-Neo's c_fc (their MLPs 4 · hidden wide, the width TransformerLens reads)
+WEIGHT_ARCHITECTURES = ARCHITECTURES + tuple(a for a in MORE_ARCHITECTURES if a[0] == "phi3") + (
+    ("gptj", "gptj", {"n_inner": None}), ("gpt_neo", "gpt_neo", {"intermediate_size": None}))
+
+
 @needs_transformer_lens
-@pytest.mark.parametrize("label, family, overrides", ARCHITECTURES[:3], ids=[a[0] for a in ARCHITECTURES[:3]])
+@pytest.mark.parametrize("label, family, overrides", WEIGHT_ARCHITECTURES, ids=[a[0] for a in WEIGHT_ARCHITECTURES])
 def test_weights_are_transformerlens_s_layouts_of_the_model_s_own(label, family, overrides):
     std, theirs, ours = _both(family, overrides)
-    for name in ("W_E", "W_U", "W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O", "W_in", "W_out", "b_in",
-                 "b_out"):
+    names = ["W_U", "W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O", "W_in", "W_out", "b_in", "b_out"]
+    if label != "bloom":        # BLOOM's hook_embed is after its embedding norm, and W_E is the embedding's
+        names.append("W_E")
+    if theirs.cfg.gated_mlp:
+        names.append("W_gate")
+    for name in names:
         assert torch.equal(getattr(ours, name), getattr(theirs, name)), name
+    for name in ("QK", "OV"):   # TransformerLens's FactoredMatrix, of the same factors
+        factored, original = getattr(ours, name), getattr(theirs, name)
+        assert type(factored) is type(original), name
+        assert torch.equal(factored.A, original.A) and torch.equal(factored.B, original.B), name
+    if theirs.cfg.n_key_value_heads is not None:  # TransformerLens keeps grouped keys and values on each block
+        for name in ("_W_K", "_W_V", "_b_K", "_b_V"):
+            assert torch.equal(getattr(ours, name), torch.stack([getattr(b.attn, name) for b in theirs.blocks])), name
     for field in ("n_layers", "d_model", "n_heads", "d_head", "d_mlp", "d_vocab", "normalization_type",
                   "positional_embedding_type"):
         assert getattr(ours.cfg, field) == getattr(theirs.cfg, field), field
@@ -127,6 +147,11 @@ def test_the_classic_script_runs_where_transformerlens_does_not_and_its_identiti
     torch.testing.assert_close(parts.sum(0), final, rtol=0, atol=1e-4 * max(final.abs().max().item(), 1.0))
     assert out["induction"].shape == (1, model.cfg.n_heads)
     assert not torch.allclose(out["patched"], out["logits"])
+    # the stream entering block 1, and the rest of the forward from it, are the whole run's (the same arithmetic on
+    # the same inputs: equal)
+    resid = model(tokens, stop_at_layer=1)
+    assert torch.equal(resid, cache["resid_pre", 1])
+    assert torch.equal(model(resid, start_at_layer=1), out["logits"])
 
 
 def test_a_cache_is_transformerlens_s_cache_object(llama, prompt):
@@ -147,10 +172,13 @@ def test_a_cache_is_transformerlens_s_cache_object(llama, prompt):
 
 def test_what_nnterp_cannot_do_is_refused_in_a_sentence(llama, prompt):
     model = HookedTransformer(llama)
-    with pytest.raises(NnterpError, match="with loss.backward"):
-        model.run_with_hooks(prompt, bwd_hooks=[("blocks.0.hook_resid_post", lambda g, hook: None)])
-    with pytest.raises(UnavailableValue, match="FactoredMatrix"):
-        model.QK
+    with pytest.raises(NnterpError, match="keeps no key-value cache"):
+        model(prompt, past_kv_cache=object())
+    with pytest.raises(NnterpError, match="pass it, not text or tokens"):
+        model(prompt, start_at_layer=1)
+    with pytest.raises(UnavailableValue, match="once each on the queries"):  # TransformerLens's ln1 runs thrice
+        with model.hooks(bwd_hooks=[("blocks.0.ln1.hook_scale", lambda g, hook: None)]):
+            model(prompt, return_type="loss").backward()
     with pytest.raises(NnterpError, match="nnterp never changes weights"):
         HookedTransformer.from_pretrained("gpt2", refactor_factored_attn_matrices=True)
     with pytest.raises(UnavailableValue, match="before its gain and bias"):  # hook_normalized has no write-back
@@ -266,3 +294,203 @@ def test_writes_under_transformerlens_names_equal_transformerlens_s_hooks(label,
         b = theirs.run_with_hooks(tokens, fwd_hooks=[(name, hook)])
         assert (a - b).abs().max().item() <= rtol * max(b.abs().max().item(), 1.0), name
         assert not torch.allclose(a, clean), name
+
+
+#: (family, overrides, the TransformerLens names of its queries, keys and values): every fused q/k/v layout nnterp
+#: cuts; Falcon with ALiBi has no rotary, so its rotated queries and keys are the projection's; Persimmon's hook_q
+#: and hook_k are after its q_layernorm and k_layernorm, so only its values are the projection's
+FUSED = (
+    ("gpt_neox", {}, "qkv"), ("bloom", {}, "qkv"), ("phi3", {}, "qkv"), ("codegen", {}, "qkv"), ("mpt", {}, "qkv"),
+    ("dbrx", {}, "qkv"), ("gpt_bigcode", {}, "qkv"), ("gpt_bigcode", {"multi_query": False}, "qkv"),
+    ("openai-gpt", {}, "qkv"), ("gpt_neox_japanese", {}, "qkv"), ("persimmon", {}, "v"),
+    ("falcon", {"alibi": True}, "qkv"), ("falcon", {"alibi": True, "multi_query": False, "num_kv_heads": 4}, "qkv"),
+    ("falcon", {"alibi": True, "new_decoder_architecture": True, "num_kv_heads": 2}, "qkv"),
+)
+
+
+@pytest.mark.parametrize("family, overrides, which", FUSED,
+                         ids=[f"{f}-{'-'.join(f'{k}={v}' for k, v in o.items())}" for f, o, _ in FUSED])
+def test_fused_projections_cut_into_the_heads_the_forward_uses(family, overrides, which):
+    """W_Q, W_K, W_V cut from a fused projection: the attention's input times each, plus its bias, is the model's
+    own queries, keys and values (grouped keys and values against _W_K and _W_V)."""
+    from nnterp.runtime.status import status_of
+
+    std = tiny.load(family, attn_implementation="eager", **overrides)
+    model = HookedTransformer(std)
+    tokens = model.to_tokens(PROMPT)
+    pre_norm = status_of(std.layers[1], "attention_norm_output", std).available
+    with std.trace(tokens):     # post-norm blocks (OpenAI GPT) give the attention the block's input
+        attention_input = (std.layers[1].attention_norm_output if pre_norm else std.layers[1].layer_input).save()
+    falcon = family == "falcon"
+    hooks = {"q": "hook_rot_q" if falcon else "hook_q", "k": "hook_rot_k" if falcon else "hook_k", "v": "hook_v"}
+    _, cache = model.run_with_cache(tokens, names_filter=[f"blocks.1.attn.{hooks[part]}" for part in which])
+    d_model = std.hidden_size
+    for part in which:
+        name = "W_Q" if part == "q" else f"_W_{part.upper()}"
+        weight, bias = getattr(model, name)[1], getattr(model, name.replace("W", "b"))[1]
+        ours = torch.einsum("bpd,hde->bphe", attention_input, weight) + bias
+        theirs = cache[f"blocks.1.attn.{hooks[part]}"]
+        assert ours.shape == theirs.shape, part
+        # one reduction over d_model, summed in another order than the model's own matmul
+        assert (ours - theirs).abs().max() <= d_model * EPS * theirs.abs().max(), part
+    W = model.W_Q
+    assert W.shape == (std.num_layers, std.num_heads, d_model, std.qk_head_dim)
+
+
+#: MLPs whose projections are fused (Phi-3's and GLM's gate_up_proj, ModernBERT's Wi: the activated half first) or
+#: keep other names (Phi's fc1 and fc2, OPT's on its block, GPT-NeoX-Japanese's dense_h_to_4h, LFM2's w1, w3, w2)
+MLPS = ("phi3", "glm", "modernbert-decoder", "phi", "opt", "gpt_neox_japanese", "lfm2", "gpt2", "llama")
+
+
+@pytest.mark.parametrize("family", MLPS)
+def test_w_in_w_gate_and_w_out_compute_the_mlp(family):
+    """act(x W_gate) * (x W_in + b_in) @ W_out + b_out (act(x W_in + b_in) @ W_out + b_out ungated) is the MLP's
+    output, with the model's own activation."""
+    from transformers.activations import ACT2FN
+
+    std = tiny.load(family, attn_implementation="eager")
+    model = HookedTransformer(std)
+    tokens = model.to_tokens(PROMPT)
+    with std.trace(tokens):
+        mlp_in = std.layers[0].mlp_input.save()
+        mlp_out = std.layers[0].mlp.mlp_output.save()
+    act = ACT2FN[model.cfg.act_fn or "silu"]   # LFM2's forward calls silu itself
+    hidden = mlp_in @ model.W_in[0] + model.b_in[0]
+    if model.cfg.gated_mlp:
+        hidden = act(mlp_in @ model.W_gate[0]) * hidden
+    else:
+        hidden = act(hidden)
+    ours = hidden @ model.W_out[0] + model.b_out[0]
+    width = model.cfg.d_mlp
+    assert (ours - mlp_out).abs().max() <= 2 * width * EPS * mlp_out.abs().max()
+
+
+def test_qk_and_ov_without_transformerlens_name_its_install(llama, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_transformer_lens(name, *args, **kwargs):
+        if name.startswith("transformer_lens"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_transformer_lens)
+    model = HookedTransformer(llama)
+    with pytest.raises(NnterpError, match="pip install transformer-lens"):
+        model.OV
+
+
+@needs_transformer_lens
+@pytest.mark.parametrize("label, family, overrides", ARCHITECTURES, ids=[a[0] for a in ARCHITECTURES])
+def test_start_and_stop_at_layer_are_transformerlens_s(label, family, overrides):
+    """stop_at_layer returns the residual entering that block (no later hook runs); start_at_layer takes it as the
+    input (no earlier hook runs), on the model call, run_with_hooks and run_with_cache alike."""
+    std, theirs, ours = _both(family, overrides)
+    tokens = ours.to_tokens(PROMPT)
+    rtol = tolerance(std.config)
+
+    def agree(a, b, what):  # -inf at the same entries (masked scores), the rest within rtol of the magnitude
+        assert _close(a.detach(), b.detach(), rtol) is None, (what, _close(a.detach(), b.detach(), rtol))
+
+    last = std.num_layers
+    for stop in (0, 1, -1, last):
+        agree(ours(tokens, stop_at_layer=stop), theirs(tokens, stop_at_layer=stop), f"stop_at_layer={stop}")
+    residual = theirs(tokens, stop_at_layer=1)
+    agree(ours(residual, start_at_layer=1), theirs(residual, start_at_layer=1), "start_at_layer=1")
+    embedded = theirs(tokens, stop_at_layer=0)
+    agree(ours(embedded, start_at_layer=0, stop_at_layer=1), residual, "start_at_layer=0, stop_at_layer=1")
+    assert ours(residual, start_at_layer=1, stop_at_layer=1) is residual
+    agree(ours(residual, start_at_layer=1, tokens=tokens, return_type="loss"),
+          theirs(residual, start_at_layer=1, tokens=tokens, return_type="loss"), "loss from start_at_layer=1")
+
+    ran = {"ours": [], "theirs": []}
+
+    def hooks(who):
+        def note(tensor, hook):
+            ran[who].append(hook.name)
+            return tensor * 0.5
+        return [("blocks.0.hook_resid_post", note), ("blocks.1.hook_resid_pre", note), ("ln_final.hook_scale", note)]
+
+    agree(ours.run_with_hooks(tokens, fwd_hooks=hooks("ours"), stop_at_layer=1),
+          theirs.run_with_hooks(tokens, fwd_hooks=hooks("theirs"), stop_at_layer=1), "hooks, stop_at_layer=1")
+    agree(ours.run_with_hooks(residual, fwd_hooks=hooks("ours"), start_at_layer=1),
+          theirs.run_with_hooks(residual, fwd_hooks=hooks("theirs"), start_at_layer=1), "hooks, start_at_layer=1")
+    assert ran["ours"] == ran["theirs"] == ["blocks.0.hook_resid_post", "blocks.1.hook_resid_pre",
+                                            "ln_final.hook_scale"]
+
+    # what nnterp refuses on a whole run (Gemma 2's post-norms, BLOOM's embedding norm, ...) it refuses here too
+    refused = set(theirs.run_with_cache(tokens)[1].keys()) - set(ours.run_with_cache(tokens)[1].keys())
+    for kwargs, given in (({"stop_at_layer": 1}, tokens), ({"start_at_layer": 1}, residual)):
+        out, cache = ours.run_with_cache(given, **kwargs)
+        their_out, their_cache = theirs.run_with_cache(given, **kwargs)
+        agree(out, their_out, f"run_with_cache {kwargs}")
+        assert set(cache.keys()) == set(their_cache.keys()) - refused, kwargs
+        for key in cache.keys():
+            agree(cache[key], their_cache[key], f"{key} {kwargs}")
+
+
+@needs_transformer_lens
+@pytest.mark.parametrize("label, family, overrides", ARCHITECTURES, ids=[a[0] for a in ARCHITECTURES])
+def test_backward_hooks_and_incl_bwd_are_transformerlens_s(label, family, overrides):
+    """A backward hook sees TransformerLens's gradient at its name, and what it returns replaces the gradient for
+    what lies before; run_with_cache(incl_bwd=True) caches each name's gradient under name + "_grad"."""
+    std, theirs, ours = _both(family, overrides)
+    tokens = ours.to_tokens(PROMPT)
+    rtol = tolerance(std.config)
+    seen = {"ours": {}, "theirs": {}}
+
+    def keep(who):
+        def hook(gradient, hook):
+            seen[who][hook.name] = gradient.detach().clone()
+        return hook
+
+    def halve(gradient, hook):
+        return gradient * 0.5
+
+    for who, model in (("ours", ours), ("theirs", theirs)):
+        hooks = [("blocks.1.hook_mlp_out", halve), ("blocks.1.hook_resid_pre", keep(who)),
+                 ("blocks.0.attn.hook_z", keep(who)), ("blocks.0.attn.hook_pattern", keep(who))]
+        with model.hooks(bwd_hooks=hooks):
+            model(tokens, return_type="loss").backward()
+        # removed at the end of the run, yet the backward of its forward calls it, as TransformerLens's
+        model.run_with_hooks(tokens, return_type="loss", bwd_hooks=[("blocks.0.hook_resid_post", keep(who))]
+                             ).backward()
+    assert not ours._hooks
+    assert set(seen["ours"]) == set(seen["theirs"]) == {"blocks.1.hook_resid_pre", "blocks.0.attn.hook_z",
+                                                       "blocks.0.attn.hook_pattern", "blocks.0.hook_resid_post"}
+    for name, gradient in seen["theirs"].items():
+        assert _close(seen["ours"][name], gradient, rtol) is None, (name, _close(seen["ours"][name], gradient, rtol))
+    with ours.hooks(bwd_hooks=[("blocks.1.hook_resid_pre", keep("ours"))]):
+        ours(tokens, return_type="loss").backward()
+    assert not torch.allclose(seen["ours"]["blocks.1.hook_resid_pre"], seen["theirs"]["blocks.1.hook_resid_pre"])
+
+    loss, cache = ours.run_with_cache(tokens, return_type="loss", incl_bwd=True)
+    their_loss, their_cache = theirs.run_with_cache(tokens, return_type="loss", incl_bwd=True)
+    assert _close(loss, their_loss, rtol) is None
+    ours_grads = {key for key in cache.keys() if key.endswith("_grad")}
+    theirs_grads = {key for key in their_cache.keys() if key.endswith("_grad")}
+    assert ours_grads <= theirs_grads
+    # left out: what nnterp refuses forward too (Gemma 2's post-norms, BLOOM's embedding norm, OPT's queries), what
+    # cannot be written back (before a norm's gain, the learned positions), and ln1's, which TransformerLens runs
+    # once per q, k and v input
+    refused = {key for key in their_cache.keys() if not key.endswith("_grad")} - set(cache.keys())
+    for key in theirs_grads - ours_grads:
+        assert key[:-len("_grad")] in refused or key.endswith("hook_normalized_grad") or \
+            key == "hook_pos_embed_grad" or ".ln1.hook_scale" in key, key
+    for key in ours_grads:
+        assert _close(cache[key], their_cache[key], rtol) is None, (key, _close(cache[key], their_cache[key], rtol))
+    with pytest.raises(NnterpError, match="must be a scalar"):
+        ours.run_with_cache(tokens, incl_bwd=True)
+    with pytest.raises(NnterpError, match="gradients are off"), torch.no_grad():
+        ours.run_with_cache(tokens, return_type="loss", incl_bwd=True)
+
+
+@pytest.mark.parametrize("family, name, reason", [
+    ("mamba", "W_Q", "no attention heads"), ("deepseek_v3", "W_Q", "latent attention"),
+    ("gemma4_text", "W_O", "do not stack"), ("olmo_hybrid", "W_Q", "do not stack"),
+    ("inkling2_text", "W_Q", "keeps no weight matrix"), ("mixtral", "W_in", "mixture of experts")])
+def test_a_family_without_the_matrix_refuses_it_in_a_sentence(family, name, reason):
+    model = HookedTransformer(tiny.load(family))
+    with pytest.raises(UnavailableValue, match=reason):
+        getattr(model, name)

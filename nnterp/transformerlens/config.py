@@ -10,6 +10,7 @@ import torch
 from nnterp.declare.companions import norm_centres
 from nnterp.declare.conventions import _rotary_calls
 from nnterp.declare.engine import module_of
+from nnterp.transformerlens.weights import Weights
 
 
 @dataclass
@@ -105,8 +106,8 @@ def config_of(model) -> HookedTransformerConfig:
         n_ctx=_first(text, "max_position_embeddings", "n_positions", "n_ctx", "seq_length"),
         act_fn=_first(text, "hidden_act", "hidden_activation", "activation_function"),
         normalization_type=normalization, positional_embedding_type=positions, rotary_dim=rotary_dim,
-        parallel_attn_mlp=kind == "parallel", gated_mlp=hasattr(model.layers[0].mlp, "gate_proj")
-        if hasattr(model.layers[0], "mlp") else False,
+        parallel_attn_mlp=kind == "parallel",
+        gated_mlp=Weights(model).gated(),
         eps=_first(text, "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "norm_eps"),
         model_name=getattr(native, "_name_or_path", "") or text.model_type,
         original_architecture=architecture, device=model.device, dtype=model.dtype, tokenizer_prepends_bos=prepends,

@@ -25,7 +25,7 @@ from nnterp.runtime.tracing import block_order
 from nnterp.transformerlens.activation_cache import ActivationCache
 from nnterp.transformerlens.config import config_of
 from nnterp.transformerlens.utils import Slice, lm_cross_entropy_loss
-from nnterp.transformerlens.weights import Weights
+from nnterp.transformerlens.weights import Weights, factored_matrix
 
 #: from_pretrained's processing, which nnterp never applies to the weights, and what it would have moved
 PROCESSING = {
@@ -37,6 +37,8 @@ PROCESSING = {
                       "and logit differences are the same",
     "fold_value_biases": "moves b_V into b_O: hook_v, hook_z and the per-head results differ; attn_out is the same",
 }
+#: the names whose TransformerLens gradient is one of several calls' (ln1 runs on each of q, k and v's input)
+_PER_INPUT_NORM = re.compile(r"^blocks\.\d+\.ln1\.hook_")
 _PRESENT_UNDER = re.compile(r"present under (use_\w+)")
 _PRESENT_ON = re.compile(r"present on (\w+) models")
 
@@ -70,6 +72,17 @@ class Output(tuple):
 
 
 _warned: set = set()
+
+
+class _keeper:
+    """The tensor hook that keeps a gradient in ``gradients`` under ``name`` + "_grad" (run_with_cache's
+    incl_bwd), as TransformerLens's caching hook does."""
+
+    def __init__(self, gradients: dict, name: str) -> None:
+        self.gradients, self.name = gradients, name
+
+    def __call__(self, gradient):
+        self.gradients[self.name + "_grad"] = gradient.detach()
 
 
 class HookedTransformer:
@@ -173,16 +186,19 @@ class HookedTransformer:
     # ------------------------------------------------------------------ hooks
     def add_hook(self, name, hook: Callable, dir: str = "fwd", is_permanent: bool = False, level=None,
                  prepend: bool = False) -> None:
-        if dir != "fwd":
-            raise NnterpError("backward hooks: read or edit a value's .grad inside `with loss.backward():` in an "
-                              "nnterp trace (docs/toolkit.md#gradients-in-any-order); nnterp.transformerlens runs "
-                              "forward hooks only")
-        entry = (name, hook, is_permanent)
+        """A forward hook (``dir="fwd"``) runs on its tensor as the forward reaches it; a backward hook
+        (``dir="bwd"``) runs on that tensor's gradient when the backward of a forward it was added for passes it,
+        and what it returns replaces the gradient, as TransformerLens's do."""
+        if dir not in ("fwd", "bwd"):
+            raise NnterpError(f"dir={dir!r}: pass 'fwd' or 'bwd'")
+        entry = (name, hook, is_permanent, dir)
         self._hooks.insert(0, entry) if prepend else self._hooks.append(entry)
 
     def reset_hooks(self, clear_contexts: bool = True, direction: str = "both", including_permanent: bool = False,
                     level=None) -> None:
-        self._hooks = [entry for entry in self._hooks if entry[2] and not including_permanent]
+        removed = ("fwd", "bwd") if direction == "both" else (direction,)
+        self._hooks = [entry for entry in self._hooks
+                       if entry[3] not in removed or entry[2] and not including_permanent]
 
     @contextlib.contextmanager
     def hooks(self, fwd_hooks=(), bwd_hooks=(), reset_hooks_end: bool = True, clear_contexts: bool = False):
@@ -203,31 +219,68 @@ class HookedTransformer:
             return self(*model_args, **model_kwargs)
 
     def _active_hooks(self) -> list:
-        """(name, hook function) of every hook on this model's names, in the order they were added."""
-        return [(name, hook) for target, hook, _ in self._hooks for name in self._matching(target)]
+        """(name, hook function) of every forward hook on this model's names, in the order they were added."""
+        return [(name, hook) for target, hook, _, dir in self._hooks if dir == "fwd"
+                for name in self._matching(target)]
 
-    def _run_hooks(self, saving=(), saved=None) -> None:
+    def _backward_hooks(self) -> list:
+        """(name, hook function) of every backward hook on this model's names, in the order they were added."""
+        return [(name, hook) for target, hook, _, dir in self._hooks if dir == "bwd"
+                for name in self._matching(target)]
+
+    @staticmethod
+    def _on_gradient(name: str, hook):
+        """A tensor hook that runs ``hook`` on the gradient at ``name``: a hook added when the forward ran runs in
+        its backward even if removed since (run_with_hooks's), as TransformerLens's module hooks do."""
+        def run(gradient):
+            return hook(gradient, hook=HookPoint(name))
+        return run
+
+    def _run_hooks(self, saving=(), saved=None, blocks: range | None = None, residual=None, stop: bool = False,
+                   gradients: dict | None = None):
         """Inside a trace: each hook, in forward order, on its tensor (what it returns or edits in place is written
         back), and each name of ``saving`` read after its hooks into ``saved`` (a dict made before the trace, which
         nnsight keeps), as TransformerLens's cache hooks run last. Each standard value is read once, at its own
-        point of the forward, and the tensors of the names are computed from those reads."""
+        point of the forward, and the tensors of the names are computed from those reads.
+
+        ``blocks`` (start_at_layer and stop_at_layer): only these blocks count, as if the rest did not run; the
+        first one's input is ``residual`` where given; with ``stop`` (stop_at_layer), nothing past the last block
+        counts, and the stream entering the block after it is returned, saved (TransformerLens's residual).
+
+        A backward hook's tensor (and, with ``gradients``, each name of ``saving`` whose tensor can be written
+        back) is written back in the forward's place, so that the backward flows through it, and gets a tensor
+        hook (into ``gradients`` under name + "_grad")."""
         events, memo, info = [], {}, ConventionInfo(self.std)
-        named = [(name, hook) for name, hook in self._active_hooks()] + [(name, None) for name in saving]
-        for order, (name, hook) in enumerate(named):
+        layers = self.std.layers
+        first = self._rank_of(blocks.start) if residual is not None else (0, 0, -2)
+        last = self._rank_of(blocks.stop) if stop else (3, 0, 0)
+        if residual is not None:
+            layers[blocks.start].layer_input = residual
+        named = [(name, hook, 1) for name, hook in self._active_hooks()] + \
+            [(name, self._on_gradient(name, hook), 2) for name, hook in self._backward_hooks()] + \
+            [(name, None, 3) for name in saving]
+        if gradients is not None:
+            named += [(name, _keeper(gradients, name), 2) for name in saving if name != "hook_pos_embed"]
+        for order, (name, hook, kind) in enumerate(named):
             if name == "hook_pos_embed":
-                events.append(((0, 0, -1), 1 if hook else 2, order, name, hook, None, ()))
+                events.append(((0, 0, -1), kind, order, name, hook, None, ()))
                 continue
             path, reads = self._path(name)
             events += [(self._rank(read), 0, 0, read.key, None, None, (read,)) for read in reads]
-            events.append((self._rank(reads[-1]), 1 if hook else 2, order, name, hook, path, reads))
-        for _, kind, _, name, hook, path, reads in sorted(events, key=lambda event: event[:3]):
+            events.append((self._rank(reads[-1]), kind, order, name, hook, path, reads))
+        for rank, kind, _, name, hook, path, reads in sorted(events, key=lambda event: event[:3]):
+            if not first <= rank < last:
+                continue
             if kind == 0:
                 if name not in memo:
                     memo[name] = getattr(self._host(reads[0]), reads[0].value)
                 continue
             tensor = self._pos_embed() if path is None else path.convention.tensor([memo[r.key] for r in reads], info)
-            if hook is None:
+            if kind == 3:
                 saved[name] = tensor.save()
+                continue
+            if kind == 2:
+                self._through(name, tensor, hook, path, reads, memo, info, required=not isinstance(hook, _keeper))
                 continue
             version = tensor._version
             out = hook(tensor, hook=HookPoint(name))
@@ -243,6 +296,40 @@ class HookedTransformer:
                 raise UnavailableValue(f"a hook on {name} changed its tensor, and {refused}") from None
             setattr(self._host(reads[-1]), reads[-1].value, native)
             memo[reads[-1].key] = native
+        if not stop:
+            return None
+        if blocks.stop < self.std.num_layers:
+            return layers[blocks.stop].layer_input.save()
+        return layers[blocks.stop - 1].layer_output.save()
+
+    def _through(self, name, tensor, hook, path, reads, memo, info, required: bool) -> None:
+        """Writes ``tensor`` back in the forward's place, so that the backward flows through it, and hooks it with
+        ``hook``; where the name cannot be written back, refused (``required``) or left without a gradient."""
+        if not tensor.requires_grad:
+            return  # no backward will pass (torch.no_grad, or frozen weights and inputs)
+        tensor = tensor.clone()  # a node of its own: a tensor hook on a view of the forward's output can crash torch
+        try:
+            if path is None:
+                raise WriteRefused("hook_pos_embed has no standard value to write")
+            if self.generation == 3 and _PER_INPUT_NORM.match(name):
+                raise WriteRefused("TransformerLens runs ln1 once each on the queries', keys' and values' input, so "
+                                   "its ln1 gradients are per input (a cache keeps the queries' alone), while the "
+                                   "model's norm runs once")
+            native = path.convention.from_tl(tensor, info)
+        except WriteRefused as refused:
+            if required:
+                raise UnavailableValue(f"a backward hook on {name} needs the gradient to flow through its tensor, "
+                                       f"and {refused}") from None
+            return
+        setattr(self._host(reads[-1]), reads[-1].value, native)
+        memo[reads[-1].key] = native
+        tensor.register_hook(hook)
+
+    def _rank_of(self, layer: int) -> tuple:
+        """The place in the forward where block ``layer`` begins (the readout's, past the last block)."""
+        if layer >= self.std.num_layers:
+            return (2, -1, 0)
+        return (1, layer, [value for _, value in block_order(self.std)].index("layer_input"))
 
     def _path(self, name: str):
         return self.std._named_path(name, self.generation)
@@ -272,20 +359,67 @@ class HookedTransformer:
     def forward(self, input, return_type: str | None = "logits", loss_per_token: bool = False, prepend_bos=None,
                 padding_side=None, attention_mask=None, start_at_layer=None, stop_at_layer=None, tokens=None,
                 **kwargs):
-        if start_at_layer is not None or stop_at_layer is not None or kwargs:
-            unsupported = [k for k, v in (("start_at_layer", start_at_layer), ("stop_at_layer", stop_at_layer),
-                                          *kwargs.items()) if v is not None]
-            raise NnterpError(f"{', '.join(unsupported)}: not supported by nnterp.transformerlens; read "
-                              f"model.std.layers[i].layer_output inside a trace instead")
+        """TransformerLens's forward. start_at_layer takes ``input`` as the residual stream entering that block,
+        written there in a trace of the model on ``tokens`` (the blocks before it still run, on those tokens or on
+        zeros, and count for nothing); stop_at_layer returns the residual stream entering that block (the blocks'
+        output past the last), and the run stops there."""
+        given = {name: value for name, value in kwargs.items() if value is not None}
+        if "past_kv_cache" in given:
+            raise NnterpError("past_kv_cache: nnterp.transformerlens keeps no key-value cache between calls, so pass "
+                              "the whole sequence each time")
+        if "shortformer_pos_embed" in given:
+            raise NnterpError("shortformer_pos_embed: no family nnterp serves adds shortformer positions, so pass "
+                              "only the residual to start_at_layer")
+        if given:
+            raise NnterpError(f"{', '.join(given)}: TransformerLens's forward takes no such argument, so "
+                              f"nnterp.transformerlens does not either")
         if return_type not in ("logits", "loss", "both", None):
             raise NnterpError(f"return_type={return_type!r}: pass 'logits', 'loss', 'both' or None")
-        tokens = self._tokens(input, prepend_bos, padding_side)
+        if start_at_layer is not None and tokens is None and stop_at_layer is None and \
+                return_type in ("loss", "both"):
+            raise NnterpError("return_type='loss' with start_at_layer: pass tokens= (the residual has no tokens)")
+        tokens, blocks, residual = self._window(input, tokens, prepend_bos, padding_side, start_at_layer,
+                                                stop_at_layer)
+        if residual is not None and not len(blocks):
+            return residual  # no block between start_at_layer and stop_at_layer: the stream given
+        logits, stream, _ = self._run(tokens, attention_mask, blocks, residual, stop=stop_at_layer is not None)
+        if stop_at_layer is not None:
+            return stream
+        return self._output(logits, tokens, attention_mask, return_type, loss_per_token)
+
+    def _window(self, input, tokens, prepend_bos, padding_side, start_at_layer, stop_at_layer):
+        """(the tokens to run, the blocks that count or None for all, the residual given to the first)."""
+        if start_at_layer is None:
+            tokens = self._tokens(input, prepend_bos, padding_side)
+            residual = None
+        else:
+            if not isinstance(input, torch.Tensor) or input.ndim != 3:
+                raise NnterpError("start_at_layer takes the residual stream entering that block, [batch pos "
+                                  "d_model], as the input: pass it, not text or tokens")
+            residual = input
+            if tokens is None:  # the blocks before start_at_layer run on something of the stream's shape
+                tokens = torch.zeros(input.shape[:2], dtype=torch.long, device=input.device)
+        if start_at_layer is None and stop_at_layer is None:
+            return tokens, None, residual
+        return tokens, range(self.cfg.n_layers)[start_at_layer:stop_at_layer], residual
+
+    def _run(self, tokens, attention_mask, blocks, residual, stop: bool = False, saving=(), saved=None,
+             gradients=None):
+        """(logits, the residual where the blocks stop, ``saved``) of one trace with the hooks, reading
+        ``saving``; with ``stop`` the run ends at the residual."""
         call = {"input_ids": tokens}
         if attention_mask is not None:
             call["attention_mask"] = attention_mask
-        with self.std.trace(call):
-            self._run_hooks()
+        stream = None  # a trace writes back only what it saves
+        with self.std.trace(call) as tracer:
+            stream = self._run_hooks(saving=saving, saved=saved, blocks=blocks, residual=residual, stop=stop,
+                                     gradients=gradients)
+            if stop:
+                tracer.stop()  # the blocks past stop_at_layer and the readout do not run
             logits = self.std.logits.save()
+        return (None if stop else logits), stream, saved
+
+    def _output(self, logits, tokens, attention_mask, return_type, loss_per_token):
         if return_type is None:
             return None
         if return_type == "logits":
@@ -297,10 +431,12 @@ class HookedTransformer:
                        incl_bwd: bool = False, reset_hooks_end: bool = True, clear_contexts: bool = False,
                        pos_slice=None, return_cache_object: bool = True, **model_kwargs):
         """The output and a cache of every hook name ``names_filter`` keeps (a name, a list, a function; all by
-        default), each TransformerLens's tensor; the norms' scales are among them, as in TransformerLens."""
-        if incl_bwd:
-            raise NnterpError("incl_bwd: read gradients inside `with loss.backward():` in an nnterp trace "
-                              "(docs/toolkit.md#gradients-in-any-order)")
+        default), each TransformerLens's tensor; the norms' scales are among them, as in TransformerLens. With
+        incl_bwd, the output (a scalar: return_type="loss") is backpropagated and each name's gradient is cached
+        under name + "_grad", except where the tensor cannot be written back for the gradient to flow through."""
+        if incl_bwd and not torch.is_grad_enabled():
+            raise NnterpError("incl_bwd needs autograd, and gradients are off here (torch.no_grad or "
+                              "torch.inference_mode): call run_with_cache outside it")
         wanted = self.hook_names()
         if names_filter is not None:
             keep = (lambda name: name == names_filter) if isinstance(names_filter, str) else \
@@ -308,15 +444,25 @@ class HookedTransformer:
             wanted = [name for name in wanted if keep(name)]
         input = model_args[0] if model_args else model_kwargs.pop("input")
         return_type = model_kwargs.pop("return_type", "logits")
-        tokens = self._tokens(input, model_kwargs.pop("prepend_bos", None), model_kwargs.pop("padding_side", None))
-        if self._active_hooks():  # hooks and a cache in one run: one trace, each value read after its hooks
+        start_at_layer = model_kwargs.pop("start_at_layer", None)
+        stop_at_layer = model_kwargs.pop("stop_at_layer", None)
+        attention_mask = model_kwargs.pop("attention_mask", None)
+        tokens, blocks, residual = self._window(input, model_kwargs.pop("tokens", None),
+                                                model_kwargs.pop("prepend_bos", None),
+                                                model_kwargs.pop("padding_side", None), start_at_layer, stop_at_layer)
+        gradients = {} if incl_bwd else None
+        if self._active_hooks() or self._backward_hooks() or blocks is not None or incl_bwd:
+            # hooks, some blocks only or gradients, and a cache in one run: one trace, each value read after its hooks
             found: dict = {}  # made before the trace: nnsight keeps what the trace saves into it
-            with self.std.trace(tokens):
-                self._run_hooks(saving=wanted, saved=found)
-                logits = self.std.logits.save()
+            if residual is not None and not len(blocks):
+                logits, stream = None, residual
+            else:
+                logits, stream, _ = self._run(tokens, attention_mask, blocks, residual, stop_at_layer is not None,
+                                              saving=wanted, saved=found, gradients=gradients)
         else:
             values = [name for name in wanted if name != "hook_pos_embed"] + ["logits"]
-            cache = self.std.cache(tokens, values=values, transformerlens=self.generation)
+            call = tokens if attention_mask is None else {"input_ids": tokens, "attention_mask": attention_mask}
+            cache = self.std.cache(call, values=values, transformerlens=self.generation)
             found = {}
             for name in wanted:
                 if name == "hook_pos_embed":
@@ -327,18 +473,21 @@ class HookedTransformer:
                 except (KeyError, NnterpError):
                     continue
             logits = cache.logits
+        if stop_at_layer is not None:
+            out = stream
+        else:
+            out = self._output(logits, tokens, attention_mask, return_type, model_kwargs.get("loss_per_token", False))
+        if incl_bwd:
+            if not isinstance(out, torch.Tensor) or out.numel() != 1:
+                raise NnterpError("incl_bwd backpropagates the output, which must be a scalar: pass "
+                                  "return_type='loss'")
+            out.backward()
+            found.update(gradients)
         if pos_slice is not None:
             found = {name: Slice(pos_slice).apply(value, dim=1) if value.ndim > 1 else value
                      for name, value in found.items()}
         if device is not None:
             found = {name: value.to(device) for name, value in found.items()}
-        if return_type == "logits":
-            out = logits
-        elif return_type is None:
-            out = None
-        else:
-            loss = lm_cross_entropy_loss(logits, tokens, None, model_kwargs.get("loss_per_token", False))
-            out = loss if return_type == "loss" else Output((logits, loss))
         if return_cache_object:
             made = ActivationCache(found, self, has_batch_dim=True)
             return out, made.remove_batch_dim() if remove_batch_dim else made
@@ -522,13 +671,13 @@ class HookedTransformer:
 
     @property
     def QK(self):
-        raise UnavailableValue("QK is TransformerLens's FactoredMatrix, which nnterp does not build: "
-                               "model.W_Q @ model.W_K.transpose(-1, -2) is its matrix")
+        """TransformerLens's FactoredMatrix W_Q @ W_K^T [n_layers n_heads d_model d_model], as its own property."""
+        return factored_matrix()(self.W_Q, self.W_K.transpose(-2, -1))
 
     @property
     def OV(self):
-        raise UnavailableValue("OV is TransformerLens's FactoredMatrix, which nnterp does not build: "
-                               "model.W_V @ model.W_O is its matrix")
+        """TransformerLens's FactoredMatrix W_V @ W_O [n_layers n_heads d_model d_model], as its own property."""
+        return factored_matrix()(self.W_V, self.W_O)
 
     def accumulated_bias(self, layer: int, mlp_input: bool = False, include_mlp_biases: bool = True):
         total = torch.zeros(self.cfg.d_model, dtype=self.cfg.dtype)

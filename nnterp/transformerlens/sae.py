@@ -92,9 +92,9 @@ class HookedSAETransformer(HookedTransformer):
         spliced = [(name, self._splice(name, sae, error, inner)) for name, (sae, error) in self.acts_to_saes.items()]
         return spliced + outer
 
-    def _run_hooks(self, saving=(), saved=None) -> None:
+    def _run_hooks(self, saving=(), saved=None, **window):
         self._saving, self._saved = [n for n in saving if n.rsplit(".", 1)[-1] in SAE_HOOKS], saved
-        super()._run_hooks([n for n in saving if n.rsplit(".", 1)[-1] not in SAE_HOOKS], saved)
+        return super()._run_hooks([n for n in saving if n.rsplit(".", 1)[-1] not in SAE_HOOKS], saved, **window)
 
     def _splice(self, name, sae, use_error_term, inner):
         """The hook that runs ``sae`` on the tensor at ``name``: its hook points read into the cache and edited

@@ -1,13 +1,25 @@
 """The model's weights in TransformerLens's layouts (``W_Q`` [n_layers n_heads d_model d_head], ``W_O`` [n_layers
 n_heads d_head d_model], ``W_in`` [n_layers d_model d_mlp], ...), computed on access from the model's own
 parameters, detached: the stack is a new tensor, as TransformerLens's own properties are, and writing it changes
-nothing. Where a family keeps no such matrix, the name is refused with the reason."""
+nothing. A fused projection (GPT-2's c_attn, GPT-NeoX's and BLOOM's per-head query_key_value, Falcon's three
+layouts, Phi-3's qkv_proj and gate_up_proj, ...) is cut into heads as the attention's own forward cuts its output.
+Where a family keeps no such matrix, the name is refused with the reason."""
 
 from __future__ import annotations
 
 import torch
 
-from nnterp.declare.errors import UnavailableValue
+from nnterp.declare.errors import NnterpError, UnavailableValue
+
+
+def factored_matrix():
+    """TransformerLens's FactoredMatrix class, which QK and OV are."""
+    try:
+        from transformer_lens import FactoredMatrix
+    except ImportError:
+        raise NnterpError("QK and OV are TransformerLens's FactoredMatrix, which needs TransformerLens installed: "
+                          "pip install transformer-lens") from None
+    return FactoredMatrix
 
 
 def _native(envoy, name: str):
@@ -16,15 +28,77 @@ def _native(envoy, name: str):
     return getattr(child, "_module", None)
 
 
-def _in_out(module) -> torch.Tensor:
+def _in_out(module, where: str = "this projection") -> torch.Tensor:
     """A projection's weight as [in, out]: a Linear's transposed, a Conv1D's (GPT-2) as it is."""
-    weight = module.weight.detach()
+    weight = getattr(module, "weight", None)
+    if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
+        raise UnavailableValue(f"{where} ({type(module).__name__}) keeps no weight matrix, so it has no "
+                               f"TransformerLens layout")
+    weight = weight.detach()
     return weight if type(module).__name__ == "Conv1D" else weight.T
 
 
 def _bias(module, size: int, like: torch.Tensor) -> torch.Tensor:
     bias = getattr(module, "bias", None)
     return bias.detach() if bias is not None else torch.zeros(size, dtype=like.dtype, device=like.device)
+
+
+def _blocks(columns, queries, key_values, width):
+    """[all queries | all keys | all values] (GPT-2's c_attn, Phi-3's qkv_proj, MPT's and DBRX's Wqkv, multi-query
+    GPT-BigCode and Falcon)."""
+    q, k, v = columns.split([queries * width, key_values * width, key_values * width])
+    return q.view(queries, width), k.view(key_values, width), v.view(key_values, width)
+
+
+def _per_head(columns, queries, key_values, width):
+    """[q_h, k_h, v_h] for each head h in turn (GPT-NeoX, BLOOM, Persimmon, Falcon without multi-query)."""
+    heads = columns.view(queries, 3, width)
+    return heads[:, 0], heads[:, 1], heads[:, 2]
+
+
+def _per_group(columns, queries, key_values, width):
+    """For each key-value group, its queries, then its key and its value (Falcon's new_decoder_architecture)."""
+    groups = columns.view(key_values, queries // key_values + 2, width)
+    return groups[:, :-2].reshape(queries, width), groups[:, -2], groups[:, -1]
+
+
+def _partitions(parts: int):
+    """``parts`` partitions in turn, each [q | v | k] of its share of the heads (CodeGen's mp_num)."""
+    def layout(columns, queries, key_values, width):
+        q, v, k = columns.view(parts, 3, -1).unbind(1)
+        return q.reshape(queries, width), k.reshape(key_values, width), v.reshape(key_values, width)
+    return layout
+
+
+#: the fused projection's names, and each attention class's layout of its output (a function of the attention
+#: module, where the layout follows its config), the class named with its transformers module (another library's
+#: class of the same name is not cut): checked against each family's own queries, keys and values
+FUSED_QKV_NAMES = ("c_attn", "qkv_proj", "query_key_value", "Wqkv")
+FUSED_QKV_LAYOUTS = {
+    "modeling_gpt2.GPT2Attention": lambda attention: _blocks, "modeling_openai.Attention": lambda attention: _blocks,
+    "modeling_phi3.Phi3Attention": lambda attention: _blocks, "modeling_mpt.MptAttention": lambda attention: _blocks,
+    "modeling_dbrx.DbrxAttention": lambda attention: _blocks,
+    "modeling_gpt_bigcode.GPTBigCodeAttention": lambda attention: _blocks if attention.multi_query else _per_head,
+    "modeling_gpt_neox.GPTNeoXAttention": lambda attention: _per_head,
+    "modeling_gpt_neox_japanese.GPTNeoXJapaneseAttention": lambda attention: _per_head,
+    "modeling_bloom.BloomAttention": lambda attention: _per_head,
+    "modeling_persimmon.PersimmonAttention": lambda attention: _per_head,
+    "modeling_falcon.FalconAttention": lambda attention: _per_group if attention.new_decoder_architecture else
+    _blocks if attention.multi_query else _per_head,
+    "modeling_codegen.CodeGenAttention": lambda attention: _partitions(attention.mp_num),
+}
+
+
+#: the native names of an MLP's projections where the family's own are not up_proj, gate_proj and down_proj (Llama's
+#: original w1 (gate), w3 (up) and w2 (down), as LFM2 keeps them)
+MLP_NAMES = {
+    "up_proj": ("up_proj", "fc1", "fc_in", "c_fc", "dense_h_to_4h", "w3"),
+    "gate_proj": ("gate_proj", "w1"),
+    "down_proj": ("down_proj", "fc2", "fc_out", "c_proj", "dense_4h_to_h", "w2", "Wo"),
+}
+#: fused MLP projections and their halves in the order the forward chunks them: the activated half (TransformerLens's
+#: W_gate) first, on Phi-3's and GLM's gate_up_proj and on ModernBERT's Wi (whose forward names it "input")
+FUSED_MLP = {"gate_up_proj": ("gate_proj", "up_proj"), "Wi": ("gate_proj", "up_proj")}
 
 
 class Weights:
@@ -40,23 +114,49 @@ class Weights:
     def _qkv(self, layer: int, which: str) -> tuple[torch.Tensor, torch.Tensor]:
         """(W [d_model heads d_head] as [heads d_model d_head], b [heads d_head]) of queries, keys or values."""
         model = self.model
+        self._need_heads(f"W_{which.upper()}")
         heads = model.num_heads if which == "q" else model.num_kv_heads
         width = model.qk_head_dim if which in ("q", "k") else model.head_dim
         module, attention = self._attention(layer, f"{which}_proj")
         if module is not None:
-            weight, bias = _in_out(module), _bias(module, heads * width, module.weight)
-        else:
-            fused = _native(attention, "c_attn")
-            if fused is None or type(fused).__name__ != "Conv1D":
+            weight = _in_out(module, f"W_{which.upper()}: block {layer}'s {which}_proj")
+            if weight.shape[-1] != heads * width:
                 raise UnavailableValue(
-                    f"W_{which.upper()}: block {layer}'s attention has no separate {which}_proj and no GPT-2 c_attn "
-                    f"to cut it from, so nnterp does not give its matrix in TransformerLens's layout")
-            part = "qkv".index(which)
-            size = model.hidden_size
-            weight = _in_out(fused)[:, part * size:(part + 1) * size]
-            bias = _bias(fused, 3 * size, fused.weight)[part * size:(part + 1) * size]
-        d_model = weight.shape[0]
-        return weight.reshape(d_model, heads, width).permute(1, 0, 2), bias.reshape(heads, width)
+                    f"W_{which.upper()}: block {layer}'s {which}_proj gives {weight.shape[-1]} columns, not {heads} "
+                    f"heads of {width}, so its heads do not stack into TransformerLens's [n_layers n_heads d_model "
+                    f"d_head]")
+            bias = _bias(module, heads * width, module.weight)
+            return weight.reshape(weight.shape[0], heads, width).permute(1, 0, 2), bias.reshape(heads, width)
+        fused, columns = self._fused_qkv(layer, attention)
+        chosen = columns["qkv".index(which)]                           # [heads d_head] columns of the fused output
+        weight = _in_out(fused)[:, chosen]                             # [d_model heads d_head]
+        bias = _bias(fused, _in_out(fused).shape[-1], fused.weight)[chosen]
+        return weight.permute(1, 0, 2), bias
+
+    def _fused_qkv(self, layer: int, attention):
+        """The fused projection of block ``layer``'s attention and, for q, k and v, which of its output columns
+        are each head's, [heads d_head] each, as the attention's forward cuts them."""
+        native = getattr(attention, "_module", None)
+        fused = next((module for name in FUSED_QKV_NAMES if (module := _native(attention, name)) is not None), None)
+        layout = FUSED_QKV_LAYOUTS.get(f"{type(native).__module__.rsplit('.', 1)[-1]}.{type(native).__name__}")
+        if fused is None or layout is None:
+            raise UnavailableValue(
+                f"W_Q, W_K, W_V: block {layer}'s attention ({type(native).__name__}) has neither q_proj, k_proj and "
+                f"v_proj nor a fused projection nnterp cuts (a latent attention's low-rank projections, a state-space "
+                f"or linear mixer), so it has no such matrices")
+        width, queries = self.model.head_dim, self.model.num_heads
+        columns = torch.arange(_in_out(fused, f"W_Q: block {layer}'s fused projection").shape[-1],
+                               device=fused.weight.device)
+        key_values = (columns.numel() // width - queries) // 2  # every layout holds q, then k and v alike
+        try:
+            cut = layout(native)(columns, queries, key_values, width)
+        except RuntimeError:
+            cut = None
+        if cut is None or not torch.equal(torch.cat([part.flatten() for part in cut]).sort().values, columns):
+            raise UnavailableValue(f"W_Q, W_K, W_V: block {layer}'s fused projection gives {columns.numel()} "
+                                   f"columns, which are not {queries} query heads of {width} and as many keys as "
+                                   f"values, so nnterp does not cut it")
+        return fused, cut
 
     def _stack(self, make) -> torch.Tensor:
         return torch.stack([make(layer) for layer in range(self.model.num_layers)])
@@ -77,33 +177,72 @@ class Weights:
         repeats = self.model.num_heads // stacked.shape[1]
         return stacked if repeats == 1 else torch.repeat_interleave(stacked, repeats, dim=1)
 
+    def _need_heads(self, word: str) -> None:
+        if None in (self.model.num_heads, self.model.num_kv_heads, self.model.head_dim, self.model.qk_head_dim):
+            raise UnavailableValue(f"{word}: {self.model.family.name} has no attention heads (a state-space model), "
+                                   f"so it has no such matrix")
+
+    def _output_projection(self, layer: int):
+        self._need_heads("W_O")
+        module, _ = self._attention(layer, "o_proj")
+        if module is None:
+            raise UnavailableValue(f"W_O: block {layer}'s attention has no output projection nnterp names o_proj")
+        weight = _in_out(module, f"W_O: block {layer}'s o_proj")
+        heads, width = self.model.num_heads, self.model.head_dim
+        if weight.shape[0] != heads * width:
+            raise UnavailableValue(f"W_O: block {layer}'s o_proj reads {weight.shape[0]} rows, not {heads} heads of "
+                                   f"{width}, so its heads do not stack into TransformerLens's [n_layers n_heads "
+                                   f"d_head d_model]")
+        return module, weight
+
     def W_O(self) -> torch.Tensor:
         def one(layer):
-            module, _ = self._attention(layer, "o_proj")
-            if module is None:
-                raise UnavailableValue(f"W_O: block {layer}'s attention has no output projection nnterp names o_proj")
-            weight = _in_out(module)
+            _, weight = self._output_projection(layer)
             return weight.reshape(self.model.num_heads, self.model.head_dim, weight.shape[-1])
         return self._stack(one)
 
     def b_O(self) -> torch.Tensor:
         def one(layer):
-            module, _ = self._attention(layer, "o_proj")
-            return _bias(module, self.model.hidden_size, module.weight)
+            module, weight = self._output_projection(layer)
+            return _bias(module, weight.shape[-1], weight)
         return self._stack(one)
 
-    def _mlp(self, layer: int, name: str, word: str):
-        module = _native(getattr(self.model.layers[layer], "mlp", None), name)
-        if module is None or getattr(module, "weight", None) is None or module.weight.dim() != 2:
+    def _mlp_projection(self, layer: int, name: str):
+        """(module, which half or None) of the MLP's ``name`` projection (up_proj, gate_proj or down_proj) under any
+        native name of MLP_NAMES, on the MLP or, where the block computes its MLP inline (OPT), on the block; else
+        its half of a fused projection (FUSED_MLP); (None, None) where there is none."""
+        block = self.model.layers[layer]
+        hosts = (getattr(block, "mlp", None), block)
+        for native in MLP_NAMES[name]:
+            for host in hosts:
+                module = _native(host, native)
+                if isinstance(getattr(module, "weight", None), torch.Tensor) and module.weight.dim() == 2:
+                    return module, None
+        for native, halves in FUSED_MLP.items():
+            module = _native(hosts[0], native)
+            if name in halves and isinstance(getattr(module, "weight", None), torch.Tensor) and \
+                    module.weight.dim() == 2:
+                return module, halves.index(name)
+        return None, None
+
+    def gated(self) -> bool:
+        return self._mlp_projection(0, "gate_proj")[0] is not None
+
+    def _mlp(self, layer: int, name: str, word: str) -> tuple[torch.Tensor, torch.Tensor]:
+        """(W [in out], b [out]) of the MLP's ``name`` projection: its own, or its half of a fused one."""
+        module, half = self._mlp_projection(layer, name)
+        if module is None:
             raise UnavailableValue(f"{word}: block {layer}'s MLP has no {name} matrix (a mixture of experts, a "
-                                   f"state-space block or a fused projection), so nnterp does not give {word}")
-        return module
+                                   f"state-space block, or a projection nnterp does not name), so nnterp does not "
+                                   f"give {word}")
+        weight = _in_out(module, f"{word}: block {layer}'s {name}")
+        bias = _bias(module, weight.shape[-1], module.weight)
+        if half is None:
+            return weight, bias
+        return weight.chunk(2, dim=-1)[half], bias.chunk(2)[half]
 
     def mlp_weight(self, name: str, word: str) -> torch.Tensor:
-        return self._stack(lambda layer: _in_out(self._mlp(layer, name, word)))
+        return self._stack(lambda layer: self._mlp(layer, name, word)[0])
 
     def mlp_bias(self, name: str, word: str) -> torch.Tensor:
-        def one(layer):
-            module = self._mlp(layer, name, word)
-            return _bias(module, _in_out(module).shape[-1], module.weight)
-        return self._stack(one)
+        return self._stack(lambda layer: self._mlp(layer, name, word)[1])
