@@ -6,7 +6,7 @@ import torch
 
 from nnterp import tiny
 from nnterp.declare.errors import UnknownArchitecture
-from nnterp.registry import family_for, registry, wrapper_registry
+from nnterp.registry import by_name, family_for, registry, wrapper_registry
 
 WRAPPERS = sorted(wrapper_registry())
 
@@ -135,7 +135,7 @@ def test_shieldgemma2_is_served_as_gemma3():
 
     from nnterp import StandardizedTransformer
 
-    config = transformers.ShieldGemma2Config(**tiny._family("gemma3").tiny["overrides"])
+    config = transformers.ShieldGemma2Config(**by_name("gemma3").tiny["overrides"])
     torch.manual_seed(0)
     native = AutoModelForImageTextToText.from_config(config).eval()
     tiny._perturb_constants(native)  # the projection starts at zero: as tiny.build does, so that edits show
