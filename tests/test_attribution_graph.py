@@ -229,9 +229,11 @@ def test_norms_and_gates_inside_the_attention_are_frozen(family):
 # --------------------------------------------------------------------------- completeness, recomputed without the tool
 #: a plain block, a post-norm on the attention's output, latent attention, a gate, post-norm blocks (on the
 #: contributions, on the residual path), a sandwich with multipliers, a cross-attention outside the blocks, an MLP
-#: output the model sums from a shared expert and the routed ones, a parallel block whose MLP output is computed
+#: output the model sums from a shared expert and the routed ones, a parallel block whose MLP output is computed;
+#: AX-K2's input norm times a sigmoid gate (the gate frozen), Gemma 4's mlp_output written as two terms (the first's
+#: norm left as it runs), Inkling 2's convolution taps computed from its input (the taps recorded and replayed)
 INDEPENDENT = ("llama", "gemma2", "deepseek_v2", "afmoe", "olmo2", "openai-gpt", "doge", "hyperclovax", "blt",
-               "granitemoeshared", "falcon")
+               "granitemoeshared", "falcon", "axk2", "gemma4_text", "inkling2_text")
 
 
 @pytest.mark.parametrize("family", INDEPENDENT)

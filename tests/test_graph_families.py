@@ -2,33 +2,14 @@
 now (a gated norm, a sum the block writes as two terms), and what is refused, with the reason measured."""
 
 import pytest
-import torch
 
 from nnterp import tiny
 from nnterp.tools._common import ToolError
 from nnterp.tools.frozen import first_nonlinear, freeze
-from nnterp.tools.graph import attribution_graph, completeness_tolerance
-from nnterp.tools.graph_sweep import independent_completeness, transcoders
+from nnterp.tools.graph import attribution_graph
+from nnterp.tools.graph_sweep import transcoders
 
 PROMPT = "The Eiffel Tower is in"
-
-#: AX-K2's input norm is an RMSNorm times a sigmoid gate of a low-rank MLP of its output (its gate is now frozen);
-#: Gemma 4's mlp_output is the MLP's post-normed output plus the per-layer input's branch, written as the second
-#: term less the first (the first's norm is now left as it runs, so that the write and the sum agree); Inkling 2's
-#: keys and values go through a convolution whose taps a Linear computes from its input (the taps are now frozen)
-NOW_COMPLETE = ("axk2", "gemma4_text", "inkling2_text")
-
-
-@pytest.mark.parametrize("family", NOW_COMPLETE)
-def test_a_graph_of_a_family_with_a_gated_norm_or_a_summed_mlp_output_is_complete(family):
-    """The tool builds the graph (its own completeness check held) and plain torch hooks on the transformers model
-    agree: each target's clean input is its constant plus its incoming edges."""
-    model = tiny.load(family, attn_implementation="eager")
-    saes = transcoders(model)
-    graph = attribution_graph(model, saes, PROMPT, progress=False, batch_size=128)
-    allowed = completeness_tolerance(model, len(graph.adjacency), torch.float32)
-    assert graph.stats["active_latents"] > 20
-    assert independent_completeness(model, graph, saes) < allowed
 
 
 def test_axk2s_gated_norm_is_among_the_frozen_gates():
