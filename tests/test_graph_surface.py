@@ -9,8 +9,8 @@ import torch
 
 from nnterp import tiny
 from nnterp.tools._common import ToolError
-from nnterp.tools.graph import (AttributionGraph, _normalized, attribution_graph, completeness_tolerance,
-                                compute_graph_scores)
+from nnterp.tools.graph import (AttributionGraph, _normalized, attribution_graph, circuit_tracer_tokens,
+                                completeness_tolerance, compute_graph_scores)
 from nnterp.tools.graph_sweep import transcoders
 
 PROMPT = "The Eiffel Tower is in"
@@ -65,7 +65,7 @@ def test_targets_given_as_ids_texts_and_directions_are_each_what_they_name(setup
 
 
 def _clean_logits(model):
-    with model.trace(PROMPT):
+    with model.trace(circuit_tracer_tokens(model, PROMPT)[None]):
         logits = model.logits[0, -1].save()
     return logits.detach().float()
 
@@ -178,3 +178,16 @@ def test_update_interval_ranks_the_latents_again_after_that_many_batches(setup):
     once = chosen(4, 4)
     assert len(once) == 16 and once == chosen(16, 1)
     assert once != chosen(4, 1)
+
+
+def test_a_string_prompt_starts_with_a_special_token_as_circuit_tracers_does(setup):
+    """circuit-tracer's ensure_tokenized: the words without the tokenizer's own specials, one special token (BOS)
+    first unless one is there, so zero_positions=slice(0, 1) zeroes that token and the first word keeps its
+    latents; a prompt already starting with a special token gets no second one."""
+    model, saes, full = setup
+    words = model.tokenizer(PROMPT, add_special_tokens=False)["input_ids"]
+    assert full.token_ids.tolist() == [model.tokenizer.bos_token_id, *words]
+    zeroed = attribution_graph(model, saes, PROMPT, progress=False, batch_size=128, zero_positions=slice(0, 1))
+    assert int((zeroed.features[:, 1] == 1).sum()) > 0  # the first word's latents are kept
+    special = model.tokenizer.decode([model.tokenizer.bos_token_id])
+    assert circuit_tracer_tokens(model, special + PROMPT).tolist() == [model.tokenizer.bos_token_id, *words]

@@ -513,6 +513,24 @@ def _targets(model, logits, attribution_targets, desired: float, most: int) -> _
     return _Targets(tokens, torch.tensor(chosen), readouts)
 
 
+def circuit_tracer_tokens(model, prompt: str) -> torch.Tensor:
+    """``prompt``'s ids as circuit-tracer's ``ensure_tokenized`` makes them: the tokenizer without its special
+    tokens, then, unless the first id is already a special one, the first of the BOS, PAD and EOS ids (then any
+    special id) prepended, so the position its ``zero_positions`` zeroes holds that token, not the first word.
+    (circuit-tracer skips an id of 0 there, a falsy value; here only a missing id is skipped.)"""
+    tokenizer = model.tokenizer
+    ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    special = list(tokenizer.all_special_ids)
+    if ids and ids[0] in special:
+        return torch.tensor(ids)
+    candidates = [tokenizer.bos_token_id, tokenizer.pad_token_id, tokenizer.eos_token_id, *special]
+    first = next((c for c in candidates if c is not None), None)
+    if first is None:
+        raise ToolError("this tokenizer has no special token to start the prompt with, as circuit-tracer does: "
+                        "pass the prompt as token ids instead")
+    return torch.tensor([first, *ids])
+
+
 def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, max_n_logits: int = 10,
                       desired_logit_prob: float = 0.95, max_feature_nodes: int | None = None, batch_size: int = 64,
                       zero_positions: slice | None = None, update_interval: int = 4,
@@ -523,7 +541,10 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     ``zero_positions``: circuit-tracer's (its ReplacementModel's ``zero_positions``, ``slice(0, 1)`` by default
     there, here None): no latents and no error there, the MLP outputs at those positions held at the clean run's,
     a share of each target's constant. ``update_interval``: circuit-tracer's, the latents are ranked by their
-    influence on the logits again after every ``update_interval`` batches of ``batch_size`` (with a cap)."""
+    influence on the logits again after every ``update_interval`` batches of ``batch_size`` (with a cap).
+    A ``str`` prompt is tokenized as circuit-tracer does (``circuit_tracer_tokens``): a special token (BOS) first
+    unless the tokenizer already put one there, so ``zero_positions=slice(0, 1)`` zeroes that token and no word;
+    token ids (a tensor) are taken as they are."""
     from tqdm.auto import tqdm
 
     started = time.perf_counter()
@@ -531,7 +552,7 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     if cuda:
         torch.cuda.reset_peak_memory_stats()
     replacement = _replacement(model, transcoders)
-    frozen = freeze(model, prompt)
+    frozen = freeze(model, circuit_tracer_tokens(model, prompt) if isinstance(prompt, str) else prompt)
     bent = first_nonlinear(model, frozen)
     if bent is not None:
         raise ToolError(f"{model.family.name}'s forward is not linear in the stream with its norms, patterns and gates "
