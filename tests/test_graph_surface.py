@@ -6,8 +6,10 @@ import json
 
 import pytest
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from nnterp import tiny
+from nnterp.tools import LocalSAE
 from nnterp.tools._common import ToolError
 from nnterp.tools.graph import (AttributionGraph, _normalized, attribution_graph, circuit_tracer_tokens,
                                 completeness_tolerance, compute_graph_scores)
@@ -191,3 +193,37 @@ def test_a_string_prompt_starts_with_a_special_token_as_circuit_tracers_does(set
     assert int((zeroed.features[:, 1] == 1).sum()) > 0  # the first word's latents are kept
     special = model.tokenizer.decode([model.tokenizer.bos_token_id])
     assert circuit_tracer_tokens(model, special + PROMPT).tolist() == [model.tokenizer.bos_token_id, *words]
+
+
+class _LargestTensor(TorchDispatchMode):
+    """The most elements of any tensor an op returns while it is on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.most = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for tensor in torch.utils._pytree.tree_leaves(out):
+            if isinstance(tensor, torch.Tensor):
+                self.most = max(self.most, tensor.numel())
+        return out
+
+
+def test_memory_grows_with_the_cap_not_with_the_active_latents():
+    """circuit-tracer's edge_matrix: rows only for the logits and the latents the cap visits. With ~12k active
+    latents and a cap of 16, no tensor is near the square over every node (the old adjacency, 1.6 GiB peak here)."""
+    model = tiny.load("llama", attn_implementation="eager")
+    width = model.hidden_size
+    wide = [LocalSAE.random(width, 64 * width, seed=i, d_out=width, hook_name=f"blocks.{i}.mlp.hook_in",
+                            hook_name_out=f"blocks.{i}.hook_mlp_out", threshold=1.75) for i in range(model.num_layers)]
+    largest = _LargestTensor()
+    with largest:
+        graph = attribution_graph(model, wide, "The Eiffel Tower is in the city of Paris, which is the capital of",
+                                  progress=False, max_feature_nodes=16, batch_size=16)
+    active = graph.stats["active_latents"]
+    assert active > 5000 and graph.stats["selected_latents"] == 16
+    every_node = active + len(graph.adjacency) - 16
+    assert largest.most < every_node ** 2 // 16
+    assert graph.stats["completeness_over_every_active_latent"] < completeness_tolerance(
+        model, every_node, torch.float32)

@@ -189,16 +189,17 @@ def compute_graph_scores(graph: AttributionGraph) -> tuple[float, float]:
     return float(replacement), float(completeness)
 
 
-def _residuals(adjacency, values, constants, computed) -> torch.Tensor:
-    """Each computed target's |input - constant - sum of incoming edges| / (|constant| + sum of |edges|)."""
-    rows = computed.nonzero().flatten()
-    total = adjacency[rows].double().sum(-1) + constants[rows].double()
-    scale = adjacency[rows].abs().double().sum(-1) + constants[rows].abs().double() + 1e-30
-    return (values[rows].double() - total).abs() / scale
+def _residuals(edges, nodes, values, constants) -> torch.Tensor:
+    """Each target's |input - constant - sum of incoming edges| / (|constant| + sum of |edges|): ``edges[r]`` the
+    incoming edges of node ``nodes[r]``."""
+    total = edges.double().sum(-1) + constants[nodes].double()
+    scale = edges.abs().double().sum(-1) + constants[nodes].abs().double() + 1e-30
+    return (values[nodes].double() - total).abs() / scale
 
 
 def _completeness(adjacency, values, constants, computed) -> float:
-    return float(_residuals(adjacency, values, constants, computed).max())
+    rows = computed.nonzero().flatten()
+    return float(_residuals(adjacency[rows], rows, values, constants).max())
 
 
 class IncompleteGraph(ToolError):
@@ -253,13 +254,15 @@ def _normalized(matrix):
     return absolute / absolute.sum(1, keepdim=True).clamp(min=1e-10)
 
 
-def _influence(A, weights, max_iter: int = 1000):
-    current = weights @ A
+def _influence(A, weights, max_iter: int = 1000, nodes=None):
+    """Each node's influence on the weighted nodes through A + A² + ...; with ``nodes``, A holds only the rows of
+    those nodes (circuit-tracer's partial influences: the other rows are zero)."""
+    current = weights @ A if nodes is None else weights[nodes] @ A
     total = current.clone()
     for _ in range(max_iter):
         if not bool(current.any()):
             return total
-        current = current @ A
+        current = current @ A if nodes is None else current[nodes] @ A
         total += current
     raise ToolError("the influence did not converge: the graph has a cycle")
 
@@ -620,7 +623,13 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
         zero_reads, zero_logits, *zero_stream = _pass(
             model, frozen, replacement, torch.zeros_like(frozen.inputs["embed"]),
             [h[None].to(frozen.inputs[("mlp", 0)].dtype) for h in held], stream=stream)
-    adjacency = torch.zeros(n_nodes, n_nodes)
+    logit_nodes = list(range(logit_start, n_nodes))
+    budget = n_feat if max_feature_nodes is None else min(n_feat, max_feature_nodes)
+    # rows only for the targets computed (the logits and the latents the cap visits), as circuit-tracer's
+    # edge_matrix: memory grows with max_feature_nodes, not with the active latents
+    edges = torch.zeros(len(logit_nodes) + budget, n_nodes)
+    row_nodes = torch.zeros(len(logit_nodes) + budget, dtype=torch.long)
+    filled = 0
     values = torch.zeros(n_nodes)
     constants = torch.zeros(n_nodes)
     clean = torch.zeros(n_nodes)
@@ -641,6 +650,7 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     zero_stream = zero_stream[0] if stream else None
 
     def run(nodes):
+        nonlocal filled
         rows = len(nodes)
         with torch.enable_grad():
             target = target_values(forward_reads, forward_logits, forward_stream, nodes)
@@ -666,10 +676,10 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
             block[:, error_start + source * seq: error_start + (source + 1) * seq] = \
                 (g_leaves[source] * errors[source]).sum(-1)
         block[:, token_start:logit_start] = (g_embed * embed).sum(-1)
-        adjacency[t] = block
+        edges[filled:filled + rows] = block
+        row_nodes[filled:filled + rows] = t
+        filled += rows
 
-    logit_nodes = list(range(logit_start, n_nodes))
-    budget = n_feat if max_feature_nodes is None else min(n_feat, max_feature_nodes)
     bar = tqdm(total=len(logit_nodes) + budget, desc="attribution graph", disable=not progress)
     for start in range(0, len(logit_nodes), batch_size):
         chunk = logit_nodes[start:start + batch_size]
@@ -679,7 +689,8 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     weights = torch.zeros(n_nodes)
     weights[logit_start:] = logit_probabilities
     while int(visited.sum()) < budget:  # ranked again every update_interval batches, as circuit-tracer does
-        influence = _influence(_normalized(adjacency), weights)[:n_feat] if n_feat else torch.zeros(0)
+        influence = _influence(_normalized(edges[:filled]), weights, nodes=row_nodes[:filled])[:n_feat] \
+            if n_feat else torch.zeros(0)
         influence[visited] = -1
         pending = influence.topk(min(update_interval * batch_size, budget - int(visited.sum()))).indices
         for start in range(0, len(pending), batch_size):
@@ -695,18 +706,21 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
         else:
             l, p, f = features[node].tolist()
             clean[node] = reads[l][0, p].float().reshape(-1) @ encoders[l][:, f]
-    residuals = _residuals(adjacency, values, constants, computed)
+    residuals = _residuals(edges, row_nodes, values, constants)
     full = float(residuals.max()) if len(residuals) else 0.0
-    rows = computed.nonzero().flatten()
-    blocks = torch.full((len(rows),), L, dtype=torch.long)  # each target's block: a latent's, the logits' L
-    latent_rows = rows < n_feat
-    blocks[latent_rows] = features[rows[latent_rows], 0]
-    _check_complete(model, residuals, values[computed], clean[computed], blocks, n_nodes, dtype_model)
+    blocks = torch.full((len(row_nodes),), L, dtype=torch.long)  # each target's block: a latent's, the logits' L
+    latent_rows = row_nodes < n_feat
+    blocks[latent_rows] = features[row_nodes[latent_rows], 0]
+    _check_complete(model, residuals, values[row_nodes], clean[row_nodes], blocks, n_nodes, dtype_model)
     # circuit-tracer's graph holds the latents it computed (the selected ones): keep those, drop the rest
     keep = torch.cat([visited.nonzero().flatten(), torch.arange(n_feat, n_nodes)])
+    kept_at = torch.full((n_nodes,), -1, dtype=torch.long)
+    kept_at[keep] = torch.arange(len(keep))
+    adjacency = torch.zeros(len(keep), len(keep))
+    adjacency[kept_at[row_nodes]] = edges[:, keep]
     text = prompt if isinstance(prompt, str) else model.tokenizer.decode(frozen.batch["input_ids"][0])
     graph = AttributionGraph(text, token_text(model, frozen.batch["input_ids"][0]), frozen.batch["input_ids"][0],
-                             features[visited], activations[visited], adjacency[keep][:, keep], logit_tokens,
+                             features[visited], activations[visited], adjacency, logit_tokens,
                              logit_probabilities, values[keep], constants[keep], clean[keep], L, computed[keep])
     graph.scan = _scan(transcoders)
     graph.seconds = time.perf_counter() - started
