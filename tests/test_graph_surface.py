@@ -227,3 +227,14 @@ def test_memory_grows_with_the_cap_not_with_the_active_latents():
     assert largest.most < every_node ** 2 // 16
     assert graph.stats["completeness_over_every_active_latent"] < completeness_tolerance(
         model, every_node, torch.float32)
+
+
+@pytest.mark.parametrize("where", ["cpu", "disk"])
+def test_offload_is_refused_and_the_weights_stay_where_they_are(setup, where):
+    """circuit-tracer's offload copies and replaces the user's modules' weights: refused, in one sentence, before
+    anything runs; the model's parameters are the same objects with the same values."""
+    model, saes, _ = setup
+    before = [(p, p.detach().clone()) for p in model.parameters()]
+    with pytest.raises(ToolError, match=f"offload='{where}' is refused: .* leave offload=None"):
+        attribution_graph(model, saes, PROMPT, progress=False, offload=where)
+    assert all(p is q and torch.equal(p, value) for (p, value), q in zip(before, model.parameters()))

@@ -536,7 +536,7 @@ def circuit_tracer_tokens(model, prompt: str) -> torch.Tensor:
 
 def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, max_n_logits: int = 10,
                       desired_logit_prob: float = 0.95, max_feature_nodes: int | None = None, batch_size: int = 64,
-                      zero_positions: slice | None = None, update_interval: int = 4,
+                      zero_positions: slice | None = None, update_interval: int = 4, offload: str | None = None,
                       progress: bool = True) -> AttributionGraph:
     """circuit-tracer's attribution graph of ``prompt`` with one transcoder per block or a cross-layer transcoder
     (see the module's text). ``attribution_targets``: circuit-tracer's, None for the top logits, else a tensor of
@@ -547,9 +547,15 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     influence on the logits again after every ``update_interval`` batches of ``batch_size`` (with a cap).
     A ``str`` prompt is tokenized as circuit-tracer does (``circuit_tracer_tokens``): a special token (BOS) first
     unless the tokenizer already put one there, so ``zero_positions=slice(0, 1)`` zeroes that token and no word;
-    token ids (a tensor) are taken as they are."""
+    token ids (a tensor) are taken as they are. ``offload``: circuit-tracer's (None, "cpu", "disk"), refused but for
+    None: it moves the model's and the transcoders' own modules to the CPU or a temporary file during the call and
+    back (the disk's with new parameters), so it copies and replaces the user's weights."""
     from tqdm.auto import tqdm
 
+    if offload is not None:
+        raise ToolError(f"offload={offload!r} is refused: circuit-tracer's offload moves the model's and the "
+                        "transcoders' own weights to the CPU or a file and back, which copies and replaces your "
+                        "parameters, so leave offload=None and lower batch_size or max_feature_nodes to use less memory")
     started = time.perf_counter()
     cuda = torch.cuda.is_available() and next(module_of(model).parameters()).is_cuda
     if cuda:
