@@ -40,10 +40,8 @@ import torch
 
 from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.declare.engine import module_of
-from nnterp.tools._common import _IN_A_BLOCK, ToolError, token_id, token_text, trace
-from nnterp.tools.frozen import (
-    Frozen, _rows, first_nonlinear, fixed_final_scale, fixed_inside, freeze, frozen_attention, one_norm,
-)
+from nnterp.tools._common import ToolError, token_id, token_text, trace
+from nnterp.tools.frozen import circuit_tracer_tokens, first_nonlinear, freeze, replacement_pass
 from nnterp.tools.splice import CrossLayerSplice, Splice, splice
 
 
@@ -407,35 +405,6 @@ def _replacement(model, transcoders):
     return _PerBlock(spliced)
 
 
-def _pass(model, frozen: Frozen, replacement, embed, leaves, readout: str = "lm_head_output", skips: bool = True,
-          stream: bool = False):
-    """The replacement model, rows at once: the stream entering block 0 is ``embed``, block i's mlp_output is
-    ``leaves[i]`` plus its transcoder's skip of what it reads (``skips=False``: ``leaves[i]`` alone, the clean
-    outputs); returns (what each transcoder reads, the logits, and with ``stream`` the stream lm_head reads)."""
-    rows = embed.shape[0]
-    batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
-    reads = []
-    with fixed_inside(frozen), trace(model, batch):
-        model.layers[0].layer_input = embed
-        for i, layer in enumerate(model.layers):
-            point = replacement.reads[i]
-            if point.name == "mlp_norm_output" and one_norm(layer):  # the attention's norm: read before the attention
-                frozen_attention(model, frozen, i, rows, between=lambda: reads.append(point.read().save()))
-                x = reads[-1]
-            else:
-                frozen_attention(model, frozen, i, rows)
-                if frozen.mlp_scales[i] is not None and _IN_A_BLOCK.get(point.name, 0) > _IN_A_BLOCK["mlp_norm_scale"]:
-                    layer.mlp_norm_scale = _rows(frozen.mlp_scales[i], rows)
-                x = point.read()
-                reads.append(x.save())
-            skip = replacement.skip(i, x) if skips else None
-            layer.mlp.mlp_output = leaves[i] if skip is None else leaves[i] + skip.to(leaves[i].dtype)
-        fixed_final_scale(model, frozen, rows)
-        final = model.final_norm_output.save() if stream else None
-        logits = getattr(model, readout).save()
-    return (reads, logits, final) if stream else (reads, logits)
-
-
 def _encoder(spliced: Splice) -> torch.Tensor:
     """Encoder vectors [d_in, latents]: SAELens's W_enc, or circuit-tracer's transposed."""
     W_enc = spliced.sae.W_enc
@@ -516,24 +485,6 @@ def _targets(model, logits, attribution_targets, desired: float, most: int) -> _
     return _Targets(tokens, torch.tensor(chosen), readouts)
 
 
-def circuit_tracer_tokens(model, prompt: str) -> torch.Tensor:
-    """``prompt``'s ids as circuit-tracer's ``ensure_tokenized`` makes them: the tokenizer without its special
-    tokens, then, unless the first id is already a special one, the first of the BOS, PAD and EOS ids (then any
-    special id) prepended, so the position its ``zero_positions`` zeroes holds that token, not the first word.
-    (circuit-tracer skips an id of 0 there, a falsy value; here only a missing id is skipped.)"""
-    tokenizer = model.tokenizer
-    ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
-    special = list(tokenizer.all_special_ids)
-    if ids and ids[0] in special:
-        return torch.tensor(ids)
-    candidates = [tokenizer.bos_token_id, tokenizer.pad_token_id, tokenizer.eos_token_id, *special]
-    first = next((c for c in candidates if c is not None), None)
-    if first is None:
-        raise ToolError("this tokenizer has no special token to start the prompt with, as circuit-tracer does: "
-                        "pass the prompt as token ids instead")
-    return torch.tensor([first, *ids])
-
-
 def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, max_n_logits: int = 10,
                       desired_logit_prob: float = 0.95, max_feature_nodes: int | None = None, batch_size: int = 64,
                       zero_positions: slice | None = None, update_interval: int = 4, offload: str | None = None,
@@ -569,7 +520,7 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
                         "graph of it is complete")
     L, seq = model.num_layers, frozen.seq_len
     with torch.no_grad():
-        reads, _ = _pass(model, frozen, replacement, frozen.inputs["embed"],
+        reads, _ = replacement_pass(model, frozen, replacement, frozen.inputs["embed"],
                          [frozen.inputs[("mlp", i)] for i in range(L)], skips=False)
         latents = [replacement.encode(i, reads[i][0]) for i in range(L)]
         if zero_positions is not None:  # circuit-tracer's: no latent there
@@ -626,7 +577,7 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
         return torch.stack(values)
 
     with torch.no_grad():  # the biases' share (and zero_positions'): every source at zero
-        zero_reads, zero_logits, *zero_stream = _pass(
+        zero_reads, zero_logits, *zero_stream = replacement_pass(
             model, frozen, replacement, torch.zeros_like(frozen.inputs["embed"]),
             [h[None].to(frozen.inputs[("mlp", 0)].dtype) for h in held], stream=stream)
     logit_nodes = list(range(logit_start, n_nodes))
@@ -651,7 +602,8 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     leaves = [clean_leaves[i][None].expand(most, seq, -1).to(dtype_model).clone().requires_grad_(True)
               for i in range(L)]
     with torch.enable_grad():
-        forward_reads, forward_logits, *forward_stream = _pass(model, frozen, replacement, e, leaves, stream=stream)
+        forward_reads, forward_logits, *forward_stream = replacement_pass(model, frozen, replacement, e, leaves,
+                                                                          stream=stream)
     forward_stream = forward_stream[0] if stream else None
     zero_stream = zero_stream[0] if stream else None
 
