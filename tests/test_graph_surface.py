@@ -11,8 +11,9 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from nnterp import tiny
 from nnterp.tools import LocalSAE
 from nnterp.tools._common import ToolError
-from nnterp.tools.graph import (AttributionGraph, _normalized, attribution_graph, circuit_tracer_tokens,
-                                completeness_tolerance, compute_graph_scores)
+from nnterp.tools.frozen import circuit_tracer_tokens
+from nnterp.tools.graph import (AttributionGraph, _normalized, attribution_graph, completeness_tolerance,
+                                compute_graph_scores)
 from nnterp.tools.graph_sweep import transcoders
 
 PROMPT = "The Eiffel Tower is in"
