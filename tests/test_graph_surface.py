@@ -6,9 +6,12 @@ import json
 
 import pytest
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from nnterp import tiny
+from nnterp.tools import LocalSAE
 from nnterp.tools._common import ToolError
+from nnterp.tools.frozen import circuit_tracer_tokens
 from nnterp.tools.graph import (AttributionGraph, _normalized, attribution_graph, completeness_tolerance,
                                 compute_graph_scores)
 from nnterp.tools.graph_sweep import transcoders
@@ -65,7 +68,7 @@ def test_targets_given_as_ids_texts_and_directions_are_each_what_they_name(setup
 
 
 def _clean_logits(model):
-    with model.trace(PROMPT):
+    with model.trace(circuit_tracer_tokens(model, PROMPT)[None]):
         logits = model.logits[0, -1].save()
     return logits.detach().float()
 
@@ -178,3 +181,61 @@ def test_update_interval_ranks_the_latents_again_after_that_many_batches(setup):
     once = chosen(4, 4)
     assert len(once) == 16 and once == chosen(16, 1)
     assert once != chosen(4, 1)
+
+
+def test_a_string_prompt_starts_with_a_special_token_as_circuit_tracers_does(setup):
+    """circuit-tracer's ensure_tokenized: the words without the tokenizer's own specials, one special token (BOS)
+    first unless one is there, so zero_positions=slice(0, 1) zeroes that token and the first word keeps its
+    latents; a prompt already starting with a special token gets no second one."""
+    model, saes, full = setup
+    words = model.tokenizer(PROMPT, add_special_tokens=False)["input_ids"]
+    assert full.token_ids.tolist() == [model.tokenizer.bos_token_id, *words]
+    zeroed = attribution_graph(model, saes, PROMPT, progress=False, batch_size=128, zero_positions=slice(0, 1))
+    assert int((zeroed.features[:, 1] == 1).sum()) > 0  # the first word's latents are kept
+    special = model.tokenizer.decode([model.tokenizer.bos_token_id])
+    assert circuit_tracer_tokens(model, special + PROMPT).tolist() == [model.tokenizer.bos_token_id, *words]
+
+
+class _LargestTensor(TorchDispatchMode):
+    """The most elements of any tensor an op returns while it is on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.most = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for tensor in torch.utils._pytree.tree_leaves(out):
+            if isinstance(tensor, torch.Tensor):
+                self.most = max(self.most, tensor.numel())
+        return out
+
+
+def test_memory_grows_with_the_cap_not_with_the_active_latents():
+    """circuit-tracer's edge_matrix: rows only for the logits and the latents the cap visits. With ~12k active
+    latents and a cap of 16, no tensor is near the square over every node (the old adjacency, 1.6 GiB peak here)."""
+    model = tiny.load("llama", attn_implementation="eager")
+    width = model.hidden_size
+    wide = [LocalSAE.random(width, 64 * width, seed=i, d_out=width, hook_name=f"blocks.{i}.mlp.hook_in",
+                            hook_name_out=f"blocks.{i}.hook_mlp_out", threshold=1.75) for i in range(model.num_layers)]
+    largest = _LargestTensor()
+    with largest:
+        graph = attribution_graph(model, wide, "The Eiffel Tower is in the city of Paris, which is the capital of",
+                                  progress=False, max_feature_nodes=16, batch_size=16)
+    active = graph.stats["active_latents"]
+    assert active > 5000 and graph.stats["selected_latents"] == 16
+    every_node = active + len(graph.adjacency) - 16
+    assert largest.most < every_node ** 2 // 16
+    assert graph.stats["completeness_over_every_active_latent"] < completeness_tolerance(
+        model, every_node, torch.float32)
+
+
+@pytest.mark.parametrize("where", ["cpu", "disk"])
+def test_offload_is_refused_and_the_weights_stay_where_they_are(setup, where):
+    """circuit-tracer's offload copies and replaces the user's modules' weights: refused, in one sentence, before
+    anything runs; the model's parameters are the same objects with the same values."""
+    model, saes, _ = setup
+    before = [(p, p.detach().clone()) for p in model.parameters()]
+    with pytest.raises(ToolError, match=f"offload='{where}' is refused: .* leave offload=None"):
+        attribution_graph(model, saes, PROMPT, progress=False, offload=where)
+    assert all(p is q and torch.equal(p, value) for (p, value), q in zip(before, model.parameters()))

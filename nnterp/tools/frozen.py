@@ -12,7 +12,9 @@ affine function of those inputs,
 
 so ``attribute`` splits a logit exactly into one term per input and position (``F(x_j alone) - F(0)``,
 all in one batched pass) plus the constant ``F(0)``, the biases' share. ``frozen_logits`` is the frozen map
-itself, for checking linearity or feeding other inputs.
+itself, for checking linearity or feeding other inputs; ``replacement_pass`` is the map an attribution graph
+runs (each transcoder's read saved, its skip added to its block's leaf), and ``circuit_tracer_tokens`` a string
+prompt's ids as circuit-tracer makes them.
 
 Needs ``attention_probabilities`` (``attn_implementation="eager"``); MLP outputs replace whatever the MLP computed,
 so the MLP's own non-linearity never enters the map. The scales the model serves are fixed at their sites (the
@@ -48,7 +50,7 @@ from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.declare.companions import norm_eps
 from nnterp.declare.engine import module_of
 from nnterp.declare.errors import UnavailableValue
-from nnterp.tools._common import ToolError, encode, token_id, trace
+from nnterp.tools._common import _IN_A_BLOCK, ToolError, encode, token_id, trace
 from nnterp.tools.attribution import _eps, _probe
 
 EMBED = "embed"
@@ -398,6 +400,24 @@ def first_nonlinear(model, frozen: "Frozen"):
     return None
 
 
+def circuit_tracer_tokens(model, prompt: str) -> torch.Tensor:
+    """``prompt``'s ids as circuit-tracer's ``ensure_tokenized`` makes them: the tokenizer without its special
+    tokens, then, unless the first id is already a special one, the first of the BOS, PAD and EOS ids (then any
+    special id) prepended, so the position its ``zero_positions`` zeroes holds that token, not the first word.
+    (circuit-tracer skips an id of 0 there, a falsy value; here only a missing id is skipped.)"""
+    tokenizer = model.tokenizer
+    ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    special = list(tokenizer.all_special_ids)
+    if ids and ids[0] in special:
+        return torch.tensor(ids)
+    candidates = [tokenizer.bos_token_id, tokenizer.pad_token_id, tokenizer.eos_token_id, *special]
+    first = next((c for c in candidates if c is not None), None)
+    if first is None:
+        raise ToolError("this tokenizer has no special token to start the prompt with, as circuit-tracer does: "
+                        "pass the prompt as token ids instead")
+    return torch.tensor([first, *ids])
+
+
 def freeze(model, prompt) -> Frozen:
     """Run ``prompt`` (one row) and keep its norm scales, attention patterns and the map's clean inputs."""
     _require(model)
@@ -487,6 +507,35 @@ def _frozen_pass(model, frozen: Frozen, inputs: dict, readout: str) -> torch.Ten
         fixed_final_scale(model, frozen, rows)
         logits = (model.lm_head_output if readout == "lm_head_output" else model.logits).save()
     return logits
+
+
+def replacement_pass(model, frozen: Frozen, replacement, embed, leaves, readout: str = "lm_head_output",
+                     skips: bool = True, stream: bool = False):
+    """The replacement model, rows at once: the stream entering block 0 is ``embed``, block i's mlp_output is
+    ``leaves[i]`` plus its transcoder's skip of what it reads (``skips=False``: ``leaves[i]`` alone, the clean
+    outputs); returns (what each transcoder reads, the logits, and with ``stream`` the stream lm_head reads)."""
+    rows = embed.shape[0]
+    batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
+    reads = []
+    with fixed_inside(frozen), trace(model, batch):
+        model.layers[0].layer_input = embed
+        for i, layer in enumerate(model.layers):
+            point = replacement.reads[i]
+            if point.name == "mlp_norm_output" and one_norm(layer):  # the attention's norm: read before the attention
+                frozen_attention(model, frozen, i, rows, between=lambda: reads.append(point.read().save()))
+                x = reads[-1]
+            else:
+                frozen_attention(model, frozen, i, rows)
+                if frozen.mlp_scales[i] is not None and _IN_A_BLOCK.get(point.name, 0) > _IN_A_BLOCK["mlp_norm_scale"]:
+                    layer.mlp_norm_scale = _rows(frozen.mlp_scales[i], rows)
+                x = point.read()
+                reads.append(x.save())
+            skip = replacement.skip(i, x) if skips else None
+            layer.mlp.mlp_output = leaves[i] if skip is None else leaves[i] + skip.to(leaves[i].dtype)
+        fixed_final_scale(model, frozen, rows)
+        final = model.final_norm_output.save() if stream else None
+        logits = getattr(model, readout).save()
+    return (reads, logits, final) if stream else (reads, logits)
 
 
 @dataclass

@@ -40,10 +40,8 @@ import torch
 
 from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.declare.engine import module_of
-from nnterp.tools._common import _IN_A_BLOCK, ToolError, token_id, token_text, trace
-from nnterp.tools.frozen import (
-    Frozen, _rows, first_nonlinear, fixed_final_scale, fixed_inside, freeze, frozen_attention, one_norm,
-)
+from nnterp.tools._common import ToolError, token_id, token_text, trace
+from nnterp.tools.frozen import circuit_tracer_tokens, first_nonlinear, freeze, replacement_pass
 from nnterp.tools.splice import CrossLayerSplice, Splice, splice
 
 
@@ -189,16 +187,17 @@ def compute_graph_scores(graph: AttributionGraph) -> tuple[float, float]:
     return float(replacement), float(completeness)
 
 
-def _residuals(adjacency, values, constants, computed) -> torch.Tensor:
-    """Each computed target's |input - constant - sum of incoming edges| / (|constant| + sum of |edges|)."""
-    rows = computed.nonzero().flatten()
-    total = adjacency[rows].double().sum(-1) + constants[rows].double()
-    scale = adjacency[rows].abs().double().sum(-1) + constants[rows].abs().double() + 1e-30
-    return (values[rows].double() - total).abs() / scale
+def _residuals(edges, nodes, values, constants) -> torch.Tensor:
+    """Each target's |input - constant - sum of incoming edges| / (|constant| + sum of |edges|): ``edges[r]`` the
+    incoming edges of node ``nodes[r]``."""
+    total = edges.double().sum(-1) + constants[nodes].double()
+    scale = edges.abs().double().sum(-1) + constants[nodes].abs().double() + 1e-30
+    return (values[nodes].double() - total).abs() / scale
 
 
 def _completeness(adjacency, values, constants, computed) -> float:
-    return float(_residuals(adjacency, values, constants, computed).max())
+    rows = computed.nonzero().flatten()
+    return float(_residuals(adjacency[rows], rows, values, constants).max())
 
 
 class IncompleteGraph(ToolError):
@@ -253,13 +252,15 @@ def _normalized(matrix):
     return absolute / absolute.sum(1, keepdim=True).clamp(min=1e-10)
 
 
-def _influence(A, weights, max_iter: int = 1000):
-    current = weights @ A
+def _influence(A, weights, max_iter: int = 1000, nodes=None):
+    """Each node's influence on the weighted nodes through A + A² + ...; with ``nodes``, A holds only the rows of
+    those nodes (circuit-tracer's partial influences: the other rows are zero)."""
+    current = weights @ A if nodes is None else weights[nodes] @ A
     total = current.clone()
     for _ in range(max_iter):
         if not bool(current.any()):
             return total
-        current = current @ A
+        current = current @ A if nodes is None else current[nodes] @ A
         total += current
     raise ToolError("the influence did not converge: the graph has a cycle")
 
@@ -404,35 +405,6 @@ def _replacement(model, transcoders):
     return _PerBlock(spliced)
 
 
-def _pass(model, frozen: Frozen, replacement, embed, leaves, readout: str = "lm_head_output", skips: bool = True,
-          stream: bool = False):
-    """The replacement model, rows at once: the stream entering block 0 is ``embed``, block i's mlp_output is
-    ``leaves[i]`` plus its transcoder's skip of what it reads (``skips=False``: ``leaves[i]`` alone, the clean
-    outputs); returns (what each transcoder reads, the logits, and with ``stream`` the stream lm_head reads)."""
-    rows = embed.shape[0]
-    batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
-    reads = []
-    with fixed_inside(frozen), trace(model, batch):
-        model.layers[0].layer_input = embed
-        for i, layer in enumerate(model.layers):
-            point = replacement.reads[i]
-            if point.name == "mlp_norm_output" and one_norm(layer):  # the attention's norm: read before the attention
-                frozen_attention(model, frozen, i, rows, between=lambda: reads.append(point.read().save()))
-                x = reads[-1]
-            else:
-                frozen_attention(model, frozen, i, rows)
-                if frozen.mlp_scales[i] is not None and _IN_A_BLOCK.get(point.name, 0) > _IN_A_BLOCK["mlp_norm_scale"]:
-                    layer.mlp_norm_scale = _rows(frozen.mlp_scales[i], rows)
-                x = point.read()
-                reads.append(x.save())
-            skip = replacement.skip(i, x) if skips else None
-            layer.mlp.mlp_output = leaves[i] if skip is None else leaves[i] + skip.to(leaves[i].dtype)
-        fixed_final_scale(model, frozen, rows)
-        final = model.final_norm_output.save() if stream else None
-        logits = getattr(model, readout).save()
-    return (reads, logits, final) if stream else (reads, logits)
-
-
 def _encoder(spliced: Splice) -> torch.Tensor:
     """Encoder vectors [d_in, latents]: SAELens's W_enc, or circuit-tracer's transposed."""
     W_enc = spliced.sae.W_enc
@@ -515,7 +487,7 @@ def _targets(model, logits, attribution_targets, desired: float, most: int) -> _
 
 def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, max_n_logits: int = 10,
                       desired_logit_prob: float = 0.95, max_feature_nodes: int | None = None, batch_size: int = 64,
-                      zero_positions: slice | None = None, update_interval: int = 4,
+                      zero_positions: slice | None = None, update_interval: int = 4, offload: str | None = None,
                       progress: bool = True) -> AttributionGraph:
     """circuit-tracer's attribution graph of ``prompt`` with one transcoder per block or a cross-layer transcoder
     (see the module's text). ``attribution_targets``: circuit-tracer's, None for the top logits, else a tensor of
@@ -523,15 +495,24 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     ``zero_positions``: circuit-tracer's (its ReplacementModel's ``zero_positions``, ``slice(0, 1)`` by default
     there, here None): no latents and no error there, the MLP outputs at those positions held at the clean run's,
     a share of each target's constant. ``update_interval``: circuit-tracer's, the latents are ranked by their
-    influence on the logits again after every ``update_interval`` batches of ``batch_size`` (with a cap)."""
+    influence on the logits again after every ``update_interval`` batches of ``batch_size`` (with a cap).
+    A ``str`` prompt is tokenized as circuit-tracer does (``circuit_tracer_tokens``): a special token (BOS) first
+    unless the tokenizer already put one there, so ``zero_positions=slice(0, 1)`` zeroes that token and no word;
+    token ids (a tensor) are taken as they are. ``offload``: circuit-tracer's (None, "cpu", "disk"), refused but for
+    None: it moves the model's and the transcoders' own modules to the CPU or a temporary file during the call and
+    back (the disk's with new parameters), so it copies and replaces the user's weights."""
     from tqdm.auto import tqdm
 
+    if offload is not None:
+        raise ToolError(f"offload={offload!r} is refused: circuit-tracer's offload moves the model's and the "
+                        "transcoders' own weights to the CPU or a file and back, which copies and replaces your "
+                        "parameters, so leave offload=None and lower batch_size or max_feature_nodes to use less memory")
     started = time.perf_counter()
     cuda = torch.cuda.is_available() and next(module_of(model).parameters()).is_cuda
     if cuda:
         torch.cuda.reset_peak_memory_stats()
     replacement = _replacement(model, transcoders)
-    frozen = freeze(model, prompt)
+    frozen = freeze(model, circuit_tracer_tokens(model, prompt) if isinstance(prompt, str) else prompt)
     bent = first_nonlinear(model, frozen)
     if bent is not None:
         raise ToolError(f"{model.family.name}'s forward is not linear in the stream with its norms, patterns and gates "
@@ -539,7 +520,7 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
                         "graph of it is complete")
     L, seq = model.num_layers, frozen.seq_len
     with torch.no_grad():
-        reads, _ = _pass(model, frozen, replacement, frozen.inputs["embed"],
+        reads, _ = replacement_pass(model, frozen, replacement, frozen.inputs["embed"],
                          [frozen.inputs[("mlp", i)] for i in range(L)], skips=False)
         latents = [replacement.encode(i, reads[i][0]) for i in range(L)]
         if zero_positions is not None:  # circuit-tracer's: no latent there
@@ -596,10 +577,16 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
         return torch.stack(values)
 
     with torch.no_grad():  # the biases' share (and zero_positions'): every source at zero
-        zero_reads, zero_logits, *zero_stream = _pass(
+        zero_reads, zero_logits, *zero_stream = replacement_pass(
             model, frozen, replacement, torch.zeros_like(frozen.inputs["embed"]),
             [h[None].to(frozen.inputs[("mlp", 0)].dtype) for h in held], stream=stream)
-    adjacency = torch.zeros(n_nodes, n_nodes)
+    logit_nodes = list(range(logit_start, n_nodes))
+    budget = n_feat if max_feature_nodes is None else min(n_feat, max_feature_nodes)
+    # rows only for the targets computed (the logits and the latents the cap visits), as circuit-tracer's
+    # edge_matrix: memory grows with max_feature_nodes, not with the active latents
+    edges = torch.zeros(len(logit_nodes) + budget, n_nodes)
+    row_nodes = torch.zeros(len(logit_nodes) + budget, dtype=torch.long)
+    filled = 0
     values = torch.zeros(n_nodes)
     constants = torch.zeros(n_nodes)
     clean = torch.zeros(n_nodes)
@@ -615,11 +602,13 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     leaves = [clean_leaves[i][None].expand(most, seq, -1).to(dtype_model).clone().requires_grad_(True)
               for i in range(L)]
     with torch.enable_grad():
-        forward_reads, forward_logits, *forward_stream = _pass(model, frozen, replacement, e, leaves, stream=stream)
+        forward_reads, forward_logits, *forward_stream = replacement_pass(model, frozen, replacement, e, leaves,
+                                                                          stream=stream)
     forward_stream = forward_stream[0] if stream else None
     zero_stream = zero_stream[0] if stream else None
 
     def run(nodes):
+        nonlocal filled
         rows = len(nodes)
         with torch.enable_grad():
             target = target_values(forward_reads, forward_logits, forward_stream, nodes)
@@ -645,10 +634,10 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
             block[:, error_start + source * seq: error_start + (source + 1) * seq] = \
                 (g_leaves[source] * errors[source]).sum(-1)
         block[:, token_start:logit_start] = (g_embed * embed).sum(-1)
-        adjacency[t] = block
+        edges[filled:filled + rows] = block
+        row_nodes[filled:filled + rows] = t
+        filled += rows
 
-    logit_nodes = list(range(logit_start, n_nodes))
-    budget = n_feat if max_feature_nodes is None else min(n_feat, max_feature_nodes)
     bar = tqdm(total=len(logit_nodes) + budget, desc="attribution graph", disable=not progress)
     for start in range(0, len(logit_nodes), batch_size):
         chunk = logit_nodes[start:start + batch_size]
@@ -658,7 +647,8 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     weights = torch.zeros(n_nodes)
     weights[logit_start:] = logit_probabilities
     while int(visited.sum()) < budget:  # ranked again every update_interval batches, as circuit-tracer does
-        influence = _influence(_normalized(adjacency), weights)[:n_feat] if n_feat else torch.zeros(0)
+        influence = _influence(_normalized(edges[:filled]), weights, nodes=row_nodes[:filled])[:n_feat] \
+            if n_feat else torch.zeros(0)
         influence[visited] = -1
         pending = influence.topk(min(update_interval * batch_size, budget - int(visited.sum()))).indices
         for start in range(0, len(pending), batch_size):
@@ -674,18 +664,21 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
         else:
             l, p, f = features[node].tolist()
             clean[node] = reads[l][0, p].float().reshape(-1) @ encoders[l][:, f]
-    residuals = _residuals(adjacency, values, constants, computed)
+    residuals = _residuals(edges, row_nodes, values, constants)
     full = float(residuals.max()) if len(residuals) else 0.0
-    rows = computed.nonzero().flatten()
-    blocks = torch.full((len(rows),), L, dtype=torch.long)  # each target's block: a latent's, the logits' L
-    latent_rows = rows < n_feat
-    blocks[latent_rows] = features[rows[latent_rows], 0]
-    _check_complete(model, residuals, values[computed], clean[computed], blocks, n_nodes, dtype_model)
+    blocks = torch.full((len(row_nodes),), L, dtype=torch.long)  # each target's block: a latent's, the logits' L
+    latent_rows = row_nodes < n_feat
+    blocks[latent_rows] = features[row_nodes[latent_rows], 0]
+    _check_complete(model, residuals, values[row_nodes], clean[row_nodes], blocks, n_nodes, dtype_model)
     # circuit-tracer's graph holds the latents it computed (the selected ones): keep those, drop the rest
     keep = torch.cat([visited.nonzero().flatten(), torch.arange(n_feat, n_nodes)])
+    kept_at = torch.full((n_nodes,), -1, dtype=torch.long)
+    kept_at[keep] = torch.arange(len(keep))
+    adjacency = torch.zeros(len(keep), len(keep))
+    adjacency[kept_at[row_nodes]] = edges[:, keep]
     text = prompt if isinstance(prompt, str) else model.tokenizer.decode(frozen.batch["input_ids"][0])
     graph = AttributionGraph(text, token_text(model, frozen.batch["input_ids"][0]), frozen.batch["input_ids"][0],
-                             features[visited], activations[visited], adjacency[keep][:, keep], logit_tokens,
+                             features[visited], activations[visited], adjacency, logit_tokens,
                              logit_probabilities, values[keep], constants[keep], clean[keep], L, computed[keep])
     graph.scan = _scan(transcoders)
     graph.seconds = time.perf_counter() - started
