@@ -41,8 +41,10 @@ def main() -> None:
     for transcoder in transcoders:
         transcoder.requires_grad_(False)
     made = time.perf_counter() - started
-    # the latents re-ranked after every batch, as when the recorded figures were measured
-    graph = attribution_graph(model, transcoders, args.prompt, max_feature_nodes=args.max_feature_nodes,
+    # as the recorded figures were measured: the prompt's ids as the tokenizer gives them (no leading special token,
+    # which a str prompt now gets, as circuit-tracer adds one) and the latents re-ranked after every batch
+    ids = model.tokenizer(args.prompt, return_tensors="pt")["input_ids"]
+    graph = attribution_graph(model, transcoders, ids, max_feature_nodes=args.max_feature_nodes,
                               batch_size=args.batch_size, update_interval=1)
     folder = Path(args.out).parent
     written = graph.write(folder / "graphs", slug="smollm2-eiffel", scan="random-smollm2")  # no released name
