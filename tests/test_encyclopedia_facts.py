@@ -141,12 +141,12 @@ FACTS = {
                "twice = (q @ k.transpose(-1, -2) + alibi) / d ** 0.5 + alibi / d ** 0.5"),
     "deepseek_v3": ("The softmax scale is 192 ** -0.5 × mscale², about 0.1352, not 1 / √192",
                     "assert abs(scale - 192 ** -0.5 * mscale ** 2) < 1e-12"),
-    "xglm": ("The queries are scaled before the product, by 0.08839: the scores are exactly q · kᵀ",  # XGLM-7.5B's
-             "torch.testing.assert_close(q_pre * attention.scaling, q)"),
+    "xglm": ("`attention_queries` are already scaled, and the scores are not scaled again",  # the hand note's
+             "torch.testing.assert_close(q * model.head_dim ** 0.5, projected)"),
     "opt": ("The queries are scaled before the product", "torch.testing.assert_close(q_pre * attention.scaling, q)"),
     "gpt_neo": ("The scores are q · kᵀ with no scale at all", "torch.testing.assert_close(q_pre, q)"),
-    "openai-gpt": ("The scores are the scaled product with the masked entries set to −1e4",
-                   "assert masked.any()"),
+    "openai-gpt": ("A masked score is −10000, not −inf",
+                   "assert bool((scores[..., masked] == -1e4).all()) and not bool(scores.isinf().any())"),
     "bloom": ("The scores add ALiBi: a bias linear in the key's position, with a slope per head",
               "torch.testing.assert_close(steps[both], slopes.expand_as(steps)[both])"),
 }

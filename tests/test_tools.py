@@ -50,11 +50,13 @@ def test_lens_at_the_last_block_equals_the_logits(family):
     except Exception as error:  # a family whose tiny model does not build is the family's own test's finding
         pytest.skip(f"{family}'s tiny model does not load: {error}")
     serving = [layer for layer in range(model.num_layers) if why_not(model, "layer_output", layer) is None]
+    # a family whose forward reads no attention mask refuses a padded batch (tests/test_families.py): one length
+    prompts = PROMPTS if model.family.positions.padding_ignored is None else [PROMPTS[0]] * len(PROMPTS)
     if not serving:  # a family whose blocks carry no single stream: the lens says why, in one sentence
         with pytest.raises(ToolError, match="no block of this model serves layer_output"):
-            lens_logits(model, PROMPTS)
+            lens_logits(model, prompts)
         return
-    projected, logits = lens_logits(model, PROMPTS)              # every block that serves the stream
+    projected, logits = lens_logits(model, prompts)              # every block that serves the stream
     assert projected.shape == (len(serving), *logits.shape)
     if serving[-1] == model.num_layers - 1 and model.family.readout.exact_lens:
         assert torch.equal(projected[-1], logits)
