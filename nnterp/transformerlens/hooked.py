@@ -22,9 +22,9 @@ from nnterp.model import StandardizedTransformer
 from nnterp.runtime.cache import ConventionInfo
 from nnterp.runtime.status import status_of
 from nnterp.runtime.tracing import block_order
-from nnterp.transformerlens.activation_cache import ActivationCache
+from nnterp.transformerlens.activation_cache import ActivationCache, derived_norms
 from nnterp.transformerlens.config import config_of
-from nnterp.transformerlens.utils import Slice, lm_cross_entropy_loss
+from nnterp.transformerlens.utils import HookPoint, Output, Slice, lm_cross_entropy_loss
 from nnterp.transformerlens.weights import Weights, factored_matrix
 
 #: from_pretrained's processing, which nnterp never applies to the weights, and what it would have moved
@@ -41,34 +41,6 @@ PROCESSING = {
 _PER_INPUT_NORM = re.compile(r"^blocks\.\d+\.ln1\.hook_")
 _PRESENT_UNDER = re.compile(r"present under (use_\w+)")
 _PRESENT_ON = re.compile(r"present on (\w+) models")
-
-
-class HookPoint:
-    """The ``hook`` a hook function receives: its name, and ``layer()`` for a block's."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.ctx: dict = {}
-
-    def layer(self) -> int:
-        if not self.name.startswith("blocks."):
-            raise ValueError(f"{self.name} is not a block's hook")
-        return int(self.name.split(".")[1])
-
-    def __repr__(self) -> str:
-        return f"HookPoint({self.name!r})"
-
-
-class Output(tuple):
-    """(logits, loss), as ``return_type="both"`` gives them."""
-
-    @property
-    def logits(self):
-        return self[0]
-
-    @property
-    def loss(self):
-        return self[1]
 
 
 _warned: set = set()
@@ -106,6 +78,7 @@ class HookedTransformer:
         self._weights = Weights(model)
         self._hooks: list = []  # (name or filter, function, permanent)
         self._names: list[str] | None = None
+        self._derived_plans: dict = {}  # derived_norms per the names run_with_cache asks for
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -431,7 +404,8 @@ class HookedTransformer:
                        incl_bwd: bool = False, reset_hooks_end: bool = True, clear_contexts: bool = False,
                        pos_slice=None, return_cache_object: bool = True, **model_kwargs):
         """The output and a cache of every hook name ``names_filter`` keeps (a name, a list, a function; all by
-        default), each TransformerLens's tensor; the norms' scales are among them, as in TransformerLens. With
+        default), each TransformerLens's tensor; the norms' scales are among them, as in TransformerLens (computed
+        from the norm's input when read, where the cache holds that input). With
         incl_bwd, the output (a scalar: return_type="loss") is backpropagated and each name's gradient is cached
         under name + "_grad", except where the tensor cannot be written back for the gradient to flow through."""
         if incl_bwd and not torch.is_grad_enabled():
@@ -450,7 +424,7 @@ class HookedTransformer:
         tokens, blocks, residual = self._window(input, model_kwargs.pop("tokens", None),
                                                 model_kwargs.pop("prepend_bos", None),
                                                 model_kwargs.pop("padding_side", None), start_at_layer, stop_at_layer)
-        gradients = {} if incl_bwd else None
+        gradients, derived = ({} if incl_bwd else None), {}
         if self._active_hooks() or self._backward_hooks() or blocks is not None or incl_bwd:
             # hooks, some blocks only or gradients, and a cache in one run: one trace, each value read after its hooks
             found: dict = {}  # made before the trace: nnsight keeps what the trace saves into it
@@ -460,7 +434,8 @@ class HookedTransformer:
                 logits, stream, _ = self._run(tokens, attention_mask, blocks, residual, stop_at_layer is not None,
                                               saving=wanted, saved=found, gradients=gradients)
         else:
-            values = [name for name in wanted if name != "hook_pos_embed"] + ["logits"]
+            derived = derived_norms(self, tuple(wanted))
+            values = [name for name in wanted if name != "hook_pos_embed" and name not in derived] + ["logits"]
             call = tokens if attention_mask is None else {"input_ids": tokens, "attention_mask": attention_mask}
             cache = self.std.cache(call, values=values, transformerlens=self.generation)
             found = {}
@@ -489,8 +464,10 @@ class HookedTransformer:
         if device is not None:
             found = {name: value.to(device) for name, value in found.items()}
         if return_cache_object:
-            made = ActivationCache(found, self, has_batch_dim=True)
+            made = ActivationCache(found, self, has_batch_dim=True, derived=derived, order=wanted)
             return out, made.remove_batch_dim() if remove_batch_dim else made
+        found = {name: found[name] if name in found else derived[name][1](found[derived[name][0]])
+                 for name in wanted if name in found or name in derived}
         if remove_batch_dim:
             found = {name: value[0] for name, value in found.items()}
         return out, found
