@@ -199,6 +199,23 @@ def test_a_default_cache_holds_the_norms_scales_computed_when_read(family):
     assert torch.equal(first["blocks.1.ln2.hook_scale"], saved["blocks.1.ln2.hook_scale"][0])
 
 
+def test_hook_names_follow_the_config_s_flags_between_calls(llama, prompt):
+    model = HookedTransformer(llama)
+    seen = []
+
+    def note(tensor, hook):
+        seen.append(hook.name)
+
+    every = (lambda name: name.endswith("hook_result"), note)
+    model.run_with_hooks(prompt, fwd_hooks=[every])
+    assert seen == [] and "blocks.0.attn.hook_result" not in model.hook_names()
+    model.cfg.use_attn_result = True            # TransformerLens's switch: the names found before do not stay
+    model.run_with_hooks(prompt, fwd_hooks=[every])
+    assert seen == [f"blocks.{i}.attn.hook_result" for i in range(model.cfg.n_layers)]
+    model.cfg.use_attn_result = False
+    assert "blocks.0.attn.hook_result" not in model.hook_names()
+
+
 def test_what_nnterp_cannot_do_is_refused_in_a_sentence(llama, prompt):
     model = HookedTransformer(llama)
     with pytest.raises(NnterpError, match="keeps no key-value cache"):

@@ -78,7 +78,8 @@ class HookedTransformer:
         self._weights = Weights(model)
         self._hooks: list = []  # (name or filter, function, permanent)
         self._names: list[str] | None = None
-        self._derived_plans: dict = {}  # derived_norms per the names run_with_cache asks for
+        # found once: hook_names() per use_* flags, _path and _placed per name, _host per value, derived_norms
+        self._names_under, self._paths, self._places, self._hosts, self._derived_plans = {}, {}, {}, {}, {}
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -114,9 +115,11 @@ class HookedTransformer:
         """Every TransformerLens hook name this model has under the config's use_* flags, and nnterp serves."""
         if self._names is None:
             self._names = self._served()
-        flags = {flag for flag in ("use_attn_result", "use_split_qkv_input", "use_hook_mlp_in", "use_attn_in")
-                 if getattr(self.cfg, flag)}
-        return [name for name, flag in self._names if flag is None or flag in flags]
+        flags = tuple(flag for flag in ("use_attn_result", "use_split_qkv_input", "use_hook_mlp_in", "use_attn_in")
+                      if getattr(self.cfg, flag))
+        if flags not in self._names_under:
+            self._names_under[flags] = [name for name, flag in self._names if flag is None or flag in flags]
+        return list(self._names_under[flags])
 
     @property
     def hook_dict(self) -> dict:
@@ -236,19 +239,19 @@ class HookedTransformer:
             named += [(name, _keeper(gradients, name), 2) for name in saving if name != "hook_pos_embed"]
         for order, (name, hook, kind) in enumerate(named):
             if name == "hook_pos_embed":
-                events.append(((0, 0, -1), kind, order, name, hook, None, ()))
+                events.append(((0, 0, -1), kind, order, name, hook, None, (), ()))
                 continue
-            path, reads = self._path(name)
-            events += [(self._rank(read), 0, 0, read.key, None, None, (read,)) for read in reads]
-            events.append((self._rank(reads[-1]), kind, order, name, hook, path, reads))
-        for rank, kind, _, name, hook, path, reads in sorted(events, key=lambda event: event[:3]):
+            path, reads, keys, ranks = self._placed(name)
+            events += [(rank, 0, 0, key, None, None, (read,), ()) for rank, key, read in zip(ranks, keys, reads)]
+            events.append((ranks[-1], kind, order, name, hook, path, reads, keys))
+        for rank, kind, _, name, hook, path, reads, keys in sorted(events, key=lambda event: event[:3]):
             if not first <= rank < last:
                 continue
             if kind == 0:
                 if name not in memo:
                     memo[name] = getattr(self._host(reads[0]), reads[0].value)
                 continue
-            tensor = self._pos_embed() if path is None else path.convention.tensor([memo[r.key] for r in reads], info)
+            tensor = self._pos_embed() if path is None else path.convention.tensor([memo[key] for key in keys], info)
             if kind == 3:
                 saved[name] = tensor.save()
                 continue
@@ -268,7 +271,7 @@ class HookedTransformer:
             except WriteRefused as refused:
                 raise UnavailableValue(f"a hook on {name} changed its tensor, and {refused}") from None
             setattr(self._host(reads[-1]), reads[-1].value, native)
-            memo[reads[-1].key] = native
+            memo[keys[-1]] = native
         if not stop:
             return None
         if blocks.stop < self.std.num_layers:
@@ -305,10 +308,23 @@ class HookedTransformer:
         return (1, layer, [value for _, value in block_order(self.std)].index("layer_input"))
 
     def _path(self, name: str):
-        return self.std._named_path(name, self.generation)
+        """(the standard path, its reads) of a name, resolved once per model: each call's hooks look theirs up."""
+        if name not in self._paths:
+            self._paths[name] = self.std._named_path(name, self.generation)
+        return self._paths[name]
 
     def _host(self, read):
-        return self.std._host_of(read)
+        """The envoy ``read`` is on, found once per value: the model's envoys last as long as it."""
+        if read.key not in self._hosts:
+            self._hosts[read.key] = self.std._host_of(read)
+        return self._hosts[read.key]
+
+    def _placed(self, name: str) -> tuple:
+        """(path, reads, their keys, their places in the forward) of a name, found once per model."""
+        if name not in self._places:
+            path, reads = self._path(name)
+            self._places[name] = (path, reads, [read.key for read in reads], [self._rank(read) for read in reads])
+        return self._places[name]
 
     def _rank(self, read) -> tuple:
         """A standard value's place in the forward."""
@@ -380,9 +396,7 @@ class HookedTransformer:
              gradients=None):
         """(logits, the residual where the blocks stop, ``saved``) of one trace with the hooks, reading
         ``saving``; with ``stop`` the run ends at the residual."""
-        call = {"input_ids": tokens}
-        if attention_mask is not None:
-            call["attention_mask"] = attention_mask
+        call = tokens if attention_mask is None else {"input_ids": tokens, "attention_mask": attention_mask}
         stream = None  # a trace writes back only what it saves
         with self.std.trace(call) as tracer:
             stream = self._run_hooks(saving=saving, saved=saved, blocks=blocks, residual=residual, stop=stop,
