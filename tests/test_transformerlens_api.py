@@ -38,6 +38,7 @@ def classic_script(model) -> dict:
                                                   return_labels=True)
     out["accumulated"], out["accumulated_labels"] = accumulated, labels
     decomposed = cache.decompose_resid(layer=-1, pos_slice=-1)
+    out["decomposed_ln"] = cache.decompose_resid(layer=1, mlp_input=True, pos_slice=-1, apply_ln=True)
     out["decomposed_attrs"] = cache.logit_attrs(decomposed, answer, wrong, pos_slice=-1)
     heads = cache.stack_head_results(layer=-1, pos_slice=-1)
     out["head_attrs"] = cache.logit_attrs(heads, answer, wrong, pos_slice=-1)
@@ -95,8 +96,8 @@ def test_the_classic_script_agrees_with_transformerlens(label, family, overrides
     refused = {"gemma2": {f"blocks.{i}.{n}.{h}" for i in (0, 1) for n in ("ln1_post", "ln2_post")
                           for h in ("hook_scale", "hook_normalized")}}.get(label, set())
     assert set(ours["keys"]) == set(theirs["keys"]) - refused
-    for key in ("logits", "loss", "logit_diff_direction", "accumulated", "decomposed_attrs", "head_attrs", "pattern",
-                "scale", "patched", "ablated", "induction"):
+    for key in ("logits", "loss", "logit_diff_direction", "accumulated", "decomposed_ln", "decomposed_attrs",
+                "head_attrs", "pattern", "scale", "patched", "ablated", "induction"):
         scale = theirs[key].abs().max().item()
         assert (ours[key] - theirs[key]).abs().max().item() <= rtol * max(scale, 1.0), key
     assert not torch.allclose(ours["patched"], ours["logits"])       # the hooks changed the forward
@@ -168,6 +169,51 @@ def test_a_cache_is_transformerlens_s_cache_object(llama, prompt):
     with llama.trace(tokens):
         stream = llama.layers[0].layer_output.save()
     assert torch.equal(cache["resid_post", 0], stream)
+
+
+@pytest.mark.parametrize("family", ["llama", "gpt2", "gpt_neox"])
+def test_a_default_cache_holds_the_norms_scales_computed_when_read(family):
+    model = HookedTransformer(tiny.load(family))
+    tokens = torch.randint(10, 200, (2, 7), generator=torch.Generator().manual_seed(0))
+    _, cache = model.run_with_cache(tokens)
+    first = cache.apply_slice_to_batch_dim(0)   # a slice of the norms' inputs, the norms computed from them
+    norms = [name for name in model.hook_names() if name.endswith(("hook_scale", "hook_normalized"))]
+    assert {f"blocks.1.ln{i}.{hook}" for i in (1, 2) for hook in ("hook_scale", "hook_normalized")} < set(norms)
+    assert "ln_final.hook_scale" in norms and "ln_final.hook_normalized" in norms
+    # listed, and not held until read: the cache holds what a cache without them holds
+    _, without = model.run_with_cache(tokens, names_filter=lambda name: name not in norms)
+    assert set(cache.keys()) == set(without.keys()) | set(norms) and len(cache) == len(without) + len(norms)
+    assert not set(norms) & set(cache.cache_dict) and cache.cache_dict.keys() == without.cache_dict.keys()
+    # read, each is the tensor the run reads at the norm (a cache of the norms alone saves them in the run)
+    _, saved = model.run_with_cache(tokens, names_filter=norms)
+    assert set(saved.cache_dict) == set(norms)
+    for name in norms:
+        assert torch.equal(cache[name], saved[name]), name
+    # and the norms' analyses run on a default cache, with the scale the forward divided by
+    stack = cache.decompose_resid(layer=1, apply_ln=True)
+    torch.testing.assert_close(stack.sum(0), cache["normalized", 1, "ln1"], rtol=0,
+                               atol=1e-4 * max(cache["normalized", 1, "ln1"].abs().max().item(), 1.0))
+    _, plain = model.run_with_cache(tokens, return_cache_object=False)
+    assert list(plain) == list(cache.keys()) and all(torch.equal(plain[name], cache[name]) for name in norms)
+    assert "blocks.1.ln2.hook_scale" not in first.cache_dict
+    assert torch.equal(first["blocks.1.ln2.hook_scale"], saved["blocks.1.ln2.hook_scale"][0])
+
+
+def test_hook_names_follow_the_config_s_flags_between_calls(llama, prompt):
+    model = HookedTransformer(llama)
+    seen = []
+
+    def note(tensor, hook):
+        seen.append(hook.name)
+
+    every = (lambda name: name.endswith("hook_result"), note)
+    model.run_with_hooks(prompt, fwd_hooks=[every])
+    assert seen == [] and "blocks.0.attn.hook_result" not in model.hook_names()
+    model.cfg.use_attn_result = True            # TransformerLens's switch: the names found before do not stay
+    model.run_with_hooks(prompt, fwd_hooks=[every])
+    assert seen == [f"blocks.{i}.attn.hook_result" for i in range(model.cfg.n_layers)]
+    model.cfg.use_attn_result = False
+    assert "blocks.0.attn.hook_result" not in model.hook_names()
 
 
 def test_what_nnterp_cannot_do_is_refused_in_a_sentence(llama, prompt):

@@ -8,7 +8,8 @@ from nnterp.transformerlens import utils
 from nnterp.transformerlens.activation_cache import ActivationCache
 from nnterp.transformerlens.bridge import TransformerBridge
 from nnterp.transformerlens.config import HookedTransformerConfig
-from nnterp.transformerlens.hooked import HookPoint, HookedTransformer, Output
+from nnterp.transformerlens.hooked import HookedTransformer
+from nnterp.transformerlens.utils import HookPoint, Output
 from nnterp.transformerlens.sae import HookedSAETransformer
 
 __all__ = ["ActivationCache", "HookPoint", "HookedSAETransformer", "HookedTransformer", "HookedTransformerConfig",

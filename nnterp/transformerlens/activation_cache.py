@@ -9,49 +9,67 @@ from collections import Counter
 
 import torch
 
+from nnterp.compat.paths import Divisor, Normalized
+from nnterp.declare.companions import norm_scale
+from nnterp.declare.engine import module_of
+from nnterp.declare.errors import NnterpError
+from nnterp.runtime.cache import ConventionInfo
 from nnterp.transformerlens.utils import Slice, get_act_name
 
 
 class ActivationCache:
     """A dict of TransformerLens names to tensors, with the analyses TransformerLens's cache offers."""
 
-    def __init__(self, cache_dict: dict, model, has_batch_dim: bool = True) -> None:
+    def __init__(self, cache_dict: dict, model, has_batch_dim: bool = True, derived: dict | None = None,
+                 order: list | None = None) -> None:
         self.cache_dict = cache_dict
         self.model = model
         self.has_batch_dim = has_batch_dim
+        #: name -> (the cached name it is computed from, the function computing it): the norms' hook_scale and
+        #: hook_normalized, computed from their input when first read, so holding them costs nothing until then
+        self._derived = {name: made for name, made in (derived or {}).items() if name not in cache_dict}
+        self._order = order or [*cache_dict, *self._derived]  # the forward's, as TransformerLens's keys
         self.has_embed = "hook_embed" in cache_dict
         self.has_pos_embed = "hook_pos_embed" in cache_dict
 
     # -- the dict
+    def _lookup(self, name: str) -> torch.Tensor:
+        if name not in self.cache_dict and name in self._derived:
+            source, compute = self._derived[name]
+            self.cache_dict[name] = compute(self.cache_dict[source])
+            del self._derived[name]
+        return self.cache_dict[name]
+
     def __getitem__(self, key) -> torch.Tensor:
-        if key in self.cache_dict:
-            return self.cache_dict[key]
+        if key in self.cache_dict or key in self._derived:
+            return self._lookup(key)
         if isinstance(key, str):
-            return self.cache_dict[get_act_name(key)]
+            return self._lookup(get_act_name(key))
         if len(key) > 1 and key[1] is not None and key[1] < 0:
             key = (key[0], self.model.cfg.n_layers + key[1], *key[2:])
-        return self.cache_dict[get_act_name(*key)]
+        return self._lookup(get_act_name(*key))
 
     def __contains__(self, key) -> bool:
-        return key in self.cache_dict
+        return key in self.cache_dict or key in self._derived
 
     def __len__(self) -> int:
-        return len(self.cache_dict)
-
-    def __iter__(self):
-        return iter(self.cache_dict)
+        return len(self.cache_dict) + len(self._derived)
 
     def keys(self):
-        return self.cache_dict.keys()
+        kept = dict.fromkeys(name for name in self._order if name in self)
+        return list(kept) + [name for name in self.cache_dict if name not in kept]  # hook_result, computed later
+
+    def __iter__(self):
+        return iter(self.keys())
 
     def values(self):
-        return self.cache_dict.values()
+        return [self[name] for name in self.keys()]
 
     def items(self):
-        return self.cache_dict.items()
+        return [(name, self[name]) for name in self.keys()]
 
     def __repr__(self) -> str:
-        return f"ActivationCache with keys {list(self.cache_dict.keys())}"
+        return f"ActivationCache with keys {self.keys()}"
 
     def _batch_size(self) -> int:
         counts = Counter(v.size(0) for v in self.cache_dict.values() if v.ndim > 0)
@@ -73,7 +91,8 @@ class ActivationCache:
         size = self._batch_size()
         kept = {name: batch_slice.apply(value, dim=0) if value.ndim > 0 and value.size(0) == size else value
                 for name, value in self.cache_dict.items()}
-        return ActivationCache(kept, self.model, has_batch_dim=batch_slice.mode != "int" and self.has_batch_dim)
+        return ActivationCache(kept, self.model, has_batch_dim=batch_slice.mode != "int" and self.has_batch_dim,
+                               derived=self._derived, order=self._order)
 
     def to(self, device) -> "ActivationCache":
         self.cache_dict = {key: value.to(device) for key, value in self.cache_dict.items()}
@@ -250,3 +269,44 @@ class ActivationCache:
         scaled = self.apply_ln_to_stack(residual_stack, layer=-1, pos_slice=pos_slice, batch_slice=batch_slice,
                                         has_batch_dim=has_batch_dim)
         return (scaled * directions).sum(dim=-1)
+
+
+def derived_norms(hooked, wanted: tuple) -> dict:
+    """The norms' hook_scale and hook_normalized among ``wanted`` whose norm input is among them too, each as (that
+    input's name, the function computing it from the input as the model's norm computes its scale), so that a cache
+    holds them without the run saving them; found once per ``wanted``."""
+    if wanted not in hooked._derived_plans:
+        hooked._derived_plans[wanted] = _plan_derived_norms(hooked, wanted)
+    return hooked._derived_plans[wanted]
+
+
+def _plan_derived_norms(hooked, wanted) -> dict:
+    info, plan, plain = ConventionInfo(hooked.std), {}, {}  # plain: a standard value's key -> the name that is it
+    for name in wanted:
+        try:
+            path, _ = hooked._path(name) if name != "hook_pos_embed" else (None, None)
+        except (KeyError, NnterpError):
+            continue
+        if path is not None and path.convention.same:
+            plain.setdefault(path.key, name)
+    for name in wanted:
+        if not name.endswith(("hook_scale", "hook_normalized")):
+            continue
+        try:
+            path, _ = hooked._path(name)
+            _, (source, scale) = hooked._path(name.rsplit(".", 1)[0] + ".hook_normalized")
+        except (KeyError, NnterpError, ValueError):
+            continue  # refused, or not a norm of the model's: the run says why
+        if isinstance(path.convention, (Normalized, Divisor)) and source.key in plain:
+            host = hooked._host(scale)
+            module = module_of(host._nnterp_site(scale.value).where.target(host))
+            plan[name] = (plain[source.key], _from_norm_input(path.convention, module, info))
+    return plan
+
+
+def _from_norm_input(convention, module, info):
+    """TransformerLens's tensor under ``convention`` (a norm's divisor, or its normalised input) from the norm's
+    input, with the norm's own scale."""
+    if isinstance(convention, Divisor):
+        return lambda x: convention.to_tl([norm_scale(module, x)], info)
+    return lambda x: convention.to_tl([x, norm_scale(module, x)], info)

@@ -22,9 +22,9 @@ from nnterp.model import StandardizedTransformer
 from nnterp.runtime.cache import ConventionInfo
 from nnterp.runtime.status import status_of
 from nnterp.runtime.tracing import block_order
-from nnterp.transformerlens.activation_cache import ActivationCache
+from nnterp.transformerlens.activation_cache import ActivationCache, derived_norms
 from nnterp.transformerlens.config import config_of
-from nnterp.transformerlens.utils import Slice, lm_cross_entropy_loss
+from nnterp.transformerlens.utils import HookPoint, Output, Slice, lm_cross_entropy_loss
 from nnterp.transformerlens.weights import Weights, factored_matrix
 
 #: from_pretrained's processing, which nnterp never applies to the weights, and what it would have moved
@@ -41,34 +41,6 @@ PROCESSING = {
 _PER_INPUT_NORM = re.compile(r"^blocks\.\d+\.ln1\.hook_")
 _PRESENT_UNDER = re.compile(r"present under (use_\w+)")
 _PRESENT_ON = re.compile(r"present on (\w+) models")
-
-
-class HookPoint:
-    """The ``hook`` a hook function receives: its name, and ``layer()`` for a block's."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.ctx: dict = {}
-
-    def layer(self) -> int:
-        if not self.name.startswith("blocks."):
-            raise ValueError(f"{self.name} is not a block's hook")
-        return int(self.name.split(".")[1])
-
-    def __repr__(self) -> str:
-        return f"HookPoint({self.name!r})"
-
-
-class Output(tuple):
-    """(logits, loss), as ``return_type="both"`` gives them."""
-
-    @property
-    def logits(self):
-        return self[0]
-
-    @property
-    def loss(self):
-        return self[1]
 
 
 _warned: set = set()
@@ -106,6 +78,8 @@ class HookedTransformer:
         self._weights = Weights(model)
         self._hooks: list = []  # (name or filter, function, permanent)
         self._names: list[str] | None = None
+        # found once: hook_names() per use_* flags, _path and _placed per name, _host per value, derived_norms
+        self._names_under, self._paths, self._places, self._hosts, self._derived_plans = {}, {}, {}, {}, {}
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -141,9 +115,11 @@ class HookedTransformer:
         """Every TransformerLens hook name this model has under the config's use_* flags, and nnterp serves."""
         if self._names is None:
             self._names = self._served()
-        flags = {flag for flag in ("use_attn_result", "use_split_qkv_input", "use_hook_mlp_in", "use_attn_in")
-                 if getattr(self.cfg, flag)}
-        return [name for name, flag in self._names if flag is None or flag in flags]
+        flags = tuple(flag for flag in ("use_attn_result", "use_split_qkv_input", "use_hook_mlp_in", "use_attn_in")
+                      if getattr(self.cfg, flag))
+        if flags not in self._names_under:
+            self._names_under[flags] = [name for name, flag in self._names if flag is None or flag in flags]
+        return list(self._names_under[flags])
 
     @property
     def hook_dict(self) -> dict:
@@ -263,19 +239,19 @@ class HookedTransformer:
             named += [(name, _keeper(gradients, name), 2) for name in saving if name != "hook_pos_embed"]
         for order, (name, hook, kind) in enumerate(named):
             if name == "hook_pos_embed":
-                events.append(((0, 0, -1), kind, order, name, hook, None, ()))
+                events.append(((0, 0, -1), kind, order, name, hook, None, (), ()))
                 continue
-            path, reads = self._path(name)
-            events += [(self._rank(read), 0, 0, read.key, None, None, (read,)) for read in reads]
-            events.append((self._rank(reads[-1]), kind, order, name, hook, path, reads))
-        for rank, kind, _, name, hook, path, reads in sorted(events, key=lambda event: event[:3]):
+            path, reads, keys, ranks = self._placed(name)
+            events += [(rank, 0, 0, key, None, None, (read,), ()) for rank, key, read in zip(ranks, keys, reads)]
+            events.append((ranks[-1], kind, order, name, hook, path, reads, keys))
+        for rank, kind, _, name, hook, path, reads, keys in sorted(events, key=lambda event: event[:3]):
             if not first <= rank < last:
                 continue
             if kind == 0:
                 if name not in memo:
                     memo[name] = getattr(self._host(reads[0]), reads[0].value)
                 continue
-            tensor = self._pos_embed() if path is None else path.convention.tensor([memo[r.key] for r in reads], info)
+            tensor = self._pos_embed() if path is None else path.convention.tensor([memo[key] for key in keys], info)
             if kind == 3:
                 saved[name] = tensor.save()
                 continue
@@ -295,7 +271,7 @@ class HookedTransformer:
             except WriteRefused as refused:
                 raise UnavailableValue(f"a hook on {name} changed its tensor, and {refused}") from None
             setattr(self._host(reads[-1]), reads[-1].value, native)
-            memo[reads[-1].key] = native
+            memo[keys[-1]] = native
         if not stop:
             return None
         if blocks.stop < self.std.num_layers:
@@ -332,10 +308,23 @@ class HookedTransformer:
         return (1, layer, [value for _, value in block_order(self.std)].index("layer_input"))
 
     def _path(self, name: str):
-        return self.std._named_path(name, self.generation)
+        """(the standard path, its reads) of a name, resolved once per model: each call's hooks look theirs up."""
+        if name not in self._paths:
+            self._paths[name] = self.std._named_path(name, self.generation)
+        return self._paths[name]
 
     def _host(self, read):
-        return self.std._host_of(read)
+        """The envoy ``read`` is on, found once per value: the model's envoys last as long as it."""
+        if read.key not in self._hosts:
+            self._hosts[read.key] = self.std._host_of(read)
+        return self._hosts[read.key]
+
+    def _placed(self, name: str) -> tuple:
+        """(path, reads, their keys, their places in the forward) of a name, found once per model."""
+        if name not in self._places:
+            path, reads = self._path(name)
+            self._places[name] = (path, reads, [read.key for read in reads], [self._rank(read) for read in reads])
+        return self._places[name]
 
     def _rank(self, read) -> tuple:
         """A standard value's place in the forward."""
@@ -407,9 +396,7 @@ class HookedTransformer:
              gradients=None):
         """(logits, the residual where the blocks stop, ``saved``) of one trace with the hooks, reading
         ``saving``; with ``stop`` the run ends at the residual."""
-        call = {"input_ids": tokens}
-        if attention_mask is not None:
-            call["attention_mask"] = attention_mask
+        call = tokens if attention_mask is None else {"input_ids": tokens, "attention_mask": attention_mask}
         stream = None  # a trace writes back only what it saves
         with self.std.trace(call) as tracer:
             stream = self._run_hooks(saving=saving, saved=saved, blocks=blocks, residual=residual, stop=stop,
@@ -431,7 +418,8 @@ class HookedTransformer:
                        incl_bwd: bool = False, reset_hooks_end: bool = True, clear_contexts: bool = False,
                        pos_slice=None, return_cache_object: bool = True, **model_kwargs):
         """The output and a cache of every hook name ``names_filter`` keeps (a name, a list, a function; all by
-        default), each TransformerLens's tensor; the norms' scales are among them, as in TransformerLens. With
+        default), each TransformerLens's tensor; the norms' scales are among them, as in TransformerLens (computed
+        from the norm's input when read, where the cache holds that input). With
         incl_bwd, the output (a scalar: return_type="loss") is backpropagated and each name's gradient is cached
         under name + "_grad", except where the tensor cannot be written back for the gradient to flow through."""
         if incl_bwd and not torch.is_grad_enabled():
@@ -450,7 +438,7 @@ class HookedTransformer:
         tokens, blocks, residual = self._window(input, model_kwargs.pop("tokens", None),
                                                 model_kwargs.pop("prepend_bos", None),
                                                 model_kwargs.pop("padding_side", None), start_at_layer, stop_at_layer)
-        gradients = {} if incl_bwd else None
+        gradients, derived = ({} if incl_bwd else None), {}
         if self._active_hooks() or self._backward_hooks() or blocks is not None or incl_bwd:
             # hooks, some blocks only or gradients, and a cache in one run: one trace, each value read after its hooks
             found: dict = {}  # made before the trace: nnsight keeps what the trace saves into it
@@ -460,7 +448,8 @@ class HookedTransformer:
                 logits, stream, _ = self._run(tokens, attention_mask, blocks, residual, stop_at_layer is not None,
                                               saving=wanted, saved=found, gradients=gradients)
         else:
-            values = [name for name in wanted if name != "hook_pos_embed"] + ["logits"]
+            derived = derived_norms(self, tuple(wanted))
+            values = [name for name in wanted if name != "hook_pos_embed" and name not in derived] + ["logits"]
             call = tokens if attention_mask is None else {"input_ids": tokens, "attention_mask": attention_mask}
             cache = self.std.cache(call, values=values, transformerlens=self.generation)
             found = {}
@@ -489,8 +478,10 @@ class HookedTransformer:
         if device is not None:
             found = {name: value.to(device) for name, value in found.items()}
         if return_cache_object:
-            made = ActivationCache(found, self, has_batch_dim=True)
+            made = ActivationCache(found, self, has_batch_dim=True, derived=derived, order=wanted)
             return out, made.remove_batch_dim() if remove_batch_dim else made
+        found = {name: found[name] if name in found else derived[name][1](found[derived[name][0]])
+                 for name in wanted if name in found or name in derived}
         if remove_batch_dim:
             found = {name: value[0] for name, value in found.items()}
         return out, found

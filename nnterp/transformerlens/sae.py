@@ -10,7 +10,8 @@ import contextlib
 import torch
 
 from nnterp.declare.errors import NnterpError
-from nnterp.transformerlens.hooked import HookPoint, HookedTransformer
+from nnterp.transformerlens.hooked import HookedTransformer
+from nnterp.transformerlens.utils import HookPoint
 
 #: the hook points of a SAELens SAE, under ``{hook_name}.``
 SAE_HOOKS = ("hook_sae_input", "hook_sae_acts_pre", "hook_sae_acts_post", "hook_sae_recons", "hook_sae_output",

@@ -1,5 +1,6 @@
 """TransformerLens 3.x's ``utils`` that scripts call, with its semantics: ``get_act_name``, ``Slice``,
-``lm_cross_entropy_loss``, ``to_numpy``, ``remove_batch_dim``."""
+``lm_cross_entropy_loss``, ``to_numpy``, ``remove_batch_dim``; ``HookPoint``, the ``hook`` a hook function receives, and
+``Output``, return_type="both"'s (logits, loss)."""
 
 from __future__ import annotations
 
@@ -97,3 +98,31 @@ def to_numpy(tensor):
 def remove_batch_dim(tensor: torch.Tensor) -> torch.Tensor:
     """The first axis dropped where it has one row."""
     return tensor[0] if tensor.shape[0] == 1 else tensor
+
+
+class HookPoint:
+    """The ``hook`` a hook function receives: its name, and ``layer()`` for a block's."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.ctx: dict = {}
+
+    def layer(self) -> int:
+        if not self.name.startswith("blocks."):
+            raise ValueError(f"{self.name} is not a block's hook")
+        return int(self.name.split(".")[1])
+
+    def __repr__(self) -> str:
+        return f"HookPoint({self.name!r})"
+
+
+class Output(tuple):
+    """(logits, loss), as ``return_type="both"`` gives them."""
+
+    @property
+    def logits(self):
+        return self[0]
+
+    @property
+    def loss(self):
+        return self[1]
