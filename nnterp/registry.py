@@ -163,11 +163,6 @@ def family_named(name: str) -> Family:
         return _dropped_in()[name]
     if not served_here(name):
         raise UnknownArchitecture(not_served(name))
-    return declared_family(name)
-
-
-def declared_family(name: str) -> Family:
-    """A family of the index as its module declares it, whether or not the installed transformers serves it."""
     return _declared.declared(name)
 
 

@@ -49,13 +49,18 @@ def tokenizer(vocab_size: int = 300):
     )
 
 
+def _served(family: "str | Family") -> Family:
+    """The family itself, or the one a name names."""
+    return family if isinstance(family, Family) else by_name(family)
+
+
 def config(family: "str | Family", **overrides):
     """The family's tiny config (its recipe), with ``overrides`` applied; ``family`` a name or the family itself.
     The recipe's ``config_class`` is the name of a transformers config class, or the class itself (a model type of
     one's own, registered with transformers' AutoConfig)."""
     import transformers
 
-    served = family if isinstance(family, Family) else by_name(family)
+    served = _served(family)
     recipe = served.tiny
     if not recipe:
         raise UnknownArchitecture(f"the {served.name} family declares no tiny recipe: give it "
@@ -70,7 +75,7 @@ def build(family: "str | Family", attn_implementation: str | None = None, seed: 
           **overrides):
     """A tiny random ``transformers`` model of ``family`` (a name, found once, or the family) in eval mode, and its
     tokenizer."""
-    served = family if isinstance(family, Family) else by_name(family)
+    served = _served(family)
     cfg = config(served, **overrides)
     torch.manual_seed(seed)
     kwargs = {"attn_implementation": attn_implementation} if attn_implementation else {}

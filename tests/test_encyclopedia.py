@@ -560,13 +560,13 @@ def test_a_page_with_notes_of_its_own_carries_six_and_the_index_shows_each_page_
     """The seeds' depth: a page whose family has a notes module states at least six facts of its own family; the
     index says how deep each page goes (its hand-researched and feature notes, not the generic ones every family
     gets, its snippets, its checkpoints with real config facts) and shows each family's summary and tags."""
-    from nnterp.encyclopedia.notes import hand_notes_of
+    from nnterp.encyclopedia.notes.hand import hand_notes
     from nnterp.encyclopedia.pages import MIN_FAMILY_NOTES
     from nnterp.registry import every_family
 
     families = every_family()
     thin = {name: fam["kinds"] for name, fam in record["families"].items()
-            if hand_notes_of(families[name]) is not None
+            if hand_notes(name) is not None
             and sum(fam["kinds"].values()) < MIN_FAMILY_NOTES}
     assert not thin, thin
     index = (site / "index.html").read_text()

@@ -541,12 +541,12 @@ def test_every_release_number_a_hand_note_asserts_is_the_recorded_file_s_and_fai
     recorded (with config facts). The hand notes' assertions the mutation cannot reach (they read the tiny model) are
     checked by the build itself."""
     from nnterp.encyclopedia import markdown, snippets
-    from nnterp.encyclopedia.notes import hand_notes_of
+    from nnterp.encyclopedia.notes.hand import hand_notes
     from nnterp.registry import every_family
 
     checked, surviving, failing = 0, [], []
     for name, family in every_family().items():
-        hand = hand_notes_of(family)
+        hand = hand_notes(family.name)
         texts = [hand.text] if hand is not None else []
         if not texts:
             continue

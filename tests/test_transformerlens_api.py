@@ -12,7 +12,6 @@ import pytest
 import torch
 
 from nnterp import tiny
-from nnterp.declare.engine import module_of
 from nnterp.declare.errors import NnterpError, UnavailableValue
 from nnterp.transformerlens import ActivationCache, HookedTransformer, utils
 from oracle.transformerlens import ARCHITECTURES, MORE_ARCHITECTURES, _close, _load, _local_names, tolerance

@@ -21,7 +21,8 @@ from nnterp.declare.family import COMMON_ACCESSORS
 from nnterp.declare.vocabulary import BY_NAME
 from nnterp.encyclopedia import markdown, snippets
 from nnterp.encyclopedia.configs import config_class, representative, reproduced_checkpoint
-from nnterp.encyclopedia.notes import default_load, derived, hand_notes_of, notes_for
+from nnterp.encyclopedia.notes import default_load, derived, notes_for
+from nnterp.encyclopedia.notes.hand import hand_notes
 from nnterp.encyclopedia.notes.identity import identity
 from nnterp.encyclopedia.snippets import one_line
 from nnterp.encyclopedia.verdicts import verdict
@@ -266,7 +267,7 @@ def collect(family, checkpoint_cache: dict | None = None) -> Page:
     start = time.perf_counter()
     sums = block_sums(family, served)
     mid_sums = family.block.mid_arithmetic(served) is None
-    hand = hand_notes_of(family)
+    hand = hand_notes(family.name)
     load = hand.load if hand is not None and hand.load else default_load(family)
     modules = modules_of(printout)
     with snippets.runner(family, load) as run:

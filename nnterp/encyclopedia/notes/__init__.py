@@ -18,11 +18,6 @@ from nnterp.encyclopedia.notes.identity import identity_note
 from nnterp.encyclopedia.rows import groups
 
 
-def hand_notes_of(family) -> HandNotes | None:
-    """The family's notes file, read (None where it has none)."""
-    return hand_notes(family.name)
-
-
 def default_load(family) -> str | None:
     """The load the snippets run under: eager where the family claims it (the interior is served)."""
     if family.loads is None or EAGER in family.loads:  # None: whatever transformers accepts, eager included
@@ -35,7 +30,7 @@ def notes_for(family, rows, block_kind: str, sums: bool = True, mid_sums: bool =
     """The family's notes, parsed, and its notes file (None where it has none). ``sums``: the block is the sum of
     its input and its contributions (false on a post-norm block). A notes file's notes are the page's (``page:
     whole``) or lead the derived ones (``subject``, a ``derived.Subject``)."""
-    hand = hand_notes_of(family)
+    hand = hand_notes(family.name)
     if hand is not None and hand.whole_page:
         return markdown.parse(hand.text), hand
     found = generated(family, rows, block_kind, sums, mid_sums, subject, hand.drop if hand is not None else ())
