@@ -207,11 +207,13 @@ def test_every_recorded_tokenizer_fact_carries_its_source_and_names_a_checkpoint
             assert entry["repo"] in named, (path.name, entry["repo"])
             assert set(entry) - {"repo"} and set(entry) <= {"repo", "file", "source", "facts", "bos_measured"}, entry
             if "facts" in entry:  # a released tokenizer file's facts, and where the copy read is
-                assert entry["file"] in ("tokenizer_config.json", "gguf", "thread", "page"), entry
+                assert entry["file"] in ("tokenizer_config.json", "gguf", "thread", "page", "test"), entry
                 assert entry["source"] and (" copied in " in entry["source"] or ".gguf" in entry["source"]
                                             or re.search(r"[\w.-]+/[\w.-]+ (pull request|issue) #\d+",
                                                          entry["source"])
-                                            or entry["file"] == "page"), entry
+                                            or entry["file"] in ("page", "test")), entry
+                assert entry["file"] != "test" or re.search(r"^huggingface/transformers tests/[\w/]+\.py ",
+                                                            entry["source"]), entry  # the test file, named
                 assert entry["file"] != "page" or "https://" in entry["source"], entry  # the page's address
                 assert entry["facts"] and set(entry["facts"]) <= FACT_KEYS, set(entry["facts"]) - FACT_KEYS
                 for name in ("bos", "eos", "pad", "unk"):  # an id is the id of the token the record names

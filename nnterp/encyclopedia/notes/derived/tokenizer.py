@@ -13,7 +13,8 @@ TOKENIZER_DATA = "tokenizers"
 
 #: The tokenizer files a record may be read from whole (a key they lack is one the checkpoint's file does not set);
 #: a record of another kind ("thread": what a thread printed of the loaded tokenizer; "page": the part of a
-#: tokenizer_config.json a stored web page shows) says nothing of the keys it lacks.
+#: tokenizer_config.json a stored web page shows; "test": what a transformers test asserts the checkpoint's tokenizer
+#: encodes) says nothing of the keys it lacks.
 FILES = ("tokenizer_config.json", "gguf")
 
 #: The special tokens a record may name, in the order the page lists them.
@@ -36,7 +37,8 @@ def released_tokenizers(family) -> dict[str, dict]:
 
 def _file_name(entry: dict) -> str:
     return {"gguf": "its GGUF metadata", "thread": "its tokenizer as a thread printed it",
-            "page": "the part of its tokenizer_config.json a web page shows"}.get(entry["file"], entry["file"])
+            "page": "the part of its tokenizer_config.json a web page shows",
+            "test": "its tokenizer as a transformers test encodes it"}.get(entry["file"], entry["file"])
 
 
 def _token(facts: dict, name: str) -> str | None:
