@@ -75,6 +75,7 @@ def attribute(args) -> None:
     print(f"graph of {args.prompt!r}: {graph.stats['active_latents']} active latents, "
           f"{graph.stats['selected_latents']} kept, {graph.stats['nodes']} nodes, {graph.seconds:.1f} s")
     if args.graph_output_path:
+        Path(args.graph_output_path).parent.mkdir(parents=True, exist_ok=True)
         graph.to_pt(args.graph_output_path)
         print(f"wrote {args.graph_output_path}")
     if args.slug:
