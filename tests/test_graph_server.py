@@ -12,12 +12,17 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+import torch
 import websocket
+from safetensors.torch import save_file
 
 from nnterp import cli
+from nnterp.contract.numerics import assert_close
 from nnterp.tools._common import ToolError
 from nnterp.tools.graph import AttributionGraph
+from nnterp.tools.graph_commands import load_transcoder_set
 from nnterp.tools.graph_server import BUILT, serve
+from nnterp.tools.splice import LocalSAE
 
 CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parents[1]
@@ -150,3 +155,24 @@ def test_the_page_draws_the_graphs_nodes_offline(graphs, chromium):
     errors = [e["params"] for e in chromium.events if e["method"] == "Runtime.exceptionThrown"
               or (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))]
     assert errors == []
+
+
+def test_a_folder_in_circuit_tracers_layout_loads_as_its_transcoders(tmp_path):
+    generator = torch.Generator().manual_seed(0)
+    weights = [{"W_enc": torch.randn(8, 4, generator=generator), "W_dec": torch.randn(8, 4, generator=generator),
+                "b_enc": torch.randn(8, generator=generator), "b_dec": torch.randn(4, generator=generator)}
+               for _ in range(2)]
+    for i, one in enumerate(weights):  # circuit-tracer's SingleLayerTranscoder.to_safetensors: [d_transcoder, d_model]
+        save_file(one, str(tmp_path / f"layer_{i}.safetensors"))
+    loaded = load_transcoder_set(tmp_path, 2, "ln2.hook_normalized", "hook_mlp_out")
+    x = torch.randn(3, 4, generator=generator)
+    for i, (one, saved) in enumerate(zip(loaded, weights)):
+        assert isinstance(one, LocalSAE) and one.cfg.hook_name_out == f"blocks.{i}.hook_mlp_out"
+        latents = torch.relu(x @ saved["W_enc"].T + saved["b_enc"])  # circuit-tracer's encode and decode
+        assert_close(one.encode(x), latents, length=4)  # sums of d_model terms, in another memory order
+        assert_close(one.decode(latents), latents @ saved["W_dec"] + saved["b_dec"], length=8)
+    save_file({**weights[1], "activation_function.threshold": torch.zeros(8)}, str(tmp_path / "layer_1.safetensors"))
+    with pytest.raises(ToolError, match="JumpReLU threshold or a skip"):
+        load_transcoder_set(tmp_path, 2)
+    with pytest.raises(ToolError, match="no layer_2.safetensors"):
+        load_transcoder_set(tmp_path, 3)
