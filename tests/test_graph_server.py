@@ -169,8 +169,11 @@ def test_a_folder_in_circuit_tracers_layout_loads_as_its_transcoders(tmp_path):
     for i, (one, saved) in enumerate(zip(loaded, weights)):
         assert isinstance(one, LocalSAE) and one.cfg.hook_name_out == f"blocks.{i}.hook_mlp_out"
         latents = torch.relu(x @ saved["W_enc"].T + saved["b_enc"])  # circuit-tracer's encode and decode
-        assert_close(one.encode(x), latents, length=4)  # sums of d_model terms, in another memory order
-        assert_close(one.decode(latents), latents @ saved["W_dec"] + saved["b_dec"], length=8)
+        # sums of d_model (d_transcoder) terms and a bias, in another memory order, at the terms' magnitude
+        summed = float((x.abs() @ saved["W_enc"].abs().T + saved["b_enc"].abs()).max())
+        assert_close(one.encode(x), latents, length=5, magnitude=summed)
+        summed = float((latents @ saved["W_dec"].abs() + saved["b_dec"].abs()).max())
+        assert_close(one.decode(latents), latents @ saved["W_dec"] + saved["b_dec"], length=9, magnitude=summed)
     save_file({**weights[1], "activation_function.threshold": torch.zeros(8)}, str(tmp_path / "layer_1.safetensors"))
     with pytest.raises(ToolError, match="JumpReLU threshold or a skip"):
         load_transcoder_set(tmp_path, 2)
