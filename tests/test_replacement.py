@@ -79,6 +79,26 @@ def test_zeroing_a_latent_moves_each_logit_by_minus_its_direct_edge(setup):
     assert float(((loose[tokens] - loose.mean()) - expected).abs().max()) > 1e-3
 
 
+@pytest.mark.parametrize("family,read", [("phi", "ln2.hook_normalized"), ("mixtral", "mlp.hook_in")])
+def test_the_direct_edge_holds_on_a_parallel_block_and_a_mixture_of_experts(family, read):
+    """Phi's MLP reads the attention's norm (read before the attention); Mixtral's router is a gate held frozen."""
+    model = tiny.load(family, attn_implementation="eager")
+    transcoders = random_transcoders(model, read=read)
+    graph = attribution_graph(model, transcoders, PROMPT, progress=False, batch_size=128)
+    replacement = ReplacementModel(model, transcoders)
+    edges, chosen = _logit_edges(graph)
+    layer, position, latent = graph.features[chosen].tolist()
+    clean, _ = replacement.get_activations(PROMPT)
+    zeroed, _ = replacement.feature_intervention(PROMPT, [(layer, position, latent, 0.0)],
+                                                 constrained_layers=range(model.num_layers))
+    change = (zeroed - clean)[0, -1]
+    moved = change[[token for token, _ in graph.logit_tokens]] - change.mean()
+    expected = -edges[:, chosen]
+    assert float(expected.abs().max()) > 0.1
+    magnitude = max(float(clean.abs().max()), float(zeroed.abs().max()), float(expected.abs().max()))
+    assert_close(moved, expected, length=4 * roundings(model), magnitude=magnitude)
+
+
 def test_generation_is_greedy_decoding_of_the_intervened_forward(setup):
     replacement, graph = setup
     _, chosen = _logit_edges(graph)

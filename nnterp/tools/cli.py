@@ -92,7 +92,8 @@ def register(subparsers) -> None:
     parser.add_argument("--port", type=int, default=8041)
     parser.set_defaults(run="nnterp.tools.graph_commands:attribute")
 
-    parser = subparsers.add_parser("start-server", help="serve a folder of graphs to circuit-tracer's frontend, offline",
+    parser = subparsers.add_parser("start-server",
+                                   help="serve a folder of graphs to circuit-tracer's frontend, offline",
                                    description="circuit-tracer's `start-server`: its frontend and the graphs of "
                                    "--graph_file_dir at http://localhost:PORT, fetching nothing from the internet")
     parser.add_argument("--graph_file_dir", required=True, help="the folder graph.write or `nnterp attribute` wrote")

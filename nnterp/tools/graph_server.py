@@ -52,7 +52,7 @@ class GraphHandler(http.server.SimpleHTTPRequestHandler):
         self.data_dir, self.log = data_dir, log
         super().__init__(*args, **kwargs)
 
-    def log_message(self, format, *args) -> None:  # noqa: A002 (http.server's name)
+    def log_message(self, format, *args) -> None:
         self.log.append(format % args)
 
     def _data_file(self) -> Path | None | bool:

@@ -166,7 +166,8 @@ class ReplacementModel:
             if frozen is None:
                 read.append(point.read())
             elif full:
-                frozen_attention(model, frozen, i, 1, between=(lambda: read.append(point.read())) if early else None)
+                frozen_attention(model, frozen, i, 1,
+                                 between=(lambda read=read, point=point: read.append(point.read())) if early else None)
                 if not early:
                     if frozen.mlp_scales[i] is not None and \
                             _IN_A_BLOCK.get(point.name, 0) > _IN_A_BLOCK["mlp_norm_scale"]:
