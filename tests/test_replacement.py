@@ -45,6 +45,16 @@ def test_the_activations_are_the_graphs(setup):
     assert int((activations > 0).sum()) == graph.stats["active_latents"]
 
 
+def test_without_the_activation_function_the_activations_are_the_pre_activations(setup):
+    replacement, _ = setup
+    _, activations = replacement.get_activations(PROMPT)
+    _, pre = replacement.get_activations(PROMPT, apply_activation_function=False)
+    assert bool((pre < 0).any())  # the ReLU has something to cut
+    # x @ W_enc + b_enc: a sum of hidden_size terms, in the transcoder's own order or this one's
+    assert_close(torch.relu(pre), activations, length=replacement.model.hidden_size + 1,
+                 magnitude=float(pre.abs().max()))
+
+
 def test_a_latent_set_to_its_own_value_changes_nothing(setup):
     replacement, graph = setup
     clean, activations = replacement.get_activations(PROMPT)
