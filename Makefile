@@ -8,9 +8,18 @@ OLDEST_TRANSFORMERS ?= 5.18.*
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: setup demo test test-oldest table encyclopedia bench
+.PHONY: setup demo test test-oldest table encyclopedia bench frontend
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed frontend
+
+# circuit-tracer's graph frontend, which `nnterp start-server` serves offline: its libraries from the npm registry,
+# pinned by the lock file, bundled once here (about 10 s)
+FRONTEND := nnterp/tools/frontend
+frontend: $(FRONTEND)/build/index.html
+
+$(FRONTEND)/build/index.html: $(FRONTEND)/package-lock.json $(FRONTEND)/build.mjs $(FRONTEND)/entry.mjs \
+		$(shell find $(FRONTEND)/circuit-tracer -type f)
+	cd $(FRONTEND) && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)

@@ -1,4 +1,5 @@
-"""The toolkit's commands: ``nnterp lens``, ``patch``, ``heads``, ``attention``, ``induction`` and ``sink``.
+"""The toolkit's commands: ``nnterp lens``, ``patch``, ``heads``, ``attention``, ``induction``, ``sink``, and
+circuit-tracer's ``attribute`` and ``start-server``.
 
 Each takes a family name (its tiny random model), ``smollm2`` (the embedded real model, the
 default) or a repo id, prints a table and, with ``--plot``, writes the picture. This module holds their arguments
@@ -64,3 +65,37 @@ def register(subparsers) -> None:
     parser = command("sink", "the first-position sink: stream norm per position and block, attention on key 0")
     parser.add_argument("--prompt", default=PROMPT)
     parser.add_argument("--plot", help="write the two heatmaps here (PNG)")
+
+    # circuit-tracer's command line, by its argument names (handlers in nnterp.tools.graph_commands)
+    parser = subparsers.add_parser("attribute", help="an attribution graph of a prompt (circuit-tracer's command)",
+                                   description="circuit-tracer's `attribute`: the graph of --prompt with the "
+                                   "transcoders --transcoder_set names, saved (.pt), written for its frontend, served")
+    parser.add_argument("-m", "--model", default="smollm2",
+                        help="a family name (its tiny model), 'smollm2' (default), or a repo id or path")
+    parser.add_argument("-t", "--transcoder_set", required=True,
+                        help="'random', or a folder of layer_<i>.safetensors in circuit-tracer's layout")
+    parser.add_argument("--feature_input_hook", default="ln2.hook_normalized", help="where the transcoders read")
+    parser.add_argument("--feature_output_hook", default="hook_mlp_out", help="where the transcoders write")
+    parser.add_argument("-p", "--prompt", required=True)
+    parser.add_argument("-o", "--graph_output_path", help="save the whole graph here (.pt, AttributionGraph.to_pt)")
+    parser.add_argument("--max_n_logits", type=int, default=10)
+    parser.add_argument("--desired_logit_prob", type=float, default=0.95)
+    parser.add_argument("--batch_size", type=int, default=256)
+    parser.add_argument("--max_feature_nodes", type=int, default=7500)
+    parser.add_argument("--offload", default=None, help="circuit-tracer's; refused but for none")
+    parser.add_argument("--verbose", action="store_true", help="a progress bar")
+    parser.add_argument("--slug", help="the graph's name in --graph_file_dir")
+    parser.add_argument("--graph_file_dir", help="write the pruned graph and graph-metadata.json here")
+    parser.add_argument("--node_threshold", type=float, default=0.8)
+    parser.add_argument("--edge_threshold", type=float, default=0.98)
+    parser.add_argument("--server", action="store_true", help="then serve --graph_file_dir (Ctrl+C stops)")
+    parser.add_argument("--port", type=int, default=8041)
+    parser.set_defaults(run="nnterp.tools.graph_commands:attribute")
+
+    parser = subparsers.add_parser("start-server",
+                                   help="serve a folder of graphs to circuit-tracer's frontend, offline",
+                                   description="circuit-tracer's `start-server`: its frontend and the graphs of "
+                                   "--graph_file_dir at http://localhost:PORT, fetching nothing from the internet")
+    parser.add_argument("--graph_file_dir", required=True, help="the folder graph.write or `nnterp attribute` wrote")
+    parser.add_argument("--port", type=int, default=8041)
+    parser.set_defaults(run="nnterp.tools.graph_commands:start_server")
