@@ -7,10 +7,11 @@ import sys
 import time
 from pathlib import Path
 
+import browser as headless
 import pytest
 import torch
-
 from encyclopedia_pages import ARTIFACTS, ROOT
+
 from nnterp import tiny
 
 PROMPT = "The Eiffel Tower is in the city of"
@@ -76,6 +77,12 @@ def same_snapshot(a, b):
 
 
 # --------------------------------------------------------------------------- the encyclopedia
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium, one for the session (tests/browser.py)."""
+    yield from headless.launch()
+
+
 @pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Path:
     """The whole site, built once per run with the CLI, as CI does (or one already built, named by

@@ -3,55 +3,12 @@ without errors, the widths from desktop to phone, screenshots."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import re
-from pathlib import Path
 
 import pytest
-
+from browser import Visit
 from encyclopedia_pages import ARTIFACTS
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run"]
-
-
-@pytest.fixture(scope="session")
-def browser():
-    """Headless Chromium (Debian's package) driven by playwright; CI installs both (.ci/setup-extra)."""
-    missing = [what for what, present in (("chromium", Path(CHROMIUM).exists()),
-                                          ("playwright", importlib.util.find_spec("playwright") is not None))
-               if not present]
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"{' and '.join(missing)} missing: .ci/setup-extra installs them")
-        pytest.skip(f"{' and '.join(missing)} not installed (run .ci/setup-extra)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-class Visit:
-    """A page opened from disk, with what it asked the network for and what it logged."""
-
-    def __init__(self, browser, url: str, width: int = 1280):
-        self.context = browser.new_context(viewport={"width": width, "height": 900})
-        self.page = self.context.new_page()
-        self.requests: list[str] = []
-        self.problems: list[str] = []
-        self.page.on("request", lambda request: self.requests.append(request.url))
-        self.page.on("console", lambda message: self.problems.append(f"{message.type}: {message.text}")
-                     if message.type in ("error", "warning") else None)
-        self.page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
-        self.page.goto(url)
-
-    def close(self):
-        self.context.close()
 
 
 @pytest.fixture

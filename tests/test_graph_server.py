@@ -1,5 +1,5 @@
 """``nnterp attribute`` and ``nnterp start-server``: a graph written by the command line, served offline, opened in
-headless Chromium (driven through the DevTools protocol by websocket-client, which nnsight requires), whose page
+headless Chromium (tests/browser.py), whose page
 draws the graph's nodes while asking nothing of any host but the local server."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 import torch
-import websocket
 from safetensors.torch import save_file
 
+from browser import Visit
 from nnterp import cli
 from nnterp.contract.numerics import assert_close
 from nnterp.tools._common import ToolError
@@ -24,7 +24,6 @@ from nnterp.tools.graph_commands import load_transcoder_set
 from nnterp.tools.graph_server import BUILT, serve
 from nnterp.tools.splice import LocalSAE
 
-CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = "The Eiffel Tower is in"
 
@@ -79,58 +78,7 @@ def test_a_folder_without_graphs_is_refused(tmp_path):
         serve(tmp_path, port=0)
 
 
-class DevTools:
-    """One headless Chromium page through the DevTools protocol: ``call`` a method, and the events seen so far."""
-
-    def __init__(self, profile: Path) -> None:
-        # every host name but localhost fails to resolve: a page that needs the internet cannot draw
-        self.process = subprocess.Popen(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-             "--disable-background-networking", "--disable-component-update", f"--user-data-dir={profile}",
-             "--remote-debugging-port=0", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        active = profile / "DevToolsActivePort"
-        deadline = time.monotonic() + 20
-        while not (active.exists() and len(active.read_text().split()) == 2):
-            assert time.monotonic() < deadline, "Chromium did not open its DevTools port in 20 s"
-            time.sleep(0.05)
-        port = active.read_text().split()[0]
-        pages = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list"))
-        page = next(p for p in pages if p["type"] == "page")
-        self.socket = websocket.create_connection(page["webSocketDebuggerUrl"], suppress_origin=True, timeout=20)
-        self.events: list = []
-        self.sent = 0
-
-    def call(self, method: str, **params):
-        self.sent += 1
-        self.socket.send(json.dumps({"id": self.sent, "method": method, "params": params}))
-        while True:
-            message = json.loads(self.socket.recv())
-            if "method" in message:
-                self.events.append(message)
-            elif message.get("id") == self.sent:
-                assert "error" not in message, message["error"]
-                return message["result"]
-
-    def evaluate(self, expression: str):
-        return self.call("Runtime.evaluate", expression=expression, returnByValue=True)["result"].get("value")
-
-    def close(self) -> None:
-        self.socket.close()
-        self.process.terminate()
-        self.process.wait(timeout=10)
-
-
-@pytest.fixture
-def chromium(tmp_path):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (Debian's chromium package; .ci/setup-extra installs it)")
-    browser = DevTools(tmp_path)
-    yield browser
-    browser.close()
-
-
-def test_the_page_draws_the_graphs_nodes_offline(graphs, chromium):
+def test_the_page_draws_the_graphs_nodes_offline(graphs, browser):
     data = json.loads((graphs / "eiffel.json").read_text())
     threshold = data["metadata"]["node_threshold"]
     # the frontend's pruning slider starts at the graph's node threshold: it draws every embedding and logit, and
@@ -139,22 +87,17 @@ def test_the_page_draws_the_graphs_nodes_offline(graphs, chromium):
              if node["feature_type"] in ("embedding", "logit") or node["influence"] <= threshold}
     assert any(node["feature_type"] == "cross layer transcoder" for node in data["nodes"] if node["node_id"] in shown)
     with serve(graphs, port=0) as server:
-        chromium.call("Network.enable")
-        chromium.call("Runtime.enable")
-        chromium.call("Page.navigate", url=f"{server.url}/index.html?slug=eiffel")
+        visit = Visit(browser, f"{server.url}/index.html?slug=eiffel")
         drawn, deadline = [], time.monotonic() + 20
         while len(drawn) < len(shown) and time.monotonic() < deadline:
             time.sleep(0.1)
-            drawn = json.loads(chromium.evaluate(
-                "JSON.stringify([...document.querySelectorAll('.link-graph text.node')].map(e => e.__data__.nodeId))"))
-        chromium.evaluate("1")  # the events the page sent while it drew
+            drawn = visit.page.evaluate(
+                "[...document.querySelectorAll('.link-graph text.node')].map(e => e.__data__.nodeId)")
+        visit.close()
     assert sorted(drawn) == sorted(shown)
-    requested = [e["params"]["request"]["url"] for e in chromium.events if e["method"] == "Network.requestWillBeSent"]
-    assert f"{server.url}/graph_data/eiffel.json" in requested
-    assert [url for url in requested if not url.startswith((server.url + "/", "data:"))] == []
-    errors = [e["params"] for e in chromium.events if e["method"] == "Runtime.exceptionThrown"
-              or (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "assert"))]
-    assert errors == []
+    assert f"{server.url}/graph_data/eiffel.json" in visit.requests
+    assert [url for url in visit.requests if not url.startswith((server.url + "/", "data:"))] == []
+    assert [problem for problem in visit.problems if not problem.startswith("warning")] == []
 
 
 def test_a_folder_in_circuit_tracers_layout_loads_as_its_transcoders(tmp_path):

@@ -66,6 +66,9 @@ class GraphHandler(http.server.SimpleHTTPRequestHandler):
         return False
 
     def do_GET(self) -> None:
+        if urlsplit(self.path).path == "/favicon.ico":  # the frontend has no icon; a browser asks for one anyway
+            self.send_response(204)
+            return self.end_headers()
         local = self._data_file()
         if local is False:
             return super().do_GET()
