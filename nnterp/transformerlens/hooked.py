@@ -20,6 +20,7 @@ from nnterp.declare.errors import NnterpError, UnavailableValue
 from nnterp.declare.vocabulary import FORWARD_ORDER
 from nnterp.model import StandardizedTransformer
 from nnterp.runtime.cache import ConventionInfo
+from nnterp.runtime.skipping import Blocks, blocks_of, skip_blocks, without_cache
 from nnterp.runtime.status import status_of
 from nnterp.runtime.tracing import block_order
 from nnterp.transformerlens.activation_cache import ActivationCache, derived_norms
@@ -213,7 +214,7 @@ class HookedTransformer:
         return run
 
     def _run_hooks(self, saving=(), saved=None, blocks: range | None = None, residual=None, stop: bool = False,
-                   gradients: dict | None = None):
+                   gradients: dict | None = None, skipping: Blocks | None = None):
         """Inside a trace: each hook, in forward order, on its tensor (what it returns or edits in place is written
         back), and each name of ``saving`` read after its hooks into ``saved`` (a dict made before the trace, which
         nnsight keeps), as TransformerLens's cache hooks run last. Each standard value is read once, at its own
@@ -221,7 +222,8 @@ class HookedTransformer:
 
         ``blocks`` (start_at_layer and stop_at_layer): only these blocks count, as if the rest did not run; the
         first one's input is ``residual`` where given; with ``stop`` (stop_at_layer), nothing past the last block
-        counts, and the stream entering the block after it is returned, saved (TransformerLens's residual).
+        counts, and the stream entering the block after it is returned, saved (TransformerLens's residual); with
+        ``skipping`` (start_at_layer, where the model's blocks can be skipped) the blocks before the first do not run.
 
         A backward hook's tensor (and, with ``gradients``, each name of ``saving`` whose tensor can be written
         back) is written back in the forward's place, so that the backward flows through it, and gets a tensor
@@ -230,6 +232,8 @@ class HookedTransformer:
         layers = self.std.layers
         first = self._rank_of(blocks.start) if residual is not None else (0, 0, -2)
         last = self._rank_of(blocks.stop) if stop else (3, 0, 0)
+        if skipping is not None:
+            skip_blocks(self.std, skipping, blocks.start, residual)
         if residual is not None:
             layers[blocks.start].layer_input = residual
         named = [(name, hook, 1) for name, hook in self._active_hooks()] + \
@@ -349,9 +353,11 @@ class HookedTransformer:
                 padding_side=None, attention_mask=None, start_at_layer=None, stop_at_layer=None, tokens=None,
                 **kwargs):
         """TransformerLens's forward. start_at_layer takes ``input`` as the residual stream entering that block,
-        written there in a trace of the model on ``tokens`` (the blocks before it still run, on those tokens or on
-        zeros, and count for nothing); stop_at_layer returns the residual stream entering that block (the blocks'
-        output past the last), and the run stops there."""
+        written there in a trace of the model on ``tokens`` (or zeros): the blocks before it do not run, and what
+        the model computes before its blocks (positions, masks) is computed as usual; on a model where a block reads
+        what an earlier one produced besides the stream, they run and count for nothing (a warning says so, once).
+        stop_at_layer returns the residual stream entering that block (the blocks' output past the last), and the
+        run stops there."""
         given = {name: value for name, value in kwargs.items() if value is not None}
         if "past_kv_cache" in given:
             raise NnterpError("past_kv_cache: nnterp.transformerlens keeps no key-value cache between calls, so pass "
@@ -367,11 +373,13 @@ class HookedTransformer:
         if start_at_layer is not None and tokens is None and stop_at_layer is None and \
                 return_type in ("loss", "both"):
             raise NnterpError("return_type='loss' with start_at_layer: pass tokens= (the residual has no tokens)")
+        tokens_given = tokens is not None
         tokens, blocks, residual = self._window(input, tokens, prepend_bos, padding_side, start_at_layer,
                                                 stop_at_layer)
         if residual is not None and not len(blocks):
             return residual  # no block between start_at_layer and stop_at_layer: the stream given
-        logits, stream, _ = self._run(tokens, attention_mask, blocks, residual, stop=stop_at_layer is not None)
+        logits, stream, _ = self._run(tokens, attention_mask, blocks, residual, stop=stop_at_layer is not None,
+                                      tokens_given=tokens_given)
         if stop_at_layer is not None:
             return stream
         return self._output(logits, tokens, attention_mask, return_type, loss_per_token)
@@ -393,18 +401,42 @@ class HookedTransformer:
         return tokens, range(self.cfg.n_layers)[start_at_layer:stop_at_layer], residual
 
     def _run(self, tokens, attention_mask, blocks, residual, stop: bool = False, saving=(), saved=None,
-             gradients=None):
+             gradients=None, tokens_given: bool = True):
         """(logits, the residual where the blocks stop, ``saved``) of one trace with the hooks, reading
         ``saving``; with ``stop`` the run ends at the residual."""
         call = tokens if attention_mask is None else {"input_ids": tokens, "attention_mask": attention_mask}
+        skipping, options = self._skipping(tokens, attention_mask, blocks, residual, tokens_given)
         stream = None  # a trace writes back only what it saves
-        with self.std.trace(call) as tracer:
+        with self.std.trace(call, **options) as tracer:
             stream = self._run_hooks(saving=saving, saved=saved, blocks=blocks, residual=residual, stop=stop,
-                                     gradients=gradients)
+                                     gradients=gradients, skipping=skipping)
             if stop:
                 tracer.stop()  # the blocks past stop_at_layer and the readout do not run
             logits = self.std.logits.save()
         return (None if stop else logits), stream, saved
+
+    def _skipping(self, tokens, attention_mask, blocks, residual, tokens_given: bool) -> tuple:
+        """(how the blocks before start_at_layer are skipped, or None where they run; the trace's options): they
+        are skipped, without the model's cache, where no block reads what an earlier one produced besides the
+        stream (nnterp.runtime.skipping); elsewhere they run on the tokens given, and count for nothing but what
+        the later blocks read of them."""
+        if residual is None or not blocks.start:
+            return None, {}
+        options = without_cache(self.std)
+        probe = {"input_ids": tokens[:1], **options}
+        if attention_mask is not None:
+            probe["attention_mask"] = attention_mask[:1]
+        found = blocks_of(self.std, probe)
+        if found.refused is None:
+            return found, options
+        if not tokens_given:
+            raise NnterpError(f"start_at_layer on {self.std.family.name} runs the blocks before it, as "
+                              f"{found.refused}, and what they produce depends on the tokens: pass tokens=")
+        if ("start_at_layer", id(self.std)) not in _warned:
+            _warned.add(("start_at_layer", id(self.std)))
+            warnings.warn(f"start_at_layer runs the blocks before it on {self.std.family.name}, as {found.refused}: "
+                          f"the values are the same, the time is a whole run's", stacklevel=4)
+        return None, {}
 
     def _output(self, logits, tokens, attention_mask, return_type, loss_per_token):
         if return_type is None:
@@ -435,8 +467,11 @@ class HookedTransformer:
         start_at_layer = model_kwargs.pop("start_at_layer", None)
         stop_at_layer = model_kwargs.pop("stop_at_layer", None)
         attention_mask = model_kwargs.pop("attention_mask", None)
-        tokens, blocks, residual = self._window(input, model_kwargs.pop("tokens", None),
-                                                model_kwargs.pop("prepend_bos", None),
+        given_tokens = model_kwargs.pop("tokens", None)
+        if start_at_layer is not None and given_tokens is None and stop_at_layer is None and \
+                return_type in ("loss", "both"):
+            raise NnterpError("return_type='loss' with start_at_layer: pass tokens= (the residual has no tokens)")
+        tokens, blocks, residual = self._window(input, given_tokens, model_kwargs.pop("prepend_bos", None),
                                                 model_kwargs.pop("padding_side", None), start_at_layer, stop_at_layer)
         gradients, derived = ({} if incl_bwd else None), {}
         if self._active_hooks() or self._backward_hooks() or blocks is not None or incl_bwd:
@@ -446,7 +481,8 @@ class HookedTransformer:
                 logits, stream = None, residual
             else:
                 logits, stream, _ = self._run(tokens, attention_mask, blocks, residual, stop_at_layer is not None,
-                                              saving=wanted, saved=found, gradients=gradients)
+                                              saving=wanted, saved=found, gradients=gradients,
+                                              tokens_given=given_tokens is not None)
         else:
             derived = derived_norms(self, tuple(wanted))
             values = [name for name in wanted if name != "hook_pos_embed" and name not in derived] + ["logits"]
