@@ -17,7 +17,9 @@ from nnterp.compat import names
 from nnterp.compat.paths import WriteRefused
 from nnterp.declare.engine import module_of
 from nnterp.declare.errors import NnterpError, UnavailableValue
+from nnterp.declare.locations import Child, block_hosts
 from nnterp.declare.vocabulary import FORWARD_ORDER
+from nnterp.declare.writeback import where_of
 from nnterp.model import StandardizedTransformer
 from nnterp.runtime.cache import ConventionInfo
 from nnterp.runtime.skipping import Blocks, blocks_of, skip_blocks, without_cache
@@ -45,6 +47,24 @@ _PRESENT_ON = re.compile(r"present on (\w+) models")
 
 
 _warned: set = set()
+
+
+def _site_place(host, value: str):
+    """Where and how ``host`` reads ``value`` at a child module (its site's kind, module, boundary, element,
+    layout and factors): two values with one place are one tensor; None where the site is elsewhere (found without
+    touching the forward, inside a trace too)."""
+    if host is None:
+        return None
+    try:
+        site = host._nnterp_site(value)
+        where = where_of(site) if site.served else None
+        if not isinstance(where, Child):
+            return None
+        module = module_of(where.target(host))
+    except (KeyError, AttributeError, NnterpError):
+        return None
+    return (type(site), id(module), getattr(where, "key", None), repr(getattr(site, "element", None)),
+            repr(getattr(site, "layout", None)), getattr(site, "scale", None), getattr(site, "plus", None))
 
 
 class _keeper:
@@ -154,6 +174,24 @@ class HookedTransformer:
             found.append(("hook_pos_embed", None))
         return found
 
+    def why_not(self, name: str) -> str:
+        """Why a run gives no tensor under ``name``, in a sentence: the family has no such value (and why), a
+        config flag it is present under is off, or the run was not asked for it."""
+        if name in self.hook_names():
+            return "the run did not keep it: keep it in names_filter"
+        try:
+            path, reads = self._path(name)
+            for read in reads:
+                found = status_of(self._host(read), read.value, self.std)
+                if not found.available:
+                    return f"{self.std.family.name} has no {read.key} here: {found.note}"
+        except (KeyError, NnterpError) as refused:
+            return str(refused).strip('"')
+        flag = _PRESENT_UNDER.search(path.via.note if path.via is not None else "")
+        if flag:
+            return f"it is present under {flag.group(1)}: set model.cfg.{flag.group(1)} = True before the run"
+        return f"nnterp does not serve it on {self.std.family.name}"
+
     def _matching(self, name_or_filter) -> list[str]:
         if callable(name_or_filter):
             return [name for name in self.hook_names() if name_or_filter(name)]
@@ -253,7 +291,8 @@ class HookedTransformer:
                 continue
             if kind == 0:
                 if name not in memo:
-                    memo[name] = getattr(self._host(reads[0]), reads[0].value)
+                    alike = self._first_alike(reads[0])
+                    memo[name] = getattr(self._host(alike), alike.value)
                 continue
             tensor = self._pos_embed() if path is None else path.convention.tensor([memo[key] for key in keys], info)
             if kind == 3:
@@ -302,7 +341,7 @@ class HookedTransformer:
                                        f"and {refused}") from None
             return
         setattr(self._host(reads[-1]), reads[-1].value, native)
-        memo[reads[-1].key] = native
+        memo[self._placed(name)[2][-1]] = native
         tensor.register_hook(hook)
 
     def _rank_of(self, layer: int) -> tuple:
@@ -324,11 +363,28 @@ class HookedTransformer:
         return self._hosts[read.key]
 
     def _placed(self, name: str) -> tuple:
-        """(path, reads, their keys, their places in the forward) of a name, found once per model."""
+        """(path, reads, the keys their tensors are kept under, their places in the forward) of a name, found
+        once per model."""
         if name not in self._places:
             path, reads = self._path(name)
-            self._places[name] = (path, reads, [read.key for read in reads], [self._rank(read) for read in reads])
+            firsts = [self._first_alike(read) for read in reads]
+            self._places[name] = (path, reads, [first.key for first in firsts], [self._rank(first) for first in firsts])
         return self._places[name]
+
+    def _first_alike(self, read):
+        """The first value of the block's order read at the same site as ``read`` (a parallel block's one norm
+        serves both norms' values): the one read is kept under its key, where the forward first passes it."""
+        if read.layer is None:
+            return read
+        hosts = block_hosts(self.std.layers[read.layer])
+        mine = _site_place(hosts.get(read.host), read.value)
+        if mine is not None:
+            for host, value in block_order(self.std):
+                if value == read.value:
+                    break
+                if host in hosts and _site_place(hosts[host], value) == mine:
+                    return names.Path(value, read.layer)
+        return read
 
     def _rank(self, read) -> tuple:
         """A standard value's place in the forward."""
@@ -655,6 +711,8 @@ class HookedTransformer:
         if scale is None and "sqrt(hidden_size) scale" in names.TRANSFORMERLENS_MODEL["hook_embed"].families.get(
                 self.std.family.name, ""):
             scale = torch.tensor(self.cfg.d_model ** 0.5)
+        if scale is None and (multiplier := self._multipliers("hook_embed")) is not None:
+            scale = multiplier[0]   # Granite's embedding_multiplier
         return weight if scale is None else weight * scale.to(weight.dtype)
 
     @property
@@ -685,12 +743,37 @@ class HookedTransformer:
     _W_V = property(lambda self: self._weights.grouped("v"))
     _b_K = property(lambda self: self._weights.grouped("k", bias=True))
     _b_V = property(lambda self: self._weights.grouped("v", bias=True))
-    W_O = property(lambda self: self._weights.W_O())
-    b_O = property(lambda self: self._weights.b_O())
+    W_O = property(lambda self: self._times("hook_attn_out", self._weights.W_O()))
+    b_O = property(lambda self: self._times("hook_attn_out", self._weights.b_O()))
     W_in = property(lambda self: self._weights.mlp_weight("up_proj", "W_in"))
     b_in = property(lambda self: self._weights.mlp_bias("up_proj", "b_in"))
-    W_out = property(lambda self: self._weights.mlp_weight("down_proj", "W_out"))
-    b_out = property(lambda self: self._weights.mlp_bias("down_proj", "b_out"))
+    W_out = property(lambda self: self._times("hook_mlp_out", self._weights.mlp_weight("down_proj", "W_out")))
+    b_out = property(lambda self: self._times("hook_mlp_out", self._weights.mlp_bias("down_proj", "b_out")))
+
+    def _multipliers(self, name: str) -> torch.Tensor | None:
+        """Per block (one entry for a model-level name), the number the model multiplies the tensor under
+        ``name`` by before adding it to the stream (Granite's embedding_multiplier and residual_multiplier), as its
+        site declares it; None where it multiplies by none."""
+        found = []
+        for layer in range(self.cfg.n_layers) if name in ("hook_attn_out", "hook_mlp_out") else [None]:
+            try:
+                _, reads = self._path(name if layer is None else f"blocks.{layer}.{name}")
+                read = reads[-1]
+                scale = getattr(self._host(read)._nnterp_site(read.value), "scale", None)
+            except (KeyError, NnterpError):
+                scale = None
+            found.append(None if scale is None else float(scale(self.std._nnterp_state.config)))
+        if all(factor is None for factor in found):
+            return None
+        return torch.tensor([1.0 if factor is None else factor for factor in found], dtype=self.cfg.dtype)
+
+    def _times(self, name: str, weights: torch.Tensor) -> torch.Tensor:
+        """``weights`` [n_layers ...] times each block's multiplier of ``name``'s tensor, so that they compute the
+        tensor the stream receives, as TransformerLens's weights do (z @ W_O + b_O is hook_attn_out)."""
+        multipliers = self._multipliers(name)
+        if multipliers is None:
+            return weights
+        return weights * multipliers.to(weights.dtype).reshape(-1, *[1] * (weights.ndim - 1))
 
     @property
     def W_gate(self):
