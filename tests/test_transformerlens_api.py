@@ -354,9 +354,18 @@ def test_what_nnterp_cannot_do_is_refused_in_a_sentence(llama, prompt):
         model(prompt, past_kv_cache=object())
     with pytest.raises(NnterpError, match="pass it, not text or tokens"):
         model(prompt, start_at_layer=1)
-    with pytest.raises(UnavailableValue, match="once each on the queries"):  # TransformerLens's ln1 runs thrice
+    # TransformerLens's ln1 runs thrice and keeps the queries' gradient: another quantity, refused, naming the
+    # gradients to read instead (each served)
+    with pytest.raises(UnavailableValue, match=r"sees three gradients and a cache keeps the queries', .* hook blocks\.0\.hook_resid_pre "
+                                               r"\(ln1's input, the three together\) or blocks\.0\.attn\.hook_q, hook_k"):
         with model.hooks(bwd_hooks=[("blocks.0.ln1.hook_scale", lambda g, hook: None)]):
             model(prompt, return_type="loss").backward()
+    seen = []
+    with model.hooks(bwd_hooks=[(f"blocks.0.{name}", lambda g, hook: seen.append(hook.name))
+                                for name in ("hook_resid_pre", "attn.hook_q", "attn.hook_k", "attn.hook_v")]):
+        model(prompt, return_type="loss").backward()
+    assert sorted(seen) == ["blocks.0.attn.hook_k", "blocks.0.attn.hook_q", "blocks.0.attn.hook_v",
+                            "blocks.0.hook_resid_pre"]
     with pytest.raises(NnterpError, match="nnterp never changes weights"):
         HookedTransformer.from_pretrained("gpt2", refactor_factored_attn_matrices=True)
     with pytest.raises(UnavailableValue, match="before its gain and bias"):  # hook_normalized has no write-back

@@ -331,9 +331,15 @@ class HookedTransformer:
             if path is None:
                 raise WriteRefused("hook_pos_embed has no standard value to write")
             if self.generation == 3 and _PER_INPUT_NORM.match(name):
-                raise WriteRefused("TransformerLens runs ln1 once each on the queries', keys' and values' input, so "
-                                   "its ln1 gradients are per input (a cache keeps the queries' alone), while the "
-                                   "model's norm runs once")
+                if not required:
+                    return
+                block = name.split(".ln1.")[0]
+                raise UnavailableValue(
+                    f"{name} has no gradient here: TransformerLens runs ln1 once each on the queries', keys' and "
+                    f"values' input, so a hook there sees three gradients and a cache keeps the queries', while the "
+                    f"model runs its norm once; hook "
+                    f"{block}.hook_resid_pre (ln1's input, the three together) or {block}.attn.hook_q, hook_k and "
+                    f"hook_v (each input's own) instead")
             native = path.convention.from_tl(tensor, info)
         except WriteRefused as refused:
             if required:
