@@ -192,6 +192,18 @@ def test_the_classic_script_runs_where_transformerlens_does_not_and_its_identiti
         bound = _dot_bound(z, model.W_O[layer].flatten(0, 1), z.shape[-1]) + 4 * EPS * model.b_O[layer].abs()
         written = heads[layer].sum(0) + model.b_O[layer]
         assert ((written - cache["attn_out", layer]).abs() <= bound).all(), layer
+    # the same heads as the run gives them, hook_result (use_attn_result), with hooks running or not
+    model.cfg.use_attn_result = True
+    results = lambda name: name.endswith("hook_result")
+    _, served = model.run_with_cache(tokens, names_filter=results)
+    with model.hooks(fwd_hooks=[(results, lambda result, hook: None)]):
+        _, hooked = model.run_with_cache(tokens, names_filter=results)
+    model.cfg.use_attn_result = False
+    for layer in range(n_layers):
+        z = cache["z", layer].flatten(-2)
+        bound = _dot_bound(z, model.W_O[layer].flatten(0, 1), z.shape[-1])
+        for run in (served, hooked):
+            assert ((run["result", layer, "attn"] - heads[layer].movedim(0, -2)).abs() <= bound[..., None, :]).all()
 
     # a dense MLP's neurons through W_out, plus b_out, are its output; experts have no one W_out, refused
     if all(f"blocks.{layer}.mlp.hook_post" in cache for layer in range(n_layers)):

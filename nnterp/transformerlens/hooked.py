@@ -43,6 +43,7 @@ PROCESSING = {
 #: the names whose TransformerLens gradient is one of several calls' (ln1 runs on each of q, k and v's input)
 _PER_INPUT_NORM = re.compile(r"^blocks\.\d+\.ln1\.hook_")
 _PRESENT_UNDER = re.compile(r"present under (use_\w+)")
+_RESULT = re.compile(r"^blocks\.(\d+)\.attn\.hook_result$")
 _PRESENT_ON = re.compile(r"present on (\w+) models")
 
 
@@ -101,6 +102,7 @@ class HookedTransformer:
         self._names: list[str] | None = None
         # found once: hook_names() per use_* flags, _path and _placed per name, _host per value, derived_norms
         self._names_under, self._paths, self._places, self._hosts, self._derived_plans = {}, {}, {}, {}, {}
+        self._factors: dict = {}  # name -> the model's multipliers of its tensor (_multipliers)
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -295,6 +297,9 @@ class HookedTransformer:
                     memo[name] = getattr(self._host(alike), alike.value)
                 continue
             tensor = self._pos_embed() if path is None else path.convention.tensor([memo[key] for key in keys], info)
+            factor = self._stream_factor(name)
+            if factor is not None:
+                tensor = tensor * factor
             if kind == 3:
                 saved[name] = tensor.save()
                 continue
@@ -310,7 +315,7 @@ class HookedTransformer:
             if path is None:
                 raise UnavailableValue("hook_pos_embed has no standard value to write: edit layers[0].layer_input")
             try:
-                native = path.convention.from_tl(out, info)
+                native = path.convention.from_tl(out if factor is None else out / factor, info)
             except WriteRefused as refused:
                 raise UnavailableValue(f"a hook on {name} changed its tensor, and {refused}") from None
             setattr(self._host(reads[-1]), reads[-1].value, native)
@@ -340,7 +345,8 @@ class HookedTransformer:
                     f"model runs its norm once; hook "
                     f"{block}.hook_resid_pre (ln1's input, the three together) or {block}.attn.hook_q, hook_k and "
                     f"hook_v (each input's own) instead")
-            native = path.convention.from_tl(tensor, info)
+            factor = self._stream_factor(name)
+            native = path.convention.from_tl(tensor if factor is None else tensor / factor, info)
         except WriteRefused as refused:
             if required:
                 raise UnavailableValue(f"a backward hook on {name} needs the gradient to flow through its tensor, "
@@ -557,6 +563,8 @@ class HookedTransformer:
                     continue
                 try:
                     found[name] = cache[name]
+                    if (factor := self._stream_factor(name)) is not None:
+                        found[name] = found[name] * factor
                 except (KeyError, NnterpError):
                     continue
             logits = cache.logits
@@ -759,7 +767,9 @@ class HookedTransformer:
     def _multipliers(self, name: str) -> torch.Tensor | None:
         """Per block (one entry for a model-level name), the number the model multiplies the tensor under
         ``name`` by before adding it to the stream (Granite's embedding_multiplier and residual_multiplier), as its
-        site declares it; None where it multiplies by none."""
+        site declares it; None where it multiplies by none. Found once per model."""
+        if name in self._factors:
+            return self._factors[name]
         found = []
         for layer in range(self.cfg.n_layers) if name in ("hook_attn_out", "hook_mlp_out") else [None]:
             try:
@@ -769,9 +779,16 @@ class HookedTransformer:
             except (KeyError, NnterpError):
                 scale = None
             found.append(None if scale is None else float(scale(self.std._nnterp_state.config)))
-        if all(factor is None for factor in found):
-            return None
-        return torch.tensor([1.0 if factor is None else factor for factor in found], dtype=self.cfg.dtype)
+        self._factors[name] = None if all(factor is None for factor in found) else \
+            torch.tensor([1.0 if factor is None else factor for factor in found], dtype=self.cfg.dtype)
+        return self._factors[name]
+
+    def _stream_factor(self, name: str):
+        """The block's multiplier of the attention's output where ``name`` is a hook_result (each head's write to
+        the stream, which nnterp's per-head contributions give before it); None elsewhere."""
+        match = _RESULT.match(name)
+        multipliers = self._multipliers("hook_attn_out") if match else None
+        return None if multipliers is None else multipliers[int(match.group(1))]
 
     def _times(self, name: str, weights: torch.Tensor) -> torch.Tensor:
         """``weights`` [n_layers ...] times each block's multiplier of ``name``'s tensor, so that they compute the
