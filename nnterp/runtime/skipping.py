@@ -22,6 +22,7 @@ import torch
 
 from nnterp.declare.engine import module_of
 
+#: the arguments a block may take besides tensors that carry nothing from one block to the next
 _PLAIN = (type(None), bool, int, float, str, torch.dtype, torch.device)
 #: where a block takes the stream: what it may change in place, skipped or not
 _STREAM_SLOTS = (0, "hidden_states")
