@@ -105,8 +105,8 @@ def test_blocks_that_read_an_earlier_block_s_output_all_run_and_a_warning_says_w
 def test_smollm2_from_block_25_runs_five_blocks_and_is_transformerlens_s():
     """SmolLM2-135M-Instruct (30 blocks): start_at_layer=25 runs blocks 25-29 only, its logits are the whole run's,
     and TransformerLens 3.9's on the same checkpoint within its tolerance."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformer_lens import HookedTransformer as Original
+    from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from nnterp import real
 

@@ -45,7 +45,7 @@ class Blocks:
         return kind([stream] + [None] * (length - 1))
 
 
-_found: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_found: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def without_cache(model) -> dict:
