@@ -138,3 +138,15 @@ def test_smollm2_from_block_25_runs_five_blocks_and_is_transformerlens_s():
         ours, their_out = model(their_stream, start_at_layer=25), theirs(their_stream, start_at_layer=25)
     rtol = tolerance(std.config, tokens.shape[1])
     assert _close(ours, their_out, rtol) is None, _close(ours, their_out, rtol)
+
+
+def test_a_model_loaded_without_its_weights_gets_them_before_the_watched_forward(tmp_path):
+    built, tokenizer = tiny.build("llama")
+    built.save_pretrained(tmp_path)
+    tokenizer.save_pretrained(tmp_path)
+    model = HookedTransformer.from_pretrained_no_processing(str(tmp_path))
+    assert not model.std.dispatched     # nnsight loads the weights at the first trace
+    stream = torch.randn(1, 5, model.cfg.d_model, generator=torch.Generator().manual_seed(0))
+    out = model(stream, start_at_layer=1)
+    assert blocks_of(model.std, {}).refused is None
+    assert torch.equal(out, HookedTransformer(tiny.load("llama"))(stream, start_at_layer=1))

@@ -69,6 +69,9 @@ def _takes(module, keyword: str) -> bool:
 def blocks_of(model, call: dict) -> Blocks:
     """Whether ``model``'s blocks can be skipped, found once per model from one forward on ``call`` (the inputs of
     a run, without the cache)."""
+    if getattr(model, "_nnterp_remote", None):
+        return Blocks(refused="the model runs remotely, where nnterp cannot watch a forward of it first")
+    model.dispatch()  # the weights, where the model was loaded without them (nnsight loads them at the first trace)
     key = module_of(model)
     if key not in _found:
         _found[key] = _watch(model, call)
