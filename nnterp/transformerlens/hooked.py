@@ -28,7 +28,8 @@ from nnterp.runtime.tracing import block_order
 from nnterp.transformerlens.activation_cache import ActivationCache, derived_norms
 from nnterp.transformerlens.config import config_of
 from nnterp.transformerlens.utils import HookPoint, Output, Slice, lm_cross_entropy_loss
-from nnterp.transformerlens.weights import Weights, factored_matrix
+from nnterp.transformerlens.tokens import Tokens
+from nnterp.transformerlens.weights import WeightProperties, Weights
 
 #: from_pretrained's processing, which nnterp never applies to the weights, and what it would have moved
 PROCESSING = {
@@ -43,7 +44,6 @@ PROCESSING = {
 #: the names whose TransformerLens gradient is one of several calls' (ln1 runs on each of q, k and v's input)
 _PER_INPUT_NORM = re.compile(r"^blocks\.\d+\.ln1\.hook_")
 _PRESENT_UNDER = re.compile(r"present under (use_\w+)")
-_RESULT = re.compile(r"^blocks\.(\d+)\.attn\.hook_result$")
 _PRESENT_ON = re.compile(r"present on (\w+) models")
 
 
@@ -79,7 +79,7 @@ class _keeper:
         self.gradients[self.name + "_grad"] = gradient.detach()
 
 
-class HookedTransformer:
+class HookedTransformer(Tokens, WeightProperties):
     """TransformerLens's HookedTransformer on a StandardizedTransformer (``HookedTransformer(model)``) or a
     checkpoint (``HookedTransformer.from_pretrained(name)``). ``model.std`` is the StandardizedTransformer: both
     APIs share one model."""
@@ -637,193 +637,6 @@ class HookedTransformer:
             texts = self.tokenizer.batch_decode(tokens)
             return texts[0] if len(texts) == 1 else texts
         return tokens
-
-    # ------------------------------------------------------------------ tokens
-    def _tokens(self, input, prepend_bos=None, padding_side=None) -> torch.Tensor:
-        if isinstance(input, torch.Tensor):
-            return input if input.ndim == 2 else input[None]
-        return self.to_tokens(input, prepend_bos=prepend_bos, padding_side=padding_side)
-
-    def to_tokens(self, input, prepend_bos=None, padding_side=None, move_to_device: bool = True,
-                  truncate: bool = True) -> torch.Tensor:
-        """As TransformerLens: with prepend_bos (the default) the tokenizer's BOS leads each row, prepended by hand
-        where the tokenizer adds none, and removed where it adds one and prepend_bos is False."""
-        bos = self.cfg.default_prepend_bos if prepend_bos is None else prepend_bos
-        texts = [input] if isinstance(input, str) else list(input)
-        tokenizer, prepends = self.tokenizer, bool(self.cfg.tokenizer_prepends_bos)
-        rows = tokenizer(texts)["input_ids"]
-        if bos and not prepends:
-            first = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
-            if first is None:
-                raise NnterpError("this tokenizer has no BOS (nor EOS) token to prepend: pass prepend_bos=False")
-            rows = [[first, *row] for row in rows]  # the id itself: a tokenizer may not parse its BOS text
-        elif not bos and prepends:
-            rows = [row[1:] for row in rows]
-        if truncate and self.cfg.n_ctx:
-            rows = [row[:self.cfg.n_ctx] for row in rows]
-        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
-        side = padding_side or tokenizer.padding_side or "right"
-        width = max(len(row) for row in rows)
-        padded = [row + [pad] * (width - len(row)) if side == "right" else [pad] * (width - len(row)) + row
-                  for row in rows]
-        encoded = torch.tensor(padded, dtype=torch.long)
-        return encoded.to(self.cfg.device) if move_to_device else encoded
-
-    def to_string(self, tokens):
-        if not isinstance(tokens, torch.Tensor):
-            tokens = torch.tensor(tokens)
-        if tokens.ndim == 2:
-            return self.tokenizer.batch_decode(tokens, clean_up_tokenization_spaces=False)
-        if tokens.ndim <= 1:
-            return self.tokenizer.decode(tokens, clean_up_tokenization_spaces=False)
-        raise ValueError(f"tokens of shape {list(tokens.shape)}: pass [pos] or [batch pos]")
-
-    def to_str_tokens(self, input, prepend_bos=None, padding_side=None):
-        if isinstance(input, list):
-            return [self.to_str_tokens(item, prepend_bos, padding_side) for item in input]
-        if isinstance(input, str):
-            tokens = self.to_tokens(input, prepend_bos=prepend_bos, padding_side=padding_side)[0]
-        else:
-            tokens = torch.as_tensor(input).squeeze()
-            tokens = tokens[None] if tokens.ndim == 0 else tokens
-        return self.tokenizer.batch_decode([[int(t)] for t in tokens.tolist()], clean_up_tokenization_spaces=False)
-
-    def to_single_token(self, string: str) -> int:
-        tokens = self.to_tokens(string, prepend_bos=False).squeeze()
-        if tokens.numel() != 1:
-            raise ValueError(f"{string!r} is {tokens.numel()} tokens, not one: use to_tokens")
-        return int(tokens.item())
-
-    def to_single_str_token(self, int_token: int) -> str:
-        return self.to_str_tokens(torch.tensor([int_token]))[0]
-
-    def get_token_position(self, single_token, input, mode: str = "first", prepend_bos=None, padding_side=None):
-        tokens = self._tokens(input, prepend_bos, padding_side) if isinstance(input, str) else \
-            torch.as_tensor(input)
-        tokens = tokens[0] if tokens.ndim == 2 else tokens
-        token = self.to_single_token(single_token) if isinstance(single_token, str) else int(single_token)
-        found = (tokens == token).nonzero()
-        if not len(found):
-            raise ValueError(f"the token {single_token!r} is not in the input")
-        return int(found[0 if mode == "first" else -1].item())
-
-    def tokens_to_residual_directions(self, tokens) -> torch.Tensor:
-        if isinstance(tokens, torch.Tensor) and tokens.numel() > 1:
-            return self.W_U[:, tokens].movedim(0, -1)
-        token = self.to_single_token(tokens) if isinstance(tokens, str) else int(tokens)
-        return self.W_U[:, token]
-
-    # ------------------------------------------------------------------ weights
-    @property
-    def W_E(self) -> torch.Tensor:
-        """The embedding matrix as the stream receives it: times the embedding's own scale (Gemma 3's
-        embed_scale) or the scale the model applies after it (Gemma 2's sqrt(hidden_size)), in the weights'
-        dtype, as TransformerLens converts it."""
-        embed = module_of(self.std.embed_tokens)
-        weight = embed.weight.detach()
-        scale = getattr(embed, "embed_scale", None)
-        if scale is None and "sqrt(hidden_size) scale" in names.TRANSFORMERLENS_MODEL["hook_embed"].families.get(
-                self.std.family.name, ""):
-            scale = torch.tensor(self.cfg.d_model ** 0.5)
-        if scale is None and (multiplier := self._multipliers("hook_embed")) is not None:
-            scale = multiplier[0]   # Granite's embedding_multiplier
-        return weight if scale is None else weight * scale.to(weight.dtype)
-
-    @property
-    def W_U(self) -> torch.Tensor:
-        return module_of(self.std.lm_head).weight.detach().T
-
-    @property
-    def b_U(self) -> torch.Tensor:
-        bias = getattr(module_of(self.std.lm_head), "bias", None)
-        return bias.detach() if bias is not None else torch.zeros(self.cfg.d_vocab_out, dtype=self.cfg.dtype)
-
-    @property
-    def W_pos(self) -> torch.Tensor:
-        for name in ("transformer.wpe", "model.decoder.embed_positions"):
-            module = dict(self.std.hf_model.named_modules()).get(name)
-            if isinstance(module, torch.nn.Embedding):  # OPT's rows start at its offset (2): position 0 is row 2
-                return module.weight.detach()[getattr(module, "offset", 0):]
-        raise UnavailableValue(f"W_pos: {self.std.family.name} has no learned position embeddings "
-                               f"({self.cfg.positional_embedding_type} positions)")
-
-    W_Q = property(lambda self: self._weights.W("q"))
-    W_K = property(lambda self: self._weights.W("k"))
-    W_V = property(lambda self: self._weights.W("v"))
-    b_Q = property(lambda self: self._weights.b("q"))
-    b_K = property(lambda self: self._weights.b("k"))
-    b_V = property(lambda self: self._weights.b("v"))
-    _W_K = property(lambda self: self._weights.grouped("k"))
-    _W_V = property(lambda self: self._weights.grouped("v"))
-    _b_K = property(lambda self: self._weights.grouped("k", bias=True))
-    _b_V = property(lambda self: self._weights.grouped("v", bias=True))
-    W_O = property(lambda self: self._times("hook_attn_out", self._weights.W_O()))
-    b_O = property(lambda self: self._times("hook_attn_out", self._weights.b_O()))
-    W_in = property(lambda self: self._weights.mlp_weight("up_proj", "W_in"))
-    b_in = property(lambda self: self._weights.mlp_bias("up_proj", "b_in"))
-    W_out = property(lambda self: self._times("hook_mlp_out", self._weights.mlp_weight("down_proj", "W_out")))
-    b_out = property(lambda self: self._times("hook_mlp_out", self._weights.mlp_bias("down_proj", "b_out")))
-
-    def _multipliers(self, name: str) -> torch.Tensor | None:
-        """Per block (one entry for a model-level name), the number the model multiplies the tensor under
-        ``name`` by before adding it to the stream (Granite's embedding_multiplier and residual_multiplier), as its
-        site declares it; None where it multiplies by none. Found once per model."""
-        if name in self._factors:
-            return self._factors[name]
-        found = []
-        for layer in range(self.cfg.n_layers) if name in ("hook_attn_out", "hook_mlp_out") else [None]:
-            try:
-                _, reads = self._path(name if layer is None else f"blocks.{layer}.{name}")
-                read = reads[-1]
-                scale = getattr(self._host(read)._nnterp_site(read.value), "scale", None)
-            except (KeyError, NnterpError):
-                scale = None
-            found.append(None if scale is None else float(scale(self.std._nnterp_state.config)))
-        self._factors[name] = None if all(factor is None for factor in found) else \
-            torch.tensor([1.0 if factor is None else factor for factor in found], dtype=self.cfg.dtype)
-        return self._factors[name]
-
-    def _stream_factor(self, name: str):
-        """The block's multiplier of the attention's output where ``name`` is a hook_result (each head's write to
-        the stream, which nnterp's per-head contributions give before it); None elsewhere."""
-        match = _RESULT.match(name)
-        multipliers = self._multipliers("hook_attn_out") if match else None
-        return None if multipliers is None else multipliers[int(match.group(1))]
-
-    def _times(self, name: str, weights: torch.Tensor) -> torch.Tensor:
-        """``weights`` [n_layers ...] times each block's multiplier of ``name``'s tensor, so that they compute the
-        tensor the stream receives, as TransformerLens's weights do (z @ W_O + b_O is hook_attn_out)."""
-        multipliers = self._multipliers(name)
-        if multipliers is None:
-            return weights
-        return weights * multipliers.to(weights.dtype).reshape(-1, *[1] * (weights.ndim - 1))
-
-    @property
-    def W_gate(self):
-        return self._weights.mlp_weight("gate_proj", "W_gate") if self.cfg.gated_mlp else None
-
-    @property
-    def QK(self):
-        """TransformerLens's FactoredMatrix W_Q @ W_K^T [n_layers n_heads d_model d_model], as its own property."""
-        return factored_matrix()(self.W_Q, self.W_K.transpose(-2, -1))
-
-    @property
-    def OV(self):
-        """TransformerLens's FactoredMatrix W_V @ W_O [n_layers n_heads d_model d_model], as its own property."""
-        return factored_matrix()(self.W_V, self.W_O)
-
-    def accumulated_bias(self, layer: int, mlp_input: bool = False, include_mlp_biases: bool = True):
-        total = torch.zeros(self.cfg.d_model, dtype=self.cfg.dtype)
-        b_O, b_out = self.b_O, self.b_out if include_mlp_biases else None
-        for index in range(layer):
-            total = total + b_O[index] + (b_out[index] if b_out is not None else 0)
-        if mlp_input:
-            total = total + b_O[layer]
-        return total
-
-    def ln_final(self, residual: torch.Tensor) -> torch.Tensor:
-        """The model's own final norm, applied to a stream."""
-        return module_of(self.std.norm)(residual)
 
     def __repr__(self) -> str:
         return f"HookedTransformer(nnterp, {self.cfg.original_architecture}, {self.cfg.n_layers} blocks)"
