@@ -52,9 +52,17 @@ def without_cache(model) -> dict:
     """The keyword that turns the model's key-value cache off, where its forward takes it: a skipped block leaves
     its layer of a cache empty, and one pass needs none."""
     outer = module_of(model)
-    inner = getattr(outer, "base_model", outer)
-    return {"use_cache": False} if _takes(outer, "use_cache") or _takes(outer, "kwargs") and \
-        _takes(inner, "use_cache") else {}
+    chain = [outer, getattr(outer, "base_model", None)]
+    try:
+        chain.append(outer.get_decoder())  # a wrapper's language model, which its forward hands the keywords on to
+    except (AttributeError, ValueError):
+        pass
+    for module in dict.fromkeys(module for module in chain if module is not None):
+        if _takes(module, "use_cache"):
+            return {"use_cache": False}
+        if not _takes(module, "kwargs"):
+            break
+    return {}
 
 
 def _takes(module, keyword: str) -> bool:
