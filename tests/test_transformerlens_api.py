@@ -133,25 +133,170 @@ def test_weights_are_transformerlens_s_layouts_of_the_model_s_own(label, family,
         assert getattr(ours.cfg, field) == getattr(theirs.cfg, field), field
 
 
-@pytest.mark.parametrize("family", ["qwen3", "qwen2_moe", "mistral", "phi3", "cohere", "starcoder2", "granite",
-                                    "stablelm", "gemma3_text", "smollm3"])
+#: ten families whose architectures TransformerLens 3.9's loading_from_pretrained does not convert (it names GPT-2,
+#: GPT-J, GPT-Neo(X), BLOOM, OPT, Gemma 1-3, Llama, Mistral, Mixtral, Phi, Phi-3, Qwen 1-3, OLMo 1-3, OLMoE,
+#: Apertus and GPT-OSS): experts (Qwen2-MoE, Qwen3-MoE), latent attention with experts (DeepSeek-V3), parallel
+#: blocks (Cohere, Falcon), Granite's multipliers, partial rotary (StableLM), ALiBi (MPT), biases (StarCoder2), NoPE
+#: layers (SmolLM3)
+TRANSFORMERLENS_LACKS = ("qwen2_moe", "qwen3_moe", "deepseek_v3", "cohere", "falcon", "granite", "stablelm", "mpt",
+                         "starcoder2", "smollm3")
+#: what the model does to lm_head's output (unembed.hook_out) to make the logits, where it does something: W_U is
+#: lm_head's, and TransformerLens's bridge applies these after the unembedding too
+READOUTS = {"cohere": lambda config, out: out * config.logit_scale,
+            "granite": lambda config, out: out / config.logits_scaling}
+
+
+def _dot_bound(x, W, terms: int) -> torch.Tensor:
+    """Per entry, how far two float32 orders of summing x @ W can be apart: twice ``terms`` eps of sum |x_i W_ij|."""
+    return 2 * terms * EPS * (x.abs() @ W.abs())
+
+
+@pytest.mark.parametrize("family", TRANSFORMERLENS_LACKS)
 def test_the_classic_script_runs_where_transformerlens_does_not_and_its_identities_hold(family):
+    """No oracle here: each step of the script is checked by what its numbers mean."""
     std = tiny.load(family, attn_implementation="eager")
     model = HookedTransformer(std)
     out = classic_script(model)
     tokens = out["tokens"]
-    _, cache = model.run_with_cache(tokens)
-    # the embedding and every block's writes add up to the last block's output
+    logits, cache = model.run_with_cache(tokens)
+    n_layers, n_heads = model.cfg.n_layers, model.cfg.n_heads
+    assert torch.equal(logits, out["logits"])
+
+    # the logit difference: the last stream through ln_final and W_U is lm_head's output, which the readout makes
+    # the logits; along logit_diff_direction it is the logit difference
+    normalized = model.ln_final(cache["resid_post", -1])
+    unembedded = normalized @ model.W_U + model.b_U
+    lm_head = cache["unembed.hook_out"]
+    assert ((unembedded - lm_head).abs() <= _dot_bound(normalized, model.W_U, model.cfg.d_model)).all()
+    assert torch.equal(READOUTS.get(family, lambda config, x: x)(std.config, lm_head), logits)
+    answer, wrong = int(tokens[0, -1]), int(tokens[0, 1])
+    along = normalized[0, -1] @ out["logit_diff_direction"] + model.b_U[answer] - model.b_U[wrong]
+    torch.testing.assert_close(along, lm_head[0, -1, answer] - lm_head[0, -1, wrong], rtol=0,
+                               atol=2 * _dot_bound(normalized[0, -1], model.W_U[:, [answer, wrong]],
+                                                   model.cfg.d_model).sum().item())
+
+    # the accumulated stream runs from the embedding to the last block's output; the embedding and every block's
+    # writes add up to it (each partial sum of P float32 terms within 2 P eps of the terms' magnitudes)
+    accumulated = cache.accumulated_resid(layer=-1, incl_mid=False)
+    assert torch.equal(accumulated[0], cache["resid_pre", 0]) and torch.equal(accumulated[-1], cache["resid_post", -1])
+    assert torch.equal(model.W_E[tokens], cache["hook_embed"])
     parts = cache.decompose_resid(layer=-1, incl_embeds=True)
     final = cache["resid_post", -1]
-    torch.testing.assert_close(parts.sum(0), final, rtol=0, atol=1e-4 * max(final.abs().max().item(), 1.0))
-    assert out["induction"].shape == (1, model.cfg.n_heads)
+    assert ((parts.sum(0) - final).abs() <= 2 * len(parts) * EPS * parts.abs().sum(0)).all()
+
+    # head attribution: each head's write (z @ W_O) summed over the heads, plus b_O, is the attention's output
+    heads = cache.stack_head_results(layer=-1)
+    heads = heads.reshape(n_layers, n_heads, *heads.shape[1:])
+    for layer in range(n_layers):
+        z = cache["z", layer].flatten(-2)
+        bound = _dot_bound(z, model.W_O[layer].flatten(0, 1), z.shape[-1]) + 4 * EPS * model.b_O[layer].abs()
+        written = heads[layer].sum(0) + model.b_O[layer]
+        assert ((written - cache["attn_out", layer]).abs() <= bound).all(), layer
+    # the same heads as the run gives them, hook_result (use_attn_result), with hooks running or not
+    model.cfg.use_attn_result = True
+    results = lambda name: name.endswith("hook_result")
+    _, served = model.run_with_cache(tokens, names_filter=results)
+    with model.hooks(fwd_hooks=[(results, lambda result, hook: None)]):
+        _, hooked = model.run_with_cache(tokens, names_filter=results)
+    model.cfg.use_attn_result = False
+    for layer in range(n_layers):
+        z = cache["z", layer].flatten(-2)
+        bound = _dot_bound(z, model.W_O[layer].flatten(0, 1), z.shape[-1])
+        for run in (served, hooked):
+            assert ((run["result", layer, "attn"] - heads[layer].movedim(0, -2)).abs() <= bound[..., None, :]).all()
+
+    # a dense MLP's neurons through W_out, plus b_out, are its output; experts have no one W_out, refused
+    if all(f"blocks.{layer}.mlp.hook_post" in cache for layer in range(n_layers)):
+        for layer in range(n_layers):
+            post = cache["post", layer]
+            bound = _dot_bound(post, model.W_out[layer], post.shape[-1]) + 4 * EPS * model.b_out[layer].abs()
+            assert ((post @ model.W_out[layer] + model.b_out[layer] - cache["mlp_out", layer]).abs() <= bound).all()
+    else:
+        with pytest.raises(UnavailableValue, match="a mixture of experts"):
+            model.W_out
+
+    # activation patching: the clean stream at every position entering the last block gives the clean logits, and
+    # every head's clean z gives the clean attention output (the same arithmetic on the same inputs: equal)
+    corrupted = tokens.clone()
+    corrupted[0, 1] = int(tokens[0, 2])
+    last = n_layers - 1
+    patched = model.run_with_hooks(corrupted, fwd_hooks=[(f"blocks.{last}.hook_resid_pre",
+                                                          lambda resid, hook: cache["resid_pre", last])])
+    assert torch.equal(patched, logits) and not torch.equal(model(corrupted), logits)
+    with model.hooks(fwd_hooks=[("blocks.0.attn.hook_z", lambda z, hook: cache["z", 0].clone())]):
+        _, restored = model.run_with_cache(corrupted, names_filter="blocks.0.hook_attn_out")
+    assert torch.equal(restored["attn_out", 0], cache["attn_out", 0])
     assert not torch.allclose(out["patched"], out["logits"])
-    # the stream entering block 1, and the rest of the forward from it, are the whole run's (the same arithmetic on
-    # the same inputs: equal)
+
+    # the induction search reads attention patterns: each query's row is a distribution over the keys before it
+    pattern = cache["pattern", 1]
+    keys = pattern.shape[-1]
+    assert torch.equal(pattern.triu(1), torch.zeros_like(pattern))
+    assert ((pattern.sum(-1) - 1).abs() <= keys * EPS).all()
+    assert out["induction"].shape == (1, n_heads)
+
+    # the stream entering block 1, and the rest of the forward from it, are the whole run's
     resid = model(tokens, stop_at_layer=1)
     assert torch.equal(resid, cache["resid_pre", 1])
     assert torch.equal(model(resid, start_at_layer=1), out["logits"])
+
+
+@pytest.mark.parametrize("family", TRANSFORMERLENS_LACKS)
+def test_an_sae_runs_with_saelens_s_methods_where_transformerlens_does_not(family):
+    """With its error term an SAE hands the model its input back (up to rounding: the clean logits); without it,
+    the model reads the reconstruction; the cache holds the SAE's input (the stream) and its latents."""
+    pytest.importorskip("sae_lens")
+    from nnterp.transformerlens import HookedSAETransformer
+
+    std = tiny.load(family, attn_implementation="eager")
+    model = HookedSAETransformer(std)
+    hook_name = "blocks.0.hook_resid_post"
+    sae = _sae(std.hidden_size, hook_name)
+    tokens = model.to_tokens(PROMPT)
+    logits, clean = model.run_with_cache(tokens, names_filter=hook_name)
+    rtol = tolerance(std.config)
+    kept = model.run_with_saes(tokens, saes=[sae], use_error_term=True)
+    assert (kept - logits).abs().max() <= rtol * max(logits.abs().max().item(), 1.0)
+    assert not torch.allclose(model.run_with_saes(tokens, saes=[sae]), logits)
+    _, cache = model.run_with_cache_with_saes(tokens, saes=[sae])
+    assert torch.equal(cache[f"{hook_name}.hook_sae_input"], clean[hook_name])
+    assert cache[f"{hook_name}.hook_sae_acts_post"].shape[-1] == sae.cfg.d_sae
+    assert not model.acts_to_saes
+
+
+def test_a_name_a_cache_lacks_is_a_key_error_that_says_why():
+    """EXAONE 4's blocks norm each sublayer's output, not its input: no ln2 scale for apply_ln to divide by."""
+    model = HookedTransformer(tiny.load("exaone4"))
+    _, cache = model.run_with_cache(PROMPT)
+    with pytest.raises(KeyError, match="blocks.1.ln2.hook_scale is not in this cache: .* no norm before the MLP"):
+        cache.decompose_resid(layer=1, mlp_input=True, apply_ln=True)
+    with pytest.raises(KeyError, match="set model.cfg.use_attn_result = True before the run"):
+        cache["result", 0, "attn"]
+    _, resid = model.run_with_cache(PROMPT, names_filter=lambda name: "resid" in name)
+    with pytest.raises(KeyError, match="keep it in names_filter"):
+        resid["z", 0]
+
+
+@needs_transformer_lens
+def test_a_cache_taken_with_hooks_on_a_parallel_block_reads_its_one_norm_once():
+    """GPT-J's block runs one norm for both sublayers: ln1's and ln2's names are its one tensor, read once where the
+    forward passes it, in a run with hooks as in TransformerLens's."""
+    std, theirs, ours = _both("gptj", {"n_inner": None})
+    tokens = ours.to_tokens(PROMPT)
+    rtol = tolerance(std.config)
+
+    def halve(resid, hook):
+        return resid * 0.5
+
+    names = lambda name: ".ln" in name or name.endswith("resid_post")
+    with ours.hooks(fwd_hooks=[("blocks.0.hook_resid_post", halve)]):
+        logits, cache = ours.run_with_cache(tokens, names_filter=names)
+    with theirs.hooks(fwd_hooks=[("blocks.0.hook_resid_post", halve)]):
+        their_logits, their_cache = theirs.run_with_cache(tokens, names_filter=names)
+    assert _close(logits, their_logits, rtol) is None
+    assert {f"blocks.1.ln{i}.hook_scale" for i in (1, 2)} <= set(cache.keys())
+    for key in cache.keys():
+        assert _close(cache[key], their_cache[key], rtol) is None, (key, _close(cache[key], their_cache[key], rtol))
 
 
 def test_a_cache_is_transformerlens_s_cache_object(llama, prompt):
@@ -221,9 +366,18 @@ def test_what_nnterp_cannot_do_is_refused_in_a_sentence(llama, prompt):
         model(prompt, past_kv_cache=object())
     with pytest.raises(NnterpError, match="pass it, not text or tokens"):
         model(prompt, start_at_layer=1)
-    with pytest.raises(UnavailableValue, match="once each on the queries"):  # TransformerLens's ln1 runs thrice
+    # TransformerLens's ln1 runs thrice and keeps the queries' gradient: another quantity, refused, naming the
+    # gradients to read instead (each served)
+    with pytest.raises(UnavailableValue, match=r"sees three gradients and a cache keeps the queries', .* hook blocks\.0\.hook_resid_pre "
+                                               r"\(ln1's input, the three together\) or blocks\.0\.attn\.hook_q, hook_k"):
         with model.hooks(bwd_hooks=[("blocks.0.ln1.hook_scale", lambda g, hook: None)]):
             model(prompt, return_type="loss").backward()
+    seen = []
+    with model.hooks(bwd_hooks=[(f"blocks.0.{name}", lambda g, hook: seen.append(hook.name))
+                                for name in ("hook_resid_pre", "attn.hook_q", "attn.hook_k", "attn.hook_v")]):
+        model(prompt, return_type="loss").backward()
+    assert sorted(seen) == ["blocks.0.attn.hook_k", "blocks.0.attn.hook_q", "blocks.0.attn.hook_v",
+                            "blocks.0.hook_resid_pre"]
     with pytest.raises(NnterpError, match="nnterp never changes weights"):
         HookedTransformer.from_pretrained("gpt2", refactor_factored_attn_matrices=True)
     with pytest.raises(UnavailableValue, match="before its gain and bias"):  # hook_normalized has no write-back

@@ -12,7 +12,7 @@ import torch
 from nnterp.compat.paths import Divisor, Normalized
 from nnterp.declare.companions import norm_scale
 from nnterp.declare.engine import module_of
-from nnterp.declare.errors import NnterpError
+from nnterp.declare.errors import NnterpError, NotCached
 from nnterp.runtime.cache import ConventionInfo
 from nnterp.transformerlens.utils import Slice, get_act_name
 
@@ -38,6 +38,8 @@ class ActivationCache:
             source, compute = self._derived[name]
             self.cache_dict[name] = compute(self.cache_dict[source])
             del self._derived[name]
+        if name not in self.cache_dict:  # a KeyError, as TransformerLens's, saying why
+            raise NotCached(f"{name} is not in this cache: {self.model.why_not(name)}")
         return self.cache_dict[name]
 
     def __getitem__(self, key) -> torch.Tensor:

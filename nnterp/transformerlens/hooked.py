@@ -17,15 +17,19 @@ from nnterp.compat import names
 from nnterp.compat.paths import WriteRefused
 from nnterp.declare.engine import module_of
 from nnterp.declare.errors import NnterpError, UnavailableValue
+from nnterp.declare.locations import Child, block_hosts
 from nnterp.declare.vocabulary import FORWARD_ORDER
+from nnterp.declare.writeback import where_of
 from nnterp.model import StandardizedTransformer
 from nnterp.runtime.cache import ConventionInfo
+from nnterp.runtime.skipping import Blocks, blocks_of, skip_blocks, without_cache
 from nnterp.runtime.status import status_of
 from nnterp.runtime.tracing import block_order
 from nnterp.transformerlens.activation_cache import ActivationCache, derived_norms
 from nnterp.transformerlens.config import config_of
 from nnterp.transformerlens.utils import HookPoint, Output, Slice, lm_cross_entropy_loss
-from nnterp.transformerlens.weights import Weights, factored_matrix
+from nnterp.transformerlens.tokens import Tokens
+from nnterp.transformerlens.weights import WeightProperties, Weights
 
 #: from_pretrained's processing, which nnterp never applies to the weights, and what it would have moved
 PROCESSING = {
@@ -46,6 +50,24 @@ _PRESENT_ON = re.compile(r"present on (\w+) models")
 _warned: set = set()
 
 
+def _site_place(host, value: str):
+    """Where and how ``host`` reads ``value`` at a child module (its site's kind, module, boundary, element,
+    layout and factors): two values with one place are one tensor; None where the site is elsewhere (found without
+    touching the forward, inside a trace too)."""
+    if host is None:
+        return None
+    try:
+        site = host._nnterp_site(value)
+        where = where_of(site) if site.served else None
+        if not isinstance(where, Child):
+            return None
+        module = module_of(where.target(host))
+    except (KeyError, AttributeError, NnterpError):
+        return None
+    return (type(site), id(module), getattr(where, "key", None), repr(getattr(site, "element", None)),
+            repr(getattr(site, "layout", None)), getattr(site, "scale", None), getattr(site, "plus", None))
+
+
 class _keeper:
     """The tensor hook that keeps a gradient in ``gradients`` under ``name`` + "_grad" (run_with_cache's
     incl_bwd), as TransformerLens's caching hook does."""
@@ -57,7 +79,7 @@ class _keeper:
         self.gradients[self.name + "_grad"] = gradient.detach()
 
 
-class HookedTransformer:
+class HookedTransformer(Tokens, WeightProperties):
     """TransformerLens's HookedTransformer on a StandardizedTransformer (``HookedTransformer(model)``) or a
     checkpoint (``HookedTransformer.from_pretrained(name)``). ``model.std`` is the StandardizedTransformer: both
     APIs share one model."""
@@ -80,6 +102,7 @@ class HookedTransformer:
         self._names: list[str] | None = None
         # found once: hook_names() per use_* flags, _path and _placed per name, _host per value, derived_norms
         self._names_under, self._paths, self._places, self._hosts, self._derived_plans = {}, {}, {}, {}, {}
+        self._factors: dict = {}  # name -> the model's multipliers of its tensor (_multipliers)
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -153,6 +176,24 @@ class HookedTransformer:
             found.append(("hook_pos_embed", None))
         return found
 
+    def why_not(self, name: str) -> str:
+        """Why a run gives no tensor under ``name``, in a sentence: the family has no such value (and why), a
+        config flag it is present under is off, or the run was not asked for it."""
+        if name in self.hook_names():
+            return "the run did not keep it: keep it in names_filter"
+        try:
+            path, reads = self._path(name)
+            for read in reads:
+                found = status_of(self._host(read), read.value, self.std)
+                if not found.available:
+                    return f"{self.std.family.name} has no {read.key} here: {found.note}"
+        except (KeyError, NnterpError) as refused:
+            return str(refused).strip('"')
+        flag = _PRESENT_UNDER.search(path.via.note if path.via is not None else "")
+        if flag:
+            return f"it is present under {flag.group(1)}: set model.cfg.{flag.group(1)} = True before the run"
+        return f"nnterp does not serve it on {self.std.family.name}"
+
     def _matching(self, name_or_filter) -> list[str]:
         if callable(name_or_filter):
             return [name for name in self.hook_names() if name_or_filter(name)]
@@ -213,7 +254,7 @@ class HookedTransformer:
         return run
 
     def _run_hooks(self, saving=(), saved=None, blocks: range | None = None, residual=None, stop: bool = False,
-                   gradients: dict | None = None):
+                   gradients: dict | None = None, skipping: Blocks | None = None):
         """Inside a trace: each hook, in forward order, on its tensor (what it returns or edits in place is written
         back), and each name of ``saving`` read after its hooks into ``saved`` (a dict made before the trace, which
         nnsight keeps), as TransformerLens's cache hooks run last. Each standard value is read once, at its own
@@ -221,7 +262,8 @@ class HookedTransformer:
 
         ``blocks`` (start_at_layer and stop_at_layer): only these blocks count, as if the rest did not run; the
         first one's input is ``residual`` where given; with ``stop`` (stop_at_layer), nothing past the last block
-        counts, and the stream entering the block after it is returned, saved (TransformerLens's residual).
+        counts, and the stream entering the block after it is returned, saved (TransformerLens's residual); with
+        ``skipping`` (start_at_layer, where the model's blocks can be skipped) the blocks before the first do not run.
 
         A backward hook's tensor (and, with ``gradients``, each name of ``saving`` whose tensor can be written
         back) is written back in the forward's place, so that the backward flows through it, and gets a tensor
@@ -230,6 +272,8 @@ class HookedTransformer:
         layers = self.std.layers
         first = self._rank_of(blocks.start) if residual is not None else (0, 0, -2)
         last = self._rank_of(blocks.stop) if stop else (3, 0, 0)
+        if skipping is not None:
+            skip_blocks(self.std, skipping, blocks.start, residual)
         if residual is not None:
             layers[blocks.start].layer_input = residual
         named = [(name, hook, 1) for name, hook in self._active_hooks()] + \
@@ -249,9 +293,13 @@ class HookedTransformer:
                 continue
             if kind == 0:
                 if name not in memo:
-                    memo[name] = getattr(self._host(reads[0]), reads[0].value)
+                    alike = self._first_alike(reads[0])
+                    memo[name] = getattr(self._host(alike), alike.value)
                 continue
             tensor = self._pos_embed() if path is None else path.convention.tensor([memo[key] for key in keys], info)
+            factor = self._stream_factor(name)
+            if factor is not None:
+                tensor = tensor * factor
             if kind == 3:
                 saved[name] = tensor.save()
                 continue
@@ -267,7 +315,7 @@ class HookedTransformer:
             if path is None:
                 raise UnavailableValue("hook_pos_embed has no standard value to write: edit layers[0].layer_input")
             try:
-                native = path.convention.from_tl(out, info)
+                native = path.convention.from_tl(out if factor is None else out / factor, info)
             except WriteRefused as refused:
                 raise UnavailableValue(f"a hook on {name} changed its tensor, and {refused}") from None
             setattr(self._host(reads[-1]), reads[-1].value, native)
@@ -288,17 +336,24 @@ class HookedTransformer:
             if path is None:
                 raise WriteRefused("hook_pos_embed has no standard value to write")
             if self.generation == 3 and _PER_INPUT_NORM.match(name):
-                raise WriteRefused("TransformerLens runs ln1 once each on the queries', keys' and values' input, so "
-                                   "its ln1 gradients are per input (a cache keeps the queries' alone), while the "
-                                   "model's norm runs once")
-            native = path.convention.from_tl(tensor, info)
+                if not required:
+                    return
+                block = name.split(".ln1.")[0]
+                raise UnavailableValue(
+                    f"{name} has no gradient here: TransformerLens runs ln1 once each on the queries', keys' and "
+                    f"values' input, so a hook there sees three gradients and a cache keeps the queries', while the "
+                    f"model runs its norm once; hook "
+                    f"{block}.hook_resid_pre (ln1's input, the three together) or {block}.attn.hook_q, hook_k and "
+                    f"hook_v (each input's own) instead")
+            factor = self._stream_factor(name)
+            native = path.convention.from_tl(tensor if factor is None else tensor / factor, info)
         except WriteRefused as refused:
             if required:
                 raise UnavailableValue(f"a backward hook on {name} needs the gradient to flow through its tensor, "
                                        f"and {refused}") from None
             return
         setattr(self._host(reads[-1]), reads[-1].value, native)
-        memo[reads[-1].key] = native
+        memo[self._placed(name)[2][-1]] = native
         tensor.register_hook(hook)
 
     def _rank_of(self, layer: int) -> tuple:
@@ -320,11 +375,28 @@ class HookedTransformer:
         return self._hosts[read.key]
 
     def _placed(self, name: str) -> tuple:
-        """(path, reads, their keys, their places in the forward) of a name, found once per model."""
+        """(path, reads, the keys their tensors are kept under, their places in the forward) of a name, found
+        once per model."""
         if name not in self._places:
             path, reads = self._path(name)
-            self._places[name] = (path, reads, [read.key for read in reads], [self._rank(read) for read in reads])
+            firsts = [self._first_alike(read) for read in reads]
+            self._places[name] = (path, reads, [first.key for first in firsts], [self._rank(first) for first in firsts])
         return self._places[name]
+
+    def _first_alike(self, read):
+        """The first value of the block's order read at the same site as ``read`` (a parallel block's one norm
+        serves both norms' values): the one read is kept under its key, where the forward first passes it."""
+        if read.layer is None:
+            return read
+        hosts = block_hosts(self.std.layers[read.layer])
+        mine = _site_place(hosts.get(read.host), read.value)
+        if mine is not None:
+            for host, value in block_order(self.std):
+                if value == read.value:
+                    break
+                if host in hosts and _site_place(hosts[host], value) == mine:
+                    return names.Path(value, read.layer)
+        return read
 
     def _rank(self, read) -> tuple:
         """A standard value's place in the forward."""
@@ -349,9 +421,11 @@ class HookedTransformer:
                 padding_side=None, attention_mask=None, start_at_layer=None, stop_at_layer=None, tokens=None,
                 **kwargs):
         """TransformerLens's forward. start_at_layer takes ``input`` as the residual stream entering that block,
-        written there in a trace of the model on ``tokens`` (the blocks before it still run, on those tokens or on
-        zeros, and count for nothing); stop_at_layer returns the residual stream entering that block (the blocks'
-        output past the last), and the run stops there."""
+        written there in a trace of the model on ``tokens`` (or zeros): the blocks before it do not run, and what
+        the model computes before its blocks (positions, masks) is computed as usual; on a model where a block reads
+        what an earlier one produced besides the stream, they run and count for nothing (a warning says so, once).
+        stop_at_layer returns the residual stream entering that block (the blocks' output past the last), and the
+        run stops there."""
         given = {name: value for name, value in kwargs.items() if value is not None}
         if "past_kv_cache" in given:
             raise NnterpError("past_kv_cache: nnterp.transformerlens keeps no key-value cache between calls, so pass "
@@ -367,11 +441,13 @@ class HookedTransformer:
         if start_at_layer is not None and tokens is None and stop_at_layer is None and \
                 return_type in ("loss", "both"):
             raise NnterpError("return_type='loss' with start_at_layer: pass tokens= (the residual has no tokens)")
+        tokens_given = tokens is not None
         tokens, blocks, residual = self._window(input, tokens, prepend_bos, padding_side, start_at_layer,
                                                 stop_at_layer)
         if residual is not None and not len(blocks):
             return residual  # no block between start_at_layer and stop_at_layer: the stream given
-        logits, stream, _ = self._run(tokens, attention_mask, blocks, residual, stop=stop_at_layer is not None)
+        logits, stream, _ = self._run(tokens, attention_mask, blocks, residual, stop=stop_at_layer is not None,
+                                      tokens_given=tokens_given)
         if stop_at_layer is not None:
             return stream
         return self._output(logits, tokens, attention_mask, return_type, loss_per_token)
@@ -393,18 +469,42 @@ class HookedTransformer:
         return tokens, range(self.cfg.n_layers)[start_at_layer:stop_at_layer], residual
 
     def _run(self, tokens, attention_mask, blocks, residual, stop: bool = False, saving=(), saved=None,
-             gradients=None):
+             gradients=None, tokens_given: bool = True):
         """(logits, the residual where the blocks stop, ``saved``) of one trace with the hooks, reading
         ``saving``; with ``stop`` the run ends at the residual."""
         call = tokens if attention_mask is None else {"input_ids": tokens, "attention_mask": attention_mask}
+        skipping, options = self._skipping(tokens, attention_mask, blocks, residual, tokens_given)
         stream = None  # a trace writes back only what it saves
-        with self.std.trace(call) as tracer:
+        with self.std.trace(call, **options) as tracer:
             stream = self._run_hooks(saving=saving, saved=saved, blocks=blocks, residual=residual, stop=stop,
-                                     gradients=gradients)
+                                     gradients=gradients, skipping=skipping)
             if stop:
                 tracer.stop()  # the blocks past stop_at_layer and the readout do not run
             logits = self.std.logits.save()
         return (None if stop else logits), stream, saved
+
+    def _skipping(self, tokens, attention_mask, blocks, residual, tokens_given: bool) -> tuple:
+        """(how the blocks before start_at_layer are skipped, or None where they run; the trace's options): they
+        are skipped, without the model's cache, where no block reads what an earlier one produced besides the
+        stream (nnterp.runtime.skipping); elsewhere they run on the tokens given, and count for nothing but what
+        the later blocks read of them."""
+        if residual is None or not blocks.start:
+            return None, {}
+        options = without_cache(self.std)
+        probe = {"input_ids": tokens[:1], **options}
+        if attention_mask is not None:
+            probe["attention_mask"] = attention_mask[:1]
+        found = blocks_of(self.std, probe)
+        if found.refused is None:
+            return found, options
+        if not tokens_given:
+            raise NnterpError(f"start_at_layer on {self.std.family.name} runs the blocks before it, as "
+                              f"{found.refused}, and what they produce depends on the tokens: pass tokens=")
+        if ("start_at_layer", id(self.std)) not in _warned:
+            _warned.add(("start_at_layer", id(self.std)))
+            warnings.warn(f"start_at_layer runs the blocks before it on {self.std.family.name}, as {found.refused}: "
+                          f"the values are the same, the time is a whole run's", stacklevel=4)
+        return None, {}
 
     def _output(self, logits, tokens, attention_mask, return_type, loss_per_token):
         if return_type is None:
@@ -435,8 +535,11 @@ class HookedTransformer:
         start_at_layer = model_kwargs.pop("start_at_layer", None)
         stop_at_layer = model_kwargs.pop("stop_at_layer", None)
         attention_mask = model_kwargs.pop("attention_mask", None)
-        tokens, blocks, residual = self._window(input, model_kwargs.pop("tokens", None),
-                                                model_kwargs.pop("prepend_bos", None),
+        given_tokens = model_kwargs.pop("tokens", None)
+        if start_at_layer is not None and given_tokens is None and stop_at_layer is None and \
+                return_type in ("loss", "both"):
+            raise NnterpError("return_type='loss' with start_at_layer: pass tokens= (the residual has no tokens)")
+        tokens, blocks, residual = self._window(input, given_tokens, model_kwargs.pop("prepend_bos", None),
                                                 model_kwargs.pop("padding_side", None), start_at_layer, stop_at_layer)
         gradients, derived = ({} if incl_bwd else None), {}
         if self._active_hooks() or self._backward_hooks() or blocks is not None or incl_bwd:
@@ -446,7 +549,8 @@ class HookedTransformer:
                 logits, stream = None, residual
             else:
                 logits, stream, _ = self._run(tokens, attention_mask, blocks, residual, stop_at_layer is not None,
-                                              saving=wanted, saved=found, gradients=gradients)
+                                              saving=wanted, saved=found, gradients=gradients,
+                                              tokens_given=given_tokens is not None)
         else:
             derived = derived_norms(self, tuple(wanted))
             values = [name for name in wanted if name != "hook_pos_embed" and name not in derived] + ["logits"]
@@ -459,6 +563,8 @@ class HookedTransformer:
                     continue
                 try:
                     found[name] = cache[name]
+                    if (factor := self._stream_factor(name)) is not None:
+                        found[name] = found[name] * factor
                 except (KeyError, NnterpError):
                     continue
             logits = cache.logits
@@ -531,157 +637,6 @@ class HookedTransformer:
             texts = self.tokenizer.batch_decode(tokens)
             return texts[0] if len(texts) == 1 else texts
         return tokens
-
-    # ------------------------------------------------------------------ tokens
-    def _tokens(self, input, prepend_bos=None, padding_side=None) -> torch.Tensor:
-        if isinstance(input, torch.Tensor):
-            return input if input.ndim == 2 else input[None]
-        return self.to_tokens(input, prepend_bos=prepend_bos, padding_side=padding_side)
-
-    def to_tokens(self, input, prepend_bos=None, padding_side=None, move_to_device: bool = True,
-                  truncate: bool = True) -> torch.Tensor:
-        """As TransformerLens: with prepend_bos (the default) the tokenizer's BOS leads each row, prepended by hand
-        where the tokenizer adds none, and removed where it adds one and prepend_bos is False."""
-        bos = self.cfg.default_prepend_bos if prepend_bos is None else prepend_bos
-        texts = [input] if isinstance(input, str) else list(input)
-        tokenizer, prepends = self.tokenizer, bool(self.cfg.tokenizer_prepends_bos)
-        rows = tokenizer(texts)["input_ids"]
-        if bos and not prepends:
-            first = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
-            if first is None:
-                raise NnterpError("this tokenizer has no BOS (nor EOS) token to prepend: pass prepend_bos=False")
-            rows = [[first, *row] for row in rows]  # the id itself: a tokenizer may not parse its BOS text
-        elif not bos and prepends:
-            rows = [row[1:] for row in rows]
-        if truncate and self.cfg.n_ctx:
-            rows = [row[:self.cfg.n_ctx] for row in rows]
-        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
-        side = padding_side or tokenizer.padding_side or "right"
-        width = max(len(row) for row in rows)
-        padded = [row + [pad] * (width - len(row)) if side == "right" else [pad] * (width - len(row)) + row
-                  for row in rows]
-        encoded = torch.tensor(padded, dtype=torch.long)
-        return encoded.to(self.cfg.device) if move_to_device else encoded
-
-    def to_string(self, tokens):
-        if not isinstance(tokens, torch.Tensor):
-            tokens = torch.tensor(tokens)
-        if tokens.ndim == 2:
-            return self.tokenizer.batch_decode(tokens, clean_up_tokenization_spaces=False)
-        if tokens.ndim <= 1:
-            return self.tokenizer.decode(tokens, clean_up_tokenization_spaces=False)
-        raise ValueError(f"tokens of shape {list(tokens.shape)}: pass [pos] or [batch pos]")
-
-    def to_str_tokens(self, input, prepend_bos=None, padding_side=None):
-        if isinstance(input, list):
-            return [self.to_str_tokens(item, prepend_bos, padding_side) for item in input]
-        if isinstance(input, str):
-            tokens = self.to_tokens(input, prepend_bos=prepend_bos, padding_side=padding_side)[0]
-        else:
-            tokens = torch.as_tensor(input).squeeze()
-            tokens = tokens[None] if tokens.ndim == 0 else tokens
-        return self.tokenizer.batch_decode([[int(t)] for t in tokens.tolist()], clean_up_tokenization_spaces=False)
-
-    def to_single_token(self, string: str) -> int:
-        tokens = self.to_tokens(string, prepend_bos=False).squeeze()
-        if tokens.numel() != 1:
-            raise ValueError(f"{string!r} is {tokens.numel()} tokens, not one: use to_tokens")
-        return int(tokens.item())
-
-    def to_single_str_token(self, int_token: int) -> str:
-        return self.to_str_tokens(torch.tensor([int_token]))[0]
-
-    def get_token_position(self, single_token, input, mode: str = "first", prepend_bos=None, padding_side=None):
-        tokens = self._tokens(input, prepend_bos, padding_side) if isinstance(input, str) else \
-            torch.as_tensor(input)
-        tokens = tokens[0] if tokens.ndim == 2 else tokens
-        token = self.to_single_token(single_token) if isinstance(single_token, str) else int(single_token)
-        found = (tokens == token).nonzero()
-        if not len(found):
-            raise ValueError(f"the token {single_token!r} is not in the input")
-        return int(found[0 if mode == "first" else -1].item())
-
-    def tokens_to_residual_directions(self, tokens) -> torch.Tensor:
-        if isinstance(tokens, torch.Tensor) and tokens.numel() > 1:
-            return self.W_U[:, tokens].movedim(0, -1)
-        token = self.to_single_token(tokens) if isinstance(tokens, str) else int(tokens)
-        return self.W_U[:, token]
-
-    # ------------------------------------------------------------------ weights
-    @property
-    def W_E(self) -> torch.Tensor:
-        """The embedding matrix as the stream receives it: times the embedding's own scale (Gemma 3's
-        embed_scale) or the scale the model applies after it (Gemma 2's sqrt(hidden_size)), in the weights'
-        dtype, as TransformerLens converts it."""
-        embed = module_of(self.std.embed_tokens)
-        weight = embed.weight.detach()
-        scale = getattr(embed, "embed_scale", None)
-        if scale is None and "sqrt(hidden_size) scale" in names.TRANSFORMERLENS_MODEL["hook_embed"].families.get(
-                self.std.family.name, ""):
-            scale = torch.tensor(self.cfg.d_model ** 0.5)
-        return weight if scale is None else weight * scale.to(weight.dtype)
-
-    @property
-    def W_U(self) -> torch.Tensor:
-        return module_of(self.std.lm_head).weight.detach().T
-
-    @property
-    def b_U(self) -> torch.Tensor:
-        bias = getattr(module_of(self.std.lm_head), "bias", None)
-        return bias.detach() if bias is not None else torch.zeros(self.cfg.d_vocab_out, dtype=self.cfg.dtype)
-
-    @property
-    def W_pos(self) -> torch.Tensor:
-        for name in ("transformer.wpe", "model.decoder.embed_positions"):
-            module = dict(self.std.hf_model.named_modules()).get(name)
-            if isinstance(module, torch.nn.Embedding):  # OPT's rows start at its offset (2): position 0 is row 2
-                return module.weight.detach()[getattr(module, "offset", 0):]
-        raise UnavailableValue(f"W_pos: {self.std.family.name} has no learned position embeddings "
-                               f"({self.cfg.positional_embedding_type} positions)")
-
-    W_Q = property(lambda self: self._weights.W("q"))
-    W_K = property(lambda self: self._weights.W("k"))
-    W_V = property(lambda self: self._weights.W("v"))
-    b_Q = property(lambda self: self._weights.b("q"))
-    b_K = property(lambda self: self._weights.b("k"))
-    b_V = property(lambda self: self._weights.b("v"))
-    _W_K = property(lambda self: self._weights.grouped("k"))
-    _W_V = property(lambda self: self._weights.grouped("v"))
-    _b_K = property(lambda self: self._weights.grouped("k", bias=True))
-    _b_V = property(lambda self: self._weights.grouped("v", bias=True))
-    W_O = property(lambda self: self._weights.W_O())
-    b_O = property(lambda self: self._weights.b_O())
-    W_in = property(lambda self: self._weights.mlp_weight("up_proj", "W_in"))
-    b_in = property(lambda self: self._weights.mlp_bias("up_proj", "b_in"))
-    W_out = property(lambda self: self._weights.mlp_weight("down_proj", "W_out"))
-    b_out = property(lambda self: self._weights.mlp_bias("down_proj", "b_out"))
-
-    @property
-    def W_gate(self):
-        return self._weights.mlp_weight("gate_proj", "W_gate") if self.cfg.gated_mlp else None
-
-    @property
-    def QK(self):
-        """TransformerLens's FactoredMatrix W_Q @ W_K^T [n_layers n_heads d_model d_model], as its own property."""
-        return factored_matrix()(self.W_Q, self.W_K.transpose(-2, -1))
-
-    @property
-    def OV(self):
-        """TransformerLens's FactoredMatrix W_V @ W_O [n_layers n_heads d_model d_model], as its own property."""
-        return factored_matrix()(self.W_V, self.W_O)
-
-    def accumulated_bias(self, layer: int, mlp_input: bool = False, include_mlp_biases: bool = True):
-        total = torch.zeros(self.cfg.d_model, dtype=self.cfg.dtype)
-        b_O, b_out = self.b_O, self.b_out if include_mlp_biases else None
-        for index in range(layer):
-            total = total + b_O[index] + (b_out[index] if b_out is not None else 0)
-        if mlp_input:
-            total = total + b_O[layer]
-        return total
-
-    def ln_final(self, residual: torch.Tensor) -> torch.Tensor:
-        """The model's own final norm, applied to a stream."""
-        return module_of(self.std.norm)(residual)
 
     def __repr__(self) -> str:
         return f"HookedTransformer(nnterp, {self.cfg.original_architecture}, {self.cfg.n_layers} blocks)"

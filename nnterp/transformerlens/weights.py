@@ -3,12 +3,17 @@ n_heads d_head d_model], ``W_in`` [n_layers d_model d_mlp], ...), computed on ac
 parameters, detached: the stack is a new tensor, as TransformerLens's own properties are, and writing it changes
 nothing. A fused projection (GPT-2's c_attn, GPT-NeoX's and BLOOM's per-head query_key_value, Falcon's three
 layouts, Phi-3's qkv_proj and gate_up_proj, ...) is cut into heads as the attention's own forward cuts its output.
-Where a family keeps no such matrix, the name is refused with the reason."""
+Where a family keeps no such matrix, the name is refused with the reason. ``WeightProperties`` gives them as
+HookedTransformer's properties."""
 
 from __future__ import annotations
 
+import re
+
 import torch
 
+from nnterp.compat import names
+from nnterp.declare.engine import module_of
 from nnterp.declare.errors import NnterpError, UnavailableValue
 
 
@@ -246,3 +251,123 @@ class Weights:
 
     def mlp_bias(self, name: str, word: str) -> torch.Tensor:
         return self._stack(lambda layer: self._mlp(layer, name, word)[1])
+
+
+#: a head's write to the stream, which nnterp's per-head contributions give before a block's multiplier
+_RESULT = re.compile(r"^blocks\.(\d+)\.attn\.hook_result$")
+
+
+class WeightProperties:
+    """HookedTransformer's weight properties (W_E, W_U, W_Q ... b_out, QK, OV), on a class with ``std``, ``cfg``,
+    ``_weights`` (Weights), ``_path``, ``_host`` and ``_factors``."""
+
+    @property
+    def W_E(self) -> torch.Tensor:
+        """The embedding matrix as the stream receives it: times the embedding's own scale (Gemma 3's
+        embed_scale) or the scale the model applies after it (Gemma 2's sqrt(hidden_size)), in the weights'
+        dtype, as TransformerLens converts it."""
+        embed = module_of(self.std.embed_tokens)
+        weight = embed.weight.detach()
+        scale = getattr(embed, "embed_scale", None)
+        if scale is None and "sqrt(hidden_size) scale" in names.TRANSFORMERLENS_MODEL["hook_embed"].families.get(
+                self.std.family.name, ""):
+            scale = torch.tensor(self.cfg.d_model ** 0.5)
+        if scale is None and (multiplier := self._multipliers("hook_embed")) is not None:
+            scale = multiplier[0]   # Granite's embedding_multiplier
+        return weight if scale is None else weight * scale.to(weight.dtype)
+
+    @property
+    def W_U(self) -> torch.Tensor:
+        return module_of(self.std.lm_head).weight.detach().T
+
+    @property
+    def b_U(self) -> torch.Tensor:
+        bias = getattr(module_of(self.std.lm_head), "bias", None)
+        return bias.detach() if bias is not None else torch.zeros(self.cfg.d_vocab_out, dtype=self.cfg.dtype)
+
+    @property
+    def W_pos(self) -> torch.Tensor:
+        for name in ("transformer.wpe", "model.decoder.embed_positions"):
+            module = dict(self.std.hf_model.named_modules()).get(name)
+            if isinstance(module, torch.nn.Embedding):  # OPT's rows start at its offset (2): position 0 is row 2
+                return module.weight.detach()[getattr(module, "offset", 0):]
+        raise UnavailableValue(f"W_pos: {self.std.family.name} has no learned position embeddings "
+                               f"({self.cfg.positional_embedding_type} positions)")
+
+    W_Q = property(lambda self: self._weights.W("q"))
+    W_K = property(lambda self: self._weights.W("k"))
+    W_V = property(lambda self: self._weights.W("v"))
+    b_Q = property(lambda self: self._weights.b("q"))
+    b_K = property(lambda self: self._weights.b("k"))
+    b_V = property(lambda self: self._weights.b("v"))
+    _W_K = property(lambda self: self._weights.grouped("k"))
+    _W_V = property(lambda self: self._weights.grouped("v"))
+    _b_K = property(lambda self: self._weights.grouped("k", bias=True))
+    _b_V = property(lambda self: self._weights.grouped("v", bias=True))
+    W_O = property(lambda self: self._times("hook_attn_out", self._weights.W_O()))
+    b_O = property(lambda self: self._times("hook_attn_out", self._weights.b_O()))
+    W_in = property(lambda self: self._weights.mlp_weight("up_proj", "W_in"))
+    b_in = property(lambda self: self._weights.mlp_bias("up_proj", "b_in"))
+    W_out = property(lambda self: self._times("hook_mlp_out", self._weights.mlp_weight("down_proj", "W_out")))
+    b_out = property(lambda self: self._times("hook_mlp_out", self._weights.mlp_bias("down_proj", "b_out")))
+
+    def _multipliers(self, name: str) -> torch.Tensor | None:
+        """Per block (one entry for a model-level name), the number the model multiplies the tensor under
+        ``name`` by before adding it to the stream (Granite's embedding_multiplier and residual_multiplier), as its
+        site declares it; None where it multiplies by none. Found once per model."""
+        if name in self._factors:
+            return self._factors[name]
+        found = []
+        for layer in range(self.cfg.n_layers) if name in ("hook_attn_out", "hook_mlp_out") else [None]:
+            try:
+                _, reads = self._path(name if layer is None else f"blocks.{layer}.{name}")
+                read = reads[-1]
+                scale = getattr(self._host(read)._nnterp_site(read.value), "scale", None)
+            except (KeyError, NnterpError):
+                scale = None
+            found.append(None if scale is None else float(scale(self.std._nnterp_state.config)))
+        self._factors[name] = None if all(factor is None for factor in found) else \
+            torch.tensor([1.0 if factor is None else factor for factor in found], dtype=self.cfg.dtype)
+        return self._factors[name]
+
+    def _stream_factor(self, name: str):
+        """The block's multiplier of the attention's output where ``name`` is a hook_result (each head's write to
+        the stream, which nnterp's per-head contributions give before it); None elsewhere."""
+        match = _RESULT.match(name)
+        multipliers = self._multipliers("hook_attn_out") if match else None
+        return None if multipliers is None else multipliers[int(match.group(1))]
+
+    def _times(self, name: str, weights: torch.Tensor) -> torch.Tensor:
+        """``weights`` [n_layers ...] times each block's multiplier of ``name``'s tensor, so that they compute the
+        tensor the stream receives, as TransformerLens's weights do (z @ W_O + b_O is hook_attn_out)."""
+        multipliers = self._multipliers(name)
+        if multipliers is None:
+            return weights
+        return weights * multipliers.to(weights.dtype).reshape(-1, *[1] * (weights.ndim - 1))
+
+    @property
+    def W_gate(self):
+        return self._weights.mlp_weight("gate_proj", "W_gate") if self.cfg.gated_mlp else None
+
+    @property
+    def QK(self):
+        """TransformerLens's FactoredMatrix W_Q @ W_K^T [n_layers n_heads d_model d_model], as its own property."""
+        return factored_matrix()(self.W_Q, self.W_K.transpose(-2, -1))
+
+    @property
+    def OV(self):
+        """TransformerLens's FactoredMatrix W_V @ W_O [n_layers n_heads d_model d_model], as its own property."""
+        return factored_matrix()(self.W_V, self.W_O)
+
+    def accumulated_bias(self, layer: int, mlp_input: bool = False, include_mlp_biases: bool = True):
+        total = torch.zeros(self.cfg.d_model, dtype=self.cfg.dtype)
+        b_O, b_out = self.b_O, self.b_out if include_mlp_biases else None
+        for index in range(layer):
+            total = total + b_O[index] + (b_out[index] if b_out is not None else 0)
+        if mlp_input:
+            total = total + b_O[layer]
+        return total
+
+    def ln_final(self, residual: torch.Tensor) -> torch.Tensor:
+        """The model's own final norm, applied to a stream."""
+        return module_of(self.std.norm)(residual)
