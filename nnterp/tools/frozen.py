@@ -510,22 +510,26 @@ def _frozen_pass(model, frozen: Frozen, inputs: dict, readout: str) -> torch.Ten
 
 
 def replacement_pass(model, frozen: Frozen, replacement, embed, leaves, readout: str = "lm_head_output",
-                     skips: bool = True, stream: bool = False):
+                     skips: bool = True, stream: bool = False, attention: tuple | None = None):
     """The replacement model, rows at once: the stream entering block 0 is ``embed``, block i's mlp_output is
     ``leaves[i]`` plus its transcoder's skip of what it reads (``skips=False``: ``leaves[i]`` alone, the clean
-    outputs); returns (what each transcoder reads, the logits, and with ``stream`` the stream lm_head reads)."""
+    outputs); returns (what each transcoder reads, the logits, and with ``stream`` the stream lm_head reads, and
+    with ``attention=(block, read)`` last the values ``read(self_attn)`` saves in that block's attention, before its
+    pattern is fixed: its queries, keys, scores)."""
     rows = embed.shape[0]
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
-    reads = []
+    reads, inside = [], []
     with fixed_inside(frozen), trace(model, batch):
         model.layers[0].layer_input = embed
         for i, layer in enumerate(model.layers):
             point = replacement.reads[i]
+            peek = partial(_peek, inside, attention[1], layer.self_attn) if attention and attention[0] == i else None
             if point.name == "mlp_norm_output" and one_norm(layer):  # the attention's norm: read before the attention
-                frozen_attention(model, frozen, i, rows, between=lambda: reads.append(point.read().save()))
+                frozen_attention(model, frozen, i, rows,
+                                 between=lambda: (reads.append(point.read().save()), peek and peek()))  # noqa: B023
                 x = reads[-1]
             else:
-                frozen_attention(model, frozen, i, rows)
+                frozen_attention(model, frozen, i, rows, between=peek)
                 if frozen.mlp_scales[i] is not None and _IN_A_BLOCK.get(point.name, 0) > _IN_A_BLOCK["mlp_norm_scale"]:
                     layer.mlp_norm_scale = _rows(frozen.mlp_scales[i], rows)
                 x = point.read()
@@ -535,7 +539,11 @@ def replacement_pass(model, frozen: Frozen, replacement, embed, leaves, readout:
         fixed_final_scale(model, frozen, rows)
         final = model.final_norm_output.save() if stream else None
         logits = getattr(model, readout).save()
-    return (reads, logits, final) if stream else (reads, logits)
+    return (reads, logits) + ((final,) if stream else ()) + ((inside,) if attention else ())
+
+
+def _peek(inside: list, read, attention) -> None:
+    inside.extend(read(attention))
 
 
 @dataclass
