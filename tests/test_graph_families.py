@@ -2,6 +2,7 @@
 now (a gated norm, a sum the block writes as two terms), and what is refused, with the reason measured."""
 
 import pytest
+import torch
 
 from nnterp import tiny
 from nnterp.tools._common import ToolError
@@ -37,7 +38,8 @@ def test_inkling2s_dynamic_convolution_taps_are_frozen_and_were_what_bent():
 
 #: refused before anything is built: what the frozen map's inputs do not cover
 STRUCTURAL = {
-    "cpmant": r"cpmant's blocks also run over 32 learned positions ahead of the call's",
+    "cpmant": r"cpmant's blocks also run over 32 learned positions ahead of the call's, which attend to the call's "
+              r"tokens and whose MLP outputs no site serves",
     "dory": r"dory runs block 1 2 times in one forward \(looped depth\)",
     "hrm_text": r"hrm_text runs block 0 2 times in one forward \(looped depth\)",
 }
@@ -53,8 +55,6 @@ def test_what_the_frozen_maps_inputs_do_not_cover_is_refused(family):
 
 #: refused by measurement: the first module whose output is not affine in the map's inputs, with everything frozen
 MEASURED = {
-    "longcat_flash": "model.layers.0.mlps.0.act_fn",     # a dense MLP beside the MoE, its output not replaced
-    "modernbert-decoder": "lm_head.act",                  # a GELU in the prediction head, past the final norm
     "falcon_h1": "model.layers.0.mamba",                  # a Mamba-2 mixer beside the attention
 }
 
@@ -78,3 +78,50 @@ def test_the_probe_finds_the_module_that_bends_and_nothing_where_none_does():
         assert first_nonlinear(model, freeze(model, PROMPT)) == ("model.layers.0.self_attn.v_proj", "Linear")
     finally:
         handle.remove()
+
+
+def test_cpmants_learned_positions_attend_to_the_calls_tokens():
+    """What the refusal says, measured: the positions ahead put weight on the call's positions in the clean run."""
+    from nnterp.tools._common import encode, trace
+    from nnterp.tools.frozen import recording_inside
+
+    model = tiny.load("cpmant", attn_implementation="eager")
+    ahead, gates = model.config.prompt_length, {}
+    with recording_inside(model, {}, gates), trace(model, encode(model, PROMPT)):
+        model.logits.save()
+    pattern = next(calls[0] for calls in gates.values() if calls)
+    assert float(pattern[..., :ahead, ahead:].sum(-1).mean()) > 0.1  # 0.56 of their weight on this prompt
+
+
+#: a non-linearity outside the MLPs, frozen as a constant of the clean run: the module, and how it is frozen
+FROZEN_ACTIVATIONS = {
+    "longcat_flash": ("model.layers.0.mlps.0.act_fn", "gating"),  # a dense gated MLP beside the experts: its gate
+    "modernbert-decoder": ("lm_head.act", "head"),                # a GELU in the prediction head: its clean slope
+}
+
+
+@pytest.mark.parametrize("family", tuple(FROZEN_ACTIVATIONS))
+def test_an_activation_outside_the_mlps_is_frozen_and_the_graph_is_complete(family):
+    """The graph is built (its completeness held) and agrees with plain hooks; with the activation left live, the
+    probe names it again."""
+    from nnterp.tools.frozen import FrozenSlope, gating_activations, head_activations
+    from nnterp.tools.graph import completeness_tolerance
+    from nnterp.tools.graph_sweep import independent_completeness
+
+    model = tiny.load(family, attn_implementation="eager")
+    path, how = FROZEN_ACTIVATIONS[family]
+    module = model._module.get_submodule(path)
+    assert module in (gating_activations if how == "gating" else head_activations)(model)
+    saes = transcoders(model)
+    graph = attribution_graph(model, saes, PROMPT, progress=False, batch_size=128)
+    allowed = completeness_tolerance(model, len(graph.adjacency), torch.float32)
+    assert graph.stats["completeness_over_every_active_latent"] < allowed
+    assert independent_completeness(model, graph, saes) < allowed
+    frozen = freeze(model, PROMPT)
+    if how == "gating":
+        assert len(frozen.taps[module]) == 1
+        frozen.taps.pop(module)
+    else:
+        assert isinstance(frozen.inner[module][0], FrozenSlope)
+        frozen.inner.pop(module)
+    assert first_nonlinear(model, frozen)[0] == path

@@ -30,7 +30,13 @@ a router's top-k choice) are replaced, call by call, by their clean outputs, thr
 entered for the module's forward; so are those of a gated norm (AX-K2's RMSNorm times a sigmoid of a low-rank MLP),
 and a dynamic convolution's taps (``tap_projections``: Inkling 2's keys and values).
 
-What no freezing fixes is refused in one sentence: positions the sites leave out (CPM-Ant's learned prompt), a
+An activation outside the MLPs is frozen too: a gated MLP's beside the blocks' MLPs (``gating_activations``:
+LongCat-Flash's dense MLPs beside its experts) at its clean output, a gate on the up projection; one past the blocks
+(``head_activations``: ModernBERT decoder's GELU in its prediction head) at its clean slope, output over input
+(``FrozenSlope``), as the final norm at its scale, so the readout is linear.
+
+What no freezing fixes is refused in one sentence: positions the sites leave out (CPM-Ant's learned prompt, which
+attends to the call's tokens through MLPs no transcoder replaces), a
 block run more than once a forward (looped depth: its later calls' MLPs are computed, not replaced); and
 ``first_nonlinear`` finds, by a second difference along a line of inputs, the first module whose output is still
 not affine in the map's inputs (a state-space mixer, an activation outside the MLPs, a convolution whose taps come
@@ -108,6 +114,17 @@ class FrozenScale:
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         return frozen_norm(x, self.scale, self.gain, self.bias, self.centres)
+
+
+@dataclass
+class FrozenSlope:
+    """One call of an activation, frozen at its clean slope: its output is ``x · slope`` for any input ``x``
+    (``slope`` the clean output over the clean input, elementwise; zero where the clean input was)."""
+
+    slope: torch.Tensor
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        return (x.float() * _broadcast(self.slope, x)).to(x.dtype)
 
 
 def frozen_norm(x, scale, gain, bias, centres: bool) -> torch.Tensor:
@@ -227,7 +244,7 @@ def recording_inside(model, norms: dict, gates: dict, taps: dict | None = None):
     """The clean run, keeping what makes each attention non-linear in the stream beyond its pattern and its norm's
     scale: each inner norm's calls, input and output (``norms``), each gate's output (``gates``), and each dynamic
     convolution's taps (``taps``)."""
-    inside = hooked_norms(model)
+    inside = hooked_norms(model) + head_activations(model)
     taps = {} if taps is None else taps
 
     def record(module, _, args, output):
@@ -236,9 +253,38 @@ def recording_inside(model, norms: dict, gates: dict, taps: dict | None = None):
     def record_taps(module, _, args, output):
         taps.setdefault(module, []).append(output.detach().clone())
 
-    with _hooked(inside, record), _hooked(tap_projections(model), record_taps), \
+    with _hooked(inside, record), _hooked(tap_projections(model) + gating_activations(model), record_taps), \
             _gated(attentions(model), gates, replay=False):
         yield
+
+
+def _is_activation(module) -> bool:
+    """An activation function's module (transformers' or torch's), not a softmax or an attention."""
+    name = type(module).__name__.lower()
+    return type(module).__module__ in ("transformers.activations", "torch.nn.modules.activation") \
+        and not any(word in name for word in ("softm", "multihead")) and not any(True for _ in module.children())
+
+
+def gating_activations(model) -> list:
+    """The activations of gated MLPs outside the blocks' MLPs (a module with a gate and an up projection beside its
+    activation, as LongCat-Flash's dense MLPs beside the experts): the activation gates the up projection, so,
+    frozen at the clean run's output as an attention's gates are, that MLP is linear in what it reads."""
+    inside = _mlp_modules(model)
+    found = []
+    for module in module_of(model).modules():
+        names = [name for name, _ in module.named_children()]
+        if module in inside or not (any("gate" in n for n in names) and any("up" in n for n in names)):
+            continue
+        found += [child for child in module.children() if _is_activation(child)]
+    return found
+
+
+def head_activations(model) -> list:
+    """The activations outside every block (a prediction head's, past the final norm, as ModernBERT decoder's
+    GELU between its dense layer and its norm): frozen at the clean run's slope (output / input, ``FrozenSlope``), as
+    the final norm at its scale, so the readout is linear in the stream."""
+    blocks = {inner for layer in model.layers for inner in module_of(layer).modules()}
+    return [module for module in module_of(model).modules() if module not in blocks and _is_activation(module)]
 
 
 def tap_projections(model) -> list:
@@ -279,16 +325,18 @@ def fixed_inside(frozen: Frozen):
 def attentions(model) -> list:
     """The modules whose gates are frozen: the attention modules (the blocks' own, and any other module whose class
     names it an attention: a cross-attention outside the blocks, as the Byte Latent Transformer's decoder runs
-    before each block), and every gated norm (a norm module made of modules, as AX-K2's RMSNorm times a sigmoid
+    before each block, or is of a block's attention's class: a block's second attention), and every gated norm (a norm module made of modules, as AX-K2's RMSNorm times a sigmoid
     gate of a low-rank MLP of its output), outside the MLPs."""
     blocks = {module_of(layer) for layer in model.layers}
     found = [module for layer in model.layers
              for module in [getattr(layer.self_attn, "_module", None)] if module is not None and module not in blocks]
     inside = {inner for module in found for inner in module.modules()} | _mlp_modules(model)
+    served = {type(module) for module in found}  # a second attention of the same class (LongCat-Flash's sublayers)
     for module in module_of(model).modules():
         name = type(module).__name__.lower()
         gated_norm = "norm" in name and any(True for _ in module.children()) and not _is_norm(module)
-        if ("attention" in name or gated_norm) and module not in inside and not blocks & set(module.modules()):
+        if ("attention" in name or gated_norm or type(module) in served) and module not in inside \
+                and not blocks & set(module.modules()):
             found.append(module)
             inside.update(module.modules())
     return found
@@ -310,6 +358,9 @@ def _freeze_inner(model, recorded: dict) -> dict:
     output (least squares); refused where that form does not give the clean output back."""
     inner = {}
     for module, calls in recorded.items():
+        if _is_activation(module):  # a head's activation (head_activations): its clean slope
+            inner[module] = [FrozenSlope(torch.where(x != 0, output.float() / x.float(), 0.0)) for x, output in calls]
+            continue
         frozen_calls = []
         for x, output in calls:
             width = x.shape[-1]
@@ -347,8 +398,9 @@ def _refuse_what_no_freezing_fixes(model, counts: dict) -> None:
     name = model.family.name
     ahead = model.family.positions.ahead(model.config)
     if ahead:
-        raise ToolError(f"{name}'s blocks also run over {ahead} learned positions ahead of the call's, whose MLP "
-                        "outputs and patterns the sites leave out, so a frozen trace cannot fix them")
+        raise ToolError(f"{name}'s blocks also run over {ahead} learned positions ahead of the call's, which attend "
+                        "to the call's tokens and whose MLP outputs no site serves, so no transcoder replaces them and "
+                        "the forward stays non-linear in the stream")
     for i, layer in enumerate(model.layers):
         calls = counts.get(module_of(layer), 0)
         if calls > 1:

@@ -604,11 +604,17 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
                                                          sources.features, sources.activations)
     clean_leaves, held = sources.clean_leaves, sources.held
     L, seq = model.num_layers, frozen.seq_len
+    unserved = model.serves("final_norm_output")  # a prediction head between the final norm and lm_head
+    clean_stream = None
     with torch.no_grad(), trace(model, frozen.batch):
-        clean_stream = model.final_norm_output[0, -1].save()
+        if unserved is None:
+            clean_stream = model.final_norm_output[0, -1].save()
         clean_lm = model.lm_head_output[0, -1].save()
         clean_logits = model.logits[0, -1].save()
     targets = _targets(model, clean_logits, attribution_targets, desired_logit_prob, max_n_logits)
+    if targets.reads_the_stream and unserved is not None:
+        raise ToolError(f"a direction over the hidden size is read in the stream lm_head reads, which this model does "
+                        f"not serve ({unserved}): give the direction over the vocabulary instead")
     logit_tokens, logit_probabilities = targets.tokens, targets.probabilities
     encoders = [replacement.encoder(i) for i in range(L)]
     embed = sources.embed
@@ -704,7 +710,8 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     # the clean run's own value of each computed target
     for node in computed.nonzero().flatten().tolist():
         if node >= logit_start:
-            clean[node] = targets.value(node - logit_start, clean_lm.float(), clean_stream.float())
+            clean[node] = targets.value(node - logit_start, clean_lm.float(),
+                                        None if clean_stream is None else clean_stream.float())
         else:
             l, p, f = features[node].tolist()
             clean[node] = reads[l][0, p].float().reshape(-1) @ encoders[l][:, f]
