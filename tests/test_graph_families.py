@@ -36,12 +36,12 @@ def test_inkling2s_dynamic_convolution_taps_are_frozen_and_were_what_bent():
     assert frozen_module.tap_projections(tiny.load("llama")) == []
 
 
-#: refused before anything is built: what the frozen map's inputs do not cover
+#: refused before anything is built: what the frozen map's inputs do not cover, or its gradients do not reach
 STRUCTURAL = {
     "cpmant": r"cpmant's blocks also run over 32 learned positions ahead of the call's, which attend to the call's "
               r"tokens and whose MLP outputs no site serves",
-    "dory": r"dory runs block 1 2 times in one forward \(looped depth\)",
-    "hrm_text": r"hrm_text runs block 0 2 times in one forward \(looped depth\)",
+    "hrm_text": r"hrm_text runs model.L_module with gradients off inside its own forward \(torch.no_grad\), so an "
+                r"attribution graph's edges, which are gradients, miss every path through it",
 }
 
 
@@ -125,3 +125,64 @@ def test_an_activation_outside_the_mlps_is_frozen_and_the_graph_is_complete(fami
         assert isinstance(frozen.inner[module][0], FrozenSlope)
         frozen.inner.pop(module)
     assert first_nonlinear(model, frozen)[0] == path
+
+
+#: looped depth: the family, a transcoder threshold at which latents fire on its tiny model, the looped block
+LOOPED = {
+    "dory": (0.05, 1),                # an nGPT: its stream is on the unit sphere, its pre-activations small
+    "inkling2_loop_text": (0.6, 2),
+}
+
+
+@pytest.mark.parametrize("family", tuple(LOOPED))
+def test_a_looped_blocks_later_calls_are_held_and_the_graph_is_complete(family):
+    """The sites fix a looped block's first call; its later calls' MLP outputs are held at the clean run's (taps
+    with None for the first call) and their served norms frozen call by call; the graph is complete, and agrees with
+    plain hooks."""
+    from nnterp.declare.engine import module_of
+    from nnterp.tools.frozen import _looped_mlp
+    from nnterp.tools.graph import completeness_tolerance
+    from nnterp.tools.graph_sweep import independent_completeness
+
+    threshold, looped = LOOPED[family]
+    model = tiny.load(family, attn_implementation="eager")
+    frozen = freeze(model, PROMPT)
+    held = frozen.taps[_looped_mlp(model.layers[looped])]
+    assert held[0] is None and len(held) > 1 and all(isinstance(call, torch.Tensor) for call in held[1:])
+    norm = module_of(model.layers[looped]).input_layernorm
+    assert frozen.inner[norm][0] is None and frozen.inner[norm][-1] is not None
+    saes = transcoders(model, threshold=threshold)
+    graph = attribution_graph(model, saes, PROMPT, progress=False, batch_size=128)
+    allowed = completeness_tolerance(model, len(graph.adjacency), torch.float32)
+    assert graph.n_features > 0 and graph.stats["completeness_over_every_active_latent"] < allowed
+    assert independent_completeness(model, graph, saes) < allowed
+    frozen.taps.pop(_looped_mlp(model.layers[looped]))  # the later calls' MLPs computed: the probe finds them
+    assert first_nonlinear(model, frozen) is not None
+
+
+def test_hrm_builds_when_every_cycle_keeps_its_gradients():
+    """What the refusal names as the fix: with L_bp_cycles covering every low-level cycle, no module runs with
+    gradients off, and the graph (its low-level stack's MLPs held, as a looped block's later calls) is complete."""
+    from nnterp.tools.frozen import gradients_off
+    from nnterp.tools.graph import completeness_tolerance
+
+    config = tiny.load("hrm_text").config
+    model = tiny.load("hrm_text", attn_implementation="eager", L_bp_cycles=[config.L_cycles] * config.H_cycles)
+    assert gradients_off(model, freeze(model, PROMPT)) is None
+    graph = attribution_graph(model, transcoders(model), PROMPT, progress=False, batch_size=128)
+    allowed = completeness_tolerance(model, len(graph.adjacency), torch.float32)
+    assert graph.stats["completeness_over_every_active_latent"] < allowed
+
+
+def test_inkling2_loops_message_gate_is_frozen_with_its_tanh():
+    """A module whose class names it a gate has its tanh frozen as a gate; without them the probe names the first
+    gate (the queries', though its bend reaches nothing past the frozen pattern: the values' gate's does)."""
+    from nnterp.tools.frozen import _is_gate
+
+    model = tiny.load("inkling2_loop_text", attn_implementation="eager")
+    frozen = freeze(model, PROMPT)
+    gates = [module for module in frozen.gates if _is_gate(module)]
+    assert len(gates) == 8 and all(len(frozen.gates[gate]) == 2 for gate in gates)  # forget and message tanh
+    for gate in gates:
+        frozen.gates[gate] = []
+    assert first_nonlinear(model, frozen) == ("model.layers.2.q_message_gate", "Inkling2LoopMessageGate")

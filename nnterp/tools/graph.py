@@ -41,7 +41,7 @@ import torch
 from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.declare.engine import module_of
 from nnterp.tools._common import ToolError, token_id, token_text, trace
-from nnterp.tools.frozen import circuit_tracer_tokens, first_nonlinear, freeze, replacement_pass
+from nnterp.tools.frozen import circuit_tracer_tokens, first_nonlinear, freeze, gradients_off, replacement_pass
 from nnterp.tools.splice import CrossLayerSplice, Splice, splice
 
 
@@ -538,6 +538,11 @@ def replacement_sources(model, transcoders, prompt, zero_positions: slice | None
         raise ToolError(f"{model.family.name}'s forward is not linear in the stream with its norms, patterns and gates "
                         f"frozen: {bent[0]} ({bent[1]}) is the first module whose output is not, so no attribution "
                         "graph of it is complete")
+    off = gradients_off(model, frozen)
+    if off is not None:
+        raise ToolError(f"{model.family.name} runs {off} with gradients off inside its own forward (torch.no_grad), so "
+                        "an attribution graph's edges, which are gradients, miss every path through it: load the model "
+                        "with a config that keeps gradients on there")
     L = model.num_layers
     with torch.no_grad():
         reads, _ = replacement_pass(model, frozen, replacement, frozen.inputs["embed"],
