@@ -101,3 +101,16 @@ def test_skipping_the_rotary_is_caught(monkeypatch):
     monkeypatch.setattr(qk_module, "KEYS", "attention_keys_unrotated")
     with pytest.raises(ToolError, match=r"llama's attention_scores at block 1 are not a scale times the queries'"):
         qk_attribution(model, transcoders(model), PROMPT, 1, 1, keys=3)
+
+
+def test_the_soft_cap_is_applied_to_the_bilinear_sum(monkeypatch):
+    """Gemma 2 with a cap small enough to bend its scores: the terms give the score back through cap · tanh(x / cap);
+    read as if uncapped, the scores are refused."""
+    model = tiny.load("gemma2", attn_implementation="eager", attn_logit_softcapping=0.002)
+    saes = transcoders(model)
+    (one,) = qk_attribution(model, saes, PROMPT, 1, 1, keys=3)
+    assert one.softcap == 0.002 and abs(one.raw) > one.softcap  # the cap bends this score
+    assert one.residual < qk_tolerance(model, 1, torch.float32)
+    monkeypatch.setattr(model.config, "attn_logit_softcapping", None)
+    with pytest.raises(ToolError, match=r"gemma2's attention_scores at block 1 are not a scale times"):
+        qk_attribution(model, saes, PROMPT, 1, 1, keys=3)
