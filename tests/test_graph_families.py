@@ -186,3 +186,11 @@ def test_inkling2_loops_message_gate_is_frozen_with_its_tanh():
     for gate in gates:
         frozen.gates[gate] = []
     assert first_nonlinear(model, frozen) == ("model.layers.2.q_message_gate", "Inkling2LoopMessageGate")
+
+
+@pytest.mark.parametrize("family", ["llama", "opt", "gpt2"])
+def test_nothing_is_held_where_no_block_loops_and_no_mlp_runs_outside_the_blocks(family):
+    """The later calls' hold touches a looped block's MLP and an MLP of a block's class outside the blocks only: a
+    plain stack holds no module's output (OPT's MLP is a flat Linear, the class of its projections and its head)."""
+    model = tiny.load(family, attn_implementation="eager")
+    assert freeze(model, PROMPT).taps == {}

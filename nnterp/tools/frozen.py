@@ -568,10 +568,12 @@ def _later_calls(model, batch, counts: dict) -> tuple[dict, dict]:
     norms = {module for layer in looped for name in ("attention_norm_scale", "mlp_norm_scale")
              for module in [_site_module(layer, name)] if module is not None and _is_norm(module)}
     mlps = {_looped_mlp(layer) for layer in looped} - {None}
-    # an MLP of a block's MLP class outside the blocks (HRM's low-level stack): held at every call
+    # an MLP of a block's MLP class outside the blocks (HRM's low-level stack): held at every call; a class of the
+    # model's own (an MLP that is a torch Linear, as OPT's flat one, is no class of MLPs)
     classes = {type(mlp) for layer in model.layers for mlp in [getattr(layer.mlp, "_module", None)]
-               if mlp is not None and mlp is not module_of(layer)}
-    outside = {module for module in module_of(model).modules() if type(module) in classes} - _mlp_modules(model)
+               if mlp is not None and mlp is not module_of(layer) and not type(mlp).__module__.startswith("torch.")}
+    in_blocks = {inner for layer in model.layers for inner in module_of(layer).modules()}
+    outside = {module for module in module_of(model).modules() if type(module) in classes} - in_blocks
     if not looped and not outside:
         return {}, {}
     blocks = {module: counts[module_of(layer)] for layer in looped
