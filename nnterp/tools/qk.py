@@ -201,6 +201,9 @@ def qk_attribution(model, transcoders, prompt, layer: int, head: int, query: int
     with torch.enable_grad():
         *_, (q_rows, k_rows, _) = replacement_pass(model, frozen, sources.replacement, embed, leaves,
                                                    attention=(layer, read))
+    if not (q_rows.requires_grad and k_rows.requires_grad):  # a read that copies, or a path held constant
+        raise ToolError(f"{model.family.name}'s {QUERIES} and {KEYS} at block {layer} carry no gradient from the "
+                        "sources in the replacement model, so a QK attribution cannot split them")
     shares = []
     for start in range(0, len(targets), most):
         chunk = targets[start:start + most]
