@@ -25,8 +25,9 @@ def _models_scores(model, layer, head, query):
 
 
 #: llama (rotary), gemma2 (soft cap, query_pre_attn_scalar), qwen3 (a norm on each head's queries and keys),
-#: bloom (ALiBi: a term of the positions alone), phi (one norm for the attention and the MLP, partial rotary)
-@pytest.mark.parametrize("family", ["llama", "gemma2", "qwen3", "bloom", "phi"])
+#: bloom (ALiBi: a term of the positions alone), phi (one norm for the attention and the MLP, partial rotary),
+#: gpt_neox_japanese (its scale a divisor, norm_factor)
+@pytest.mark.parametrize("family", ["llama", "gemma2", "qwen3", "bloom", "phi", "gpt_neox_japanese"])
 def test_the_pairs_and_the_bias_terms_give_back_the_models_score(family):
     model = tiny.load(family, attn_implementation="eager")
     layer, head = model.num_layers - 1, 1

@@ -114,6 +114,8 @@ def _score_form(model, layer: int, q, k, scores, q0, k0, zero_scores, live, dtyp
                      and not isinstance(getattr(attention, name), bool)), None)
     if declared is None and getattr(attention, "scale", None) is True:  # a switch: divided by the root of the width
         declared = q.shape[-1] ** -0.5
+    if declared is None and isinstance(getattr(attention, "norm_factor", None), (int, float)):  # a divisor
+        declared = 1 / attention.norm_factor
     if declared is None and getattr(attention, "scale_attn_weights", False):  # GPT-2's
         declared = q.shape[-1] ** -0.5 / (attention.layer_idx + 1 if attention.scale_attn_by_inverse_layer_idx else 1)
 
