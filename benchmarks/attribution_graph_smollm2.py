@@ -42,10 +42,11 @@ def main() -> None:
         transcoder.requires_grad_(False)
     made = time.perf_counter() - started
     # as the recorded figures were measured: the prompt's ids as the tokenizer gives them (no leading special token,
-    # which a str prompt now gets, as circuit-tracer adds one) and the latents re-ranked after every batch
+    # which a str prompt now gets, as circuit-tracer adds one), every position kept (circuit-tracer's default zeroes
+    # the first, here a word) and the latents re-ranked after every batch
     ids = model.tokenizer(args.prompt, return_tensors="pt")["input_ids"]
     graph = attribution_graph(model, transcoders, ids, max_feature_nodes=args.max_feature_nodes,
-                              batch_size=args.batch_size, update_interval=1)
+                              batch_size=args.batch_size, update_interval=1, zero_positions=None)
     folder = Path(args.out).parent
     written = graph.write(folder / "graphs", slug="smollm2-eiffel", scan="random-smollm2")  # no released name
     record = {

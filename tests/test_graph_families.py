@@ -2,6 +2,7 @@
 now (a gated norm, a sum the block writes as two terms), and what is refused, with the reason measured."""
 
 import pytest
+import torch
 
 from nnterp import tiny
 from nnterp.tools._common import ToolError
@@ -35,11 +36,12 @@ def test_inkling2s_dynamic_convolution_taps_are_frozen_and_were_what_bent():
     assert frozen_module.tap_projections(tiny.load("llama")) == []
 
 
-#: refused before anything is built: what the frozen map's inputs do not cover
+#: refused before anything is built: what the frozen map's inputs do not cover, or its gradients do not reach
 STRUCTURAL = {
-    "cpmant": r"cpmant's blocks also run over 32 learned positions ahead of the call's",
-    "dory": r"dory runs block 1 2 times in one forward \(looped depth\)",
-    "hrm_text": r"hrm_text runs block 0 2 times in one forward \(looped depth\)",
+    "cpmant": r"cpmant's blocks also run over 32 learned positions ahead of the call's, which attend to the call's "
+              r"tokens and whose MLP outputs no site serves",
+    "hrm_text": r"hrm_text runs model.L_module with gradients off inside its own forward \(torch.no_grad\), so an "
+                r"attribution graph's edges, which are gradients, miss every path through it",
 }
 
 
@@ -53,8 +55,6 @@ def test_what_the_frozen_maps_inputs_do_not_cover_is_refused(family):
 
 #: refused by measurement: the first module whose output is not affine in the map's inputs, with everything frozen
 MEASURED = {
-    "longcat_flash": "model.layers.0.mlps.0.act_fn",     # a dense MLP beside the MoE, its output not replaced
-    "modernbert-decoder": "lm_head.act",                  # a GELU in the prediction head, past the final norm
     "falcon_h1": "model.layers.0.mamba",                  # a Mamba-2 mixer beside the attention
 }
 
@@ -78,3 +78,119 @@ def test_the_probe_finds_the_module_that_bends_and_nothing_where_none_does():
         assert first_nonlinear(model, freeze(model, PROMPT)) == ("model.layers.0.self_attn.v_proj", "Linear")
     finally:
         handle.remove()
+
+
+def test_cpmants_learned_positions_attend_to_the_calls_tokens():
+    """What the refusal says, measured: the positions ahead put weight on the call's positions in the clean run."""
+    from nnterp.tools._common import encode, trace
+    from nnterp.tools.frozen import recording_inside
+
+    model = tiny.load("cpmant", attn_implementation="eager")
+    ahead, gates = model.config.prompt_length, {}
+    with recording_inside(model, {}, gates), trace(model, encode(model, PROMPT)):
+        model.logits.save()
+    pattern = next(calls[0] for calls in gates.values() if calls)
+    assert float(pattern[..., :ahead, ahead:].sum(-1).mean()) > 0.1  # 0.56 of their weight on this prompt
+
+
+#: a non-linearity outside the MLPs, frozen as a constant of the clean run: the module, and how it is frozen
+FROZEN_ACTIVATIONS = {
+    "longcat_flash": ("model.layers.0.mlps.0.act_fn", "gating"),  # a dense gated MLP beside the experts: its gate
+    "modernbert-decoder": ("lm_head.act", "head"),                # a GELU in the prediction head: its clean slope
+}
+
+
+@pytest.mark.parametrize("family", tuple(FROZEN_ACTIVATIONS))
+def test_an_activation_outside_the_mlps_is_frozen_and_the_graph_is_complete(family):
+    """The graph is built (its completeness held) and agrees with plain hooks; with the activation left live, the
+    probe names it again."""
+    from nnterp.tools.frozen import FrozenSlope, gating_activations, head_activations
+    from nnterp.tools.graph import completeness_tolerance
+    from nnterp.tools.graph_sweep import independent_completeness
+
+    model = tiny.load(family, attn_implementation="eager")
+    path, how = FROZEN_ACTIVATIONS[family]
+    module = model._module.get_submodule(path)
+    assert module in (gating_activations if how == "gating" else head_activations)(model)
+    saes = transcoders(model)
+    graph = attribution_graph(model, saes, PROMPT, progress=False, batch_size=128)
+    allowed = completeness_tolerance(model, len(graph.adjacency), torch.float32)
+    assert graph.stats["completeness_over_every_active_latent"] < allowed
+    assert independent_completeness(model, graph, saes) < allowed
+    frozen = freeze(model, PROMPT)
+    if how == "gating":
+        assert len(frozen.taps[module]) == 1
+        frozen.taps.pop(module)
+    else:
+        assert isinstance(frozen.inner[module][0], FrozenSlope)
+        frozen.inner.pop(module)
+    assert first_nonlinear(model, frozen)[0] == path
+
+
+#: looped depth: the family, a transcoder threshold at which latents fire on its tiny model, the looped block
+LOOPED = {
+    "dory": (0.05, 1),                # an nGPT: its stream is on the unit sphere, its pre-activations small
+    "inkling2_loop_text": (0.6, 2),
+}
+
+
+@pytest.mark.parametrize("family", tuple(LOOPED))
+def test_a_looped_blocks_later_calls_are_held_and_the_graph_is_complete(family):
+    """The sites fix a looped block's first call; its later calls' MLP outputs are held at the clean run's (taps
+    with None for the first call) and their served norms frozen call by call; the graph is complete, and agrees with
+    plain hooks."""
+    from nnterp.declare.engine import module_of
+    from nnterp.tools.frozen import _looped_mlp
+    from nnterp.tools.graph import completeness_tolerance
+    from nnterp.tools.graph_sweep import independent_completeness
+
+    threshold, looped = LOOPED[family]
+    model = tiny.load(family, attn_implementation="eager")
+    frozen = freeze(model, PROMPT)
+    held = frozen.taps[_looped_mlp(model.layers[looped])]
+    assert held[0] is None and len(held) > 1 and all(isinstance(call, torch.Tensor) for call in held[1:])
+    norm = module_of(model.layers[looped]).input_layernorm
+    assert frozen.inner[norm][0] is None and frozen.inner[norm][-1] is not None
+    saes = transcoders(model, threshold=threshold)
+    graph = attribution_graph(model, saes, PROMPT, progress=False, batch_size=128)
+    allowed = completeness_tolerance(model, len(graph.adjacency), torch.float32)
+    assert graph.n_features > 0 and graph.stats["completeness_over_every_active_latent"] < allowed
+    assert independent_completeness(model, graph, saes) < allowed
+    frozen.taps.pop(_looped_mlp(model.layers[looped]))  # the later calls' MLPs computed: the probe finds them
+    assert first_nonlinear(model, frozen) is not None
+
+
+def test_hrm_builds_when_every_cycle_keeps_its_gradients():
+    """What the refusal names as the fix: with L_bp_cycles covering every low-level cycle, no module runs with
+    gradients off, and the graph (its low-level stack's MLPs held, as a looped block's later calls) is complete."""
+    from nnterp.tools.frozen import gradients_off
+    from nnterp.tools.graph import completeness_tolerance
+
+    config = tiny.load("hrm_text").config
+    model = tiny.load("hrm_text", attn_implementation="eager", L_bp_cycles=[config.L_cycles] * config.H_cycles)
+    assert gradients_off(model, freeze(model, PROMPT)) is None
+    graph = attribution_graph(model, transcoders(model), PROMPT, progress=False, batch_size=128)
+    allowed = completeness_tolerance(model, len(graph.adjacency), torch.float32)
+    assert graph.stats["completeness_over_every_active_latent"] < allowed
+
+
+def test_inkling2_loops_message_gate_is_frozen_with_its_tanh():
+    """A module whose class names it a gate has its tanh frozen as a gate; without them the probe names the first
+    gate (the queries', though its bend reaches nothing past the frozen pattern: the values' gate's does)."""
+    from nnterp.tools.frozen import _is_gate
+
+    model = tiny.load("inkling2_loop_text", attn_implementation="eager")
+    frozen = freeze(model, PROMPT)
+    gates = [module for module in frozen.gates if _is_gate(module)]
+    assert len(gates) == 8 and all(len(frozen.gates[gate]) == 2 for gate in gates)  # forget and message tanh
+    for gate in gates:
+        frozen.gates[gate] = []
+    assert first_nonlinear(model, frozen) == ("model.layers.2.q_message_gate", "Inkling2LoopMessageGate")
+
+
+@pytest.mark.parametrize("family", ["llama", "opt", "gpt2"])
+def test_nothing_is_held_where_no_block_loops_and_no_mlp_runs_outside_the_blocks(family):
+    """The later calls' hold touches a looped block's MLP and an MLP of a block's class outside the blocks only: a
+    plain stack holds no module's output (OPT's MLP is a flat Linear, the class of its projections and its head)."""
+    model = tiny.load(family, attn_implementation="eager")
+    assert freeze(model, PROMPT).taps == {}

@@ -23,7 +23,7 @@ PROMPT = "The Eiffel Tower is in"
 def setup():
     model = tiny.load("llama", attn_implementation="eager")
     saes = transcoders(model)
-    return model, saes, attribution_graph(model, saes, PROMPT, progress=False, batch_size=128)
+    return model, saes, attribution_graph(model, saes, PROMPT, progress=False, batch_size=128, zero_positions=None)
 
 
 def _complete(model, graph):
@@ -42,9 +42,9 @@ def test_targets_given_as_ids_texts_and_directions_are_each_what_they_name(setup
     over_vocab = torch.zeros(model.config.vocab_size)
     over_vocab[first], over_vocab[second] = 1, -1
     unembedding = model._module.get_output_embeddings().weight.detach()
-    graph = attribution_graph(model, saes, PROMPT, progress=False, batch_size=128, attribution_targets=[
-        first, second, text, ("first - second", 0.5, over_vocab), ("first - second", 0.25,
-                                                                  unembedding[first] - unembedding[second])])
+    graph = attribution_graph(model, saes, PROMPT, progress=False, batch_size=128, zero_positions=None,
+                              attribution_targets=[first, second, text, ("first - second", 0.5, over_vocab),
+                                                   ("first - second", 0.25, unembedding[first] - unembedding[second])])
     vocab = model.config.vocab_size
     assert [index for index, _ in graph.logit_tokens] == [first, second, by_text, vocab + 3, vocab + 4]
     probabilities = torch.softmax(_clean_logits(model), -1)
@@ -82,10 +82,13 @@ def test_a_target_that_is_not_one_token_or_not_a_direction_is_refused(setup):
 
 
 def test_zero_positions_drops_the_latents_and_the_error_there_and_stays_complete(setup):
-    """circuit-tracer's zero_positions: no latent at position 0, the error nodes there carry nothing, and the
-    graph is still complete (the MLP outputs there are constant, in each target's constant)."""
+    """circuit-tracer's zero_positions, with its default slice(0, 1): no latent at position 0, the error nodes there
+    carry nothing, and the graph is still complete (the MLP outputs there are constant, in each target's constant);
+    None (the fixture's) keeps position 0's latents."""
     model, saes, full = setup
-    graph = attribution_graph(model, saes, PROMPT, progress=False, batch_size=128, zero_positions=slice(0, 1))
+    graph = attribution_graph(model, saes, PROMPT, progress=False, batch_size=128)
+    assert torch.equal(graph.adjacency, attribution_graph(model, saes, PROMPT, progress=False, batch_size=128,
+                                                          zero_positions=slice(0, 1)).adjacency)
     assert int((full.features[:, 1] == 0).sum()) > 0 and int((graph.features[:, 1] == 0).sum()) == 0
     errors = graph.adjacency[:, graph.n_features: graph.n_features + model.num_layers * graph.n_pos]
     at_zero = errors.reshape(len(errors), model.num_layers, graph.n_pos)[:, :, 0]

@@ -22,7 +22,7 @@ clt = load_clt(f"{folder}/clt", "hook_resid_mid", "hook_mlp_out", device=torch.d
 def compare(ct, replacement) -> dict:
     ids = ct["tokens"][None]
     g = attribution_graph(model, replacement, {"input_ids": ids, "attention_mask": torch.ones_like(ids)},
-                          progress=False, batch_size=128)
+                          progress=False, batch_size=128, zero_positions=None)  # circuit-tracer ran with none
     L, n = g.num_layers, g.n_pos
 
     def keys(features):

@@ -46,7 +46,7 @@ for name, replacement in (("ct_graph", transcoders), ("ct_clt_graph", clt)):
     model = TransformerLensReplacementModel(config, tokenizer=tokenizer)
     model.load_state_dict(convert_llama_weights(hf, config), strict=False)  # the rotary tables are buffers it makes
     model._configure_replacement_model(replacement)
-    model.zero_positions = slice(0, 0)  # nnterp keeps position 0's latents and error
+    model.zero_positions = slice(0, 0)  # every position kept, as compare.py passes zero_positions=None
     with torch.no_grad():
         print("TransformerLens against transformers, max |logits diff|:",
               float((model(ids[None]) - hf(ids[None]).logits).abs().max()))

@@ -22,6 +22,7 @@ from nnterp.tools.plots import (
     attention_html, attention_patterns, heatmap, plot_attention, plot_attribution, plot_lens, plot_patching,
     save_attention,
 )
+from nnterp.tools.qk import QKAttribution, qk_attribution
 from nnterp.tools.replacement import ReplacementModel
 from nnterp.tools.splice import LocalCLT, LocalSAE, splice
 from nnterp.tools.steering import mean_difference, steer, stream_norm_without_sink
@@ -37,5 +38,6 @@ __all__ = [
     "attention_html", "save_attention",
     "induction_heads", "induction_ablation", "Induction", "InductionAblation", "repeated_random_tokens",
     "first_position_sink", "Sink", "lens_on_prompt", "LensDemo",
-    "splice", "LocalSAE", "LocalCLT", "attribution_graph", "AttributionGraph", "ReplacementModel",
+    "splice", "LocalSAE", "LocalCLT", "attribution_graph", "AttributionGraph", "qk_attribution", "QKAttribution",
+    "ReplacementModel",
 ]

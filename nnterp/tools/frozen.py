@@ -30,8 +30,18 @@ a router's top-k choice) are replaced, call by call, by their clean outputs, thr
 entered for the module's forward; so are those of a gated norm (AX-K2's RMSNorm times a sigmoid of a low-rank MLP),
 and a dynamic convolution's taps (``tap_projections``: Inkling 2's keys and values).
 
-What no freezing fixes is refused in one sentence: positions the sites leave out (CPM-Ant's learned prompt), a
-block run more than once a forward (looped depth: its later calls' MLPs are computed, not replaced); and
+An activation outside the MLPs is frozen too: a gated MLP's beside the blocks' MLPs (``gating_activations``:
+LongCat-Flash's dense MLPs beside its experts) at its clean output, a gate on the up projection; one past the blocks
+(``head_activations``: ModernBERT decoder's GELU in its prediction head) at its clean slope, output over input
+(``FrozenSlope``), as the final norm at its scale, so the readout is linear.
+
+A block run more than once a forward (looped depth) is fixed by the sites at its first call; its later calls' MLP
+outputs are held at the clean run's and their served norms frozen by hooks, call by call (``_later_calls``), and so
+are, at every call, MLPs of a block's MLP class outside the blocks (HRM's low-level stack).
+
+What no freezing fixes is refused in one sentence: positions the sites leave out (CPM-Ant's learned prompt, which
+attends to the call's tokens through MLPs no transcoder replaces), a module the model runs with gradients off
+(``gradients_off``: a ``torch.no_grad`` inside its forward, which an attribution graph's gradients miss); and
 ``first_nonlinear`` finds, by a second difference along a line of inputs, the first module whose output is still
 not affine in the map's inputs (a state-space mixer, an activation outside the MLPs, a convolution whose taps come
 from its input), which ``attribution_graph`` names when it refuses.
@@ -110,6 +120,17 @@ class FrozenScale:
         return frozen_norm(x, self.scale, self.gain, self.bias, self.centres)
 
 
+@dataclass
+class FrozenSlope:
+    """One call of an activation, frozen at its clean slope: its output is ``x · slope`` for any input ``x``
+    (``slope`` the clean output over the clean input, elementwise; zero where the clean input was)."""
+
+    slope: torch.Tensor
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        return (x.float() * _broadcast(self.slope, x)).to(x.dtype)
+
+
 def frozen_norm(x, scale, gain, bias, centres: bool) -> torch.Tensor:
     """A norm's output at a fixed ``scale`` (one per row of the last axis, the rows of ``x`` a multiple of its):
     ``gain · (x centred or not) · scale + bias``, in ``x``'s dtype; affine in ``x``."""
@@ -173,18 +194,26 @@ GATES = frozenset({torch.softmax, torch.Tensor.softmax, torch.nn.functional.soft
                    torch.Tensor.topk})
 
 
+#: in a module that is a gate (its class named so: Inkling 2 Loop's message gate), a tanh is a gate too
+GATE_MODULE_GATES = GATES | {torch.tanh, torch.Tensor.tanh}
+
+
+def _is_gate(module) -> bool:
+    return type(module).__name__.lower().endswith("gate")
+
+
 class _Gates(TorchFunctionMode):
     """Inside one attention's forward: each gate's output appended to ``calls`` (the clean run) or replaced by the
     clean run's, call by call from ``start`` (a constant, broadcast to the pass's rows); ``index`` is where the next
     call of the module goes on (a module called more than once a forward, as a looped block, goes on from there)."""
 
-    def __init__(self, calls: list, replay: bool, start: int = 0) -> None:
+    def __init__(self, calls: list, replay: bool, start: int = 0, gates: frozenset = GATES) -> None:
         super().__init__()
-        self.calls, self.replay, self.index = calls, replay, start
+        self.calls, self.replay, self.index, self.gates = calls, replay, start, gates
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        if func not in GATES:
+        if func not in self.gates:
             return out
         if not self.replay:
             self.calls.append(tuple(t.detach().clone() for t in out) if isinstance(out, tuple) else out.detach().clone())
@@ -211,7 +240,8 @@ def _gated(attentions, calls: dict, replay: bool):
     modes, done = {}, {}
 
     def enter(module, _, args):
-        modes[module] = _Gates(calls[module] if replay else calls.setdefault(module, []), replay, done.get(module, 0))
+        modes[module] = _Gates(calls[module] if replay else calls.setdefault(module, []), replay, done.get(module, 0),
+                               GATE_MODULE_GATES if _is_gate(module) else GATES)
         modes[module].__enter__()
 
     def leave(module, _, args, output):
@@ -227,7 +257,7 @@ def recording_inside(model, norms: dict, gates: dict, taps: dict | None = None):
     """The clean run, keeping what makes each attention non-linear in the stream beyond its pattern and its norm's
     scale: each inner norm's calls, input and output (``norms``), each gate's output (``gates``), and each dynamic
     convolution's taps (``taps``)."""
-    inside = hooked_norms(model)
+    inside = hooked_norms(model) + head_activations(model)
     taps = {} if taps is None else taps
 
     def record(module, _, args, output):
@@ -236,9 +266,38 @@ def recording_inside(model, norms: dict, gates: dict, taps: dict | None = None):
     def record_taps(module, _, args, output):
         taps.setdefault(module, []).append(output.detach().clone())
 
-    with _hooked(inside, record), _hooked(tap_projections(model), record_taps), \
+    with _hooked(inside, record), _hooked(tap_projections(model) + gating_activations(model), record_taps), \
             _gated(attentions(model), gates, replay=False):
         yield
+
+
+def _is_activation(module) -> bool:
+    """An activation function's module (transformers' or torch's), not a softmax or an attention."""
+    name = type(module).__name__.lower()
+    return type(module).__module__ in ("transformers.activations", "torch.nn.modules.activation") \
+        and not any(word in name for word in ("softm", "multihead")) and not any(True for _ in module.children())
+
+
+def gating_activations(model) -> list:
+    """The activations of gated MLPs outside the blocks' MLPs (a module with a gate and an up projection beside its
+    activation, as LongCat-Flash's dense MLPs beside the experts): the activation gates the up projection, so,
+    frozen at the clean run's output as an attention's gates are, that MLP is linear in what it reads."""
+    inside = _mlp_modules(model)
+    found = []
+    for module in module_of(model).modules():
+        names = [name for name, _ in module.named_children()]
+        if module in inside or not (any("gate" in n for n in names) and any("up" in n for n in names)):
+            continue
+        found += [child for child in module.children() if _is_activation(child)]
+    return found
+
+
+def head_activations(model) -> list:
+    """The activations outside every block (a prediction head's, past the final norm, as ModernBERT decoder's
+    GELU between its dense layer and its norm): frozen at the clean run's slope (output / input, ``FrozenSlope``), as
+    the final norm at its scale, so the readout is linear in the stream."""
+    blocks = {inner for layer in model.layers for inner in module_of(layer).modules()}
+    return [module for module in module_of(model).modules() if module not in blocks and _is_activation(module)]
 
 
 def tap_projections(model) -> list:
@@ -259,7 +318,7 @@ def fixed_inside(frozen: Frozen):
         calls = frozen.inner[module]
         call = calls[counters[module] % len(calls)]
         counters[module] += 1
-        return call(args[0])
+        return None if call is None else call(args[0])  # None: a call a site fixes (a looped block's first)
 
     taken = {module: 0 for module in frozen.taps}
 
@@ -267,7 +326,7 @@ def fixed_inside(frozen: Frozen):
         calls = frozen.taps[module]
         clean = calls[taken[module] % len(calls)]
         taken[module] += 1
-        return _broadcast(clean, output)
+        return None if clean is None else _broadcast(clean, output)
 
     stack = ExitStack()
     stack.enter_context(_hooked(list(frozen.inner), fix))
@@ -279,16 +338,19 @@ def fixed_inside(frozen: Frozen):
 def attentions(model) -> list:
     """The modules whose gates are frozen: the attention modules (the blocks' own, and any other module whose class
     names it an attention: a cross-attention outside the blocks, as the Byte Latent Transformer's decoder runs
-    before each block), and every gated norm (a norm module made of modules, as AX-K2's RMSNorm times a sigmoid
-    gate of a low-rank MLP of its output), outside the MLPs."""
+    before each block, or is of a block's attention's class: a block's second attention), and every gated norm (a
+    norm module made of modules, as AX-K2's RMSNorm times a sigmoid gate of a low-rank MLP of its output) and every
+    module whose class names it a gate (Inkling 2 Loop's message gate: its tanh gates too), outside the MLPs."""
     blocks = {module_of(layer) for layer in model.layers}
     found = [module for layer in model.layers
              for module in [getattr(layer.self_attn, "_module", None)] if module is not None and module not in blocks]
     inside = {inner for module in found for inner in module.modules()} | _mlp_modules(model)
+    served = {type(module) for module in found}  # a second attention of the same class (LongCat-Flash's sublayers)
     for module in module_of(model).modules():
         name = type(module).__name__.lower()
         gated_norm = "norm" in name and any(True for _ in module.children()) and not _is_norm(module)
-        if ("attention" in name or gated_norm) and module not in inside and not blocks & set(module.modules()):
+        gates = "attention" in name or gated_norm or type(module) in served or _is_gate(module)
+        if gates and module not in inside and not blocks & set(module.modules()):
             found.append(module)
             inside.update(module.modules())
     return found
@@ -310,6 +372,9 @@ def _freeze_inner(model, recorded: dict) -> dict:
     output (least squares); refused where that form does not give the clean output back."""
     inner = {}
     for module, calls in recorded.items():
+        if _is_activation(module):  # a head's activation (head_activations): its clean slope
+            inner[module] = [FrozenSlope(torch.where(x != 0, output.float() / x.float(), 0.0)) for x, output in calls]
+            continue
         frozen_calls = []
         for x, output in calls:
             width = x.shape[-1]
@@ -342,19 +407,13 @@ def _counting_calls(modules, counts: dict):
 
 def _refuse_what_no_freezing_fixes(model, counts: dict) -> None:
     """Refuse, in one sentence, a model whose forward the frozen map's inputs do not cover: positions the sites
-    leave out, or a block run more than once (``counts``: each block's calls in the clean run), whose later calls'
-    MLPs are computed, not replaced."""
+    leave out."""
     name = model.family.name
     ahead = model.family.positions.ahead(model.config)
     if ahead:
-        raise ToolError(f"{name}'s blocks also run over {ahead} learned positions ahead of the call's, whose MLP "
-                        "outputs and patterns the sites leave out, so a frozen trace cannot fix them")
-    for i, layer in enumerate(model.layers):
-        calls = counts.get(module_of(layer), 0)
-        if calls > 1:
-            raise ToolError(f"{name} runs block {i} {calls} times in one forward (looped depth), and a frozen trace "
-                            "replaces the MLP output of a block's first call only, so the later calls' MLPs are not "
-                            "linear in the stream")
+        raise ToolError(f"{name}'s blocks also run over {ahead} learned positions ahead of the call's, which attend "
+                        "to the call's tokens and whose MLP outputs no site serves, so no transcoder replaces them and "
+                        "the forward stays non-linear in the stream")
 
 
 def first_nonlinear(model, frozen: "Frozen"):
@@ -376,7 +435,8 @@ def first_nonlinear(model, frozen: "Frozen"):
     def bent(value):
         """Whether ``value`` (three rows, batch first) is not affine in the step; None where it is no such tensor."""
         value = value[0] if isinstance(value, tuple) and value else value
-        if not (isinstance(value, torch.Tensor) and value.is_floating_point() and value.dim() and value.shape[0] == 3):
+        if not (isinstance(value, torch.Tensor) and value.is_floating_point() and value.dim() and value.shape[0] == 3
+                and value.numel()):
             return None
         value = value.detach().double().reshape(3, -1)
         return float((value[2] - 2 * value[1] + value[0]).abs().max() / value.abs().max().clamp(min=1e-30)) > allowed
@@ -393,11 +453,46 @@ def first_nonlinear(model, frozen: "Frozen"):
         return None
     within = set(bent_blocks[0].modules()) if bent_blocks else \
         {module for module in names if not any(module in set(block.modules()) for block in blocks)}
-    # the first that bends what it is given: its output is not affine, its input is (or is no tensor)
-    for module, out, given in seen:
-        if out and not given and module in within:
-            return names[module], type(module).__name__
+    # the first that bends what it is given: its output is not affine, its input is (or is no tensor); where none
+    # in the first bent block does, the first anywhere (a module outside the blocks that runs before it)
+    for candidates in (within, set(names)):
+        for module, out, given in seen:
+            if out and not given and module in candidates:
+                return names[module], type(module).__name__
     return None
+
+
+def gradients_off(model, frozen: Frozen):
+    """Where the frozen map's gradients miss a path its values take (a ``torch.no_grad`` inside the model's own
+    forward, as HRM's first low-level cycles): the map being affine, its gradient along a random step must be the
+    step's change of the logits (one random projection of them); where it is not, the first module the pass ran with
+    gradients off (or None where the pass ran none), else None. A module run with gradients off whose output the
+    frozen trace replaces (an indexer's scores, which only choose the keys) misses nothing and passes."""
+    names = {module: path for path, module in module_of(model).named_modules()}
+    found = []
+
+    def check(module, _, args):
+        if not torch.is_grad_enabled() and module not in found:
+            found.append(module)
+
+    generator = torch.Generator().manual_seed(1)
+    steps = {key: (torch.randn(value.shape, generator=generator) * value.float().std()).to(value.dtype)
+             for key, value in frozen.inputs.items()}
+    inputs = {key: value.clone().requires_grad_(True) for key, value in frozen.inputs.items()}
+    with torch.enable_grad(), fixed_inside(frozen), _hooked(list(names), lambda *_: None, check):
+        logits = _frozen_pass(model, frozen, inputs, "lm_head_output")
+        projection = torch.randn(logits.shape, generator=generator).to(logits.dtype)
+        grads = torch.autograd.grad((logits * projection).sum(), list(inputs.values()), allow_unused=True)
+    with torch.no_grad(), fixed_inside(frozen):
+        stepped = _frozen_pass(model, frozen, {key: value + steps[key] for key, value in frozen.inputs.items()},
+                               "lm_head_output")
+    along = sum(float((g.double() * steps[key].double()).sum()) for key, g in zip(inputs, grads) if g is not None)
+    change = (stepped.double() - logits.detach().double()) * projection.double()
+    magnitude = float(((stepped.double().abs() + logits.detach().double().abs()) * projection.double().abs()).sum())
+    allowed = 2 * roundings(model) * UNIT_ROUNDOFF[frozen.inputs[EMBED].dtype]
+    if abs(along - float(change.sum())) <= allowed * max(magnitude, 1e-30):
+        return None
+    return names[found[0]] if found else None
 
 
 def circuit_tracer_tokens(model, prompt: str) -> torch.Tensor:
@@ -446,10 +541,61 @@ def freeze(model, prompt) -> Frozen:
     _refuse_what_no_freezing_fixes(model, counts)
     inputs = {EMBED: first.detach().clone()}
     inputs.update({(MLP, i): value.detach().clone() for i, value in enumerate(mlps)})
+    inner = _freeze_inner(model, recorded)
+    later_norms, later_mlps = _later_calls(model, batch, counts)
+    inner.update(later_norms)
+    taps.update(later_mlps)
     return Frozen(batch, [_detached(s) for s in scales], [p.detach().clone() for p in patterns],
                   _detached(final) if final_served else None, inputs, logits.detach().clone(),
-                  [s.detach().clone() if s is not None else None for s in mlp_scales],
-                  _freeze_inner(model, recorded), gates, taps)
+                  [s.detach().clone() if s is not None else None for s in mlp_scales], inner, gates, taps)
+
+
+def _looped_mlp(layer):
+    """The module whose output a looped block's later calls hold: its MLP, or the mlp_output site's module where the
+    MLP is no module of its own."""
+    mlp = getattr(layer.mlp, "_module", None)
+    return mlp if mlp is not None and mlp is not module_of(layer) else _site_module(layer, "mlp_output")
+
+
+def _later_calls(model, batch, counts: dict) -> tuple[dict, dict]:
+    """A block run more than once a forward (looped depth): the sites fix its first call, and a second clean run
+    keeps what fixes the later ones, call by call: its norms whose scales the sites serve, at their clean scales
+    (``FrozenScale``), and its MLP at its clean output (held: a later call's MLP output is a constant, in each
+    target's constant, as circuit-tracer's ``zero_positions`` hold a position's). So is, at every call, an MLP of a
+    block's MLP class outside the blocks (HRM's low-level stack, which no site serves). Returns (norms, MLPs), each
+    call a site fixes None."""
+    looped = [layer for layer in model.layers if counts.get(module_of(layer), 0) > 1]
+    norms = {module for layer in looped for name in ("attention_norm_scale", "mlp_norm_scale")
+             for module in [_site_module(layer, name)] if module is not None and _is_norm(module)}
+    mlps = {_looped_mlp(layer) for layer in looped} - {None}
+    # an MLP of a block's MLP class outside the blocks (HRM's low-level stack): held at every call; a class of the
+    # model's own (an MLP that is a torch Linear, as OPT's flat one, is no class of MLPs)
+    classes = {type(mlp) for layer in model.layers for mlp in [getattr(layer.mlp, "_module", None)]
+               if mlp is not None and mlp is not module_of(layer) and not type(mlp).__module__.startswith("torch.")}
+    in_blocks = {inner for layer in model.layers for inner in module_of(layer).modules()}
+    outside = {module for module in module_of(model).modules() if type(module) in classes} - in_blocks
+    if not looped and not outside:
+        return {}, {}
+    blocks = {module: counts[module_of(layer)] for layer in looped
+              for module in [*norms, *mlps] if module in set(module_of(layer).modules())}
+    mlps |= outside
+    recorded, outputs = {}, {}
+
+    def keep(module, _, args, output):
+        outputs.setdefault(module, []).append(output.detach().clone())
+
+    def record(module, _, args, output):
+        recorded.setdefault(module, []).append((args[0].detach().clone(), output.detach().clone()))
+
+    with torch.no_grad(), _hooked(list(norms), record), _hooked(list(mlps), keep), trace(model, batch):
+        model.logits.save()
+
+    def later(module, calls):  # the first block call's calls are the sites'
+        first = len(calls) // blocks[module] if module in blocks else 0
+        return [None] * first + calls[first:]
+
+    return ({module: later(module, calls) for module, calls in _freeze_inner(model, recorded).items()},
+            {module: later(module, calls) for module, calls in outputs.items()})
 
 
 def _detached(value):
@@ -510,22 +656,26 @@ def _frozen_pass(model, frozen: Frozen, inputs: dict, readout: str) -> torch.Ten
 
 
 def replacement_pass(model, frozen: Frozen, replacement, embed, leaves, readout: str = "lm_head_output",
-                     skips: bool = True, stream: bool = False):
+                     skips: bool = True, stream: bool = False, attention: tuple | None = None):
     """The replacement model, rows at once: the stream entering block 0 is ``embed``, block i's mlp_output is
     ``leaves[i]`` plus its transcoder's skip of what it reads (``skips=False``: ``leaves[i]`` alone, the clean
-    outputs); returns (what each transcoder reads, the logits, and with ``stream`` the stream lm_head reads)."""
+    outputs); returns (what each transcoder reads, the logits, and with ``stream`` the stream lm_head reads, and
+    with ``attention=(block, read)`` last the values ``read(self_attn)`` saves in that block's attention, before its
+    pattern is fixed: its queries, keys, scores)."""
     rows = embed.shape[0]
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
-    reads = []
+    reads, inside = [], []
     with fixed_inside(frozen), trace(model, batch):
         model.layers[0].layer_input = embed
         for i, layer in enumerate(model.layers):
             point = replacement.reads[i]
+            peek = partial(_peek, inside, attention[1], layer.self_attn) if attention and attention[0] == i else None
             if point.name == "mlp_norm_output" and one_norm(layer):  # the attention's norm: read before the attention
-                frozen_attention(model, frozen, i, rows, between=lambda: reads.append(point.read().save()))
+                frozen_attention(model, frozen, i, rows,
+                                 between=lambda: (reads.append(point.read().save()), peek and peek()))  # noqa: B023
                 x = reads[-1]
             else:
-                frozen_attention(model, frozen, i, rows)
+                frozen_attention(model, frozen, i, rows, between=peek)
                 if frozen.mlp_scales[i] is not None and _IN_A_BLOCK.get(point.name, 0) > _IN_A_BLOCK["mlp_norm_scale"]:
                     layer.mlp_norm_scale = _rows(frozen.mlp_scales[i], rows)
                 x = point.read()
@@ -535,7 +685,11 @@ def replacement_pass(model, frozen: Frozen, replacement, embed, leaves, readout:
         fixed_final_scale(model, frozen, rows)
         final = model.final_norm_output.save() if stream else None
         logits = getattr(model, readout).save()
-    return (reads, logits, final) if stream else (reads, logits)
+    return (reads, logits) + ((final,) if stream else ()) + ((inside,) if attention else ())
+
+
+def _peek(inside: list, read, attention) -> None:
+    inside.extend(read(attention))
 
 
 @dataclass

@@ -41,7 +41,7 @@ import torch
 from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.declare.engine import module_of
 from nnterp.tools._common import ToolError, token_id, token_text, trace
-from nnterp.tools.frozen import circuit_tracer_tokens, first_nonlinear, freeze, replacement_pass
+from nnterp.tools.frozen import circuit_tracer_tokens, first_nonlinear, freeze, gradients_off, replacement_pass
 from nnterp.tools.splice import CrossLayerSplice, Splice, splice
 
 
@@ -485,17 +485,110 @@ def _targets(model, logits, attribution_targets, desired: float, most: int) -> _
     return _Targets(tokens, torch.tensor(chosen), readouts)
 
 
+@dataclass
+class ReplacementSources:
+    """The source nodes of one prompt's replacement model, as an attribution graph holds them: the active latents
+    (``features`` [n, 3] (block, position, latent), ``activations``), one error node a block and position
+    (``errors[block]`` [seq, d_model], zero at ``zero_positions``) and one token embedding a position (``embed``);
+    each block's leaf at the clean run (``clean_leaves``: latents decoded, bias and error, less the skip the pass
+    adds) and what no source carries (``held``: the decoder's bias, and the whole leaf at ``zero_positions``)."""
+
+    replacement: object
+    frozen: object
+    reads: list
+    features: torch.Tensor
+    activations: torch.Tensor
+    writes: list
+    errors: list
+    clean_leaves: list
+    held: list
+    embed: torch.Tensor
+
+    @property
+    def n_sources(self) -> int:
+        """Latents, then errors (block-major), then tokens: the graph's order."""
+        return len(self.features) + (len(self.errors) + 1) * self.frozen.seq_len
+
+    def edges(self, g_embed, g_leaves) -> torch.Tensor:
+        """Each source's share of a target, [rows, n_sources]: its vector (activation × decoder vector into each
+        block it writes, the error, the embedding) times the target's gradient there (``g_embed`` [rows seq d],
+        ``g_leaves[block]`` the same at each block's leaf)."""
+        features, seq, L = self.features, self.frozen.seq_len, len(self.errors)
+        n_feat = len(features)
+        out = torch.zeros(g_embed.shape[0], self.n_sources)
+        for source in range(L):
+            idx = (features[:, 0] == source).nonzero().flatten()
+            if len(idx):  # a latent's edge: its activation times its decoder vector into each block it writes
+                for written, decoder in self.writes[source]:
+                    per_position = g_leaves[written] @ decoder.T                   # [rows seq latents]
+                    out[:, idx] += per_position[:, features[idx, 1], features[idx, 2]] * self.activations[idx]
+            errors = (g_leaves[source] * self.errors[source]).sum(-1)
+            out[:, n_feat + source * seq: n_feat + (source + 1) * seq] = errors
+        out[:, n_feat + L * seq:] = (g_embed * self.embed).sum(-1)
+        return out
+
+
+def replacement_sources(model, transcoders, prompt, zero_positions: slice | None) -> ReplacementSources:
+    """``prompt``'s frozen trace (refused, in one sentence, where the forward is still not linear) and the source
+    nodes of its replacement model with ``transcoders`` (``ReplacementSources``)."""
+    replacement = _replacement(model, transcoders)
+    frozen = freeze(model, circuit_tracer_tokens(model, prompt) if isinstance(prompt, str) else prompt)
+    bent = first_nonlinear(model, frozen)
+    if bent is not None:
+        raise ToolError(f"{model.family.name}'s forward is not linear in the stream with its norms, patterns and gates "
+                        f"frozen: {bent[0]} ({bent[1]}) is the first module whose output is not, so no attribution "
+                        "graph of it is complete")
+    off = gradients_off(model, frozen)
+    if off is not None:
+        raise ToolError(f"{model.family.name} runs {off} with gradients off inside its own forward (torch.no_grad), so "
+                        "an attribution graph's edges, which are gradients, miss every path through it: load the model "
+                        "with a config that keeps gradients on there")
+    L = model.num_layers
+    with torch.no_grad():
+        reads, _ = replacement_pass(model, frozen, replacement, frozen.inputs["embed"],
+                                    [frozen.inputs[("mlp", i)] for i in range(L)], skips=False)
+        latents = [replacement.encode(i, reads[i][0]) for i in range(L)]
+        if zero_positions is not None:  # circuit-tracer's: no latent there
+            for block_latents in latents:
+                block_latents[zero_positions] = 0
+    features = torch.cat([torch.stack([torch.full_like(p, i), p, f], 1) for i, a in enumerate(latents)
+                          for p, f in [a.nonzero(as_tuple=True)]]) if latents else torch.zeros(0, 3, dtype=torch.long)
+    activations = torch.stack([latents[l][p, f] for l, p, f in features.tolist()]) if len(features) else torch.zeros(0)
+    writes = [replacement.writes(source) for source in range(L)]  # [(block, decoder vectors)] of each block's latents
+    errors, clean_leaves, held = [], [], []
+    with torch.no_grad():
+        for i in range(L):
+            out, x = frozen.inputs[("mlp", i)][0], reads[i][0]
+            skip = replacement.skip(i, x)
+            skip = 0 if skip is None else skip.float()
+            bias = replacement.bias(i, x, out)
+            decoded = sum(latents[source] @ decoder for source in range(i + 1) for block, decoder in writes[source]
+                          if block == i)
+            error = out.float() - decoded - bias - skip
+            # the leaf: what the block's mlp_output is made of, less the skip (which the pass adds from what it reads)
+            clean_leaves.append(decoded + bias + error)
+            # what no source carries: the bias, and the whole leaf at zero_positions (circuit-tracer's zeroed error)
+            held.append(bias.clone())
+            if zero_positions is not None:
+                held[i][zero_positions] = clean_leaves[i][zero_positions]
+                error[zero_positions] = 0
+            errors.append(error)
+    return ReplacementSources(replacement, frozen, reads, features, activations, writes, errors, clean_leaves, held,
+                              frozen.inputs["embed"][0].float())
+
+
 def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, max_n_logits: int = 10,
                       desired_logit_prob: float = 0.95, max_feature_nodes: int | None = None, batch_size: int = 64,
-                      zero_positions: slice | None = None, update_interval: int = 4, offload: str | None = None,
+                      zero_positions: slice | None = slice(0, 1), update_interval: int = 4, offload: str | None = None,
                       progress: bool = True) -> AttributionGraph:
     """circuit-tracer's attribution graph of ``prompt`` with one transcoder per block or a cross-layer transcoder
     (see the module's text). ``attribution_targets``: circuit-tracer's, None for the top logits, else a tensor of
     token ids or a list of ids, one-token texts and (text, probability, vector) directions (``_targets``).
-    ``zero_positions``: circuit-tracer's (its ReplacementModel's ``zero_positions``, ``slice(0, 1)`` by default
-    there, here None): no latents and no error there, the MLP outputs at those positions held at the clean run's,
-    a share of each target's constant. ``update_interval``: circuit-tracer's, the latents are ranked by their
-    influence on the logits again after every ``update_interval`` batches of ``batch_size`` (with a cap).
+    ``zero_positions``: circuit-tracer's, with its default ``slice(0, 1)`` (the first position, the special token a
+    string prompt starts with; None keeps every position): no latents and no error there, the MLP outputs at those
+    positions held at the clean run's, a share of each target's constant.
+    ``update_interval``: circuit-tracer's, the latents are ranked by their influence on the logits again after
+    every ``update_interval`` batches of ``batch_size`` (with a cap).
     A ``str`` prompt is tokenized as circuit-tracer does (``circuit_tracer_tokens``): a special token (BOS) first
     unless the tokenizer already put one there, so ``zero_positions=slice(0, 1)`` zeroes that token and no word;
     token ids (a tensor) are taken as they are. ``offload``: circuit-tracer's (None, "cpu", "disk"), refused but for
@@ -511,56 +604,28 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     cuda = torch.cuda.is_available() and next(module_of(model).parameters()).is_cuda
     if cuda:
         torch.cuda.reset_peak_memory_stats()
-    replacement = _replacement(model, transcoders)
-    frozen = freeze(model, circuit_tracer_tokens(model, prompt) if isinstance(prompt, str) else prompt)
-    bent = first_nonlinear(model, frozen)
-    if bent is not None:
-        raise ToolError(f"{model.family.name}'s forward is not linear in the stream with its norms, patterns and gates "
-                        f"frozen: {bent[0]} ({bent[1]}) is the first module whose output is not, so no attribution "
-                        "graph of it is complete")
+    sources = replacement_sources(model, transcoders, prompt, zero_positions)
+    replacement, frozen, reads, features, activations = (sources.replacement, sources.frozen, sources.reads,
+                                                         sources.features, sources.activations)
+    clean_leaves, held = sources.clean_leaves, sources.held
     L, seq = model.num_layers, frozen.seq_len
-    with torch.no_grad():
-        reads, _ = replacement_pass(model, frozen, replacement, frozen.inputs["embed"],
-                         [frozen.inputs[("mlp", i)] for i in range(L)], skips=False)
-        latents = [replacement.encode(i, reads[i][0]) for i in range(L)]
-        if zero_positions is not None:  # circuit-tracer's: no latent there
-            for block_latents in latents:
-                block_latents[zero_positions] = 0
-        with trace(model, frozen.batch):
+    unserved = model.serves("final_norm_output")  # a prediction head between the final norm and lm_head
+    clean_stream = None
+    with torch.no_grad(), trace(model, frozen.batch):
+        if unserved is None:
             clean_stream = model.final_norm_output[0, -1].save()
-            clean_lm = model.lm_head_output[0, -1].save()
-            clean_logits = model.logits[0, -1].save()
+        clean_lm = model.lm_head_output[0, -1].save()
+        clean_logits = model.logits[0, -1].save()
     targets = _targets(model, clean_logits, attribution_targets, desired_logit_prob, max_n_logits)
+    if targets.reads_the_stream and unserved is not None:
+        raise ToolError(f"a direction over the hidden size is read in the stream lm_head reads, which this model does "
+                        f"not serve ({unserved}): give the direction over the vocabulary instead")
     logit_tokens, logit_probabilities = targets.tokens, targets.probabilities
-
-    # the active latents and each block's vectors
-    features = torch.cat([torch.stack([torch.full_like(p, i), p, f], 1) for i, a in enumerate(latents)
-                          for p, f in [a.nonzero(as_tuple=True)]]) if latents else torch.zeros(0, 3, dtype=torch.long)
-    activations = torch.stack([latents[l][p, f] for l, p, f in features.tolist()]) if len(features) else torch.zeros(0)
-    writes = [replacement.writes(source) for source in range(L)]  # [(block, decoder vectors)] of each block's latents
     encoders = [replacement.encoder(i) for i in range(L)]
-    biases, errors, clean_leaves, held = [], [], [], []
-    with torch.no_grad():
-        for i in range(L):
-            out, x = frozen.inputs[("mlp", i)][0], reads[i][0]
-            skip = replacement.skip(i, x)
-            skip = 0 if skip is None else skip.float()
-            biases.append(replacement.bias(i, x, out))
-            decoded = sum(latents[source] @ decoder for source in range(i + 1) for block, decoder in writes[source]
-                          if block == i)
-            error = out.float() - decoded - biases[i] - skip
-            # the leaf: what the block's mlp_output is made of, less the skip (which the pass adds from what it reads)
-            clean_leaves.append(decoded + biases[i] + error)
-            # what no source carries: the bias, and the whole leaf at zero_positions (circuit-tracer's zeroed error)
-            held.append(biases[i].clone())
-            if zero_positions is not None:
-                held[i][zero_positions] = clean_leaves[i][zero_positions]
-                error[zero_positions] = 0
-            errors.append(error)
-    embed = frozen.inputs["embed"][0].float()
+    embed = sources.embed
     n_feat = len(features)
     n_nodes = n_feat + L * seq + seq + len(logit_tokens)
-    error_start, token_start, logit_start = n_feat, n_feat + L * seq, n_feat + L * seq + seq
+    logit_start = sources.n_sources
 
     # targets' inputs: a latent's encoder vector on what it reads; a logit less the mean logit, or a direction
     stream = targets.reads_the_stream
@@ -591,8 +656,6 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     constants = torch.zeros(n_nodes)
     clean = torch.zeros(n_nodes)
     computed = torch.zeros(n_nodes, dtype=torch.bool)
-    # by block, which latents are there (for the edges from latents)
-    by_layer = [(features[:, 0] == l).nonzero().flatten() for l in range(L)]
 
     # one forward of the replacement model on as many rows as a batch of targets, its graph kept: each batch is
     # then one backward pass from it, row r from target r
@@ -625,15 +688,7 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
         constants[t] = zero_rows.float()
         computed[t] = True
         block = torch.zeros(rows, n_nodes)
-        for source in range(L):
-            idx = by_layer[source]
-            if len(idx):  # a latent's edge: its activation times its decoder vector into each block it writes
-                for written, decoder in writes[source]:
-                    per_position = g_leaves[written] @ decoder.T                   # [rows seq latents]
-                    block[:, idx] += per_position[:, features[idx, 1], features[idx, 2]] * activations[idx]
-            block[:, error_start + source * seq: error_start + (source + 1) * seq] = \
-                (g_leaves[source] * errors[source]).sum(-1)
-        block[:, token_start:logit_start] = (g_embed * embed).sum(-1)
+        block[:, :logit_start] = sources.edges(g_embed, g_leaves)
         edges[filled:filled + rows] = block
         row_nodes[filled:filled + rows] = t
         filled += rows
@@ -660,7 +715,8 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     # the clean run's own value of each computed target
     for node in computed.nonzero().flatten().tolist():
         if node >= logit_start:
-            clean[node] = targets.value(node - logit_start, clean_lm.float(), clean_stream.float())
+            clean[node] = targets.value(node - logit_start, clean_lm.float(),
+                                        None if clean_stream is None else clean_stream.float())
         else:
             l, p, f = features[node].tolist()
             clean[node] = reads[l][0, p].float().reshape(-1) @ encoders[l][:, f]
