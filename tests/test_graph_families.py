@@ -55,7 +55,6 @@ def test_what_the_frozen_maps_inputs_do_not_cover_is_refused(family):
 MEASURED = {
     "longcat_flash": "model.layers.0.mlps.0.act_fn",     # a dense MLP beside the MoE, its output not replaced
     "modernbert-decoder": "lm_head.act",                  # a GELU in the prediction head, past the final norm
-    "falcon_h1": "model.layers.0.mamba",                  # a Mamba-2 mixer beside the attention
 }
 
 

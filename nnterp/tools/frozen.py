@@ -39,6 +39,10 @@ from its input), which ``attribution_graph`` names when it refuses.
 
 from __future__ import annotations
 
+import ast
+import inspect
+import textwrap
+import weakref
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -47,8 +51,10 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
+from nnterp.declare import labels
 from nnterp.declare.companions import norm_eps
 from nnterp.declare.engine import module_of
+from nnterp.declare.mixers import is_softmax_attention
 from nnterp.declare.errors import UnavailableValue
 from nnterp.tools._common import _IN_A_BLOCK, ToolError, encode, token_id, trace
 from nnterp.tools.attribution import _eps, _probe
@@ -76,6 +82,9 @@ class Frozen:
     gates: dict = field(default_factory=dict)
     #: each dynamic convolution's tap projection (``tap_projections``), its outputs call by call in the clean run
     taps: dict = field(default_factory=dict)
+    #: per block, its token mixing in the order the block runs it (``block_mixers``): (child name, its kernel calls
+    #: frozen, ``FrozenKernel``) for a mixer, ("self_attn", None) where the attention's pattern is set
+    kernels: list = field(default_factory=list)
 
     @property
     def seq_len(self) -> int:
@@ -92,9 +101,217 @@ def _require(model) -> None:
         raise ToolError(f"a frozen trace sets the stream entering block 0, which this model does not serve: {why}")
     for i in range(model.num_layers):
         why = model.serves("attention_probabilities", i)
-        if why is not None:
+        if why is None:
+            continue
+        if mixer_of(model, i) is None:
             raise ToolError(f"a frozen trace needs attention_probabilities, which this model does not serve at block "
                             f"{i}: {why}")
+
+
+#: the kernels the token mixers that are not softmax attention call in transformers' torch paths, each with the
+#: arguments that are its data-dependent coefficients: fixed at the clean run's, the kernel is linear in the rest.
+#: A selective scan (Mamba, Mamba-2) is then linear in its input, given Δ (dt), B, C and the gate z; a delta rule
+#: (gated DeltaNet, Kimi delta attention) in its values, given the queries and keys (its pattern, as an attention's),
+#: the decays g and the write strengths beta; xLSTM's mLSTM in its values, given the queries, keys and its input and
+#: forget gates (its normalizer then a constant).
+KERNELS = {
+    "mamba_selective_scan": ("dt", "B", "C", "z"),
+    "mamba2_chunk_scan": ("dt", "B", "C", "z"),
+    "torch_chunk_gated_delta_rule": ("query", "key", "g", "beta"),
+    "chunk_kimi_delta_attention": ("query", "key", "g", "beta"),
+    "self.mlstm_backend": ("query", "key", "igate", "fgate"),
+}
+#: the convolutions that end in an activation (their ``activation`` argument): run without it, times the
+#: activation's slope at the clean run's (SiLU(u) = u · sigmoid(u)), they are linear in what they convolve
+CONVOLUTIONS = {"causal_conv1d_fn": "activation"}
+SLOPES = {"silu": torch.sigmoid, "swish": torch.sigmoid}
+#: the names the mixers give their coefficients where they unpack a call's outputs into them: LFM2's
+#: ``B, C, x = BCx.chunk(3)`` (B gates the convolution's input, C its output), MiniMax's queries and keys
+#: (``query_states, key_states, value_states = torch.split(...)``): those outputs fixed at the clean run's
+COEFFICIENT_NAMES = frozenset({"B", "C", "query", "key", "query_states", "key_states"})
+
+
+@dataclass(frozen=True)
+class KernelCall:
+    """A call inside a mixer's forward that a frozen trace fixes: ``label`` (nnsight's), ``callee`` as written, and
+    ``kind``: "arguments" (``what``: the coefficient arguments, ``KERNELS``), "convolution" (``what``: its activation
+    argument), "outputs" (``what``: the indices of the coefficients it returns), "activation" (a SiLU submodule on
+    what the mixer mixes: its input times its clean slope)."""
+
+    label: str
+    callee: str
+    kind: str
+    what: tuple | str | None = None
+
+
+def mixer_of(model, i: int):
+    """Block ``i``'s token mixer where it is no softmax attention (a state-space scan, a linear attention): the
+    module in the attention's slot; None on an attention block, or where the block has no mixer module."""
+    if model.serves("attention_probabilities", i) is None:
+        return None
+    mixer = getattr(model.layers[i].self_attn, "_module", None)
+    return None if mixer is None or mixer is module_of(model.layers[i]) else mixer
+
+
+def _kernel(module, name: str):
+    """The function ``name`` as the module's forward calls it: from the forward's own module, or a submodule's
+    forward (``self.<child>``)."""
+    if name.startswith("self."):
+        return getattr(module, name[len("self."):], None)
+    return inspect.unwrap(type(module).forward).__globals__.get(name)
+
+
+def _run_nodes(tree, module):
+    """The AST's nodes, less the branches of an ``if`` that the module's own attributes rule out."""
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, ast.If):
+            holds = labels.branch_taken(node.test, module)
+            pending += [node.test] + (node.body if holds is not False else []) + (node.orelse if holds is not True else [])
+        else:
+            pending += list(ast.iter_child_nodes(node))
+
+
+def _is_silu(module) -> bool:
+    return isinstance(module, torch.nn.SiLU) or type(module).__name__ in ("SiLUActivation", "SiLU")
+
+
+def kernel_calls(module) -> list:
+    """Each ``KernelCall`` in the module's forward, in the order the forward makes them (once a module)."""
+    if module not in _KERNEL_CALLS:
+        _KERNEL_CALLS[module] = _kernel_calls(module)
+    return _KERNEL_CALLS[module]
+
+
+_KERNEL_CALLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _kernel_calls(module) -> list:
+    try:
+        compiled = labels.compiled_forward(module)
+    except Exception:  # noqa: BLE001 (a forward nnsight does not compile: no kernel call to find)
+        return []
+    found = []
+    for kind, table in (("arguments", KERNELS), ("convolution", CONVOLUTIONS)):
+        for callee, what in table.items():
+            occurrence = 0
+            while (label := labels.call_label(compiled, callee, occurrence)) is not None:
+                found.append(KernelCall(label, callee, kind, what))
+                occurrence += 1
+    tree = ast.parse(textwrap.dedent(compiled.source))
+    calls = sorted((node for node in ast.walk(tree) if isinstance(node, ast.Call)),
+                   key=lambda node: (node.lineno, node.col_offset))
+    occurrences, seen = {}, {}
+    for node in calls:
+        callee = ast.unparse(node.func)
+        occurrences[id(node)] = seen.get(callee, 0)
+        seen[callee] = occurrences[id(node)] + 1
+    for node in _run_nodes(tree, module):
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Tuple) and isinstance(node.value, ast.Call):
+            names = [getattr(target, "id", None) for target in node.targets[0].elts]
+            indices = tuple(j for j, name in enumerate(names) if name in COEFFICIENT_NAMES)
+            callee = ast.unparse(node.value.func)
+            label = labels.call_label(compiled, callee, occurrences[id(node.value)])
+            if indices and label is not None:
+                found.append(KernelCall(label, callee, "outputs", indices))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                getattr(node.func.value, "id", None) == "self" and _is_silu(getattr(module, node.func.attr, None)):
+            label = labels.call_label(compiled, ast.unparse(node.func), occurrences[id(node)])
+            if label is not None:
+                found.append(KernelCall(label, ast.unparse(node.func), "activation"))
+    order = {label: n for n, label in enumerate(compiled.names)}
+    return sorted(found, key=lambda call: order[call.label])
+
+
+def scans(module) -> bool:
+    """Whether a module calls a scan or a delta rule (``KERNELS``): a mixer wherever it sits in a block."""
+    return any(call.kind == "arguments" for call in kernel_calls(module))
+
+
+def block_mixers(model, i: int) -> list:
+    """Block ``i``'s token mixing in the order the block runs it: ("self_attn", None) for a softmax attention (its
+    pattern frozen) and (child name, module) for each mixer that is none, whose kernels' coefficients are frozen:
+    the one in the attention's slot, or one beside the attention (Falcon-H1's Mamba-2 mixer)."""
+    layer = model.layers[i]
+    block, slot = module_of(layer), getattr(layer.self_attn, "_module", None)
+    mixer, mlps = mixer_of(model, i), _mlp_modules(model)
+    native = {child: name for name, child in block.named_children()}
+    found = [("self_attn", mixer, native.get(slot))]
+    found += [(name, child, name) for name, child in block.named_children()
+              if child is not slot and child not in mlps and scans(child)]
+    order = labels.module_calls(block)
+    found.sort(key=lambda entry: order.index(entry[2]) if entry[2] in order else len(order))
+    return [(name, module) for name, module, _ in found]
+
+
+@dataclass
+class FrozenKernel:
+    """One ``KernelCall`` of a mixer, frozen: its coefficients at the clean run's (``fixed``: by argument name, or by
+    output index), and for a convolution or an activation its slope at the clean run's (``slope``)."""
+
+    call: KernelCall
+    fixed: dict
+    slope: torch.Tensor | None = None
+
+
+def _freeze_kernels(module, calls: list, recorded: list) -> list:
+    """Each recorded kernel call (``recorded``: its ((args, kwargs), output) in the clean run) frozen."""
+    frozen = []
+    for call, ((args, kwargs), output) in zip(calls, recorded):
+        if call.kind == "outputs":
+            frozen.append(FrozenKernel(call, {j: output[j].detach().clone() for j in call.what}))
+            continue
+        if call.kind == "activation":
+            frozen.append(FrozenKernel(call, {}, torch.sigmoid(args[0].detach().float())))
+            continue
+        kernel = _kernel(module, call.callee)
+        bound = inspect.signature(kernel).bind(*args, **kwargs)
+        if call.kind == "arguments":
+            frozen.append(FrozenKernel(call, {arg: bound.arguments[arg].detach().clone() for arg in call.what
+                                              if isinstance(bound.arguments.get(arg), torch.Tensor)}))
+            continue
+        activation = bound.arguments.get(call.what)
+        if activation is None:  # a convolution with no activation after it: linear as it runs
+            continue
+        if activation not in SLOPES:
+            raise ToolError(f"{type(module).__name__}'s convolution ends in {activation}, whose slope a frozen trace "
+                            "does not know, so no attribution graph of it is complete")
+        bound.arguments[call.what] = None
+        with torch.no_grad():
+            frozen.append(FrozenKernel(call, {}, SLOPES[activation](kernel(*bound.args, **bound.kwargs).float())))
+    return frozen
+
+
+def fixed_kernels(mixer, calls: list, rows: int) -> None:
+    """Inside a trace of ``rows`` rows: a mixer's (an envoy's) kernels called with their coefficients at the clean
+    run's, its convolutions and SiLU on what it mixes as their input times their clean slope: the mixer linear in
+    its input."""
+    source, module = mixer.source, mixer._module
+    for frozen in calls:
+        call = frozen.call
+        op = getattr(source, call.label)
+        if call.kind == "outputs":
+            output = op.output
+            op.output = type(output)(_broadcast(frozen.fixed[j], value) if j in frozen.fixed else value
+                                     for j, value in enumerate(output))
+            continue
+        args, kwargs = op.inputs
+        if call.kind == "activation":
+            op.output = (args[0].float() * _broadcast(frozen.slope, args[0])).to(args[0].dtype)
+            continue
+        bound = inspect.signature(_kernel(module, call.callee)).bind(*args, **kwargs)
+        if call.kind == "arguments":
+            for arg, value in frozen.fixed.items():
+                bound.arguments[arg] = _broadcast(value, bound.arguments[arg])
+            op.inputs = (bound.args, bound.kwargs)
+            continue
+        # the convolution again without its activation, on the same input: the activation's calls stay as the clean
+        # run's (the gates replay them call by call), and its output is replaced
+        bound.arguments[call.what] = None
+        linear = _kernel(module, call.callee)(*bound.args, **bound.kwargs)
+        op.output = (linear.float() * _broadcast(frozen.slope, linear)).to(linear.dtype)
 
 
 @dataclass
@@ -140,7 +357,7 @@ def hooked_norms(model) -> list:
     the model does not serve a scale of. The served scales (the attention's and the MLP's norms, the final norm) are
     fixed at their sites and left out, and so is a norm whose output is the mlp_output the map writes, or its first
     term where the block sums it from two (Gemma 4's MLP and per-layer input: the write carries back the sum less the
-    first term as it ran)."""
+    first term as it ran), and a norm whose output is the stream entering block 0 (RWKV's pre_ln), the map's input."""
     served = set()
     for i, layer in enumerate(model.layers):
         for name in ("attention_norm_scale", "mlp_norm_scale"):
@@ -148,11 +365,13 @@ def hooked_norms(model) -> list:
                 served.add(_site_module(layer, name))
         # the map's input: written there (and, where it is a sum, less its first term), so left as it runs
         served.update(_site_module(layer, "mlp_output", where) for where in ("where", "earlier"))
+    # the stream entering block 0, the map's first input, written at its module's output (RWKV's pre_ln)
+    served.add(_site_module(model.layers[0], "layer_input"))
     mlps = _mlp_modules(model)
     if model.serves("final_norm_scale") is None:
         served.add(_site_module(model, "final_norm_scale"))
     return [module for module in module_of(model).modules() if module not in served and module not in mlps
-            and _is_norm(module)]
+            and _is_norm(module) and not gated_norm(module)]
 
 
 @contextmanager
@@ -173,18 +392,37 @@ GATES = frozenset({torch.softmax, torch.Tensor.softmax, torch.nn.functional.soft
                    torch.Tensor.topk})
 
 
-class _Gates(TorchFunctionMode):
-    """Inside one attention's forward: each gate's output appended to ``calls`` (the clean run) or replaced by the
-    clean run's, call by call from ``start`` (a constant, broadcast to the pass's rows); ``index`` is where the next
-    call of the module goes on (a module called more than once a forward, as a looped block, goes on from there)."""
+#: a gated norm's (a norm times an activation of a second input, ``gate``: Mamba-2's, gated DeltaNet's): its
+#: gate's activation and its scale, fixed so the norm is linear in what it normalizes
+GATED_NORM = GATES | {torch.nn.functional.silu, torch.rsqrt, torch.Tensor.rsqrt}
+#: a mixer's (``mixer_modules``): its gates, and a SiLU or GELU gate on its output (Falcon-H1's without its gated
+#: norm, RecurrentGemma's GELU branch); a SiLU on what it mixes is replaced whole (``fixed_kernels``)
+MIXER_GATES = GATES | {torch.nn.functional.silu, torch.nn.functional.gelu}
 
-    def __init__(self, calls: list, replay: bool, start: int = 0) -> None:
+
+def gated_norm(module) -> bool:
+    """Whether a module is a norm of its input times an activation of a gate it is given (``forward(x, gate)``)."""
+    if "norm" not in type(module).__name__.lower():
+        return False
+    try:
+        return "gate" in inspect.signature(type(module).forward).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+class _Gates(TorchFunctionMode):
+    """Inside one attention's forward: each gate's output (``functions``' outputs) appended to ``calls`` (the clean
+    run) or replaced by the clean run's, call by call from ``start`` (a constant, broadcast to the pass's rows);
+    ``index`` is where the next call of the module goes on (a module called more than once a forward, as a looped
+    block, goes on from there)."""
+
+    def __init__(self, calls: list, replay: bool, start: int = 0, functions: frozenset = GATES) -> None:
         super().__init__()
-        self.calls, self.replay, self.index = calls, replay, start
+        self.calls, self.replay, self.index, self.functions = calls, replay, start, functions
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        if func not in GATES:
+        if func not in self.functions:
             return out
         if not self.replay:
             self.calls.append(tuple(t.detach().clone() for t in out) if isinstance(out, tuple) else out.detach().clone())
@@ -205,13 +443,26 @@ def _broadcast(clean: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
     return clean.repeat(like.shape[0] // clean.shape[0], *([1] * (clean.dim() - 1)))
 
 
-def _gated(attentions, calls: dict, replay: bool):
-    """Each attention's forward run under ``_Gates``: recording into ``calls[module]``, or replaying it, call by call
-    over the whole forward."""
+class GateCalls(list):
+    """One module's gate outputs, call by call, with the functions whose outputs they are (``GATES``, or a mixer's
+    or a gated norm's)."""
+
+    def __init__(self, functions: frozenset = GATES) -> None:
+        super().__init__()
+        self.functions = functions
+
+
+def _gated(attentions, calls: dict, replay: bool, functions: dict | None = None):
+    """Each attention's forward run under ``_Gates``: recording into ``calls[module]`` (the functions of
+    ``functions[module]``, ``GATES`` by default), or replaying it, call by call over the whole forward."""
     modes, done = {}, {}
 
     def enter(module, _, args):
-        modes[module] = _Gates(calls[module] if replay else calls.setdefault(module, []), replay, done.get(module, 0))
+        if replay:
+            kept = calls[module]
+        else:
+            kept = calls.setdefault(module, GateCalls((functions or {}).get(module, GATES)))
+        modes[module] = _Gates(kept, replay, done.get(module, 0), getattr(kept, "functions", GATES))
         modes[module].__enter__()
 
     def leave(module, _, args, output):
@@ -237,7 +488,7 @@ def recording_inside(model, norms: dict, gates: dict, taps: dict | None = None):
         taps.setdefault(module, []).append(output.detach().clone())
 
     with _hooked(inside, record), _hooked(tap_projections(model), record_taps), \
-            _gated(attentions(model), gates, replay=False):
+            _gated(attentions(model), gates, replay=False, functions=gate_functions(model)):
         yield
 
 
@@ -280,18 +531,38 @@ def attentions(model) -> list:
     """The modules whose gates are frozen: the attention modules (the blocks' own, and any other module whose class
     names it an attention: a cross-attention outside the blocks, as the Byte Latent Transformer's decoder runs
     before each block), and every gated norm (a norm module made of modules, as AX-K2's RMSNorm times a sigmoid
-    gate of a low-rank MLP of its output), outside the MLPs."""
+    gate of a low-rank MLP of its output; a norm given a gate, ``gated_norm``, inside a mixer too), outside the
+    MLPs."""
     blocks = {module_of(layer) for layer in model.layers}
     found = [module for layer in model.layers
              for module in [getattr(layer.self_attn, "_module", None)] if module is not None and module not in blocks]
     inside = {inner for module in found for inner in module.modules()} | _mlp_modules(model)
     for module in module_of(model).modules():
         name = type(module).__name__.lower()
-        gated_norm = "norm" in name and any(True for _ in module.children()) and not _is_norm(module)
-        if ("attention" in name or gated_norm) and module not in inside and not blocks & set(module.modules()):
+        composite_norm = "norm" in name and any(True for _ in module.children()) and not _is_norm(module)
+        if ("attention" in name or composite_norm) and module not in inside and not blocks & set(module.modules()):
             found.append(module)
             inside.update(module.modules())
-    return found
+    # a mixer beside the attention (Falcon-H1's), and a norm with a gate input, inside a mixer too: its own gate and
+    # scale fixed (the mixer's gates around it)
+    mlps = _mlp_modules(model)
+    beside = [child for block in blocks for child in block.children()
+              if child not in found and child not in mlps and scans(child)]
+    return found + beside + [module for module in module_of(model).modules()
+                             if gated_norm(module) and module not in found and module not in mlps]
+
+
+def mixer_modules(model) -> list:
+    """The token mixers that are no softmax attention: in the attention's slot (``mixer_of``), or beside it."""
+    return [mixer for i in range(model.num_layers) for _, mixer in block_mixers(model, i) if mixer is not None]
+
+
+def gate_functions(model) -> dict:
+    """The functions whose outputs ``_Gates`` fixes in each module that is no plain attention: a mixer's
+    (``MIXER_GATES``), a gated norm's (``GATED_NORM``)."""
+    functions = {mixer: MIXER_GATES for mixer in mixer_modules(model)}
+    functions.update({module: GATED_NORM for module in attentions(model) if gated_norm(module)})
+    return functions
 
 
 def _mlp_modules(model) -> set:
@@ -429,6 +700,8 @@ def freeze(model, prompt) -> Frozen:
     mlp_norms = [model.serves("mlp_norm_scale", i) is None and not one_norm(model.layers[i])
                  for i in range(model.num_layers)]
     recorded, gates, counts, taps = {}, {}, {}, {}
+    mixing = [block_mixers(model, i) for i in range(model.num_layers)]
+    kernel_inputs = []
     try:
         with torch.no_grad(), _counting_calls([module_of(layer) for layer in model.layers], counts), \
                 recording_inside(model, recorded, gates, taps), trace(model, batch):
@@ -436,7 +709,15 @@ def freeze(model, prompt) -> Frozen:
             for i, layer in enumerate(model.layers):
                 scales.append(layer.attention_norm_scale.save() if model.serves("attention_norm_scale", i) is None
                               else None)
-                patterns.append(layer.self_attn.attention_probabilities.save())
+                patterns.append(None)
+                for name, mixer in mixing[i]:
+                    if mixer is None:
+                        patterns[i] = layer.self_attn.attention_probabilities.save()
+                    else:  # a mixer: its kernels' arguments, in the order it calls them
+                        source = getattr(layer, name).source
+                        kernel_inputs.append([(getattr(source, call.label).inputs.save(),
+                                               getattr(source, call.label).output.save())
+                                              for call in kernel_calls(mixer)])
                 mlp_scales.append(layer.mlp_norm_scale.save() if mlp_norms[i] else None)
                 mlps.append(layer.mlp.mlp_output.save())
             final = model.final_norm_scale.save() if final_served else torch.zeros(0)
@@ -446,10 +727,13 @@ def freeze(model, prompt) -> Frozen:
     _refuse_what_no_freezing_fixes(model, counts)
     inputs = {EMBED: first.detach().clone()}
     inputs.update({(MLP, i): value.detach().clone() for i, value in enumerate(mlps)})
-    return Frozen(batch, [_detached(s) for s in scales], [p.detach().clone() for p in patterns],
+    recorded_kernels = iter(kernel_inputs)
+    kernels = [[(name, None if mixer is None else _freeze_kernels(mixer, kernel_calls(mixer), next(recorded_kernels)))
+                for name, mixer in block] for block in mixing]
+    return Frozen(batch, [_detached(s) for s in scales], [_detached(p) for p in patterns],
                   _detached(final) if final_served else None, inputs, logits.detach().clone(),
                   [s.detach().clone() if s is not None else None for s in mlp_scales],
-                  _freeze_inner(model, recorded), gates, taps)
+                  _freeze_inner(model, recorded), gates, taps, kernels)
 
 
 def _detached(value):
@@ -471,7 +755,11 @@ def frozen_attention(model, frozen: Frozen, i: int, rows: int, between=None) -> 
         layer.attention_norm_scale = _rows(frozen.attention_scales[i], rows)
     if between is not None:
         between()
-    layer.self_attn.attention_probabilities = _rows(frozen.patterns[i], rows)
+    for name, calls in frozen.kernels[i]:  # in the order the block runs them
+        if calls is None:
+            layer.self_attn.attention_probabilities = _rows(frozen.patterns[i], rows)
+        else:
+            fixed_kernels(getattr(layer, name), calls, rows)
 
 
 def fixed_final_scale(model, frozen: Frozen, rows: int) -> None:
