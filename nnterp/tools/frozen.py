@@ -135,13 +135,14 @@ COEFFICIENT_NAMES = frozenset({"B", "C", "query", "key", "query_states", "key_st
 class KernelCall:
     """A call inside a mixer's forward that a frozen trace fixes: ``label`` (nnsight's), ``callee`` as written, and
     ``kind``: "arguments" (``what``: the coefficient arguments, ``KERNELS``), "convolution" (``what``: its activation
-    argument), "outputs" (``what``: the indices of the coefficients it returns), "activation" (a SiLU submodule on
-    what the mixer mixes: its input times its clean slope)."""
+    argument), "outputs" (``what``: the indices of the coefficients it returns, ``names``: the names the forward
+    gives them), "activation" (a SiLU submodule on what the mixer mixes: its input times its clean slope)."""
 
     label: str
     callee: str
     kind: str
     what: tuple | str | None = None
+    names: tuple = ()
 
 
 def mixer_of(model, i: int):
@@ -215,7 +216,7 @@ def _kernel_calls(module) -> list:
             callee = ast.unparse(node.value.func)
             label = labels.call_label(compiled, callee, occurrences[id(node.value)])
             if indices and label is not None:
-                found.append(KernelCall(label, callee, "outputs", indices))
+                found.append(KernelCall(label, callee, "outputs", indices, tuple(names[j] for j in indices)))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                 getattr(node.func.value, "id", None) == "self" and _is_silu(getattr(module, node.func.attr, None)):
             label = labels.call_label(compiled, ast.unparse(node.func), occurrences[id(node)])
@@ -426,6 +427,7 @@ class _Gates(TorchFunctionMode):
             return out
         if not self.replay:
             self.calls.append(tuple(t.detach().clone() for t in out) if isinstance(out, tuple) else out.detach().clone())
+            getattr(self.calls, "names", []).append(func.__name__)
             return out
         clean = self.calls[self.index]
         self.index += 1
@@ -444,12 +446,12 @@ def _broadcast(clean: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
 
 
 class GateCalls(list):
-    """One module's gate outputs, call by call, with the functions whose outputs they are (``GATES``, or a mixer's
-    or a gated norm's)."""
+    """One module's gate outputs, call by call, with the functions it fixes (``GATES``, or a mixer's or a gated
+    norm's) and the name of each call's (``names``)."""
 
     def __init__(self, functions: frozenset = GATES) -> None:
         super().__init__()
-        self.functions = functions
+        self.functions, self.names = functions, []
 
 
 def _gated(attentions, calls: dict, replay: bool, functions: dict | None = None):
@@ -569,7 +571,7 @@ def _mlp_modules(model) -> set:
     """Every module inside a block's MLP (whose output the frozen map replaces)."""
     inside = set()
     for layer in model.layers:
-        mlp = getattr(layer.mlp, "_module", None)
+        mlp = getattr(getattr(layer, "mlp", None), "_module", None)  # None: a block with no MLP (a Mamba block)
         if mlp is not None and mlp is not module_of(layer):
             inside.update(mlp.modules())
     return inside
