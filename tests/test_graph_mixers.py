@@ -1,8 +1,8 @@
 """Attribution graphs through the token mixers that are no softmax attention: a state-space scan (Jamba's Mamba,
-Falcon-H1's Mamba-2 beside its attention), a delta rule (Qwen3-Next's gated DeltaNet), a gated short convolution
-(LFM2) and a lightning attention (MiniMax), each frozen at its clean run's coefficients (``frozen.KERNELS``): the
-graph is built, complete by a plain forward's hooks, the mixer is linear in its input and still carries it, and the
-model is left as it was."""
+Falcon-H1's Mamba-2 beside its attention, Mamba's alone), a delta rule (Qwen3-Next's gated DeltaNet), a gated short
+convolution (LFM2), a lightning attention (MiniMax) and xLSTM's matrix memory, each frozen at its clean run's
+coefficients (``frozen.KERNELS``): the graph is built, complete by a plain forward's hooks, the mixer is linear in
+its input and still carries it, and the model is left as it was."""
 
 import pytest
 import torch
@@ -15,7 +15,7 @@ from nnterp.tools.graph import attribution_graph, completeness_tolerance
 from nnterp.tools.graph_sweep import independent_completeness, transcoders
 
 PROMPT = "The Eiffel Tower is in"
-MIXERS = ("jamba", "falcon_h1", "qwen3_next", "lfm2", "minimax")
+MIXERS = ("jamba", "falcon_h1", "qwen3_next", "lfm2", "minimax", "xlstm")
 
 
 def _snapshot(model):
@@ -39,7 +39,22 @@ def test_a_graph_through_a_frozen_mixer_is_complete_by_plain_hooks_and_leaves_th
     assert all(torch.equal(after_parameters[name], value) for name, value in parameters.items())
 
 
-@pytest.mark.parametrize("family", MIXERS)
+def test_a_mamba_graph_carries_every_position_to_the_logits_through_the_frozen_scans():
+    """No block of Mamba has an MLP, so no transcoder (None a block) and no latent: the logits' edges are the
+    embeddings', and those of the earlier positions reach the last one through the frozen scans alone."""
+    model = tiny.load("mamba", attn_implementation="eager")
+    saes = transcoders(model)
+    assert saes == [None] * model.num_layers
+    graph = attribution_graph(model, saes, PROMPT, progress=False)
+    allowed = completeness_tolerance(model, len(graph.adjacency), graph.adjacency.dtype)
+    assert graph.n_features == 0 and independent_completeness(model, graph, saes) <= allowed
+    start = model.num_layers * graph.n_pos  # past the error nodes (no latents before them)
+    tokens = graph.adjacency[-len(graph.logit_tokens):, start: start + graph.n_pos]
+    earlier = tokens[:, :-1].abs().sum(-1)
+    assert bool((earlier > 1e3 * allowed * tokens.abs().sum(-1)).all())
+
+
+@pytest.mark.parametrize("family", ("mamba", *MIXERS))
 def test_the_frozen_mixer_is_linear_in_its_input_and_carries_it(family):
     """Under the frozen map, the stream entering block 0 on a line (clean, one step, two steps): each mixer's output
     is the clean run's at the clean input, its second difference is rounding, and its first is not (the input's path

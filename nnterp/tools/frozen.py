@@ -101,7 +101,7 @@ def _require(model) -> None:
         raise ToolError(f"a frozen trace sets the stream entering block 0, which this model does not serve: {why}")
     for i in range(model.num_layers):
         why = model.serves("attention_probabilities", i)
-        if why is None:
+        if why is None or _slot(model.layers[i]) is None:  # served, or no token mixer in the block at all
             continue
         if mixer_of(model, i) is None:
             raise ToolError(f"a frozen trace needs attention_probabilities, which this model does not serve at block "
@@ -150,15 +150,22 @@ def mixer_of(model, i: int):
     module in the attention's slot; None on an attention block, or where the block has no mixer module."""
     if model.serves("attention_probabilities", i) is None:
         return None
-    mixer = getattr(model.layers[i].self_attn, "_module", None)
+    mixer = _slot(model.layers[i])
     return None if mixer is None or mixer is module_of(model.layers[i]) else mixer
+
+
+def _slot(layer):
+    """The module in a block's attention slot (an attention or another mixer), or None where the block has none
+    (Nemotron-H's blocks of an MLP alone)."""
+    return getattr(getattr(layer, "self_attn", None), "_module", None)
 
 
 def _kernel(module, name: str):
     """The function ``name`` as the module's forward calls it: from the forward's own module, or a submodule's
     forward (``self.<child>``)."""
-    if name.startswith("self."):
-        return getattr(module, name[len("self."):], None)
+    if name.startswith("self."):  # a submodule: its forward's signature, called as the module
+        child = getattr(module, name[len("self."):], None)
+        return None if child is None else partial(inspect.unwrap(type(child).forward), child)
     return inspect.unwrap(type(module).forward).__globals__.get(name)
 
 
@@ -170,7 +177,8 @@ def _run_nodes(tree, module):
         yield node
         if isinstance(node, ast.If):
             holds = labels.branch_taken(node.test, module)
-            pending += [node.test] + (node.body if holds is not False else []) + (node.orelse if holds is not True else [])
+            pending += [node.test, *(node.body if holds is not False else []),
+                        *(node.orelse if holds is not True else [])]
         else:
             pending += list(ast.iter_child_nodes(node))
 
@@ -236,10 +244,10 @@ def block_mixers(model, i: int) -> list:
     pattern frozen) and (child name, module) for each mixer that is none, whose kernels' coefficients are frozen:
     the one in the attention's slot, or one beside the attention (Falcon-H1's Mamba-2 mixer)."""
     layer = model.layers[i]
-    block, slot = module_of(layer), getattr(layer.self_attn, "_module", None)
+    block, slot = module_of(layer), _slot(layer)
     mixer, mlps = mixer_of(model, i), _mlp_modules(model)
     native = {child: name for name, child in block.named_children()}
-    found = [("self_attn", mixer, native.get(slot))]
+    found = [("self_attn", mixer, native.get(slot))] if slot is not None else []  # none: a block of an MLP alone
     found += [(name, child, name) for name, child in block.named_children()
               if child is not slot and child not in mlps and scans(child)]
     order = labels.module_calls(block)
@@ -371,8 +379,10 @@ def hooked_norms(model) -> list:
     mlps = _mlp_modules(model)
     if model.serves("final_norm_scale") is None:
         served.add(_site_module(model, "final_norm_scale"))
+    # a norm inside a mixer: its rsqrt is among the mixer's gates (xLSTM's per-head norm takes four axes)
+    mixing = {module for mixer in mixer_modules(model) for module in mixer.modules()}
     return [module for module in module_of(model).modules() if module not in served and module not in mlps
-            and _is_norm(module) and not gated_norm(module)]
+            and module not in mixing and _is_norm(module) and not gated_norm(module)]
 
 
 @contextmanager
@@ -396,9 +406,10 @@ GATES = frozenset({torch.softmax, torch.Tensor.softmax, torch.nn.functional.soft
 #: a gated norm's (a norm times an activation of a second input, ``gate``: Mamba-2's, gated DeltaNet's): its
 #: gate's activation and its scale, fixed so the norm is linear in what it normalizes
 GATED_NORM = GATES | {torch.nn.functional.silu, torch.rsqrt, torch.Tensor.rsqrt}
-#: a mixer's (``mixer_modules``): its gates, and a SiLU or GELU gate on its output (Falcon-H1's without its gated
-#: norm, RecurrentGemma's GELU branch); a SiLU on what it mixes is replaced whole (``fixed_kernels``)
-MIXER_GATES = GATES | {torch.nn.functional.silu, torch.nn.functional.gelu}
+#: a mixer's (``mixer_modules``): its gates, a SiLU or GELU gate on its output (Falcon-H1's without its gated norm,
+#: RecurrentGemma's GELU branch) and the scale of a norm inside it; a SiLU on what it mixes is replaced whole
+#: (``fixed_kernels``)
+MIXER_GATES = GATES | {torch.nn.functional.silu, torch.nn.functional.gelu, torch.rsqrt, torch.Tensor.rsqrt}
 
 
 def gated_norm(module) -> bool:
@@ -537,7 +548,7 @@ def attentions(model) -> list:
     MLPs."""
     blocks = {module_of(layer) for layer in model.layers}
     found = [module for layer in model.layers
-             for module in [getattr(layer.self_attn, "_module", None)] if module is not None and module not in blocks]
+             for module in [_slot(layer)] if module is not None and module not in blocks]
     inside = {inner for module in found for inner in module.modules()} | _mlp_modules(model)
     for module in module_of(model).modules():
         name = type(module).__name__.lower()
@@ -721,14 +732,16 @@ def freeze(model, prompt) -> Frozen:
                                                getattr(source, call.label).output.save())
                                               for call in kernel_calls(mixer)])
                 mlp_scales.append(layer.mlp_norm_scale.save() if mlp_norms[i] else None)
-                mlps.append(layer.mlp.mlp_output.save())
+                mlps.append(layer.mlp.mlp_output.save() if has_mlp(model, i) else None)
             final = model.final_norm_scale.save() if final_served else torch.zeros(0)
             logits = model.logits.save()
     except UnavailableValue as error:  # a block this call skips (a cross-attention block on text): no pattern
         raise ToolError(f"a frozen trace reads every block's pattern, and {error}") from None
     _refuse_what_no_freezing_fixes(model, counts)
     inputs = {EMBED: first.detach().clone()}
-    inputs.update({(MLP, i): value.detach().clone() for i, value in enumerate(mlps)})
+    # a block with no MLP (a Mamba block) adds nothing the map takes: its input is zeros, written nowhere
+    inputs.update({(MLP, i): torch.zeros_like(inputs[EMBED]) if value is None else value.detach().clone()
+                   for i, value in enumerate(mlps)})
     recorded_kernels = iter(kernel_inputs)
     kernels = [[(name, None if mixer is None else _freeze_kernels(mixer, kernel_calls(mixer), next(recorded_kernels)))
                 for name, mixer in block] for block in mixing]
@@ -740,6 +753,11 @@ def freeze(model, prompt) -> Frozen:
 
 def _detached(value):
     return None if value is None else value.detach().clone()
+
+
+def has_mlp(model, i: int) -> bool:
+    """Whether block ``i`` has an MLP whose output the map takes (a Mamba block has none)."""
+    return model.serves("mlp_output", i) is None
 
 
 def one_norm(layer) -> bool:
@@ -793,7 +811,8 @@ def _frozen_pass(model, frozen: Frozen, inputs: dict, readout: str) -> torch.Ten
             frozen_attention(model, frozen, i, rows)
             if frozen.mlp_scales and frozen.mlp_scales[i] is not None:
                 layer.mlp_norm_scale = _rows(frozen.mlp_scales[i], rows)
-            layer.mlp.mlp_output = inputs[(MLP, i)]
+            if has_mlp(model, i):
+                layer.mlp.mlp_output = inputs[(MLP, i)]
         fixed_final_scale(model, frozen, rows)
         logits = (model.lm_head_output if readout == "lm_head_output" else model.logits).save()
     return logits
@@ -811,6 +830,10 @@ def replacement_pass(model, frozen: Frozen, replacement, embed, leaves, readout:
         model.layers[0].layer_input = embed
         for i, layer in enumerate(model.layers):
             point = replacement.reads[i]
+            if point is None:  # a block with no MLP, so no transcoder: nothing read, nothing written
+                frozen_attention(model, frozen, i, rows)
+                reads.append(torch.zeros_like(embed))
+                continue
             if point.name == "mlp_norm_output" and one_norm(layer):  # the attention's norm: read before the attention
                 frozen_attention(model, frozen, i, rows, between=lambda: reads.append(point.read().save()))
                 x = reads[-1]

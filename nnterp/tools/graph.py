@@ -306,26 +306,33 @@ def prune(adjacency, logit_probabilities, n_tokens: int, n_features: int, node_t
 
 # --------------------------------------------------------------------------- the replacement model's passes
 class _PerBlock:
-    """One transcoder a block, each writing its own block's mlp_output (a list, or circuit-tracer's TranscoderSet)."""
+    """One transcoder a block, each writing its own block's mlp_output (a list, or circuit-tracer's TranscoderSet);
+    None at a block with no MLP (a Mamba block): no latents, nothing read or written there."""
 
-    def __init__(self, spliced: list) -> None:
-        self.spliced = spliced
-        self.reads = [one.reads for one in spliced]
+    def __init__(self, spliced: list, width: int = 0) -> None:
+        self.spliced, self.width = spliced, width
+        self.reads = [None if one is None else one.reads for one in spliced]
 
     def encode(self, layer: int, x) -> torch.Tensor:
         one = self.spliced[layer]
+        if one is None:
+            return torch.zeros(*x.shape[:-1], 0)
         return one.encode(x.to(_encoder(one).dtype)).float()
 
     def encoder(self, layer: int) -> torch.Tensor:
-        return _encoder(self.spliced[layer]).detach().float()
+        one = self.spliced[layer]
+        return torch.zeros(self.width, 0) if one is None else _encoder(one).detach().float()
 
     def writes(self, source: int) -> list:
         """(block, decoder vectors [latents, d_model]) for each block block ``source``'s latents write to."""
-        return [(source, _decoder(self.spliced[source]).detach().float())]
+        one = self.spliced[source]
+        return [(source, torch.zeros(0, self.width) if one is None else _decoder(one).detach().float())]
 
     def bias(self, layer: int, x, like) -> torch.Tensor:
         """The decoder's bias alone: the reconstruction of zero latents, less the skip."""
         one = self.spliced[layer]
+        if one is None:
+            return torch.zeros(like.shape)
         zero = torch.zeros(*x.shape[:-1], _encoder(one).shape[1], dtype=_encoder(one).dtype)
         skip = self.skip(layer, x)
         out = one.reconstruct(zero, x.to(zero.dtype), like.float()).float()
@@ -334,7 +341,7 @@ class _PerBlock:
     def skip(self, layer: int, x):
         """The transcoder's skip of ``x`` (SAELens's SkipTranscoder, circuit-tracer's W_skip), or None."""
         one = self.spliced[layer]
-        W_skip = getattr(one.sae, "W_skip", None)
+        W_skip = getattr(getattr(one, "sae", None), "W_skip", None)
         return None if W_skip is None else one._flat(x).to(W_skip.dtype) @ W_skip.T
 
 
@@ -397,12 +404,17 @@ def _replacement(model, transcoders):
                         f"{len(transcoders)} given, the model has {model.num_layers} blocks")
     # read and assigned in the replacement's trace, not spliced into: a value the model sums from two modules (a
     # shared expert and the routed ones) is one the trace reads and assigns
-    spliced = [t if isinstance(t, Splice) else Splice(model, t, computed=True) for t in transcoders]
+    spliced = [t if t is None or isinstance(t, Splice) else Splice(model, t, computed=True) for t in transcoders]
     for i, one in enumerate(spliced):
+        if one is None:  # only where the block has no MLP to replace
+            if model.serves("mlp_output", i) is None:
+                raise ToolError(f"transcoder {i} is None, but block {i} has an MLP: give one transcoder for each "
+                                "block, None only for a block with no MLP")
+            continue
         if one.reads.layer != i or one.writes.name != "mlp_output" or one.writes.layer != i:
             raise ToolError(f"transcoder {i} reads at {one.reads.path} and writes at {one.writes.path}: an attribution "
                             f"graph's transcoder {i} writes block {i}'s mlp_output")
-    return _PerBlock(spliced)
+    return _PerBlock(spliced, model.hidden_size)
 
 
 def _encoder(spliced: Splice) -> torch.Tensor:

@@ -31,11 +31,12 @@ PROMPT = "The Eiffel Tower is in"
 
 
 def transcoders(model, threshold: float = 0.6, read: str = "mlp.hook_in"):
-    """Random transcoders, one a block, reading ``read`` and writing the block's mlp_output."""
+    """Random transcoders, one a block, reading ``read`` and writing the block's mlp_output; None at a block with no
+    MLP (a Mamba block)."""
     width = model.hidden_size
     return [LocalSAE.random(width, 2 * width, seed=i, d_out=width, hook_name=f"blocks.{i}.{read}",
                             hook_name_out=f"blocks.{i}.hook_mlp_out", threshold=threshold)
-            for i in range(model.num_layers)]
+            if model.serves("mlp_output", i) is None else None for i in range(model.num_layers)]
 
 
 class Unchecked(Exception):
@@ -49,12 +50,12 @@ def independent_completeness(model, graph, transcoders) -> float:
     mean logit) against its constant plus the sum of its incoming edges: the largest residual relative to the sum of
     their magnitudes. Also checks each latent's activation, ``relu(input + b_enc)``, against the graph's."""
     hf = module_of(model)
-    mlps = [module_of(layer.mlp) for layer in model.layers]
-    if any(mlp is module_of(layer) for mlp, layer in zip(mlps, model.layers)):
+    mlps = {i: module_of(layer.mlp) for i, layer in enumerate(model.layers) if transcoders[i] is not None}
+    if any(mlp is module_of(model.layers[i]) for i, mlp in mlps.items()):
         raise Unchecked("a block's MLP is no module of its own, so no plain hook reads its input")
     head = hf.get_output_embeddings()
     seen, handles = {}, []
-    for i, mlp in enumerate(mlps):
+    for i, mlp in mlps.items():
         def keep(module, args, kwargs, i=i):
             seen.setdefault(i, args[0] if args else next(iter(kwargs.values())))
         handles.append(mlp.register_forward_pre_hook(keep, with_kwargs=True))
@@ -66,13 +67,13 @@ def independent_completeness(model, graph, transcoders) -> float:
         for handle in handles:
             handle.remove()
     seq = graph.n_pos
-    reads = []
-    for i in range(model.num_layers):
+    reads = {}
+    for i in mlps:
         x = seen.get(i)
         if x is None or x.numel() != seq * model.hidden_size:
             raise Unchecked(f"block {i}'s MLP module is called with {None if x is None else tuple(x.shape)}, not one "
                             "row a position of the stream's width")
-        reads.append(x.reshape(seq, model.hidden_size).float())
+        reads[i] = x.reshape(seq, model.hidden_size).float()
     logits = seen["head"].reshape(-1, seq, seen["head"].shape[-1])[0, -1].float()
     n_features = graph.n_features
     token_start = n_features + graph.num_layers * seq
