@@ -755,6 +755,16 @@ def _detached(value):
     return None if value is None else value.detach().clone()
 
 
+def unreplaced_mlp(model, path: str) -> str | None:
+    """Where module ``path`` sits in a block that serves no mlp_output (Zamba's shared MLP, outside every site):
+    the reason the block gives; else None."""
+    names = {module: name for name, module in module_of(model).named_modules()}
+    for i, layer in enumerate(model.layers):
+        if path.startswith(names.get(module_of(layer), "\0") + ".") and not has_mlp(model, i):
+            return model.serves("mlp_output", i)
+    return None
+
+
 def has_mlp(model, i: int) -> bool:
     """Whether block ``i`` has an MLP whose output the map takes (a Mamba block has none)."""
     return model.serves("mlp_output", i) is None
@@ -834,7 +844,11 @@ def replacement_pass(model, frozen: Frozen, replacement, embed, leaves, readout:
                 frozen_attention(model, frozen, i, rows)
                 reads.append(torch.zeros_like(embed))
                 continue
-            if point.name == "mlp_norm_output" and one_norm(layer):  # the attention's norm: read before the attention
+            if _IN_A_BLOCK.get(point.name, 0) <= _IN_A_BLOCK["layer_input"]:  # the block's input: before it all
+                x = point.read()
+                reads.append(x.save())
+                frozen_attention(model, frozen, i, rows)
+            elif point.name == "mlp_norm_output" and one_norm(layer):  # the attention's norm: read before the attention
                 frozen_attention(model, frozen, i, rows, between=lambda: reads.append(point.read().save()))
                 x = reads[-1]
             else:

@@ -41,7 +41,7 @@ import torch
 from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.declare.engine import module_of
 from nnterp.tools._common import ToolError, token_id, token_text, trace
-from nnterp.tools.frozen import circuit_tracer_tokens, first_nonlinear, freeze, replacement_pass
+from nnterp.tools.frozen import circuit_tracer_tokens, first_nonlinear, freeze, replacement_pass, unreplaced_mlp
 from nnterp.tools.splice import CrossLayerSplice, Splice, splice
 
 
@@ -527,9 +527,11 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     frozen = freeze(model, circuit_tracer_tokens(model, prompt) if isinstance(prompt, str) else prompt)
     bent = first_nonlinear(model, frozen)
     if bent is not None:
+        why = unreplaced_mlp(model, bent[0])
         raise ToolError(f"{model.family.name}'s forward is not linear in the stream with its norms, patterns and gates "
-                        f"frozen: {bent[0]} ({bent[1]}) is the first module whose output is not, so no attribution "
-                        "graph of it is complete")
+                        f"frozen: {bent[0]} ({bent[1]}) is the first module whose output is not"
+                        + (f", in a block with no mlp_output for a transcoder to replace ({why})" if why else "")
+                        + ", so no attribution graph of it is complete")
     L, seq = model.num_layers, frozen.seq_len
     with torch.no_grad():
         reads, _ = replacement_pass(model, frozen, replacement, frozen.inputs["embed"],

@@ -32,9 +32,14 @@ PROMPT = "The Eiffel Tower is in"
 
 def transcoders(model, threshold: float = 0.6, read: str = "mlp.hook_in"):
     """Random transcoders, one a block, reading ``read`` and writing the block's mlp_output; None at a block with no
-    MLP (a Mamba block)."""
+    MLP (a Mamba block). Where no site serves the MLP's input (a Nemotron-H block of an MLP alone), the default reads
+    the block's input (``hook_resid_pre``), which the MLP's norm reads."""
     width = model.hidden_size
-    return [LocalSAE.random(width, 2 * width, seed=i, d_out=width, hook_name=f"blocks.{i}.{read}",
+
+    def point(i):
+        return "hook_resid_pre" if read == "mlp.hook_in" and model.serves("mlp_input", i) is not None else read
+
+    return [LocalSAE.random(width, 2 * width, seed=i, d_out=width, hook_name=f"blocks.{i}.{point(i)}",
                             hook_name_out=f"blocks.{i}.hook_mlp_out", threshold=threshold)
             if model.serves("mlp_output", i) is None else None for i in range(model.num_layers)]
 
@@ -45,14 +50,20 @@ class Unchecked(Exception):
 
 def independent_completeness(model, graph, transcoders) -> float:
     """The graph's completeness recomputed without the tool: one plain forward of the transformers model, with
-    torch hooks on each block's MLP module (its input, what the transcoders read at ``mlp.hook_in``) and on lm_head
-    (its output). Each computed target's clean input (a latent's encoder vector on that input; a top logit less the
+    torch hooks on each block's MLP module (its input, what the transcoders read at ``mlp.hook_in``; the block
+    module's input where they read ``hook_resid_pre``) and on lm_head (its output). Each computed target's clean input (a latent's encoder vector on that input; a top logit less the
     mean logit) against its constant plus the sum of its incoming edges: the largest residual relative to the sum of
     their magnitudes. Also checks each latent's activation, ``relu(input + b_enc)``, against the graph's."""
     hf = module_of(model)
-    mlps = {i: module_of(layer.mlp) for i, layer in enumerate(model.layers) if transcoders[i] is not None}
-    if any(mlp is module_of(model.layers[i]) for i, mlp in mlps.items()):
-        raise Unchecked("a block's MLP is no module of its own, so no plain hook reads its input")
+    def reader(i):
+        if str(getattr(getattr(transcoders[i], "cfg", None), "hook_name", "")).endswith(".hook_resid_pre"):
+            return module_of(model.layers[i])
+        mlp = module_of(model.layers[i].mlp)
+        if mlp is module_of(model.layers[i]):
+            raise Unchecked("a block's MLP is no module of its own, so no plain hook reads its input")
+        return mlp
+
+    mlps = {i: reader(i) for i in range(model.num_layers) if transcoders[i] is not None}
     head = hf.get_output_embeddings()
     seen, handles = {}, []
     for i, mlp in mlps.items():
