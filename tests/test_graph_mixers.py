@@ -10,7 +10,7 @@ import torch
 from nnterp import tiny
 from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.declare.engine import module_of
-from nnterp.tools.frozen import EMBED, block_mixers, fixed_inside, freeze, _frozen_pass, _hooked
+from nnterp.tools.frozen import EMBED, _frozen_pass, _hooked, block_mixers, fixed_inside, freeze
 from nnterp.tools.graph import attribution_graph, completeness_tolerance
 from nnterp.tools.graph_sweep import independent_completeness, transcoders
 

@@ -54,7 +54,6 @@ from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.declare import labels
 from nnterp.declare.companions import norm_eps
 from nnterp.declare.engine import module_of
-from nnterp.declare.mixers import is_softmax_attention
 from nnterp.declare.errors import UnavailableValue
 from nnterp.tools._common import _IN_A_BLOCK, ToolError, encode, token_id, trace
 from nnterp.tools.attribution import _eps, _probe
@@ -194,7 +193,7 @@ def kernel_calls(module) -> list:
     return _KERNEL_CALLS[module]
 
 
-_KERNEL_CALLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_KERNEL_CALLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _kernel_calls(module) -> list:

@@ -8,7 +8,7 @@ from nnterp.encyclopedia.snippets import PROMPT
 
 _BUILD = ["from nnterp.tools import attribution_graph",
           "from nnterp.tools.graph_sweep import transcoders",
-          "saes = transcoders(model)   # one random transcoder a block, reading the MLP's input"]
+          "saes = transcoders(model)   # one random transcoder a block with an MLP, reading what the MLP reads"]
 
 
 def fixed_calls(frozen) -> list:
@@ -43,14 +43,14 @@ def _words(callee: str, how: str, names) -> str:
         return f"the SiLU of `{callee}` becomes its input times the clean run's slope"
     if how == "takes":
         return f"`{callee}` is given {named} as the clean run computed them"
-    return f"the {named} that `{callee}` returns are the clean run's"
+    return f"the {named} that `{callee}` returns {'are' if len(names) > 1 else 'is'} the clean run's"
 
 
 def graph_note(subject) -> str | None:
     """On a family whose blocks hold a mixer that is no softmax attention: the graph is served, with what is frozen
     in the mixer, or refused, with the tool's sentence."""
     from nnterp.tools._common import ToolError
-    from nnterp.tools.frozen import block_mixers, freeze, mixer_modules
+    from nnterp.tools.frozen import block_mixers, freeze, has_mlp, mixer_modules
     from nnterp.tools.graph import attribution_graph
     from nnterp.tools.graph_sweep import transcoders
 
@@ -63,13 +63,13 @@ def graph_note(subject) -> str | None:
         return None
     classes = ", ".join(dict.fromkeys(f"`{type(mixer).__name__}`" for mixer in mixers))
     attention = any(mixer is None for i in range(tiny.num_layers) for _, mixer in block_mixers(tiny, i))
-    classes += " (beside a softmax attention, whose pattern is frozen)" if attention else ""
+    classes += " (with a softmax attention elsewhere, whose pattern is frozen)" if attention else ""
     try:
         attribution_graph(tiny, transcoders(tiny), PROMPT, progress=False, batch_size=128)
     except ToolError as error:
         refusal = str(error)
-        prose = (f"On {subject.named}, {classes} mixes the positions rather than a softmax attention, and "
-                 f"`attribution_graph` refuses the model in one sentence: \"{refusal}\".")
+        prose = (f"On {subject.named}, {classes} mixes the positions, and `attribution_graph` refuses the model in one "
+                 f"sentence: \"{refusal}\".")
         code = [*_BUILD, "refusal = None", "try:", "    attribution_graph(model, saes, prompt, progress=False)",
                 "except Exception as error:", "    refusal = str(error)", f"assert refusal == {refusal!r}"]
         return _note("No attribution graph is built", prose, code)
@@ -81,11 +81,17 @@ def graph_note(subject) -> str | None:
     if gates:
         how.append(f"its calls of {', '.join(f'`{name}`' for name in gates)} return the clean run's outputs, call by "
                    "call")
+    if any(has_mlp(tiny, i) for i in range(tiny.num_layers)):
+        checked = ("each target's input is the sum of its edges and constant, which a plain forward, hooked on each "
+                   "MLP's input and on `lm_head`, confirms within rounding")
+    else:
+        checked = ("no block has an MLP, so no transcoder (None for each block) and no latent: the edges run from the "
+                   "embeddings to the logits through the frozen mixers, and each logit is the sum of its edges and "
+                   "constant, which a plain forward, hooked on `lm_head`, confirms within rounding")
     prose = (f"On {subject.named}, {classes} mixes the positions and has no pattern to freeze, so `attribution_graph` "
              f"freezes the mixer's data-dependent coefficients at the clean run's instead: {'; '.join(how)}. The mixer "
-             "is then linear in its input, as an attention is with its pattern fixed, and still carries it: each "
-             "target's input is the sum of its edges and constant, which a plain forward, hooked on each MLP's input "
-             "and on `lm_head`, confirms within rounding.")
+             "is then linear in its input, as an attention is with its pattern fixed, and still carries it: "
+             f"{checked}.")
     code = [*_BUILD, "graph = attribution_graph(model, saes, prompt, progress=False)",
             "from nnterp.tools.graph import completeness_tolerance",
             "from nnterp.tools.graph_sweep import independent_completeness",
