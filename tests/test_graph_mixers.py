@@ -84,3 +84,16 @@ def test_the_frozen_mixer_is_linear_in_its_input_and_carries_it(family):
         assert float((out[0] - ran.double().reshape(-1)).abs().max()) <= allowed * magnitude
         assert float((out[2] - 2 * out[1] + out[0]).abs().max()) <= allowed * magnitude
         assert float((out[1] - out[0]).abs().max()) > 10 * allowed * magnitude   # well above rounding
+
+
+def test_a_mixer_family_whose_mlp_no_site_serves_is_refused_with_the_blocks_reason():
+    """Zamba 2's mixers are frozen, but its shared transformer's MLP is no block's mlp_output: its GELU is computed,
+    not replaced, and the refusal says why in one sentence."""
+    from nnterp.tools._common import ToolError
+
+    model = tiny.load("zamba2", attn_implementation="eager")
+    with pytest.raises(ToolError, match=r"shared_transformer[.]feed_forward[.]act_fn \(GELUActivation\) is the first "
+                                        r"module whose output is not, in a block with no mlp_output for a transcoder "
+                                        r"to replace \(a Zamba hybrid block") as caught:
+        attribution_graph(model, transcoders(model), PROMPT, progress=False)
+    assert str(caught.value).count(". ") == 0

@@ -30,11 +30,20 @@ a router's top-k choice) are replaced, call by call, by their clean outputs, thr
 entered for the module's forward; so are those of a gated norm (AX-K2's RMSNorm times a sigmoid of a low-rank MLP),
 and a dynamic convolution's taps (``tap_projections``: Inkling 2's keys and values).
 
+A token mixer that is no softmax attention (``mixer_modules``: a Mamba or Mamba-2 scan, a delta rule, a gated short
+convolution, a lightning attention, RWKV's time mix, an RG-LRU, xLSTM's matrix memory) has no pattern: its
+data-dependent coefficients are fixed instead (``kernel_calls``, through nnsight's ``.source``): the coefficient
+arguments of the kernels it calls (``KERNELS``: a scan's dt, B, C and gate; a delta rule's queries, keys, decays and
+write strengths) and the coefficients its forward unpacks by name (``COEFFICIENT_NAMES``) take the clean run's, a
+SiLU on what it mixes becomes its input times the clean slope, and its own gates, SiLU or GELU gates and norms'
+scales replay as an attention's do (``MIXER_GATES``). The mixer is then linear in its input, and still carries it.
+A block with no MLP (Mamba's) adds no input to the map.
+
 What no freezing fixes is refused in one sentence: positions the sites leave out (CPM-Ant's learned prompt), a
 block run more than once a forward (looped depth: its later calls' MLPs are computed, not replaced); and
 ``first_nonlinear`` finds, by a second difference along a line of inputs, the first module whose output is still
-not affine in the map's inputs (a state-space mixer, an activation outside the MLPs, a convolution whose taps come
-from its input), which ``attribution_graph`` names when it refuses.
+not affine in the map's inputs (an activation outside the MLPs, a convolution whose taps come from its input, an MLP
+no site serves, as Zamba's shared one), which ``attribution_graph`` names when it refuses.
 """
 
 from __future__ import annotations
