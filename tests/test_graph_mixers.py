@@ -97,3 +97,13 @@ def test_a_mixer_family_whose_mlp_no_site_serves_is_refused_with_the_blocks_reas
                                         r"to replace \(a Zamba hybrid block") as caught:
         attribution_graph(model, transcoders(model), PROMPT, progress=False)
     assert str(caught.value).count(". ") == 0
+
+
+def test_an_attention_whose_pattern_this_load_does_not_serve_is_no_mixer():
+    """Under sdpa a hybrid's attention blocks serve no pattern: the refusal asks for eager, and the attention is not
+    taken for a mixer to freeze."""
+    from nnterp.tools._common import ToolError
+
+    model = tiny.load("jamba", attn_implementation="sdpa")
+    with pytest.raises(ToolError, match=r"needs attention_probabilities, .* at block 1: needs attn_implementation"):
+        attribution_graph(model, transcoders(model), PROMPT, progress=False)

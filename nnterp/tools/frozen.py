@@ -63,6 +63,7 @@ from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.declare import labels
 from nnterp.declare.companions import norm_eps
 from nnterp.declare.engine import module_of
+from nnterp.declare.mixers import is_softmax_attention
 from nnterp.declare.errors import UnavailableValue
 from nnterp.tools._common import _IN_A_BLOCK, ToolError, encode, token_id, trace
 from nnterp.tools.attribution import _eps, _probe
@@ -155,11 +156,14 @@ class KernelCall:
 
 def mixer_of(model, i: int):
     """Block ``i``'s token mixer where it is no softmax attention (a state-space scan, a linear attention): the
-    module in the attention's slot; None on an attention block, or where the block has no mixer module."""
+    module in the attention's slot; None on an attention block (one whose pattern this load does not serve too: an
+    sdpa attention), or where the block has no mixer module."""
     if model.serves("attention_probabilities", i) is None:
         return None
     mixer = _slot(model.layers[i])
-    return None if mixer is None or mixer is module_of(model.layers[i]) else mixer
+    if mixer is None or mixer is module_of(model.layers[i]) or is_softmax_attention(mixer):
+        return None
+    return mixer
 
 
 def _slot(layer):
