@@ -312,27 +312,30 @@ class _PerBlock:
     def __init__(self, spliced: list, width: int = 0) -> None:
         self.spliced, self.width = spliced, width
         self.reads = [None if one is None else one.reads for one in spliced]
+        # where a block with no transcoder keeps its empty vectors: with the others
+        self.device = next((_encoder(one).device for one in spliced if one is not None), torch.device("cpu"))
 
     def encode(self, layer: int, x) -> torch.Tensor:
         one = self.spliced[layer]
         if one is None:
-            return torch.zeros(*x.shape[:-1], 0)
+            return x.new_zeros(*x.shape[:-1], 0, dtype=torch.float32)
         return one.encode(x.to(_encoder(one).dtype)).float()
 
     def encoder(self, layer: int) -> torch.Tensor:
         one = self.spliced[layer]
-        return torch.zeros(self.width, 0) if one is None else _encoder(one).detach().float()
+        return torch.zeros(self.width, 0, device=self.device) if one is None else _encoder(one).detach().float()
 
     def writes(self, source: int) -> list:
         """(block, decoder vectors [latents, d_model]) for each block block ``source``'s latents write to."""
         one = self.spliced[source]
-        return [(source, torch.zeros(0, self.width) if one is None else _decoder(one).detach().float())]
+        return [(source, torch.zeros(0, self.width, device=self.device) if one is None
+                 else _decoder(one).detach().float())]
 
     def bias(self, layer: int, x, like) -> torch.Tensor:
         """The decoder's bias alone: the reconstruction of zero latents, less the skip."""
         one = self.spliced[layer]
         if one is None:
-            return torch.zeros(like.shape)
+            return like.new_zeros(like.shape, dtype=torch.float32)
         zero = torch.zeros(*x.shape[:-1], _encoder(one).shape[1], dtype=_encoder(one).dtype)
         skip = self.skip(layer, x)
         out = one.reconstruct(zero, x.to(zero.dtype), like.float()).float()
