@@ -6,9 +6,13 @@ from __future__ import annotations
 from nnterp.encyclopedia.notes.derived.reading import _note
 from nnterp.encyclopedia.snippets import PROMPT
 
+#: random transcoders sparse enough that a page's graph is a few dozen latents (seconds, not minutes, on a Mamba-2
+#: scan's padded chunks), each block with an MLP reading what its MLP reads
+THRESHOLD, BATCH = 2.0, 16
 _BUILD = ["from nnterp.tools import attribution_graph",
           "from nnterp.tools.graph_sweep import transcoders",
-          "saes = transcoders(model)   # one random transcoder a block with an MLP, reading what the MLP reads"]
+          f"saes = transcoders(model, threshold={THRESHOLD})   # random, one a block with an MLP, reading what it reads"]
+_GRAPH = f"attribution_graph(model, saes, prompt, progress=False, batch_size={BATCH})"
 
 
 def fixed_calls(frozen) -> list:
@@ -65,12 +69,12 @@ def graph_note(subject) -> str | None:
     attention = any(mixer is None for i in range(tiny.num_layers) for _, mixer in block_mixers(tiny, i))
     classes += " (with a softmax attention elsewhere, whose pattern is frozen)" if attention else ""
     try:
-        attribution_graph(tiny, transcoders(tiny), PROMPT, progress=False, batch_size=128)
+        attribution_graph(tiny, transcoders(tiny, threshold=THRESHOLD), PROMPT, progress=False, batch_size=BATCH)
     except ToolError as error:
         refusal = str(error)
         prose = (f"On {subject.named}, {classes} mixes the positions, and `attribution_graph` refuses the model in one "
                  f"sentence: \"{refusal}\".")
-        code = [*_BUILD, "refusal = None", "try:", "    attribution_graph(model, saes, prompt, progress=False)",
+        code = [*_BUILD, "refusal = None", "try:", f"    {_GRAPH}",
                 "except Exception as error:", "    refusal = str(error)", f"assert refusal == {refusal!r}"]
         return _note("No attribution graph is built", prose, code)
     except Exception:  # noqa: BLE001 (a failure is the sweep's to report, not a note's to state)
@@ -92,7 +96,7 @@ def graph_note(subject) -> str | None:
              f"freezes the mixer's data-dependent coefficients at the clean run's instead: {'; '.join(how)}. The mixer "
              "is then linear in its input, as an attention is with its pattern fixed, and still carries it: "
              f"{checked}.")
-    code = [*_BUILD, "graph = attribution_graph(model, saes, prompt, progress=False)",
+    code = [*_BUILD, f"graph = {_GRAPH}",
             "from nnterp.tools.graph import completeness_tolerance",
             "from nnterp.tools.graph_sweep import independent_completeness",
             "allowed = completeness_tolerance(model, len(graph.adjacency), graph.adjacency.dtype)",
