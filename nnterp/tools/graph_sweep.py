@@ -3,8 +3,8 @@
     python -m nnterp.tools.graph_sweep [--family F ...] [--json out.json]
 
 Each family's tiny model (eager attention) gets one random transcoder a block that reads what the MLP reads
-(``mlp.hook_in``, the MLP's input) and writes what it adds (``hook_mlp_out``), sparse enough that a few latents fire
-at each position; ``attribution_graph`` then builds the graph of one prompt. A family is ``complete`` (the graph is
+(``mlp.hook_in``, the MLP's input; the block's input where no site serves that) and writes what it adds
+(``hook_mlp_out``), sparse enough that a few latents fire at each position, and None at a block with no MLP; ``attribution_graph`` then builds the graph of one prompt. A family is ``complete`` (the graph is
 built, which means its completeness held), ``incomplete`` (the tool refused the graph it built: its edges do not
 add up, ``IncompleteGraph``, with the figure), ``refused`` (one sentence, the tool's ``ToolError``: the frozen
 trace cannot take the family), or ``failed`` (any other exception: a bug). Prints one line a family, then the counts.
