@@ -4,7 +4,8 @@ import pytest
 import torch
 
 from nnterp import tiny
-from nnterp.tools.frozen import EMBED, MLP, attribute, freeze, frozen_logits
+from nnterp.tools.frozen import EMBED, MLP, freeze, frozen_logits
+from nnterp.tools.frozen_probes import attribute
 from nnterp.tools.splice import LocalSAE, splice
 
 PROMPT = "The Eiffel Tower is in the city of"
@@ -148,7 +149,7 @@ def test_a_saelens_sae_splices_as_it_is(llama):
 
 def test_a_gate_called_in_each_of_two_calls_of_a_module_replays_each_calls_clean_output():
     """A module run twice in one forward (a looped block): its second call's gates replay the second call's."""
-    from nnterp.tools.frozen import _gated
+    from nnterp.tools.frozen_gates import _gated
 
     class Gate(torch.nn.Module):
         def forward(self, x):

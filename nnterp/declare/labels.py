@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from nnterp.declare.engine import engine
 
-__all__ = ["call_label", "compiled_forward", "compiled_function", "module_calls"]
+__all__ = ["branch_taken", "call_label", "compiled_forward", "compiled_function", "module_calls"]
 
 
 def compiled_forward(module):
@@ -42,25 +42,28 @@ def _label(source: str, names: tuple[str, ...], callee: str, occurrence: int) ->
     return found[occurrence] if occurrence < len(found) else None
 
 
+def branch_taken(test, module) -> bool | None:
+    """Whether an ``if`` test (an AST node) that reads only the module's attributes holds; None where it reads
+    anything else (the branch depends on the call)."""
+    names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    if names - {"self", "None", "True", "False"}:
+        return None
+    try:
+        return bool(eval(compile(ast.Expression(test), "<condition>", "eval"), {"self": module}))
+    except Exception:  # noqa: BLE001 (a test that does not evaluate leaves both branches open)
+        return None
+
+
 def module_calls(module) -> tuple[str, ...]:
     """The names of the submodules a module's forward calls (``self.<name>(...)``), each once, in the order the
     forward evaluates the calls (a call's arguments before the call); of an ``if`` whose test reads only the
     module's attributes (``self.do_layer_norm_before``), the branch the module takes, else both in turn."""
     found: list[str] = []
 
-    def taken(test):
-        names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
-        if names - {"self", "None", "True", "False"}:
-            return None
-        try:
-            return bool(eval(compile(ast.Expression(test), "<condition>", "eval"), {"self": module}))
-        except Exception:
-            return None
-
     def visit(node) -> None:
         if isinstance(node, ast.If):
             visit(node.test)
-            holds = taken(node.test)
+            holds = branch_taken(node.test, module)
             for statement in (node.body if holds is not False else []) + (node.orelse if holds is not True else []):
                 visit(statement)
             return

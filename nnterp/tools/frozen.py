@@ -39,12 +39,21 @@ A block run more than once a forward (looped depth) is fixed by the sites at its
 outputs are held at the clean run's and their served norms frozen by hooks, call by call (``_later_calls``), and so
 are, at every call, MLPs of a block's MLP class outside the blocks (HRM's low-level stack).
 
+A token mixer that is no softmax attention (``mixer_modules``: a Mamba or Mamba-2 scan, a delta rule, a gated short
+convolution, a lightning attention, RWKV's time mix, an RG-LRU, xLSTM's matrix memory) has no pattern: its
+data-dependent coefficients are fixed instead (``kernel_calls``, through nnsight's ``.source``): the coefficient
+arguments of the kernels it calls (``KERNELS``: a scan's dt, B, C and gate; a delta rule's queries, keys, decays and
+write strengths) and the coefficients its forward unpacks by name (``COEFFICIENT_NAMES``) take the clean run's, a
+SiLU on what it mixes becomes its input times the clean slope, and its own gates, SiLU or GELU gates and norms'
+scales replay as an attention's do (``MIXER_GATES``). The mixer is then linear in its input, and still carries it.
+A block with no MLP (Mamba's) adds no input to the map.
+
 What no freezing fixes is refused in one sentence: positions the sites leave out (CPM-Ant's learned prompt, which
 attends to the call's tokens through MLPs no transcoder replaces), a module the model runs with gradients off
 (``gradients_off``: a ``torch.no_grad`` inside its forward, which an attribution graph's gradients miss); and
 ``first_nonlinear`` finds, by a second difference along a line of inputs, the first module whose output is still
-not affine in the map's inputs (a state-space mixer, an activation outside the MLPs, a convolution whose taps come
-from its input), which ``attribution_graph`` names when it refuses.
+not affine in the map's inputs (an activation outside the MLPs, a convolution whose taps come from its input, an MLP
+no site serves, as Zamba's shared one), which ``attribution_graph`` names when it refuses.
 """
 
 from __future__ import annotations
@@ -54,16 +63,43 @@ from dataclasses import dataclass, field
 from functools import partial
 
 import torch
-from torch.overrides import TorchFunctionMode
 
-from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
-from nnterp.declare.companions import norm_eps
+from nnterp.contract.numerics import UNIT_ROUNDOFF
 from nnterp.declare.engine import module_of
 from nnterp.declare.errors import UnavailableValue
-from nnterp.tools._common import _IN_A_BLOCK, ToolError, encode, token_id, trace
+from nnterp.tools._common import _IN_A_BLOCK, ToolError, encode, trace
 from nnterp.tools.attribution import _eps, _probe
+from nnterp.tools.frozen_gates import (
+    GATED_NORM,
+    MIXER_GATES,
+    FrozenScale,
+    FrozenSlope,
+    _gated,
+    _hooked,
+    _is_gate,
+    _is_norm,
+    _site_module,
+    gated_norm,
+    hooked_norms,
+)
+from nnterp.tools.frozen_mixers import (
+    _block_mlp,
+    _broadcast,
+    _freeze_kernels,
+    _mlp_modules,
+    _slot,
+    block_mixers,
+    envoy_at,
+    fixed_kernels,
+    kernel_calls,
+    mixer_modules,
+    mixer_of,
+    scans,
+)
 
 EMBED = "embed"
+
+
 MLP = "mlp"
 
 
@@ -86,6 +122,9 @@ class Frozen:
     gates: dict = field(default_factory=dict)
     #: each dynamic convolution's tap projection (``tap_projections``), its outputs call by call in the clean run
     taps: dict = field(default_factory=dict)
+    #: per block, its token mixing in the order the block runs it (``block_mixers``): (child name, its kernel calls
+    #: frozen, ``FrozenKernel``) for a mixer, ("self_attn", None) where the attention's pattern is set
+    kernels: list = field(default_factory=list)
 
     @property
     def seq_len(self) -> int:
@@ -102,154 +141,11 @@ def _require(model) -> None:
         raise ToolError(f"a frozen trace sets the stream entering block 0, which this model does not serve: {why}")
     for i in range(model.num_layers):
         why = model.serves("attention_probabilities", i)
-        if why is not None:
+        if why is None or _slot(model.layers[i]) is None:  # served, or no token mixer in the block at all
+            continue
+        if mixer_of(model, i) is None:
             raise ToolError(f"a frozen trace needs attention_probabilities, which this model does not serve at block "
                             f"{i}: {why}")
-
-
-@dataclass
-class FrozenScale:
-    """One call of a norm, frozen: its output is ``gain · (x centred or not) · scale + bias`` for any input ``x``."""
-
-    scale: torch.Tensor
-    gain: torch.Tensor
-    bias: torch.Tensor
-    centres: bool
-
-    def __call__(self, x: torch.Tensor) -> torch.Tensor:
-        return frozen_norm(x, self.scale, self.gain, self.bias, self.centres)
-
-
-@dataclass
-class FrozenSlope:
-    """One call of an activation, frozen at its clean slope: its output is ``x · slope`` for any input ``x``
-    (``slope`` the clean output over the clean input, elementwise; zero where the clean input was)."""
-
-    slope: torch.Tensor
-
-    def __call__(self, x: torch.Tensor) -> torch.Tensor:
-        return (x.float() * _broadcast(self.slope, x)).to(x.dtype)
-
-
-def frozen_norm(x, scale, gain, bias, centres: bool) -> torch.Tensor:
-    """A norm's output at a fixed ``scale`` (one per row of the last axis, the rows of ``x`` a multiple of its):
-    ``gain · (x centred or not) · scale + bias``, in ``x``'s dtype; affine in ``x``."""
-    centred = x.float() - x.float().mean(-1, keepdim=True) if centres else x.float()
-    if scale.shape[0] != x.shape[0]:  # more rows than the clean run's one: a batch of rows, or rows flattened first
-        scale = scale.repeat(x.shape[0] // scale.shape[0], *([1] * (scale.dim() - 1)))
-    return (gain * centred * scale[..., None] + bias).to(x.dtype)
-
-
-def _is_norm(module) -> bool:
-    return "norm" in type(module).__name__.lower() and norm_eps(module) is not None
-
-
-def _site_module(host, name: str, where: str = "where"):
-    """The module a site of ``host`` (a block, or the model) reads at, or None where it reads at none;
-    ``where="earlier"``: the module of the first term of a sum the site is served as (``PlusEarlier``)."""
-    try:
-        envoy = getattr(host._nnterp_site(name), where).target(host)
-    except Exception:  # noqa: BLE001 (a site served nowhere, not at a module, or no sum)
-        return None
-    return getattr(envoy, "_module", envoy)
-
-
-def hooked_norms(model) -> list:
-    """Every norm module of the model whose scale no site of the trace fixes, outside the MLPs (whose outputs are
-    the map's inputs): latent attention's norms of its compressed queries and keys-values, a sub-norm or group norm
-    on the heads' output, a post-norm on the attention's output or on the residual path, an MLP norm or a final norm
-    the model does not serve a scale of. The served scales (the attention's and the MLP's norms, the final norm) are
-    fixed at their sites and left out, and so is a norm whose output is the mlp_output the map writes, or its first
-    term where the block sums it from two (Gemma 4's MLP and per-layer input: the write carries back the sum less the
-    first term as it ran)."""
-    served = set()
-    for i, layer in enumerate(model.layers):
-        for name in ("attention_norm_scale", "mlp_norm_scale"):
-            if model.serves(name, i) is None:
-                served.add(_site_module(layer, name))
-        # the map's input: written there (and, where it is a sum, less its first term), so left as it runs
-        served.update(_site_module(layer, "mlp_output", where) for where in ("where", "earlier"))
-    mlps = _mlp_modules(model)
-    if model.serves("final_norm_scale") is None:
-        served.add(_site_module(model, "final_norm_scale"))
-    return [module for module in module_of(model).modules() if module not in served and module not in mlps
-            and _is_norm(module)]
-
-
-@contextmanager
-def _hooked(modules, hook, pre=None):
-    handles = [module.register_forward_hook(partial(hook, module)) for module in modules]
-    handles += [module.register_forward_pre_hook(partial(pre, module)) for module in modules] if pre else []
-    try:
-        yield
-    finally:
-        for handle in handles:
-            handle.remove()
-
-
-#: the functions whose outputs gate an attention's heads rather than carry them: its softmax maps (a second kernel
-#: call's too), sigmoid and softplus gates on the heads' output, an attention sink's scale, a router's top-k choice
-GATES = frozenset({torch.softmax, torch.Tensor.softmax, torch.nn.functional.softmax, torch.sigmoid,
-                   torch.Tensor.sigmoid, torch.nn.functional.sigmoid, torch.nn.functional.softplus, torch.topk,
-                   torch.Tensor.topk})
-
-
-#: in a module that is a gate (its class named so: Inkling 2 Loop's message gate), a tanh is a gate too
-GATE_MODULE_GATES = GATES | {torch.tanh, torch.Tensor.tanh}
-
-
-def _is_gate(module) -> bool:
-    return type(module).__name__.lower().endswith("gate")
-
-
-class _Gates(TorchFunctionMode):
-    """Inside one attention's forward: each gate's output appended to ``calls`` (the clean run) or replaced by the
-    clean run's, call by call from ``start`` (a constant, broadcast to the pass's rows); ``index`` is where the next
-    call of the module goes on (a module called more than once a forward, as a looped block, goes on from there)."""
-
-    def __init__(self, calls: list, replay: bool, start: int = 0, gates: frozenset = GATES) -> None:
-        super().__init__()
-        self.calls, self.replay, self.index, self.gates = calls, replay, start, gates
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        if func not in self.gates:
-            return out
-        if not self.replay:
-            self.calls.append(tuple(t.detach().clone() for t in out) if isinstance(out, tuple) else out.detach().clone())
-            return out
-        clean = self.calls[self.index]
-        self.index += 1
-        if isinstance(out, tuple):
-            return type(out)(tuple(_broadcast(c, o) for c, o in zip(clean, out)))
-        return _broadcast(clean, out)
-
-
-def _broadcast(clean: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
-    """The clean run's one row as ``like``'s rows (batch first, or batch and positions flattened first)."""
-    if clean.shape == like.shape:
-        return clean
-    if clean.shape[0] == 1:
-        return clean.expand_as(like)
-    return clean.repeat(like.shape[0] // clean.shape[0], *([1] * (clean.dim() - 1)))
-
-
-def _gated(attentions, calls: dict, replay: bool):
-    """Each attention's forward run under ``_Gates``: recording into ``calls[module]``, or replaying it, call by call
-    over the whole forward."""
-    modes, done = {}, {}
-
-    def enter(module, _, args):
-        modes[module] = _Gates(calls[module] if replay else calls.setdefault(module, []), replay, done.get(module, 0),
-                               GATE_MODULE_GATES if _is_gate(module) else GATES)
-        modes[module].__enter__()
-
-    def leave(module, _, args, output):
-        mode = modes.pop(module)
-        mode.__exit__(None, None, None)
-        done[module] = mode.index
-
-    return _hooked(attentions, leave, enter)
 
 
 @contextmanager
@@ -267,7 +163,7 @@ def recording_inside(model, norms: dict, gates: dict, taps: dict | None = None):
         taps.setdefault(module, []).append(output.detach().clone())
 
     with _hooked(inside, record), _hooked(tap_projections(model) + gating_activations(model), record_taps), \
-            _gated(attentions(model), gates, replay=False):
+            _gated(attentions(model), gates, replay=False, functions=gate_functions(model)):
         yield
 
 
@@ -339,31 +235,36 @@ def attentions(model) -> list:
     """The modules whose gates are frozen: the attention modules (the blocks' own, and any other module whose class
     names it an attention: a cross-attention outside the blocks, as the Byte Latent Transformer's decoder runs
     before each block, or is of a block's attention's class: a block's second attention), and every gated norm (a
-    norm module made of modules, as AX-K2's RMSNorm times a sigmoid gate of a low-rank MLP of its output) and every
-    module whose class names it a gate (Inkling 2 Loop's message gate: its tanh gates too), outside the MLPs."""
+    norm module made of modules, as AX-K2's RMSNorm times a sigmoid gate of a low-rank MLP of its output; a norm given
+    a gate, ``gated_norm``, inside a mixer too) and every module whose class names it a gate (Inkling 2 Loop's message
+    gate: its tanh gates too), outside the MLPs."""
     blocks = {module_of(layer) for layer in model.layers}
     found = [module for layer in model.layers
-             for module in [getattr(layer.self_attn, "_module", None)] if module is not None and module not in blocks]
+             for module in [_slot(layer)] if module is not None and module not in blocks]
     inside = {inner for module in found for inner in module.modules()} | _mlp_modules(model)
     served = {type(module) for module in found}  # a second attention of the same class (LongCat-Flash's sublayers)
     for module in module_of(model).modules():
         name = type(module).__name__.lower()
-        gated_norm = "norm" in name and any(True for _ in module.children()) and not _is_norm(module)
-        gates = "attention" in name or gated_norm or type(module) in served or _is_gate(module)
+        composite_norm = "norm" in name and any(True for _ in module.children()) and not _is_norm(module)
+        gates = "attention" in name or composite_norm or type(module) in served or _is_gate(module)
         if gates and module not in inside and not blocks & set(module.modules()):
             found.append(module)
             inside.update(module.modules())
-    return found
+    # a mixer beside the attention (Falcon-H1's), and a norm with a gate input, inside a mixer too: its own gate and
+    # scale fixed (the mixer's gates around it)
+    mlps = _mlp_modules(model)
+    beside = [child for block in blocks for child in block.children()
+              if child not in found and child not in mlps and scans(child)]
+    return found + beside + [module for module in module_of(model).modules()
+                             if gated_norm(module) and module not in found and module not in mlps]
 
 
-def _mlp_modules(model) -> set:
-    """Every module inside a block's MLP (whose output the frozen map replaces)."""
-    inside = set()
-    for layer in model.layers:
-        mlp = getattr(layer.mlp, "_module", None)
-        if mlp is not None and mlp is not module_of(layer):
-            inside.update(mlp.modules())
-    return inside
+def gate_functions(model) -> dict:
+    """The functions whose outputs ``_Gates`` fixes in each module that is no plain attention: a mixer's
+    (``MIXER_GATES``), a gated norm's (``GATED_NORM``)."""
+    functions = {mixer: MIXER_GATES for mixer in mixer_modules(model)}
+    functions.update({module: GATED_NORM for module in attentions(model) if gated_norm(module)})
+    return functions
 
 
 def _freeze_inner(model, recorded: dict) -> dict:
@@ -416,85 +317,6 @@ def _refuse_what_no_freezing_fixes(model, counts: dict) -> None:
                         "the forward stays non-linear in the stream")
 
 
-def first_nonlinear(model, frozen: "Frozen"):
-    """Where the frozen map is not affine in its inputs: the frozen map run on three collinear sets of inputs (the
-    clean ones, then a random step, then two), each module's output kept, in the order the calls finish; a module
-    is affine where its second difference is within rounding of its output. Returns None where every block's output
-    and the logits are affine, else (path, class name) of the first module that bends what it is given (its output
-    not affine, its input affine), inside the first block whose output is not (or past the blocks, where the logits
-    alone are not); the blocks' MLPs are left out, their outputs being the map's inputs."""
-    generator = torch.Generator().manual_seed(0)
-    steps = {key: torch.randn(value.shape, generator=generator).to(value.dtype) * value.float().std().to(value.dtype)
-             for key, value in frozen.inputs.items()}
-    rows = {key: torch.cat([value, value + steps[key], value + 2 * steps[key]]) for key, value in frozen.inputs.items()}
-    allowed = 2 * roundings(model) * UNIT_ROUNDOFF[frozen.inputs[EMBED].dtype]
-    names = {module: path for path, module in module_of(model).named_modules()}
-    mlps = _mlp_modules(model)
-    seen = []
-
-    def bent(value):
-        """Whether ``value`` (three rows, batch first) is not affine in the step; None where it is no such tensor."""
-        value = value[0] if isinstance(value, tuple) and value else value
-        if not (isinstance(value, torch.Tensor) and value.is_floating_point() and value.dim() and value.shape[0] == 3
-                and value.numel()):
-            return None
-        value = value.detach().double().reshape(3, -1)
-        return float((value[2] - 2 * value[1] + value[0]).abs().max() / value.abs().max().clamp(min=1e-30)) > allowed
-
-    def keep(module, _, args, output):
-        seen.append((module, bent(output), bent(args[0]) if args else None))
-
-    with torch.no_grad():
-        with fixed_inside(frozen), _hooked([m for m in names if m not in mlps], keep):  # after the fixes' hooks
-            logits = _frozen_pass(model, frozen, rows, "lm_head_output")
-    blocks = [module_of(layer) for layer in model.layers]
-    bent_blocks = [module for module, out, _ in seen if out and module in blocks]
-    if not bent_blocks and not bent(logits):
-        return None
-    within = set(bent_blocks[0].modules()) if bent_blocks else \
-        {module for module in names if not any(module in set(block.modules()) for block in blocks)}
-    # the first that bends what it is given: its output is not affine, its input is (or is no tensor); where none
-    # in the first bent block does, the first anywhere (a module outside the blocks that runs before it)
-    for candidates in (within, set(names)):
-        for module, out, given in seen:
-            if out and not given and module in candidates:
-                return names[module], type(module).__name__
-    return None
-
-
-def gradients_off(model, frozen: Frozen):
-    """Where the frozen map's gradients miss a path its values take (a ``torch.no_grad`` inside the model's own
-    forward, as HRM's first low-level cycles): the map being affine, its gradient along a random step must be the
-    step's change of the logits (one random projection of them); where it is not, the first module the pass ran with
-    gradients off (or None where the pass ran none), else None. A module run with gradients off whose output the
-    frozen trace replaces (an indexer's scores, which only choose the keys) misses nothing and passes."""
-    names = {module: path for path, module in module_of(model).named_modules()}
-    found = []
-
-    def check(module, _, args):
-        if not torch.is_grad_enabled() and module not in found:
-            found.append(module)
-
-    generator = torch.Generator().manual_seed(1)
-    steps = {key: (torch.randn(value.shape, generator=generator) * value.float().std()).to(value.dtype)
-             for key, value in frozen.inputs.items()}
-    inputs = {key: value.clone().requires_grad_(True) for key, value in frozen.inputs.items()}
-    with torch.enable_grad(), fixed_inside(frozen), _hooked(list(names), lambda *_: None, check):
-        logits = _frozen_pass(model, frozen, inputs, "lm_head_output")
-        projection = torch.randn(logits.shape, generator=generator).to(logits.dtype)
-        grads = torch.autograd.grad((logits * projection).sum(), list(inputs.values()), allow_unused=True)
-    with torch.no_grad(), fixed_inside(frozen):
-        stepped = _frozen_pass(model, frozen, {key: value + steps[key] for key, value in frozen.inputs.items()},
-                               "lm_head_output")
-    along = sum(float((g.double() * steps[key].double()).sum()) for key, g in zip(inputs, grads) if g is not None)
-    change = (stepped.double() - logits.detach().double()) * projection.double()
-    magnitude = float(((stepped.double().abs() + logits.detach().double().abs()) * projection.double().abs()).sum())
-    allowed = 2 * roundings(model) * UNIT_ROUNDOFF[frozen.inputs[EMBED].dtype]
-    if abs(along - float(change.sum())) <= allowed * max(magnitude, 1e-30):
-        return None
-    return names[found[0]] if found else None
-
-
 def circuit_tracer_tokens(model, prompt: str) -> torch.Tensor:
     """``prompt``'s ids as circuit-tracer's ``ensure_tokenized`` makes them: the tokenizer without its special
     tokens, then, unless the first id is already a special one, the first of the BOS, PAD and EOS ids (then any
@@ -524,6 +346,8 @@ def freeze(model, prompt) -> Frozen:
     mlp_norms = [model.serves("mlp_norm_scale", i) is None and not one_norm(model.layers[i])
                  for i in range(model.num_layers)]
     recorded, gates, counts, taps = {}, {}, {}, {}
+    mixing = [block_mixers(model, i) for i in range(model.num_layers)]
+    kernel_inputs = []
     try:
         with torch.no_grad(), _counting_calls([module_of(layer) for layer in model.layers], counts), \
                 recording_inside(model, recorded, gates, taps), trace(model, batch):
@@ -531,29 +355,42 @@ def freeze(model, prompt) -> Frozen:
             for i, layer in enumerate(model.layers):
                 scales.append(layer.attention_norm_scale.save() if model.serves("attention_norm_scale", i) is None
                               else None)
-                patterns.append(layer.self_attn.attention_probabilities.save())
+                patterns.append(None)
+                for name, mixer in mixing[i]:
+                    if mixer is None:
+                        patterns[i] = layer.self_attn.attention_probabilities.save()
+                    else:  # a mixer: its kernels' arguments, in the order it calls them
+                        source = envoy_at(layer, name).source
+                        kernel_inputs.append([(getattr(source, call.label).inputs.save(),
+                                               getattr(source, call.label).output.save())
+                                              for call in kernel_calls(mixer)])
                 mlp_scales.append(layer.mlp_norm_scale.save() if mlp_norms[i] else None)
-                mlps.append(layer.mlp.mlp_output.save())
+                mlps.append(layer.mlp.mlp_output.save() if has_mlp(model, i) else None)
             final = model.final_norm_scale.save() if final_served else torch.zeros(0)
             logits = model.logits.save()
     except UnavailableValue as error:  # a block this call skips (a cross-attention block on text): no pattern
         raise ToolError(f"a frozen trace reads every block's pattern, and {error}") from None
     _refuse_what_no_freezing_fixes(model, counts)
     inputs = {EMBED: first.detach().clone()}
-    inputs.update({(MLP, i): value.detach().clone() for i, value in enumerate(mlps)})
+    # a block with no MLP (a Mamba block) adds nothing the map takes: its input is zeros, written nowhere
+    inputs.update({(MLP, i): torch.zeros_like(inputs[EMBED]) if value is None else value.detach().clone()
+                   for i, value in enumerate(mlps)})
+    recorded_kernels = iter(kernel_inputs)
+    kernels = [[(name, None if mixer is None else _freeze_kernels(mixer, kernel_calls(mixer), next(recorded_kernels)))
+                for name, mixer in block] for block in mixing]
     inner = _freeze_inner(model, recorded)
     later_norms, later_mlps = _later_calls(model, batch, counts)
     inner.update(later_norms)
     taps.update(later_mlps)
-    return Frozen(batch, [_detached(s) for s in scales], [p.detach().clone() for p in patterns],
+    return Frozen(batch, [_detached(s) for s in scales], [_detached(p) for p in patterns],
                   _detached(final) if final_served else None, inputs, logits.detach().clone(),
-                  [s.detach().clone() if s is not None else None for s in mlp_scales], inner, gates, taps)
+                  [s.detach().clone() if s is not None else None for s in mlp_scales], inner, gates, taps, kernels)
 
 
 def _looped_mlp(layer):
     """The module whose output a looped block's later calls hold: its MLP, or the mlp_output site's module where the
     MLP is no module of its own."""
-    mlp = getattr(layer.mlp, "_module", None)
+    mlp = _block_mlp(layer)
     return mlp if mlp is not None and mlp is not module_of(layer) else _site_module(layer, "mlp_output")
 
 
@@ -570,7 +407,7 @@ def _later_calls(model, batch, counts: dict) -> tuple[dict, dict]:
     mlps = {_looped_mlp(layer) for layer in looped} - {None}
     # an MLP of a block's MLP class outside the blocks (HRM's low-level stack): held at every call; a class of the
     # model's own (an MLP that is a torch Linear, as OPT's flat one, is no class of MLPs)
-    classes = {type(mlp) for layer in model.layers for mlp in [getattr(layer.mlp, "_module", None)]
+    classes = {type(mlp) for layer in model.layers for mlp in [_block_mlp(layer)]
                if mlp is not None and mlp is not module_of(layer) and not type(mlp).__module__.startswith("torch.")}
     in_blocks = {inner for layer in model.layers for inner in module_of(layer).modules()}
     outside = {module for module in module_of(model).modules() if type(module) in classes} - in_blocks
@@ -602,6 +439,11 @@ def _detached(value):
     return None if value is None else value.detach().clone()
 
 
+def has_mlp(model, i: int) -> bool:
+    """Whether block ``i`` has an MLP whose output the map takes (a Mamba block has none)."""
+    return model.serves("mlp_output", i) is None
+
+
 def one_norm(layer) -> bool:
     """Whether the MLP reads the attention's norm (Phi's parallel block): its scale is frozen with the attention's."""
     attention = _site_module(layer, "attention_norm_scale")
@@ -617,7 +459,11 @@ def frozen_attention(model, frozen: Frozen, i: int, rows: int, between=None) -> 
         layer.attention_norm_scale = _rows(frozen.attention_scales[i], rows)
     if between is not None:
         between()
-    layer.self_attn.attention_probabilities = _rows(frozen.patterns[i], rows)
+    for name, calls in frozen.kernels[i]:  # in the order the block runs them
+        if calls is None:
+            layer.self_attn.attention_probabilities = _rows(frozen.patterns[i], rows)
+        else:
+            fixed_kernels(envoy_at(layer, name), calls, rows)
 
 
 def fixed_final_scale(model, frozen: Frozen, rows: int) -> None:
@@ -649,7 +495,8 @@ def _frozen_pass(model, frozen: Frozen, inputs: dict, readout: str) -> torch.Ten
             frozen_attention(model, frozen, i, rows)
             if frozen.mlp_scales and frozen.mlp_scales[i] is not None:
                 layer.mlp_norm_scale = _rows(frozen.mlp_scales[i], rows)
-            layer.mlp.mlp_output = inputs[(MLP, i)]
+            if has_mlp(model, i):
+                layer.mlp.mlp_output = inputs[(MLP, i)]
         fixed_final_scale(model, frozen, rows)
         logits = (model.lm_head_output if readout == "lm_head_output" else model.logits).save()
     return logits
@@ -670,7 +517,15 @@ def replacement_pass(model, frozen: Frozen, replacement, embed, leaves, readout:
         for i, layer in enumerate(model.layers):
             point = replacement.reads[i]
             peek = partial(_peek, inside, attention[1], layer.self_attn) if attention and attention[0] == i else None
-            if point.name == "mlp_norm_output" and one_norm(layer):  # the attention's norm: read before the attention
+            if point is None:  # a block with no MLP, so no transcoder: nothing read, nothing written
+                frozen_attention(model, frozen, i, rows, between=peek)
+                reads.append(torch.zeros_like(embed))
+                continue
+            if _IN_A_BLOCK.get(point.name, 0) <= _IN_A_BLOCK["layer_input"]:  # the block's input: before it all
+                x = point.read()
+                reads.append(x.save())
+                frozen_attention(model, frozen, i, rows, between=peek)
+            elif point.name == "mlp_norm_output" and one_norm(layer):  # the attention's norm: read before the attention
                 frozen_attention(model, frozen, i, rows,
                                  between=lambda: (reads.append(point.read().save()), peek and peek()))  # noqa: B023
                 x = reads[-1]
@@ -690,53 +545,3 @@ def replacement_pass(model, frozen: Frozen, replacement, embed, leaves, readout:
 
 def _peek(inside: list, read, attention) -> None:
     inside.extend(read(attention))
-
-
-@dataclass
-class FrozenAttribution:
-    """A logit split over the frozen map's inputs: ``terms[node]`` for node ``("embed", position)`` or
-    ``("mlp", block, position)``, plus ``constant`` (the map at zero input: the biases' share); they sum to
-    ``total``, the frozen map's logit at the clean inputs, which is the clean run's logit."""
-
-    token: int
-    position: int
-    terms: dict
-    constant: float
-    total: float
-    clean: float
-    nodes: list = field(default_factory=list)
-
-    def by_input(self) -> dict:
-        """The terms summed over positions: {"embed": ..., ("mlp", i): ...}."""
-        out: dict = {}
-        for node, value in self.terms.items():
-            key = EMBED if node[0] == EMBED else (MLP, node[1])
-            out[key] = out.get(key, 0.0) + value
-        return out
-
-    @property
-    def residual(self) -> float:
-        """total - (constant + the terms): zero up to rounding, the map being affine."""
-        return self.total - self.constant - sum(self.terms.values())
-
-
-def attribute(model, prompt, token, position: int = -1, frozen: Frozen | None = None) -> FrozenAttribution:
-    """Split the logit of ``token`` at ``position`` over every input of the frozen map, exactly: one row per
-    (input, position) alone, one at zero, one at the clean inputs, in one batched pass."""
-    frozen = frozen or freeze(model, prompt)
-    token = token_id(model, token)
-    seq = frozen.seq_len
-    nodes = [(EMBED, p) for p in range(seq)] + [(MLP, i, p) for i in range(model.num_layers) for p in range(seq)]
-    rows = len(nodes) + 2
-    inputs = frozen.zeros(rows)
-    for row, node in enumerate(nodes):
-        key = EMBED if node[0] == EMBED else (MLP, node[1])
-        at = node[-1]
-        inputs[key][row, at] = frozen.inputs[key][0, at]
-    for key, value in frozen.inputs.items():  # the last row: every input at its clean value
-        inputs[key][-1] = value[0]
-    logits = frozen_logits(model, frozen, inputs)[:, position, token].detach().double()
-    constant = float(logits[-2])
-    terms = {node: float(logits[row]) - constant for row, node in enumerate(nodes)}
-    return FrozenAttribution(token, position, terms, constant, float(logits[-1]),
-                             float(frozen.logits[0, position, token]), nodes)

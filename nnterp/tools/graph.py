@@ -41,7 +41,8 @@ import torch
 from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.declare.engine import module_of
 from nnterp.tools._common import ToolError, token_id, token_text, trace
-from nnterp.tools.frozen import circuit_tracer_tokens, first_nonlinear, freeze, gradients_off, replacement_pass
+from nnterp.tools.frozen import circuit_tracer_tokens, freeze, replacement_pass
+from nnterp.tools.frozen_probes import first_nonlinear, gradients_off, unreplaced_mlp
 from nnterp.tools.splice import CrossLayerSplice, Splice, splice
 
 
@@ -306,26 +307,36 @@ def prune(adjacency, logit_probabilities, n_tokens: int, n_features: int, node_t
 
 # --------------------------------------------------------------------------- the replacement model's passes
 class _PerBlock:
-    """One transcoder a block, each writing its own block's mlp_output (a list, or circuit-tracer's TranscoderSet)."""
+    """One transcoder a block, each writing its own block's mlp_output (a list, or circuit-tracer's TranscoderSet);
+    None at a block with no MLP (a Mamba block): no latents, nothing read or written there."""
 
-    def __init__(self, spliced: list) -> None:
-        self.spliced = spliced
-        self.reads = [one.reads for one in spliced]
+    def __init__(self, spliced: list, width: int = 0) -> None:
+        self.spliced, self.width = spliced, width
+        self.reads = [None if one is None else one.reads for one in spliced]
+        # where a block with no transcoder keeps its empty vectors: with the others
+        self.device = next((_encoder(one).device for one in spliced if one is not None), torch.device("cpu"))
 
     def encode(self, layer: int, x) -> torch.Tensor:
         one = self.spliced[layer]
+        if one is None:
+            return x.new_zeros(*x.shape[:-1], 0, dtype=torch.float32)
         return one.encode(x.to(_encoder(one).dtype)).float()
 
     def encoder(self, layer: int) -> torch.Tensor:
-        return _encoder(self.spliced[layer]).detach().float()
+        one = self.spliced[layer]
+        return torch.zeros(self.width, 0, device=self.device) if one is None else _encoder(one).detach().float()
 
     def writes(self, source: int) -> list:
         """(block, decoder vectors [latents, d_model]) for each block block ``source``'s latents write to."""
-        return [(source, _decoder(self.spliced[source]).detach().float())]
+        one = self.spliced[source]
+        return [(source, torch.zeros(0, self.width, device=self.device) if one is None
+                 else _decoder(one).detach().float())]
 
     def bias(self, layer: int, x, like) -> torch.Tensor:
         """The decoder's bias alone: the reconstruction of zero latents, less the skip."""
         one = self.spliced[layer]
+        if one is None:
+            return like.new_zeros(like.shape, dtype=torch.float32)
         zero = torch.zeros(*x.shape[:-1], _encoder(one).shape[1], dtype=_encoder(one).dtype)
         skip = self.skip(layer, x)
         out = one.reconstruct(zero, x.to(zero.dtype), like.float()).float()
@@ -334,7 +345,7 @@ class _PerBlock:
     def skip(self, layer: int, x):
         """The transcoder's skip of ``x`` (SAELens's SkipTranscoder, circuit-tracer's W_skip), or None."""
         one = self.spliced[layer]
-        W_skip = getattr(one.sae, "W_skip", None)
+        W_skip = getattr(getattr(one, "sae", None), "W_skip", None)
         return None if W_skip is None else one._flat(x).to(W_skip.dtype) @ W_skip.T
 
 
@@ -397,12 +408,17 @@ def _replacement(model, transcoders):
                         f"{len(transcoders)} given, the model has {model.num_layers} blocks")
     # read and assigned in the replacement's trace, not spliced into: a value the model sums from two modules (a
     # shared expert and the routed ones) is one the trace reads and assigns
-    spliced = [t if isinstance(t, Splice) else Splice(model, t, computed=True) for t in transcoders]
+    spliced = [t if t is None or isinstance(t, Splice) else Splice(model, t, computed=True) for t in transcoders]
     for i, one in enumerate(spliced):
+        if one is None:  # only where the block has no MLP to replace
+            if model.serves("mlp_output", i) is None:
+                raise ToolError(f"transcoder {i} is None, but block {i} has an MLP: give one transcoder for each "
+                                "block, None only for a block with no MLP")
+            continue
         if one.reads.layer != i or one.writes.name != "mlp_output" or one.writes.layer != i:
             raise ToolError(f"transcoder {i} reads at {one.reads.path} and writes at {one.writes.path}: an attribution "
                             f"graph's transcoder {i} writes block {i}'s mlp_output")
-    return _PerBlock(spliced)
+    return _PerBlock(spliced, model.hidden_size)
 
 
 def _encoder(spliced: Splice) -> torch.Tensor:
@@ -535,9 +551,11 @@ def replacement_sources(model, transcoders, prompt, zero_positions: slice | None
     frozen = freeze(model, circuit_tracer_tokens(model, prompt) if isinstance(prompt, str) else prompt)
     bent = first_nonlinear(model, frozen)
     if bent is not None:
+        why = unreplaced_mlp(model, bent[0])
         raise ToolError(f"{model.family.name}'s forward is not linear in the stream with its norms, patterns and gates "
-                        f"frozen: {bent[0]} ({bent[1]}) is the first module whose output is not, so no attribution "
-                        "graph of it is complete")
+                        f"frozen: {bent[0]} ({bent[1]}) is the first module whose output is not"
+                        + (f", in a block with no mlp_output for a transcoder to replace ({why})" if why else "")
+                        + ", so no attribution graph of it is complete")
     off = gradients_off(model, frozen)
     if off is not None:
         raise ToolError(f"{model.family.name} runs {off} with gradients off inside its own forward (torch.no_grad), so "

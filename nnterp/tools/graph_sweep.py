@@ -3,8 +3,8 @@
     python -m nnterp.tools.graph_sweep [--family F ...] [--json out.json]
 
 Each family's tiny model (eager attention) gets one random transcoder a block that reads what the MLP reads
-(``mlp.hook_in``, the MLP's input) and writes what it adds (``hook_mlp_out``), sparse enough that a few latents fire
-at each position; ``attribution_graph`` then builds the graph of one prompt. A family is ``complete`` (the graph is
+(``mlp.hook_in``, the MLP's input; the block's input where no site serves that) and writes what it adds
+(``hook_mlp_out``), sparse enough that a few latents fire at each position, and None at a block with no MLP; ``attribution_graph`` then builds the graph of one prompt. A family is ``complete`` (the graph is
 built, which means its completeness held), ``incomplete`` (the tool refused the graph it built: its edges do not
 add up, ``IncompleteGraph``, with the figure), ``refused`` (one sentence, the tool's ``ToolError``: the frozen
 trace cannot take the family), or ``failed`` (any other exception: a bug). Prints one line a family, then the counts.
@@ -31,11 +31,17 @@ PROMPT = "The Eiffel Tower is in"
 
 
 def transcoders(model, threshold: float = 0.6, read: str = "mlp.hook_in"):
-    """Random transcoders, one a block, reading ``read`` and writing the block's mlp_output."""
+    """Random transcoders, one a block, reading ``read`` and writing the block's mlp_output; None at a block with no
+    MLP (a Mamba block). Where no site serves the MLP's input (a Nemotron-H block of an MLP alone), the default reads
+    the block's input (``hook_resid_pre``), which the MLP's norm reads."""
     width = model.hidden_size
-    return [LocalSAE.random(width, 2 * width, seed=i, d_out=width, hook_name=f"blocks.{i}.{read}",
+
+    def point(i):
+        return "hook_resid_pre" if read == "mlp.hook_in" and model.serves("mlp_input", i) is not None else read
+
+    return [LocalSAE.random(width, 2 * width, seed=i, d_out=width, hook_name=f"blocks.{i}.{point(i)}",
                             hook_name_out=f"blocks.{i}.hook_mlp_out", threshold=threshold)
-            for i in range(model.num_layers)]
+            if model.serves("mlp_output", i) is None else None for i in range(model.num_layers)]
 
 
 class Unchecked(Exception):
@@ -44,17 +50,23 @@ class Unchecked(Exception):
 
 def independent_completeness(model, graph, transcoders) -> float:
     """The graph's completeness recomputed without the tool: one plain forward of the transformers model, with
-    torch hooks on each block's MLP module (its input, what the transcoders read at ``mlp.hook_in``) and on lm_head
-    (its output). Each computed target's clean input (a latent's encoder vector on that input; a top logit less the
+    torch hooks on each block's MLP module (its input, what the transcoders read at ``mlp.hook_in``; the block
+    module's input where they read ``hook_resid_pre``) and on lm_head (its output). Each computed target's clean input (a latent's encoder vector on that input; a top logit less the
     mean logit) against its constant plus the sum of its incoming edges: the largest residual relative to the sum of
     their magnitudes. Also checks each latent's activation, ``relu(input + b_enc)``, against the graph's."""
     hf = module_of(model)
-    mlps = [module_of(layer.mlp) for layer in model.layers]
-    if any(mlp is module_of(layer) for mlp, layer in zip(mlps, model.layers)):
-        raise Unchecked("a block's MLP is no module of its own, so no plain hook reads its input")
+    def reader(i):
+        if str(getattr(getattr(transcoders[i], "cfg", None), "hook_name", "")).endswith(".hook_resid_pre"):
+            return module_of(model.layers[i])
+        mlp = module_of(model.layers[i].mlp)
+        if mlp is module_of(model.layers[i]):
+            raise Unchecked("a block's MLP is no module of its own, so no plain hook reads its input")
+        return mlp
+
+    mlps = {i: reader(i) for i in range(model.num_layers) if transcoders[i] is not None}
     head = hf.get_output_embeddings()
     seen, handles = {}, []
-    for i, mlp in enumerate(mlps):
+    for i, mlp in mlps.items():
         def keep(module, args, kwargs, i=i):
             seen.setdefault(i, args[0] if args else next(iter(kwargs.values())))
         handles.append(mlp.register_forward_pre_hook(keep, with_kwargs=True))
@@ -66,13 +78,13 @@ def independent_completeness(model, graph, transcoders) -> float:
         for handle in handles:
             handle.remove()
     seq = graph.n_pos
-    reads = []
-    for i in range(model.num_layers):
+    reads = {}
+    for i in mlps:
         x = seen.get(i)
         if x is None or x.numel() != seq * model.hidden_size:
             raise Unchecked(f"block {i}'s MLP module is called with {None if x is None else tuple(x.shape)}, not one "
                             "row a position of the stream's width")
-        reads.append(x.reshape(seq, model.hidden_size).float())
+        reads[i] = x.reshape(seq, model.hidden_size).float()
     logits = seen["head"].reshape(-1, seq, seen["head"].shape[-1])[0, -1].float()
     n_features = graph.n_features
     token_start = n_features + graph.num_layers * seq

@@ -20,6 +20,7 @@ from nnterp.encyclopedia.notes.derived.block import block_note
 from nnterp.encyclopedia.notes.derived.checkpoints import checkpoints_note
 from nnterp.encyclopedia.notes.derived.config_drops import config_drops_note
 from nnterp.encyclopedia.notes.derived.embedding_scale import embedding_scale_note
+from nnterp.encyclopedia.notes.derived.graph import graph_note
 from nnterp.encyclopedia.notes.derived.grouped import grouped_note
 from nnterp.encyclopedia.notes.derived.latent_attention import latent_attention_note
 from nnterp.encyclopedia.notes.derived.mlp import mlp_note
@@ -42,8 +43,9 @@ __all__ = ["MAKERS", "Stated", "Subject", "notes"]
 
 #: the note makers, in page order
 MAKERS = (block_note, post_norm_note, embedding_scale_note, projections_note, grouped_note, qk_norm_note,
-          qk_norm_property_note, latent_attention_note, rotary_note, ssm_note, scale_note, sliding_note, mlp_note,
-          moe_note, norm_note, readout_note, past_head_note, config_drops_note, tokenizer_note, checkpoints_note)
+          qk_norm_property_note, latent_attention_note, rotary_note, ssm_note, graph_note, scale_note, sliding_note,
+          mlp_note, moe_note, norm_note, readout_note, past_head_note, config_drops_note, tokenizer_note,
+          checkpoints_note)
 #: the makers that write a note on every family, Llama included; the others write one only where the family has
 #: the feature (a window, experts, a norm after each sublayer...)
 GENERIC = ("block_note", "projections_note", "grouped_note", "rotary_note", "scale_note", "mlp_note", "norm_note",
