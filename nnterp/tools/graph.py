@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -187,17 +188,94 @@ def compute_graph_scores(graph: AttributionGraph) -> tuple[float, float]:
     return float(replacement), float(completeness)
 
 
-def _residuals(edges, nodes, values, constants) -> torch.Tensor:
-    """Each target's |input - constant - sum of incoming edges| / (|constant| + sum of |edges|): ``edges[r]`` the
-    incoming edges of node ``nodes[r]``."""
-    total = edges.double().sum(-1) + constants[nodes].double()
-    scale = edges.abs().double().sum(-1) + constants[nodes].abs().double() + 1e-30
-    return (values[nodes].double() - total).abs() / scale
+def _residuals(edges, nodes, values, constants, at=None) -> torch.Tensor:
+    """Each target's |input - constant - sum of incoming edges| / (|constant| + sum of |edges|): ``edges[r]`` (or
+    ``edges[at[r]]``) the incoming edges of node ``nodes[r]``; a slice of rows at a time, in float64."""
+    out = torch.zeros(len(nodes), dtype=torch.float64)
+    step = max(1, 2 ** 20 // max(1, edges.shape[1]))
+    for first in range(0, len(nodes), step):
+        rows = slice(first, first + step)
+        part = (edges[rows] if at is None else edges[at[rows]]).double()
+        total = part.sum(-1) + constants[nodes[rows]].double()
+        scale = part.abs_().sum(-1) + constants[nodes[rows]].abs().double() + 1e-30
+        out[rows] = (values[nodes[rows]].double() - total).abs() / scale
+    return out
 
 
 def _completeness(adjacency, values, constants, computed) -> float:
     rows = computed.nonzero().flatten()
-    return float(_residuals(adjacency[rows], rows, values, constants).max())
+    return float(_residuals(adjacency, rows, values, constants, at=rows).max())
+
+
+def _rows_within(memory_budget: int, most: int, forward, n_nodes: int, stream_values: int) -> tuple[int, int]:
+    """How many rows a pass takes within ``memory_budget`` bytes, and how many elements the decoder products of a
+    pass may have: three quarters of the budget for the rows, a quarter for the products. A row holds the graph its
+    forward keeps (measured: what a two-row forward saves beyond a one-row one), as much again for its gradients,
+    the stream's gradients in float32 (``stream_values``, twice) and its row of edges."""
+    one, two = _saved_bytes(lambda: forward(1)), _saved_bytes(lambda: forward(2))
+    per_row = 2 * max(two - one, 0) + 8 * stream_values + 4 * n_nodes
+    rows = int(0.75 * memory_budget) // per_row
+    if rows < 1:
+        need = -(-4 * per_row // 3) / 2 ** 20
+        raise ToolError(f"one row of the attribution's backward pass needs about {need:.0f} MiB here, more than "
+                        f"memory_budget ({memory_budget / 2 ** 20:.0f} MiB): raise memory_budget to {need:.0f} MiB "
+                        "or more, or shorten the prompt")
+    return min(most, rows), max(1, memory_budget // 16)
+
+
+@contextmanager
+def _weights_not_differentiated(model):
+    """The model's parameters out of autograd for the forward (their flags restored after): a graph differentiates
+    by its inputs, and a weight that requires grad makes each layer keep its input for the weight's gradient."""
+    flipped = [parameter for parameter in module_of(model).parameters() if parameter.requires_grad]
+    for parameter in flipped:
+        parameter.requires_grad_(False)
+    try:
+        yield
+    finally:
+        for parameter in flipped:
+            parameter.requires_grad_(True)
+
+
+@contextmanager
+def _mlps_not_differentiated(model, replacement):
+    """Each block's MLP module run without autograd: the replacement writes its output, so nothing it computes is
+    differentiated, and its intermediate values ([rows positions intermediate] a block) are not kept for a backward.
+    A block whose transcoder reads inside its MLP keeps autograd there."""
+    def enter(module, args):
+        entered.append(torch.is_grad_enabled())
+        torch.set_grad_enabled(False)
+
+    def leave(module, args, output):
+        torch.set_grad_enabled(entered.pop())
+
+    entered, handles, mode = [], [], torch.is_grad_enabled()
+    for i, layer in enumerate(model.layers):
+        mlp = getattr(layer.mlp, "_module", None)
+        if mlp is None or mlp is module_of(layer) or getattr(replacement.reads[i].host, "_module", None) in set(
+                mlp.modules()):
+            continue
+        handles += [mlp.register_forward_pre_hook(enter), mlp.register_forward_hook(leave)]
+    try:
+        yield
+    finally:
+        for handle in handles:
+            handle.remove()
+        torch.set_grad_enabled(mode)
+
+
+def _saved_bytes(forward) -> int:
+    """The bytes the autograd graph of ``forward()`` keeps, each storage once."""
+    storages = {}
+
+    def pack(tensor):
+        storage = tensor.untyped_storage()
+        storages[storage.data_ptr()] = storage.nbytes()
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        forward()
+    return sum(storages.values())
 
 
 class IncompleteGraph(ToolError):
@@ -249,7 +327,7 @@ def _node(node_id, feature, layer, ctx_idx, feature_type, js_id, *, token_prob=0
 # --------------------------------------------------------------------------- pruning by influence (circuit-tracer's)
 def _normalized(matrix):
     absolute = matrix.abs()
-    return absolute / absolute.sum(1, keepdim=True).clamp(min=1e-10)
+    return absolute.div_(absolute.sum(1, keepdim=True).clamp(min=1e-10))
 
 
 def _influence(A, weights, max_iter: int = 1000, nodes=None):
@@ -488,7 +566,7 @@ def _targets(model, logits, attribution_targets, desired: float, most: int) -> _
 def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, max_n_logits: int = 10,
                       desired_logit_prob: float = 0.95, max_feature_nodes: int | None = None, batch_size: int = 64,
                       zero_positions: slice | None = None, update_interval: int = 4, offload: str | None = None,
-                      progress: bool = True) -> AttributionGraph:
+                      memory_budget: int | None = None, progress: bool = True) -> AttributionGraph:
     """circuit-tracer's attribution graph of ``prompt`` with one transcoder per block or a cross-layer transcoder
     (see the module's text). ``attribution_targets``: circuit-tracer's, None for the top logits, else a tensor of
     token ids or a list of ids, one-token texts and (text, probability, vector) directions (``_targets``).
@@ -500,7 +578,10 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     unless the tokenizer already put one there, so ``zero_positions=slice(0, 1)`` zeroes that token and no word;
     token ids (a tensor) are taken as they are. ``offload``: circuit-tracer's (None, "cpu", "disk"), refused but for
     None: it moves the model's and the transcoders' own modules to the CPU or a temporary file during the call and
-    back (the disk's with new parameters), so it copies and replaces the user's weights."""
+    back (the disk's with new parameters), so it copies and replaces the user's weights. ``memory_budget``: bytes
+    the backward passes may hold at once (``_rows_within``): a batch's targets go through in passes of as many rows
+    as fit, the decoder products a slice of positions at a time, so a long prompt runs in a fixed budget; the graph
+    is the same (each row's gradient is its own). None: one pass a batch, circuit-tracer's."""
     from tqdm.auto import tqdm
 
     if offload is not None:
@@ -566,15 +647,23 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     stream = targets.reads_the_stream
 
     def target_values(rows_reads, rows_logits, rows_stream, nodes):
-        values = []
-        for r, node in enumerate(nodes):
-            if node >= logit_start:
-                values.append(targets.value(node - logit_start, rows_logits[r, -1].float(),
-                                            None if rows_stream is None else rows_stream[r, -1].float()))
-            else:
-                l, p, f = features[node].tolist()
-                values.append(rows_reads[l][r, p].float().reshape(-1) @ encoders[l][:, f])
-        return torch.stack(values)
+        nodes = torch.as_tensor(nodes)
+        values = torch.zeros(len(nodes))
+        logit_rows = (nodes >= logit_start).nonzero().flatten().tolist()
+        if logit_rows:  # the last position once: one select's gradient, not one [rows seq vocab] per target
+            last = rows_logits[:, -1].float()
+            last_stream = None if rows_stream is None else rows_stream[:, -1].float()
+        for r in logit_rows:
+            values[r] = targets.value(int(nodes[r]) - logit_start, last[r],
+                                      None if last_stream is None else last_stream[r])
+        latent_rows = (nodes < logit_start).nonzero().flatten()
+        l_p_f = features[nodes[latent_rows]]
+        for l in l_p_f[:, 0].unique().tolist():  # a latent's: its encoder vector on what it reads, a block at a time
+            mine = (l_p_f[:, 0] == l).nonzero().flatten()
+            r, p, f = latent_rows[mine], l_p_f[mine, 1], l_p_f[mine, 2]
+            read = rows_reads[l][r, p].float().reshape(len(r), -1)
+            values = values.index_put((r,), (read * encoders[l][:, f].T).sum(-1))
+        return values
 
     with torch.no_grad():  # the biases' share (and zero_positions'): every source at zero
         zero_reads, zero_logits, *zero_stream = replacement_pass(
@@ -583,8 +672,10 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     logit_nodes = list(range(logit_start, n_nodes))
     budget = n_feat if max_feature_nodes is None else min(n_feat, max_feature_nodes)
     # rows only for the targets computed (the logits and the latents the cap visits), as circuit-tracer's
-    # edge_matrix: memory grows with max_feature_nodes, not with the active latents
-    edges = torch.zeros(len(logit_nodes) + budget, n_nodes)
+    # edge_matrix: memory grows with max_feature_nodes, not with the active latents. Without a cap every latent is
+    # a target: each row is written at its node's index, so the matrix is the adjacency itself (no second copy)
+    uncapped = budget == n_feat
+    edges = torch.zeros(n_nodes if uncapped else len(logit_nodes) + budget, n_nodes)
     row_nodes = torch.zeros(len(logit_nodes) + budget, dtype=torch.long)
     filled = 0
     values = torch.zeros(n_nodes)
@@ -594,20 +685,29 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     # by block, which latents are there (for the edges from latents)
     by_layer = [(features[:, 0] == l).nonzero().flatten() for l in range(L)]
 
-    # one forward of the replacement model on as many rows as a batch of targets, its graph kept: each batch is
-    # then one backward pass from it, row r from target r
+    # one forward of the replacement model on as many rows as a pass of targets, its graph kept: each pass is
+    # then one backward from it, row r from target r (a batch of batch_size targets in passes of at most `most`)
     dtype_model = frozen.inputs["embed"].dtype
-    most = min(batch_size, len(logit_tokens) + (n_feat if max_feature_nodes is None else min(n_feat, max_feature_nodes)))
-    e = embed[None].expand(most, seq, -1).to(dtype_model).clone().requires_grad_(True)
-    leaves = [clean_leaves[i][None].expand(most, seq, -1).to(dtype_model).clone().requires_grad_(True)
-              for i in range(L)]
-    with torch.enable_grad():
-        forward_reads, forward_logits, *forward_stream = replacement_pass(model, frozen, replacement, e, leaves,
-                                                                          stream=stream)
+
+    def forward(rows):
+        e = embed[None].expand(rows, seq, -1).to(dtype_model).clone().requires_grad_(True)
+        leaves = [clean_leaves[i][None].expand(rows, seq, -1).to(dtype_model).clone().requires_grad_(True)
+                  for i in range(L)]
+        with torch.enable_grad(), _mlps_not_differentiated(model, replacement), _weights_not_differentiated(model):
+            return e, leaves, replacement_pass(model, frozen, replacement, e, leaves, stream=stream)
+
+    most = min(batch_size, len(logit_nodes) + budget)
+    width = max(decoder.shape[0] for source in range(L) for _, decoder in writes[source])
+    decoded_elements = 2 ** 24  # a pass's decoder products, [rows positions latents], a slice of positions at a time
+    if memory_budget is not None:
+        most, decoded_elements = _rows_within(memory_budget, most, forward, n_nodes, (L + 1) * seq * model.hidden_size)
+    positions_at_once = max(1, decoded_elements // (most * width))
+    latents_at_once = max(1, decoded_elements // (most * model.hidden_size))
+    e, leaves, (forward_reads, forward_logits, *forward_stream) = forward(most)
     forward_stream = forward_stream[0] if stream else None
     zero_stream = zero_stream[0] if stream else None
 
-    def run(nodes):
+    def one_pass(nodes):
         nonlocal filled
         rows = len(nodes)
         with torch.enable_grad():
@@ -624,19 +724,34 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
                                   nodes)
         constants[t] = zero_rows.float()
         computed[t] = True
-        block = torch.zeros(rows, n_nodes)
+        # uncapped, the targets come in node order (the logits, then every latent): their rows are consecutive
+        block = edges[nodes[0]:nodes[0] + rows] if uncapped else edges[filled:filled + rows]
         for source in range(L):
             idx = by_layer[source]
             if len(idx):  # a latent's edge: its activation times its decoder vector into each block it writes
                 for written, decoder in writes[source]:
-                    per_position = g_leaves[written] @ decoder.T                   # [rows seq latents]
-                    block[:, idx] += per_position[:, features[idx, 1], features[idx, 2]] * activations[idx]
+                    if 8 * len(idx) < seq * decoder.shape[0]:  # few active: each one's own decoder vector
+                        for first in range(0, len(idx), latents_at_once):
+                            here = idx[first:first + latents_at_once]
+                            block[:, here] += (g_leaves[written][:, features[here, 1]] * decoder[features[here, 2]]
+                                               ).sum(-1) * activations[here]
+                        continue
+                    for first in range(0, seq, positions_at_once):  # many: every latent's, a slice of positions
+                        last = first + positions_at_once
+                        here = idx[(features[idx, 1] >= first) & (features[idx, 1] < last)]
+                        if len(here):
+                            per_position = g_leaves[written][:, first:last] @ decoder.T  # [rows positions latents]
+                            block[:, here] += per_position[:, features[here, 1] - first, features[here, 2]] \
+                                * activations[here]
             block[:, error_start + source * seq: error_start + (source + 1) * seq] = \
                 (g_leaves[source] * errors[source]).sum(-1)
         block[:, token_start:logit_start] = (g_embed * embed).sum(-1)
-        edges[filled:filled + rows] = block
         row_nodes[filled:filled + rows] = t
         filled += rows
+
+    def run(nodes):
+        for first in range(0, len(nodes), most):
+            one_pass(nodes[first:first + most])
 
     bar = tqdm(total=len(logit_nodes) + budget, desc="attribution graph", disable=not progress)
     for start in range(0, len(logit_nodes), batch_size):
@@ -647,35 +762,44 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     weights = torch.zeros(n_nodes)
     weights[logit_start:] = logit_probabilities
     while int(visited.sum()) < budget:  # ranked again every update_interval batches, as circuit-tracer does
-        influence = _influence(_normalized(edges[:filled]), weights, nodes=row_nodes[:filled])[:n_feat] \
-            if n_feat else torch.zeros(0)
-        influence[visited] = -1
-        pending = influence.topk(min(update_interval * batch_size, budget - int(visited.sum()))).indices
+        if uncapped:  # every latent is visited: no ranking, in node order (circuit-tracer's too)
+            pending = torch.arange(n_feat)
+        else:
+            influence = _influence(_normalized(edges[:filled]), weights, nodes=row_nodes[:filled])[:n_feat]
+            influence[visited] = -1
+            pending = influence.topk(min(update_interval * batch_size, budget - int(visited.sum()))).indices
         for start in range(0, len(pending), batch_size):
             chunk = pending[start:start + batch_size]
             run(chunk.tolist())
             visited[chunk] = True
             bar.update(len(chunk))
     bar.close()
+    del e, leaves, forward_reads, forward_logits, forward_stream  # the forward's graph
     # the clean run's own value of each computed target
-    for node in computed.nonzero().flatten().tolist():
-        if node >= logit_start:
-            clean[node] = targets.value(node - logit_start, clean_lm.float(), clean_stream.float())
-        else:
-            l, p, f = features[node].tolist()
-            clean[node] = reads[l][0, p].float().reshape(-1) @ encoders[l][:, f]
-    residuals = _residuals(edges, row_nodes, values, constants)
+    done = computed.nonzero().flatten()
+    n_done = len(done)
+    clean[done] = target_values([x.expand(n_done, *x.shape[1:]) for x in reads],
+                                clean_lm[None, None].expand(n_done, 1, -1),
+                                clean_stream[None, None].expand(n_done, 1, -1), done).float()
+    edge_rows = row_nodes if uncapped else None
+    residuals = _residuals(edges, row_nodes, values, constants, at=edge_rows)
     full = float(residuals.max()) if len(residuals) else 0.0
     blocks = torch.full((len(row_nodes),), L, dtype=torch.long)  # each target's block: a latent's, the logits' L
     latent_rows = row_nodes < n_feat
     blocks[latent_rows] = features[row_nodes[latent_rows], 0]
     _check_complete(model, residuals, values[row_nodes], clean[row_nodes], blocks, n_nodes, dtype_model)
     # circuit-tracer's graph holds the latents it computed (the selected ones): keep those, drop the rest
-    keep = torch.cat([visited.nonzero().flatten(), torch.arange(n_feat, n_nodes)])
-    kept_at = torch.full((n_nodes,), -1, dtype=torch.long)
-    kept_at[keep] = torch.arange(len(keep))
-    adjacency = torch.zeros(len(keep), len(keep))
-    adjacency[kept_at[row_nodes]] = edges[:, keep]
+    if uncapped:
+        keep, adjacency = torch.arange(n_nodes), edges
+    else:
+        keep = torch.cat([visited.nonzero().flatten(), torch.arange(n_feat, n_nodes)])
+        kept_at = torch.full((n_nodes,), -1, dtype=torch.long)
+        kept_at[keep] = torch.arange(len(keep))
+        adjacency = torch.zeros(len(keep), len(keep))
+        step = max(1, 2 ** 20 // n_nodes)  # a slice of rows at a time: no second copy of the whole matrix
+        for first in range(0, len(row_nodes), step):
+            adjacency[kept_at[row_nodes[first:first + step]]] = edges[first:first + step, keep]
+        del edges
     text = prompt if isinstance(prompt, str) else model.tokenizer.decode(frozen.batch["input_ids"][0])
     graph = AttributionGraph(text, token_text(model, frozen.batch["input_ids"][0]), frozen.batch["input_ids"][0],
                              features[visited], activations[visited], adjacency, logit_tokens,
