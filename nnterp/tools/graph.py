@@ -239,9 +239,10 @@ def _weights_not_differentiated(model):
 
 @contextmanager
 def _mlps_not_differentiated(model, replacement):
-    """Each block's MLP module run without autograd: the replacement writes its output, so nothing it computes is
-    differentiated, and its intermediate values ([rows positions intermediate] a block) are not kept for a backward.
-    A block whose transcoder reads inside its MLP keeps autograd there."""
+    """The modules inside each block's MLP run without autograd: the replacement writes the MLP's output, so nothing
+    they compute is differentiated, and their intermediate values ([rows positions intermediate] a block) are not
+    kept for a backward. The MLP's own call keeps autograd (a transcoder's read of its input, and its skip, are
+    computed there); a block whose transcoder reads inside its MLP keeps autograd throughout."""
     def enter(module, args):
         entered.append(torch.is_grad_enabled())
         torch.set_grad_enabled(False)
@@ -255,7 +256,8 @@ def _mlps_not_differentiated(model, replacement):
         if mlp is None or mlp is module_of(layer) or getattr(replacement.reads[i].host, "_module", None) in set(
                 mlp.modules()):
             continue
-        handles += [mlp.register_forward_pre_hook(enter), mlp.register_forward_hook(leave)]
+        for inner in mlp.children():
+            handles += [inner.register_forward_pre_hook(enter), inner.register_forward_hook(leave)]
     try:
         yield
     finally:
@@ -698,12 +700,13 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
 
     most = min(batch_size, len(logit_nodes) + budget)
     width = max(decoder.shape[0] for source in range(L) for _, decoder in writes[source])
-    decoded_elements = 2 ** 24  # a pass's decoder products, [rows positions latents], a slice of positions at a time
+    decoded_elements = 2 ** 22  # a pass's decoder products, [rows positions latents], a slice of positions at a time
     if memory_budget is not None:
         most, decoded_elements = _rows_within(memory_budget, most, forward, n_nodes, (L + 1) * seq * model.hidden_size)
     positions_at_once = max(1, decoded_elements // (most * width))
     latents_at_once = max(1, decoded_elements // (most * model.hidden_size))
     e, leaves, (forward_reads, forward_logits, *forward_stream) = forward(most)
+    forward_logits = forward_logits[:, -1:].clone()  # the targets read the last position: the rest is freed
     forward_stream = forward_stream[0] if stream else None
     zero_stream = zero_stream[0] if stream else None
 
@@ -730,7 +733,7 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
             idx = by_layer[source]
             if len(idx):  # a latent's edge: its activation times its decoder vector into each block it writes
                 for written, decoder in writes[source]:
-                    if 8 * len(idx) < seq * decoder.shape[0]:  # few active: each one's own decoder vector
+                    if 32 * len(idx) < seq * decoder.shape[0]:  # few active: each one's own decoder vector
                         for first in range(0, len(idx), latents_at_once):
                             here = idx[first:first + latents_at_once]
                             block[:, here] += (g_leaves[written][:, features[here, 1]] * decoder[features[here, 2]]
