@@ -811,5 +811,5 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     graph.seconds = time.perf_counter() - started
     graph.peak_bytes = torch.cuda.max_memory_allocated() if cuda else 0
     graph.stats = {"active_latents": n_feat, "selected_latents": int(visited.sum()), "nodes": int(len(keep)),
-                   "completeness_over_every_active_latent": full}
+                   "completeness_over_every_active_latent": full, "rows_per_pass": most}
     return graph
