@@ -239,10 +239,11 @@ def _weights_not_differentiated(model):
 
 @contextmanager
 def _mlps_not_differentiated(model, replacement):
-    """The modules inside each block's MLP run without autograd: the replacement writes the MLP's output, so nothing
-    they compute is differentiated, and their intermediate values ([rows positions intermediate] a block) are not
-    kept for a backward. The MLP's own call keeps autograd (a transcoder's read of its input, and its skip, are
-    computed there); a block whose transcoder reads inside its MLP keeps autograd throughout."""
+    """The modules inside each block's MLP skipped in the graph's forward: the replacement writes the MLP's output,
+    so nothing they compute is used; each Linear there returns zeros of its shape, the rest runs without autograd
+    (no [rows positions intermediate] values kept for a backward). The MLP's own call keeps autograd (a
+    transcoder's read of its input, and its skip, are computed there); a block whose transcoder reads inside its
+    MLP is left as it is."""
     def enter(module, args):
         entered.append(torch.is_grad_enabled())
         torch.set_grad_enabled(False)
@@ -250,7 +251,10 @@ def _mlps_not_differentiated(model, replacement):
     def leave(module, args, output):
         torch.set_grad_enabled(entered.pop())
 
-    entered, handles, mode = [], [], torch.is_grad_enabled()
+    def zeros(linear):
+        return lambda x, *args, **kwargs: x.new_zeros(*x.shape[:-1], linear.out_features)
+
+    entered, handles, patched, mode = [], [], [], torch.is_grad_enabled()
     for i, layer in enumerate(model.layers):
         mlp = getattr(layer.mlp, "_module", None)
         if mlp is None or mlp is module_of(layer) or getattr(replacement.reads[i].host, "_module", None) in set(
@@ -258,11 +262,24 @@ def _mlps_not_differentiated(model, replacement):
             continue
         for inner in mlp.children():
             handles += [inner.register_forward_pre_hook(enter), inner.register_forward_hook(leave)]
+        for inner in mlp.modules():
+            if type(inner) is torch.nn.Linear:
+                patched.append((inner, inner.__dict__.get("forward")))
+                inner.forward = zeros(inner)
+    head = module_of(model).get_output_embeddings()
+    if type(head) is torch.nn.Linear:  # the targets read the last position's logits: lm_head on it alone
+        patched.append((head, head.__dict__.get("forward")))
+        own = patched[-1][1] or type(head).forward.__get__(head)
+        head.forward = lambda x, *args, **kwargs: own(x[..., -1:, :], *args, **kwargs)
     try:
         yield
     finally:
         for handle in handles:
             handle.remove()
+        for inner, forward in patched:
+            del inner.forward
+            if forward is not None:
+                inner.forward = forward
         torch.set_grad_enabled(mode)
 
 
