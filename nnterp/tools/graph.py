@@ -238,12 +238,12 @@ def _weights_not_differentiated(model):
 
 
 @contextmanager
-def _mlps_not_differentiated(model, replacement):
-    """The modules inside each block's MLP skipped in the graph's forward: the replacement writes the MLP's output,
-    so nothing they compute is used; each Linear there returns zeros of its shape, the rest runs without autograd
-    (no [rows positions intermediate] values kept for a backward). The MLP's own call keeps autograd (a
-    transcoder's read of its input, and its skip, are computed there); a block whose transcoder reads inside its
-    MLP is left as it is."""
+def _unused_work_skipped(model, replacement):
+    """What the graph's forward computes for nothing, skipped: the replacement writes each MLP's output, so each
+    Linear inside an MLP returns zeros of its shape and the rest there runs without autograd (no [rows positions
+    intermediate] values kept for a backward); the targets read the last position's logits, so lm_head runs on it
+    alone. The MLP's own call keeps autograd (a transcoder's read of its input, and its skip, are computed there); a
+    block whose transcoder reads inside its MLP is left as it is."""
     def enter(module, args):
         entered.append(torch.is_grad_enabled())
         torch.set_grad_enabled(False)
@@ -712,7 +712,7 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
         e = embed[None].expand(rows, seq, -1).to(dtype_model).clone().requires_grad_(True)
         leaves = [clean_leaves[i][None].expand(rows, seq, -1).to(dtype_model).clone().requires_grad_(True)
                   for i in range(L)]
-        with torch.enable_grad(), _mlps_not_differentiated(model, replacement), _weights_not_differentiated(model):
+        with torch.enable_grad(), _unused_work_skipped(model, replacement), _weights_not_differentiated(model):
             return e, leaves, replacement_pass(model, frozen, replacement, e, leaves, stream=stream)
 
     most = min(batch_size, len(logit_nodes) + budget)
