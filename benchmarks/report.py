@@ -503,6 +503,40 @@ interleaved with the bare baselines in that process. This file is written by the
 """
 
 
+def circuit_tracer_lines(path: Path = RECORDED / "circuit_tracer_side_by_side.json") -> list[str]:
+    """nnterp's attribution_graph beside circuit-tracer 0.5's attribute (benchmarks/against_circuit_tracer)."""
+    if not path.exists():
+        return []
+    data = json.loads(path.read_text())
+    settings, machine = data["settings"], data["machine"]
+    lines = ["## Attribution graphs against circuit-tracer 0.5", "",
+             "`benchmarks/against_circuit_tracer/side_by_side.py`: nnterp's `attribution_graph` and circuit-tracer's "
+             f"`attribute` ({data['circuit_tracer']}) on identical weights, transcoders and tokens, each call in a "
+             "fresh process of its own environment, the two tools alternating. Time: the process's CPU time of the "
+             f"call, one torch thread (wall time in the raw results); memory: the peak resident set above what was "
+             "resident before the call, every weight read first. Both: batch_size "
+             f"{settings['batch_size']}, update_interval {settings['update_interval']}, max_n_logits "
+             f"{settings['max_n_logits']}, desired_logit_prob {settings['desired_logit_prob']}, position 0 kept. "
+             f"Medians of {min(v['nnterp']['runs'] for v in data['medians'].values())} runs; {machine['cpus']} CPUs "
+             f"({machine['processor']}), {machine['note']}: load average before a call "
+             f"{statistics.median(r['load_before'] for r in data['runs']):.1f} (median), so the wall times "
+             "mostly measure the wait. Where nnterp costs more, and why: "
+             "`benchmarks/against_circuit_tracer/README.md`.", "",
+             "| row | active latents | selected | nnterp CPU s | circuit-tracer CPU s | nnterp wall s | "
+             "circuit-tracer wall s | nnterp peak MiB | circuit-tracer peak MiB | same latents and logits |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for row, medians in data["medians"].items():
+        ours, theirs = medians["nnterp"], medians["circuit-tracer"]
+        same = "yes" if medians.get("same_selected_latents") and medians.get("same_logit_targets") else "no"
+        lines.append(f"| {row}: {data['rows'][row]['title']} | {ours['active_latents']:,} | {ours['selected_latents']} "
+                     f"| {ours['cpu_s']:.2f} | {theirs['cpu_s']:.2f} | {ours['wall_s']:.1f} | {theirs['wall_s']:.1f} "
+                     f"| {ours['peak_rss_growth_mib']:.0f} | "
+                     f"{theirs['peak_rss_growth_mib']:.0f} | {same} |")
+    script = "python benchmarks/against_circuit_tracer/side_by_side.py"
+    return lines + ["", "```bash", f"{script} inputs /tmp/ct-side-by-side",
+                    f"{script} run /tmp/ct-side-by-side --repeats 3", "```", ""]
+
+
 def write(out: Path, results: Path) -> None:
     lines = [INTRO]
     if results.exists():
@@ -514,6 +548,7 @@ def write(out: Path, results: Path) -> None:
                 data = load(folder)
                 gpu = data["meta"].get("machine", {}).get("gpu")
                 lines += section(data, f"Recorded on {gpu or folder.name}")
+    lines += circuit_tracer_lines()
     out.write_text("\n".join(lines).rstrip() + "\n")
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,9 +42,9 @@ import torch
 from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.declare.engine import module_of
 from nnterp.tools._common import ToolError, token_id, token_text, trace
-from nnterp.tools.frozen import circuit_tracer_tokens, freeze, replacement_pass
-from nnterp.tools.frozen_probes import first_nonlinear, gradients_off, unreplaced_mlp
-from nnterp.tools.splice import CrossLayerSplice, Splice, splice
+from nnterp.tools.frozen import replacement_pass
+from nnterp.tools.frozen_mixers import _block_mlp
+from nnterp.tools.graph_replacement import _scan, replacement_sources
 
 
 @dataclass
@@ -94,7 +95,7 @@ class AttributionGraph:
         torch.save({name: getattr(self, name) for name in self.__dataclass_fields__}, path)
 
     @staticmethod
-    def from_pt(path, map_location="cpu") -> "AttributionGraph":
+    def from_pt(path, map_location="cpu") -> AttributionGraph:
         """circuit-tracer's ``Graph.from_pt``: the graph ``to_pt`` saved, its tensors on ``map_location``."""
         return AttributionGraph(**torch.load(path, weights_only=False, map_location=map_location))
 
@@ -188,17 +189,113 @@ def compute_graph_scores(graph: AttributionGraph) -> tuple[float, float]:
     return float(replacement), float(completeness)
 
 
-def _residuals(edges, nodes, values, constants) -> torch.Tensor:
-    """Each target's |input - constant - sum of incoming edges| / (|constant| + sum of |edges|): ``edges[r]`` the
-    incoming edges of node ``nodes[r]``."""
-    total = edges.double().sum(-1) + constants[nodes].double()
-    scale = edges.abs().double().sum(-1) + constants[nodes].abs().double() + 1e-30
-    return (values[nodes].double() - total).abs() / scale
+def _residuals(edges, nodes, values, constants, at=None) -> torch.Tensor:
+    """Each target's |input - constant - sum of incoming edges| / (|constant| + sum of |edges|): ``edges[r]`` (or
+    ``edges[at[r]]``) the incoming edges of node ``nodes[r]``; a slice of rows at a time, in float64."""
+    out = torch.zeros(len(nodes), dtype=torch.float64)
+    step = max(1, 2 ** 20 // max(1, edges.shape[1]))
+    for first in range(0, len(nodes), step):
+        rows = slice(first, first + step)
+        part = (edges[rows] if at is None else edges[at[rows]]).double()
+        total = part.sum(-1) + constants[nodes[rows]].double()
+        scale = part.abs_().sum(-1) + constants[nodes[rows]].abs().double() + 1e-30
+        out[rows] = (values[nodes[rows]].double() - total).abs() / scale
+    return out
 
 
 def _completeness(adjacency, values, constants, computed) -> float:
     rows = computed.nonzero().flatten()
-    return float(_residuals(adjacency[rows], rows, values, constants).max())
+    return float(_residuals(adjacency, rows, values, constants, at=rows).max())
+
+
+def _rows_within(memory_budget: int, most: int, forward, n_nodes: int, stream_values: int) -> tuple[int, int]:
+    """How many rows a pass takes within ``memory_budget`` bytes, and how many elements the decoder products of a
+    pass may have: three quarters of the budget for the rows, a quarter for the products. A row holds the graph its
+    forward keeps (measured: what a two-row forward saves beyond a one-row one), as much again for its gradients,
+    the stream's gradients in float32 (``stream_values``, twice) and its row of edges."""
+    one, two = _saved_bytes(lambda: forward(1)), _saved_bytes(lambda: forward(2))
+    per_row = 2 * max(two - one, 0) + 8 * stream_values + 4 * n_nodes
+    rows = int(0.75 * memory_budget) // per_row
+    if rows < 1:
+        need = -(-4 * per_row // 3) / 2 ** 20
+        raise ToolError(f"one row of the attribution's backward pass needs about {need:.0f} MiB here, more than "
+                        f"memory_budget ({memory_budget / 2 ** 20:.0f} MiB): raise memory_budget to {need:.0f} MiB "
+                        "or more, or shorten the prompt")
+    return min(most, rows), max(1, memory_budget // 16)
+
+
+@contextmanager
+def _weights_not_differentiated(model):
+    """The model's parameters out of autograd for the forward (their flags restored after): a graph differentiates
+    by its inputs, and a weight that requires grad makes each layer keep its input for the weight's gradient."""
+    flipped = [parameter for parameter in module_of(model).parameters() if parameter.requires_grad]
+    for parameter in flipped:
+        parameter.requires_grad_(False)
+    try:
+        yield
+    finally:
+        for parameter in flipped:
+            parameter.requires_grad_(True)
+
+
+@contextmanager
+def _unused_work_skipped(model, replacement):
+    """What the graph's forward computes for nothing, skipped: the replacement writes each MLP's output, so each
+    Linear inside an MLP returns zeros of its shape and the rest there runs without autograd (no [rows positions
+    intermediate] values kept for a backward); the targets read the last position's logits, so lm_head runs on it
+    alone. The MLP's own call keeps autograd (a transcoder's read of its input, and its skip, are computed there); a
+    block whose transcoder reads inside its MLP is left as it is."""
+    def enter(module, args):
+        entered.append(torch.is_grad_enabled())
+        torch.set_grad_enabled(False)
+
+    def leave(module, args, output):
+        torch.set_grad_enabled(entered.pop())
+
+    def zeros(linear):
+        return lambda x, *args, **kwargs: x.new_zeros(*x.shape[:-1], linear.out_features)
+
+    entered, handles, patched, mode = [], [], [], torch.is_grad_enabled()
+    for i, layer in enumerate(model.layers):
+        mlp, read = _block_mlp(layer), replacement.reads[i]
+        if mlp is None or mlp is module_of(layer) or read is None or getattr(read.host, "_module", None) in set(
+                mlp.modules()):
+            continue
+        for inner in mlp.children():
+            handles += [inner.register_forward_pre_hook(enter), inner.register_forward_hook(leave)]
+        for inner in mlp.modules():
+            if type(inner) is torch.nn.Linear:
+                patched.append((inner, inner.__dict__.get("forward")))
+                inner.forward = zeros(inner)
+    head = module_of(model).get_output_embeddings()
+    if type(head) is torch.nn.Linear:  # the targets read the last position's logits: lm_head on it alone
+        patched.append((head, head.__dict__.get("forward")))
+        own = patched[-1][1] or type(head).forward.__get__(head)
+        head.forward = lambda x, *args, **kwargs: own(x[..., -1:, :], *args, **kwargs)
+    try:
+        yield
+    finally:
+        for handle in handles:
+            handle.remove()
+        for inner, forward in patched:
+            del inner.forward
+            if forward is not None:
+                inner.forward = forward
+        torch.set_grad_enabled(mode)
+
+
+def _saved_bytes(forward) -> int:
+    """The bytes the autograd graph of ``forward()`` keeps, each storage once."""
+    storages = {}
+
+    def pack(tensor):
+        storage = tensor.untyped_storage()
+        storages[storage.data_ptr()] = storage.nbytes()
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        forward()
+    return sum(storages.values())
 
 
 class IncompleteGraph(ToolError):
@@ -250,7 +347,7 @@ def _node(node_id, feature, layer, ctx_idx, feature_type, js_id, *, token_prob=0
 # --------------------------------------------------------------------------- pruning by influence (circuit-tracer's)
 def _normalized(matrix):
     absolute = matrix.abs()
-    return absolute / absolute.sum(1, keepdim=True).clamp(min=1e-10)
+    return absolute.div_(absolute.sum(1, keepdim=True).clamp(min=1e-10))
 
 
 def _influence(A, weights, max_iter: int = 1000, nodes=None):
@@ -303,134 +400,6 @@ def prune(adjacency, logit_probabilities, n_tokens: int, n_features: int, node_t
     scores = torch.zeros_like(influence)
     scores[order] = ordered.cumsum(0) / ordered.sum().clamp(min=1e-30)
     return node_mask, edge_mask, scores
-
-
-# --------------------------------------------------------------------------- the replacement model's passes
-class _PerBlock:
-    """One transcoder a block, each writing its own block's mlp_output (a list, or circuit-tracer's TranscoderSet);
-    None at a block with no MLP (a Mamba block): no latents, nothing read or written there."""
-
-    def __init__(self, spliced: list, width: int = 0) -> None:
-        self.spliced, self.width = spliced, width
-        self.reads = [None if one is None else one.reads for one in spliced]
-        # where a block with no transcoder keeps its empty vectors: with the others
-        self.device = next((_encoder(one).device for one in spliced if one is not None), torch.device("cpu"))
-
-    def encode(self, layer: int, x) -> torch.Tensor:
-        one = self.spliced[layer]
-        if one is None:
-            return x.new_zeros(*x.shape[:-1], 0, dtype=torch.float32)
-        return one.encode(x.to(_encoder(one).dtype)).float()
-
-    def encoder(self, layer: int) -> torch.Tensor:
-        one = self.spliced[layer]
-        return torch.zeros(self.width, 0, device=self.device) if one is None else _encoder(one).detach().float()
-
-    def writes(self, source: int) -> list:
-        """(block, decoder vectors [latents, d_model]) for each block block ``source``'s latents write to."""
-        one = self.spliced[source]
-        return [(source, torch.zeros(0, self.width, device=self.device) if one is None
-                 else _decoder(one).detach().float())]
-
-    def bias(self, layer: int, x, like) -> torch.Tensor:
-        """The decoder's bias alone: the reconstruction of zero latents, less the skip."""
-        one = self.spliced[layer]
-        if one is None:
-            return like.new_zeros(like.shape, dtype=torch.float32)
-        zero = torch.zeros(*x.shape[:-1], _encoder(one).shape[1], dtype=_encoder(one).dtype)
-        skip = self.skip(layer, x)
-        out = one.reconstruct(zero, x.to(zero.dtype), like.float()).float()
-        return out if skip is None else out - skip.float()
-
-    def skip(self, layer: int, x):
-        """The transcoder's skip of ``x`` (SAELens's SkipTranscoder, circuit-tracer's W_skip), or None."""
-        one = self.spliced[layer]
-        W_skip = getattr(getattr(one, "sae", None), "W_skip", None)
-        return None if W_skip is None else one._flat(x).to(W_skip.dtype) @ W_skip.T
-
-
-class _CrossLayer:
-    """circuit-tracer's cross-layer transcoder: block ``k``'s latents read at its input and write to the mlp_output
-    of every block from ``k`` on."""
-
-    def __init__(self, spliced: CrossLayerSplice) -> None:
-        self.spliced, self.clt = spliced, spliced.clt
-        self.reads = spliced.reads
-
-    def encode(self, layer: int, x) -> torch.Tensor:
-        return self.clt.encode_layer(x.to(self.clt.dtype), layer).float()
-
-    def encoder(self, layer: int) -> torch.Tensor:
-        W_enc = getattr(self.clt, "W_enc", None)  # circuit-tracer's [d_transcoder, d_model] a block, maybe lazy
-        return (W_enc[layer] if W_enc is not None else self.clt._get_encoder_weights(layer)).detach().float().T
-
-    def writes(self, source: int) -> list:
-        decoder = self.spliced.decoder(source).detach().float()  # [latents, blocks from source on, d_model]
-        return [(source + offset, decoder[:, offset]) for offset in range(decoder.shape[1])]
-
-    def bias(self, layer: int, x, like) -> torch.Tensor:
-        return self.clt.b_dec[layer].detach().float().expand(like.shape).clone()
-
-    def skip(self, layer: int, x):
-        W_skip = getattr(self.clt, "W_skip", None)
-        return None if W_skip is None else x.to(W_skip.dtype) @ W_skip[layer]
-
-
-def _scan(transcoders):
-    """The transcoders' name as circuit-tracer's graph keeps it: a set's (or a cross-layer transcoder's)
-    ``scan_name`` or ``scan``; for a list, each one's, a list of names; None where any has none."""
-    def name(one):
-        return getattr(one, "scan_name", None) or getattr(one, "scan", None)
-
-    if isinstance(transcoders, (list, tuple)):
-        names = [name(one.sae if isinstance(one, Splice) else one) for one in transcoders]
-        return None if any(n is None for n in names) else names
-    return name(transcoders)
-
-
-def _replacement(model, transcoders):
-    """The transcoders of a graph, as one replacement of every block's mlp_output."""
-    if isinstance(transcoders, CrossLayerSplice) or (hasattr(transcoders, "encode_layer") and
-                                                    not hasattr(transcoders, "transcoders")):
-        spliced = transcoders if isinstance(transcoders, CrossLayerSplice) else splice(model, transcoders)
-        for i, point in enumerate(spliced.writes):
-            if point.name != "mlp_output":
-                raise ToolError(f"the cross-layer transcoder writes at {point.path}: an attribution graph's "
-                                "transcoders write the blocks' mlp_output")
-        return _CrossLayer(spliced)
-    if hasattr(transcoders, "transcoders") and hasattr(transcoders, "feature_input_hook"):  # circuit-tracer's set
-        hooks = (transcoders.feature_input_hook, transcoders.feature_output_hook)
-        return _PerBlock([Splice(model, t, f"blocks.{i}.{hooks[0]}", f"blocks.{i}.{hooks[1]}", computed=True)
-                          for i, t in enumerate(transcoders)])
-    transcoders = list(transcoders)
-    if len(transcoders) != model.num_layers:
-        raise ToolError(f"an attribution graph needs one transcoder per block or a cross-layer transcoder: "
-                        f"{len(transcoders)} given, the model has {model.num_layers} blocks")
-    # read and assigned in the replacement's trace, not spliced into: a value the model sums from two modules (a
-    # shared expert and the routed ones) is one the trace reads and assigns
-    spliced = [t if t is None or isinstance(t, Splice) else Splice(model, t, computed=True) for t in transcoders]
-    for i, one in enumerate(spliced):
-        if one is None:  # only where the block has no MLP to replace
-            if model.serves("mlp_output", i) is None:
-                raise ToolError(f"transcoder {i} is None, but block {i} has an MLP: give one transcoder for each "
-                                "block, None only for a block with no MLP")
-            continue
-        if one.reads.layer != i or one.writes.name != "mlp_output" or one.writes.layer != i:
-            raise ToolError(f"transcoder {i} reads at {one.reads.path} and writes at {one.writes.path}: an attribution "
-                            f"graph's transcoder {i} writes block {i}'s mlp_output")
-    return _PerBlock(spliced, model.hidden_size)
-
-
-def _encoder(spliced: Splice) -> torch.Tensor:
-    """Encoder vectors [d_in, latents]: SAELens's W_enc, or circuit-tracer's transposed."""
-    W_enc = spliced.sae.W_enc
-    width = spliced.d_in
-    return W_enc if W_enc.shape[0] == width else W_enc.T
-
-
-def _decoder(spliced: Splice) -> torch.Tensor:
-    """Decoder vectors [latents, d_out] (both formats store them so)."""
-    return spliced.sae.W_dec
 
 
 def _top_logits(model, logits, desired: float, most: int):
@@ -501,104 +470,10 @@ def _targets(model, logits, attribution_targets, desired: float, most: int) -> _
     return _Targets(tokens, torch.tensor(chosen), readouts)
 
 
-@dataclass
-class ReplacementSources:
-    """The source nodes of one prompt's replacement model, as an attribution graph holds them: the active latents
-    (``features`` [n, 3] (block, position, latent), ``activations``), one error node a block and position
-    (``errors[block]`` [seq, d_model], zero at ``zero_positions``) and one token embedding a position (``embed``);
-    each block's leaf at the clean run (``clean_leaves``: latents decoded, bias and error, less the skip the pass
-    adds) and what no source carries (``held``: the decoder's bias, and the whole leaf at ``zero_positions``)."""
-
-    replacement: object
-    frozen: object
-    reads: list
-    features: torch.Tensor
-    activations: torch.Tensor
-    writes: list
-    errors: list
-    clean_leaves: list
-    held: list
-    embed: torch.Tensor
-
-    @property
-    def n_sources(self) -> int:
-        """Latents, then errors (block-major), then tokens: the graph's order."""
-        return len(self.features) + (len(self.errors) + 1) * self.frozen.seq_len
-
-    def edges(self, g_embed, g_leaves) -> torch.Tensor:
-        """Each source's share of a target, [rows, n_sources]: its vector (activation × decoder vector into each
-        block it writes, the error, the embedding) times the target's gradient there (``g_embed`` [rows seq d],
-        ``g_leaves[block]`` the same at each block's leaf)."""
-        features, seq, L = self.features, self.frozen.seq_len, len(self.errors)
-        n_feat = len(features)
-        out = torch.zeros(g_embed.shape[0], self.n_sources)
-        for source in range(L):
-            idx = (features[:, 0] == source).nonzero().flatten()
-            if len(idx):  # a latent's edge: its activation times its decoder vector into each block it writes
-                for written, decoder in self.writes[source]:
-                    per_position = g_leaves[written] @ decoder.T                   # [rows seq latents]
-                    out[:, idx] += per_position[:, features[idx, 1], features[idx, 2]] * self.activations[idx]
-            errors = (g_leaves[source] * self.errors[source]).sum(-1)
-            out[:, n_feat + source * seq: n_feat + (source + 1) * seq] = errors
-        out[:, n_feat + L * seq:] = (g_embed * self.embed).sum(-1)
-        return out
-
-
-def replacement_sources(model, transcoders, prompt, zero_positions: slice | None) -> ReplacementSources:
-    """``prompt``'s frozen trace (refused, in one sentence, where the forward is still not linear) and the source
-    nodes of its replacement model with ``transcoders`` (``ReplacementSources``)."""
-    replacement = _replacement(model, transcoders)
-    frozen = freeze(model, circuit_tracer_tokens(model, prompt) if isinstance(prompt, str) else prompt)
-    bent = first_nonlinear(model, frozen)
-    if bent is not None:
-        why = unreplaced_mlp(model, bent[0])
-        raise ToolError(f"{model.family.name}'s forward is not linear in the stream with its norms, patterns and gates "
-                        f"frozen: {bent[0]} ({bent[1]}) is the first module whose output is not"
-                        + (f", in a block with no mlp_output for a transcoder to replace ({why})" if why else "")
-                        + ", so no attribution graph of it is complete")
-    off = gradients_off(model, frozen)
-    if off is not None:
-        raise ToolError(f"{model.family.name} runs {off} with gradients off inside its own forward (torch.no_grad), so "
-                        "an attribution graph's edges, which are gradients, miss every path through it: load the model "
-                        "with a config that keeps gradients on there")
-    L = model.num_layers
-    with torch.no_grad():
-        reads, _ = replacement_pass(model, frozen, replacement, frozen.inputs["embed"],
-                                    [frozen.inputs[("mlp", i)] for i in range(L)], skips=False)
-        latents = [replacement.encode(i, reads[i][0]) for i in range(L)]
-        if zero_positions is not None:  # circuit-tracer's: no latent there
-            for block_latents in latents:
-                block_latents[zero_positions] = 0
-    features = torch.cat([torch.stack([torch.full_like(p, i), p, f], 1) for i, a in enumerate(latents)
-                          for p, f in [a.nonzero(as_tuple=True)]]) if latents else torch.zeros(0, 3, dtype=torch.long)
-    activations = torch.stack([latents[l][p, f] for l, p, f in features.tolist()]) if len(features) else torch.zeros(0)
-    writes = [replacement.writes(source) for source in range(L)]  # [(block, decoder vectors)] of each block's latents
-    errors, clean_leaves, held = [], [], []
-    with torch.no_grad():
-        for i in range(L):
-            out, x = frozen.inputs[("mlp", i)][0], reads[i][0]
-            skip = replacement.skip(i, x)
-            skip = 0 if skip is None else skip.float()
-            bias = replacement.bias(i, x, out)
-            decoded = sum(latents[source] @ decoder for source in range(i + 1) for block, decoder in writes[source]
-                          if block == i)
-            error = out.float() - decoded - bias - skip
-            # the leaf: what the block's mlp_output is made of, less the skip (which the pass adds from what it reads)
-            clean_leaves.append(decoded + bias + error)
-            # what no source carries: the bias, and the whole leaf at zero_positions (circuit-tracer's zeroed error)
-            held.append(bias.clone())
-            if zero_positions is not None:
-                held[i][zero_positions] = clean_leaves[i][zero_positions]
-                error[zero_positions] = 0
-            errors.append(error)
-    return ReplacementSources(replacement, frozen, reads, features, activations, writes, errors, clean_leaves, held,
-                              frozen.inputs["embed"][0].float())
-
-
 def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, max_n_logits: int = 10,
                       desired_logit_prob: float = 0.95, max_feature_nodes: int | None = None, batch_size: int = 64,
                       zero_positions: slice | None = slice(0, 1), update_interval: int = 4, offload: str | None = None,
-                      progress: bool = True) -> AttributionGraph:
+                      memory_budget: int | None = None, progress: bool = True) -> AttributionGraph:
     """circuit-tracer's attribution graph of ``prompt`` with one transcoder per block or a cross-layer transcoder
     (see the module's text). ``attribution_targets``: circuit-tracer's, None for the top logits, else a tensor of
     token ids or a list of ids, one-token texts and (text, probability, vector) directions (``_targets``).
@@ -611,7 +486,10 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     unless the tokenizer already put one there, so ``zero_positions=slice(0, 1)`` zeroes that token and no word;
     token ids (a tensor) are taken as they are. ``offload``: circuit-tracer's (None, "cpu", "disk"), refused but for
     None: it moves the model's and the transcoders' own modules to the CPU or a temporary file during the call and
-    back (the disk's with new parameters), so it copies and replaces the user's weights."""
+    back (the disk's with new parameters), so it copies and replaces the user's weights. ``memory_budget``: bytes
+    the backward passes may hold at once (``_rows_within``): a batch's targets go through in passes of as many rows
+    as fit, the decoder products a slice of positions at a time, so a long prompt runs in a fixed budget; the graph
+    is the same (each row's gradient is its own). None: one pass a batch, circuit-tracer's."""
     from tqdm.auto import tqdm
 
     if offload is not None:
@@ -649,15 +527,23 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     stream = targets.reads_the_stream
 
     def target_values(rows_reads, rows_logits, rows_stream, nodes):
-        values = []
-        for r, node in enumerate(nodes):
-            if node >= logit_start:
-                values.append(targets.value(node - logit_start, rows_logits[r, -1].float(),
-                                            None if rows_stream is None else rows_stream[r, -1].float()))
-            else:
-                l, p, f = features[node].tolist()
-                values.append(rows_reads[l][r, p].float().reshape(-1) @ encoders[l][:, f])
-        return torch.stack(values)
+        nodes = torch.as_tensor(nodes)
+        values = torch.zeros(len(nodes))
+        logit_rows = (nodes >= logit_start).nonzero().flatten().tolist()
+        if logit_rows:  # the last position once: one select's gradient, not one [rows seq vocab] per target
+            last = rows_logits[:, -1].float()
+            last_stream = None if rows_stream is None else rows_stream[:, -1].float()
+        for r in logit_rows:
+            values[r] = targets.value(int(nodes[r]) - logit_start, last[r],
+                                      None if last_stream is None else last_stream[r])
+        latent_rows = (nodes < logit_start).nonzero().flatten()
+        l_p_f = features[nodes[latent_rows]]
+        for l in l_p_f[:, 0].unique().tolist():  # a latent's: its encoder vector on what it reads, a block at a time
+            mine = (l_p_f[:, 0] == l).nonzero().flatten()
+            r, p, f = latent_rows[mine], l_p_f[mine, 1], l_p_f[mine, 2]
+            read = rows_reads[l][r, p].float().reshape(len(r), -1)
+            values = values.index_put((r,), (read * encoders[l][:, f].T).sum(-1))
+        return values
 
     with torch.no_grad():  # the biases' share (and zero_positions'): every source at zero
         zero_reads, zero_logits, *zero_stream = replacement_pass(
@@ -666,8 +552,10 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     logit_nodes = list(range(logit_start, n_nodes))
     budget = n_feat if max_feature_nodes is None else min(n_feat, max_feature_nodes)
     # rows only for the targets computed (the logits and the latents the cap visits), as circuit-tracer's
-    # edge_matrix: memory grows with max_feature_nodes, not with the active latents
-    edges = torch.zeros(len(logit_nodes) + budget, n_nodes)
+    # edge_matrix: memory grows with max_feature_nodes, not with the active latents. Without a cap every latent is
+    # a target: each row is written at its node's index, so the matrix is the adjacency itself (no second copy)
+    uncapped = budget == n_feat
+    edges = torch.zeros(n_nodes if uncapped else len(logit_nodes) + budget, n_nodes)
     row_nodes = torch.zeros(len(logit_nodes) + budget, dtype=torch.long)
     filled = 0
     values = torch.zeros(n_nodes)
@@ -675,20 +563,30 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     clean = torch.zeros(n_nodes)
     computed = torch.zeros(n_nodes, dtype=torch.bool)
 
-    # one forward of the replacement model on as many rows as a batch of targets, its graph kept: each batch is
-    # then one backward pass from it, row r from target r
+    # one forward of the replacement model on as many rows as a pass of targets, its graph kept: each pass is
+    # then one backward from it, row r from target r (a batch of batch_size targets in passes of at most `most`)
     dtype_model = frozen.inputs["embed"].dtype
-    most = min(batch_size, len(logit_tokens) + (n_feat if max_feature_nodes is None else min(n_feat, max_feature_nodes)))
-    e = embed[None].expand(most, seq, -1).to(dtype_model).clone().requires_grad_(True)
-    leaves = [clean_leaves[i][None].expand(most, seq, -1).to(dtype_model).clone().requires_grad_(True)
-              for i in range(L)]
-    with torch.enable_grad():
-        forward_reads, forward_logits, *forward_stream = replacement_pass(model, frozen, replacement, e, leaves,
-                                                                          stream=stream)
+
+    def forward(rows):
+        e = embed[None].expand(rows, seq, -1).to(dtype_model).clone().requires_grad_(True)
+        leaves = [clean_leaves[i][None].expand(rows, seq, -1).to(dtype_model).clone().requires_grad_(True)
+                  for i in range(L)]
+        with torch.enable_grad(), _unused_work_skipped(model, replacement), _weights_not_differentiated(model):
+            return e, leaves, replacement_pass(model, frozen, replacement, e, leaves, stream=stream)
+
+    most = min(batch_size, len(logit_nodes) + budget)
+    width = max([decoder.shape[0] for source in range(L) for _, decoder in sources.writes[source]] + [1])
+    decoded_elements = 2 ** 22  # a pass's decoder products, [rows positions latents], a slice of positions at a time
+    if memory_budget is not None:
+        most, decoded_elements = _rows_within(memory_budget, most, forward, n_nodes, (L + 1) * seq * model.hidden_size)
+    positions_at_once = max(1, decoded_elements // (most * width))
+    latents_at_once = max(1, decoded_elements // (most * model.hidden_size))
+    e, leaves, (forward_reads, forward_logits, *forward_stream) = forward(most)
+    forward_logits = forward_logits[:, -1:].clone()  # the targets read the last position: the rest is freed
     forward_stream = forward_stream[0] if stream else None
     zero_stream = zero_stream[0] if stream else None
 
-    def run(nodes):
+    def one_pass(nodes):
         nonlocal filled
         rows = len(nodes)
         with torch.enable_grad():
@@ -705,11 +603,16 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
                                   nodes)
         constants[t] = zero_rows.float()
         computed[t] = True
-        block = torch.zeros(rows, n_nodes)
-        block[:, :logit_start] = sources.edges(g_embed, g_leaves)
-        edges[filled:filled + rows] = block
+        # uncapped, the targets come in node order (the logits, then every latent): their rows are consecutive
+        block = edges[nodes[0]:nodes[0] + rows] if uncapped else edges[filled:filled + rows]
+        sources.edges(g_embed, g_leaves, into=block, latents_at_once=latents_at_once,
+                      positions_at_once=positions_at_once)
         row_nodes[filled:filled + rows] = t
         filled += rows
+
+    def run(nodes):
+        for first in range(0, len(nodes), most):
+            one_pass(nodes[first:first + most])
 
     bar = tqdm(total=len(logit_nodes) + budget, desc="attribution graph", disable=not progress)
     for start in range(0, len(logit_nodes), batch_size):
@@ -720,36 +623,45 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     weights = torch.zeros(n_nodes)
     weights[logit_start:] = logit_probabilities
     while int(visited.sum()) < budget:  # ranked again every update_interval batches, as circuit-tracer does
-        influence = _influence(_normalized(edges[:filled]), weights, nodes=row_nodes[:filled])[:n_feat] \
-            if n_feat else torch.zeros(0)
-        influence[visited] = -1
-        pending = influence.topk(min(update_interval * batch_size, budget - int(visited.sum()))).indices
+        if uncapped:  # every latent is visited: no ranking, in node order (circuit-tracer's too)
+            pending = torch.arange(n_feat)
+        else:
+            influence = _influence(_normalized(edges[:filled]), weights, nodes=row_nodes[:filled])[:n_feat]
+            influence[visited] = -1
+            pending = influence.topk(min(update_interval * batch_size, budget - int(visited.sum()))).indices
         for start in range(0, len(pending), batch_size):
             chunk = pending[start:start + batch_size]
             run(chunk.tolist())
             visited[chunk] = True
             bar.update(len(chunk))
     bar.close()
+    del e, leaves, forward_reads, forward_logits, forward_stream  # the forward's graph
     # the clean run's own value of each computed target
-    for node in computed.nonzero().flatten().tolist():
-        if node >= logit_start:
-            clean[node] = targets.value(node - logit_start, clean_lm.float(),
-                                        None if clean_stream is None else clean_stream.float())
-        else:
-            l, p, f = features[node].tolist()
-            clean[node] = reads[l][0, p].float().reshape(-1) @ encoders[l][:, f]
-    residuals = _residuals(edges, row_nodes, values, constants)
+    done = computed.nonzero().flatten()
+    n_done = len(done)
+    clean[done] = target_values([x.expand(n_done, *x.shape[1:]) for x in reads],
+                                clean_lm[None, None].expand(n_done, 1, -1),
+                                None if clean_stream is None else clean_stream[None, None].expand(n_done, 1, -1),
+                                done).float()
+    edge_rows = row_nodes if uncapped else None
+    residuals = _residuals(edges, row_nodes, values, constants, at=edge_rows)
     full = float(residuals.max()) if len(residuals) else 0.0
     blocks = torch.full((len(row_nodes),), L, dtype=torch.long)  # each target's block: a latent's, the logits' L
     latent_rows = row_nodes < n_feat
     blocks[latent_rows] = features[row_nodes[latent_rows], 0]
     _check_complete(model, residuals, values[row_nodes], clean[row_nodes], blocks, n_nodes, dtype_model)
     # circuit-tracer's graph holds the latents it computed (the selected ones): keep those, drop the rest
-    keep = torch.cat([visited.nonzero().flatten(), torch.arange(n_feat, n_nodes)])
-    kept_at = torch.full((n_nodes,), -1, dtype=torch.long)
-    kept_at[keep] = torch.arange(len(keep))
-    adjacency = torch.zeros(len(keep), len(keep))
-    adjacency[kept_at[row_nodes]] = edges[:, keep]
+    if uncapped:
+        keep, adjacency = torch.arange(n_nodes), edges
+    else:
+        keep = torch.cat([visited.nonzero().flatten(), torch.arange(n_feat, n_nodes)])
+        kept_at = torch.full((n_nodes,), -1, dtype=torch.long)
+        kept_at[keep] = torch.arange(len(keep))
+        adjacency = torch.zeros(len(keep), len(keep))
+        step = max(1, 2 ** 20 // n_nodes)  # a slice of rows at a time: no second copy of the whole matrix
+        for first in range(0, len(row_nodes), step):
+            adjacency[kept_at[row_nodes[first:first + step]]] = edges[first:first + step, keep]
+        del edges
     text = prompt if isinstance(prompt, str) else model.tokenizer.decode(frozen.batch["input_ids"][0])
     graph = AttributionGraph(text, token_text(model, frozen.batch["input_ids"][0]), frozen.batch["input_ids"][0],
                              features[visited], activations[visited], adjacency, logit_tokens,
@@ -758,5 +670,5 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     graph.seconds = time.perf_counter() - started
     graph.peak_bytes = torch.cuda.max_memory_allocated() if cuda else 0
     graph.stats = {"active_latents": n_feat, "selected_latents": int(visited.sum()), "nodes": int(len(keep)),
-                   "completeness_over_every_active_latent": full}
+                   "completeness_over_every_active_latent": full, "rows_per_pass": most}
     return graph

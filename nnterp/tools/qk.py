@@ -27,7 +27,8 @@ import torch
 from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.tools._common import ToolError, trace
 from nnterp.tools.frozen import replacement_pass
-from nnterp.tools.graph import IncompleteGraph, replacement_sources
+from nnterp.tools.graph import IncompleteGraph
+from nnterp.tools.graph_replacement import replacement_sources
 
 #: the values a score is made of: the queries and keys as the product takes them (rotated), and the score
 QUERIES, KEYS, SCORES = "attention_queries", "attention_keys", "attention_scores"

@@ -37,7 +37,7 @@ from nnterp.tools._common import _IN_A_BLOCK, TEXT_CALL, ToolError, encode, trac
 from nnterp.tools.frozen import (
     MLP, circuit_tracer_tokens, fixed_final_scale, fixed_inside, freeze, frozen_attention, one_norm,
 )
-from nnterp.tools.graph import _replacement
+from nnterp.tools.graph_replacement import _replacement
 
 
 class ReplacementModel:
