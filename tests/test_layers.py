@@ -10,6 +10,7 @@ import ast
 import re
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "nnterp"
@@ -350,3 +351,77 @@ def test_a_family_name_given_to_tiny_load_goes_down_through_each_layer_once():
     assert entered[0] == "tiny" and "registry" in entered, entered
     assert len(entered) == len(set(entered)), f"the name comes back to a layer it left: {' -> '.join(entered)}"
     assert [RANK[layer] for layer in entered] == sorted((RANK[layer] for layer in entered), reverse=True), entered
+
+
+# --------------------------------------------------------------------------- one read path
+#: the layers a standard value's read may enter, as it goes: the declaration (the site), the runtime, nnsight
+READ_PATH = ("declare", "runtime", "nnsight")
+
+
+def _read_path_layer(frame) -> str | None:
+    """The layer of a frame on a read's path: an nnterp layer (the family modules are declarations too), nnsight, or
+    None for any other code (torch, the standard library)."""
+    module = frame.f_globals.get("__name__", "") or ""
+    if module.split(".")[0] == "nnsight":
+        return "nnsight"
+    if module.startswith("nnterp."):
+        layer = _layer(module)
+        return "declare" if layer in ("families", "wrappers") else layer
+    return None
+
+
+def _calls_across_layers(read) -> list[tuple[str, str, str]]:
+    """(caller's layer, callee's layer, callee) of every call from one layer into another while ``read()`` runs in
+    the trace's worker, in order; the forward, which runs on the model's side while the worker waits, is not the
+    read's."""
+    from greenlet import getcurrent
+
+    worker, here, crossings = getcurrent(), sys._getframe(), []
+
+    def profile(frame, event, arg):
+        if event != "call" or getcurrent() is not worker:
+            return
+        callee = _read_path_layer(frame)
+        caller = frame.f_back
+        while caller is not None and caller is not here and _read_path_layer(caller) is None:
+            caller = caller.f_back
+        if caller is here:  # the read's first call (the descriptor's): the read enters there
+            return
+        caller_layer = _read_path_layer(caller) if caller is not None else None
+        if callee is not None and caller_layer is not None and caller_layer != callee:
+            crossings.append((caller_layer, callee, frame.f_code.co_name))
+
+    sys.setprofile(profile)
+    try:
+        read()
+    finally:
+        sys.setprofile(None)
+    return crossings
+
+
+def test_a_value_read_asks_its_site_once_and_goes_down_to_nnsight(llama, prompt):
+    """A read asks the declaration once, the site's own read (what the descriptor checks was resolved from the site on
+    the host's first read; a condition the site declares is asked on every read), the site reads through the
+    runtime, the runtime through nnsight, and nothing below the site calls back up into it: the write-back a read
+    leaves is presented by the site and handed down. One read per trace: the worker's next request after a read
+    carries that read's edit back, which is the earlier read's work, not the next one's."""
+    layer = llama.layers[1]
+    reads = {"layer_input": layer, "attention_norm_scale": layer, "attention_queries": layer.self_attn,
+             "attention_output": layer.self_attn, "layer_mid": layer, "mlp_output": layer.mlp, "layer_output": layer}
+    with llama.trace(prompt):  # the first read of each value on its host resolves its site
+        for name, host in reads.items():
+            getattr(host, name)
+    for name, host in reads.items():
+        crossings = []
+        with llama.trace(prompt):
+            crossings.extend(_calls_across_layers(partial(getattr, host, name)))
+        path = " ; ".join(f"{a} -> {b} ({callee})" for a, b, callee in crossings)
+        asked = ["holds", "read"] if host._nnterp_site(name).condition is not None else ["read"]
+        into_site = [callee for _, layer, callee in crossings if layer == "declare"]
+        assert into_site == asked, f"{name}: the read enters the declaration for {into_site}, not {asked}: {path}"
+        assert all(caller != "nnsight" for caller, _, _ in crossings), f"{name}: nnsight calls back up: {path}"
+        others = sorted({layer for _, layer, _ in crossings} - set(READ_PATH))
+        assert not others, f"{name}: the read enters {others}: {path}"
+        edges = {(caller, layer) for caller, layer, _ in crossings}
+        assert {("declare", "runtime"), ("runtime", "nnsight")} <= edges, \
+            f"{name}: the site does not read through the runtime into nnsight: {path}"

@@ -9,9 +9,9 @@ module therefore loads neither nnsight nor transformers.
 from __future__ import annotations
 
 #: the operations the declarations call, each a function of ``nnterp.runtime.bridge``
-OPERATIONS = ("worker", "value_at", "swap", "written_back", "waiting_carry_back", "running_state", "backward_running",
-              "serve_gradient", "interleaving", "batch_rows", "narrowed_to_invoke", "call_labels", "compiled_forward",
-              "compiled_function")
+OPERATIONS = ("worker", "value_at", "swap", "fetch_to_present", "carry_back_later", "waiting_carry_back",
+              "running_state", "backward_running", "serve_gradient", "interleaving", "batch_rows", "narrowed_to_invoke",
+              "call_labels", "compiled_forward", "compiled_function")
 
 
 class Engine:

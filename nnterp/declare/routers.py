@@ -42,7 +42,7 @@ from nnterp.declare.engine import engine
 from nnterp.declare.errors import OrderError, UnavailableValue
 from nnterp.declare.layouts import TOKEN_ROWS, Same
 from nnterp.declare.locations import Argument, Call, Element, Where, _block_of, _walk, envoy_memo
-from nnterp.declare.writeback import Derived, Nowhere, Read, Site, check_layout
+from nnterp.declare.writeback import Derived, Nowhere, Read, Site, carried_back, check_layout
 
 
 # --------------------------------------------------------------------------- where
@@ -338,8 +338,8 @@ class TokenTypeRead(Site):
         if held["marked"] is None:
             return self.first.read(host, spec)
         location, model = self.second._location(host), host.root
-        return engine.written_back(location, self, lambda raw: self._present(held, raw, model),
-                                   lambda value, raw: self._carry_back(held, value, raw))
+        return carried_back(location, self, lambda raw: self._present(held, raw, model),
+                            lambda value, raw: self._carry_back(held, value, raw))
 
     def write(self, host, spec, value) -> None:
         if self._held(host)["marked"] is None:

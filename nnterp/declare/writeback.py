@@ -52,6 +52,19 @@ def _edits_nothing():
     return state.unedited if state is not None else None
 
 
+def carried_back(location: str, key, present: Callable, carry_back: Callable):
+    """The value ``present(raw)`` makes from what the forward holds at ``location``, and, when the worker moves on,
+    ``carry_back(value, raw)`` in its place: the runtime fetches and later carries back, the site presents here, so
+    a read goes from the site to the runtime and never back. A second read of ``key`` before the worker moves on
+    gets the same value, so both edits go back."""
+    fetched = engine.fetch_to_present(location, key)
+    if fetched.held is not None:
+        return fetched.held
+    value = present(fetched.raw)
+    engine.carry_back_later(location, key, fetched.visit, value, partial(carry_back, value, fetched.raw))
+    return value
+
+
 def safety_copy(site, value):
     """``value`` copied, so that a later in-place edit does not reach it; in a trace that edits nothing, the tensor
     itself, kept with its version (an inference tensor, which keeps no version, is copied)."""
@@ -271,7 +284,7 @@ class Read(Site):
 
         if _edits_nothing():
             return present(engine.value_at(location))  # nothing to carry back
-        return engine.written_back(location, self, present, partial(self._carry_back, context))
+        return carried_back(location, self, present, partial(self._carry_back, context))
 
     # -- write
     def write(self, host, spec, value) -> None:

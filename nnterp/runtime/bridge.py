@@ -22,7 +22,7 @@ import threading
 import weakref
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import torch
 from greenlet import getcurrent
@@ -34,6 +34,7 @@ from nnsight.intervention.tracer import InterleavingTracer
 from nnsight.tracing.tracer import WithBlockNotFoundError, push_result
 
 from nnterp.declare.errors import OrderError, UnavailableValue
+from nnterp.declare.writeback import carried_back
 
 # =========================================================================== the worker running now
 def worker(what: str = ""):
@@ -66,6 +67,15 @@ def occurrence(location: str) -> int | None:
     """How many times the forward has reached ``location`` since the running worker started (None outside a run)."""
     mediator = worker_or_none()
     return mediator.occurrence(location) if mediator is not None else None
+
+
+def forward_state(path: str) -> str:
+    """"running" while the forward of the module at ``path`` has been entered and not left in this run, else
+    "idle"."""
+    entered = occurrence(f"{path}.input")
+    if entered is None:
+        return "idle"
+    return "running" if entered > occurrence(f"{path}.output") else "idle"
 
 
 def step_pinned() -> bool:
@@ -118,21 +128,37 @@ def add_alias(envoy, alias: str, name: str) -> None:
 
 
 # --------------------------------------------------------------------------- write-back
-def written_back(location: str, key, present: Callable, carry_back: Callable):
-    """The one place nnterp hands nnsight a value to carry back into the forward (nnsight's eproperty read with a
-    transform, without keeping an eproperty: sites must pickle for remote runs). ``present(raw)`` makes the value
-    from what the forward holds at ``location``; when the worker moves on, ``carry_back(value, raw)`` gives what
-    the forward gets instead. A second read before the worker moves on gets the same value (``key`` tells reads
-    apart), so both edits go back."""
+class Fetched(NamedTuple):
+    """What a read that may carry an edit back starts from (``fetch_to_present``)."""
+
+    raw: Any  # what the forward holds at the location (None where ``held`` answers the read)
+    held: Any  # the value an earlier read of the same key handed out there, not carried back yet, else None
+    visit: int | None  # which visit of the location ``raw`` is, for ``carry_back_later``
+
+
+def fetch_to_present(location: str, key) -> Fetched:
+    """The first half of a read that may carry an edit back into the forward: what the forward holds at
+    ``location``, or, where a read of ``key`` there handed out a value the worker has not moved on from, that value
+    (``held``), so that both edits go back. The reader presents ``raw``, then hands its value to
+    ``carry_back_later``: nnterp's presenting runs in the reader, never called from here."""
     mediator = Mediator.current(location)
-    wanted = mediator.wanted(location)
+    visit = mediator.wanted(location)
     waiting = mediator.transform
-    if waiting is not None and waiting.key == (key, location, wanted):
-        return waiting.view
-    raw = Mediator.value(location)
-    value = present(raw)
-    mediator.transform = WriteBack(partial(carry_back, value, raw), value, key, location, wanted)
-    return value
+    if waiting is not None and waiting.key == (key, location, visit):
+        return Fetched(None, waiting.view, visit)
+    return Fetched(Mediator.value(location), None, visit)
+
+
+def carry_back_later(location: str, key, visit: int | None, value, carry_back: Callable) -> None:
+    """The second half: ``value`` (presented from a ``fetch_to_present``) is what the worker holds; when it moves
+    on, the forward gets ``carry_back()`` at that visit of ``location`` (nnsight's eproperty write-back, without
+    keeping an eproperty: sites must pickle for remote runs)."""
+    Mediator.current(location).transform = WriteBack(carry_back, value, key, location, visit)
+
+
+#: a read that may carry an edit back, in one call, for a caller that presents through a callback (the splice):
+#: ``written_back(location, key, present, carry_back)``, the sites' own, over the two halves above
+written_back = carried_back
 
 
 def waiting_carry_back(location: str, key):

@@ -8,6 +8,7 @@ remote run ships the envoy tree).
 from __future__ import annotations
 
 from functools import partial
+from typing import Any, NamedTuple
 
 import torch
 from nnsight import Envoy
@@ -20,7 +21,7 @@ from nnterp.declare.vocabulary import HOST_PATHS, ValueSpec, forward_order_sente
 from nnterp.declare.writeback import conditioned_error, read_only_sentence, read_where, where_of
 from nnterp.runtime import bridge, tracing
 from nnterp.runtime.bridge import OutOfOrderError
-from nnterp.runtime.status import CONDITIONED, skipped_on_call, status, without_image
+from nnterp.runtime.status import skipped_on_call, without_image
 
 def _block_of(envoy):
     """The block (layers[i]) a host belongs to: its nearest ancestor that is a block host (the parent,
@@ -54,48 +55,106 @@ def standard_path(envoy) -> str:
     return f"model.layers[{block_index(layer)}]" + {"layer": "", "attention": ".self_attn", "mlp": ".mlp"}[host]
 
 
+class Reading(NamedTuple):
+    """One standard value on one host, resolved from its family's site at the host's first read or write: what every
+    read and write checks, here, before asking the site once (the site reads through the runtime's operations)."""
+
+    spec: ValueSpec
+    site: Any
+    path: str  # the value's standard path, ``model.layers[3].self_attn.attention_output``
+    where: Any  # the site's location (``where_of``)
+    #: a condition the site declares (an attention implementation), asked on every read: it is the loaded model's
+    condition: Any
+    #: whether a read instruments the host first (``_instrument_first``): where any of the host's values is read at an
+    #: operation of its forward, but not for its own output, after which nothing of its forward runs
+    instruments: bool
+    #: what a call's inputs may make unavailable, asked only where the model declares it: a wrapper's image values on
+    #: a call without an image, a block kind's block (cross-attention) on a call that skips it
+    on_call: tuple
+
+
+def _reading(envoy, spec: ValueSpec) -> Reading:
+    """The host's ``Reading`` of ``spec``: all of the host's values are resolved at its first read or write."""
+    readings = envoy.__dict__.get("_nnterp_readings")
+    if readings is None:
+        readings = _resolved(envoy, None, None)
+        object.__setattr__(envoy, "_nnterp_readings", readings)
+    reading = readings.get(spec.name)
+    if reading is None:  # a value of a group the family does not list: its site says why it is unavailable
+        operations = any(isinstance(held.where, Call) for held in readings.values())
+        reading = readings[spec.name] = _resolved(envoy, [spec], operations)[spec.name]
+    return reading
+
+
+def _resolved(envoy, specs, operations: bool | None) -> dict:
+    """The readings of ``specs`` on a host (None: all of its values), from its family's sites; ``operations``:
+    whether the host reads inside its forward (None: worked out from these, all of the host's values)."""
+    specs = envoy._nnterp_specs() if specs is None else specs
+    sites = [envoy._nnterp_site(spec.name) for spec in specs]
+    wheres = [where_of(site) for site in sites]
+    if operations is None:
+        operations = any(isinstance(where, Call) for where in wheres)
+    path, family = standard_path(envoy), envoy.root._nnterp_state.family
+    readings = {}
+    for spec, site, where in zip(specs, sites, wheres):
+        named = f"{path}.{spec.name}"
+        on_call = tuple(check for check, applies in (
+            (_imageless, spec.name == "image_features" and getattr(family, "wrapper", None) is not None),
+            (partial(_skipped, named, spec.name), family.block.may_skip)) if applies)
+        readings[spec.name] = Reading(spec, site, named, where, site.condition if site.served else None,
+                                      operations and not (isinstance(where, Own) and where.key == "output"), on_call)
+    return readings
+
+
+def _imageless(envoy) -> str | None:
+    model = envoy.root
+    imageless = without_image(model, model._nnterp_state.call_inputs)
+    return None if imageless is None else f"model.image_features is read on a call with an image: {imageless}"
+
+
+def _skipped(path: str, name: str, envoy) -> str | None:
+    skipped = skipped_on_call(envoy, envoy.root, name)
+    return None if skipped is None else f"{path} does not run on this call: {skipped}"
+
+
 class StandardValue:
-    """A standard value on its host: reads and writes go through the family's site."""
+    """A standard value on its host: reads and writes go through the family's site, resolved once per host."""
 
     def __init__(self, spec: ValueSpec) -> None:
         self.spec = spec
         self.__doc__ = f"{spec.layout}: {spec.description}"
 
-    def _site(self, envoy):
-        site = envoy._nnterp_site(self.spec.name)
-        model = envoy.root
-        found = status(site, model)
-        if found.kind == CONDITIONED and not found.available:
-            raise conditioned_error(self.spec, site, model, site.describe(envoy._module)) from None
+    def _reading(self, envoy) -> Reading:
+        """The value's reading on this host, once its checks pass: served on this load and this call, in a trace."""
+        reading = _reading(envoy, self.spec)
+        if reading.condition is not None and not reading.condition.holds(envoy.root):
+            raise conditioned_error(self.spec, reading.site, envoy.root, reading.site.describe(envoy._module)) from None
         if not bridge.interleaving(envoy):
             raise NnterpError(
                 f"{self.spec.name} is served inside a trace: read it as "
                 f"`with model.trace(prompt): {HOST_PATHS[self.spec.host]}.{self.spec.name}.save()`"
             )
-        if self.spec.name == "image_features":
-            imageless = without_image(model, model._nnterp_state.call_inputs)
-            if imageless is not None:
-                raise UnavailableValue(f"model.image_features is read on a call with an image: {imageless}")
-        if model.family.block.may_skip:  # only a block kind that declares it (cross-attention) is skipped by a call
-            skipped = skipped_on_call(envoy, model, self.spec.name)
-            if skipped is not None:
-                raise UnavailableValue(f"{standard_path(envoy)}.{self.spec.name} does not run on this call: {skipped}")
-        return site
+        for unavailable in reading.on_call:
+            sentence = unavailable(envoy)
+            if sentence is not None:
+                raise UnavailableValue(sentence)
+        return reading
 
     def __get__(self, envoy, owner=None):
         if envoy is None:
             return self
-        site = self._site(envoy)
+        reading = self._reading(envoy)
+        if reading.instruments and not envoy.__dict__.get("_nnterp_instrumented"):
+            _instrument_first(envoy)
         # an out-of-order read of this trace's code: served what the forward passed
-        kept = bridge.captured(envoy, self.spec.name, f"{standard_path(envoy)}.{self.spec.name}")
+        kept = bridge.captured(envoy, self.spec.name, reading.path)
         if kept is not bridge.NOTHING:
             return kept
-        _instrument_first(envoy, site)
         try:
-            value = site.read(envoy, self.spec)
+            value = reading.site.read(envoy, self.spec)
         except OutOfOrderError:
             _reraise_inside_loops()
-            raise self._order_error(envoy, site) from None
+            raise self._order_error(envoy, reading) from None
         if self.spec.read_only:
             if isinstance(value, torch.Tensor):
                 bridge.keep_read_only(read_only_sentence(self.spec), value, self.spec.name)
@@ -109,18 +168,19 @@ class StandardValue:
             return
         if self.spec.read_only:
             raise ReadOnlyValue(read_only_sentence(self.spec))
-        site = self._site(envoy)
+        reading = self._reading(envoy)
         if bridge.passed(envoy, self.spec.name):
-            raise self._order_error(envoy, site, writing=True)
-        _instrument_first(envoy, site)
+            raise self._order_error(envoy, reading, writing=True)
+        if reading.instruments and not envoy.__dict__.get("_nnterp_instrumented"):
+            _instrument_first(envoy)
         try:
-            site.write(envoy, self.spec, value)
+            reading.site.write(envoy, self.spec, value)
         except OutOfOrderError:
             _reraise_inside_loops()
-            raise self._order_error(envoy, site, writing=True) from None
+            raise self._order_error(envoy, reading, writing=True) from None
 
-    def _order_error(self, envoy, site, writing: bool = False) -> OrderError:
-        path = f"{standard_path(envoy)}.{self.spec.name}"
+    def _order_error(self, envoy, reading: Reading, writing: bool = False) -> OrderError:
+        path, site = reading.path, reading.site
         plan = bridge.plan_of_current()
         first = plan.first(*tracing.path_key(path)) if plan is not None else None
         if writing and first:
@@ -128,7 +188,7 @@ class StandardValue:
                 f"{path} is written after the forward computed it: the trace asked for {first} first, which the "
                 f"forward computes later; edits follow the forward's order: write it before that read"
             )
-        never_ran = _never_ran(envoy, site)
+        never_ran = _never_ran(envoy, reading.where)
         if never_ran:
             return OrderError(
                 f"{path} is read {read_where(site.describe(envoy._module))}, which did not run in this forward "
@@ -158,41 +218,18 @@ def _reraise_inside_loops() -> None:
         raise
 
 
-def _instrument_first(envoy, site) -> None:
-    """Instrument a host whose values include operations of its forward before reading any of them:
-    once its forward has started, operations installed later never fire in that run.
-
-    A read of the host's own output is the exception: nothing of its forward runs after it, so no
-    later read in that run can need the operations, and a model read only at module boundaries
-    keeps its uninstrumented forwards (each instrumented operation costs a few handoffs per call).
-    ``_nnterp_needs_source`` is None until asked, then whether the host still needs instrumenting."""
-    needs = envoy.__dict__.get("_nnterp_needs_source")
-    if needs is False:
+def _instrument_first(envoy) -> None:
+    """Instrument a host whose values include operations of its forward before reading any of them (``Reading``
+    says which reads do): once its forward has started, operations installed later never fire in that run. A model
+    read only at module boundaries keeps its uninstrumented forwards (each instrumented operation costs a few
+    handoffs per call)."""
+    if bridge.is_instrumented(envoy._module):  # by an earlier read or model.instrument(): nothing left to do
+        object.__setattr__(envoy, "_nnterp_instrumented", True)
         return
-
-    where = where_of(site)
-    if isinstance(where, Own) and where.key == "output":
-        return
-    if needs is None:
-        needs = reads_operations(envoy)
-        object.__setattr__(envoy, "_nnterp_needs_source", needs)
-    if not needs:
-        return
-    if not bridge.is_instrumented(envoy._module):
-        # remembered for the error message: installed by this trace's worker, too late if the module's forward
-        # was running (a read of one of its native children came first)
-        object.__setattr__(envoy, "_nnterp_installed_by", (bridge.running_greenlet(), _forward_state(envoy)))
-        envoy.source  # do not pickle: an id
-    else:  # instrumented before this read (by an earlier read or model.instrument()): nothing left to do
-        object.__setattr__(envoy, "_nnterp_needs_source", False)
-
-
-def _forward_state(envoy) -> str:
-    """"running" while the module's forward has been entered and not left in this run, else "idle"."""
-    entered = bridge.occurrence(f"{envoy.path}.input")
-    if entered is None:
-        return "idle"
-    return "running" if entered > bridge.occurrence(f"{envoy.path}.output") else "idle"
+    # remembered for the error message: installed by this trace's worker, too late if the module's forward was
+    # running (a read of one of its native children came first)
+    object.__setattr__(envoy, "_nnterp_installed_by", (bridge.running_greenlet(), bridge.forward_state(envoy.path)))
+    envoy.source  # do not pickle: an id
 
 
 class ReadOnlyTuple(tuple):
@@ -210,15 +247,8 @@ class ReadOnlyTuple(tuple):
         return tuple, (tuple(self),)
 
 
-def reads_operations(envoy) -> bool:
-    """Whether any value of this host is read at an operation inside its forward (so needs ``.source``)."""
-    return any(isinstance(where_of(envoy._nnterp_site(name)), Call) for name in envoy._nnterp_sites_names())
-
-
-def _never_ran(envoy, site) -> bool | None:
-    """Whether the site's location was not visited at all in this run (None: cannot tell)."""
-
-    where = where_of(site)
+def _never_ran(envoy, where) -> bool | None:
+    """Whether the location ``where`` (a site's) was not visited at all in this run (None: cannot tell)."""
     if where is None or isinstance(where, Call):
         return None
     try:
