@@ -233,7 +233,17 @@ def test_norms_and_gates_inside_the_attention_are_frozen(family):
 #: AX-K2's input norm times a sigmoid gate (the gate frozen), Gemma 4's mlp_output written as two terms (the first's
 #: norm left as it runs), Inkling 2's convolution taps computed from its input (the taps recorded and replayed)
 INDEPENDENT = ("llama", "gemma2", "deepseek_v2", "afmoe", "olmo2", "openai-gpt", "doge", "hyperclovax", "blt",
-               "granitemoeshared", "falcon", "axk2", "gemma4_text", "inkling2_text")
+               "granitemoeshared", "falcon", "axk2", "gemma4_text", "inkling2_text", "mpt")
+
+
+def test_a_block_whose_mlp_is_no_module_of_its_own_builds_its_graph():
+    """OPT's fc1 and fc2 sit on the block: the graph's forward leaves them running (the sites read there), and the
+    graph builds, complete by its own check."""
+    model = tiny.load("opt", attn_implementation="eager")
+    from nnterp.tools.graph_sweep import transcoders as sweep_transcoders
+
+    graph = attribution_graph(model, sweep_transcoders(model), PROMPT, progress=False, batch_size=128)
+    assert graph.stats["active_latents"] > 0
 
 
 @pytest.mark.parametrize("family", INDEPENDENT)

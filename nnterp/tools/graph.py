@@ -43,6 +43,7 @@ from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.declare.engine import module_of
 from nnterp.tools._common import ToolError, token_id, token_text, trace
 from nnterp.tools.frozen import replacement_pass
+from nnterp.tools.frozen_gates import _site_module
 from nnterp.tools.frozen_mixers import _block_mlp
 from nnterp.tools.graph_replacement import _scan, replacement_sources
 
@@ -258,13 +259,15 @@ def _unused_work_skipped(model, replacement):
     entered, handles, patched, mode = [], [], [], torch.is_grad_enabled()
     for i, layer in enumerate(model.layers):
         mlp, read = _block_mlp(layer), replacement.reads[i]
-        if mlp is None or mlp is module_of(layer) or read is None or getattr(read.host, "_module", None) in set(
-                mlp.modules()):
+        # an MLP that is no module of its own (OPT's fc1/fc2 on the block, whose sites are theirs) is left as it runs
+        if mlp is None or mlp is module_of(layer) or not any(True for _ in mlp.children()) or read is None or \
+                getattr(read.host, "_module", None) in set(mlp.modules()):
             continue
+        written = _site_module(layer.mlp, "mlp_output")  # a Linear the output is read at (MPT's down_proj) runs
         for inner in mlp.children():
             handles += [inner.register_forward_pre_hook(enter), inner.register_forward_hook(leave)]
         for inner in mlp.modules():
-            if type(inner) is torch.nn.Linear:
+            if type(inner) is torch.nn.Linear and inner is not written:
                 patched.append((inner, inner.__dict__.get("forward")))
                 inner.forward = zeros(inner)
     head = module_of(model).get_output_embeddings()
