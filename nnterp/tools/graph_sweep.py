@@ -65,6 +65,8 @@ def independent_completeness(model, graph, transcoders) -> float:
 
     mlps = {i: reader(i) for i in range(model.num_layers) if transcoders[i] is not None}
     head = hf.get_output_embeddings()
+    if head is None:  # a wrapper that names no output embeddings: the standard lm_head
+        head = module_of(model.lm_head)
     seen, handles = {}, []
     for i, mlp in mlps.items():
         def keep(module, args, kwargs, i=i):
