@@ -15,6 +15,7 @@ from nnsight.intervention.tracer import InterleavingTracer
 from nnsight.tracing.tracer import Tracer, WithBlockNotFoundError, push_result
 
 from nnterp import tiny
+from nnterp.declare.writeback import carried_back
 from nnterp.runtime import bridge
 from nnterp.runtime.bridge import CaptureWorker, TurnTakingTracer
 
@@ -77,8 +78,8 @@ def test_a_write_back_is_carried_back_when_the_worker_moves_on_and_a_second_read
     key = object()
     with model.trace(prompt):
         location = _out(model, 0)
-        first = bridge.written_back(location, key, lambda raw: raw * 2, lambda value, raw: value * 0)
-        second = bridge.written_back(location, key, lambda raw: raw * 3, lambda value, raw: value)
+        first = carried_back(location, key, lambda raw: raw * 2, lambda value, raw: value * 0)
+        second = carried_back(location, key, lambda raw: raw * 3, lambda value, raw: value)
         same = nnsight_save(first is second)
         carry = nnsight_save(bridge.waiting_carry_back(location, key) is not None)
         after = model.layers[1].input.save()
@@ -87,7 +88,7 @@ def test_a_write_back_is_carried_back_when_the_worker_moves_on_and_a_second_read
 
     with model.trace(prompt):
         location = _out(model, 0)
-        bridge.written_back(location, key, lambda raw: raw * 2, lambda value, raw: value * 0)
+        carried_back(location, key, lambda raw: raw * 2, lambda value, raw: value * 0)
         dropped = nnsight_save(bridge.drop_pending(location, key) is not None)
         none_left = nnsight_save(bridge.waiting_carry_back(location, key) is None)
         reference = bridge.value_at(location).clone().save()

@@ -34,7 +34,6 @@ from nnsight.intervention.tracer import InterleavingTracer
 from nnsight.tracing.tracer import WithBlockNotFoundError, push_result
 
 from nnterp.declare.errors import OrderError, UnavailableValue
-from nnterp.declare.writeback import carried_back
 
 # =========================================================================== the worker running now
 def worker(what: str = ""):
@@ -154,11 +153,6 @@ def carry_back_later(location: str, key, visit: int | None, value, carry_back: C
     on, the forward gets ``carry_back()`` at that visit of ``location`` (nnsight's eproperty write-back, without
     keeping an eproperty: sites must pickle for remote runs)."""
     Mediator.current(location).transform = WriteBack(carry_back, value, key, location, visit)
-
-
-#: a read that may carry an edit back, in one call, for a caller that presents through a callback (the splice):
-#: ``written_back(location, key, present, carry_back)``, the sites' own, over the two halves above
-written_back = carried_back
 
 
 def waiting_carry_back(location: str, key):

@@ -48,9 +48,9 @@ from nnterp.compat import names
 from nnterp.declare.engine import module_of
 from nnterp.declare.locations import block_hosts
 from nnterp.declare.vocabulary import BY_NAME
-from nnterp.declare.writeback import Read, _Context, _version
+from nnterp.declare.writeback import Read, _Context, _version, carried_back
 from nnterp.runtime import bridge
-from nnterp.runtime.bridge import drop_pending, swap, value_at, written_back
+from nnterp.runtime.bridge import drop_pending, swap, value_at
 from nnterp.runtime.cache import SpliceRead
 from nnterp.tools._common import _AFTER_BLOCKS, _BEFORE_BLOCKS, _IN_A_BLOCK, ToolError
 from nnterp.tools.attribution import norm_gain
@@ -443,7 +443,7 @@ class Splice:
         return context, self._presenter(context)
 
     def _latents(self, context, present):
-        return written_back(self.writes.location(), self, present, partial(self._carry_back, context))
+        return carried_back(self.writes.location(), self, present, partial(self._carry_back, context))
 
     @property
     def latents(self):
@@ -592,7 +592,7 @@ class CrossLayerSplice:
 
     def _latents(self, layer: int, present):
         location = self.writes[layer].location()
-        return written_back(location, (self, layer), present, partial(self._carry_back, layer))
+        return carried_back(location, (self, layer), present, partial(self._carry_back, layer))
 
     def reconstruction(self, layer: int, like):
         """Block ``layer``'s reconstruction from the latents read so far (every block up to it): the sum of their
