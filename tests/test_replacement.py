@@ -67,8 +67,9 @@ def test_a_latent_set_to_its_own_value_changes_nothing(setup):
             assert torch.equal(logits, clean)
 
 
-def test_zeroing_a_latent_moves_each_logit_by_minus_its_direct_edge(setup):
-    replacement, graph = setup
+def _zeroed_moves_logits_by_minus_the_edge(replacement, graph):
+    """Zeroes the latent with the largest direct edge into the logits, every block constrained, and checks each
+    logit node moves by minus that edge; returns the latent, the clean logits and the expected moves."""
     model = replacement.model
     edges, chosen = _logit_edges(graph)
     layer, position, latent = graph.features[chosen].tolist()
@@ -84,6 +85,12 @@ def test_zeroing_a_latent_moves_each_logit_by_minus_its_direct_edge(setup):
     # roundings(model) operations at the logits' and the edges' magnitude
     magnitude = max(float(clean.abs().max()), float(constrained.abs().max()), float(expected.abs().max()))
     assert_close(moved, expected, length=4 * roundings(model), magnitude=magnitude)
+    return (layer, position, latent), clean, tokens, expected
+
+
+def test_zeroing_a_latent_moves_each_logit_by_minus_its_direct_edge(setup):
+    replacement, graph = setup
+    (layer, position, latent), clean, tokens, expected = _zeroed_moves_logits_by_minus_the_edge(replacement, graph)
     # without the constraint the change goes through the later MLPs too: not the direct edge alone
     free, _ = replacement.feature_intervention(PROMPT, [(layer, position, latent, 0.0)], freeze_attention=False)
     loose = (free - clean)[0, -1]
@@ -96,18 +103,7 @@ def test_the_direct_edge_holds_on_a_parallel_block_and_a_mixture_of_experts(fami
     model = tiny.load(family, attn_implementation="eager")
     transcoders = random_transcoders(model, read=read)
     graph = attribution_graph(model, transcoders, PROMPT, progress=False, batch_size=128)
-    replacement = ReplacementModel(model, transcoders)
-    edges, chosen = _logit_edges(graph)
-    layer, position, latent = graph.features[chosen].tolist()
-    clean, _ = replacement.get_activations(PROMPT)
-    zeroed, _ = replacement.feature_intervention(PROMPT, [(layer, position, latent, 0.0)],
-                                                 constrained_layers=range(model.num_layers))
-    change = (zeroed - clean)[0, -1]
-    moved = change[[token for token, _ in graph.logit_tokens]] - change.mean()
-    expected = -edges[:, chosen]
-    assert float(expected.abs().max()) > 0.1
-    magnitude = max(float(clean.abs().max()), float(zeroed.abs().max()), float(expected.abs().max()))
-    assert_close(moved, expected, length=4 * roundings(model), magnitude=magnitude)
+    _zeroed_moves_logits_by_minus_the_edge(ReplacementModel(model, transcoders), graph)
 
 
 def test_generation_is_greedy_decoding_of_the_intervened_forward(setup):
