@@ -34,6 +34,8 @@ QUOTED = {
                                                       "moe_num_experts", "num_routed_experts", "num_experts_per_tok",
                                                       "num_experts_per_token", "moe_top_k", "moe_topk", "top_k",
                                                       "moe_k"),
+    r"plus (\d+) shared experts?": ("n_shared_experts", "num_shared_experts", "shared_expert_count"),
+    r"`?routed_scaling_factor`? = ([0-9]+(?:\.[0-9]+)?)": ("routed_scaling_factor",),
 }
 
 

@@ -8,7 +8,7 @@ import inspect
 import sys
 
 from nnterp.contract.support import compact_indices
-from nnterp.encyclopedia.notes.derived.reading import _children, _config_value, _mlp_module, _num, _trace
+from nnterp.encyclopedia.notes.derived.reading import _children, _mlp_module, _num, _trace
 from nnterp.encyclopedia.notes.derived.subject import _serves, config_name
 
 
@@ -22,15 +22,16 @@ def moe_note(subject) -> str | None:
         experts, top_k = real.num_experts, real.num_experts_per_token
     except Exception:
         return None
-    config = subject.config
-    shared = None
+    shared, stated = None, []  # numbers said of a checkpoint: from its recorded facts, each asserted by the snippet
     real_index = next((i for i in range(real.num_layers) if _serves(real, "router_logits", i)), index)
     children = _children(_mlp_module(real, real_index))
     shared_name = next((n for n in children if "shared" in n and "gate" not in n), None)
     if shared_name:
-        key, count = _config_value(config, "n_shared_experts", "num_shared_experts", "shared_expert_count")
-        shared = f"{count} shared expert{'s' if count != 1 else ''} (`{shared_name}`)" if isinstance(count, int) \
-            else f"a shared expert (`{shared_name}`)"
+        count = subject.stated("n_shared_experts", "num_shared_experts", "shared_expert_count")
+        count = count if count is not None and (count.repo or subject.checkpoint is None) else None
+        shared = f"{count.value} shared expert{'s' if count.value != 1 else ''} (`{shared_name}`)" \
+            if count is not None and isinstance(count.value, int) else f"a shared expert (`{shared_name}`)"
+        stated.append(count)
     counts = [subject.stated(*keys) for keys in (
         ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts", "num_routed_experts",
          ("ffn_config", "moe_num_experts")),
@@ -46,13 +47,16 @@ def moe_note(subject) -> str | None:
     prose = [f"{on}, the router (`{_router_name(children)}`) scores {experts} experts per position "
              f"and sends each to {top_k}."]
     source = _modeling_source(_mlp_module(real, real_index))
-    key, norm = _config_value(config, "norm_topk_prob")
-    if key and "norm_topk_prob" in source:  # the switch, where the family's router reads it
-        prose.append(f"`norm_topk_prob` is {norm}: the chosen experts' weights are "
-                     f"{'renormalised to sum to 1' if norm else 'the router probabilities as chosen, not renormalised'}")
-        factor_key, factor = _config_value(config, "routed_scaling_factor")
-        if factor_key and factor != 1 and "routed_scaling_factor" in source:
-            prose[-1] += f", then multiplied by `routed_scaling_factor` = {_num(float(factor))}"
+    norm = subject.stated("norm_topk_prob")
+    if norm is not None and "norm_topk_prob" in source:  # the switch, where the family's router reads it
+        prose.append(f"`norm_topk_prob` is {norm.value} {norm.on}: the chosen experts' weights are "
+                     f"{'renormalised to sum to 1' if norm.value else 'the router probabilities as chosen, not renormalised'}")
+        stated.append(norm)
+        factor = subject.stated("routed_scaling_factor")
+        if factor is not None and factor.value != 1 and "routed_scaling_factor" in source:
+            prose[-1] += f", then multiplied by `routed_scaling_factor` = {_num(float(factor.value))}" + \
+                ("" if factor.on == norm.on else f" {factor.on}")
+            stated.append(factor)
         prose[-1] += "."
     dense = [i for i in range(real.num_layers) if not _serves(real, "router_logits", i)]
     if dense:
@@ -67,7 +71,8 @@ def moe_note(subject) -> str | None:
             *(f"    {var} = mlp.{name}.save()" for var, name in order), "",
             "assert logits.shape[-1] == model.num_experts", "assert choices.shape[-1] == model.num_experts_per_token",
             "assert weights.shape == choices.shape and choices.max() < model.num_experts",
-            *([line for c in counts for line in c.check()] if own else [])]
+            *([line for c in counts for line in c.check()] if own else []),
+            *(line for c in stated if c is not None for line in c.check())]
     return "\n".join([f"## {heading}", "", " ".join(prose), "", "```python", *code, "```", ""])
 
 
