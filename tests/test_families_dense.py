@@ -55,3 +55,32 @@ def test_gemma4_layer_scalar_multiplies_the_whole_block():
         mlp = model.layers[0].mlp.mlp_output.save()
         out = model.layers[0].layer_output.save()
     torch.testing.assert_close((x + attention + mlp) * 0.5, out)
+
+
+@pytest.mark.parametrize("family", ["granite", "granitemoe", "granitemoehybrid", "minicpm3", "falcon_h1"])
+def test_each_head_s_share_carries_the_multiplier_the_block_applies_to_the_attention(family):
+    """Granite (residual_multiplier), MiniCPM 3 (scale_depth / sqrt(num_layers)) and Falcon-H1
+    (attention_out_multiplier) multiply the attention's output before the add: each head's contribution carries the
+    multiplier, so the heads and the projection's bias times it add up to the attention's share of the stream (all of
+    attention_output where the attention is the block's only mixer), not to o_proj's output."""
+    model = tiny.load(family, attn_implementation="eager")
+    model.instrument()
+    i = next(i for i in range(model.num_layers) if model.serves("attention_head_contributions", i) is None)
+    attention = model.layers[i].self_attn
+    with model.trace(PROMPT):
+        entering = model.layers[i].layer_input.save()
+        heads = attention.attention_head_contributions.save()
+        projected = attention.o_proj.output.save()
+        added = attention.attention_output.save()
+        mid = model.layers[i].layer_mid.save()
+    multiplier = attention._nnterp_site("attention_head_contributions").scale(model.config)
+    assert multiplier != 1
+    bias = attention.o_proj._module.bias
+    total = heads.sum(-2) + (0 if bias is None else bias * multiplier)
+    # the projection's dot product cut into per-head partial sums: its width's roundings, relative to its terms
+    tolerance = 8 * model.hidden_size * torch.finfo(heads.dtype).eps * float(projected.abs().max())
+    assert (total - projected * multiplier).abs().max() <= tolerance
+    assert (total - projected).abs().max() > 100 * tolerance
+    if family != "falcon_h1":  # Falcon-H1's attention_output also holds its Mamba mixer's share
+        assert (total - added).abs().max() <= tolerance
+        assert (total - (mid - entering)).abs().max() <= tolerance

@@ -436,17 +436,23 @@ def _check_block(model, i, prompt, report, dtype, batch, seq, base):
 def _check_new_values(model, v, hosts, where, report):
     """The unrotated queries and keys, the per-head contributions, the preactivation and the up projection."""
     if "attention_head_contributions" in v and "attention_premix" in v:
-        projection = projection_of(hosts["attention"]._nnterp_site("attention_premix"), hosts["attention"])
-        projected = projection(v["attention_premix"].flatten(-2))
+        attention = hosts["attention"]
+        projection = projection_of(attention._nnterp_site("attention_premix"), attention)
+        # the block's multiplier of the attention's output (Granite's residual_multiplier), which each head's share
+        # carries as what the stream receives
+        scale = getattr(attention._nnterp_site("attention_head_contributions"), "scale", None)
+        factor = 1 if scale is None else scale(model._nnterp_state.config)
+        projected = projection(v["attention_premix"].flatten(-2)) * factor
         bias = getattr(projection, "bias", None)
         heads = v["attention_head_contributions"]
-        total = heads.sum(-2) + (bias if isinstance(bias, torch.Tensor) else 0)
+        total = heads.sum(-2) + (bias * factor if isinstance(bias, torch.Tensor) else 0)
         # the projection's dot product cut into num_heads partial sums then added: its width's roundings and the
         # heads', each relative to the terms' sizes (in the dtype's own precision: a half-precision projection
         # rounds each partial sum)
         premix = v["attention_premix"].flatten(-2)
         ok = _close(total, projected, premix.shape[-1] + heads.shape[-2], _linear_magnitude(projection, premix))
-        report.add("attention_head_contributions.sum(heads) + bias == o_proj(attention_premix)", where, ok,
+        report.add("attention_head_contributions.sum(heads) + bias == o_proj(attention_premix)" +
+                   ("" if scale is None else ", both times the block's multiplier of the attention"), where, ok,
                    f"max diff {_diff(total, projected):.3g}")
     if "mlp_up" in v and "mlp_activation" in v and "mlp_neurons" in v:
         product = v["mlp_activation"] * v["mlp_up"]

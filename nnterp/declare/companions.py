@@ -14,8 +14,8 @@ import torch
 from nnterp.declare import labels
 from nnterp.declare.engine import engine, module_of
 from nnterp.declare.layouts import SAME
-from nnterp.declare.locations import EAGER_ONLY, Argument, Call, Child, Condition, Element, ListItem, _walk
-from nnterp.declare.writeback import Nowhere, Read, Site, _version, check_layout, safety_copy
+from nnterp.declare.locations import EAGER_ONLY, Argument, Call, Child, Condition, Element, ListItem, Own, _walk
+from nnterp.declare.writeback import Nowhere, PlusEarlier, Read, Site, _version, check_layout, safety_copy
 
 # --------------------------------------------------------------------------- values that follow from another's site
 @dataclass(eq=False)
@@ -25,17 +25,22 @@ class Companion(Site):
     ``Family.site`` resolves it, so a family that moves the other value moves this one with it."""
 
     of: str
-    #: (the other value's site, the native module it names or None) -> this value's site
-    make: Callable[[Site, Any], Site]
+    #: (the other value's site, the native module it names or None) -> this value's site; with ``also``, the
+    #: sites of those values too, as keywords
+    make: Callable[..., Site]
     #: made once per site of the other value, so blocks that share that site share this one
     made: dict = field(default_factory=dict, repr=False)
+    #: further values whose sites this one follows (each head's share carries the multiplier attention_output does)
+    also: tuple[str, ...] = ()
 
-    def resolve(self, site: Site, context=None) -> Site:
+    def resolve(self, site: Site, context=None, others: dict | None = None) -> Site:
         module = _native_of(site, context)
-        key = (id(site), type(module))  # blocks whose modules are of one class share the site made
+        others = others or {}
+        # blocks whose modules are of one class share the site made
+        key = (id(site), type(module), *(id(other) for other in others.values()))
         found = self.made.get(key)
         if found is None or found[0] is not site:
-            found = self.made[key] = (site, self.make(site, module))
+            found = self.made[key] = (site, self.make(site, module, **others))
         return found[1]
 
 
@@ -266,22 +271,45 @@ class HeadContributions(Site):
     source: Site
     description: str | None = None
     condition: Condition | None = None
+    #: the multiplier the block applies to the attention's output before the add (Granite's residual_multiplier,
+    #: a ConfigKey): each head's share is what the stream receives, so the heads add up to attention_output
+    scale: Callable | None = None
 
     def read(self, host, spec):
-        return per_head(projection_of(self.source, host), self.source.read(host, spec))
+        heads = per_head(projection_of(self.source, host), self.source.read(host, spec))
+        return heads if self.scale is None else heads * self.scale(host.root._nnterp_state.config)
 
     def describe(self, module) -> str:
-        return f"derived from attention_premix ({self.source.describe(module)}) through that projection"
+        times = "" if self.scale is None else ", times attention_output's multiplier"
+        return f"derived from attention_premix ({self.source.describe(module)}) through that projection{times}"
 
 
-def contributions_of(site: Site, module, value: str) -> Site:
+def contributions_of(site: Site, module, value: str, attention_output: Site | None = None) -> Site:
     if not site.served:
         return Nowhere(site.reason)
     where = getattr(site, "where", None)
     if not (isinstance(where, Child) and where.key == "input"):
         return Nowhere(f"{value} is not read at an output projection module's input here, so there is no "
                        "projection to split by head")
-    return HeadContributions(site, condition=site.condition)
+    scale = _output_multiplier(attention_output)
+    if scale is None:
+        return HeadContributions(site, condition=site.condition)
+    times = f"config.{scale.key}" if hasattr(scale, "key") else "the multiplier the block applies to the attention"
+    sums_to = "attention_output" if type(attention_output) is Read else "the attention's part of attention_output"
+    return HeadContributions(site, condition=site.condition, scale=scale, description=(
+        f"Each head's slot of attention_premix through the output projection, times {times}: what each head adds to "
+        f"the residual stream; their sum plus the projection's bias times it is {sums_to}; derived, read-only"))
+
+
+def _output_multiplier(attention_output: Site | None):
+    """The number the block multiplies the attention module's output by before the add, where attention_output is
+    that output times it (Granite's residual_multiplier, MiniCPM 3's scale_depth / sqrt(num_layers), Falcon-H1's
+    attention_out_multiplier beside its Mamba mixer's); else None."""
+    where = getattr(attention_output, "where", None)
+    if type(attention_output) in (Read, PlusEarlier) and type(where) is Own and where.key == "output" and \
+            attention_output.plus is None:
+        return attention_output.scale
+    return None
 
 
 # --------------------------------------------------------------------------- attention sinks

@@ -323,7 +323,8 @@ COMMON_SITES: dict[str, Site] = {
         Call("nn.functional.softmax", "input", inside="attention_interface", eager="eager_attention_forward"),
         Argument(0), condition=EAGER_ONLY),
     "attention_premix": Read(Child("o_proj", "input"), Argument(0), SPLIT_HEADS),
-    "attention_head_contributions": Companion("attention_premix", partial(contributions_of, value="attention_premix")),
+    "attention_head_contributions": Companion("attention_premix", partial(contributions_of, value="attention_premix"),
+                                              also=("attention_output",)),
     "attention_output": Read(Own("output"), Element(0)),
     "attention_probabilities": Read(
         Call("nn.functional.dropout", "output", inside="attention_interface", eager="eager_attention_forward"),

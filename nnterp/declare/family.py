@@ -274,7 +274,9 @@ class Family:
         while not isinstance(site, Site):  # a family's function may hand back a common one, itself a function
             site = site(context)
         # a value whose site follows from another's moves with it
-        return site.resolve(self.site(site.of, context), context) if isinstance(site, Companion) else site
+        if not isinstance(site, Companion):
+            return site
+        return site.resolve(self.site(site.of, context), context, {name: self.site(name, context) for name in site.also})
 
     @property
     def groups(self) -> tuple[str, ...]:

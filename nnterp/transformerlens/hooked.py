@@ -297,9 +297,6 @@ class HookedTransformer(Tokens, WeightProperties):
                     memo[name] = getattr(self._host(alike), alike.value)
                 continue
             tensor = self._pos_embed() if path is None else path.convention.tensor([memo[key] for key in keys], info)
-            factor = self._stream_factor(name)
-            if factor is not None:
-                tensor = tensor * factor
             if kind == 3:
                 saved[name] = tensor.save()
                 continue
@@ -315,7 +312,7 @@ class HookedTransformer(Tokens, WeightProperties):
             if path is None:
                 raise UnavailableValue("hook_pos_embed has no standard value to write: edit layers[0].layer_input")
             try:
-                native = path.convention.from_tl(out if factor is None else out / factor, info)
+                native = path.convention.from_tl(out, info)
             except WriteRefused as refused:
                 raise UnavailableValue(f"a hook on {name} changed its tensor, and {refused}") from None
             setattr(self._host(reads[-1]), reads[-1].value, native)
@@ -345,8 +342,7 @@ class HookedTransformer(Tokens, WeightProperties):
                     f"model runs its norm once; hook "
                     f"{block}.hook_resid_pre (ln1's input, the three together) or {block}.attn.hook_q, hook_k and "
                     f"hook_v (each input's own) instead")
-            factor = self._stream_factor(name)
-            native = path.convention.from_tl(tensor if factor is None else tensor / factor, info)
+            native = path.convention.from_tl(tensor, info)
         except WriteRefused as refused:
             if required:
                 raise UnavailableValue(f"a backward hook on {name} needs the gradient to flow through its tensor, "
@@ -563,8 +559,6 @@ class HookedTransformer(Tokens, WeightProperties):
                     continue
                 try:
                     found[name] = cache[name]
-                    if (factor := self._stream_factor(name)) is not None:
-                        found[name] = found[name] * factor
                 except (KeyError, NnterpError):
                     continue
             logits = cache.logits

@@ -8,7 +8,6 @@ HookedTransformer's properties."""
 
 from __future__ import annotations
 
-import re
 
 import torch
 
@@ -253,10 +252,6 @@ class Weights:
         return self._stack(lambda layer: self._mlp(layer, name, word)[1])
 
 
-#: a head's write to the stream, which nnterp's per-head contributions give before a block's multiplier
-_RESULT = re.compile(r"^blocks\.(\d+)\.attn\.hook_result$")
-
-
 class WeightProperties:
     """HookedTransformer's weight properties (W_E, W_U, W_Q ... b_out, QK, OV), on a class with ``std``, ``cfg``,
     ``_weights`` (Weights), ``_path``, ``_host`` and ``_factors``."""
@@ -329,13 +324,6 @@ class WeightProperties:
         self._factors[name] = None if all(factor is None for factor in found) else \
             torch.tensor([1.0 if factor is None else factor for factor in found], dtype=self.cfg.dtype)
         return self._factors[name]
-
-    def _stream_factor(self, name: str):
-        """The block's multiplier of the attention's output where ``name`` is a hook_result (each head's write to
-        the stream, which nnterp's per-head contributions give before it); None elsewhere."""
-        match = _RESULT.match(name)
-        multipliers = self._multipliers("hook_attn_out") if match else None
-        return None if multipliers is None else multipliers[int(match.group(1))]
 
     def _times(self, name: str, weights: torch.Tensor) -> torch.Tensor:
         """``weights`` [n_layers ...] times each block's multiplier of ``name``'s tensor, so that they compute the
