@@ -156,28 +156,28 @@ def _same_latents(sources, graph) -> bool:
         return False
     if not graph.n_features:
         return True
-    width = int(max(sources.features[:, 2].max(), graph.features[:, 2].max())) + 1 if len(sources.features) else 0
-    keys = (sources.features[:, 0] * graph.n_pos + sources.features[:, 1]) * width + sources.features[:, 2]
-    wanted = (graph.features[:, 0] * graph.n_pos + graph.features[:, 1]) * width + graph.features[:, 2]
+    mine, theirs = sources.features.cpu(), graph.features.cpu()
+    width = int(max(mine[:, 2].max(), theirs[:, 2].max())) + 1 if len(mine) else 0
+    keys = (mine[:, 0] * graph.n_pos + mine[:, 1]) * width + mine[:, 2]
+    wanted = (theirs[:, 0] * graph.n_pos + theirs[:, 1]) * width + theirs[:, 2]
     order = keys.argsort()
     at = torch.searchsorted(keys[order], wanted).clamp(max=max(len(keys) - 1, 0))
     if not len(keys) or not bool((keys[order][at] == wanted).all()):
         return False
-    found = sources.activations[order][at]
+    found = sources.activations.cpu()[order][at]
     allowed = sources.embed.shape[1] * UNIT_ROUNDOFF[torch.float32] * float(found.abs().max())
-    return float((found - graph.activations).abs().max()) <= allowed
+    return float((found - graph.activations.cpu()).abs().max()) <= allowed
 
 
 def source_vector(sources, node: tuple) -> tuple[torch.Tensor, list]:
     """A source node's vector as the replacement model's inputs carry it: (at the stream entering block 0, at each
     block's mlp_output), each [positions hidden]: a latent's activation times its decoder vector into every block it
     writes, an error node's error, a token's embedding."""
-    seq, hidden = sources.embed.shape
-    embed = torch.zeros(seq, hidden)
-    leaves = [torch.zeros(seq, hidden) for _ in sources.errors]
+    embed = torch.zeros_like(sources.embed)
+    leaves = [torch.zeros_like(sources.embed) for _ in sources.errors]
     if node[0] == "latent":
         block, position, index = node[1:]
-        at = (sources.features == torch.tensor([block, position, index])).all(1).nonzero().flatten()
+        at = (sources.features.cpu() == torch.tensor([block, position, index])).all(1).nonzero().flatten()
         if not len(at):
             raise ToolError("these transcoders on the graph's tokens give other latents than the graph holds: pass "
                             "the transcoders and zero_positions the graph was built with")
@@ -285,7 +285,6 @@ def head_loadings(model, transcoders, graph, source, target, layer: int | None =
                         "token's logit")
     embed_tangent, leaf_tangents = source_vector(sources, name)
     dtype = frozen.inputs["embed"].dtype
-    hidden = model.hidden_size
 
     def target_value(reads, logits):
         return node_input(replacement, target_name, reads, logits)
@@ -304,11 +303,12 @@ def head_loadings(model, transcoders, graph, source, target, layer: int | None =
         reads, logits = replacement_pass(model, frozen, replacement, embed_dual, list(leaves_dual))
         value = target_value(reads, logits)
         carried = forward_ad.unpack_dual(value).tangent
-        carried = torch.zeros(rows) if carried is None else carried.detach().double()
+        carried = torch.zeros(rows) if carried is None else carried.detach().double().cpu()
         reached = [i for i in layers if i in tangents]
         grads = torch.autograd.grad(value[0], [premixes[i] for i in reached] + [embed, *leaves], allow_unused=True)
     gradients = dict(zip(reached, grads[:len(reached)]))
-    g_inputs = [torch.zeros(rows, seq, hidden) if g is None else g.float() for g in grads[len(reached):]]
+    g_inputs = [torch.zeros_like(embed, dtype=torch.float32) if g is None else g.float()
+                for g in grads[len(reached):]]
 
     views = [view for _, view in split]
     counts = [view(premixes[one][:1].detach()).shape[-2] for one, view in zip(layers, views)]
