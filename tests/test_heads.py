@@ -9,7 +9,7 @@ import torch
 import nnterp.tools.heads as heads_module
 from nnterp import tiny
 from nnterp.contract.numerics import assert_close, roundings
-from nnterp.tools import head_loadings
+from nnterp.tools import LocalCLT, head_loadings
 from nnterp.tools._common import ToolError
 from nnterp.tools.frozen import replacement_pass
 from nnterp.tools.graph import IncompleteGraph, attribution_graph
@@ -96,6 +96,20 @@ def test_the_heads_and_the_bypass_give_back_the_edge_and_each_head_is_its_held_s
         heads, bypass = head_loadings(model, saes, graph, source, target, layer=L - 1).at(L - 1)
         assert_close(heads.float(), found.heads[L - 1].float(), length=4 * roundings(model),
                      magnitude=float(found.magnitude.max()))
+
+
+def test_a_cross_layer_latent_writes_into_every_later_block_and_its_heads_are_its_held_slots():
+    model = tiny.load("llama", attn_implementation="eager")
+    clt = LocalCLT.random(model.num_layers, model.hidden_size, 2 * model.hidden_size, threshold=0.6,
+                          feature_input_hook="ln2.hook_normalized")
+    graph = attribution_graph(model, clt, PROMPT, progress=False)
+    source = int((graph.features[:, 0] == 0).nonzero()[0])  # block 0's: it writes into blocks 0 and 1
+    found = head_loadings(model, clt, graph, source, graph.adjacency.shape[0] - len(graph.logit_tokens))
+    shares, bypass, edge, scale = _held(model, clt, graph, found.source_node, found.target_node, 1)
+    assert shares.abs().min() > 0
+    assert_close(found.heads[1].float(), shares, length=4 * roundings(model), magnitude=scale)
+    assert_close(found.bypass[1].float(), torch.tensor(bypass), length=4 * roundings(model), magnitude=scale)
+    assert_close(torch.tensor(found.edge), torch.tensor(edge), length=4 * roundings(model), magnitude=scale)
 
 
 def test_a_source_past_the_block_is_all_bypass_and_the_names_find_the_nodes():
