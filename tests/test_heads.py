@@ -123,8 +123,12 @@ def test_a_source_past_the_block_is_all_bypass_and_the_names_find_the_nodes():
     assert_close(found.bypass.float(), torch.tensor([found.edge]), length=2 * roundings(model),
                  magnitude=float(found.magnitude[0]))  # a forward pass against the graph's backward
     assert found.source == source and found.target == graph.adjacency.shape[0] - len(graph.logit_tokens)
-    (where, _, share), *_ = head_loadings(model, saes, graph, source, found.target).top(3)
+    every = head_loadings(model, saes, graph, source, found.target)
+    (where, _, share), *_ = every.top(3)
     assert where == 1 and share != 0
+    one_at_a_time = head_loadings(model, saes, graph, source, found.target, batch_size=1)  # a pass a block's bypass
+    assert_close(one_at_a_time.bypass.float(), every.bypass.float(), length=2 * roundings(model),
+                 magnitude=float(every.magnitude.max()))
 
 
 def test_dropping_a_head_is_caught(monkeypatch):

@@ -15,9 +15,10 @@ frozen scale and everything after, so ``head(l, h)`` is what head h's contributi
 to the edge; the projection's bias, a constant, carries no part of an edge. ``bypass(l)`` is the source's tangent at
 the target with block l's ``attention_premix`` held (its tangent cut): the paths that skip that attention.
 
-Every block's split comes from one forward sweep and one backward sweep: the forward carries the source's vector as
-a tangent (forward-mode autograd) over ``1 + len(layers)`` rows, row 0 whole and row ``1 + i`` with block
-``layers[i]``'s premix cut; the backward runs from the target in row 0. ``head_loadings`` checks that the heads and
+Every block's split comes from one forward sweep and one backward sweep: one row carries the source's vector
+forward as a tangent (forward-mode autograd) to every block's premix and the target, and one backward pass from the
+target gives its gradient at every premix; rows with one block's premix tangent cut each, ``batch_size`` blocks a
+pass and no autograd graph kept, give the bypasses. ``head_loadings`` checks that the heads and
 the bypass give back the graph's own edge at every block before it returns, within what rounding explains
 (``head_loadings_tolerance``), and refuses, with the figure, where not.
 """
@@ -225,25 +226,27 @@ def _mlps_on_primals(model, replacement):
 
 
 @contextmanager
-def _premix_cut(layers: list, split: list, tangents: dict, premixes: dict):
+def _premix_cut(layers: list, split: list, cut: dict, tangents: dict, premixes: dict):
     """Forward pre-hooks on the output projection of each block of ``layers`` (``split``: (projection, view)): its
-    premix kept (``premixes``, for the target's gradient) with row 0's tangent (``tangents``), and block
-    ``layers[i]``'s premix tangent cut in row ``1 + i``."""
-    def hook(layer, row, view):
-        def cut(module, args):
+    premix kept (``premixes``, for the target's gradient) with row 0's tangent (``tangents``), and the premix tangent
+    of block ``layer`` cut in row ``cut[layer]``."""
+    def hook(layer, view):
+        def at_projection(module, args):
             premix = args[0]
             premixes[layer] = premix
             tangent = forward_ad.unpack_dual(premix).tangent
             if tangent is None:  # the source does not reach this block's attention
                 return None
             tangents[layer] = view(tangent[:1].detach())
+            if layer not in cut:
+                return None
             taken = torch.zeros_like(tangent)
-            taken[row] = tangent[row].detach()
+            taken[cut[layer]] = tangent[cut[layer]].detach()
             return (premix - forward_ad.make_dual(torch.zeros_like(taken), taken), *args[1:])
-        return cut
+        return at_projection
 
-    handles = [projection.register_forward_pre_hook(hook(layer, 1 + i, view))
-               for i, (layer, (projection, view)) in enumerate(zip(layers, split))]
+    handles = [projection.register_forward_pre_hook(hook(layer, view)) for layer, (projection, view) in
+               zip(layers, split)]
     try:
         yield
     finally:
@@ -252,11 +255,12 @@ def _premix_cut(layers: list, split: list, tangents: dict, premixes: dict):
 
 
 def head_loadings(model, transcoders, graph, source, target, layer: int | None = None,
-                  zero_positions: slice | None = slice(0, 1)) -> HeadLoadings:
+                  zero_positions: slice | None = slice(0, 1), batch_size: int = 32) -> HeadLoadings:
     """The edge from ``source`` to ``target`` in ``graph`` (each a node's index in ``graph.adjacency`` or its
     name, see ``HeadLoadings``) split over the heads of block ``layer``'s attention plus a bypass (see the module's
     text); ``layer=None`` splits it at every block at once. ``transcoders`` and ``zero_positions`` are the ones the
-    graph was built with. The target is a latent or a token's logit the graph computed."""
+    graph was built with. The target is a latent or a token's logit the graph computed. ``batch_size``: how many
+    blocks' bypasses one forward pass carries (a row each)."""
     L = model.num_layers
     # every block whose attention serves the premix (a Mamba block has none: its paths are in every bypass)
     layers = [i for i in range(L) if model.serves(PREMIX, i) is None] if layer is None else [int(layer) % L]
@@ -286,29 +290,40 @@ def head_loadings(model, transcoders, graph, source, target, layer: int | None =
     embed_tangent, leaf_tangents = source_vector(sources, name)
     dtype = frozen.inputs["embed"].dtype
 
-    def target_value(reads, logits):
-        return node_input(replacement, target_name, reads, logits)
-
-    rows = 1 + len(layers)
     tangents, premixes = {}, {}
 
-    def rows_of(clean, tangent):
-        primal = clean[None].expand(rows, seq, -1).to(dtype).clone().requires_grad_(True)
-        return primal, forward_ad.make_dual(primal, tangent[None].expand(rows, seq, -1).to(dtype).clone())
+    def sweep(cut: dict, rows: int, differentiated: bool):
+        """The replacement model on ``rows`` rows, the source's vector as the inputs' tangent, block ``layer``'s
+        premix tangent cut in row ``cut[layer]``; returns (the inputs, the target's input a row)."""
+        def inputs(clean, tangent):
+            primal = clean[None].expand(rows, seq, -1).to(dtype).clone().requires_grad_(differentiated)
+            return primal, forward_ad.make_dual(primal, tangent[None].expand(rows, seq, -1).to(dtype).clone())
 
-    with forward_ad.dual_level(), torch.enable_grad(), _weights_not_differentiated(model), \
-            _premix_cut(layers, split, tangents, premixes), _mlps_on_primals(model, replacement):
-        embed, embed_dual = rows_of(sources.embed, embed_tangent)
-        leaves, leaves_dual = zip(*[rows_of(sources.clean_leaves[i], leaf_tangents[i]) for i in range(L)])
-        reads, logits = replacement_pass(model, frozen, replacement, embed_dual, list(leaves_dual))
-        value = target_value(reads, logits)
-        carried = forward_ad.unpack_dual(value).tangent
-        carried = torch.zeros(rows) if carried is None else carried.detach().double().cpu()
-        reached = [i for i in layers if i in tangents]
-        grads = torch.autograd.grad(value[0], [premixes[i] for i in reached] + [embed, *leaves], allow_unused=True)
-    gradients = dict(zip(reached, grads[:len(reached)]))
-    g_inputs = [torch.zeros_like(embed, dtype=torch.float32) if g is None else g.float()
-                for g in grads[len(reached):]]
+        embed, embed_dual = inputs(sources.embed, embed_tangent)
+        leaves, leaves_dual = zip(*[inputs(sources.clean_leaves[i], leaf_tangents[i]) for i in range(L)])
+        kept = (tangents, premixes) if not cut else ({}, {})  # a cut row's later premixes are not row 0's
+        with _premix_cut(layers, split, cut, *kept), _mlps_on_primals(model, replacement):
+            reads, logits = replacement_pass(model, frozen, replacement, embed_dual, list(leaves_dual))
+        return [embed, *leaves], node_input(replacement, target_name, reads, logits)
+
+    with forward_ad.dual_level(), _weights_not_differentiated(model):
+        # the backward sweep: one row whole, its graph kept, from the target's input to every premix and input
+        with torch.enable_grad():
+            leaves, value = sweep({}, 1, True)
+            reached = [i for i in layers if i in tangents]
+            grads = torch.autograd.grad(value[0], [premixes[i] for i in reached] + leaves, allow_unused=True)
+        gradients = dict(zip(reached, grads[:len(reached)]))
+        g_inputs = [torch.zeros_like(leaves[0], dtype=torch.float32) if g is None else g.float()
+                    for g in grads[len(reached):]]
+        # the forward sweep with one block's premix cut a row: the bypasses, ``batch_size`` blocks at a time
+        bypass = torch.zeros(len(layers), dtype=torch.float64)
+        with torch.no_grad():
+            for first in range(0, len(layers), batch_size):
+                chunk = layers[first:first + batch_size]
+                _, value = sweep({one: row for row, one in enumerate(chunk)}, len(chunk), False)
+                carried = forward_ad.unpack_dual(value).tangent
+                if carried is not None:
+                    bypass[first:first + len(chunk)] = carried.detach().double().cpu()
 
     views = [view for _, view in split]
     counts = [view(premixes[one][:1].detach()).shape[-2] for one, view in zip(layers, views)]
@@ -324,7 +339,6 @@ def head_loadings(model, transcoders, graph, source, target, layer: int | None =
     # the edge's own products: the source's vector times the target's gradient at the inputs, entry by entry
     own = (g_inputs[0][0].double() * embed_tangent).abs().sum() + sum(
         (g[0].double() * t).abs().sum() for g, t in zip(g_inputs[1:], leaf_tangents))
-    bypass = carried[1:]
     edge = float(graph.adjacency[target, source])
     magnitude = products + bypass.abs() + float(own) + abs(edge)
     found = HeadLoadings(source, target, name, target_name, layers, heads, bypass, edge, magnitude)
