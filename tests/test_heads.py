@@ -171,6 +171,8 @@ def test_nodes_without_edges_and_other_transcoders_are_refused():
         head_loadings(model, saes, graph, logit, logit)
     with pytest.raises(ToolError, match=r"is an error or token node, which has no incoming edges"):
         head_loadings(model, saes, graph, 0, ("embed", 1))
+    with pytest.raises(ToolError, match=r"\('error', 0, 11\) is not a node of this graph: .* position below 11"):
+        head_loadings(model, saes, graph, ("error", 0, 11), logit)
     other = [type(t).random(model.hidden_size, 2 * model.hidden_size, seed=10 + i, d_out=model.hidden_size,
                             hook_name=t.cfg.hook_name, hook_name_out=t.cfg.hook_name_out, threshold=0.6)
              for i, t in enumerate(saes)]

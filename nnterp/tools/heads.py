@@ -125,6 +125,10 @@ def _node_index(graph, node, what: str) -> int:
         if not len(found):
             raise ToolError(f"{what} {tuple(node)} is not a latent of this graph: give one of graph.features")
         return int(found[0])
+    shape_ok = len(place) == (2 if kind == "error" else 1) and (kind == "embed" or 0 <= place[0] < L)
+    if kind in ("error", "embed") and not (shape_ok and 0 <= place[-1] < seq):
+        raise ToolError(f"{what} {tuple(node)} is not a node of this graph: give ('error', block, position) with a "
+                        f"block below {L}, or ('embed', position), with a position below {seq}")
     if kind == "error":
         return n_feat + place[0] * seq + place[1]
     if kind == "embed":
@@ -259,7 +263,7 @@ def head_loadings(model, transcoders, graph, source, target, layer: int | None =
     """The edge from ``source`` to ``target`` in ``graph`` (each a node's index in ``graph.adjacency`` or its
     name, see ``HeadLoadings``) split over the heads of block ``layer``'s attention plus a bypass (see the module's
     text); ``layer=None`` splits it at every block at once. ``transcoders`` and ``zero_positions`` are the ones the
-    graph was built with. The target is a latent or a token's logit the graph computed. ``batch_size``: how many
+    graph was built with. The target is a latent or a token's logit. ``batch_size``: how many
     blocks' bypasses one forward pass carries (a row each)."""
     L = model.num_layers
     # every block whose attention serves the premix (a Mamba block has none: its paths are in every bypass)
@@ -274,9 +278,6 @@ def head_loadings(model, transcoders, graph, source, target, layer: int | None =
     if target < logit_start and target >= n_feat:
         raise ToolError(f"target {target} is an error or token node, which has no incoming edges: give a latent or a "
                         "logit node")
-    if not bool(graph.computed[target]):
-        raise ToolError(f"target {target} was not computed in this graph (max_feature_nodes left it out), so it has "
-                        "no edges to split: give a target the graph computed")
     sources = replacement_sources(model, transcoders, graph.token_ids, zero_positions)
     frozen, replacement = sources.frozen, sources.replacement
     if not _same_latents(sources, graph):
