@@ -112,6 +112,22 @@ def test_a_cross_layer_latent_writes_into_every_later_block_and_its_heads_are_it
     assert_close(torch.tensor(found.edge), torch.tensor(edge), length=4 * roundings(model), magnitude=scale)
 
 
+def test_a_hybrid_splits_at_its_attention_blocks_and_its_mixers_are_in_the_bypass():
+    """Jamba: a Mamba block and an attention block; the mixer has no heads, its paths fall in the bypass."""
+    model, saes, graph = _graph("jamba")
+    attention = [i for i in range(model.num_layers) if model.serves("attention_premix", i) is None]
+    found = head_loadings(model, saes, graph, ("embed", 1), graph.adjacency.shape[0] - len(graph.logit_tokens))
+    assert found.layers == attention and len(attention) < model.num_layers
+    for i, layer in enumerate(attention):
+        shares, bypass, _, scale = _held(model, saes, graph, found.source_node, found.target_node, layer)
+        assert shares.abs().min() > 0
+        assert_close(found.heads[i].float(), shares, length=4 * roundings(model), magnitude=scale)
+        assert_close(found.bypass[i].float(), torch.tensor(bypass), length=4 * roundings(model), magnitude=scale)
+    mamba = next(i for i in range(model.num_layers) if i not in attention)
+    with pytest.raises(ToolError, match=rf"does not serve at block {mamba}: a Mamba mixer"):
+        head_loadings(model, saes, graph, ("embed", 1), found.target, layer=mamba)
+
+
 def test_a_source_past_the_block_is_all_bypass_and_the_names_find_the_nodes():
     model, saes, graph = _graph("llama")
     source = _some_source(graph)
