@@ -11,6 +11,7 @@ from nnterp.tools.attribution import (
 )
 from nnterp.tools.collect import Collection, collect
 from nnterp.tools.graph import AttributionGraph, attribution_graph
+from nnterp.tools.heads import HeadLoadings, head_loadings
 from nnterp.tools.interventions import Edit, Intervention, generate, run
 from nnterp.tools.lens import IDENTITY_PROMPT, LogitLens, Patchscope, lens_logits, logit_lens, patchscope
 from nnterp.tools.mechanisms import (
@@ -39,5 +40,6 @@ __all__ = [
     "induction_heads", "induction_ablation", "Induction", "InductionAblation", "repeated_random_tokens",
     "first_position_sink", "Sink", "lens_on_prompt", "LensDemo",
     "splice", "LocalSAE", "LocalCLT", "attribution_graph", "AttributionGraph", "qk_attribution", "QKAttribution",
+    "head_loadings", "HeadLoadings",
     "ReplacementModel",
 ]
