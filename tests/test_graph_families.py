@@ -195,3 +195,26 @@ def test_nothing_is_held_where_no_block_loops_and_no_mlp_runs_outside_the_blocks
     plain stack holds no module's output (OPT's MLP is a flat Linear, the class of its projections and its head)."""
     model = tiny.load(family, attn_implementation="eager")
     assert freeze(model, PROMPT).taps == {}
+
+
+def test_a_block_the_call_skips_has_no_latents_no_errors_and_the_graph_is_complete():
+    """Mllama's cross-attention block (block 1 of its tiny model) does not run on a text call: its transcoder is
+    given, with a positive encoder bias that fires on any input, and a decoder bias, yet no latent is there, its
+    error nodes carry nothing, and the graph is complete and agrees with plain hooks."""
+    from nnterp.tools.graph import completeness_tolerance
+    from nnterp.tools.graph_sweep import independent_completeness
+
+    model = tiny.load("mllama", attn_implementation="eager")
+    frozen = freeze(model, PROMPT)
+    assert [frozen.runs(i) for i in range(model.num_layers)] == [True, False, True]
+    assert frozen.patterns[1] is None and not frozen.inputs[("mlp", 1)].any()
+    saes = transcoders(model)
+    saes[1].b_enc.data.fill_(1.0)
+    saes[1].b_dec.data.fill_(1.0)
+    graph = attribution_graph(model, saes, PROMPT, progress=False, batch_size=128)
+    assert set(graph.features[:, 0].tolist()) == {0, 2}
+    errors = graph.n_features + 1 * graph.n_pos
+    assert not graph.adjacency[:, errors:errors + graph.n_pos].any()
+    allowed = completeness_tolerance(model, len(graph.adjacency), torch.float32)
+    assert graph.stats["completeness_over_every_active_latent"] < allowed
+    assert independent_completeness(model, graph, saes) < allowed

@@ -67,6 +67,7 @@ import torch
 from nnterp.contract.numerics import UNIT_ROUNDOFF
 from nnterp.declare.engine import module_of
 from nnterp.declare.errors import UnavailableValue
+from nnterp.runtime.status import skipped_by
 from nnterp.tools._common import _IN_A_BLOCK, ToolError, encode, trace
 from nnterp.tools.attribution import _eps, _probe
 from nnterp.tools.frozen_gates import (
@@ -125,6 +126,13 @@ class Frozen:
     #: per block, its token mixing in the order the block runs it (``block_mixers``): (child name, its kernel calls
     #: frozen, ``FrozenKernel``) for a mixer, ("self_attn", None) where the attention's pattern is set
     kernels: list = field(default_factory=list)
+    #: per block, why this call skips it (a cross-attention block on a text call), None where it runs: a block that
+    #: does not run has no pattern, no scales and no MLP output, and the map sets nothing there
+    skipped: list = field(default_factory=list)
+
+    def runs(self, i: int) -> bool:
+        """Whether the call runs block ``i``."""
+        return not self.skipped or self.skipped[i] is None
 
     @property
     def seq_len(self) -> int:
@@ -346,15 +354,17 @@ def freeze(model, prompt) -> Frozen:
     mlp_norms = [model.serves("mlp_norm_scale", i) is None and not one_norm(model.layers[i])
                  for i in range(model.num_layers)]
     recorded, gates, counts, taps = {}, {}, {}, {}
-    mixing = [block_mixers(model, i) for i in range(model.num_layers)]
+    skipped = [skipped_by(model, layer, tuple(batch)) for layer in model.layers]
+    mixing = [[] if skipped[i] else block_mixers(model, i) for i in range(model.num_layers)]
     kernel_inputs = []
     try:
         with torch.no_grad(), _counting_calls([module_of(layer) for layer in model.layers], counts), \
                 recording_inside(model, recorded, gates, taps), trace(model, batch):
             first = model.layers[0].layer_input.save()
             for i, layer in enumerate(model.layers):
-                scales.append(layer.attention_norm_scale.save() if model.serves("attention_norm_scale", i) is None
-                              else None)
+                runs = skipped[i] is None
+                scales.append(layer.attention_norm_scale.save()
+                              if runs and model.serves("attention_norm_scale", i) is None else None)
                 patterns.append(None)
                 for name, mixer in mixing[i]:
                     if mixer is None:
@@ -364,15 +374,16 @@ def freeze(model, prompt) -> Frozen:
                         kernel_inputs.append([(getattr(source, call.label).inputs.save(),
                                                getattr(source, call.label).output.save())
                                               for call in kernel_calls(mixer)])
-                mlp_scales.append(layer.mlp_norm_scale.save() if mlp_norms[i] else None)
-                mlps.append(layer.mlp.mlp_output.save() if has_mlp(model, i) else None)
+                mlp_scales.append(layer.mlp_norm_scale.save() if runs and mlp_norms[i] else None)
+                mlps.append(layer.mlp.mlp_output.save() if runs and has_mlp(model, i) else None)
             final = model.final_norm_scale.save() if final_served else torch.zeros(0)
             logits = model.logits.save()
-    except UnavailableValue as error:  # a block this call skips (a cross-attention block on text): no pattern
+    except UnavailableValue as error:  # a value this call does not compute, in a block it runs
         raise ToolError(f"a frozen trace reads every block's pattern, and {error}") from None
     _refuse_what_no_freezing_fixes(model, counts)
     inputs = {EMBED: first.detach().clone()}
-    # a block with no MLP (a Mamba block) adds nothing the map takes: its input is zeros, written nowhere
+    # a block with no MLP (a Mamba block), or one the call skips, adds nothing the map takes: its input is zeros,
+    # written nowhere
     inputs.update({(MLP, i): torch.zeros_like(inputs[EMBED]) if value is None else value.detach().clone()
                    for i, value in enumerate(mlps)})
     recorded_kernels = iter(kernel_inputs)
@@ -384,7 +395,8 @@ def freeze(model, prompt) -> Frozen:
     taps.update(later_mlps)
     return Frozen(batch, [_detached(s) for s in scales], [_detached(p) for p in patterns],
                   _detached(final) if final_served else None, inputs, logits.detach().clone(),
-                  [s.detach().clone() if s is not None else None for s in mlp_scales], inner, gates, taps, kernels)
+                  [s.detach().clone() if s is not None else None for s in mlp_scales], inner, gates, taps, kernels,
+                  skipped)
 
 
 def _looped_mlp(layer):
@@ -495,7 +507,7 @@ def _frozen_pass(model, frozen: Frozen, inputs: dict, readout: str) -> torch.Ten
             frozen_attention(model, frozen, i, rows)
             if frozen.mlp_scales and frozen.mlp_scales[i] is not None:
                 layer.mlp_norm_scale = _rows(frozen.mlp_scales[i], rows)
-            if has_mlp(model, i):
+            if has_mlp(model, i) and frozen.runs(i):
                 layer.mlp.mlp_output = inputs[(MLP, i)]
         fixed_final_scale(model, frozen, rows)
         logits = (model.lm_head_output if readout == "lm_head_output" else model.logits).save()
@@ -517,7 +529,7 @@ def replacement_pass(model, frozen: Frozen, replacement, embed, leaves, readout:
         for i, layer in enumerate(model.layers):
             point = replacement.reads[i]
             peek = partial(_peek, inside, attention[1], layer.self_attn) if attention and attention[0] == i else None
-            if point is None:  # a block with no MLP, so no transcoder: nothing read, nothing written
+            if point is None or not frozen.runs(i):  # no MLP (no transcoder), or not run: nothing read or written
                 frozen_attention(model, frozen, i, rows, between=peek)
                 reads.append(torch.zeros_like(embed))
                 continue

@@ -218,6 +218,9 @@ def replacement_sources(model, transcoders, prompt, zero_positions: slice | None
         reads, _ = replacement_pass(model, frozen, replacement, frozen.inputs["embed"],
                                     [frozen.inputs[("mlp", i)] for i in range(L)], skips=False)
         latents = [replacement.encode(i, reads[i][0]) for i in range(L)]
+        for i in range(L):  # a block the call skips reads nothing: its transcoder never fires (not on its bias)
+            if not frozen.runs(i):
+                latents[i].zero_()
         if zero_positions is not None:  # circuit-tracer's: no latent there
             for block_latents in latents:
                 block_latents[zero_positions] = 0
@@ -235,6 +238,8 @@ def replacement_sources(model, transcoders, prompt, zero_positions: slice | None
             decoded = sum(latents[source] @ decoder for source in range(i + 1) for block, decoder in writes[source]
                           if block == i)
             error = out.float() - decoded - bias - skip
+            if not frozen.runs(i):  # a block the call skips is written nothing: no decoding, no bias, no error
+                decoded, bias, error = (torch.zeros_like(error) for _ in range(3))
             # the leaf: what the block's mlp_output is made of, less the skip (which the pass adds from what it reads)
             clean_leaves.append(decoded + bias + error)
             # what no source carries: the bias, and the whole leaf at zero_positions (circuit-tracer's zeroed error)

@@ -53,7 +53,8 @@ def independent_completeness(model, graph, transcoders) -> float:
     torch hooks on each block's MLP module (its input, what the transcoders read at ``mlp.hook_in``; the block
     module's input where they read ``hook_resid_pre``) and on lm_head (its output). Each computed target's clean input (a latent's encoder vector on that input; a top logit less the
     mean logit) against its constant plus the sum of its incoming edges: the largest residual relative to the sum of
-    their magnitudes. Also checks each latent's activation, ``relu(input + b_enc)``, against the graph's."""
+    their magnitudes. Also checks each latent's activation, ``relu(input + b_enc)``, against the graph's, and that a
+    block the plain forward does not run holds no latent."""
     hf = module_of(model)
     def reader(i):
         if str(getattr(getattr(transcoders[i], "cfg", None), "hook_name", "")).endswith(".hook_resid_pre"):
@@ -67,11 +68,12 @@ def independent_completeness(model, graph, transcoders) -> float:
     head = hf.get_output_embeddings()
     if head is None:  # a wrapper that names no output embeddings: the standard lm_head
         head = module_of(model.lm_head)
-    seen, handles = {}, []
+    seen, calls, handles = {}, set(), []
     for i, mlp in mlps.items():
         def keep(module, args, kwargs, i=i):
             seen.setdefault(i, args[0] if args else next(iter(kwargs.values())))
         handles.append(mlp.register_forward_pre_hook(keep, with_kwargs=True))
+        handles.append(module_of(model.layers[i]).register_forward_pre_hook(lambda *_, i=i: calls.add(i)))
     handles.append(head.register_forward_hook(lambda module, args, output: seen.setdefault("head", output)))
     try:
         with torch.no_grad():
@@ -83,6 +85,10 @@ def independent_completeness(model, graph, transcoders) -> float:
     reads = {}
     for i in mlps:
         x = seen.get(i)
+        if i not in calls:  # a block the plain forward skips (a cross-attention block on text): no latent is there
+            if (graph.features[:, 0] == i).any():
+                raise AssertionError(f"block {i} does not run in a plain forward, yet the graph holds latents there")
+            continue
         if x is None or x.numel() != seq * model.hidden_size:
             raise Unchecked(f"block {i}'s MLP module is called with {None if x is None else tuple(x.shape)}, not one "
                             "row a position of the stream's width")
