@@ -48,8 +48,11 @@ SiLU on what it mixes becomes its input times the clean slope, and its own gates
 scales replay as an attention's do (``MIXER_GATES``). The mixer is then linear in its input, and still carries it.
 A block with no MLP (Mamba's) adds no input to the map.
 
-What no freezing fixes is refused in one sentence: positions the sites leave out (CPM-Ant's learned prompt, which
-attends to the call's tokens through MLPs no transcoder replaces), a module the model runs with gradients off
+Positions the blocks run ahead of the call's, which no site serves (CPM-Ant's learned prompt, which attends to the
+call's tokens), have their MLP outputs held at the clean run's (``HeldAhead``), as circuit-tracer's ``zero_positions``
+hold a position's: a constant of each target, whose share a graph reports. A block the call does not run (a
+cross-attention block on a text call, ``Frozen.skipped``) has no pattern, no scale and no MLP output: the map sets
+nothing there. What no freezing fixes is refused in one sentence: a module the model runs with gradients off
 (``gradients_off``: a ``torch.no_grad`` inside its forward, which an attribution graph's gradients miss); and
 ``first_nonlinear`` finds, by a second difference along a line of inputs, the first module whose output is still
 not affine in the map's inputs (an activation outside the MLPs, a convolution whose taps come from its input, an MLP
@@ -159,10 +162,12 @@ def _require(model) -> None:
 @contextmanager
 def recording_inside(model, norms: dict, gates: dict, taps: dict | None = None):
     """The clean run, keeping what makes each attention non-linear in the stream beyond its pattern and its norm's
-    scale: each inner norm's calls, input and output (``norms``), each gate's output (``gates``), and each dynamic
-    convolution's taps (``taps``)."""
+    scale: each inner norm's calls, input and output (``norms``), each gate's output (``gates``), each dynamic
+    convolution's taps (``taps``), and each block's MLP output over the positions ahead of the call's (``taps``,
+    ``HeldAhead``)."""
     inside = hooked_norms(model) + head_activations(model)
     taps = {} if taps is None else taps
+    ahead = model.family.positions.ahead(model.config)
 
     def record(module, _, args, output):
         norms.setdefault(module, []).append((args[0].detach().clone(), output.detach().clone()))
@@ -170,9 +175,49 @@ def recording_inside(model, norms: dict, gates: dict, taps: dict | None = None):
     def record_taps(module, _, args, output):
         taps.setdefault(module, []).append(output.detach().clone())
 
+    def record_ahead(module, _, args, output):
+        taps.setdefault(module, []).append(HeldAhead(output[:, :ahead].detach().clone()))
+
     with _hooked(inside, record), _hooked(tap_projections(model) + gating_activations(model), record_taps), \
+            _hooked(block_mlps(model) if ahead else [], record_ahead), \
             _gated(attentions(model), gates, replay=False, functions=gate_functions(model)):
         yield
+
+
+@dataclass
+class HeldAhead:
+    """One call of a block's MLP over positions ahead of the call's (CPM-Ant's learned prompt, which no site serves):
+    its output there held at the clean run's, as ``zero_positions`` hold a position's, a share of each target's
+    constant; the call's own positions are what the map sets."""
+
+    clean: torch.Tensor
+
+    def __call__(self, output: torch.Tensor) -> torch.Tensor:
+        ahead = self.clean.shape[1]
+        return torch.cat([_broadcast(self.clean, output[:, :ahead]).to(output.dtype), output[:, ahead:]], 1)
+
+
+@contextmanager
+def ahead_at_zero(frozen: Frozen):
+    """The MLP outputs over the positions ahead of the call's held at zero instead of the clean run's: a target's
+    value less its value so is the share those held outputs carry."""
+    held = dict(frozen.taps)
+    frozen.taps.update({module: [HeldAhead(torch.zeros_like(call.clean)) if isinstance(call, HeldAhead) else call
+                                 for call in calls] for module, calls in held.items()})
+    try:
+        yield
+    finally:
+        frozen.taps.update(held)
+
+
+def holds_ahead(frozen: Frozen) -> bool:
+    """Whether ``frozen`` holds MLP outputs over positions ahead of the call's (``HeldAhead``)."""
+    return any(isinstance(call, HeldAhead) for calls in frozen.taps.values() for call in calls)
+
+
+def block_mlps(model) -> list:
+    """Each block's MLP module (or the mlp_output site's module), where it has one."""
+    return [mlp for layer in model.layers for mlp in [_looped_mlp(layer)] if mlp is not None]
 
 
 def _is_activation(module) -> bool:
@@ -230,7 +275,9 @@ def fixed_inside(frozen: Frozen):
         calls = frozen.taps[module]
         clean = calls[taken[module] % len(calls)]
         taken[module] += 1
-        return None if clean is None else _broadcast(clean, output)
+        if clean is None:  # a call a site fixes (a looped block's first)
+            return None
+        return clean(output) if isinstance(clean, HeldAhead) else _broadcast(clean, output)
 
     stack = ExitStack()
     stack.enter_context(_hooked(list(frozen.inner), fix))
@@ -314,17 +361,6 @@ def _counting_calls(modules, counts: dict):
         yield
 
 
-def _refuse_what_no_freezing_fixes(model, counts: dict) -> None:
-    """Refuse, in one sentence, a model whose forward the frozen map's inputs do not cover: positions the sites
-    leave out."""
-    name = model.family.name
-    ahead = model.family.positions.ahead(model.config)
-    if ahead:
-        raise ToolError(f"{name}'s blocks also run over {ahead} learned positions ahead of the call's, which attend "
-                        "to the call's tokens and whose MLP outputs no site serves, so no transcoder replaces them and "
-                        "the forward stays non-linear in the stream")
-
-
 def circuit_tracer_tokens(model, prompt: str) -> torch.Tensor:
     """``prompt``'s ids as circuit-tracer's ``ensure_tokenized`` makes them: the tokenizer without its special
     tokens, then, unless the first id is already a special one, the first of the BOS, PAD and EOS ids (then any
@@ -380,7 +416,6 @@ def freeze(model, prompt) -> Frozen:
             logits = model.logits.save()
     except UnavailableValue as error:  # a value this call does not compute, in a block it runs
         raise ToolError(f"a frozen trace reads every block's pattern, and {error}") from None
-    _refuse_what_no_freezing_fixes(model, counts)
     inputs = {EMBED: first.detach().clone()}
     # a block with no MLP (a Mamba block), or one the call skips, adds nothing the map takes: its input is zeros,
     # written nowhere

@@ -196,6 +196,16 @@ class ReplacementSources:
         return out
 
 
+def _gradients_on(model) -> str:
+    """How to load ``model`` so that its forward keeps gradients on: the family's keywords (``gradients_on``) at this
+    config's values, or, where it names none, the fix in general words."""
+    keywords = model.family.gradients_on
+    if keywords is None:
+        return "load the model with a config that keeps gradients on there"
+    given = ", ".join(f"{key}={value!r}" for key, value in keywords(model.config).items())
+    return f"load it as StandardizedTransformer(repo, {given}), which keeps gradients on there"
+
+
 def replacement_sources(model, transcoders, prompt, zero_positions: slice | None) -> ReplacementSources:
     """``prompt``'s frozen trace (refused, in one sentence, where the forward is still not linear) and the source
     nodes of its replacement model with ``transcoders`` (``ReplacementSources``)."""
@@ -211,8 +221,8 @@ def replacement_sources(model, transcoders, prompt, zero_positions: slice | None
     off = gradients_off(model, frozen)
     if off is not None:
         raise ToolError(f"{model.family.name} runs {off} with gradients off inside its own forward (torch.no_grad), so "
-                        "an attribution graph's edges, which are gradients, miss every path through it: load the model "
-                        "with a config that keeps gradients on there")
+                        "an attribution graph's edges, which are gradients, miss every path through it: "
+                        + _gradients_on(model))
     L = model.num_layers
     with torch.no_grad():
         reads, _ = replacement_pass(model, frozen, replacement, frozen.inputs["embed"],

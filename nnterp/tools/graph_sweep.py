@@ -51,7 +51,8 @@ class Unchecked(Exception):
 def independent_completeness(model, graph, transcoders) -> float:
     """The graph's completeness recomputed without the tool: one plain forward of the transformers model, with
     torch hooks on each block's MLP module (its input, what the transcoders read at ``mlp.hook_in``; the block
-    module's input where they read ``hook_resid_pre``) and on lm_head (its output). Each computed target's clean input (a latent's encoder vector on that input; a top logit less the
+    module's input where they read ``hook_resid_pre``; the call's positions, after any the blocks run ahead of them) and
+    on lm_head (its output). Each computed target's clean input (a latent's encoder vector on that input; a top logit less the
     mean logit) against its constant plus the sum of its incoming edges: the largest residual relative to the sum of
     their magnitudes. Also checks each latent's activation, ``relu(input + b_enc)``, against the graph's, and that a
     block the plain forward does not run holds no latent."""
@@ -82,6 +83,7 @@ def independent_completeness(model, graph, transcoders) -> float:
         for handle in handles:
             handle.remove()
     seq = graph.n_pos
+    ahead = model.family.positions.ahead(model.config)  # positions the blocks run ahead of the call's (CPM-Ant's)
     reads = {}
     for i in mlps:
         x = seen.get(i)
@@ -89,10 +91,10 @@ def independent_completeness(model, graph, transcoders) -> float:
             if (graph.features[:, 0] == i).any():
                 raise AssertionError(f"block {i} does not run in a plain forward, yet the graph holds latents there")
             continue
-        if x is None or x.numel() != seq * model.hidden_size:
+        if x is None or x.numel() != (ahead + seq) * model.hidden_size:
             raise Unchecked(f"block {i}'s MLP module is called with {None if x is None else tuple(x.shape)}, not one "
                             "row a position of the stream's width")
-        reads[i] = x.reshape(seq, model.hidden_size).float()
+        reads[i] = x.reshape(ahead + seq, model.hidden_size)[ahead:].float()
     logits = seen["head"].reshape(-1, seq, seen["head"].shape[-1])[0, -1].float()
     n_features = graph.n_features
     token_start = n_features + graph.num_layers * seq
