@@ -273,6 +273,7 @@ def test_a_block_the_call_skips_has_no_latents_no_errors_and_the_graph_is_comple
     saes[1].b_dec.data.fill_(1.0)
     graph = attribution_graph(model, saes, PROMPT, progress=False, batch_size=128)
     assert set(graph.features[:, 0].tolist()) == {0, 2}
+    assert graph.stats["blocks_not_run"] == [1]
     errors = graph.n_features + 1 * graph.n_pos
     assert not graph.adjacency[:, errors:errors + graph.n_pos].any()
     allowed = completeness_tolerance(model, len(graph.adjacency), torch.float32)

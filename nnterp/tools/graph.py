@@ -486,7 +486,8 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     string prompt starts with; None keeps every position): no latents and no error there, the MLP outputs at those
     positions held at the clean run's, a share of each target's constant. So are the MLP outputs over positions the
     blocks run ahead of the call's (CPM-Ant's learned prompt): ``stats["held_ahead_share"]`` is the largest share of a
-    target (of its constant plus its edges' magnitudes) they carry.
+    target (of its constant plus its edges' magnitudes) they carry. A block the call does not run (a cross-attention
+    block on a text call) has no latent and no error, its transcoder never fires: ``stats["blocks_not_run"]``.
     ``update_interval``: circuit-tracer's, the latents are ranked by their influence on the logits again after
     every ``update_interval`` batches of ``batch_size`` (with a cap).
     A ``str`` prompt is tokenized as circuit-tracer does (``circuit_tracer_tokens``): a special token (BOS) first
@@ -694,4 +695,7 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
                    "completeness_over_every_active_latent": full, "rows_per_pass": most}
     if ahead_share is not None:  # in each target's constant: the MLP outputs held over the positions ahead
         graph.stats["held_ahead_share"] = ahead_share
+    not_run = [i for i in range(L) if not frozen.runs(i)]
+    if not_run:  # blocks the call skips (cross-attention blocks on text): no latent, no error, their transcoders silent
+        graph.stats["blocks_not_run"] = not_run
     return graph

@@ -137,6 +137,8 @@ def sweep_one(family: str, prompt: str = PROMPT) -> dict:
         drift = float((graph.values[rows] - graph.clean[rows]).abs().max() / graph.clean[rows].abs().max())
         row["completeness"], row["drift"] = full, drift
         row["detail"] = f"{graph.stats['active_latents']} latents, residual {full:.1e}, against the clean run {drift:.1e}"
+        if graph.stats.get("blocks_not_run"):
+            row["detail"] += f", blocks {graph.stats['blocks_not_run']} not run on this call"
         held = graph.stats.get("held_ahead_share")  # the MLP outputs held over positions ahead of the call's
         if held is not None:
             row["detail"] += f", the MLP outputs held ahead of the call carry up to {held:.2f} of a target"

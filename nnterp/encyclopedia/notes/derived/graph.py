@@ -134,20 +134,23 @@ def _skipped_note(subject) -> str | None:
     saes[skipped[0]].b_enc.data.fill_(1.0)
     graph = attribution_graph(tiny, saes, PROMPT, progress=False, batch_size=BATCH)
     errors = graph.n_features + skipped[0] * graph.n_pos
-    if skipped[0] in graph.features[:, 0].tolist() or graph.adjacency[:, errors:errors + graph.n_pos].any():
+    if skipped[0] in graph.features[:, 0].tolist() or graph.adjacency[:, errors:errors + graph.n_pos].any() or \
+            graph.stats.get("blocks_not_run") != skipped:
         return None
     blocks = ", ".join(map(str, skipped))
     prose = (f"On a text call, with no image features, the model does not run its cross-attention blocks (block "
              f"{blocks} of the tiny model), so `attribution_graph` has no pattern, no norm scale and no MLP output "
              "to fix or set there: a transcoder given for such a block never fires, not even on a positive encoder "
-             "bias, its error nodes carry nothing, and it adds nothing to any edge. The other blocks are served as "
-             "Llama's: each target's input is the sum of its edges and constant, which a plain forward, hooked on "
-             "each MLP's input and on `lm_head`, confirms within rounding.")
+             "bias, its error nodes carry nothing, and it adds nothing to any edge; "
+             "`graph.stats[\"blocks_not_run\"]` lists those blocks. Over the blocks that run, each target's input "
+             "is the sum of its edges and constant, which a plain forward, hooked on each MLP's input and on "
+             "`lm_head`, confirms within rounding.")
     code = [*_BUILD, "from nnterp.tools.frozen import freeze",
             "skipped = [i for i in range(model.num_layers) if not freeze(model, prompt).runs(i)]",
             f"assert skipped == {skipped!r}",
             "saes[skipped[0]].b_enc.data.fill_(1.0)   # it would fire on any input it read",
             f"graph = {_GRAPH}",
+            "assert graph.stats[\"blocks_not_run\"] == skipped",
             "assert skipped[0] not in graph.features[:, 0].tolist()",
             "errors = graph.n_features + skipped[0] * graph.n_pos   # that block's error nodes",
             "assert not graph.adjacency[:, errors:errors + graph.n_pos].any()", *_CHECK]
