@@ -270,8 +270,8 @@ def test_the_sweep_says_complete_refused_or_incomplete_per_family():
     """``python -m nnterp.tools.graph_sweep``'s rows: a built graph with both residuals, a refusal with its reason."""
     from nnterp.tools.graph_sweep import sweep_one
 
-    built, refused = sweep_one("llama"), sweep_one("cpmant")
+    built, refused = sweep_one("llama"), sweep_one("hrm_text")
     # complete: the tool built it (its own check held) and the plain hooks agree (else "disagrees")
     assert built["status"] == "complete" and "recomputed by plain hooks" in built["detail"]
-    # CPM-Ant's learned positions ahead of the call attend to its tokens through MLPs no transcoder replaces
-    assert refused["status"] == "refused" and "learned" in refused["detail"]
+    # HRM runs its first low-level cycles with gradients off, which a graph's edges (gradients) would miss
+    assert refused["status"] == "refused" and "gradients off" in refused["detail"]

@@ -39,8 +39,6 @@ def test_inkling2s_dynamic_convolution_taps_are_frozen_and_were_what_bent():
 
 #: refused before anything is built: what the frozen map's inputs do not cover, or its gradients do not reach
 STRUCTURAL = {
-    "cpmant": r"cpmant's blocks also run over 32 learned positions ahead of the call's, which attend to the call's "
-              r"tokens and whose MLP outputs no site serves",
     "hrm_text": r"hrm_text runs model.L_module with gradients off inside its own forward \(torch.no_grad\), so an "
                 r"attribution graph's edges, which are gradients, miss every path through it",
 }
@@ -91,6 +89,54 @@ def test_cpmants_learned_positions_attend_to_the_calls_tokens():
         model.logits.save()
     pattern = next(calls[0] for calls in gates.values() if calls)
     assert float(pattern[..., :ahead, ahead:].sum(-1).mean()) > 0.1  # 0.56 of their weight on this prompt
+
+
+def test_cpmants_learned_positions_mlp_outputs_are_held_and_the_graph_is_complete():
+    """The MLP outputs over the 32 learned positions ahead of the call's are held at the clean run's (what a plain
+    hook on each MLP sees there); without that hold the probe names the feed-forward block again. The graph is
+    complete, agrees with plain hooks, and says how much of a target those held outputs carry (a share of its
+    constant, as zero_positions' is): at least what they carry of the top logit, measured on the frozen map."""
+    from nnterp.declare.engine import module_of
+    from nnterp.tools.frozen import HeldAhead, ahead_at_zero, block_mlps, frozen_logits
+    from nnterp.tools.graph import completeness_tolerance
+    from nnterp.tools.graph_sweep import independent_completeness
+
+    model = tiny.load("cpmant", attn_implementation="eager")
+    ahead = model.config.prompt_length
+    saes = transcoders(model)
+    graph = attribution_graph(model, saes, PROMPT, progress=False, batch_size=128)
+    allowed = completeness_tolerance(model, len(graph.adjacency), torch.float32)
+    assert graph.stats["completeness_over_every_active_latent"] < allowed
+    assert independent_completeness(model, graph, saes) < allowed
+    frozen = freeze(model, graph.token_ids)
+    seen = {}
+    handles = [mlp.register_forward_hook(lambda module, args, output: seen.setdefault(module, output))
+               for mlp in block_mlps(model)]
+    try:
+        with torch.no_grad():
+            module_of(model)(input_ids=graph.token_ids[None])
+    finally:
+        for handle in handles:
+            handle.remove()
+    for mlp in block_mlps(model):
+        (held,) = frozen.taps[mlp]
+        assert isinstance(held, HeldAhead) and torch.equal(held.clean, seen[mlp][:, :ahead])
+    top = graph.logit_tokens[0][0]
+    rows = len(graph.adjacency) - len(graph.logit_tokens)
+
+    @torch.no_grad()
+    def top_logit():
+        logits = frozen_logits(model, frozen, frozen.inputs, "lm_head_output")[0, -1].double()
+        return logits[top] - logits.mean()
+
+    held_share = float(top_logit())
+    with ahead_at_zero(frozen):
+        held_share -= float(top_logit())
+    magnitude = float(graph.adjacency[rows].double().abs().sum() + graph.constants[rows].abs())
+    assert 0 < abs(held_share) / magnitude <= graph.stats["held_ahead_share"] * (1 + allowed)
+    for mlp in block_mlps(model):
+        frozen.taps.pop(mlp)
+    assert first_nonlinear(model, frozen) == ("cpmant.encoder.layers.0.ffn", "CpmAntFFNBlock")
 
 
 #: a non-linearity outside the MLPs, frozen as a constant of the clean run: the module, and how it is frozen
@@ -161,18 +207,32 @@ def test_a_looped_blocks_later_calls_are_held_and_the_graph_is_complete(family):
     assert first_nonlinear(model, frozen) is not None
 
 
-def test_hrm_builds_when_every_cycle_keeps_its_gradients():
-    """What the refusal names as the fix: with L_bp_cycles covering every low-level cycle, no module runs with
-    gradients off, and the graph (its low-level stack's MLPs held, as a looped block's later calls) is complete."""
+def test_hrm_builds_when_loaded_as_its_refusal_says(tmp_path):
+    """The refusal names the load that keeps gradients on (the family's gradients_on at the model's config: L_bp_cycles
+    covering every low-level cycle); a saved checkpoint loaded so runs no module with gradients off, and its graph
+    (the low-level stack's MLPs held, as a looped block's later calls) is complete and agrees with plain hooks."""
+    from nnterp import StandardizedTransformer
+    from nnterp.declare.engine import module_of
     from nnterp.tools.frozen_probes import gradients_off
     from nnterp.tools.graph import completeness_tolerance
+    from nnterp.tools.graph_sweep import independent_completeness
 
-    config = tiny.load("hrm_text").config
-    model = tiny.load("hrm_text", attn_implementation="eager", L_bp_cycles=[config.L_cycles] * config.H_cycles)
-    assert gradients_off(model, freeze(model, PROMPT)) is None
-    graph = attribution_graph(model, transcoders(model), PROMPT, progress=False, batch_size=128)
-    allowed = completeness_tolerance(model, len(graph.adjacency), torch.float32)
+    model = tiny.load("hrm_text", attn_implementation="eager")
+    with pytest.raises(ToolError) as caught:
+        attribution_graph(model, transcoders(model), PROMPT, progress=False)
+    keywords = model.family.gradients_on(model.config)
+    assert keywords == {"L_bp_cycles": [model.config.L_cycles] * model.config.H_cycles}
+    assert str(caught.value).endswith(f"load it as StandardizedTransformer(repo, L_bp_cycles={keywords['L_bp_cycles']}), "
+                                      "which keeps gradients on there")
+    module_of(model).save_pretrained(tmp_path)
+    model.tokenizer.save_pretrained(tmp_path)
+    loaded = StandardizedTransformer(str(tmp_path), attn_implementation="eager", dispatch=True, **keywords)
+    assert gradients_off(loaded, freeze(loaded, PROMPT)) is None
+    saes = transcoders(loaded)
+    graph = attribution_graph(loaded, saes, PROMPT, progress=False, batch_size=128)
+    allowed = completeness_tolerance(loaded, len(graph.adjacency), torch.float32)
     assert graph.stats["completeness_over_every_active_latent"] < allowed
+    assert independent_completeness(loaded, graph, saes) < allowed
 
 
 def test_inkling2_loops_message_gate_is_frozen_with_its_tanh():
@@ -195,3 +255,27 @@ def test_nothing_is_held_where_no_block_loops_and_no_mlp_runs_outside_the_blocks
     plain stack holds no module's output (OPT's MLP is a flat Linear, the class of its projections and its head)."""
     model = tiny.load(family, attn_implementation="eager")
     assert freeze(model, PROMPT).taps == {}
+
+
+def test_a_block_the_call_skips_has_no_latents_no_errors_and_the_graph_is_complete():
+    """Mllama's cross-attention block (block 1 of its tiny model) does not run on a text call: its transcoder is
+    given, with a positive encoder bias that fires on any input, and a decoder bias, yet no latent is there, its
+    error nodes carry nothing, and the graph is complete and agrees with plain hooks."""
+    from nnterp.tools.graph import completeness_tolerance
+    from nnterp.tools.graph_sweep import independent_completeness
+
+    model = tiny.load("mllama", attn_implementation="eager")
+    frozen = freeze(model, PROMPT)
+    assert [frozen.runs(i) for i in range(model.num_layers)] == [True, False, True]
+    assert frozen.patterns[1] is None and not frozen.inputs[("mlp", 1)].any()
+    saes = transcoders(model)
+    saes[1].b_enc.data.fill_(1.0)
+    saes[1].b_dec.data.fill_(1.0)
+    graph = attribution_graph(model, saes, PROMPT, progress=False, batch_size=128)
+    assert set(graph.features[:, 0].tolist()) == {0, 2}
+    assert graph.stats["blocks_not_run"] == [1]
+    errors = graph.n_features + 1 * graph.n_pos
+    assert not graph.adjacency[:, errors:errors + graph.n_pos].any()
+    allowed = completeness_tolerance(model, len(graph.adjacency), torch.float32)
+    assert graph.stats["completeness_over_every_active_latent"] < allowed
+    assert independent_completeness(model, graph, saes) < allowed

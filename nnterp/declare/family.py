@@ -141,6 +141,9 @@ class Family:
     contract_note: str | None = None
     #: the positions where they are not the call's own, 0 to seq - 1 (nnterp.declare.family.Positions)
     positions: "Positions" = None
+    #: (config) -> the load keywords under which the forward keeps gradients on where it turns them off by default
+    #: (HRM's L_bp_cycles: its first low-level cycles run under torch.no_grad); an attribution graph's refusal names them
+    gradients_on: Callable | None = None
     #: the family this one is declared from (``PARENT.but(...)``), whose declaration it keeps except where it says
     parent: "Family | None" = field(default=None, repr=False)
     #: the Python module the family is declared in

@@ -71,6 +71,9 @@ FAMILY = Family(
                                             "projection"),
     },
     readout=Readout(exact_lens=False),
+    # the forward runs each H cycle's first L_cycles - L_bp_cycles[h] low-level cycles under torch.no_grad (L_bp_cycles
+    # left-padded with 1s to H_cycles entries): L_cycles for every H cycle keeps them all on
+    gradients_on=lambda config: {"L_bp_cycles": [config.L_cycles] * config.H_cycles},
     contract_note=NOTE,
     tiny={"config_class": "HrmTextConfig", "overrides": {
         "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,

@@ -48,8 +48,11 @@ SiLU on what it mixes becomes its input times the clean slope, and its own gates
 scales replay as an attention's do (``MIXER_GATES``). The mixer is then linear in its input, and still carries it.
 A block with no MLP (Mamba's) adds no input to the map.
 
-What no freezing fixes is refused in one sentence: positions the sites leave out (CPM-Ant's learned prompt, which
-attends to the call's tokens through MLPs no transcoder replaces), a module the model runs with gradients off
+Positions the blocks run ahead of the call's, which no site serves (CPM-Ant's learned prompt, which attends to the
+call's tokens), have their MLP outputs held at the clean run's (``HeldAhead``), as circuit-tracer's ``zero_positions``
+hold a position's: a constant of each target, whose share a graph reports. A block the call does not run (a
+cross-attention block on a text call, ``Frozen.skipped``) has no pattern, no scale and no MLP output: the map sets
+nothing there. What no freezing fixes is refused in one sentence: a module the model runs with gradients off
 (``gradients_off``: a ``torch.no_grad`` inside its forward, which an attribution graph's gradients miss); and
 ``first_nonlinear`` finds, by a second difference along a line of inputs, the first module whose output is still
 not affine in the map's inputs (an activation outside the MLPs, a convolution whose taps come from its input, an MLP
@@ -67,6 +70,7 @@ import torch
 from nnterp.contract.numerics import UNIT_ROUNDOFF
 from nnterp.declare.engine import module_of
 from nnterp.declare.errors import UnavailableValue
+from nnterp.runtime.status import skipped_by
 from nnterp.tools._common import _IN_A_BLOCK, ToolError, encode, trace
 from nnterp.tools.attribution import _eps, _probe
 from nnterp.tools.frozen_gates import (
@@ -125,6 +129,13 @@ class Frozen:
     #: per block, its token mixing in the order the block runs it (``block_mixers``): (child name, its kernel calls
     #: frozen, ``FrozenKernel``) for a mixer, ("self_attn", None) where the attention's pattern is set
     kernels: list = field(default_factory=list)
+    #: per block, why this call skips it (a cross-attention block on a text call), None where it runs: a block that
+    #: does not run has no pattern, no scales and no MLP output, and the map sets nothing there
+    skipped: list = field(default_factory=list)
+
+    def runs(self, i: int) -> bool:
+        """Whether the call runs block ``i``."""
+        return not self.skipped or self.skipped[i] is None
 
     @property
     def seq_len(self) -> int:
@@ -151,10 +162,12 @@ def _require(model) -> None:
 @contextmanager
 def recording_inside(model, norms: dict, gates: dict, taps: dict | None = None):
     """The clean run, keeping what makes each attention non-linear in the stream beyond its pattern and its norm's
-    scale: each inner norm's calls, input and output (``norms``), each gate's output (``gates``), and each dynamic
-    convolution's taps (``taps``)."""
+    scale: each inner norm's calls, input and output (``norms``), each gate's output (``gates``), each dynamic
+    convolution's taps (``taps``), and each block's MLP output over the positions ahead of the call's (``taps``,
+    ``HeldAhead``)."""
     inside = hooked_norms(model) + head_activations(model)
     taps = {} if taps is None else taps
+    ahead = model.family.positions.ahead(model.config)
 
     def record(module, _, args, output):
         norms.setdefault(module, []).append((args[0].detach().clone(), output.detach().clone()))
@@ -162,9 +175,49 @@ def recording_inside(model, norms: dict, gates: dict, taps: dict | None = None):
     def record_taps(module, _, args, output):
         taps.setdefault(module, []).append(output.detach().clone())
 
+    def record_ahead(module, _, args, output):
+        taps.setdefault(module, []).append(HeldAhead(output[:, :ahead].detach().clone()))
+
     with _hooked(inside, record), _hooked(tap_projections(model) + gating_activations(model), record_taps), \
+            _hooked(block_mlps(model) if ahead else [], record_ahead), \
             _gated(attentions(model), gates, replay=False, functions=gate_functions(model)):
         yield
+
+
+@dataclass
+class HeldAhead:
+    """One call of a block's MLP over positions ahead of the call's (CPM-Ant's learned prompt, which no site serves):
+    its output there held at the clean run's, as ``zero_positions`` hold a position's, a share of each target's
+    constant; the call's own positions are what the map sets."""
+
+    clean: torch.Tensor
+
+    def __call__(self, output: torch.Tensor) -> torch.Tensor:
+        ahead = self.clean.shape[1]
+        return torch.cat([_broadcast(self.clean, output[:, :ahead]).to(output.dtype), output[:, ahead:]], 1)
+
+
+@contextmanager
+def ahead_at_zero(frozen: Frozen):
+    """The MLP outputs over the positions ahead of the call's held at zero instead of the clean run's: a target's
+    value less its value so is the share those held outputs carry."""
+    held = dict(frozen.taps)
+    frozen.taps.update({module: [HeldAhead(torch.zeros_like(call.clean)) if isinstance(call, HeldAhead) else call
+                                 for call in calls] for module, calls in held.items()})
+    try:
+        yield
+    finally:
+        frozen.taps.update(held)
+
+
+def holds_ahead(frozen: Frozen) -> bool:
+    """Whether ``frozen`` holds MLP outputs over positions ahead of the call's (``HeldAhead``)."""
+    return any(isinstance(call, HeldAhead) for calls in frozen.taps.values() for call in calls)
+
+
+def block_mlps(model) -> list:
+    """Each block's MLP module (or the mlp_output site's module), where it has one."""
+    return [mlp for layer in model.layers for mlp in [_looped_mlp(layer)] if mlp is not None]
 
 
 def _is_activation(module) -> bool:
@@ -222,7 +275,9 @@ def fixed_inside(frozen: Frozen):
         calls = frozen.taps[module]
         clean = calls[taken[module] % len(calls)]
         taken[module] += 1
-        return None if clean is None else _broadcast(clean, output)
+        if clean is None:  # a call a site fixes (a looped block's first)
+            return None
+        return clean(output) if isinstance(clean, HeldAhead) else _broadcast(clean, output)
 
     stack = ExitStack()
     stack.enter_context(_hooked(list(frozen.inner), fix))
@@ -306,17 +361,6 @@ def _counting_calls(modules, counts: dict):
         yield
 
 
-def _refuse_what_no_freezing_fixes(model, counts: dict) -> None:
-    """Refuse, in one sentence, a model whose forward the frozen map's inputs do not cover: positions the sites
-    leave out."""
-    name = model.family.name
-    ahead = model.family.positions.ahead(model.config)
-    if ahead:
-        raise ToolError(f"{name}'s blocks also run over {ahead} learned positions ahead of the call's, which attend "
-                        "to the call's tokens and whose MLP outputs no site serves, so no transcoder replaces them and "
-                        "the forward stays non-linear in the stream")
-
-
 def circuit_tracer_tokens(model, prompt: str) -> torch.Tensor:
     """``prompt``'s ids as circuit-tracer's ``ensure_tokenized`` makes them: the tokenizer without its special
     tokens, then, unless the first id is already a special one, the first of the BOS, PAD and EOS ids (then any
@@ -346,15 +390,17 @@ def freeze(model, prompt) -> Frozen:
     mlp_norms = [model.serves("mlp_norm_scale", i) is None and not one_norm(model.layers[i])
                  for i in range(model.num_layers)]
     recorded, gates, counts, taps = {}, {}, {}, {}
-    mixing = [block_mixers(model, i) for i in range(model.num_layers)]
+    skipped = [skipped_by(model, layer, tuple(batch)) for layer in model.layers]
+    mixing = [[] if skipped[i] else block_mixers(model, i) for i in range(model.num_layers)]
     kernel_inputs = []
     try:
         with torch.no_grad(), _counting_calls([module_of(layer) for layer in model.layers], counts), \
                 recording_inside(model, recorded, gates, taps), trace(model, batch):
             first = model.layers[0].layer_input.save()
             for i, layer in enumerate(model.layers):
-                scales.append(layer.attention_norm_scale.save() if model.serves("attention_norm_scale", i) is None
-                              else None)
+                runs = skipped[i] is None
+                scales.append(layer.attention_norm_scale.save()
+                              if runs and model.serves("attention_norm_scale", i) is None else None)
                 patterns.append(None)
                 for name, mixer in mixing[i]:
                     if mixer is None:
@@ -364,15 +410,15 @@ def freeze(model, prompt) -> Frozen:
                         kernel_inputs.append([(getattr(source, call.label).inputs.save(),
                                                getattr(source, call.label).output.save())
                                               for call in kernel_calls(mixer)])
-                mlp_scales.append(layer.mlp_norm_scale.save() if mlp_norms[i] else None)
-                mlps.append(layer.mlp.mlp_output.save() if has_mlp(model, i) else None)
+                mlp_scales.append(layer.mlp_norm_scale.save() if runs and mlp_norms[i] else None)
+                mlps.append(layer.mlp.mlp_output.save() if runs and has_mlp(model, i) else None)
             final = model.final_norm_scale.save() if final_served else torch.zeros(0)
             logits = model.logits.save()
-    except UnavailableValue as error:  # a block this call skips (a cross-attention block on text): no pattern
+    except UnavailableValue as error:  # a value this call does not compute, in a block it runs
         raise ToolError(f"a frozen trace reads every block's pattern, and {error}") from None
-    _refuse_what_no_freezing_fixes(model, counts)
     inputs = {EMBED: first.detach().clone()}
-    # a block with no MLP (a Mamba block) adds nothing the map takes: its input is zeros, written nowhere
+    # a block with no MLP (a Mamba block), or one the call skips, adds nothing the map takes: its input is zeros,
+    # written nowhere
     inputs.update({(MLP, i): torch.zeros_like(inputs[EMBED]) if value is None else value.detach().clone()
                    for i, value in enumerate(mlps)})
     recorded_kernels = iter(kernel_inputs)
@@ -384,7 +430,8 @@ def freeze(model, prompt) -> Frozen:
     taps.update(later_mlps)
     return Frozen(batch, [_detached(s) for s in scales], [_detached(p) for p in patterns],
                   _detached(final) if final_served else None, inputs, logits.detach().clone(),
-                  [s.detach().clone() if s is not None else None for s in mlp_scales], inner, gates, taps, kernels)
+                  [s.detach().clone() if s is not None else None for s in mlp_scales], inner, gates, taps, kernels,
+                  skipped)
 
 
 def _looped_mlp(layer):
@@ -495,7 +542,7 @@ def _frozen_pass(model, frozen: Frozen, inputs: dict, readout: str) -> torch.Ten
             frozen_attention(model, frozen, i, rows)
             if frozen.mlp_scales and frozen.mlp_scales[i] is not None:
                 layer.mlp_norm_scale = _rows(frozen.mlp_scales[i], rows)
-            if has_mlp(model, i):
+            if has_mlp(model, i) and frozen.runs(i):
                 layer.mlp.mlp_output = inputs[(MLP, i)]
         fixed_final_scale(model, frozen, rows)
         logits = (model.lm_head_output if readout == "lm_head_output" else model.logits).save()
@@ -517,7 +564,7 @@ def replacement_pass(model, frozen: Frozen, replacement, embed, leaves, readout:
         for i, layer in enumerate(model.layers):
             point = replacement.reads[i]
             peek = partial(_peek, inside, attention[1], layer.self_attn) if attention and attention[0] == i else None
-            if point is None:  # a block with no MLP, so no transcoder: nothing read, nothing written
+            if point is None or not frozen.runs(i):  # no MLP (no transcoder), or not run: nothing read or written
                 frozen_attention(model, frozen, i, rows, between=peek)
                 reads.append(torch.zeros_like(embed))
                 continue

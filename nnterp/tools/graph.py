@@ -42,7 +42,7 @@ import torch
 from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.declare.engine import module_of
 from nnterp.tools._common import ToolError, token_id, token_text, trace
-from nnterp.tools.frozen import replacement_pass
+from nnterp.tools.frozen import ahead_at_zero, holds_ahead, replacement_pass
 from nnterp.tools.frozen_gates import _site_module
 from nnterp.tools.frozen_mixers import _block_mlp
 from nnterp.tools.graph_replacement import _scan, replacement_sources
@@ -190,9 +190,10 @@ def compute_graph_scores(graph: AttributionGraph) -> tuple[float, float]:
     return float(replacement), float(completeness)
 
 
-def _residuals(edges, nodes, values, constants, at=None) -> torch.Tensor:
+def _residuals(edges, nodes, values, constants, at=None, share=None) -> torch.Tensor:
     """Each target's |input - constant - sum of incoming edges| / (|constant| + sum of |edges|): ``edges[r]`` (or
-    ``edges[at[r]]``) the incoming edges of node ``nodes[r]``; a slice of rows at a time, in float64."""
+    ``edges[at[r]]``) the incoming edges of node ``nodes[r]``; a slice of rows at a time, in float64. With ``share``
+    (one value a node): |share| over the same magnitude instead, how much of the target that share is."""
     out = torch.zeros(len(nodes), dtype=torch.float64)
     step = max(1, 2 ** 20 // max(1, edges.shape[1]))
     for first in range(0, len(nodes), step):
@@ -200,7 +201,8 @@ def _residuals(edges, nodes, values, constants, at=None) -> torch.Tensor:
         part = (edges[rows] if at is None else edges[at[rows]]).double()
         total = part.sum(-1) + constants[nodes[rows]].double()
         scale = part.abs_().sum(-1) + constants[nodes[rows]].abs().double() + 1e-30
-        out[rows] = (values[nodes[rows]].double() - total).abs() / scale
+        measured = values[nodes[rows]].double() - total if share is None else share[nodes[rows]].double()
+        out[rows] = measured.abs() / scale
     return out
 
 
@@ -482,7 +484,10 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     token ids or a list of ids, one-token texts and (text, probability, vector) directions (``_targets``).
     ``zero_positions``: circuit-tracer's, with its default ``slice(0, 1)`` (the first position, the special token a
     string prompt starts with; None keeps every position): no latents and no error there, the MLP outputs at those
-    positions held at the clean run's, a share of each target's constant.
+    positions held at the clean run's, a share of each target's constant. So are the MLP outputs over positions the
+    blocks run ahead of the call's (CPM-Ant's learned prompt): ``stats["held_ahead_share"]`` is the largest share of a
+    target (of its constant plus its edges' magnitudes) they carry. A block the call does not run (a cross-attention
+    block on a text call) has no latent and no error, its transcoder never fires: ``stats["blocks_not_run"]``.
     ``update_interval``: circuit-tracer's, the latents are ranked by their influence on the logits again after
     every ``update_interval`` batches of ``batch_size`` (with a cap).
     A ``str`` prompt is tokenized as circuit-tracer does (``circuit_tracer_tokens``): a special token (BOS) first
@@ -548,10 +553,17 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
             values = values.index_put((r,), (read * encoders[l][:, f].T).sum(-1))
         return values
 
-    with torch.no_grad():  # the biases' share (and zero_positions'): every source at zero
-        zero_reads, zero_logits, *zero_stream = replacement_pass(
-            model, frozen, replacement, torch.zeros_like(frozen.inputs["embed"]),
-            [h[None].to(frozen.inputs[("mlp", 0)].dtype) for h in held], stream=stream)
+    def at_zero():  # the biases' share (and zero_positions', and the held positions ahead's): every source at zero
+        with torch.no_grad():
+            return replacement_pass(model, frozen, replacement, torch.zeros_like(frozen.inputs["embed"]),
+                                    [h[None].to(frozen.inputs[("mlp", 0)].dtype) for h in held], stream=stream)
+
+    zero_reads, zero_logits, *zero_stream = at_zero()
+    ahead_free = None
+    if holds_ahead(frozen):  # the share of the MLP outputs held ahead of the call's: the constants without them
+        with ahead_at_zero(frozen):
+            ahead_free = at_zero()
+    held_ahead = torch.zeros(n_nodes)
     logit_nodes = list(range(logit_start, n_nodes))
     budget = n_feat if max_feature_nodes is None else min(n_feat, max_feature_nodes)
     # rows only for the targets computed (the logits and the latents the cap visits), as circuit-tracer's
@@ -589,6 +601,11 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     forward_stream = forward_stream[0] if stream else None
     zero_stream = zero_stream[0] if stream else None
 
+    def at_rows(reads_, logits_, stream_, nodes):  # the targets' values in a one-row pass, for ``nodes``
+        rows = len(nodes)
+        return target_values([z.expand(rows, *z.shape[1:]) for z in reads_], logits_.expand(rows, *logits_.shape[1:]),
+                             None if stream_ is None else stream_.expand(rows, *stream_.shape[1:]), nodes)
+
     def one_pass(nodes):
         nonlocal filled
         rows = len(nodes)
@@ -600,11 +617,11 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
         g_leaves = [torch.zeros_like(g_embed) if g is None else g.float() for g in grads[1:]]
         t = torch.tensor(nodes)
         values[t] = target.detach().float()
-        zero_rows = target_values([z.expand(rows, *z.shape[1:]) for z in zero_reads],
-                                  zero_logits.expand(rows, *zero_logits.shape[1:]),
-                                  None if zero_stream is None else zero_stream.expand(rows, *zero_stream.shape[1:]),
-                                  nodes)
-        constants[t] = zero_rows.float()
+        constants[t] = at_rows(zero_reads, zero_logits, zero_stream, nodes).float()
+        if ahead_free is not None:
+            free_reads, free_logits, *free_stream = ahead_free
+            held_ahead[t] = constants[t] - at_rows(free_reads, free_logits, free_stream[0] if stream else None,
+                                                   nodes).float()
         computed[t] = True
         # uncapped, the targets come in node order (the logits, then every latent): their rows are consecutive
         block = edges[nodes[0]:nodes[0] + rows] if uncapped else edges[filled:filled + rows]
@@ -653,6 +670,8 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     latent_rows = row_nodes < n_feat
     blocks[latent_rows] = features[row_nodes[latent_rows], 0]
     _check_complete(model, residuals, values[row_nodes], clean[row_nodes], blocks, n_nodes, dtype_model)
+    ahead_share = None if ahead_free is None else float(
+        _residuals(edges, row_nodes, values, constants, at=edge_rows, share=held_ahead).max())
     # circuit-tracer's graph holds the latents it computed (the selected ones): keep those, drop the rest
     if uncapped:
         keep, adjacency = torch.arange(n_nodes), edges
@@ -674,4 +693,9 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     graph.peak_bytes = torch.cuda.max_memory_allocated() if cuda else 0
     graph.stats = {"active_latents": n_feat, "selected_latents": int(visited.sum()), "nodes": int(len(keep)),
                    "completeness_over_every_active_latent": full, "rows_per_pass": most}
+    if ahead_share is not None:  # in each target's constant: the MLP outputs held over the positions ahead
+        graph.stats["held_ahead_share"] = ahead_share
+    not_run = [i for i in range(L) if not frozen.runs(i)]
+    if not_run:  # blocks the call skips (cross-attention blocks on text): no latent, no error, their transcoders silent
+        graph.stats["blocks_not_run"] = not_run
     return graph

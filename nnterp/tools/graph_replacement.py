@@ -196,6 +196,16 @@ class ReplacementSources:
         return out
 
 
+def _gradients_on(model) -> str:
+    """How to load ``model`` so that its forward keeps gradients on: the family's keywords (``gradients_on``) at this
+    config's values, or, where it names none, the fix in general words."""
+    keywords = model.family.gradients_on
+    if keywords is None:
+        return "load the model with a config that keeps gradients on there"
+    given = ", ".join(f"{key}={value!r}" for key, value in keywords(model.config).items())
+    return f"load it as StandardizedTransformer(repo, {given}), which keeps gradients on there"
+
+
 def replacement_sources(model, transcoders, prompt, zero_positions: slice | None) -> ReplacementSources:
     """``prompt``'s frozen trace (refused, in one sentence, where the forward is still not linear) and the source
     nodes of its replacement model with ``transcoders`` (``ReplacementSources``)."""
@@ -211,13 +221,16 @@ def replacement_sources(model, transcoders, prompt, zero_positions: slice | None
     off = gradients_off(model, frozen)
     if off is not None:
         raise ToolError(f"{model.family.name} runs {off} with gradients off inside its own forward (torch.no_grad), so "
-                        "an attribution graph's edges, which are gradients, miss every path through it: load the model "
-                        "with a config that keeps gradients on there")
+                        "an attribution graph's edges, which are gradients, miss every path through it: "
+                        + _gradients_on(model))
     L = model.num_layers
     with torch.no_grad():
         reads, _ = replacement_pass(model, frozen, replacement, frozen.inputs["embed"],
                                     [frozen.inputs[("mlp", i)] for i in range(L)], skips=False)
         latents = [replacement.encode(i, reads[i][0]) for i in range(L)]
+        for i in range(L):  # a block the call skips reads nothing: its transcoder never fires (not on its bias)
+            if not frozen.runs(i):
+                latents[i].zero_()
         if zero_positions is not None:  # circuit-tracer's: no latent there
             for block_latents in latents:
                 block_latents[zero_positions] = 0
@@ -235,6 +248,8 @@ def replacement_sources(model, transcoders, prompt, zero_positions: slice | None
             decoded = sum(latents[source] @ decoder for source in range(i + 1) for block, decoder in writes[source]
                           if block == i)
             error = out.float() - decoded - bias - skip
+            if not frozen.runs(i):  # a block the call skips is written nothing: no decoding, no bias, no error
+                decoded, bias, error = (torch.zeros_like(error) for _ in range(3))
             # the leaf: what the block's mlp_output is made of, less the skip (which the pass adds from what it reads)
             clean_leaves.append(decoded + bias + error)
             # what no source carries: the bias, and the whole leaf at zero_positions (circuit-tracer's zeroed error)

@@ -51,9 +51,11 @@ class Unchecked(Exception):
 def independent_completeness(model, graph, transcoders) -> float:
     """The graph's completeness recomputed without the tool: one plain forward of the transformers model, with
     torch hooks on each block's MLP module (its input, what the transcoders read at ``mlp.hook_in``; the block
-    module's input where they read ``hook_resid_pre``) and on lm_head (its output). Each computed target's clean input (a latent's encoder vector on that input; a top logit less the
+    module's input where they read ``hook_resid_pre``; the call's positions, after any the blocks run ahead of them) and
+    on lm_head (its output). Each computed target's clean input (a latent's encoder vector on that input; a top logit less the
     mean logit) against its constant plus the sum of its incoming edges: the largest residual relative to the sum of
-    their magnitudes. Also checks each latent's activation, ``relu(input + b_enc)``, against the graph's."""
+    their magnitudes. Also checks each latent's activation, ``relu(input + b_enc)``, against the graph's, and that a
+    block the plain forward does not run holds no latent."""
     hf = module_of(model)
     def reader(i):
         if str(getattr(getattr(transcoders[i], "cfg", None), "hook_name", "")).endswith(".hook_resid_pre"):
@@ -67,11 +69,12 @@ def independent_completeness(model, graph, transcoders) -> float:
     head = hf.get_output_embeddings()
     if head is None:  # a wrapper that names no output embeddings: the standard lm_head
         head = module_of(model.lm_head)
-    seen, handles = {}, []
+    seen, calls, handles = {}, set(), []
     for i, mlp in mlps.items():
         def keep(module, args, kwargs, i=i):
             seen.setdefault(i, args[0] if args else next(iter(kwargs.values())))
         handles.append(mlp.register_forward_pre_hook(keep, with_kwargs=True))
+        handles.append(module_of(model.layers[i]).register_forward_pre_hook(lambda *_, i=i: calls.add(i)))
     handles.append(head.register_forward_hook(lambda module, args, output: seen.setdefault("head", output)))
     try:
         with torch.no_grad():
@@ -80,13 +83,18 @@ def independent_completeness(model, graph, transcoders) -> float:
         for handle in handles:
             handle.remove()
     seq = graph.n_pos
+    ahead = model.family.positions.ahead(model.config)  # positions the blocks run ahead of the call's (CPM-Ant's)
     reads = {}
     for i in mlps:
         x = seen.get(i)
-        if x is None or x.numel() != seq * model.hidden_size:
+        if i not in calls:  # a block the plain forward skips (a cross-attention block on text): no latent is there
+            if (graph.features[:, 0] == i).any():
+                raise AssertionError(f"block {i} does not run in a plain forward, yet the graph holds latents there")
+            continue
+        if x is None or x.numel() != (ahead + seq) * model.hidden_size:
             raise Unchecked(f"block {i}'s MLP module is called with {None if x is None else tuple(x.shape)}, not one "
                             "row a position of the stream's width")
-        reads[i] = x.reshape(seq, model.hidden_size).float()
+        reads[i] = x.reshape(ahead + seq, model.hidden_size)[ahead:].float()
     logits = seen["head"].reshape(-1, seq, seen["head"].shape[-1])[0, -1].float()
     n_features = graph.n_features
     token_start = n_features + graph.num_layers * seq
@@ -129,6 +137,11 @@ def sweep_one(family: str, prompt: str = PROMPT) -> dict:
         drift = float((graph.values[rows] - graph.clean[rows]).abs().max() / graph.clean[rows].abs().max())
         row["completeness"], row["drift"] = full, drift
         row["detail"] = f"{graph.stats['active_latents']} latents, residual {full:.1e}, against the clean run {drift:.1e}"
+        if graph.stats.get("blocks_not_run"):
+            row["detail"] += f", blocks {graph.stats['blocks_not_run']} not run on this call"
+        held = graph.stats.get("held_ahead_share")  # the MLP outputs held over positions ahead of the call's
+        if held is not None:
+            row["detail"] += f", the MLP outputs held ahead of the call carry up to {held:.2f} of a target"
         try:
             row["independent"] = independent_completeness(model, graph, saes)
             allowed = completeness_tolerance(model, len(graph.adjacency), graph.adjacency.dtype)

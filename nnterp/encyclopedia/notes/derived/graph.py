@@ -1,12 +1,14 @@
 """Whether ``attribution_graph`` builds a graph through a token mixer that is no softmax attention, and how: what the
-frozen trace fixes inside the mixer, read off the trace itself (``tools.frozen``), or the tool's refusal."""
+frozen trace fixes inside the mixer, read off the trace itself (``tools.frozen``), or the tool's refusal; and, on a
+family whose forward runs what no site serves, what the graph does there: blocks a text call skips, positions ahead
+of the call's whose MLP outputs it holds, cycles run with gradients off that its refusal names the load for."""
 
 from __future__ import annotations
 
 from nnterp.encyclopedia.notes.derived.reading import _note
 from nnterp.encyclopedia.snippets import PROMPT
 from nnterp.tools._common import ToolError
-from nnterp.tools.frozen import freeze, has_mlp
+from nnterp.tools.frozen import freeze, has_mlp, holds_ahead
 from nnterp.tools.frozen_mixers import block_mixers, mixer_modules
 from nnterp.tools.graph import attribution_graph
 from nnterp.tools.graph_sweep import transcoders
@@ -53,15 +55,32 @@ def _words(callee: str, how: str, names) -> str:
     return f"the {named} that `{callee}` returns {'are' if len(names) > 1 else 'is'} the clean run's"
 
 
+_CHECK = ["from nnterp.tools.graph import completeness_tolerance",
+          "from nnterp.tools.graph_sweep import independent_completeness",
+          "allowed = completeness_tolerance(model, len(graph.adjacency), graph.adjacency.dtype)",
+          "assert independent_completeness(model, graph, saes) <= allowed"]
+
+
 def graph_note(subject) -> str | None:
     """On a family whose blocks hold a mixer that is no softmax attention: the graph is served, with what is frozen
-    in the mixer, or refused, with the tool's sentence."""
+    in the mixer, or refused, with the tool's sentence. On a family whose forward runs what no site serves (a block a
+    text call skips, positions ahead of the call's, cycles with gradients off): what the graph does there."""
     tiny = subject.tiny
     try:
         mixers = mixer_modules(tiny)
     except Exception:  # noqa: BLE001 (a model whose blocks the trace cannot read: no note)
         return None
     if not mixers:
+        family = tiny.family
+        try:
+            if family.gradients_on is not None:
+                return _gradients_note(subject)
+            if family.positions.ahead(tiny.config):
+                return _ahead_note(subject)
+            if family.block.may_skip:
+                return _skipped_note(subject)
+        except Exception:  # noqa: BLE001 (a failure is the sweep's to report, not a note's to state)
+            return None
         return None
     classes = ", ".join(dict.fromkeys(f"`{type(mixer).__name__}`" for mixer in mixers))
     attention = any(mixer is None for i in range(tiny.num_layers) for _, mixer in block_mixers(tiny, i))
@@ -94,14 +113,130 @@ def graph_note(subject) -> str | None:
              f"freezes the mixer's data-dependent coefficients at the clean run's instead: {'; '.join(how)}. The mixer "
              "is then linear in its input, as an attention is with its pattern fixed, and still carries it: "
              f"{checked}.")
-    code = [*_BUILD, f"graph = {_GRAPH}",
-            "from nnterp.tools.graph import completeness_tolerance",
-            "from nnterp.tools.graph_sweep import independent_completeness",
-            "allowed = completeness_tolerance(model, len(graph.adjacency), graph.adjacency.dtype)",
-            "assert independent_completeness(model, graph, saes) <= allowed",
+    code = [*_BUILD, f"graph = {_GRAPH}", *_CHECK,
             "from nnterp.encyclopedia.notes.derived.graph import fixed_calls, gate_functions",
             "from nnterp.tools.frozen import freeze",
             "frozen = freeze(model, prompt)",
             f"assert fixed_calls(frozen) == {fixed!r}",
             f"assert gate_functions(model, frozen) == {gates!r}"]
     return _note("Attribution graphs are served, the mixer frozen at its clean run's coefficients", prose, code)
+
+
+def _skipped_note(subject) -> str | None:
+    """Blocks a text call does not run (a cross-attention block without image features): no latent, no error, no
+    pattern there; the graph complete over the others."""
+    tiny = subject.tiny
+    frozen = freeze(tiny, PROMPT)
+    skipped = [i for i in range(tiny.num_layers) if not frozen.runs(i)]
+    if not skipped:
+        return None
+    saes = transcoders(tiny, threshold=THRESHOLD)
+    saes[skipped[0]].b_enc.data.fill_(1.0)
+    graph = attribution_graph(tiny, saes, PROMPT, progress=False, batch_size=BATCH)
+    errors = graph.n_features + skipped[0] * graph.n_pos
+    if skipped[0] in graph.features[:, 0].tolist() or graph.adjacency[:, errors:errors + graph.n_pos].any() or \
+            graph.stats.get("blocks_not_run") != skipped:
+        return None
+    blocks = ", ".join(map(str, skipped))
+    prose = (f"On a text call, with no image features, the model does not run its cross-attention blocks (block "
+             f"{blocks} of the tiny model), so `attribution_graph` has no pattern, no norm scale and no MLP output "
+             "to fix or set there: a transcoder given for such a block never fires, not even on a positive encoder "
+             "bias, its error nodes carry nothing, and it adds nothing to any edge; "
+             "`graph.stats[\"blocks_not_run\"]` lists those blocks. Over the blocks that run, each target's input "
+             "is the sum of its edges and constant, which a plain forward, hooked on each MLP's input and on "
+             "`lm_head`, confirms within rounding.")
+    code = [*_BUILD, "from nnterp.tools.frozen import freeze",
+            "skipped = [i for i in range(model.num_layers) if not freeze(model, prompt).runs(i)]",
+            f"assert skipped == {skipped!r}",
+            "saes[skipped[0]].b_enc.data.fill_(1.0)   # it would fire on any input it read",
+            f"graph = {_GRAPH}",
+            "assert graph.stats[\"blocks_not_run\"] == skipped",
+            "assert skipped[0] not in graph.features[:, 0].tolist()",
+            "errors = graph.n_features + skipped[0] * graph.n_pos   # that block's error nodes",
+            "assert not graph.adjacency[:, errors:errors + graph.n_pos].any()", *_CHECK]
+    return _note("Attribution graphs leave out the blocks a text call skips", prose, code)
+
+
+def _ahead_note(subject) -> str | None:
+    """Positions the blocks run ahead of the call's (CPM-Ant's learned prompt): their MLP outputs held at the clean
+    run's, a share of each target's constant that the graph reports."""
+    tiny = subject.tiny
+    saes = transcoders(tiny, threshold=THRESHOLD)
+    graph = attribution_graph(tiny, saes, PROMPT, progress=False, batch_size=BATCH)
+    frozen = freeze(tiny, graph.token_ids)
+    if not holds_ahead(frozen) or not graph.stats.get("held_ahead_share"):
+        return None
+    prose = ("The blocks also run over `config.prompt_length` learned prompt positions ahead of the call's, which no "
+             "site serves, and those positions attend to the call's tokens, so their MLP outputs depend on the prompt "
+             "and no transcoder replaces them. `attribution_graph` holds those MLP outputs at the clean run's, as "
+             "circuit-tracer's `zero_positions` hold the first position's: they are a share of each target's constant, "
+             "not of any edge, and `graph.stats[\"held_ahead_share\"]` is the largest share of a target (of its "
+             "constant plus its edges' magnitudes) they carry. The norms and softmaxes there are frozen as at the "
+             "call's positions. Each target's input is then the sum of its edges and constant, which a plain forward, "
+             "hooked on each MLP's input (the call's positions, after the prompt's) and on `lm_head`, confirms within "
+             "rounding.")
+    code = [*_BUILD, f"graph = {_GRAPH}", *_CHECK,
+            "from nnterp.tools.frozen import HeldAhead, block_mlps, freeze",
+            "frozen = freeze(model, graph.token_ids)",
+            "held = [frozen.taps[mlp] for mlp in block_mlps(model)]",
+            ("assert all(isinstance(h, HeldAhead) and h.clean.shape[1] == model.config.prompt_length "
+             "for (h,) in held)"),
+            "other = freeze(model, \"A cat sat on the mat\")   # another prompt: other held outputs",
+            ("assert not any(torch.allclose(h.clean, other.taps[mlp][0].clean) "
+             "for (h,), mlp in zip(held, block_mlps(model)))"),
+            "assert graph.stats[\"held_ahead_share\"] > 0   # what the held outputs carry of some target"]
+    return _note("Attribution graphs hold the learned prompt's MLP outputs at the clean run's", prose, code)
+
+
+def _gradients_note(subject) -> str | None:
+    """A forward that runs part of itself with gradients off by default: the refusal, naming the load that keeps them
+    on (the family's ``gradients_on``), and the graph complete under that load."""
+    import tempfile
+
+    from nnterp import StandardizedTransformer
+    from nnterp.declare.engine import module_of
+    from nnterp.tools.graph import completeness_tolerance
+
+    tiny = subject.tiny
+    try:
+        attribution_graph(tiny, transcoders(tiny, threshold=THRESHOLD), PROMPT, progress=False, batch_size=BATCH)
+        return None
+    except ToolError as error:
+        refusal = str(error)
+    keywords = tiny.family.gradients_on(tiny.config)
+    given = ", ".join(f"{key}={value!r}" for key, value in keywords.items())
+    if given not in refusal:
+        return None
+    with tempfile.TemporaryDirectory() as folder:
+        module_of(tiny).save_pretrained(folder)
+        tiny.tokenizer.save_pretrained(folder)
+        fixed = StandardizedTransformer(folder, attn_implementation="eager", dispatch=True, **keywords)
+        graph = attribution_graph(fixed, transcoders(fixed, threshold=THRESHOLD), PROMPT, progress=False,
+                                  batch_size=BATCH)
+    if graph.stats["completeness_over_every_active_latent"] > completeness_tolerance(fixed, len(graph.adjacency),
+                                                                                      graph.adjacency.dtype):
+        return None
+    default = ", ".join(f"{key}={getattr(tiny.config, key)!r}" for key in keywords)
+    prose = (f"With `{default}`, as on the tiny model, the forward runs part of itself under `torch.no_grad`, so an "
+             "attribution graph's edges, which are gradients, would miss every path through it: `attribution_graph` "
+             f"refuses in one sentence, \"{refusal}\". Loaded as it says ({given} on the tiny model, from the model's "
+             "own config), "
+             "nothing runs with gradients off and the graph is built, each target's input the sum of its edges and "
+             "constant within rounding.")
+    code = [*_BUILD, *[f"assert model.config.{key} == {getattr(tiny.config, key)!r}" for key in keywords],
+            "refusal = None", "try:", f"    {_GRAPH}", "except Exception as error:",
+            "    refusal = str(error)", f"assert refusal == {refusal!r}",
+            "import tempfile",
+            "folder = tempfile.mkdtemp()",
+            "model._module.save_pretrained(folder)",
+            "model.tokenizer.save_pretrained(folder)",
+            f"fixed = StandardizedTransformer(folder, attn_implementation=\"eager\", dispatch=True, {given})",
+            (f"graph = attribution_graph(fixed, transcoders(fixed, threshold={THRESHOLD}), prompt, progress=False, "
+             f"batch_size={BATCH})"),
+            "from nnterp.tools.graph import completeness_tolerance",
+            "allowed = completeness_tolerance(fixed, len(graph.adjacency), graph.adjacency.dtype)",
+            "assert graph.stats[\"completeness_over_every_active_latent\"] <= allowed",
+            "from nnterp.tools.frozen import freeze",
+            "from nnterp.tools.frozen_probes import gradients_off",
+            "assert gradients_off(fixed, freeze(fixed, prompt)) is None"]
+    return _note(f"No attribution graph with {default}; one under the load its refusal names", prose, code)
