@@ -5,12 +5,16 @@ of the call's whose MLP outputs it holds, cycles run with gradients off that its
 
 from __future__ import annotations
 
+import tempfile
+
+from nnterp.declare.engine import module_of
 from nnterp.encyclopedia.notes.derived.reading import _note
 from nnterp.encyclopedia.snippets import PROMPT
 from nnterp.tools._common import ToolError
 from nnterp.tools.frozen import freeze, has_mlp, holds_ahead
 from nnterp.tools.frozen_mixers import block_mixers, mixer_modules
-from nnterp.tools.graph import attribution_graph
+from nnterp.model import StandardizedTransformer
+from nnterp.tools.graph import attribution_graph, completeness_tolerance
 from nnterp.tools.graph_sweep import transcoders
 
 #: random transcoders sparse enough that a page's graph is a few dozen latents (seconds, not minutes, on a Mamba-2
@@ -191,12 +195,6 @@ def _ahead_note(subject) -> str | None:
 def _gradients_note(subject) -> str | None:
     """A forward that runs part of itself with gradients off by default: the refusal, naming the load that keeps them
     on (the family's ``gradients_on``), and the graph complete under that load."""
-    import tempfile
-
-    from nnterp import StandardizedTransformer
-    from nnterp.declare.engine import module_of
-    from nnterp.tools.graph import completeness_tolerance
-
     tiny = subject.tiny
     try:
         attribution_graph(tiny, transcoders(tiny, threshold=THRESHOLD), PROMPT, progress=False, batch_size=BATCH)
