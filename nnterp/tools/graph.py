@@ -325,9 +325,9 @@ def _check_complete(model, residuals, values, clean, blocks, n_nodes: int, dtype
     residual = float(residuals.max()) if len(residuals) else 0.0
     drifts = (values - clean).abs() / clean.abs().max().clamp(min=1e-30)
     drift = float(drifts.max()) if len(values) else 0.0
-    if residual > allowed or drift > allowed:
-        figure, what, failing = (residual, "the sum of its incoming edges and constant", residuals > allowed) \
-            if residual > allowed else (drift, "the clean run's value", drifts > allowed)
+    if not (residual <= allowed and drift <= allowed):  # a NaN fails too
+        figure, what, failing = (residual, "the sum of its incoming edges and constant", ~(residuals <= allowed)) \
+            if not residual <= allowed else (drift, "the clean run's value", ~(drifts <= allowed))
         first = int(blocks[failing].min())
         at = "the logits" if first >= model.num_layers else f"block {first}'s latents"
         raise IncompleteGraph(f"{model.family.name}'s attribution graph is not complete: a target's input differs from "

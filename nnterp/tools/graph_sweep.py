@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 import traceback
@@ -107,7 +108,8 @@ def independent_completeness(model, graph, transcoders) -> float:
         row = graph.adjacency[node].double()
         constant = float(graph.constants[node])
         scale = float(row.abs().sum()) + abs(constant)
-        worst = max(worst, abs(float(expected) - constant - float(row.sum())) / max(scale, 1e-30))
+        residual = abs(float(expected) - constant - float(row.sum())) / max(scale, 1e-30)
+        worst = residual if math.isnan(residual) else max(worst, residual)  # a NaN stays the answer
     return worst
 
 
@@ -133,7 +135,7 @@ def sweep_one(family: str, prompt: str = PROMPT) -> dict:
             row["independent"] = independent_completeness(model, graph, saes)
             allowed = completeness_tolerance(model, len(graph.adjacency), graph.adjacency.dtype)
             row["detail"] += f", recomputed by plain hooks {row['independent']:.1e}"
-            if row["independent"] > allowed:
+            if not row["independent"] <= allowed:  # a NaN disagrees
                 row["status"] = "disagrees"
         except Unchecked as why:
             row["detail"] += f", not recomputed ({why})"

@@ -1,0 +1,61 @@
+"""A residual of several streams, for the frozen trace (``nnterp.tools.frozen``): where no single stream enters
+block 0, the map's first input is the token embedding the streams are made from (``map_input``), and the modules
+that mix the streams with data-dependent weights (``stream_mixers``) have those weights fixed at the clean run's.
+
+Hyper-connections (DeepSeek-V4, HY-V4, Qwen4-Exp): before each sublayer a module collapses the streams into the
+sublayer's input with weights computed from the streams (sigmoids, a softmax made doubly stochastic, a norm of the
+streams), and returns the weights that add the sublayer's output back into every stream; the head's collapses them
+for the final norm. With their gates (the sigmoids, the softmax, a norm's rsqrt) replayed as an
+attention's are (``frozen_gates.STREAM_GATES``), the collapse and the write-back are linear in the streams, and the sublayers' outputs, the MLP's
+among them, are written into them linearly. AltUp (Gemma 3n): the router that predicts and corrects the streams'
+coefficients from the active stream (``stream_routers``: its ``modality_router``) is fixed at its clean outputs,
+call by call, as a dynamic convolution's taps are."""
+
+from __future__ import annotations
+
+import torch
+
+from nnterp.declare.engine import module_of
+
+#: the class-name endings of the modules that mix residual streams with data-dependent weights
+_STREAM_MIXERS = ("hyperconnection", "hyperhead", "gatedresidual")
+
+
+def stream_mixers(model) -> list:
+    """The hyper-connection modules (each block's collapse and write-back weights around its sublayers, the head's
+    collapse): their gates are replayed at the clean run's."""
+    return [module for module in module_of(model).modules()
+            if type(module).__name__.lower().endswith(_STREAM_MIXERS)]
+
+
+def stream_routers(model) -> list:
+    """AltUp's routers (a ``modality_router`` Linear of a module whose class names it AltUp): the coefficients that
+    predict and correct the streams are computed from their outputs, so fixed there the prediction and the correction
+    are linear in the streams."""
+    return [child for module in module_of(model).modules() if type(module).__name__.lower().endswith("altup")
+            for name, child in module.named_children() if name == "modality_router"]
+
+
+def magnitude_hosts(model) -> list:
+    """The modules whose own forward matches the streams' magnitudes to the first one's (Gemma 3n's text model, the
+    holder of AltUp's ``altup_projections``: x · |target| / |x| as it makes the streams from the embedding and as it
+    brings them back after the blocks): the magnitudes fixed at the clean run's (``frozen_gates.MAGNITUDES``, its own
+    calls of them, ``frozen_gates.own_calls``), those are linear in the streams."""
+    return [module for module in module_of(model).modules()
+            if isinstance(getattr(module, "altup_projections", None), torch.nn.ModuleList)]
+
+
+def map_input(model) -> str | None:
+    """The site the frozen map's first input is written at: the stream entering block 0, or, where the residual is
+    several streams made from the token embedding (``stream_mixers``, ``stream_routers``), the token embedding; None
+    where neither is served."""
+    if model.serves("layer_input", 0) is None:
+        return "layer_input"
+    if (stream_mixers(model) or stream_routers(model)) and model.serves("token_embeddings") is None:
+        return "token_embeddings"
+    return None
+
+
+def map_input_host(model, name: str):
+    """The envoy the map's first input is read and written on."""
+    return model.layers[0] if name == "layer_input" else model
