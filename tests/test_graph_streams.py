@@ -14,6 +14,7 @@ from nnterp.tools.frozen import (
     circuit_tracer_tokens,
     fixed_inside,
     freeze,
+    gating_activations,
 )
 from nnterp.tools.frozen_probes import first_nonlinear
 from nnterp.tools.frozen_streams import (
@@ -106,6 +107,13 @@ def test_gemma3n_altup_routers_and_magnitudes_are_fixed_and_were_what_bent():
     live = freeze(model, PROMPT)
     live.magnitudes = {}
     assert second_difference(live) > 100 * allowed
+    # the per-layer input's gate, an activation of the corrected stream, is held too: left live, the probe names it
+    gate = module_of(model.layers[0]).act_fn
+    assert gate in gating_activations(model) and len(frozen.taps[gate]) == 1
+    taps = dict(frozen.taps)
+    frozen.taps.pop(gate)
+    assert first_nonlinear(model, frozen)[0] == "model.layers.0.act_fn"
+    frozen.taps = taps
     for router in routers:
         frozen.taps.pop(router)
     assert _path(model, routers[0]).startswith("model.layers.0.altup") and first_nonlinear(model, frozen) is not None
