@@ -7,7 +7,8 @@ scale and attention pattern is frozen at the clean run's (``tools.frozen``). Tha
 so each node's input splits exactly into one edge per source node plus a constant (the biases' share):
 
 - nodes: the active transcoder latents (block, position, latent), one error node per block and position, one
-  token-embedding node per position (the stream entering block 0), and logit nodes for the top tokens at the
+  token-embedding node per position (the stream entering block 0, or, on a residual of several streams, the token
+  embedding they are made from: ``tools.frozen_streams``), and logit nodes for the top tokens at the
   last position (the fewest whose probabilities reach ``desired_logit_prob``, at most ``max_n_logits``);
 - a latent's input is its encoder vector times what its transcoder reads (the pre-activation less ``b_enc``); a
   logit node's is the logit less the mean logit (``lm_head_output``, before a soft cap);
