@@ -1,5 +1,5 @@
-"""Attribution graphs on a residual of several streams: hyper-connections (DeepSeek-V4, HY-V4, Qwen4-Exp) and AltUp
-(Gemma 3n). The map's first input is the token embedding the streams are made from; the weights that collapse,
+"""Attribution graphs on a residual of several streams: hyper-connections (DeepSeek-V4, HY-V4, Qwen4-Exp), AltUp
+(Gemma 3n) and a reversible residual (Reformer). The map's first input is the token embedding the streams are made from; the weights that collapse,
 spread, predict and correct the streams are fixed at the clean run's (``tools.frozen_streams``); each graph is
 complete and agrees with a plain forward's hooks, and without those weights fixed the map bends again."""
 
@@ -40,6 +40,7 @@ STREAMS = {
     "hy_v4": ["rsqrt", "sigmoid"],
     "qwen4_exp_text": ["rsqrt", "sigmoid"],
     "gemma3n_text": None,
+    "reformer": None,
 }
 
 
@@ -138,3 +139,22 @@ def test_a_nan_residual_is_refused_not_passed():
     nan = torch.tensor([float("nan")], dtype=torch.float64)
     with pytest.raises(IncompleteGraph, match="is not complete"):
         _check_complete(model, nan, torch.ones(1), torch.ones(1), torch.zeros(1, dtype=torch.long), 1, torch.float32)
+
+
+def test_reformers_reversible_blocks_run_differentiably_and_its_buckets_are_replayed():
+    """Reformer's blocks run inside _ReversibleFunction, whose backward recomputes them (in training mode only): the
+    frozen passes call its forward as a plain function, so the map's gradient is its change along a step; without
+    that, a backward through the eval-mode model fails as transformers' assertion says. Its LSH attention's buckets
+    (argmax, argsort) and written-out softmax (exp, logsumexp) are replayed."""
+    from nnterp.tools.frozen_probes import gradients_off
+    from nnterp.tools.frozen_streams import reversible_functions
+
+    model = tiny.load("reformer", attn_implementation="eager")
+    assert [function.__name__ for function in reversible_functions(model)] == ["_ReversibleFunction"]
+    frozen = freeze(model, PROMPT)
+    lsh = module_of(model.layers[1].self_attn)
+    assert {"argmax", "argsort", "exp", "logsumexp"} <= set(frozen.gates[lsh].names)
+    assert gradients_off(model, frozen) is None
+    frozen.reversible = ((), ())
+    with pytest.raises(AssertionError, match="training mode"):
+        gradients_off(model, frozen)

@@ -83,6 +83,7 @@ from nnterp.tools.frozen_gates import (
     MAGNITUDES,
     MIXER_GATES,
     STREAM_GATES,
+    WRITTEN_SOFTMAX,
     FrozenScale,
     FrozenSlope,
     _gated,
@@ -93,6 +94,7 @@ from nnterp.tools.frozen_gates import (
     gated_norm,
     hooked_norms,
     own_calls,
+    writes_softmax_out,
 )
 from nnterp.tools.frozen_mixers import (
     _block_mlp,
@@ -109,9 +111,11 @@ from nnterp.tools.frozen_mixers import (
     scans,
 )
 from nnterp.tools.frozen_streams import (
+    differentiable_blocks,
     magnitude_hosts,
     map_input,
     map_input_host,
+    reversible_functions,
     stream_mixers,
     stream_routers,
 )
@@ -147,6 +151,9 @@ class Frozen:
     #: each module whose own forward matches the streams' magnitudes (``magnitude_hosts``), its square roots call by
     #: call in the clean run
     magnitudes: dict = field(default_factory=dict)
+    #: a reversible residual's (``frozen_streams.reversible_functions``): its Functions and its blocks, run as plain
+    #: differentiable calls in every frozen pass (``differentiable_blocks``)
+    reversible: tuple = ((), ())
 
     @property
     def seq_len(self) -> int:
@@ -165,13 +172,13 @@ def _require(model) -> None:
 
 def _require_patterns(model, gates: dict) -> None:
     """Every softmax attention's pattern fixed: served as attention_probabilities, or, where it is not (a compressed
-    or sparse attention with a sink), the attention's own softmax, which the clean run recorded among its gates and
-    the frozen passes replay."""
+    or sparse attention with a sink, a chunked one), the attention's own softmax (or its exp, written out), which the
+    clean run recorded among its gates and the frozen passes replay."""
     for i in range(model.num_layers):
         why, slot = model.serves("attention_probabilities", i), _slot(model.layers[i])
         if why is None or slot is None or mixer_of(model, i) is not None:  # served, no token mixer, or a mixer
             continue
-        if "softmax" not in getattr(gates.get(slot), "names", ()):
+        if not {"softmax", "exp"} & set(getattr(gates.get(slot), "names", ())):
             raise ToolError(f"a frozen trace needs attention_probabilities, which this model does not serve at block "
                             f"{i}: {why}")
 
@@ -256,6 +263,7 @@ def fixed_inside(frozen: Frozen):
         return None if clean is None else _broadcast(clean, output)
 
     stack = ExitStack()
+    stack.enter_context(differentiable_blocks(*frozen.reversible))
     stack.enter_context(_hooked(list(frozen.inner), fix))
     stack.enter_context(_hooked(list(frozen.taps), fix_taps))
     stack.enter_context(_gated([module for module, calls in frozen.gates.items() if calls], frozen.gates, replay=True))
@@ -299,6 +307,7 @@ def gate_functions(model) -> dict:
     functions = {mixer: MIXER_GATES for mixer in mixer_modules(model)}
     functions.update({module: GATED_NORM for module in attentions(model) if gated_norm(module)})
     functions.update({module: STREAM_GATES for module in stream_mixers(model)})
+    functions.update({module: WRITTEN_SOFTMAX for module in attentions(model) if writes_softmax_out(module)})
     return functions
 
 
@@ -423,7 +432,7 @@ def freeze(model, prompt) -> Frozen:
     return Frozen(batch, [_detached(s) for s in scales], [_detached(p) for p in patterns],
                   _detached(final) if final_served else None, inputs, logits.detach().clone(),
                   [s.detach().clone() if s is not None else None for s in mlp_scales], inner, gates, taps, kernels,
-                  magnitudes)
+                  magnitudes, (reversible_functions(model), [module_of(layer) for layer in model.layers]))
 
 
 def _looped_mlp(layer):

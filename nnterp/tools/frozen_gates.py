@@ -90,7 +90,9 @@ def hooked_norms(model) -> list:
         served.add(_site_module(model, "final_norm_scale"))
     # a norm inside a mixer: its rsqrt is among the mixer's gates (xLSTM's per-head norm takes four axes), and so is
     # one inside a hyper-connection (Qwen4-Exp's hc_norm, a scale a stream)
-    mixing = {module for mixer in mixer_modules(model) + stream_mixers(model) for module in mixer.modules()}
+    # (an attention that writes its softmax out is no mixer there: its norms are hooked, as an attention's)
+    mixers = [mixer for mixer in mixer_modules(model) if not writes_softmax_out(mixer)] + stream_mixers(model)
+    mixing = {module for mixer in mixers for module in mixer.modules()}
     return [module for module in module_of(model).modules() if module not in served and module not in mlps
             and module not in mixing and _is_norm(module) and not gated_norm(module)]
 
@@ -129,6 +131,24 @@ GATED_NORM = GATES | {torch.nn.functional.silu, torch.rsqrt, torch.Tensor.rsqrt}
 #: a hyper-connection's (``frozen_streams.stream_mixers``): the sigmoid and softmax weights it computes from the
 #: streams, and the rsqrt of a norm whose output it mixes (Qwen4-Exp's hc_norm, one scale a stream)
 STREAM_GATES = GATES | {torch.rsqrt, torch.Tensor.rsqrt}
+
+
+#: an attention that writes its softmax out, exp(x - logsumexp(x)), and hashes its keys into buckets it sorts
+#: (Reformer's local and LSH attentions, ``writes_softmax_out``): the exp and logsumexp, the buckets' argmax and sort
+WRITTEN_SOFTMAX = GATES | {torch.exp, torch.Tensor.exp, torch.logsumexp, torch.Tensor.logsumexp, torch.argmax,
+                           torch.Tensor.argmax, torch.argsort, torch.Tensor.argsort}
+
+
+def writes_softmax_out(module) -> bool:
+    """Whether a module, or one inside it, computes a softmax as exp(x - logsumexp(x)) in its forward's source."""
+    for inner in module.modules():
+        try:
+            source = inspect.getsource(type(inner).forward)
+        except (OSError, TypeError):
+            continue
+        if "logsumexp" in source:
+            return True
+    return False
 
 
 #: what matches one stream's magnitude to another's in a model's own forward (``frozen_streams.magnitude_hosts``:

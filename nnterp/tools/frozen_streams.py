@@ -13,6 +13,9 @@ call by call, as a dynamic convolution's taps are."""
 
 from __future__ import annotations
 
+import inspect
+from contextlib import contextmanager
+
 import torch
 
 from nnterp.declare.engine import module_of
@@ -45,13 +48,78 @@ def magnitude_hosts(model) -> list:
             if isinstance(getattr(module, "altup_projections", None), torch.nn.ModuleList)]
 
 
+def reversible_functions(model) -> list:
+    """The autograd Functions a reversible residual runs its blocks in (Reformer's ``_ReversibleFunction``: its
+    backward recomputes each block from its output, in training mode only, and the blocks run under
+    ``torch.no_grad``): the Function subclasses named so in the forward of the module that holds the blocks."""
+    blocks = set(_block_modules(model))
+    # the module that calls the blocks: their parent, or the parent of the ModuleList that holds them
+    holder = next((module for module in module_of(model).modules()
+                   if blocks & {grand for child in module.children()
+                                for grand in ([child] + (list(child) if isinstance(child, torch.nn.ModuleList) else []))}),
+                  None)
+    if holder is None:
+        return []
+    found = inspect.unwrap(type(holder).forward).__globals__
+    return [value for name, value in found.items() if "reversible" in name.lower() and isinstance(value, type)
+            and issubclass(value, torch.autograd.Function)]
+
+
+def _block_modules(model) -> list:
+    return [module_of(layer) for layer in model.layers]
+
+
+class _Context:
+    """What an autograd Function's forward is given as ``ctx`` when it runs as a plain function."""
+
+    def save_for_backward(self, *tensors) -> None:
+        self.saved_tensors = tensors
+
+
+@contextmanager
+def differentiable_blocks(functions: list, blocks: list):
+    """A reversible residual's blocks run as plain, differentiable calls for the frozen passes: its Function's forward
+    called directly (no custom backward, which would recompute the blocks without the trace's edits), and each block's
+    own ``torch.no_grad`` lifted once its first submodule runs (the grad mode the block was entered with, restored as
+    the block's ``no_grad`` exits)."""
+    if not functions:
+        yield
+        return
+    entered, handles = [], []
+
+    def enter(module, args, kwargs=None):
+        entered.append(torch.is_grad_enabled())
+
+    def lift(module, args):
+        torch.set_grad_enabled(entered[-1])
+
+    def leave(module, args, output):
+        entered.pop()
+
+    for block in blocks:
+        handles += [block.register_forward_pre_hook(enter), block.register_forward_hook(leave)]
+        first = next(block.children(), None)
+        if first is not None:
+            handles.append(first.register_forward_pre_hook(lift))
+    for function in functions:
+        function.apply = staticmethod(lambda *args, function=function: function.forward(_Context(), *args))
+    try:
+        yield
+    finally:
+        for function in functions:
+            del function.apply
+        for handle in handles:
+            handle.remove()
+
+
 def map_input(model) -> str | None:
     """The site the frozen map's first input is written at: the stream entering block 0, or, where the residual is
     several streams made from the token embedding (``stream_mixers``, ``stream_routers``), the token embedding; None
     where neither is served."""
     if model.serves("layer_input", 0) is None:
         return "layer_input"
-    if (stream_mixers(model) or stream_routers(model)) and model.serves("token_embeddings") is None:
+    several = stream_mixers(model) or stream_routers(model) or reversible_functions(model)
+    if several and model.serves("token_embeddings") is None:
         return "token_embeddings"
     return None
 

@@ -83,12 +83,13 @@ def independent_completeness(model, graph, transcoders) -> float:
     seq = graph.n_pos
     reads = {}
     for i in mlps:
-        x = seen.get(i)
+        x = _call_positions(seen.get(i), seq)
         if x is None or x.numel() != seq * model.hidden_size:
             raise Unchecked(f"block {i}'s MLP module is called with {None if x is None else tuple(x.shape)}, not one "
                             "row a position of the stream's width")
         reads[i] = x.reshape(seq, model.hidden_size).float()
-    logits = seen["head"].reshape(-1, seq, seen["head"].shape[-1])[0, -1].float()
+    head = _call_positions(seen["head"], seq)
+    logits = head.reshape(-1, seq, head.shape[-1])[0, -1].float()
     n_features = graph.n_features
     token_start = n_features + graph.num_layers * seq
     logit_start = token_start + seq
@@ -111,6 +112,14 @@ def independent_completeness(model, graph, transcoders) -> float:
         residual = abs(float(expected) - constant - float(row.sum())) / max(scale, 1e-30)
         worst = residual if math.isnan(residual) else max(worst, residual)  # a NaN stays the answer
     return worst
+
+
+def _call_positions(x, seq: int):
+    """A one-row value's first ``seq`` positions, where the model ran more (Reformer pads the ids on the right to a
+    multiple of its chunk length inside its forward); as it is otherwise."""
+    if x is None or x.dim() < 2 or x.shape[-2] <= seq or x.shape[:-2].numel() != 1:
+        return x
+    return x[..., :seq, :]
 
 
 def text_families() -> list[str]:

@@ -9,10 +9,12 @@ from nnterp.encyclopedia.notes.derived.reading import _note
 from nnterp.encyclopedia.snippets import PROMPT
 from nnterp.tools._common import ToolError
 from nnterp.tools.frozen import freeze, gating_activations, has_mlp
+from nnterp.tools.frozen_gates import writes_softmax_out
 from nnterp.tools.frozen_mixers import _slot, block_mixers, mixer_modules
 from nnterp.tools.frozen_streams import (
     magnitude_hosts,
     map_input,
+    reversible_functions,
     stream_mixers,
     stream_routers,
 )
@@ -68,14 +70,30 @@ def softmax_replayed(model) -> list:
             and any(mixer is None for _, mixer in block_mixers(model, i))]
 
 
-def _streams(tiny, frozen) -> tuple[str, list, list]:
-    """What a residual of several streams makes the note say: the residual in words, what is frozen, and the snippet's
-    assertions of it; ("", [], []) on one stream."""
+def _streams(tiny, frozen) -> tuple[str, list]:
+    """What a residual of several streams makes the note say, and the snippet's assertions of it; ("", []) on one
+    stream."""
     hyper, routers, hosts = stream_mixers(tiny), stream_routers(tiny), magnitude_hosts(tiny)
-    if not (hyper or routers or hosts):
-        return "", [], []
-    how, code = [], ["from nnterp.tools.frozen_streams import map_input",
-                     'assert map_input(model) == "token_embeddings"   # the embedding nodes']
+    functions = reversible_functions(tiny)
+    if not (hyper or routers or hosts or functions):
+        return "", []
+    code = ["from nnterp.tools.frozen_streams import map_input",
+            'assert map_input(model) == "token_embeddings"   # the embedding nodes']
+    if functions and not (hyper or routers or hosts):
+        named = ", ".join(f"`{function.__name__}`" for function in functions)
+        part = ("the residual is two streams, which each block reads and returns as a reversible residual (y1 = x1 + "
+                f"attention(x2), y2 = x2 + feed_forward(y1)) run inside {named}, an autograd Function whose backward "
+                "recomputes the blocks from their outputs, in training mode only: the graph's passes call its forward "
+                "as a plain function and lift each block's own `torch.no_grad` once its attention runs, so the edges, "
+                "which are gradients, pass through the blocks as the passes compute them. No weights mix the two "
+                "streams; the embedding nodes are the token embedding both are made from, and the transcoders read "
+                "what each MLP reads and write its output")
+        code += ["from nnterp.tools.frozen_streams import reversible_functions",
+                 f"assert [f.__name__ for f in reversible_functions(model)] == {[f.__name__ for f in functions]!r}",
+                 "from nnterp.tools.frozen_probes import gradients_off",
+                 "assert gradients_off(model, frozen) is None   # the passes' gradients are the map's"]
+        return part, code
+    how = []
     if hyper:
         classes = ", ".join(dict.fromkeys(f"`{type(mixer).__name__}`" for mixer in hyper))
         gates = stream_gate_functions(tiny, frozen)
@@ -112,8 +130,11 @@ def _streams(tiny, frozen) -> tuple[str, list, list]:
         code += ["from nnterp.tools.frozen_streams import magnitude_hosts",
                  "(host,) = magnitude_hosts(model)",
                  f'assert frozen.magnitudes[host].names.count("sqrt") == {roots}']
-    return residual, how, code
-
+    part = (f"the residual is several streams, which {residual}, so no single stream enters block 0: the embedding "
+            "nodes are the token embedding the streams are made from, the transcoders read what each MLP reads and "
+            f"write its output before it goes back into the streams, and the mixing is frozen at the clean run's: "
+            f"{'; '.join(how)}. Every stream is then linear in the embedding and the MLPs' outputs")
+    return part, code
 
 def _words(callee: str, how: str, names) -> str:
     named = ", ".join(f"`{name}`" for name in names)
@@ -136,6 +157,9 @@ def graph_note(subject) -> str | None:
         return None
     if not mixers and not several:
         return None
+    # an attention that writes its softmax out (Reformer's, which no site serves a pattern of) is no mixer to the prose
+    written = [mixer for mixer in mixers if writes_softmax_out(mixer)]
+    mixers = [mixer for mixer in mixers if mixer not in written]
     classes = ", ".join(dict.fromkeys(f"`{type(mixer).__name__}`" for mixer in mixers))
     attention = any(mixer is None for i in range(tiny.num_layers) for _, mixer in block_mixers(tiny, i))
     classes += " (with a softmax attention elsewhere, whose pattern is frozen)" if attention and mixers else ""
@@ -157,7 +181,7 @@ def graph_note(subject) -> str | None:
     if gates:
         how.append(f"its calls of {', '.join(f'`{name}`' for name in gates)} return the clean run's outputs, call by "
                    "call")
-    residual, stream_how, stream_code = _streams(tiny, frozen)
+    streams, stream_code = _streams(tiny, frozen)
     unpatterned = softmax_replayed(tiny)
     if any(has_mlp(tiny, i) for i in range(tiny.num_layers)):
         checked = ("each target's input is the sum of its edges and constant, which a plain forward, hooked on each "
@@ -171,19 +195,23 @@ def graph_note(subject) -> str | None:
         parts.append(f"{classes} mixes the positions and has no pattern to freeze, so `attribution_graph` freezes the "
                      f"mixer's data-dependent coefficients at the clean run's instead: {'; '.join(how)}. The mixer is "
                      "then linear in its input, as an attention is with its pattern fixed, and still carries it")
-    if residual:
-        parts.append(f"the residual is several streams, which {residual}, so no single stream enters block 0: the "
-                     "embedding nodes are the token embedding the streams are made from, the transcoders read what "
-                     "each MLP reads and write its output before it goes back into the streams, and the mixing is "
-                     f"frozen at the clean run's: {'; '.join(stream_how)}. Every stream is then linear in the "
-                     "embedding and the MLPs' outputs")
+    if written:
+        named = ", ".join(dict.fromkeys(f"`{type(mixer).__name__}`" for mixer in written))
+        parts.append(f"{named} computes its pattern as exp(scores - logsumexp(scores)) within chunks of positions and "
+                     "hash buckets, which no site serves: its calls of "
+                     f"{', '.join(f'`{name}`' for name in gates)} (the buckets it hashes and sorts the keys into, and "
+                     "the pattern) return the clean run's outputs, call by call, so it is linear in its values")
+    if streams:
+        parts.append(streams)
     if unpatterned:
         parts.append("an attention whose pattern no site serves is fixed by its own softmax, whose outputs the clean "
                      "run kept and the graph's passes replay, call by call")
     prose = f"On {subject.named}, {'; and '.join(parts)}: {checked}."
-    title = ("Attribution graphs are served, the mixer frozen at its clean run's coefficients" if mixers and not residual
-             else "Attribution graphs are served, the streams' mixing frozen at the clean run's weights" if not mixers
-             else "Attribution graphs are served, the mixer and the streams' mixing frozen at the clean run's")
+    title = ("Attribution graphs are served, the mixer frozen at its clean run's coefficients" if mixers and not streams
+             else "Attribution graphs are served, the mixer and the streams' mixing frozen at the clean run's" if mixers
+             else "Attribution graphs are served through the reversible blocks, run as plain differentiable calls"
+             if reversible_functions(tiny) else "Attribution graphs are served, the streams' mixing frozen at the clean "
+             "run's weights")
     code = [*_BUILD, f"graph = {_GRAPH}",
             "from nnterp.tools.graph import completeness_tolerance",
             "from nnterp.tools.graph_sweep import independent_completeness",
