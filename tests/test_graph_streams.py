@@ -1,7 +1,8 @@
-"""Attribution graphs on a residual of several streams: hyper-connections (DeepSeek-V4, HY-V4, Qwen4-Exp), AltUp
-(Gemma 3n) and a reversible residual (Reformer). The map's first input is the token embedding the streams are made from; the weights that collapse,
-spread, predict and correct the streams are fixed at the clean run's (``tools.frozen_streams``); each graph is
-complete and agrees with a plain forward's hooks, and without those weights fixed the map bends again."""
+"""Attribution graphs on a residual of several streams: hyper-connections (DeepSeek-V4, HY-V4, Qwen4-Exp), AltUp (Gemma
+3n) and a reversible residual (Reformer). The map's first input is the token embedding the streams are made from; the
+weights that collapse, spread, predict and correct the streams are fixed at the clean run's
+(``tools.frozen_streams``); each graph is complete and agrees with a plain forward's hooks, and without those weights
+fixed the map bends again."""
 
 import pytest
 import torch
@@ -121,8 +122,9 @@ def test_gemma3n_altup_routers_and_magnitudes_are_fixed_and_were_what_bent():
 
 
 def test_an_indexers_loop_over_the_rows_replays_each_rows_top_k():
-    """Qwen4-Exp's indexer takes a top-k once a row and a position that has a complete block behind it: a pass of three rows makes three times the clean
-    run's calls, each row given the clean run's choices, so each row of the clean inputs gives the clean logits."""
+    """Qwen4-Exp's indexer takes a top-k once a row and a position that has a complete block behind it: a pass of three
+    rows makes three times the clean run's calls, each row given the clean run's choices, so each row of the
+    clean inputs gives the clean logits."""
     model = tiny.load("qwen4_exp_text", attn_implementation="eager")
     frozen = freeze(model, PROMPT)
     attention = module_of(model.layers[1].self_attn)

@@ -48,14 +48,16 @@ SiLU on what it mixes becomes its input times the clean slope, and its own gates
 scales replay as an attention's do (``MIXER_GATES``). The mixer is then linear in its input, and still carries it.
 A block with no MLP (Mamba's) adds no input to the map.
 
-A residual of several streams (``frozen_streams``: hyper-connections, AltUp) has no stream entering block 0: the map's
-first input is then the token embedding the streams are made from, and what mixes the streams with data-dependent
-weights is fixed at the clean run's: a hyper-connection's gates (``STREAM_GATES``: the sigmoid and softmax weights
-that collapse the streams into a sublayer's input and spread its output back, a norm's scale), AltUp's router (held
-at its clean outputs, as taps are) and the magnitudes the model matches between streams in its own forward
-(``MAGNITUDES``, ``own_calls``). A softmax attention whose pattern no site serves (a compressed or sparse attention
-with a sink) is fixed by its own softmax, replayed among its gates; a gate a module calls once a row of the pass (an
-indexer's loop over the batch) is replayed a row at a time.
+A residual of several streams (``frozen_streams``: hyper-connections, AltUp) has no stream entering block 0: the
+map's first input is then the token embedding the streams are made from, and what mixes the streams with
+data-dependent weights is fixed at the clean run's: a hyper-connection's gates (``STREAM_GATES``: the sigmoid and
+softmax weights that collapse the streams into a sublayer's input and spread its output back, a norm's scale),
+AltUp's router (held at its clean outputs, as taps are) and the magnitudes the model matches between streams in its
+own forward (``MAGNITUDES``, ``own_calls``); a reversible residual's blocks run as plain differentiable calls
+(``differentiable_blocks``). A softmax attention whose pattern no site serves (a compressed or sparse attention with
+a sink; Reformer's chunked one, its softmax written out as exp and logsumexp and its hash buckets' argmax and sort
+replayed too, ``WRITTEN_SOFTMAX``) is fixed by its own softmax, replayed among its gates; a gate a module calls once
+a row of the pass (an indexer's loop over the batch) is replayed a row at a time.
 
 What no freezing fixes is refused in one sentence: positions the sites leave out (CPM-Ant's learned prompt, which
 attends to the call's tokens through MLPs no transcoder replaces), a module the model runs with gradients off

@@ -5,11 +5,16 @@ that mix the streams with data-dependent weights (``stream_mixers``) have those 
 Hyper-connections (DeepSeek-V4, HY-V4, Qwen4-Exp): before each sublayer a module collapses the streams into the
 sublayer's input with weights computed from the streams (sigmoids, a softmax made doubly stochastic, a norm of the
 streams), and returns the weights that add the sublayer's output back into every stream; the head's collapses them
-for the final norm. With their gates (the sigmoids, the softmax, a norm's rsqrt) replayed as an
-attention's are (``frozen_gates.STREAM_GATES``), the collapse and the write-back are linear in the streams, and the sublayers' outputs, the MLP's
-among them, are written into them linearly. AltUp (Gemma 3n): the router that predicts and corrects the streams'
-coefficients from the active stream (``stream_routers``: its ``modality_router``) is fixed at its clean outputs,
-call by call, as a dynamic convolution's taps are."""
+for the final norm. With their gates (the sigmoids, the softmax, a norm's rsqrt) replayed as an attention's are
+(``frozen_gates.STREAM_GATES``), the collapse and the write-back are linear in the streams, and the sublayers'
+outputs, the MLP's among them, are written into them linearly. AltUp (Gemma 3n): the router that predicts and
+corrects the streams' coefficients from the active stream (``stream_routers``: its ``modality_router``) is fixed at
+its clean outputs, call by call, as a dynamic convolution's taps are, and the magnitudes the model matches between
+the streams in its own forward (``magnitude_hosts``) at the clean run's. A reversible residual (Reformer: y1 = x1 +
+attention(x2), y2 = x2 + feed_forward(y1)) mixes nothing, but runs its blocks inside an autograd Function whose
+backward recomputes them in training mode only (``reversible_functions``): the frozen passes call its forward as a
+plain function, the blocks' own ``torch.no_grad`` lifted (``differentiable_blocks``), so the graph's gradients are
+the map's."""
 
 from __future__ import annotations
 
@@ -54,10 +59,11 @@ def reversible_functions(model) -> list:
     ``torch.no_grad``): the Function subclasses named so in the forward of the module that holds the blocks."""
     blocks = set(_block_modules(model))
     # the module that calls the blocks: their parent, or the parent of the ModuleList that holds them
-    holder = next((module for module in module_of(model).modules()
-                   if blocks & {grand for child in module.children()
-                                for grand in ([child] + (list(child) if isinstance(child, torch.nn.ModuleList) else []))}),
-                  None)
+    def called(module):  # what a module calls: its children, and the modules inside a ModuleList child
+        return {inner for child in module.children()
+                for inner in ([child, *child] if isinstance(child, torch.nn.ModuleList) else [child])}
+
+    holder = next((module for module in module_of(model).modules() if blocks & called(module)), None)
     if holder is None:
         return []
     found = inspect.unwrap(type(holder).forward).__globals__

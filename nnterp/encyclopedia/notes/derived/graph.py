@@ -210,8 +210,8 @@ def graph_note(subject) -> str | None:
     title = ("Attribution graphs are served, the mixer frozen at its clean run's coefficients" if mixers and not streams
              else "Attribution graphs are served, the mixer and the streams' mixing frozen at the clean run's" if mixers
              else "Attribution graphs are served through the reversible blocks, run as plain differentiable calls"
-             if reversible_functions(tiny) else "Attribution graphs are served, the streams' mixing frozen at the clean "
-             "run's weights")
+             if reversible_functions(tiny)
+             else "Attribution graphs are served, the streams' mixing frozen at the clean run's weights")
     code = [*_BUILD, f"graph = {_GRAPH}",
             "from nnterp.tools.graph import completeness_tolerance",
             "from nnterp.tools.graph_sweep import independent_completeness",
