@@ -28,9 +28,11 @@ def tolerance(dtype: torch.dtype, magnitude: float, length: int) -> float:
 
 def roundings(model, blocks: int | None = None) -> int:
     """The roundings behind a value read after ``blocks`` of the model's blocks (default: all of them): each block
-    reduces over at most its widest dimension, the hidden size or the MLP's width."""
+    reduces over at most its widest dimension, the hidden size or the MLP's width (the widest block's, where the
+    config gives one a block: Gemma 3n's)."""
     config = model._nnterp_state.config if hasattr(model, "_nnterp_state") else model.config
-    width = max(getattr(config, "hidden_size", 0) or 0, getattr(config, "intermediate_size", 0) or 0,
+    mlp = getattr(config, "intermediate_size", 0) or 0
+    width = max(getattr(config, "hidden_size", 0) or 0, max(mlp) if isinstance(mlp, (list, tuple)) else mlp,
                 getattr(model, "hidden_size", 0) or 0)
     return (model.num_layers if blocks is None else blocks) * width
 

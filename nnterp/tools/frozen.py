@@ -48,6 +48,17 @@ SiLU on what it mixes becomes its input times the clean slope, and its own gates
 scales replay as an attention's do (``MIXER_GATES``). The mixer is then linear in its input, and still carries it.
 A block with no MLP (Mamba's) adds no input to the map.
 
+A residual of several streams (``frozen_streams``: hyper-connections, AltUp) has no stream entering block 0: the
+map's first input is then the token embedding the streams are made from, and what mixes the streams with
+data-dependent weights is fixed at the clean run's: a hyper-connection's gates (``STREAM_GATES``: the sigmoid and
+softmax weights that collapse the streams into a sublayer's input and spread its output back, a norm's scale),
+AltUp's router (held at its clean outputs, as taps are) and the magnitudes the model matches between streams in its
+own forward (``MAGNITUDES``, ``own_calls``); a reversible residual's blocks run as plain differentiable calls
+(``differentiable_blocks``). A softmax attention whose pattern no site serves (a compressed or sparse attention with
+a sink; Reformer's chunked one, its softmax written out as exp and logsumexp and its hash buckets' argmax and sort
+replayed too, ``WRITTEN_SOFTMAX``) is fixed by its own softmax, replayed among its gates; a gate a module calls once
+a row of the pass (an indexer's loop over the batch) is replayed a row at a time.
+
 Positions the blocks run ahead of the call's, which no site serves (CPM-Ant's learned prompt, which attends to the
 call's tokens), have their MLP outputs held at the clean run's (``HeldAhead``), as circuit-tracer's ``zero_positions``
 hold a position's: a constant of each target, whose share a graph reports. A block the call does not run (a
@@ -75,7 +86,10 @@ from nnterp.tools._common import _IN_A_BLOCK, ToolError, encode, trace
 from nnterp.tools.attribution import _eps, _probe
 from nnterp.tools.frozen_gates import (
     GATED_NORM,
+    MAGNITUDES,
     MIXER_GATES,
+    STREAM_GATES,
+    WRITTEN_SOFTMAX,
     FrozenScale,
     FrozenSlope,
     _gated,
@@ -85,6 +99,8 @@ from nnterp.tools.frozen_gates import (
     _site_module,
     gated_norm,
     hooked_norms,
+    own_calls,
+    writes_softmax_out,
 )
 from nnterp.tools.frozen_mixers import (
     _block_mlp,
@@ -99,6 +115,15 @@ from nnterp.tools.frozen_mixers import (
     mixer_modules,
     mixer_of,
     scans,
+)
+from nnterp.tools.frozen_streams import (
+    differentiable_blocks,
+    magnitude_hosts,
+    map_input,
+    map_input_host,
+    reversible_functions,
+    stream_mixers,
+    stream_routers,
 )
 
 EMBED = "embed"
@@ -132,6 +157,12 @@ class Frozen:
     #: per block, why this call skips it (a cross-attention block on a text call), None where it runs: a block that
     #: does not run has no pattern, no scales and no MLP output, and the map sets nothing there
     skipped: list = field(default_factory=list)
+    #: each module whose own forward matches the streams' magnitudes (``magnitude_hosts``), its square roots call by
+    #: call in the clean run
+    magnitudes: dict = field(default_factory=dict)
+    #: a reversible residual's (``frozen_streams.reversible_functions``): its Functions and its blocks, run as plain
+    #: differentiable calls in every frozen pass (``differentiable_blocks``)
+    reversible: tuple = ((), ())
 
     def runs(self, i: int) -> bool:
         """Whether the call runs block ``i``."""
@@ -147,27 +178,34 @@ class Frozen:
 
 
 def _require(model) -> None:
-    why = model.serves("layer_input", 0)
-    if why is not None:
+    if map_input(model) is None:
+        why = model.serves("layer_input", 0)
         raise ToolError(f"a frozen trace sets the stream entering block 0, which this model does not serve: {why}")
+
+
+def _require_patterns(model, gates: dict) -> None:
+    """Every softmax attention's pattern fixed: served as attention_probabilities, or, where it is not (a compressed
+    or sparse attention with a sink, a chunked one), the attention's own softmax (or its exp, written out), which the
+    clean run recorded among its gates and the frozen passes replay."""
     for i in range(model.num_layers):
-        why = model.serves("attention_probabilities", i)
-        if why is None or _slot(model.layers[i]) is None:  # served, or no token mixer in the block at all
+        why, slot = model.serves("attention_probabilities", i), _slot(model.layers[i])
+        if why is None or slot is None or mixer_of(model, i) is not None:  # served, no token mixer, or a mixer
             continue
-        if mixer_of(model, i) is None:
+        if not {"softmax", "exp"} & set(getattr(gates.get(slot), "names", ())):
             raise ToolError(f"a frozen trace needs attention_probabilities, which this model does not serve at block "
                             f"{i}: {why}")
 
 
 @contextmanager
-def recording_inside(model, norms: dict, gates: dict, taps: dict | None = None):
+def recording_inside(model, norms: dict, gates: dict, taps: dict | None = None, magnitudes: dict | None = None):
     """The clean run, keeping what makes each attention non-linear in the stream beyond its pattern and its norm's
     scale: each inner norm's calls, input and output (``norms``), each gate's output (``gates``), each dynamic
-    convolution's taps (``taps``), and each block's MLP output over the positions ahead of the call's (``taps``,
-    ``HeldAhead``)."""
+    convolution's taps (``taps``), each block's MLP output over the positions ahead of the call's (``taps``,
+    ``HeldAhead``), and the streams' magnitudes where a model matches them (``magnitudes``)."""
     inside = hooked_norms(model) + head_activations(model)
     taps = {} if taps is None else taps
     ahead = model.family.positions.ahead(model.config)
+    magnitudes = {} if magnitudes is None else magnitudes
 
     def record(module, _, args, output):
         norms.setdefault(module, []).append((args[0].detach().clone(), output.detach().clone()))
@@ -178,9 +216,11 @@ def recording_inside(model, norms: dict, gates: dict, taps: dict | None = None):
     def record_ahead(module, _, args, output):
         taps.setdefault(module, []).append(HeldAhead(output[:, :ahead].detach().clone()))
 
-    with _hooked(inside, record), _hooked(tap_projections(model) + gating_activations(model), record_taps), \
+    with _hooked(inside, record), \
+            _hooked(tap_projections(model) + gating_activations(model) + stream_routers(model), record_taps), \
             _hooked(block_mlps(model) if ahead else [], record_ahead), \
-            _gated(attentions(model), gates, replay=False, functions=gate_functions(model)):
+            _gated(attentions(model), gates, replay=False, functions=gate_functions(model)), \
+            own_calls(magnitude_hosts(model), magnitudes, replay=False, functions=MAGNITUDES):
         yield
 
 
@@ -280,9 +320,11 @@ def fixed_inside(frozen: Frozen):
         return clean(output) if isinstance(clean, HeldAhead) else _broadcast(clean, output)
 
     stack = ExitStack()
+    stack.enter_context(differentiable_blocks(*frozen.reversible))
     stack.enter_context(_hooked(list(frozen.inner), fix))
     stack.enter_context(_hooked(list(frozen.taps), fix_taps))
     stack.enter_context(_gated([module for module, calls in frozen.gates.items() if calls], frozen.gates, replay=True))
+    stack.enter_context(own_calls(list(frozen.magnitudes), frozen.magnitudes, replay=True, functions=MAGNITUDES))
     return stack
 
 
@@ -310,8 +352,10 @@ def attentions(model) -> list:
     mlps = _mlp_modules(model)
     beside = [child for block in blocks for child in block.children()
               if child not in found and child not in mlps and scans(child)]
-    return found + beside + [module for module in module_of(model).modules()
-                             if gated_norm(module) and module not in found and module not in mlps]
+    # a hyper-connection's weights computed from the streams (``frozen_streams``)
+    streams = [module for module in stream_mixers(model) if module not in found and module not in mlps]
+    return found + beside + streams + [module for module in module_of(model).modules()
+                                       if gated_norm(module) and module not in found and module not in mlps]
 
 
 def gate_functions(model) -> dict:
@@ -319,6 +363,8 @@ def gate_functions(model) -> dict:
     (``MIXER_GATES``), a gated norm's (``GATED_NORM``)."""
     functions = {mixer: MIXER_GATES for mixer in mixer_modules(model)}
     functions.update({module: GATED_NORM for module in attentions(model) if gated_norm(module)})
+    functions.update({module: STREAM_GATES for module in stream_mixers(model)})
+    functions.update({module: WRITTEN_SOFTMAX for module in attentions(model) if writes_softmax_out(module)})
     return functions
 
 
@@ -389,22 +435,24 @@ def freeze(model, prompt) -> Frozen:
     final_served = model.serves("final_norm_scale") is None
     mlp_norms = [model.serves("mlp_norm_scale", i) is None and not one_norm(model.layers[i])
                  for i in range(model.num_layers)]
-    recorded, gates, counts, taps = {}, {}, {}, {}
+    recorded, gates, counts, taps, magnitudes = {}, {}, {}, {}, {}
     skipped = [skipped_by(model, layer, tuple(batch)) for layer in model.layers]
     mixing = [[] if skipped[i] else block_mixers(model, i) for i in range(model.num_layers)]
     kernel_inputs = []
+    first_input = map_input(model)
     try:
         with torch.no_grad(), _counting_calls([module_of(layer) for layer in model.layers], counts), \
-                recording_inside(model, recorded, gates, taps), trace(model, batch):
-            first = model.layers[0].layer_input.save()
+                recording_inside(model, recorded, gates, taps, magnitudes), trace(model, batch):
+            first = getattr(map_input_host(model, first_input), first_input).save()
             for i, layer in enumerate(model.layers):
                 runs = skipped[i] is None
                 scales.append(layer.attention_norm_scale.save()
                               if runs and model.serves("attention_norm_scale", i) is None else None)
                 patterns.append(None)
                 for name, mixer in mixing[i]:
-                    if mixer is None:
-                        patterns[i] = layer.self_attn.attention_probabilities.save()
+                    if mixer is None:  # a softmax attention: its pattern, where served (else its softmax replays)
+                        if model.serves("attention_probabilities", i) is None:
+                            patterns[i] = layer.self_attn.attention_probabilities.save()
                     else:  # a mixer: its kernels' arguments, in the order it calls them
                         source = envoy_at(layer, name).source
                         kernel_inputs.append([(getattr(source, call.label).inputs.save(),
@@ -416,6 +464,7 @@ def freeze(model, prompt) -> Frozen:
             logits = model.logits.save()
     except UnavailableValue as error:  # a value this call does not compute, in a block it runs
         raise ToolError(f"a frozen trace reads every block's pattern, and {error}") from None
+    _require_patterns(model, gates)
     inputs = {EMBED: first.detach().clone()}
     # a block with no MLP (a Mamba block), or one the call skips, adds nothing the map takes: its input is zeros,
     # written nowhere
@@ -431,7 +480,8 @@ def freeze(model, prompt) -> Frozen:
     return Frozen(batch, [_detached(s) for s in scales], [_detached(p) for p in patterns],
                   _detached(final) if final_served else None, inputs, logits.detach().clone(),
                   [s.detach().clone() if s is not None else None for s in mlp_scales], inner, gates, taps, kernels,
-                  skipped)
+                  skipped=skipped, magnitudes=magnitudes,
+                  reversible=(reversible_functions(model), [module_of(layer) for layer in model.layers]))
 
 
 def _looped_mlp(layer):
@@ -508,7 +558,8 @@ def frozen_attention(model, frozen: Frozen, i: int, rows: int, between=None) -> 
         between()
     for name, calls in frozen.kernels[i]:  # in the order the block runs them
         if calls is None:
-            layer.self_attn.attention_probabilities = _rows(frozen.patterns[i], rows)
+            if frozen.patterns[i] is not None:  # else its softmax is replayed among its gates
+                layer.self_attn.attention_probabilities = _rows(frozen.patterns[i], rows)
         else:
             fixed_kernels(envoy_at(layer, name), calls, rows)
 
@@ -517,6 +568,13 @@ def fixed_final_scale(model, frozen: Frozen, rows: int) -> None:
     """Inside a trace: the final norm's scale at the clean run's, where the model serves it (else it is hooked)."""
     if frozen.final_scale is not None:
         model.final_norm_scale = _rows(frozen.final_scale, rows)
+
+
+def set_map_input(model, value) -> None:
+    """Inside a trace: the map's first input set (the stream entering block 0, or the token embedding a residual of
+    several streams is made from, ``frozen_streams.map_input``)."""
+    name = map_input(model)
+    setattr(map_input_host(model, name), name, value)
 
 
 def _rows(value, rows: int):
@@ -537,7 +595,7 @@ def _frozen_pass(model, frozen: Frozen, inputs: dict, readout: str) -> torch.Ten
     rows = inputs[EMBED].shape[0]
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
     with trace(model, batch):
-        model.layers[0].layer_input = inputs[EMBED]
+        set_map_input(model, inputs[EMBED])
         for i, layer in enumerate(model.layers):
             frozen_attention(model, frozen, i, rows)
             if frozen.mlp_scales and frozen.mlp_scales[i] is not None:
@@ -560,7 +618,7 @@ def replacement_pass(model, frozen: Frozen, replacement, embed, leaves, readout:
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
     reads, inside = [], []
     with fixed_inside(frozen), trace(model, batch):
-        model.layers[0].layer_input = embed
+        set_map_input(model, embed)
         for i, layer in enumerate(model.layers):
             point = replacement.reads[i]
             peek = partial(_peek, inside, attention[1], layer.self_attn) if attention and attention[0] == i else None

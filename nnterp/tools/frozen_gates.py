@@ -5,7 +5,7 @@ and the gates of an attention, a mixer or a gated norm, replayed call by call (`
 from __future__ import annotations
 
 import inspect
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import partial
 
@@ -15,6 +15,7 @@ from torch.overrides import TorchFunctionMode
 from nnterp.declare.companions import norm_eps
 from nnterp.declare.engine import module_of
 from nnterp.tools.frozen_mixers import _broadcast, _mlp_modules, mixer_modules
+from nnterp.tools.frozen_streams import map_input, map_input_host, stream_mixers
 
 
 @dataclass
@@ -79,13 +80,19 @@ def hooked_norms(model) -> list:
                 served.add(_site_module(layer, name))
         # the map's input: written there (and, where it is a sum, less its first term), so left as it runs
         served.update(_site_module(layer, "mlp_output", where) for where in ("where", "earlier"))
-    # the stream entering block 0, the map's first input, written at its module's output (RWKV's pre_ln)
-    served.add(_site_module(model.layers[0], "layer_input"))
+    # the stream entering block 0 (or the token embedding several streams are made from), the map's first input,
+    # written at its module's output (RWKV's pre_ln)
+    first = map_input(model)
+    if first is not None:
+        served.add(_site_module(map_input_host(model, first), first))
     mlps = _mlp_modules(model)
     if model.serves("final_norm_scale") is None:
         served.add(_site_module(model, "final_norm_scale"))
-    # a norm inside a mixer: its rsqrt is among the mixer's gates (xLSTM's per-head norm takes four axes)
-    mixing = {module for mixer in mixer_modules(model) for module in mixer.modules()}
+    # a norm inside a mixer: its rsqrt is among the mixer's gates (xLSTM's per-head norm takes four axes), and so is
+    # one inside a hyper-connection (Qwen4-Exp's hc_norm, a scale a stream)
+    # (an attention that writes its softmax out is no mixer there: its norms are hooked, as an attention's)
+    mixers = [mixer for mixer in mixer_modules(model) if not writes_softmax_out(mixer)] + stream_mixers(model)
+    mixing = {module for mixer in mixers for module in mixer.modules()}
     return [module for module in module_of(model).modules() if module not in served and module not in mlps
             and module not in mixing and _is_norm(module) and not gated_norm(module)]
 
@@ -121,6 +128,35 @@ def _is_gate(module) -> bool:
 GATED_NORM = GATES | {torch.nn.functional.silu, torch.rsqrt, torch.Tensor.rsqrt}
 
 
+#: a hyper-connection's (``frozen_streams.stream_mixers``): the sigmoid and softmax weights it computes from the
+#: streams, and the rsqrt of a norm whose output it mixes (Qwen4-Exp's hc_norm, one scale a stream)
+STREAM_GATES = GATES | {torch.rsqrt, torch.Tensor.rsqrt}
+
+
+#: an attention that writes its softmax out, exp(x - logsumexp(x)), and hashes its keys into buckets it sorts
+#: (Reformer's local and LSH attentions, ``writes_softmax_out``): the exp and logsumexp, the buckets' argmax and sort
+WRITTEN_SOFTMAX = GATES | {torch.exp, torch.Tensor.exp, torch.logsumexp, torch.Tensor.logsumexp, torch.argmax,
+                           torch.Tensor.argmax, torch.argsort, torch.Tensor.argsort}
+
+
+def writes_softmax_out(module) -> bool:
+    """Whether a module, or one inside it, computes a softmax as exp(x - logsumexp(x)) in its forward's source."""
+    for inner in module.modules():
+        try:
+            source = inspect.getsource(type(inner).forward)
+        except (OSError, TypeError):
+            continue
+        if "logsumexp" in source:
+            return True
+    return False
+
+
+#: what matches one stream's magnitude to another's in a model's own forward (``frozen_streams.magnitude_hosts``:
+#: Gemma 3n's AltUp streams, x · |target| / |x|, made from the embedding and brought back after the blocks): a square
+#: root, as a function or a power
+MAGNITUDES = frozenset({torch.sqrt, torch.Tensor.sqrt, torch.Tensor.__pow__})
+
+
 #: a mixer's (``mixer_modules``): its gates, a SiLU or GELU gate on its output (Falcon-H1's without its gated norm,
 #: RecurrentGemma's GELU branch) and the scale of a norm inside it; a SiLU on what it mixes is replaced whole
 #: (``fixed_kernels``)
@@ -141,22 +177,34 @@ class _Gates(TorchFunctionMode):
     """Inside one attention's forward: each gate's output (``functions``' outputs) appended to ``calls`` (the clean
     run) or replaced by the clean run's, call by call from ``start`` (a constant, broadcast to the pass's rows);
     ``index`` is where the next call of the module goes on (a module called more than once a forward, as a looped
-    block, goes on from there)."""
+    block, goes on from there). Replaying a clean call whose gates are ``calls[start:end]``, each function's calls
+    are taken in their own order, and again from the first where a pass of several rows makes them once a row (a
+    loop over the batch's rows, as Qwen4-Exp's indexer's top-k)."""
 
-    def __init__(self, calls: list, replay: bool, start: int = 0, functions: frozenset = GATES) -> None:
+    def __init__(self, calls: list, replay: bool, start: int = 0, functions: frozenset = GATES,
+                 end: int | None = None, inside: list | None = None) -> None:
         super().__init__()
         self.calls, self.replay, self.index, self.functions = calls, replay, start, functions
+        self.by_function, self.taken = {}, {}
+        self.inside = inside  # where given, the calls made while inside[0] > 0 (in a submodule) are left as they run
+        if end is not None:  # where each function's clean calls are, in order
+            for at in range(start, end):
+                self.by_function.setdefault(calls.names[at], []).append(at)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        if func not in self.functions:
+        if func not in self.functions or (self.inside is not None and self.inside[0]):
             return out
         if not self.replay:
             self.calls.append(tuple(t.detach().clone() for t in out) if isinstance(out, tuple) else out.detach().clone())
             getattr(self.calls, "names", []).append(func.__name__)
             return out
-        clean = self.calls[self.index]
-        self.index += 1
+        if self.by_function:
+            kept, taken = self.by_function[func.__name__], self.taken.get(func.__name__, 0)
+            clean, self.taken[func.__name__] = self.calls[kept[taken % len(kept)]], taken + 1
+        else:
+            clean = self.calls[self.index]
+            self.index += 1
         if isinstance(out, tuple):
             return type(out)(tuple(_broadcast(c, o) for c, o in zip(clean, out)))
         return _broadcast(clean, out)
@@ -164,25 +212,31 @@ class _Gates(TorchFunctionMode):
 
 class GateCalls(list):
     """One module's gate outputs, call by call, with the functions it fixes (``GATES``, or a mixer's or a gated
-    norm's) and the name of each call's (``names``)."""
+    norm's), the name of each call's (``names``) and where each call of the module starts (``starts``)."""
 
     def __init__(self, functions: frozenset = GATES) -> None:
         super().__init__()
-        self.functions, self.names = functions, []
+        self.functions, self.names, self.starts = functions, [], []
 
 
 def _gated(attentions, calls: dict, replay: bool, functions: dict | None = None):
     """Each attention's forward run under ``_Gates``: recording into ``calls[module]`` (the functions of
     ``functions[module]``, ``GATES`` by default), or replaying it, call by call over the whole forward."""
-    modes, done = {}, {}
+    modes, done, entered = {}, {}, {}
 
     def enter(module, _, args):
         default = GATE_MODULE_GATES if _is_gate(module) else GATES
+        n = entered[module] = entered.get(module, -1) + 1  # the module's n-th call this forward
+        end = None
         if replay:
             kept = calls[module]
+            starts = getattr(kept, "starts", [])
+            end = (starts[n + 1] if n + 1 < len(starts) else len(kept)) if n < len(starts) else None
+            done[module] = starts[n] if n < len(starts) else done.get(module, 0)
         else:
             kept = calls.setdefault(module, GateCalls((functions or {}).get(module, default)))
-        modes[module] = _Gates(kept, replay, done.get(module, 0), getattr(kept, "functions", default))
+            getattr(kept, "starts", []).append(len(kept))
+        modes[module] = _Gates(kept, replay, done.get(module, 0), getattr(kept, "functions", default), end)
         modes[module].__enter__()
 
     def leave(module, _, args, output):
@@ -191,3 +245,28 @@ def _gated(attentions, calls: dict, replay: bool, functions: dict | None = None)
         done[module] = mode.index
 
     return _hooked(attentions, leave, enter)
+
+
+def own_calls(hosts, calls: dict, replay: bool, functions: frozenset):
+    """Each host's own forward, not its submodules', under ``_Gates`` for ``functions``: recording into
+    ``calls[host]`` or replaying it (a model's magnitudes matched in its own forward, ``frozen_streams``)."""
+    depth, modes, stack = [0], {}, ExitStack()
+
+    def down(module, _, *rest):
+        depth[0] += 1
+
+    def up(module, _, *rest):
+        depth[0] -= 1
+
+    def enter(module, _, args):
+        kept = calls[module] if replay else calls.setdefault(module, GateCalls(functions))
+        modes[module] = _Gates(kept, replay, 0, functions, inside=depth)
+        modes[module].__enter__()
+
+    def leave(module, _, args, output):
+        modes.pop(module).__exit__(None, None, None)
+
+    inner = [module for host in hosts for module in host.modules() if module is not host]
+    stack.enter_context(_hooked(inner, up, down))
+    stack.enter_context(_hooked(list(hosts), leave, enter))
+    return stack

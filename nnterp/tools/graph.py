@@ -7,7 +7,8 @@ scale and attention pattern is frozen at the clean run's (``tools.frozen``). Tha
 so each node's input splits exactly into one edge per source node plus a constant (the biases' share):
 
 - nodes: the active transcoder latents (block, position, latent), one error node per block and position, one
-  token-embedding node per position (the stream entering block 0), and logit nodes for the top tokens at the
+  token-embedding node per position (the stream entering block 0, or, on a residual of several streams, the token
+  embedding they are made from: ``tools.frozen_streams``), and logit nodes for the top tokens at the
   last position (the fewest whose probabilities reach ``desired_logit_prob``, at most ``max_n_logits``);
 - a latent's input is its encoder vector times what its transcoder reads (the pre-activation less ``b_enc``); a
   logit node's is the logit less the mean logit (``lm_head_output``, before a soft cap);
@@ -305,9 +306,9 @@ def _check_complete(model, residuals, values, clean, blocks, n_nodes: int, dtype
     residual = float(residuals.max()) if len(residuals) else 0.0
     drifts = (values - clean).abs() / clean.abs().max().clamp(min=1e-30)
     drift = float(drifts.max()) if len(values) else 0.0
-    if residual > allowed or drift > allowed:
-        figure, what, failing = (residual, "the sum of its incoming edges and constant", residuals > allowed) \
-            if residual > allowed else (drift, "the clean run's value", drifts > allowed)
+    if not (residual <= allowed and drift <= allowed):  # a NaN fails too
+        figure, what, failing = (residual, "the sum of its incoming edges and constant", ~(residuals <= allowed)) \
+            if not residual <= allowed else (drift, "the clean run's value", ~(drifts <= allowed))
         first = int(blocks[failing].min())
         at = "the logits" if first >= model.num_layers else f"block {first}'s latents"
         raise IncompleteGraph(f"{model.family.name}'s attribution graph is not complete: a target's input differs from "

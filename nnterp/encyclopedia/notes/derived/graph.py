@@ -1,7 +1,8 @@
-"""Whether ``attribution_graph`` builds a graph through a token mixer that is no softmax attention, and how: what the
-frozen trace fixes inside the mixer, read off the trace itself (``tools.frozen``), or the tool's refusal; and, on a
-family whose forward runs what no site serves, what the graph does there: blocks a text call skips, positions ahead
-of the call's whose MLP outputs it holds, cycles run with gradients off that its refusal names the load for."""
+"""Whether ``attribution_graph`` builds a graph through a token mixer that is no softmax attention or over a residual
+of several streams, and how: what the frozen trace fixes inside the mixer and what mixes the streams, read off the
+trace itself (``tools.frozen``, ``tools.frozen_streams``), or the tool's refusal; and, on a family whose forward runs
+what no site serves, what the graph does there: blocks a text call skips, positions ahead of the call's whose MLP
+outputs it holds, cycles run with gradients off that its refusal names the load for."""
 
 from __future__ import annotations
 
@@ -11,9 +12,17 @@ from nnterp.declare.engine import module_of
 from nnterp.encyclopedia.notes.derived.reading import _note
 from nnterp.encyclopedia.snippets import PROMPT
 from nnterp.tools._common import ToolError
-from nnterp.tools.frozen import freeze, has_mlp, holds_ahead
-from nnterp.tools.frozen_mixers import block_mixers, mixer_modules
 from nnterp.model import StandardizedTransformer
+from nnterp.tools.frozen import freeze, gating_activations, has_mlp, holds_ahead
+from nnterp.tools.frozen_gates import writes_softmax_out
+from nnterp.tools.frozen_mixers import _slot, block_mixers, mixer_modules
+from nnterp.tools.frozen_streams import (
+    magnitude_hosts,
+    map_input,
+    reversible_functions,
+    stream_mixers,
+    stream_routers,
+)
 from nnterp.tools.graph import attribution_graph, completeness_tolerance
 from nnterp.tools.graph_sweep import transcoders
 
@@ -50,6 +59,88 @@ def gate_functions(model, frozen) -> list:
                    for name in getattr(calls, "names", ())})
 
 
+def stream_gate_functions(model, frozen) -> list:
+    """The functions whose outputs the clean run kept inside the hyper-connections (``frozen_streams.stream_mixers``),
+    call by call, each name once, sorted."""
+    inside = {module for mixer in stream_mixers(model) for module in mixer.modules()}
+    return sorted({name for module, calls in frozen.gates.items() if module in inside
+                   for name in getattr(calls, "names", ())})
+
+
+def softmax_replayed(model) -> list:
+    """The blocks whose softmax attention no site serves a pattern of (a compressed or sparse attention with a sink):
+    its own softmax is replayed among its gates."""
+    return [i for i in range(model.num_layers) if _slot(model.layers[i]) is not None
+            and model.serves("attention_probabilities", i) is not None
+            and any(mixer is None for _, mixer in block_mixers(model, i))]
+
+
+def _streams(tiny, frozen) -> tuple[str, list]:
+    """What a residual of several streams makes the note say, and the snippet's assertions of it; ("", []) on one
+    stream."""
+    hyper, routers, hosts = stream_mixers(tiny), stream_routers(tiny), magnitude_hosts(tiny)
+    functions = reversible_functions(tiny)
+    if not (hyper or routers or hosts or functions):
+        return "", []
+    code = ["from nnterp.tools.frozen_streams import map_input",
+            'assert map_input(model) == "token_embeddings"   # the embedding nodes']
+    if functions and not (hyper or routers or hosts):
+        named = ", ".join(f"`{function.__name__}`" for function in functions)
+        part = ("the residual is two streams, which each block reads and returns as a reversible residual (y1 = x1 + "
+                f"attention(x2), y2 = x2 + feed_forward(y1)) run inside {named}, an autograd Function whose backward "
+                "recomputes the blocks from their outputs, in training mode only: the graph's passes call its forward "
+                "as a plain function and lift each block's own `torch.no_grad` once its attention runs, so the edges, "
+                "which are gradients, pass through the blocks as the passes compute them. No weights mix the two "
+                "streams; the embedding nodes are the token embedding both are made from, and the transcoders read "
+                "what each MLP reads and write its output")
+        code += ["from nnterp.tools.frozen_streams import reversible_functions",
+                 f"assert [f.__name__ for f in reversible_functions(model)] == {[f.__name__ for f in functions]!r}",
+                 "from nnterp.tools.frozen_probes import gradients_off",
+                 "assert gradients_off(model, frozen) is None   # the passes' gradients are the map's"]
+        return part, code
+    how = []
+    if hyper:
+        classes = ", ".join(dict.fromkeys(f"`{type(mixer).__name__}`" for mixer in hyper))
+        gates = stream_gate_functions(tiny, frozen)
+        residual = (f"hyper-connections ({classes}) collapse into each sublayer's input and spread its output back "
+                    "into, with weights computed from the streams")
+        how.append(f"the hyper-connections' calls of {', '.join(f'`{name}`' for name in gates)} (the weights they "
+                   "compute from the streams, and the scale of their norm of them) return the clean run's outputs, "
+                   "call by call")
+        code += ["from nnterp.encyclopedia.notes.derived.graph import stream_gate_functions",
+                 f"assert stream_gate_functions(model, frozen) == {gates!r}"]
+    else:
+        residual = ("AltUp predicts the one each block computes on from and corrects after the block, with "
+                    "coefficients computed from the streams")
+    if routers:
+        altup = type(next(m for m in module_of(tiny).modules() if routers[0] in set(m.children()))).__name__
+        calls = len(frozen.taps[routers[0]])
+        how.append(f"`{altup}`'s `modality_router`, whose outputs give the coefficients that predict and correct the "
+                   "streams, returns the clean run's outputs, call by call (once to predict, once to correct)")
+        code += ["from nnterp.tools.frozen_streams import stream_routers",
+                 f"assert [len(frozen.taps[router]) for router in stream_routers(model)] == {[calls] * len(routers)!r}"]
+    held = [module for module in gating_activations(tiny) if module in frozen.taps]
+    if held and routers:  # Gemma 3n's per-layer input, gated by an activation of the corrected stream
+        names = {module: name.rsplit(".", 1)[-1] for name, module in module_of(tiny).named_modules()}
+        activations = ", ".join(dict.fromkeys(f"`{names[module]}`" for module in held))
+        how.append(f"the block's {activations}, the activation of the corrected stream that gates the per-layer input "
+                   "added to the streams, is held at its clean output, call by call")
+        code += ["from nnterp.tools.frozen import gating_activations",
+                 f"assert sum(module in frozen.taps for module in gating_activations(model)) == {len(held)}"]
+    for host in hosts:
+        roots = frozen.magnitudes[host].names.count("sqrt")
+        how.append(f"the square roots with which `{type(host).__name__}` matches each stream's magnitude to the first "
+                   "one's in its own forward (as it makes the streams from the embedding and as it brings them back "
+                   "after the blocks) are the clean run's")
+        code += ["from nnterp.tools.frozen_streams import magnitude_hosts",
+                 "(host,) = magnitude_hosts(model)",
+                 f'assert frozen.magnitudes[host].names.count("sqrt") == {roots}']
+    part = (f"the residual is several streams, which {residual}, so no single stream enters block 0: the embedding "
+            "nodes are the token embedding the streams are made from, the transcoders read what each MLP reads and "
+            f"write its output before it goes back into the streams, and the mixing is frozen at the clean run's: "
+            f"{'; '.join(how)}. Every stream is then linear in the embedding and the MLPs' outputs")
+    return part, code
+
 def _words(callee: str, how: str, names) -> str:
     named = ", ".join(f"`{name}`" for name in names)
     if how == "slope":
@@ -66,15 +157,17 @@ _CHECK = ["from nnterp.tools.graph import completeness_tolerance",
 
 
 def graph_note(subject) -> str | None:
-    """On a family whose blocks hold a mixer that is no softmax attention: the graph is served, with what is frozen
-    in the mixer, or refused, with the tool's sentence. On a family whose forward runs what no site serves (a block a
-    text call skips, positions ahead of the call's, cycles with gradients off): what the graph does there."""
+    """On a family whose blocks hold a mixer that is no softmax attention, or whose residual is several streams: the
+    graph is served, with what is frozen in the mixer and what mixes the streams, or refused, with the tool's
+    sentence. On a family whose forward runs what no site serves (a block a text call skips, positions ahead of the
+    call's, cycles with gradients off): what the graph does there."""
     tiny = subject.tiny
     try:
         mixers = mixer_modules(tiny)
+        several = map_input(tiny) == "token_embeddings"
     except Exception:  # noqa: BLE001 (a model whose blocks the trace cannot read: no note)
         return None
-    if not mixers:
+    if not mixers and not several:
         family = tiny.family
         try:
             if family.gradients_on is not None:
@@ -86,15 +179,19 @@ def graph_note(subject) -> str | None:
         except Exception:  # noqa: BLE001 (a failure is the sweep's to report, not a note's to state)
             return None
         return None
+    # an attention that writes its softmax out (Reformer's, which no site serves a pattern of) is no mixer to the prose
+    written = [mixer for mixer in mixers if writes_softmax_out(mixer)]
+    mixers = [mixer for mixer in mixers if mixer not in written]
     classes = ", ".join(dict.fromkeys(f"`{type(mixer).__name__}`" for mixer in mixers))
     attention = any(mixer is None for i in range(tiny.num_layers) for _, mixer in block_mixers(tiny, i))
-    classes += " (with a softmax attention elsewhere, whose pattern is frozen)" if attention else ""
+    classes += " (with a softmax attention elsewhere, whose pattern is frozen)" if attention and mixers else ""
+    what = f"{classes} mixes the positions" if mixers else "the residual is several streams"
     try:
         attribution_graph(tiny, transcoders(tiny, threshold=THRESHOLD), PROMPT, progress=False, batch_size=BATCH)
     except ToolError as error:
         refusal = str(error)
-        prose = (f"On {subject.named}, {classes} mixes the positions, and `attribution_graph` refuses the model in one "
-                 f"sentence: \"{refusal}\".")
+        prose = (f"On {subject.named}, {what}, and `attribution_graph` refuses the model in one sentence: "
+                 f"\"{refusal}\".")
         code = [*_BUILD, "refusal = None", "try:", f"    {_GRAPH}",
                 "except Exception as error:", "    refusal = str(error)", f"assert refusal == {refusal!r}"]
         return _note("No attribution graph is built", prose, code)
@@ -106,6 +203,8 @@ def graph_note(subject) -> str | None:
     if gates:
         how.append(f"its calls of {', '.join(f'`{name}`' for name in gates)} return the clean run's outputs, call by "
                    "call")
+    streams, stream_code = _streams(tiny, frozen)
+    unpatterned = softmax_replayed(tiny)
     if any(has_mlp(tiny, i) for i in range(tiny.num_layers)):
         checked = ("each target's input is the sum of its edges and constant, which a plain forward, hooked on each "
                    "MLP's input and on `lm_head`, confirms within rounding")
@@ -113,17 +212,42 @@ def graph_note(subject) -> str | None:
         checked = ("no block has an MLP, so no transcoder (None for each block) and no latent: the edges run from the "
                    "embeddings to the logits through the frozen mixers, and each logit is the sum of its edges and "
                    "constant, which a plain forward, hooked on `lm_head`, confirms within rounding")
-    prose = (f"On {subject.named}, {classes} mixes the positions and has no pattern to freeze, so `attribution_graph` "
-             f"freezes the mixer's data-dependent coefficients at the clean run's instead: {'; '.join(how)}. The mixer "
-             "is then linear in its input, as an attention is with its pattern fixed, and still carries it: "
-             f"{checked}.")
-    code = [*_BUILD, f"graph = {_GRAPH}", *_CHECK,
+    parts = []
+    if mixers:
+        parts.append(f"{classes} mixes the positions and has no pattern to freeze, so `attribution_graph` freezes the "
+                     f"mixer's data-dependent coefficients at the clean run's instead: {'; '.join(how)}. The mixer is "
+                     "then linear in its input, as an attention is with its pattern fixed, and still carries it")
+    if written:
+        named = ", ".join(dict.fromkeys(f"`{type(mixer).__name__}`" for mixer in written))
+        parts.append(f"{named} computes its pattern as exp(scores - logsumexp(scores)) within chunks of positions and "
+                     "hash buckets, which no site serves: its calls of "
+                     f"{', '.join(f'`{name}`' for name in gates)} (the buckets it hashes and sorts the keys into, and "
+                     "the pattern) return the clean run's outputs, call by call, so it is linear in its values")
+    if streams:
+        parts.append(streams)
+    if unpatterned:
+        parts.append("an attention whose pattern no site serves is fixed by its own softmax, whose outputs the clean "
+                     "run kept and the graph's passes replay, call by call")
+    prose = f"On {subject.named}, {'; and '.join(parts)}: {checked}."
+    title = ("Attribution graphs are served, the mixer frozen at its clean run's coefficients" if mixers and not streams
+             else "Attribution graphs are served, the mixer and the streams' mixing frozen at the clean run's" if mixers
+             else "Attribution graphs are served through the reversible blocks, run as plain differentiable calls"
+             if reversible_functions(tiny)
+             else "Attribution graphs are served, the streams' mixing frozen at the clean run's weights")
+    code = [*_BUILD, f"graph = {_GRAPH}",
+            *_CHECK,
             "from nnterp.encyclopedia.notes.derived.graph import fixed_calls, gate_functions",
             "from nnterp.tools.frozen import freeze",
             "frozen = freeze(model, prompt)",
             f"assert fixed_calls(frozen) == {fixed!r}",
-            f"assert gate_functions(model, frozen) == {gates!r}"]
-    return _note("Attribution graphs are served, the mixer frozen at its clean run's coefficients", prose, code)
+            f"assert gate_functions(model, frozen) == {gates!r}",
+            *stream_code]
+    if unpatterned:
+        code += ["from nnterp.encyclopedia.notes.derived.graph import softmax_replayed",
+                 f"assert softmax_replayed(model) == {unpatterned!r}",
+                 ("assert all('softmax' in frozen.gates[model.layers[i].self_attn._module].names "
+                  "for i in softmax_replayed(model))")]
+    return _note(title, prose, code)
 
 
 def _skipped_note(subject) -> str | None:
