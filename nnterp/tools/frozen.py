@@ -16,6 +16,10 @@ itself, for checking linearity or feeding other inputs; ``replacement_pass`` is 
 runs (each transcoder's read saved, its skip added to its block's leaf), and ``circuit_tracer_tokens`` a string
 prompt's ids as circuit-tracer makes them.
 
+With ``chunk_bytes`` (an attribution graph's ``memory_budget``) every eager attention runs a query chunk at a time and
+a pattern is kept as what recomputes it (``frozen_attention``: the clean queries and keys, one row of the mask), never
+[heads q k] whole; an attention whose own code computes its pattern keeps it stored.
+
 Needs ``attention_probabilities`` (``attn_implementation="eager"``); MLP outputs replace whatever the MLP computed,
 so the MLP's own non-linearity never enters the map. The scales the model serves are fixed at their sites (the
 attention's norm, the final norm, and the MLP's norm, kept in ``mlp_scales`` for a reader of the MLP's input: an
@@ -69,6 +73,7 @@ from nnterp.declare.engine import module_of
 from nnterp.declare.errors import UnavailableValue
 from nnterp.tools._common import _IN_A_BLOCK, ToolError, encode, trace
 from nnterp.tools.attribution import _eps, _probe
+from nnterp.tools.frozen_attention import chunked_attention, recording_attention, replayed_attention
 from nnterp.tools.frozen_gates import (
     GATED_NORM,
     MIXER_GATES,
@@ -125,6 +130,10 @@ class Frozen:
     #: per block, its token mixing in the order the block runs it (``block_mixers``): (child name, its kernel calls
     #: frozen, ``FrozenKernel``) for a mixer, ("self_attn", None) where the attention's pattern is set
     kernels: list = field(default_factory=list)
+    #: with ``chunk_bytes`` (``freeze(..., chunk_bytes=)``): each attention module's kernel calls in the clean run
+    #: (``AttentionCall``), which recompute its pattern a query chunk at a time; its block's ``patterns`` entry is None
+    attention_calls: dict = field(default_factory=dict)
+    chunk_bytes: int | None = None
 
     @property
     def seq_len(self) -> int:
@@ -335,9 +344,20 @@ def circuit_tracer_tokens(model, prompt: str) -> torch.Tensor:
     return torch.tensor([first, *ids])
 
 
-def freeze(model, prompt) -> Frozen:
-    """Run ``prompt`` (one row) and keep its norm scales, attention patterns and the map's clean inputs."""
+def freeze(model, prompt, chunk_bytes: int | None = None) -> Frozen:
+    """Run ``prompt`` (one row) and keep its norm scales, attention patterns and the map's clean inputs.
+    ``chunk_bytes``: every eager attention kernel runs a query chunk at a time (``chunked_attention``), and an
+    attention whose kernel is called through ``attention_interface`` keeps, instead of its [1 heads q k] pattern,
+    what recomputes it a chunk at a time (``Frozen.attention_calls``); one whose own code computes its pattern keeps
+    the pattern."""
     _require(model)
+    if chunk_bytes is None:
+        return _freeze(model, prompt, None)
+    with chunked_attention(chunk_bytes):
+        return _freeze(model, prompt, chunk_bytes)
+
+
+def _freeze(model, prompt, chunk_bytes: int | None) -> Frozen:
     batch = encode(model, prompt)
     if batch["input_ids"].shape[0] != 1:
         raise ToolError("freeze takes one prompt: the frozen scales and patterns are one run's")
@@ -348,17 +368,21 @@ def freeze(model, prompt) -> Frozen:
     recorded, gates, counts, taps = {}, {}, {}, {}
     mixing = [block_mixers(model, i) for i in range(model.num_layers)]
     kernel_inputs = []
+    attention_calls = {}
+    recomputed = _recomputed_blocks(model, batch, chunk_bytes) if chunk_bytes is not None else set()
+    recording = recording_attention(chunk_bytes, attention_calls) if chunk_bytes is not None else ExitStack()
     try:
         with torch.no_grad(), _counting_calls([module_of(layer) for layer in model.layers], counts), \
-                recording_inside(model, recorded, gates, taps), trace(model, batch):
+                recording_inside(model, recorded, gates, taps), recording, trace(model, batch):
             first = model.layers[0].layer_input.save()
             for i, layer in enumerate(model.layers):
                 scales.append(layer.attention_norm_scale.save() if model.serves("attention_norm_scale", i) is None
                               else None)
                 patterns.append(None)
                 for name, mixer in mixing[i]:
-                    if mixer is None:
-                        patterns[i] = layer.self_attn.attention_probabilities.save()
+                    if mixer is None:  # a recomputed pattern is recorded by ``recording_attention``
+                        if i not in recomputed:
+                            patterns[i] = layer.self_attn.attention_probabilities.save()
                     else:  # a mixer: its kernels' arguments, in the order it calls them
                         source = envoy_at(layer, name).source
                         kernel_inputs.append([(getattr(source, call.label).inputs.save(),
@@ -384,7 +408,19 @@ def freeze(model, prompt) -> Frozen:
     taps.update(later_mlps)
     return Frozen(batch, [_detached(s) for s in scales], [_detached(p) for p in patterns],
                   _detached(final) if final_served else None, inputs, logits.detach().clone(),
-                  [s.detach().clone() if s is not None else None for s in mlp_scales], inner, gates, taps, kernels)
+                  [s.detach().clone() if s is not None else None for s in mlp_scales], inner, gates, taps, kernels,
+                  attention_calls, chunk_bytes)
+
+
+def _recomputed_blocks(model, batch, chunk_bytes: int) -> set:
+    """The blocks whose attention calls its kernel through ``attention_interface`` (found on the prompt's first two
+    tokens), whose patterns are recomputed a query chunk at a time; any other (an attention whose own code computes
+    its pattern, as Bloom's with ALiBi) keeps its stored pattern."""
+    calls = {}
+    with torch.no_grad(), recording_attention(chunk_bytes, calls), \
+            trace(model, {key: value[:, :2] for key, value in batch.items()}):
+        model.logits.save()
+    return {i for i, layer in enumerate(model.layers) if set(calls) & set(module_of(layer).modules())}
 
 
 def _looped_mlp(layer):
@@ -461,7 +497,8 @@ def frozen_attention(model, frozen: Frozen, i: int, rows: int, between=None) -> 
         between()
     for name, calls in frozen.kernels[i]:  # in the order the block runs them
         if calls is None:
-            layer.self_attn.attention_probabilities = _rows(frozen.patterns[i], rows)
+            if frozen.patterns[i] is not None:  # else recomputed from its recorded calls (``replayed_attention``)
+                layer.self_attn.attention_probabilities = _rows(frozen.patterns[i], rows)
         else:
             fixed_kernels(envoy_at(layer, name), calls, rows)
 
@@ -489,7 +526,7 @@ def _frozen_pass(model, frozen: Frozen, inputs: dict, readout: str) -> torch.Ten
     """``frozen_logits`` inside ``fixed_inside``: the sites' scales and patterns fixed, the inputs set."""
     rows = inputs[EMBED].shape[0]
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
-    with trace(model, batch):
+    with replayed_attention(frozen.chunk_bytes, frozen.attention_calls), trace(model, batch):
         model.layers[0].layer_input = inputs[EMBED]
         for i, layer in enumerate(model.layers):
             frozen_attention(model, frozen, i, rows)
@@ -512,7 +549,7 @@ def replacement_pass(model, frozen: Frozen, replacement, embed, leaves, readout:
     rows = embed.shape[0]
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
     reads, inside = [], []
-    with fixed_inside(frozen), trace(model, batch):
+    with fixed_inside(frozen), replayed_attention(frozen.chunk_bytes, frozen.attention_calls), trace(model, batch):
         model.layers[0].layer_input = embed
         for i, layer in enumerate(model.layers):
             point = replacement.reads[i]
