@@ -88,6 +88,17 @@ def test_the_chunked_pattern_is_the_stored_one(family, overrides):
         assert float((rows - pattern).abs().max()) <= allowed
 
 
+@pytest.mark.parametrize("family", ["bloom", "granite_swa"])
+def test_a_pattern_that_cannot_be_recomputed_is_kept_stored(family):
+    """Bloom's attention computes its pattern in its own code (ALiBi in its scores, no attention_interface), Granite
+    SWA's kernel scales its output by a sink gate after the pattern (no pattern times values to replay): with
+    chunk_bytes their frozen traces keep every pattern stored, whole, and record no call."""
+    model = tiny.load(family, attn_implementation="eager")
+    chunked = freeze(model, _ids(model, 30)["input_ids"], chunk_bytes=1)
+    assert not chunked.attention_calls
+    assert all(pattern is not None and pattern.shape[-2:] == (30, 30) for pattern in chunked.patterns)
+
+
 def test_the_frozen_map_of_recomputed_patterns_is_the_stored_ones(llama):
     """The frozen map on other inputs (three random rows), its values and its gradients, with the patterns stored
     and with them recomputed 23 query rows at a time (``FrozenMix``): the same up to the order a kernel sums. A

@@ -354,10 +354,19 @@ def freeze(model, prompt, chunk_bytes: int | None = None) -> Frozen:
     if chunk_bytes is None:
         return _freeze(model, prompt, None)
     with chunked_attention(chunk_bytes):
-        return _freeze(model, prompt, chunk_bytes)
+        recomputed = _recomputed_blocks(model, encode(model, prompt), chunk_bytes)
+    if recomputed is None:  # a kernel whose output is not its pattern times its values: the patterns stored
+        return _freeze(model, prompt, None)
+    with chunked_attention(chunk_bytes):
+        return _freeze(model, prompt, chunk_bytes, recomputed)
 
 
-def _freeze(model, prompt, chunk_bytes: int | None) -> Frozen:
+def clean_run(frozen: Frozen):
+    """A clean run of ``frozen``'s prompt as its trace ran: every attention a query chunk at a time where it was."""
+    return chunked_attention(frozen.chunk_bytes) if frozen.attention_calls else ExitStack()
+
+
+def _freeze(model, prompt, chunk_bytes: int | None, recomputed: set = frozenset()) -> Frozen:
     batch = encode(model, prompt)
     if batch["input_ids"].shape[0] != 1:
         raise ToolError("freeze takes one prompt: the frozen scales and patterns are one run's")
@@ -369,7 +378,6 @@ def _freeze(model, prompt, chunk_bytes: int | None) -> Frozen:
     mixing = [block_mixers(model, i) for i in range(model.num_layers)]
     kernel_inputs = []
     attention_calls = {}
-    recomputed = _recomputed_blocks(model, batch, chunk_bytes) if chunk_bytes is not None else set()
     recording = recording_attention(chunk_bytes, attention_calls) if chunk_bytes is not None else ExitStack()
     try:
         with torch.no_grad(), _counting_calls([module_of(layer) for layer in model.layers], counts), \
@@ -412,14 +420,17 @@ def _freeze(model, prompt, chunk_bytes: int | None) -> Frozen:
                   attention_calls, chunk_bytes)
 
 
-def _recomputed_blocks(model, batch, chunk_bytes: int) -> set:
+def _recomputed_blocks(model, batch, chunk_bytes: int) -> set | None:
     """The blocks whose attention calls its kernel through ``attention_interface`` (found on the prompt's first two
     tokens), whose patterns are recomputed a query chunk at a time; any other (an attention whose own code computes
-    its pattern, as Bloom's with ALiBi) keeps its stored pattern."""
+    its pattern, as Bloom's with ALiBi) keeps its stored pattern. None where a kernel's output is not its pattern
+    times its values (Granite SWA's sink gate after the pattern): no pattern of it can be replayed."""
     calls = {}
     with torch.no_grad(), recording_attention(chunk_bytes, calls), \
             trace(model, {key: value[:, :2] for key, value in batch.items()}):
         model.logits.save()
+    if not all(call.replayable for module_calls in calls.values() for call in module_calls):
+        return None
     return {i for i, layer in enumerate(model.layers) if set(calls) & set(module_of(layer).modules())}
 
 

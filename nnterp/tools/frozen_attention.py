@@ -14,9 +14,10 @@ is a constant of the frozen map: the values' gradient is pattern^T @ the output'
 Where the frozen map runs many rows of the one prompt, each pass's mask is made for one row (``_one_row_mask``), and
 a recorded mask of 0 and the dtype's least value is kept as a bool (``_compact``).
 
-A kernel whose output is not its pattern times its values (the heads' values repeated to the queries' heads) cannot
-be replayed from its pattern; ``_check_replayable`` checks that on the clean run and refuses it. An attention whose
-own code computes its pattern, outside ``attention_interface`` (Bloom's, Falcon's), is never routed here: its frozen
+A kernel whose output is not its pattern times its values (the heads' values repeated to the queries' heads; Granite
+SWA's scales its output by a sink gate after the pattern) cannot be replayed from its pattern: ``_replayable`` checks
+each call on the clean run, and ``freeze`` then keeps that model's patterns stored, unchunked. An attention whose own
+code computes its pattern, outside ``attention_interface`` (Bloom's, Falcon's), is never routed here: its frozen
 trace keeps the stored pattern (``freeze``'s ``_recomputed_blocks``).
 """
 
@@ -24,9 +25,8 @@ from __future__ import annotations
 
 import sys
 import weakref
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import wraps
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -55,6 +55,8 @@ class AttentionCall:
     kwargs: dict
     #: the mask kept as a bool of where it is 0, its other value this (``_compact``)
     mask_floor: float | None = None
+    #: whether the kernel's output is its pattern times its values (``_replayable``)
+    replayable: bool = True
 
     def pattern(self, start: int, stop: int) -> torch.Tensor:
         """Rows ``start:stop`` of the pattern, [1 heads stop-start keys], as the kernel computes them (a constant of
@@ -80,12 +82,22 @@ def _kernel_chunk(kernel, module, queries, keys, values, mask, start, stop, scal
     """The kernel on queries ``start:stop`` (and the mask's rows for them; a compact mask's 0 and ``floor`` back),
     with no torch-function mode on (the frozen trace's gates are the kernel's call, not its softmax chunk by
     chunk)."""
-    rows = mask[..., start:stop, :] if mask is not None and mask.dim() == 4 and mask.shape[-2] > 1 else mask
+    length = queries.shape[2]
+    rows = _query_rows(mask, length, start, stop)
     if floor is not None:
         rows = torch.where(rows, torch.zeros((), dtype=queries.dtype), torch.tensor(floor, dtype=queries.dtype))
+    # an argument laid out over the queries and the keys (Inkling's position bias, its sinks a query): its rows too
+    kwargs = {name: _query_rows(value, length, start, stop) for name, value in kwargs.items()}
     with torch._C.DisableTorchFunction():
         return kernel(module, queries[:, :, start:stop], keys, values, rows, scaling=scaling, dropout=dropout,
                       **kwargs)
+
+
+def _query_rows(value, length: int, start: int, stop: int):
+    """Rows ``start:stop`` of a tensor laid out [.. queries keys] (a mask, a bias), anything else as it is."""
+    if isinstance(value, torch.Tensor) and value.dim() >= 3 and value.shape[-2] == length > 1:
+        return value[..., start:stop, :]
+    return value
 
 
 def _chunk_rows(state: _State, rows: int, heads: int, keys: int) -> int:
@@ -146,18 +158,15 @@ def _compact(mask):
     return zero, floor
 
 
-def _check_replayable(call: AttentionCall, out: torch.Tensor, stop: int) -> None:
-    """The kernel's output on the first chunk is its pattern times its (repeated) values, to the rounding of a sum
-    over the keys; else its pattern cannot be replayed on other values."""
+def _replayable(call: AttentionCall, out: torch.Tensor, stop: int) -> bool:
+    """Whether the kernel's output on the first chunk is its pattern times its (repeated) values, to the rounding of
+    a sum over the keys; else its pattern cannot be replayed on other values."""
     pattern = call.pattern(0, stop).to(call.values.dtype)
     replayed = _mixed(pattern, _repeated(call.values, pattern.shape[1])).transpose(1, 2)
     keys = call.keys.shape[2]
     magnitude = float(call.values.abs().max()) + 1e-30
     allowed = 4 * keys * UNIT_ROUNDOFF[call.values.dtype] * magnitude
-    if float((replayed.float() - out[:1].float()).abs().max()) > allowed:
-        raise ToolError(f"{type(call.module).__name__}'s attention kernel does not compute its output as its pattern "
-                        "times its values, so its frozen pattern cannot be recomputed a query chunk at a time: "
-                        "run attribution_graph without memory_budget")
+    return float((replayed.float() - out[:1].float()).abs().max()) <= allowed
 
 
 def _chunked(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
@@ -188,7 +197,7 @@ def _chunked(module, query, key, value, attention_mask, scaling=None, dropout=0.
             kept = state.compact[id(mask)] = (mask, *_compact(mask))
         call = AttentionCall(kernel, module, query[:1].detach(), key[:1].detach(), value[:1].detach(), kept[1],
                              scaling, dropout, kwargs, kept[2])
-        _check_replayable(call, outs[0], min(chunk, query.shape[2]))
+        call.replayable = _replayable(call, outs[0], min(chunk, query.shape[2]))
         state.record.setdefault(module, []).append(call)
     return out, None
 
@@ -251,17 +260,6 @@ def replayed_attention(chunk_bytes: int | None, calls: dict):
 def chunk_bytes_within(memory_budget: int | None) -> int | None:
     """A chunk's scores within a thirty-second of ``memory_budget`` (the kernel holds a few such at once)."""
     return None if memory_budget is None else max(1, memory_budget // 32)
-
-
-def chunked_within_budget(function):
-    """``function`` (a tool taking ``memory_budget``) with every eager attention a query chunk at a time whenever a
-    budget is given, so its clean runs hold no [heads q k] tensor either."""
-    @wraps(function)
-    def within(*args, memory_budget: int | None = None, **kwargs):
-        chunk = chunk_bytes_within(memory_budget)
-        with nullcontext() if chunk is None else chunked_attention(chunk):
-            return function(*args, memory_budget=memory_budget, **kwargs)
-    return within
 
 
 def recorded_bytes(calls: dict) -> int:

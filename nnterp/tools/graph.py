@@ -42,8 +42,8 @@ import torch
 from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.declare.engine import module_of
 from nnterp.tools._common import ToolError, token_id, token_text, trace
-from nnterp.tools.frozen import replacement_pass
-from nnterp.tools.frozen_attention import LiveBytes, chunk_bytes_within, chunked_within_budget, recorded_bytes
+from nnterp.tools.frozen import clean_run, replacement_pass
+from nnterp.tools.frozen_attention import LiveBytes, chunk_bytes_within, recorded_bytes
 from nnterp.tools.frozen_gates import _site_module
 from nnterp.tools.frozen_mixers import _block_mlp
 from nnterp.tools.graph_replacement import _scan, replacement_sources
@@ -481,7 +481,6 @@ def _targets(model, logits, attribution_targets, desired: float, most: int) -> _
     return _Targets(tokens, torch.tensor(chosen), readouts)
 
 
-@chunked_within_budget
 def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, max_n_logits: int = 10,
                       desired_logit_prob: float = 0.95, max_feature_nodes: int | None = None, batch_size: int = 64,
                       zero_positions: slice | None = slice(0, 1), update_interval: int = 4, offload: str | None = None,
@@ -499,8 +498,9 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     token ids (a tensor) are taken as they are. ``offload``: circuit-tracer's (None, "cpu", "disk"), refused but for
     None: it moves the model's and the transcoders' own modules to the CPU or a temporary file during the call and
     back (the disk's with new parameters), so it copies and replaces the user's weights. ``memory_budget``: bytes
-    the backward passes may hold at once (``_rows_within``): a batch's targets go through in passes of as many rows
-    as fit, the decoder products a slice of positions at a time, so a long prompt runs in a fixed budget; the graph
+    the call may hold at once (``_rows_within``): a batch's targets go through in passes of as many rows as fit, the
+    decoder products a slice of positions at a time, every attention a query chunk at a time with its frozen pattern
+    recomputed (``freeze``'s ``chunk_bytes``), so a long prompt runs in a fixed budget; the graph
     is the same (each row's gradient is its own). None: one pass a batch, circuit-tracer's."""
     from tqdm.auto import tqdm
 
@@ -520,7 +520,7 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     L, seq = model.num_layers, frozen.seq_len
     unserved = model.serves("final_norm_output")  # a prediction head between the final norm and lm_head
     clean_stream = None
-    with torch.no_grad(), trace(model, frozen.batch):
+    with torch.no_grad(), clean_run(frozen), trace(model, frozen.batch):
         if unserved is None:
             clean_stream = model.final_norm_output[0, -1].save()
         clean_lm = model.lm_head_output[0, -1].save()
