@@ -275,3 +275,29 @@ def test_the_sweep_says_complete_refused_or_incomplete_per_family():
     assert built["status"] == "complete" and "recomputed by plain hooks" in built["detail"]
     # HRM runs its first low-level cycles with gradients off, which a graph's edges (gradients) would miss
     assert refused["status"] == "refused" and "gradients off" in refused["detail"]
+
+
+@pytest.mark.parametrize("family", ["llama", "qwen4_exp_text"])
+def test_a_forward_that_raises_in_a_frozen_pass_leaves_no_gate_replaying(family):
+    """The frozen passes replay an attention's gates under a torch function mode entered at its forward's start and
+    left at its end; a forward that raises in between never reaches its end, and the mode must still be gone after,
+    or every later softmax anywhere in the process would be answered from this run (a KeyError, or a wrong value)."""
+    from nnterp.tools.frozen import EMBED
+    from nnterp.tools.frozen_modules import attentions
+
+    model = tiny.load(family, attn_implementation="eager")
+    frozen = freeze(model, PROMPT)
+    assert any(frozen.gates.values())  # gates replayed inside the attentions: the mode is entered on this pass
+    inner = next(child for child in attentions(model)[0].modules() if isinstance(child, torch.nn.Linear))
+
+    def fail(module, args):  # an index out of range, raised by a torch function the replaying mode sees
+        return torch.zeros(1)[torch.tensor([5])]
+
+    handle = inner.register_forward_pre_hook(fail)
+    try:
+        with pytest.raises(IndexError, match="out of bounds"):
+            frozen_logits(model, frozen, frozen.zeros(2) | {EMBED: frozen.inputs[EMBED].expand(2, -1, -1)})
+    finally:
+        handle.remove()
+    assert torch.overrides._get_current_function_mode_stack() == []
+    assert torch.equal(torch.softmax(torch.zeros(3), -1), torch.full((3,), 1 / 3))

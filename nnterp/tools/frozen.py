@@ -16,6 +16,10 @@ itself, for checking linearity or feeding other inputs; ``replacement_pass`` is 
 runs (each transcoder's read saved, its skip added to its block's leaf), and ``circuit_tracer_tokens`` a string
 prompt's ids as circuit-tracer makes them.
 
+With ``chunk_bytes`` (an attribution graph's ``memory_budget``) every eager attention runs a query chunk at a time and
+a pattern is kept as what recomputes it (``frozen_attention``: the clean queries and keys, one row of the mask), never
+[heads q k] whole; an attention whose own code computes its pattern keeps it stored.
+
 Needs ``attention_probabilities`` (``attn_implementation="eager"``); MLP outputs replace whatever the MLP computed,
 so the MLP's own non-linearity never enters the map. The scales the model serves are fixed at their sites (the
 attention's norm, the final norm, and the MLP's norm, kept in ``mlp_scales`` for a reader of the MLP's input: an
@@ -84,37 +88,36 @@ from nnterp.declare.errors import UnavailableValue
 from nnterp.runtime.status import skipped_by
 from nnterp.tools._common import _IN_A_BLOCK, ToolError, encode, trace
 from nnterp.tools.attribution import _eps, _probe
+from nnterp.tools.frozen_attention import chunked_attention, recording_attention, replayed_attention
 from nnterp.tools.frozen_gates import (
-    GATED_NORM,
     MAGNITUDES,
-    MIXER_GATES,
-    STREAM_GATES,
-    WRITTEN_SOFTMAX,
     FrozenScale,
     FrozenSlope,
     _gated,
     _hooked,
-    _is_gate,
     _is_norm,
     _site_module,
-    gated_norm,
     hooked_norms,
     own_calls,
-    writes_softmax_out,
+)
+from nnterp.tools.frozen_modules import (  # noqa: F401 (the tools' and the notes' names here)
+    _is_activation,
+    attentions,
+    gate_functions,
+    gating_activations,
+    head_activations,
+    tap_projections,
 )
 from nnterp.tools.frozen_mixers import (
     _block_mlp,
     _broadcast,
     _freeze_kernels,
-    _mlp_modules,
     _slot,
     block_mixers,
     envoy_at,
     fixed_kernels,
     kernel_calls,
-    mixer_modules,
     mixer_of,
-    scans,
 )
 from nnterp.tools.frozen_streams import (
     differentiable_blocks,
@@ -122,7 +125,6 @@ from nnterp.tools.frozen_streams import (
     map_input,
     map_input_host,
     reversible_functions,
-    stream_mixers,
     stream_routers,
 )
 
@@ -163,6 +165,10 @@ class Frozen:
     #: a reversible residual's (``frozen_streams.reversible_functions``): its Functions and its blocks, run as plain
     #: differentiable calls in every frozen pass (``differentiable_blocks``)
     reversible: tuple = ((), ())
+    #: with ``chunk_bytes`` (``freeze(..., chunk_bytes=)``): each attention module's kernel calls in the clean run
+    #: (``AttentionCall``), which recompute its pattern a query chunk at a time; its block's ``patterns`` entry is None
+    attention_calls: dict = field(default_factory=dict)
+    chunk_bytes: int | None = None
 
     def runs(self, i: int) -> bool:
         """Whether the call runs block ``i``."""
@@ -181,6 +187,12 @@ def _require(model) -> None:
     if map_input(model) is None:
         why = model.serves("layer_input", 0)
         raise ToolError(f"a frozen trace sets the stream entering block 0, which this model does not serve: {why}")
+
+
+def _softmax_replayed(model) -> bool:
+    """Whether some softmax attention's pattern is not served, so that its own softmax is replayed (``_require_patterns``)."""
+    return any(model.serves("attention_probabilities", i) is not None and _slot(model.layers[i]) is not None and
+               mixer_of(model, i) is None for i in range(model.num_layers))
 
 
 def _require_patterns(model, gates: dict) -> None:
@@ -260,44 +272,6 @@ def block_mlps(model) -> list:
     return [mlp for layer in model.layers for mlp in [_looped_mlp(layer)] if mlp is not None]
 
 
-def _is_activation(module) -> bool:
-    """An activation function's module (transformers' or torch's), not a softmax or an attention."""
-    name = type(module).__name__.lower()
-    return type(module).__module__ in ("transformers.activations", "torch.nn.modules.activation") \
-        and not any(word in name for word in ("softm", "multihead")) and not any(True for _ in module.children())
-
-
-def gating_activations(model) -> list:
-    """The activations of gated MLPs outside the blocks' MLPs (a module with a gate and an up projection beside its
-    activation, as LongCat-Flash's dense MLPs beside the experts): the activation gates the up projection, so,
-    frozen at the clean run's output as an attention's gates are, that MLP is linear in what it reads."""
-    inside = _mlp_modules(model)
-    found = []
-    for module in module_of(model).modules():
-        names = [name for name, _ in module.named_children()]
-        if module in inside or not (any("gate" in n for n in names) and any("up" in n for n in names)):
-            continue
-        found += [child for child in module.children() if _is_activation(child)]
-    return found
-
-
-def head_activations(model) -> list:
-    """The activations outside every block (a prediction head's, past the final norm, as ModernBERT decoder's
-    GELU between its dense layer and its norm): frozen at the clean run's slope (output / input, ``FrozenSlope``), as
-    the final norm at its scale, so the readout is linear in the stream."""
-    blocks = {inner for layer in model.layers for inner in module_of(layer).modules()}
-    return [module for module in module_of(model).modules() if module not in blocks and _is_activation(module)]
-
-
-def tap_projections(model) -> list:
-    """The projections that compute a convolution's taps from its input (a dynamic convolution, as Inkling 2's keys
-    and values: a Linear child of a module whose class names it a dynamic convolution): frozen at the clean run's
-    taps, the convolution is linear in what it convolves."""
-    return [child for module in module_of(model).modules()
-            if "dynamic" in type(module).__name__.lower() and "conv" in type(module).__name__.lower()
-            for child in module.children() if isinstance(child, torch.nn.Linear)]
-
-
 def fixed_inside(frozen: Frozen):
     """Every norm inside an attention at its frozen scale (its output ``FrozenScale`` of its input) and every gate
     at the clean run's output, call by call (one pass of any number of rows)."""
@@ -326,46 +300,6 @@ def fixed_inside(frozen: Frozen):
     stack.enter_context(_gated([module for module, calls in frozen.gates.items() if calls], frozen.gates, replay=True))
     stack.enter_context(own_calls(list(frozen.magnitudes), frozen.magnitudes, replay=True, functions=MAGNITUDES))
     return stack
-
-
-def attentions(model) -> list:
-    """The modules whose gates are frozen: the attention modules (the blocks' own, and any other module whose class
-    names it an attention: a cross-attention outside the blocks, as the Byte Latent Transformer's decoder runs
-    before each block, or is of a block's attention's class: a block's second attention), and every gated norm (a
-    norm module made of modules, as AX-K2's RMSNorm times a sigmoid gate of a low-rank MLP of its output; a norm given
-    a gate, ``gated_norm``, inside a mixer too) and every module whose class names it a gate (Inkling 2 Loop's message
-    gate: its tanh gates too), outside the MLPs."""
-    blocks = {module_of(layer) for layer in model.layers}
-    found = [module for layer in model.layers
-             for module in [_slot(layer)] if module is not None and module not in blocks]
-    inside = {inner for module in found for inner in module.modules()} | _mlp_modules(model)
-    served = {type(module) for module in found}  # a second attention of the same class (LongCat-Flash's sublayers)
-    for module in module_of(model).modules():
-        name = type(module).__name__.lower()
-        composite_norm = "norm" in name and any(True for _ in module.children()) and not _is_norm(module)
-        gates = "attention" in name or composite_norm or type(module) in served or _is_gate(module)
-        if gates and module not in inside and not blocks & set(module.modules()):
-            found.append(module)
-            inside.update(module.modules())
-    # a mixer beside the attention (Falcon-H1's), and a norm with a gate input, inside a mixer too: its own gate and
-    # scale fixed (the mixer's gates around it)
-    mlps = _mlp_modules(model)
-    beside = [child for block in blocks for child in block.children()
-              if child not in found and child not in mlps and scans(child)]
-    # a hyper-connection's weights computed from the streams (``frozen_streams``)
-    streams = [module for module in stream_mixers(model) if module not in found and module not in mlps]
-    return found + beside + streams + [module for module in module_of(model).modules()
-                                       if gated_norm(module) and module not in found and module not in mlps]
-
-
-def gate_functions(model) -> dict:
-    """The functions whose outputs ``_Gates`` fixes in each module that is no plain attention: a mixer's
-    (``MIXER_GATES``), a gated norm's (``GATED_NORM``)."""
-    functions = {mixer: MIXER_GATES for mixer in mixer_modules(model)}
-    functions.update({module: GATED_NORM for module in attentions(model) if gated_norm(module)})
-    functions.update({module: STREAM_GATES for module in stream_mixers(model)})
-    functions.update({module: WRITTEN_SOFTMAX for module in attentions(model) if writes_softmax_out(module)})
-    return functions
 
 
 def _freeze_inner(model, recorded: dict) -> dict:
@@ -425,9 +359,29 @@ def circuit_tracer_tokens(model, prompt: str) -> torch.Tensor:
     return torch.tensor([first, *ids])
 
 
-def freeze(model, prompt) -> Frozen:
-    """Run ``prompt`` (one row) and keep its norm scales, attention patterns and the map's clean inputs."""
+def freeze(model, prompt, chunk_bytes: int | None = None) -> Frozen:
+    """Run ``prompt`` (one row) and keep its norm scales, attention patterns and the map's clean inputs.
+    ``chunk_bytes``: every eager attention kernel runs a query chunk at a time (``chunked_attention``), and an
+    attention whose kernel is called through ``attention_interface`` keeps, instead of its [1 heads q k] pattern,
+    what recomputes it a chunk at a time (``Frozen.attention_calls``); one whose own code computes its pattern keeps
+    the pattern."""
     _require(model)
+    if chunk_bytes is None or _softmax_replayed(model):  # its softmax replays among its gates, the kernel unchunked
+        return _freeze(model, prompt, None)
+    with chunked_attention(chunk_bytes):
+        recomputed = _recomputed_blocks(model, encode(model, prompt), chunk_bytes)
+    if recomputed is None:  # a kernel whose output is not its pattern times its values: the patterns stored
+        return _freeze(model, prompt, None)
+    with chunked_attention(chunk_bytes):
+        return _freeze(model, prompt, chunk_bytes, recomputed)
+
+
+def clean_run(frozen: Frozen):
+    """A clean run of ``frozen``'s prompt as its trace ran: every attention a query chunk at a time where it was."""
+    return chunked_attention(frozen.chunk_bytes) if frozen.attention_calls else ExitStack()
+
+
+def _freeze(model, prompt, chunk_bytes: int | None, recomputed: set = frozenset()) -> Frozen:
     batch = encode(model, prompt)
     if batch["input_ids"].shape[0] != 1:
         raise ToolError("freeze takes one prompt: the frozen scales and patterns are one run's")
@@ -440,9 +394,11 @@ def freeze(model, prompt) -> Frozen:
     mixing = [[] if skipped[i] else block_mixers(model, i) for i in range(model.num_layers)]
     kernel_inputs = []
     first_input = map_input(model)
+    attention_calls = {}
+    recording = recording_attention(chunk_bytes, attention_calls) if chunk_bytes is not None else ExitStack()
     try:
         with torch.no_grad(), _counting_calls([module_of(layer) for layer in model.layers], counts), \
-                recording_inside(model, recorded, gates, taps, magnitudes), trace(model, batch):
+                recording_inside(model, recorded, gates, taps, magnitudes), recording, trace(model, batch):
             first = getattr(map_input_host(model, first_input), first_input).save()
             for i, layer in enumerate(model.layers):
                 runs = skipped[i] is None
@@ -450,8 +406,9 @@ def freeze(model, prompt) -> Frozen:
                               if runs and model.serves("attention_norm_scale", i) is None else None)
                 patterns.append(None)
                 for name, mixer in mixing[i]:
-                    if mixer is None:  # a softmax attention: its pattern, where served (else its softmax replays)
-                        if model.serves("attention_probabilities", i) is None:
+                    if mixer is None:  # a softmax attention: its pattern, where served and not recomputed from
+                        # its recorded calls (``recording_attention``); where not served, its softmax replays
+                        if model.serves("attention_probabilities", i) is None and i not in recomputed:
                             patterns[i] = layer.self_attn.attention_probabilities.save()
                     else:  # a mixer: its kernels' arguments, in the order it calls them
                         source = envoy_at(layer, name).source
@@ -481,7 +438,22 @@ def freeze(model, prompt) -> Frozen:
                   _detached(final) if final_served else None, inputs, logits.detach().clone(),
                   [s.detach().clone() if s is not None else None for s in mlp_scales], inner, gates, taps, kernels,
                   skipped=skipped, magnitudes=magnitudes,
-                  reversible=(reversible_functions(model), [module_of(layer) for layer in model.layers]))
+                  reversible=(reversible_functions(model), [module_of(layer) for layer in model.layers]),
+                  attention_calls=attention_calls, chunk_bytes=chunk_bytes)
+
+
+def _recomputed_blocks(model, batch, chunk_bytes: int) -> set | None:
+    """The blocks whose attention calls its kernel through ``attention_interface`` (found on the prompt's first two
+    tokens), whose patterns are recomputed a query chunk at a time; any other (an attention whose own code computes
+    its pattern, as Bloom's with ALiBi) keeps its stored pattern. None where a kernel's output is not its pattern
+    times its values (Granite SWA's sink gate after the pattern): no pattern of it can be replayed."""
+    calls = {}
+    with torch.no_grad(), recording_attention(chunk_bytes, calls), \
+            trace(model, {key: value[:, :2] for key, value in batch.items()}):
+        model.logits.save()
+    if not all(call.replayable for module_calls in calls.values() for call in module_calls):
+        return None
+    return {i for i, layer in enumerate(model.layers) if set(calls) & set(module_of(layer).modules())}
 
 
 def _looped_mlp(layer):
@@ -558,7 +530,8 @@ def frozen_attention(model, frozen: Frozen, i: int, rows: int, between=None) -> 
         between()
     for name, calls in frozen.kernels[i]:  # in the order the block runs them
         if calls is None:
-            if frozen.patterns[i] is not None:  # else its softmax is replayed among its gates
+            if frozen.patterns[i] is not None:  # else recomputed from its recorded calls (``replayed_attention``),
+                # or its softmax replayed among its gates
                 layer.self_attn.attention_probabilities = _rows(frozen.patterns[i], rows)
         else:
             fixed_kernels(envoy_at(layer, name), calls, rows)
@@ -594,7 +567,7 @@ def _frozen_pass(model, frozen: Frozen, inputs: dict, readout: str) -> torch.Ten
     """``frozen_logits`` inside ``fixed_inside``: the sites' scales and patterns fixed, the inputs set."""
     rows = inputs[EMBED].shape[0]
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
-    with trace(model, batch):
+    with replayed_attention(frozen.chunk_bytes, frozen.attention_calls), trace(model, batch):
         set_map_input(model, inputs[EMBED])
         for i, layer in enumerate(model.layers):
             frozen_attention(model, frozen, i, rows)
@@ -617,7 +590,7 @@ def replacement_pass(model, frozen: Frozen, replacement, embed, leaves, readout:
     rows = embed.shape[0]
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
     reads, inside = [], []
-    with fixed_inside(frozen), trace(model, batch):
+    with fixed_inside(frozen), replayed_attention(frozen.chunk_bytes, frozen.attention_calls), trace(model, batch):
         set_map_input(model, embed)
         for i, layer in enumerate(model.layers):
             point = replacement.reads[i]

@@ -191,6 +191,18 @@ class _Gates(TorchFunctionMode):
             for at in range(start, end):
                 self.by_function.setdefault(calls.names[at], []).append(at)
 
+    #: every one entered and not yet left, in the order entered: a forward that raises never reaches its modules'
+    #: leave hooks, so ``_close_open_gates`` leaves them
+    open: list = []
+
+    def __enter__(self):
+        _Gates.open.append(self)
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        _Gates.open.remove(self)
+        return super().__exit__(*exc)
+
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         if func not in self.functions or (self.inside is not None and self.inside[0]):
@@ -244,13 +256,24 @@ def _gated(attentions, calls: dict, replay: bool, functions: dict | None = None)
         mode.__exit__(None, None, None)
         done[module] = mode.index
 
-    return _hooked(attentions, leave, enter)
+    stack = ExitStack()
+    stack.callback(_close_open_gates)  # last, once the hooks are gone
+    stack.enter_context(_hooked(attentions, leave, enter))
+    return stack
+
+
+def _close_open_gates() -> None:
+    """The gates a forward that raised left entered (its modules' leave hooks never ran), left innermost first, so
+    that no torch function mode outlives the call."""
+    for mode in reversed(list(_Gates.open)):
+        mode.__exit__(None, None, None)
 
 
 def own_calls(hosts, calls: dict, replay: bool, functions: frozenset):
     """Each host's own forward, not its submodules', under ``_Gates`` for ``functions``: recording into
     ``calls[host]`` or replaying it (a model's magnitudes matched in its own forward, ``frozen_streams``)."""
     depth, modes, stack = [0], {}, ExitStack()
+    stack.callback(_close_open_gates)  # last, once the hooks are gone
 
     def down(module, _, *rest):
         depth[0] += 1

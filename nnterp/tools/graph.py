@@ -43,7 +43,8 @@ import torch
 from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.declare.engine import module_of
 from nnterp.tools._common import ToolError, token_id, token_text, trace
-from nnterp.tools.frozen import ahead_at_zero, holds_ahead, replacement_pass
+from nnterp.tools.frozen import ahead_at_zero, clean_run, holds_ahead, replacement_pass
+from nnterp.tools.frozen_attention import LiveBytes, chunk_bytes_within, recorded_bytes
 from nnterp.tools.frozen_gates import _site_module
 from nnterp.tools.frozen_mixers import _block_mlp
 from nnterp.tools.graph_replacement import _scan, replacement_sources
@@ -190,18 +191,25 @@ def _completeness(adjacency, values, constants, computed) -> float:
     return float(_residuals(adjacency, rows, values, constants, at=rows).max())
 
 
-def _rows_within(memory_budget: int, most: int, forward, n_nodes: int, stream_values: int) -> tuple[int, int]:
+def _rows_within(memory_budget: int, most: int, forward, n_nodes: int, stream_values: int,
+                 held: int = 0) -> tuple[int, int]:
     """How many rows a pass takes within ``memory_budget`` bytes, and how many elements the decoder products of a
     pass may have: three quarters of the budget for the rows, a quarter for the products. A row holds the graph its
     forward keeps (measured: what a two-row forward saves beyond a one-row one), as much again for its gradients,
-    the stream's gradients in float32 (``stream_values``, twice) and its row of edges."""
+    the stream's gradients in float32 (``stream_values``, twice) and its row of edges. What the rows share comes off
+    first: ``held`` (the frozen trace's recorded attention) and the most a one-row forward holds at once beyond its
+    row (measured, ``LiveBytes``: its mask, a chunk of attention scores)."""
     one, two = _saved_bytes(lambda: forward(1)), _saved_bytes(lambda: forward(2))
-    per_row = 2 * max(two - one, 0) + 8 * stream_values + 4 * n_nodes
-    rows = int(0.75 * memory_budget) // per_row
+    row = max(two - one, 0)
+    with LiveBytes() as live:
+        forward(1)
+    shared = held + max(live.peak - row, 0)
+    per_row = 2 * row + 8 * stream_values + 4 * n_nodes
+    rows = (int(0.75 * memory_budget) - shared) // per_row
     if rows < 1:
-        need = -(-4 * per_row // 3) / 2 ** 20
-        raise ToolError(f"one row of the attribution's backward pass needs about {need:.0f} MiB here, more than "
-                        f"memory_budget ({memory_budget / 2 ** 20:.0f} MiB): raise memory_budget to {need:.0f} MiB "
+        need = -(-4 * (per_row + shared) // (3 * 2 ** 20))  # MiB, rounded up
+        raise ToolError(f"one row of the attribution's backward pass needs about {need} MiB here, more than "
+                        f"memory_budget ({memory_budget / 2 ** 20:.0f} MiB): raise memory_budget to {need} MiB "
                         "or more, or shorten the prompt")
     return min(most, rows), max(1, memory_budget // 16)
 
@@ -417,8 +425,9 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     token ids (a tensor) are taken as they are. ``offload``: circuit-tracer's (None, "cpu", "disk"), refused but for
     None: it moves the model's and the transcoders' own modules to the CPU or a temporary file during the call and
     back (the disk's with new parameters), so it copies and replaces the user's weights. ``memory_budget``: bytes
-    the backward passes may hold at once (``_rows_within``): a batch's targets go through in passes of as many rows
-    as fit, the decoder products a slice of positions at a time, so a long prompt runs in a fixed budget; the graph
+    the call may hold at once (``_rows_within``): a batch's targets go through in passes of as many rows as fit, the
+    decoder products a slice of positions at a time, every attention a query chunk at a time with its frozen pattern
+    recomputed (``freeze``'s ``chunk_bytes``), so a long prompt runs in a fixed budget; the graph
     is the same (each row's gradient is its own). None: one pass a batch, circuit-tracer's."""
     from tqdm.auto import tqdm
 
@@ -430,14 +439,15 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     cuda = torch.cuda.is_available() and next(module_of(model).parameters()).is_cuda
     if cuda:
         torch.cuda.reset_peak_memory_stats()
-    sources = replacement_sources(model, transcoders, prompt, zero_positions)
+    sources = replacement_sources(model, transcoders, prompt, zero_positions,
+                                  chunk_bytes_within(memory_budget))
     replacement, frozen, reads, features, activations = (sources.replacement, sources.frozen, sources.reads,
                                                          sources.features, sources.activations)
     clean_leaves, held = sources.clean_leaves, sources.held
     L, seq = model.num_layers, frozen.seq_len
     unserved = model.serves("final_norm_output")  # a prediction head between the final norm and lm_head
     clean_stream = None
-    with torch.no_grad(), trace(model, frozen.batch):
+    with torch.no_grad(), clean_run(frozen), trace(model, frozen.batch):
         if unserved is None:
             clean_stream = model.final_norm_output[0, -1].save()
         clean_lm = model.lm_head_output[0, -1].save()
@@ -515,7 +525,8 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     width = max([decoder.shape[0] for source in range(L) for _, decoder in sources.writes[source]] + [1])
     decoded_elements = 2 ** 22  # a pass's decoder products, [rows positions latents], a slice of positions at a time
     if memory_budget is not None:
-        most, decoded_elements = _rows_within(memory_budget, most, forward, n_nodes, (L + 1) * seq * model.hidden_size)
+        most, decoded_elements = _rows_within(memory_budget, most, forward, n_nodes, (L + 1) * seq * model.hidden_size,
+                                              recorded_bytes(frozen.attention_calls))
     positions_at_once = max(1, decoded_elements // (most * width))
     latents_at_once = max(1, decoded_elements // (most * model.hidden_size))
     e, leaves, (forward_reads, forward_logits, *forward_stream) = forward(most)

@@ -206,11 +206,13 @@ def _gradients_on(model) -> str:
     return f"load it as StandardizedTransformer(repo, {given}), which keeps gradients on there"
 
 
-def replacement_sources(model, transcoders, prompt, zero_positions: slice | None) -> ReplacementSources:
-    """``prompt``'s frozen trace (refused, in one sentence, where the forward is still not linear) and the source
-    nodes of its replacement model with ``transcoders`` (``ReplacementSources``)."""
+def replacement_sources(model, transcoders, prompt, zero_positions: slice | None,
+                        chunk_bytes: int | None = None) -> ReplacementSources:
+    """``prompt``'s frozen trace (refused, in one sentence, where the forward is still not linear; its attention a
+    query chunk at a time with ``chunk_bytes``, ``freeze``) and the source nodes of its replacement model with
+    ``transcoders`` (``ReplacementSources``)."""
     replacement = _replacement(model, transcoders)
-    frozen = freeze(model, circuit_tracer_tokens(model, prompt) if isinstance(prompt, str) else prompt)
+    frozen = freeze(model, circuit_tracer_tokens(model, prompt) if isinstance(prompt, str) else prompt, chunk_bytes)
     bent = first_nonlinear(model, frozen)
     if bent is not None:
         why = unreplaced_mlp(model, bent[0])
