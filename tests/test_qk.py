@@ -85,14 +85,9 @@ def test_a_key_norm_scale_left_live_is_caught(monkeypatch):
     assert qk_attribution(model, saes, PROMPT, layer, 1, keys=key)[0].residual < 1e-6  # frozen: complete
     sources = qk_module.replacement_sources
 
-    norms = frozen_module.frozen_norms
-
     def then_live(*args):  # past the graph's own probe (first_nonlinear), which refuses a live scale as well
         found = sources(*args)
         monkeypatch.setattr(frozen_module, "frozen_attention", live_at_the_key)
-        # the block's attention norm left to frozen_attention, which sets its scale at the site (live at the key)
-        monkeypatch.setattr(frozen_module, "frozen_norms", lambda *given: {
-            key: value for key, value in norms(*given).items() if key != ("attention", layer)})
         return found
 
     monkeypatch.setattr(qk_module, "replacement_sources", then_live)

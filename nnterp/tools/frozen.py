@@ -82,12 +82,7 @@ from nnterp.tools.frozen_gates import (
     gated_norm,
     hooked_norms,
 )
-from nnterp.tools.frozen_lean import (
-    _last_position_head,
-    _replaced_mlps,
-    _run_frozen,
-    frozen_norms,
-)
+from nnterp.tools.frozen_lean import _run_frozen, lean_modules
 from nnterp.tools.frozen_mixers import (
     _block_mlp,
     _broadcast,
@@ -509,14 +504,15 @@ def _frozen_pass(model, frozen: Frozen, inputs: dict, readout: str) -> torch.Ten
 
 
 def replacement_pass(model, frozen: Frozen, replacement, embed, leaves, readout: str = "lm_head_output",
-                     skips: bool = True, stream: bool = False, attention: tuple | None = None, lean: bool = False):
+                     skips: bool = True, stream: bool = False, attention: tuple | None = None, lean=False):
     """The replacement model, rows at once: the stream entering block 0 is ``embed``, block i's mlp_output is
     ``leaves[i]`` plus its transcoder's skip of what it reads (``skips=False``: ``leaves[i]`` alone, the clean
     outputs); returns (what each transcoder reads, the logits, and with ``stream`` the stream lm_head reads, and
     with ``attention=(block, read)`` last the values ``read(self_attn)`` saves in that block's attention, before its
     pattern is fixed: its queries, keys, scores).
 
-    ``lean``: the pass an attribution graph's backward passes share, doing what they need alone: each norm whose
+    ``lean`` (True, or the ``LeanModules`` of ``lean_modules``, found once for several passes): the pass an
+    attribution graph's backward passes share, doing what they need alone: each norm whose
     scale a site serves runs as ``gain · x · scale + bias`` at the clean scale in place of its module (nnsight's
     skip, ``frozen_norms``), affine in ``x``, so autograd keeps nothing of it but that constant factor (the scale
     written at the site would keep each norm's ``x²`` and ``x · scale`` for a backward whose terms cancel); each MLP
@@ -524,9 +520,9 @@ def replacement_pass(model, frozen: Frozen, replacement, embed, leaves, readout:
     (``_last_position_head``), so the logits have that position alone. The values are the same to rounding."""
     rows = embed.shape[0]
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
-    norms = frozen_norms(model, frozen, embed.dtype, embed.shape[-1]) if lean else {}
-    mlps = _replaced_mlps(model, replacement, embed.shape[-1]) if lean else {}
-    head = _last_position_head(model) if lean else None
+    if lean is True:
+        lean = lean_modules(model, frozen, replacement, embed.dtype, embed.shape[-1])
+    norms, mlps, head = (lean.norms, lean.mlps, lean.head) if lean else ({}, {}, None)
     # the attention norms run frozen here are left out of what frozen_attention fixes at their sites
     unscaled = replace(frozen, attention_scales=[None if ("attention", i) in norms else scale
                                                  for i, scale in enumerate(frozen.attention_scales)])

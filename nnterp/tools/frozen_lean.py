@@ -1,9 +1,12 @@
 """What an attribution graph's shared forward (``frozen.replacement_pass`` with ``lean``) runs in place of the
 model's own modules, through nnsight's skip (nothing of the modules changed): the norms whose scales the sites
 serve, as ``gain · x · scale + bias`` at the clean scale (``frozen_norms``); the MLPs whose outputs the leaves
-replace, not run (``_replaced_mlps``); lm_head on the last position alone (``_last_position_head``)."""
+replace, not run (``_replaced_mlps``); lm_head on the last position alone (``_last_position_head``), found once a
+graph (``lean_modules``)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import torch
 
@@ -108,3 +111,19 @@ def _last_position_head(model):
             site.plus is not None or site.scale is not None or getattr(site.where, "key", None) != "output":
         return None
     return envoy
+
+
+@dataclass
+class LeanModules:
+    """What a lean ``replacement_pass`` skips: ``norms`` (``frozen_norms``), ``mlps`` ({block: envoy},
+    ``_replaced_mlps``), ``head`` (``_last_position_head``, or None)."""
+
+    norms: dict
+    mlps: dict
+    head: object
+
+
+def lean_modules(model, frozen, replacement, dtype, width: int) -> LeanModules:
+    """The modules a lean pass of ``frozen`` with ``replacement`` skips, each found (and its form checked) once."""
+    return LeanModules(frozen_norms(model, frozen, dtype, width), _replaced_mlps(model, replacement, width),
+                       _last_position_head(model))

@@ -43,6 +43,7 @@ from nnterp.contract.numerics import UNIT_ROUNDOFF, roundings
 from nnterp.declare.engine import module_of
 from nnterp.tools._common import ToolError, token_id, token_text, trace
 from nnterp.tools.frozen import replacement_pass
+from nnterp.tools.frozen_lean import lean_modules
 from nnterp.tools.graph_replacement import (
     _scan,
     refuse_what_is_not_linear,
@@ -533,6 +534,7 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     # then one backward from it, row r from target r (a batch of batch_size targets in passes of at most `most`)
     dtype_model = frozen.inputs["embed"].dtype
 
+    lean = lean_modules(model, frozen, replacement, dtype_model, model.hidden_size)  # for the forward and the zeros
     # the forward's inputs: one row each, which autograd differentiates by, seen by the pass as ``rows`` rows
     # (views: no [rows seq d] copy a block); each row's gradient is caught at the view (``backward_edges``)
     roots = [value[None].to(dtype_model).clone().requires_grad_(True) for value in [embed, *clean_leaves]]
@@ -540,8 +542,7 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     def forward(rows):
         e, *leaves = (root.expand(rows, seq, -1) for root in roots)
         with torch.enable_grad(), _weights_not_differentiated(model):
-            return e, leaves, replacement_pass(model, frozen, replacement, e, leaves, stream=stream,
-                                               lean=True)
+            return e, leaves, replacement_pass(model, frozen, replacement, e, leaves, stream=stream, lean=lean)
 
     most = min(batch_size, len(logit_nodes) + budget)
     width = max([decoder.shape[0] for source in range(L) for _, decoder in sources.writes[source]] + [1])
@@ -557,7 +558,7 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     with torch.no_grad():  # the biases' share (and zero_positions'): every source at zero
         zero_reads, zero_logits, *zero_stream = replacement_pass(
             model, frozen, replacement, torch.zeros_like(frozen.inputs["embed"]),
-            [h[None].to(frozen.inputs[("mlp", 0)].dtype) for h in held], stream=stream, lean=True)
+            [h[None].to(frozen.inputs[("mlp", 0)].dtype) for h in held], stream=stream, lean=lean)
     forward_stream = forward_stream[0] if stream else None
     zero_stream = zero_stream[0] if stream else None
 
