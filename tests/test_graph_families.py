@@ -37,7 +37,8 @@ def test_inkling2s_dynamic_convolution_taps_are_frozen_and_were_what_bent():
     assert frozen_module.tap_projections(tiny.load("llama")) == []
 
 
-#: refused before anything is built: what the frozen map's inputs do not cover, or its gradients do not reach
+#: refused: what the frozen map's inputs do not cover (before anything is built), or its gradients do not reach
+#: (named once the graph fails its completeness)
 STRUCTURAL = {
     "cpmant": r"cpmant's blocks also run over 32 learned positions ahead of the call's, which attend to the call's "
               r"tokens and whose MLP outputs no site serves",
