@@ -37,7 +37,8 @@ def test_inkling2s_dynamic_convolution_taps_are_frozen_and_were_what_bent():
     assert frozen_module.tap_projections(tiny.load("llama")) == []
 
 
-#: refused before anything is built: what the frozen map's inputs do not cover, or its gradients do not reach
+#: refused: what the frozen map's inputs do not cover (before anything is built), or its gradients do not reach
+#: (named once the graph fails its completeness)
 STRUCTURAL = {
     "hrm_text": r"hrm_text runs model.L_module with gradients off inside its own forward \(torch.no_grad\), so an "
                 r"attribution graph's edges, which are gradients, miss every path through it",

@@ -36,14 +36,14 @@ def _ids(model, n: int) -> dict:
 
 
 def test_passes_within_a_budget_give_the_graph_of_one_pass_a_batch(llama):
-    """Two rows a pass at most (a budget of a few rows) against 64: the same latents and, up to the order a kernel
+    """A few rows a pass (a budget of a few rows) against 64: the same latents and, up to the order a kernel
     sums a batch's rows, the same edges; both complete (attribution_graph refuses a graph that is not)."""
     saes, batch = _transcoders(llama), _ids(llama, 96)
     whole = attribution_graph(llama, saes, batch, progress=False, max_feature_nodes=40, batch_size=64)
     chunked = attribution_graph(llama, saes, batch, progress=False, max_feature_nodes=40, batch_size=64,
                                 memory_budget=3 * MiB)
     assert whole.stats["active_latents"] > 200 and whole.stats["selected_latents"] == 40
-    assert whole.stats["rows_per_pass"] == 50 and chunked.stats["rows_per_pass"] <= 4
+    assert whole.stats["rows_per_pass"] == 50 and chunked.stats["rows_per_pass"] <= 10
     assert torch.equal(whole.features, chunked.features)
     scale = float(whole.adjacency.abs().max())
     assert float((whole.adjacency - chunked.adjacency).abs().max()) <= 4 * roundings(llama) * 2 ** -24 * scale

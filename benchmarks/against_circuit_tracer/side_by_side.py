@@ -156,7 +156,7 @@ def worker(tool: str, folder: Path) -> None:
         logits_diff = float((logits - torch.tensor(spec["clean_logits"])).abs().max())
         _resident(model._module, *transcoders)
         graph, figures = _measured(lambda: attribution_graph(
-            model, transcoders, batch, progress=False, max_n_logits=MAX_N_LOGITS,
+            model, transcoders, batch, progress=False, max_n_logits=MAX_N_LOGITS, zero_positions=None,
             desired_logit_prob=DESIRED_LOGIT_PROB, **common))
         selected = sorted(map(tuple, graph.features.tolist()))
         figures.update(active_latents=graph.stats["active_latents"], nodes=len(graph.adjacency),

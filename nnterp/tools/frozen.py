@@ -77,7 +77,7 @@ no site serves, as Zamba's shared one), which ``attribution_graph`` names when i
 from __future__ import annotations
 
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import torch
@@ -108,6 +108,7 @@ from nnterp.tools.frozen_modules import (  # noqa: F401 (the tools' and the note
     head_activations,
     tap_projections,
 )
+from nnterp.tools.frozen_lean import _run_frozen, lean_modules
 from nnterp.tools.frozen_mixers import (
     _block_mlp,
     _broadcast,
@@ -581,42 +582,77 @@ def _frozen_pass(model, frozen: Frozen, inputs: dict, readout: str) -> torch.Ten
 
 
 def replacement_pass(model, frozen: Frozen, replacement, embed, leaves, readout: str = "lm_head_output",
-                     skips: bool = True, stream: bool = False, attention: tuple | None = None):
+                     skips: bool = True, stream: bool = False, attention: tuple | None = None, lean=False):
     """The replacement model, rows at once: the stream entering block 0 is ``embed``, block i's mlp_output is
     ``leaves[i]`` plus its transcoder's skip of what it reads (``skips=False``: ``leaves[i]`` alone, the clean
     outputs); returns (what each transcoder reads, the logits, and with ``stream`` the stream lm_head reads, and
     with ``attention=(block, read)`` last the values ``read(self_attn)`` saves in that block's attention, before its
-    pattern is fixed: its queries, keys, scores)."""
+    pattern is fixed: its queries, keys, scores).
+
+    ``lean`` (True, or the ``LeanModules`` of ``lean_modules``, found once for several passes): the pass an
+    attribution graph's backward passes share, doing what they need alone: each norm whose
+    scale a site serves runs as ``gain · x · scale + bias`` at the clean scale in place of its module (nnsight's
+    skip, ``frozen_norms``), affine in ``x``, so autograd keeps nothing of it but that constant factor (the scale
+    written at the site would keep each norm's ``x²`` and ``x · scale`` for a backward whose terms cancel); each MLP
+    whose output the leaves replace is not run (``_replaced_mlps``), nor lm_head but on the last position
+    (``_last_position_head``), so the logits have that position alone. The values are the same to rounding."""
     rows = embed.shape[0]
     batch = {key: value.expand(rows, *value.shape[1:]) for key, value in frozen.batch.items()}
+    if lean is True:
+        lean = lean_modules(model, frozen, replacement, embed.dtype, embed.shape[-1])
+    norms, mlps, head = (lean.norms, lean.mlps, lean.head) if lean else ({}, {}, None)
+    # the attention norms run frozen here are left out of what frozen_attention fixes at their sites
+    unscaled = replace(frozen, attention_scales=[None if ("attention", i) in norms else scale
+                                                 for i, scale in enumerate(frozen.attention_scales)])
     reads, inside = [], []
+
+    def attend(i, between=None):
+        if ("attention", i) in norms:
+            _run_frozen(*norms["attention", i])
+        frozen_attention(model, unscaled, i, rows, between=between)
+
     with fixed_inside(frozen), replayed_attention(frozen.chunk_bytes, frozen.attention_calls), trace(model, batch):
-        set_map_input(model, embed)
+        set_map_input(model, embed.contiguous())  # a model may view its input (GPT's Conv1D)
         for i, layer in enumerate(model.layers):
             point = replacement.reads[i]
             peek = partial(_peek, inside, attention[1], layer.self_attn) if attention and attention[0] == i else None
             if point is None or not frozen.runs(i):  # no MLP (no transcoder), or not run: nothing read or written
-                frozen_attention(model, frozen, i, rows, between=peek)
+                attend(i, peek)
                 reads.append(torch.zeros_like(embed))
                 continue
             if _IN_A_BLOCK.get(point.name, 0) <= _IN_A_BLOCK["layer_input"]:  # the block's input: before it all
                 x = point.read()
                 reads.append(x.save())
-                frozen_attention(model, frozen, i, rows, between=peek)
+                attend(i, peek)
             elif point.name == "mlp_norm_output" and one_norm(layer):  # the attention's norm: read before the attention
-                frozen_attention(model, frozen, i, rows,
-                                 between=lambda: (reads.append(point.read().save()), peek and peek()))  # noqa: B023
+                attend(i, lambda: (reads.append(point.read().save()), peek and peek()))  # noqa: B023
                 x = reads[-1]
             else:
-                frozen_attention(model, frozen, i, rows, between=peek)
+                attend(i, peek)
                 if frozen.mlp_scales[i] is not None and _IN_A_BLOCK.get(point.name, 0) > _IN_A_BLOCK["mlp_norm_scale"]:
-                    layer.mlp_norm_scale = _rows(frozen.mlp_scales[i], rows)
+                    if ("mlp", i) in norms:
+                        _run_frozen(*norms["mlp", i])
+                    else:
+                        layer.mlp_norm_scale = _rows(frozen.mlp_scales[i], rows)
                 x = point.read()
                 reads.append(x.save())
             skip = replacement.skip(i, x) if skips else None
-            layer.mlp.mlp_output = leaves[i] if skip is None else leaves[i] + skip.to(leaves[i].dtype)
-        fixed_final_scale(model, frozen, rows)
+            # a tensor of its own, laid out whole: the model may add to its MLP's output in place (Falcon's), or view
+            # it, and a leaf may be a caller's, or rows that are one row's view (an attribution graph's)
+            written = leaves[i].clone(memory_format=torch.contiguous_format) if skip is None else \
+                leaves[i] + skip.to(leaves[i].dtype)
+            if i in mlps:  # the MLP's output is the site's: the module is not run, its output is the written value
+                mlps[i].skip(written)
+            else:
+                layer.mlp.mlp_output = written
+        if "final" in norms:
+            _run_frozen(*norms["final"])
+        else:
+            fixed_final_scale(model, frozen, rows)
         final = model.final_norm_output.save() if stream else None
+        if head is not None:
+            x = head.input
+            head.skip(torch.nn.functional.linear(x[..., -1:, :], head._module.weight, head._module.bias))
         logits = getattr(model, readout).save()
     return (reads, logits) + ((final,) if stream else ()) + ((inside,) if attention else ())
 

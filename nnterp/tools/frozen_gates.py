@@ -46,9 +46,13 @@ def frozen_norm(x, scale, gain, bias, centres: bool) -> torch.Tensor:
     """A norm's output at a fixed ``scale`` (one per row of the last axis, the rows of ``x`` a multiple of its):
     ``gain · (x centred or not) · scale + bias``, in ``x``'s dtype; affine in ``x``."""
     centred = x.float() - x.float().mean(-1, keepdim=True) if centres else x.float()
-    if scale.shape[0] != x.shape[0]:  # more rows than the clean run's one: a batch of rows, or rows flattened first
+    broadcast = scale.shape[0] == 1 and x.dim() == scale.dim() + 1  # the clean run's one row, for every row
+    if scale.shape[0] != x.shape[0] and not broadcast:  # rows flattened first: the scales repeated to match
         scale = scale.repeat(x.shape[0] // scale.shape[0], *([1] * (scale.dim() - 1)))
-    return (gain * centred * scale[..., None] + bias).to(x.dtype)
+    # scale times gain once, then one product with x (and the bias added in place): one [rows seq d] tensor made,
+    # and autograd keeps only that factor, a constant
+    out = centred * (scale[..., None] * gain)
+    return (out.add_(bias) if bool(bias.any()) else out).to(x.dtype)
 
 
 def _is_norm(module) -> bool:
@@ -58,11 +62,16 @@ def _is_norm(module) -> bool:
 def _site_module(host, name: str, where: str = "where"):
     """The module a site of ``host`` (a block, or the model) reads at, or None where it reads at none;
     ``where="earlier"``: the module of the first term of a sum the site is served as (``PlusEarlier``)."""
+    envoy = _site_envoy(host, name, where)
+    return getattr(envoy, "_module", envoy)
+
+
+def _site_envoy(host, name: str, where: str = "where"):
+    """The envoy of the module a site of ``host`` reads at (``_site_module``'s), or None where it reads at none."""
     try:
-        envoy = getattr(host._nnterp_site(name), where).target(host)
+        return getattr(host._nnterp_site(name), where).target(host)
     except Exception:  # noqa: BLE001 (a site served nowhere, not at a module, or no sum)
         return None
-    return getattr(envoy, "_module", envoy)
 
 
 def hooked_norms(model) -> list:

@@ -1,4 +1,5 @@
-"""Checks of a frozen trace (``nnterp.tools.frozen``) that ``attribution_graph`` runs before it builds: the first
+"""Checks of a frozen trace (``nnterp.tools.frozen``) that ``attribution_graph`` runs where a graph fails its
+completeness, to name the cause (``qk_attribution`` before it builds): the first
 module still not affine in the map's inputs (``first_nonlinear``), a module run with gradients off
 (``gradients_off``), the MLP no site serves (``unreplaced_mlp``); and the frozen attribution of one logit
 (``attribute``)."""

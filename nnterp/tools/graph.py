@@ -45,10 +45,9 @@ from nnterp.declare.engine import module_of
 from nnterp.tools._common import ToolError, token_id, token_text, trace
 from nnterp.tools.frozen import ahead_at_zero, clean_run, holds_ahead, replacement_pass
 from nnterp.tools.frozen_attention import LiveBytes, chunk_bytes_within, recorded_bytes
-from nnterp.tools.frozen_gates import _site_module
-from nnterp.tools.frozen_mixers import _block_mlp
-from nnterp.tools.graph_replacement import _scan, replacement_sources
+from nnterp.tools.frozen_lean import lean_modules
 from nnterp.tools.graph_influence import _influence, _normalized, compute_graph_scores, prune  # noqa: F401 (circuit-tracer's names here)
+from nnterp.tools.graph_replacement import _scan, refuse_what_is_not_linear, replacement_sources
 
 
 @dataclass
@@ -229,51 +228,16 @@ def _weights_not_differentiated(model):
 
 
 @contextmanager
-def _unused_work_skipped(model, replacement):
-    """What the graph's forward computes for nothing, skipped: the replacement writes each MLP's output, so each
-    Linear inside an MLP returns zeros of its shape and the rest there runs without autograd (no [rows positions
-    intermediate] values kept for a backward); the targets read the last position's logits, so lm_head runs on it
-    alone. The MLP's own call keeps autograd (a transcoder's read of its input, and its skip, are computed there); a
-    block whose transcoder reads inside its MLP is left as it is."""
-    def enter(module, args):
-        entered.append(torch.is_grad_enabled())
-        torch.set_grad_enabled(False)
-
-    def leave(module, args, output):
-        torch.set_grad_enabled(entered.pop())
-
-    def zeros(linear):
-        return lambda x, *args, **kwargs: x.new_zeros(*x.shape[:-1], linear.out_features)
-
-    entered, handles, patched, mode = [], [], [], torch.is_grad_enabled()
-    for i, layer in enumerate(model.layers):
-        mlp, read = _block_mlp(layer), replacement.reads[i]
-        # an MLP that is no module of its own (OPT's fc1/fc2 on the block, whose sites are theirs) is left as it runs
-        if mlp is None or mlp is module_of(layer) or not any(True for _ in mlp.children()) or read is None or \
-                getattr(read.host, "_module", None) in set(mlp.modules()):
-            continue
-        written = _site_module(layer.mlp, "mlp_output")  # a Linear the output is read at (MPT's down_proj) runs
-        for inner in mlp.children():
-            handles += [inner.register_forward_pre_hook(enter), inner.register_forward_hook(leave)]
-        for inner in mlp.modules():
-            if type(inner) is torch.nn.Linear and inner is not written:
-                patched.append((inner, inner.__dict__.get("forward")))
-                inner.forward = zeros(inner)
-    head = module_of(model).get_output_embeddings()
-    if type(head) is torch.nn.Linear:  # the targets read the last position's logits: lm_head on it alone
-        patched.append((head, head.__dict__.get("forward")))
-        own = patched[-1][1] or type(head).forward.__get__(head)
-        head.forward = lambda x, *args, **kwargs: own(x[..., -1:, :], *args, **kwargs)
+def _probed_on_failure(model, frozen):
+    """The frozen trace's probes (``refuse_what_is_not_linear``), run where the graph fails (incomplete, or a
+    backward that reaches none of its inputs) rather than before every graph: a forward they would refuse fails its
+    completeness, and the refusal then names the module that bends (or runs with gradients off); where they find
+    nothing, the failure stands."""
     try:
         yield
-    finally:
-        for handle in handles:
-            handle.remove()
-        for inner, forward in patched:
-            del inner.forward
-            if forward is not None:
-                inner.forward = forward
-        torch.set_grad_enabled(mode)
+    except (IncompleteGraph, RuntimeError):
+        refuse_what_is_not_linear(model, frozen)
+        raise
 
 
 def _saved_bytes(forward) -> int:
@@ -439,8 +403,8 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     cuda = torch.cuda.is_available() and next(module_of(model).parameters()).is_cuda
     if cuda:
         torch.cuda.reset_peak_memory_stats()
-    sources = replacement_sources(model, transcoders, prompt, zero_positions,
-                                  chunk_bytes_within(memory_budget))
+    sources = replacement_sources(model, transcoders, prompt, zero_positions, chunk_bytes_within(memory_budget),
+                                  probed=False)
     replacement, frozen, reads, features, activations = (sources.replacement, sources.frozen, sources.reads,
                                                          sources.features, sources.activations)
     clean_leaves, held = sources.clean_leaves, sources.held
@@ -485,17 +449,6 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
             values = values.index_put((r,), (read * encoders[l][:, f].T).sum(-1))
         return values
 
-    def at_zero():  # the biases' share (and zero_positions', and the held positions ahead's): every source at zero
-        with torch.no_grad():
-            return replacement_pass(model, frozen, replacement, torch.zeros_like(frozen.inputs["embed"]),
-                                    [h[None].to(frozen.inputs[("mlp", 0)].dtype) for h in held], stream=stream)
-
-    zero_reads, zero_logits, *zero_stream = at_zero()
-    ahead_free = None
-    if holds_ahead(frozen):  # the share of the MLP outputs held ahead of the call's: the constants without them
-        with ahead_at_zero(frozen):
-            ahead_free = at_zero()
-    held_ahead = torch.zeros(n_nodes)
     logit_nodes = list(range(logit_start, n_nodes))
     budget = n_feat if max_feature_nodes is None else min(n_feat, max_feature_nodes)
     # rows only for the targets computed (the logits and the latents the cap visits), as circuit-tracer's
@@ -514,16 +467,19 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     # then one backward from it, row r from target r (a batch of batch_size targets in passes of at most `most`)
     dtype_model = frozen.inputs["embed"].dtype
 
+    lean = lean_modules(model, frozen, replacement, dtype_model, model.hidden_size)  # for the forward and the zeros
+    # the forward's inputs: one row each, which autograd differentiates by, seen by the pass as ``rows`` rows
+    # (views: no [rows seq d] copy a block); each row's gradient is caught at the view (``backward_edges``)
+    roots = [value[None].to(dtype_model).clone().requires_grad_(True) for value in [embed, *clean_leaves]]
+
     def forward(rows):
-        e = embed[None].expand(rows, seq, -1).to(dtype_model).clone().requires_grad_(True)
-        leaves = [clean_leaves[i][None].expand(rows, seq, -1).to(dtype_model).clone().requires_grad_(True)
-                  for i in range(L)]
-        with torch.enable_grad(), _unused_work_skipped(model, replacement), _weights_not_differentiated(model):
-            return e, leaves, replacement_pass(model, frozen, replacement, e, leaves, stream=stream)
+        e, *leaves = (root.expand(rows, seq, -1) for root in roots)
+        with torch.enable_grad(), _weights_not_differentiated(model):
+            return e, leaves, replacement_pass(model, frozen, replacement, e, leaves, stream=stream, lean=lean)
 
     most = min(batch_size, len(logit_nodes) + budget)
     width = max([decoder.shape[0] for source in range(L) for _, decoder in sources.writes[source]] + [1])
-    decoded_elements = 2 ** 22  # a pass's decoder products, [rows positions latents], a slice of positions at a time
+    decoded_elements = 2 ** 20  # a pass's decoder products ([rows positions latents], or [rows latents d]) a slice at a time
     if memory_budget is not None:
         most, decoded_elements = _rows_within(memory_budget, most, forward, n_nodes, (L + 1) * seq * model.hidden_size,
                                               recorded_bytes(frozen.attention_calls))
@@ -531,6 +487,20 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     latents_at_once = max(1, decoded_elements // (most * model.hidden_size))
     e, leaves, (forward_reads, forward_logits, *forward_stream) = forward(most)
     forward_logits = forward_logits[:, -1:].clone()  # the targets read the last position: the rest is freed
+    # after the forward: a trace's values outside the graph it keeps (its attentions' queries and keys) are held
+    # until the next trace, this one
+    def at_zero():  # the biases' share (and zero_positions', and the held positions ahead's): every source at zero
+        with torch.no_grad():
+            return replacement_pass(model, frozen, replacement, torch.zeros_like(frozen.inputs["embed"]),
+                                    [h[None].to(frozen.inputs[("mlp", 0)].dtype) for h in held], stream=stream,
+                                    lean=lean)
+
+    zero_reads, zero_logits, *zero_stream = at_zero()
+    ahead_free = None
+    if holds_ahead(frozen):  # the share of the MLP outputs held ahead of the call's: the constants without them
+        with ahead_at_zero(frozen):
+            ahead_free = at_zero()
+    held_ahead = torch.zeros(n_nodes)
     forward_stream = forward_stream[0] if stream else None
     zero_stream = zero_stream[0] if stream else None
 
@@ -542,12 +512,12 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     def one_pass(nodes):
         nonlocal filled
         rows = len(nodes)
-        with torch.enable_grad():
+        # uncapped, the targets come in node order (the logits, then every latent): their rows are consecutive
+        block = edges[nodes[0]:nodes[0] + rows] if uncapped else edges[filled:filled + rows]
+        with torch.enable_grad(), _probed_on_failure(model, frozen):
             target = target_values(forward_reads, forward_logits, forward_stream, nodes)
-            grads = [None if g is None else g[:rows] for g in torch.autograd.grad(
-                target.sum(), [e, *leaves], retain_graph=True, allow_unused=True)]
-        g_embed = grads[0].float()
-        g_leaves = [torch.zeros_like(g_embed) if g is None else g.float() for g in grads[1:]]
+            sources.backward_edges(target.sum(), [e, *leaves], roots, rows, into=block,
+                                   latents_at_once=latents_at_once, positions_at_once=positions_at_once)
         t = torch.tensor(nodes)
         values[t] = target.detach().float()
         constants[t] = at_rows(zero_reads, zero_logits, zero_stream, nodes).float()
@@ -556,10 +526,6 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
             held_ahead[t] = constants[t] - at_rows(free_reads, free_logits, free_stream[0] if stream else None,
                                                    nodes).float()
         computed[t] = True
-        # uncapped, the targets come in node order (the logits, then every latent): their rows are consecutive
-        block = edges[nodes[0]:nodes[0] + rows] if uncapped else edges[filled:filled + rows]
-        sources.edges(g_embed, g_leaves, into=block, latents_at_once=latents_at_once,
-                      positions_at_once=positions_at_once)
         row_nodes[filled:filled + rows] = t
         filled += rows
 
@@ -602,7 +568,8 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     blocks = torch.full((len(row_nodes),), L, dtype=torch.long)  # each target's block: a latent's, the logits' L
     latent_rows = row_nodes < n_feat
     blocks[latent_rows] = features[row_nodes[latent_rows], 0]
-    _check_complete(model, residuals, values[row_nodes], clean[row_nodes], blocks, n_nodes, dtype_model)
+    with _probed_on_failure(model, frozen):
+        _check_complete(model, residuals, values[row_nodes], clean[row_nodes], blocks, n_nodes, dtype_model)
     ahead_share = None if ahead_free is None else float(
         _residuals(edges, row_nodes, values, constants, at=edge_rows, share=held_ahead).max())
     # circuit-tracer's graph holds the latents it computed (the selected ones): keep those, drop the rest

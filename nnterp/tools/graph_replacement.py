@@ -170,30 +170,67 @@ class ReplacementSources:
               positions_at_once: int = 2 ** 16) -> torch.Tensor:
         """Each source's share of a target, [rows, n_sources]: its vector (activation × decoder vector into each
         block it writes, the error, the embedding) times the target's gradient there (``g_embed`` [rows seq d],
-        ``g_leaves[block]`` the same at each block's leaf); written into ``into``'s first columns where given. A
-        latent's products go a slice at a time: few active latents each take their own decoder vector, many take
-        the whole decoder a slice of positions at a time, so no [rows seq latents] product is held whole."""
+        ``g_leaves[block]`` the same at each block's leaf); written into ``into``'s first columns where given
+        (``edges_at``, a block at a time)."""
+        out = torch.zeros(g_embed.shape[0], self.n_sources) if into is None else into
+        for block, gradient in enumerate(g_leaves):
+            self.edges_at(block, gradient, out, latents_at_once, positions_at_once)
+        self.edges_at(None, g_embed, out)
+        return out
+
+    def edges_at(self, block: int | None, gradient, out: torch.Tensor, latents_at_once: int = 2 ** 16,
+                 positions_at_once: int = 2 ** 16) -> None:
+        """The shares ``gradient`` [rows seq d], a target's gradient at block ``block``'s leaf (None: at the stream
+        entering block 0), gives: into ``out``'s columns of the latents that write that block (added: a cross-layer
+        latent writes several) and of the block's errors (or of the tokens). A latent's products go a slice at a
+        time: few active latents each take their own decoder vector, many take the whole decoder a slice of
+        positions at a time, so no [rows seq latents] product is held whole."""
         features, activations, seq, L = self.features, self.activations, self.frozen.seq_len, len(self.errors)
         n_feat = len(features)
-        out = torch.zeros(g_embed.shape[0], self.n_sources) if into is None else into
+        if block is None:
+            out[:, n_feat + L * seq: self.n_sources] = (gradient * self.embed).sum(-1)
+            return
         for source in range(L):
             idx = (features[:, 0] == source).nonzero().flatten()
             for written, decoder in self.writes[source] if len(idx) else ():
+                if written != block:
+                    continue
                 if 32 * len(idx) < seq * decoder.shape[0]:  # few active: each one's own decoder vector
                     for first in range(0, len(idx), latents_at_once):
                         here = idx[first:first + latents_at_once]
-                        out[:, here] += (g_leaves[written][:, features[here, 1]] * decoder[features[here, 2]]
+                        out[:, here] += (gradient[:, features[here, 1]] * decoder[features[here, 2]]
                                          ).sum(-1) * activations[here]
                     continue
                 for first in range(0, seq, positions_at_once):  # many: every latent's, a slice of positions
                     last = first + positions_at_once
                     here = idx[(features[idx, 1] >= first) & (features[idx, 1] < last)]
                     if len(here):
-                        per_position = g_leaves[written][:, first:last] @ decoder.T  # [rows positions latents]
+                        per_position = gradient[:, first:last] @ decoder.T  # [rows positions latents]
                         out[:, here] += per_position[:, features[here, 1] - first, features[here, 2]] * activations[here]
-            out[:, n_feat + source * seq: n_feat + (source + 1) * seq] = (g_leaves[source] * self.errors[source]).sum(-1)
-        out[:, n_feat + L * seq: self.n_sources] = (g_embed * self.embed).sum(-1)
-        return out
+        out[:, n_feat + block * seq: n_feat + (block + 1) * seq] = (gradient * self.errors[block]).sum(-1)
+
+    def backward_edges(self, target: torch.Tensor, inputs: list, roots: list, rows: int, into: torch.Tensor,
+                       latents_at_once: int = 2 ** 16, positions_at_once: int = 2 ** 16) -> None:
+        """The backward pass from ``target`` (the sum of a pass's targets, one a row) through the forward whose
+        inputs are ``inputs`` (the stream entering block 0, then each block's leaf, [rows seq d], reached from
+        ``roots``, the tensors autograd differentiates by; the forward's graph kept for the next pass): each input's
+        gradient (its first ``rows`` rows) made into its shares (``edges_at``, into ``into``) as it arrives and then
+        dropped, one block's at a time, as circuit-tracer's backward hooks do, not every block's at once. An input
+        the target does not reach keeps its columns as they are (zero)."""
+        def consume(block):
+            def hook(gradient):
+                self.edges_at(block, gradient[:rows].float(), into, latents_at_once, positions_at_once)
+            return hook
+
+        handles = [tensor.register_hook(consume(block))
+                   for block, tensor in zip([None, *range(len(inputs) - 1)], inputs)]
+        try:
+            torch.autograd.backward(target, inputs=roots, retain_graph=True)
+        finally:
+            for handle in handles:
+                handle.remove()
+            for root in roots:
+                root.grad = None
 
 
 def _gradients_on(model) -> str:
@@ -206,13 +243,9 @@ def _gradients_on(model) -> str:
     return f"load it as StandardizedTransformer(repo, {given}), which keeps gradients on there"
 
 
-def replacement_sources(model, transcoders, prompt, zero_positions: slice | None,
-                        chunk_bytes: int | None = None) -> ReplacementSources:
-    """``prompt``'s frozen trace (refused, in one sentence, where the forward is still not linear; its attention a
-    query chunk at a time with ``chunk_bytes``, ``freeze``) and the source nodes of its replacement model with
-    ``transcoders`` (``ReplacementSources``)."""
-    replacement = _replacement(model, transcoders)
-    frozen = freeze(model, circuit_tracer_tokens(model, prompt) if isinstance(prompt, str) else prompt, chunk_bytes)
+def refuse_what_is_not_linear(model, frozen) -> None:
+    """Refuse, in one sentence, a forward the frozen trace leaves non-linear in the stream (``first_nonlinear``: the
+    first module that bends) or whose gradients miss a path its values take (``gradients_off``)."""
     bent = first_nonlinear(model, frozen)
     if bent is not None:
         why = unreplaced_mlp(model, bent[0])
@@ -225,6 +258,18 @@ def replacement_sources(model, transcoders, prompt, zero_positions: slice | None
         raise ToolError(f"{model.family.name} runs {off} with gradients off inside its own forward (torch.no_grad), so "
                         "an attribution graph's edges, which are gradients, miss every path through it: "
                         + _gradients_on(model))
+
+
+def replacement_sources(model, transcoders, prompt, zero_positions: slice | None, chunk_bytes: int | None = None,
+                        probed: bool = True) -> ReplacementSources:
+    """``prompt``'s frozen trace (its attention a query chunk at a time with ``chunk_bytes``, ``freeze``; refused, in
+    one sentence, where the forward is still not linear: ``refuse_what_is_not_linear``; ``probed=False`` leaves that
+    to a caller that checks its result's completeness, which fails where the probes would, and probes then) and the
+    source nodes of its replacement model with ``transcoders`` (``ReplacementSources``)."""
+    replacement = _replacement(model, transcoders)
+    frozen = freeze(model, circuit_tracer_tokens(model, prompt) if isinstance(prompt, str) else prompt, chunk_bytes)
+    if probed:
+        refuse_what_is_not_linear(model, frozen)
     L = model.num_layers
     with torch.no_grad():
         reads, _ = replacement_pass(model, frozen, replacement, frozen.inputs["embed"],
