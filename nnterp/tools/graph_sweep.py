@@ -88,9 +88,11 @@ def independent_completeness(model, graph, transcoders) -> float:
     reads = {}
     for i in mlps:
         x = _call_positions(seen.get(i), ahead + seq)
-        if i not in calls:  # a block the plain forward skips (a cross-attention block on text): no latent is there
+        if i not in calls or i not in seen:  # a block, or its MLP, the plain forward does not run (a cross-attention
+            # block on text, Evolla's adapter returning the stream untouched): no latent is there
             if (graph.features[:, 0] == i).any():
-                raise AssertionError(f"block {i} does not run in a plain forward, yet the graph holds latents there")
+                raise AssertionError(f"block {i}'s MLP does not run in a plain forward, yet the graph holds latents "
+                                     "there")
             continue
         if x is None or x.numel() != (ahead + seq) * model.hidden_size:
             raise Unchecked(f"block {i}'s MLP module is called with {None if x is None else tuple(x.shape)}, not one "
