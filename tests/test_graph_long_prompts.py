@@ -160,3 +160,27 @@ def test_a_budget_below_one_row_is_refused_with_the_figure(llama):
                                         r"more than memory_budget \(1 MiB\): raise memory_budget to \d+ MiB"):
         attribution_graph(llama, _transcoders(llama), _ids(llama, 400), progress=False, max_feature_nodes=16,
                           memory_budget=MiB)
+
+
+@pytest.mark.parametrize("cap", [None, 200])
+def test_edges_beyond_a_quarter_of_the_budget_are_kept_on_disk_and_are_the_same(llama, cap):
+    """Under a budget, an edge matrix larger than a quarter of it is a temporary file mapped into memory (removed from
+    its folder at once), the capped ranking reads it a slice of rows at a time (``RowNormalized``), and the graph is
+    the one held in memory; without a budget, or when it fits, it is an ordinary tensor."""
+    from nnterp.tools.graph_influence import RowNormalized, _normalized
+    from nnterp.tools.graph_sweep import transcoders
+
+    saes, prompt = transcoders(llama, threshold=0.6), "The Eiffel Tower is in the city of Paris, which is"
+    whole = attribution_graph(llama, saes, prompt, progress=False, max_feature_nodes=cap)
+    budgeted = attribution_graph(llama, saes, prompt, progress=False, max_feature_nodes=cap, memory_budget=2 * MiB)
+    assert whole.adjacency.untyped_storage().filename is None
+    assert torch.equal(whole.features, budgeted.features)
+    scale = float(whole.adjacency.abs().max())
+    assert float((whole.adjacency - budgeted.adjacency).abs().max()) <= 4 * roundings(llama) * 2 ** -24 * scale
+    if cap is None:  # the adjacency is the edge matrix itself, 4 bytes an entry, beyond a quarter of 2 MiB
+        assert whole.adjacency.numel() * 4 > MiB // 2
+        assert budgeted.adjacency.untyped_storage().filename is not None
+    matrix = torch.randn(37, 53)
+    vector = torch.randn(37)
+    product = vector @ RowNormalized(matrix, elements=100)
+    assert torch.allclose(product, vector @ _normalized(matrix), rtol=0, atol=64 * 2 ** -24 * float(product.abs().max()))

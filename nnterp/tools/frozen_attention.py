@@ -276,8 +276,8 @@ def recorded_bytes(calls: dict) -> int:
 
 class LiveBytes(TorchDispatchMode):
     """While on: the most bytes the tensors its ops create hold at once (``peak``, each storage once, counted from
-    its creation to its release; a view or an in-place result is its input's) and the largest such tensor
-    (``largest``: bytes, shape). ``ignored(tensor)`` leaves a tensor out (a result the caller keeps)."""
+    its creation to its release; a view or an in-place result is its input's; one mapped from a file is not held)
+    and the largest such tensor (``largest``: bytes, shape). ``ignored(tensor)`` leaves a tensor out (a result the caller keeps)."""
 
     def __init__(self, ignored=lambda tensor: False) -> None:
         super().__init__()
@@ -296,7 +296,8 @@ class LiveBytes(TorchDispatchMode):
                 continue
             storage = tensor.untyped_storage()
             key, nbytes = storage.data_ptr(), storage.nbytes()
-            if key in inputs or key in self._held or nbytes == 0:
+            # a storage mapped from a file (the edges kept on disk) is the system's page cache, not held memory
+            if key in inputs or key in self._held or nbytes == 0 or storage.filename is not None:
                 continue
             self._held.add(key)
             self.live += nbytes

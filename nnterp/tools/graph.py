@@ -33,6 +33,8 @@ its MLP output less every earlier block's decoded latents, its decoder bias and 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -46,7 +48,7 @@ from nnterp.tools._common import ToolError, token_id, token_text, trace
 from nnterp.tools.frozen import ahead_at_zero, clean_run, holds_ahead, replacement_pass
 from nnterp.tools.frozen_attention import LiveBytes, chunk_bytes_within, recorded_bytes
 from nnterp.tools.frozen_lean import lean_modules
-from nnterp.tools.graph_influence import _influence, _normalized, compute_graph_scores, prune  # noqa: F401 (circuit-tracer's names here)
+from nnterp.tools.graph_influence import RowNormalized, _influence, _normalized, compute_graph_scores, prune  # noqa: F401 (circuit-tracer's names here)
 from nnterp.tools.graph_replacement import _scan, refuse_what_is_not_linear, replacement_sources
 
 
@@ -211,6 +213,21 @@ def _rows_within(memory_budget: int, most: int, forward, n_nodes: int, stream_va
                         f"memory_budget ({memory_budget / 2 ** 20:.0f} MiB): raise memory_budget to {need} MiB "
                         "or more, or shorten the prompt")
     return min(most, rows), max(1, memory_budget // 16)
+
+
+def _edge_matrix(rows: int, columns: int, memory_budget: int | None) -> torch.Tensor:
+    """A zero [rows columns] float32 matrix for the edges: in memory, or, where a memory budget is given and the
+    matrix would take more than a quarter of it, on disk (a temporary file mapped into memory, removed from the
+    folder at once and gone with the tensor), so the system pages it in and out as the edges are written."""
+    size = rows * columns
+    if memory_budget is None or 4 * size <= memory_budget // 4:
+        return torch.zeros(rows, columns)
+    with tempfile.NamedTemporaryFile(prefix="nnterp-edges-", suffix=".f32", delete=False) as file:
+        file.truncate(4 * size)
+    try:
+        return torch.from_file(file.name, shared=True, size=size, dtype=torch.float32).view(rows, columns)
+    finally:
+        os.unlink(file.name)
 
 
 @contextmanager
@@ -455,7 +472,7 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
     # edge_matrix: memory grows with max_feature_nodes, not with the active latents. Without a cap every latent is
     # a target: each row is written at its node's index, so the matrix is the adjacency itself (no second copy)
     uncapped = budget == n_feat
-    edges = torch.zeros(n_nodes if uncapped else len(logit_nodes) + budget, n_nodes)
+    edges = _edge_matrix(n_nodes if uncapped else len(logit_nodes) + budget, n_nodes, memory_budget)
     row_nodes = torch.zeros(len(logit_nodes) + budget, dtype=torch.long)
     filled = 0
     values = torch.zeros(n_nodes)
@@ -545,7 +562,7 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
         if uncapped:  # every latent is visited: no ranking, in node order (circuit-tracer's too)
             pending = torch.arange(n_feat)
         else:
-            influence = _influence(_normalized(edges[:filled]), weights, nodes=row_nodes[:filled])[:n_feat]
+            influence = _influence(RowNormalized(edges[:filled]), weights, nodes=row_nodes[:filled])[:n_feat]
             influence[visited] = -1
             pending = influence.topk(min(update_interval * batch_size, budget - int(visited.sum()))).indices
         for start in range(0, len(pending), batch_size):
@@ -579,7 +596,7 @@ def attribution_graph(model, transcoders, prompt, *, attribution_targets=None, m
         keep = torch.cat([visited.nonzero().flatten(), torch.arange(n_feat, n_nodes)])
         kept_at = torch.full((n_nodes,), -1, dtype=torch.long)
         kept_at[keep] = torch.arange(len(keep))
-        adjacency = torch.zeros(len(keep), len(keep))
+        adjacency = _edge_matrix(len(keep), len(keep), memory_budget)
         step = max(1, 2 ** 20 // n_nodes)  # a slice of rows at a time: no second copy of the whole matrix
         for first in range(0, len(row_nodes), step):
             adjacency[kept_at[row_nodes[first:first + step]]] = edges[first:first + step, keep]

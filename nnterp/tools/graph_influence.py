@@ -13,6 +13,23 @@ def _normalized(matrix):
     return absolute.div_(absolute.sum(1, keepdim=True).clamp(min=1e-10))
 
 
+class RowNormalized:
+    """``_normalized(matrix)`` as a right operand of ``vector @``, a slice of rows at a time: no normalized copy of
+    the matrix exists (a matrix kept on disk under a memory budget stays there)."""
+
+    def __init__(self, matrix: torch.Tensor, elements: int = 2 ** 22) -> None:
+        self.matrix, self.step = matrix, max(1, elements // max(1, matrix.shape[1]))
+        self.sums = torch.cat([matrix[first:first + self.step].abs().sum(1)
+                               for first in range(0, matrix.shape[0], self.step)] or [torch.zeros(0)])
+
+    def __rmatmul__(self, vector: torch.Tensor) -> torch.Tensor:
+        scaled = vector / self.sums.clamp(min=1e-10)
+        out = torch.zeros(self.matrix.shape[1], dtype=self.matrix.dtype)
+        for first in range(0, self.matrix.shape[0], self.step):
+            out += scaled[first:first + self.step] @ self.matrix[first:first + self.step].abs()
+        return out
+
+
 def _influence(A, weights, max_iter: int = 1000, nodes=None):
     """Each node's influence on the weighted nodes through A + A² + ...; with ``nodes``, A holds only the rows of
     those nodes (circuit-tracer's partial influences: the other rows are zero)."""
