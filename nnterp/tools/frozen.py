@@ -190,23 +190,22 @@ def _require(model) -> None:
         raise ToolError(f"a frozen trace sets the stream entering block 0, which this model does not serve: {why}")
 
 
-def _softmax_replayed(model) -> bool:
-    """Whether some softmax attention's pattern is not served, so that its own softmax is replayed (``_require_patterns``)."""
-    return any(model.serves("attention_probabilities", i) is not None and _slot(model.layers[i]) is not None and
-               mixer_of(model, i) is None for i in range(model.num_layers))
+def unpatterned_attentions(model) -> list:
+    """The blocks whose softmax attention no site serves a pattern of (a compressed or sparse attention with a sink,
+    a chunked one): its own softmax replays among its gates (``_require_patterns``), its kernel unchunked under a
+    memory budget (``freeze``)."""
+    return [i for i in range(model.num_layers) if model.serves("attention_probabilities", i) is not None
+            and _slot(model.layers[i]) is not None and mixer_of(model, i) is None]
 
 
 def _require_patterns(model, gates: dict) -> None:
-    """Every softmax attention's pattern fixed: served as attention_probabilities, or, where it is not (a compressed
-    or sparse attention with a sink, a chunked one), the attention's own softmax (or its exp, written out), which the
-    clean run recorded among its gates and the frozen passes replay."""
-    for i in range(model.num_layers):
-        why, slot = model.serves("attention_probabilities", i), _slot(model.layers[i])
-        if why is None or slot is None or mixer_of(model, i) is not None:  # served, no token mixer, or a mixer
-            continue
-        if not {"softmax", "exp"} & set(getattr(gates.get(slot), "names", ())):
+    """Every softmax attention's pattern fixed: served as attention_probabilities, or, where it is not
+    (``unpatterned_attentions``), the attention's own softmax (or its exp, written out), which the clean run recorded
+    among its gates and the frozen passes replay."""
+    for i in unpatterned_attentions(model):
+        if not {"softmax", "exp"} & set(getattr(gates.get(_slot(model.layers[i])), "names", ())):
             raise ToolError(f"a frozen trace needs attention_probabilities, which this model does not serve at block "
-                            f"{i}: {why}")
+                            f"{i}: {model.serves('attention_probabilities', i)}")
 
 
 @contextmanager
@@ -367,7 +366,7 @@ def freeze(model, prompt, chunk_bytes: int | None = None) -> Frozen:
     what recomputes it a chunk at a time (``Frozen.attention_calls``); one whose own code computes its pattern keeps
     the pattern."""
     _require(model)
-    if chunk_bytes is None or _softmax_replayed(model):  # its softmax replays among its gates, the kernel unchunked
+    if chunk_bytes is None or unpatterned_attentions(model):  # its softmax replays among its gates, unchunked
         return _freeze(model, prompt, None)
     with chunked_attention(chunk_bytes):
         recomputed = _recomputed_blocks(model, encode(model, prompt), chunk_bytes)

@@ -13,9 +13,9 @@ from nnterp.encyclopedia.notes.derived.reading import _note
 from nnterp.encyclopedia.snippets import PROMPT
 from nnterp.tools._common import ToolError
 from nnterp.model import StandardizedTransformer
-from nnterp.tools.frozen import freeze, gating_activations, has_mlp, holds_ahead
+from nnterp.tools.frozen import freeze, gating_activations, has_mlp, holds_ahead, unpatterned_attentions
 from nnterp.tools.frozen_gates import writes_softmax_out
-from nnterp.tools.frozen_mixers import _slot, block_mixers, mixer_modules
+from nnterp.tools.frozen_mixers import block_mixers, mixer_modules
 from nnterp.tools.frozen_streams import (
     magnitude_hosts,
     map_input,
@@ -65,14 +65,6 @@ def stream_gate_functions(model, frozen) -> list:
     inside = {module for mixer in stream_mixers(model) for module in mixer.modules()}
     return sorted({name for module, calls in frozen.gates.items() if module in inside
                    for name in getattr(calls, "names", ())})
-
-
-def softmax_replayed(model) -> list:
-    """The blocks whose softmax attention no site serves a pattern of (a compressed or sparse attention with a sink):
-    its own softmax is replayed among its gates."""
-    return [i for i in range(model.num_layers) if _slot(model.layers[i]) is not None
-            and model.serves("attention_probabilities", i) is not None
-            and any(mixer is None for _, mixer in block_mixers(model, i))]
 
 
 def _streams(tiny, frozen) -> tuple[str, list]:
@@ -204,7 +196,7 @@ def graph_note(subject) -> str | None:
         how.append(f"its calls of {', '.join(f'`{name}`' for name in gates)} return the clean run's outputs, call by "
                    "call")
     streams, stream_code = _streams(tiny, frozen)
-    unpatterned = softmax_replayed(tiny)
+    unpatterned = unpatterned_attentions(tiny)
     if any(has_mlp(tiny, i) for i in range(tiny.num_layers)):
         checked = ("each target's input is the sum of its edges and constant, which a plain forward, hooked on each "
                    "MLP's input and on `lm_head`, confirms within rounding")
@@ -243,10 +235,10 @@ def graph_note(subject) -> str | None:
             f"assert gate_functions(model, frozen) == {gates!r}",
             *stream_code]
     if unpatterned:
-        code += ["from nnterp.encyclopedia.notes.derived.graph import softmax_replayed",
-                 f"assert softmax_replayed(model) == {unpatterned!r}",
+        code += ["from nnterp.tools.frozen import unpatterned_attentions",
+                 f"assert unpatterned_attentions(model) == {unpatterned!r}",
                  ("assert all('softmax' in frozen.gates[model.layers[i].self_attn._module].names "
-                  "for i in softmax_replayed(model))")]
+                  "for i in unpatterned_attentions(model))")]
     return _note(title, prose, code)
 
 
